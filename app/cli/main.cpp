@@ -1,0 +1,387 @@
+// clustertwin-cli: validate, inspect, generate and render scenarios without a display.
+// Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
+#include "args.hpp"
+
+#include <clustertwin/importers/format.hpp>
+#include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/backend.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+using ct::cli::Args;
+using ct::cli::UsageError;
+namespace m = ct::model;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr int kOk = 0, kRuntimeError = 1, kInvalid = 2;
+
+/// Invalid input found by validation: already reported; main exits with 2.
+struct InvalidInput {};
+
+const char* kMainHelp = R"(clustertwin-cli — ClusterTwin without a display
+
+Usage: clustertwin-cli COMMAND [options]
+
+Commands:
+  validate FILE      check a scenario; every problem with its JSON pointer
+  info FILE          racks, nodes, GPUs, nameplate IT power, cooling capacity, N-1 cooling
+  generate           build a valid scenario from hall parameters
+  render FILE        render a scenario's hall to a PNG, offscreen
+  backends           list the compute backends (CPU, CUDA) and whether they are usable
+  help COMMAND       help for one command
+
+Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input.
+)";
+
+const std::map<std::string, std::string> kHelp = {
+    {"validate", R"(Usage: clustertwin-cli validate FILE [--json]
+
+Checks a scenario file: JSON syntax (line and column), structure (types, required fields; unknown keys are
+warnings) and meaning (ids, catalog models, placement in the hall, overlaps, breakers, power feeds, cooling
+sources, jobs, events). Prints every problem as "FILE: error|warning: /json/pointer: message" on stderr.
+  --json   print {"file", "valid", "errors": [...], "warnings": [...]} on stdout
+Exit 0 when there are no errors (warnings allowed), 2 otherwise.
+)"},
+    {"info", R"(Usage: clustertwin-cli info FILE [--json]
+
+Summarises a valid scenario: halls, rows, racks, nodes, GPUs by model, nameplate IT power, heat to air and to
+liquid, cooling capacity and airflow, and whether cooling survives the loss of any one unit (N-1).
+  --json   print the summary as one JSON object on stdout
+)"},
+    {"generate", R"(Usage: clustertwin-cli generate [options] -o FILE
+
+Builds a valid scenario: rows of racks in alternating hot/cold aisles, cooling units along the walls (and CDUs
+when the servers need liquid) sized N+redundancy, a 2N power chain sized to the load, and a network description.
+  --id ID                   scenario id (generated)
+  --name TEXT               scenario name
+  --rows N                  rows of racks (2)
+  --racks-per-row N         racks in each row (4)
+  --server MODEL            server model from the catalog (dgx-h100)
+  --nodes-per-rack N        servers per rack (4; 1 for rack-scale systems)
+  --rack-model MODEL        rack model (rack-48u-600x1200)
+  --cooling-unit MODEL      CRAH/CRAC model (crah-cw-120kw)
+  --cdu MODEL               CDU model, used when servers need liquid (cdu-coolit-chx750)
+  --redundancy N            extra cooling units beyond the load (1 = N+1)
+  --setpoint C              CRAH supply setpoint in °C (20)
+  --ceiling M               hall height in m (4)
+  --raised-floor M          raised floor height in m (0 = slab)
+  --topology T              none | fat-tree | rail-optimized | nvl72 (fat-tree)
+  --levels N                fat-tree tiers, 2 or 3 (2)
+  --oversubscription X      leaf down:up ratio (1)
+  --jobs N                  split the nodes into N training jobs
+  --event T,KIND,TARGET[,VALUE]   add an event (repeatable), e.g. 600,cooling_unit_fail,crah-01
+  -o, --out FILE            where to write the scenario (atomically)
+)"},
+    {"render", R"(Usage: clustertwin-cli render FILE -o PNG [--size WxH] [--view iso|top]
+
+Renders the scenario's first hall offscreen (floor, racks coloured by nameplate power, cooling units, CDUs).
+)"},
+    {"backends", R"(Usage: clustertwin-cli backends [--json]
+
+Lists the compute backends: CPU (always) and CUDA (when built with it and a device is present).
+)"},
+};
+
+void printDiagnostics(const std::string& file, const m::Diagnostics& d) {
+    for (const auto& x : d) std::cerr << file << ": " << x.toString() << "\n";
+}
+
+json diagnosticsJson(const m::Diagnostics& d, m::Severity sev) {
+    json a = json::array();
+    for (const auto& x : d)
+        if (x.severity == sev) a.push_back({{"pointer", x.location}, {"message", x.message}});
+    return a;
+}
+
+std::string one(const Args& a, const std::string& what) {
+    if (a.positional().size() != 1) throw UsageError("expected exactly one " + what);
+    return a.positional()[0];
+}
+
+/// Loads and validates; on errors prints them and throws InvalidInput.
+m::ValidationReport loadValid(const std::string& file) {
+    m::ValidationReport rep = m::loadAndValidate(file);
+    printDiagnostics(file, rep.diagnostics);
+    if (m::hasErrors(rep.diagnostics)) {
+        std::cerr << file << ": " << m::countErrors(rep.diagnostics) << " error(s); fix them first (clustertwin-cli validate)\n";
+        throw InvalidInput{};
+    }
+    return rep;
+}
+
+int cmdValidate(const Args& a) {
+    const std::string file = one(a, "scenario file");
+    m::ValidationReport rep = m::loadAndValidate(file);
+    printDiagnostics(file, rep.diagnostics);
+    const bool valid = !m::hasErrors(rep.diagnostics);
+    if (a.flag("json")) {
+        json o{{"file", file}, {"valid", valid},
+               {"errors", diagnosticsJson(rep.diagnostics, m::Severity::Error)},
+               {"warnings", diagnosticsJson(rep.diagnostics, m::Severity::Warning)}};
+        std::cout << o.dump(2) << "\n";
+    }
+    std::cerr << file << ": " << (valid ? "valid" : "invalid") << " (" << m::countErrors(rep.diagnostics)
+              << " errors, " << m::countWarnings(rep.diagnostics) << " warnings)\n";
+    return valid ? kOk : kInvalid;
+}
+
+json redundancyJson(const m::RedundancyResult& r) {
+    json o{{"survives", r.survives}};
+    if (!r.survives) {
+        o["worst_unit"] = r.worst_unit;
+        o["shortfall_w"] = r.worst_shortfall_w;
+    }
+    return o;
+}
+
+int cmdInfo(const Args& a) {
+    const std::string file = one(a, "scenario file");
+    const m::ValidationReport rep = loadValid(file);
+    const m::ScenarioSummary s = m::summarize(rep.scenario, rep.catalog);
+    if (a.flag("json")) {
+        json by_model = json::object();
+        for (const auto& [k, v] : s.gpus_by_model) by_model[k] = v;
+        json o{{"id", rep.scenario.id},
+               {"name", rep.scenario.name},
+               {"halls", s.halls},
+               {"rows", s.rows},
+               {"racks", s.racks},
+               {"nodes", s.nodes},
+               {"gpus", s.gpus},
+               {"gpus_by_model", by_model},
+               {"nameplate_it_power_w", s.nameplate_it_power_w},
+               {"air_heat_w", s.air_heat_w},
+               {"liquid_heat_w", s.liquid_heat_w},
+               {"cooling_units", s.cooling_units},
+               {"cdus", s.cdus},
+               {"air_cooling_capacity_w", s.air_cooling_capacity_w},
+               {"liquid_cooling_capacity_w", s.liquid_cooling_capacity_w},
+               {"server_airflow_m3s", s.server_airflow_m3s},
+               {"cooling_airflow_m3s", s.cooling_airflow_m3s},
+               {"air_n_minus_1", redundancyJson(s.air_n_minus_1)},
+               {"liquid_n_minus_1", redundancyJson(s.liquid_n_minus_1)},
+               {"cooling_survives_single_failure", s.cooling_survives_any_single_failure()},
+               {"network_topology", rep.scenario.network.topology}};
+        std::cout << o.dump(2) << "\n";
+        return kOk;
+    }
+    auto kw = [](double w) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1f kW", w / 1000);
+        return std::string(b);
+    };
+    auto nm1 = [&](const m::RedundancyResult& r) {
+        return r.survives ? std::string("yes")
+                          : "NO (losing " + (r.worst_unit.empty() ? std::string("-") : r.worst_unit) + " leaves " +
+                                kw(r.worst_shortfall_w) + " uncooled)";
+    };
+    std::cout << rep.scenario.name << " (" << rep.scenario.id << ")\n"
+              << "  halls " << s.halls << ", rows " << s.rows << ", racks " << s.racks << ", nodes " << s.nodes
+              << ", GPUs " << s.gpus << "\n";
+    for (const auto& [k, v] : s.gpus_by_model) std::cout << "    " << v << " x " << k << "\n";
+    std::cout << "  nameplate IT power   " << kw(s.nameplate_it_power_w) << " (air " << kw(s.air_heat_w)
+              << ", liquid " << kw(s.liquid_heat_w) << ")\n"
+              << "  air cooling          " << s.cooling_units << " units, " << kw(s.air_cooling_capacity_w) << "\n"
+              << "  liquid cooling       " << s.cdus << " CDUs, " << kw(s.liquid_cooling_capacity_w) << "\n"
+              << "  airflow              servers " << s.server_airflow_m3s << " m³/s, units " << s.cooling_airflow_m3s
+              << " m³/s\n"
+              << "  N-1 air cooling      " << nm1(s.air_n_minus_1) << "\n"
+              << "  N-1 liquid cooling   " << nm1(s.liquid_n_minus_1) << "\n"
+              << "  network              " << rep.scenario.network.topology << "\n";
+    return kOk;
+}
+
+m::Event parseEventSpec(const std::string& spec) {
+    std::vector<std::string> parts;
+    std::stringstream ss(spec);
+    for (std::string p; std::getline(ss, p, ',');) parts.push_back(p);
+    if (parts.size() < 3 || parts.size() > 4) throw UsageError("--event expects T,KIND,TARGET[,VALUE], got '" + spec + "'");
+    m::Event e;
+    try {
+        e.time_s = m::parseDurationS(parts[0]);
+    } catch (const m::ModelError& err) {
+        throw UsageError(std::string("--event: ") + err.what());
+    }
+    e.kind = parts[1];
+    e.target = parts[2];
+    if (parts.size() == 4) {
+        try {
+            e.value = std::stod(parts[3]);
+        } catch (const std::exception&) {
+            throw UsageError("--event: bad value '" + parts[3] + "'");
+        }
+    }
+    return e;
+}
+
+int cmdGenerate(const Args& a) {
+    if (!a.positional().empty()) throw UsageError("generate takes no positional arguments");
+    const std::string out = a.get("out");
+    if (out.empty()) throw UsageError("generate needs -o FILE");
+    m::HallParams p;
+    p.id = a.get("id", p.id);
+    p.name = a.get("name", p.name);
+    p.rows = a.getInt("rows", p.rows);
+    p.racks_per_row = a.getInt("racks-per-row", p.racks_per_row);
+    p.server_model = a.get("server", p.server_model);
+    p.nodes_per_rack = a.getInt("nodes-per-rack", p.nodes_per_rack);
+    p.rack_model = a.get("rack-model", p.rack_model);
+    p.cooling_unit_model = a.get("cooling-unit", p.cooling_unit_model);
+    p.cdu_model = a.get("cdu", p.cdu_model);
+    p.cooling_redundancy = a.getInt("redundancy", p.cooling_redundancy);
+    p.supply_setpoint_c = a.getDouble("setpoint", p.supply_setpoint_c);
+    p.ceiling_height_m = a.getDouble("ceiling", p.ceiling_height_m);
+    p.raised_floor_m = a.getDouble("raised-floor", p.raised_floor_m);
+    p.topology = a.get("topology", p.topology);
+    p.fat_tree_levels = a.getInt("levels", p.fat_tree_levels);
+    p.oversubscription = a.getDouble("oversubscription", p.oversubscription);
+    m::Scenario s;
+    try {
+        s = m::buildHall(p);
+    } catch (const m::ModelError& e) {
+        throw UsageError(e.what());
+    }
+    const int jobs = a.getInt("jobs", 0);
+    if (jobs < 0) throw UsageError("--jobs must be >= 0");
+    if (jobs > 0) {
+        std::vector<std::string> nodes;
+        for (const auto& row : s.halls[0].rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) nodes.push_back(n.id);
+        if (static_cast<std::size_t>(jobs) > nodes.size()) throw UsageError("--jobs: more jobs than nodes");
+        for (int j = 0; j < jobs; ++j) {
+            m::Job job;
+            job.id = "job" + std::to_string(j + 1);
+            job.name = "Training job " + std::to_string(j + 1);
+            for (std::size_t i = j * nodes.size() / jobs; i < (j + 1) * nodes.size() / jobs; ++i) job.nodes.push_back(nodes[i]);
+            s.jobs.push_back(std::move(job));
+        }
+    }
+    for (const auto& spec : a.all("event")) s.events.push_back(parseEventSpec(spec));
+    const m::Diagnostics d = m::validateScenario(s, m::Catalog::builtin());
+    printDiagnostics(out, d);
+    if (m::hasErrors(d)) throw InvalidInput{};
+    m::saveScenarioFile(s, out);
+    const m::ScenarioSummary sum = m::summarize(s, m::Catalog::builtin());
+    std::cerr << out << ": " << sum.racks << " racks, " << sum.nodes << " nodes, " << sum.gpus << " GPUs, "
+              << sum.nameplate_it_power_w / 1000 << " kW nameplate\n";
+    return kOk;
+}
+
+int cmdRender(const Args& a) {
+    const std::string file = one(a, "scenario file");
+    const std::string out = a.get("out");
+    if (out.empty()) throw UsageError("render needs -o PNG");
+    ct::render::RenderOptions opt;
+    const std::string size = a.get("size", "1280x800");
+    if (std::sscanf(size.c_str(), "%dx%d", &opt.width, &opt.height) != 2) throw UsageError("--size expects WxH, got '" + size + "'");
+    opt.view = a.get("view", "iso");
+    const m::ValidationReport rep = loadValid(file);
+    ct::render::renderScenarioPng(rep.scenario, rep.catalog, out, opt);
+    std::cerr << out << ": written (" << opt.width << "x" << opt.height << ", " << opt.view << ")\n";
+    return kOk;
+}
+
+int cmdBackends(const Args& a) {
+    const auto all = ct::sim::listBackends();
+    if (a.flag("json")) {
+        json arr = json::array();
+        for (const auto& b : all)
+            arr.push_back({{"name", std::string(ct::sim::toString(b.kind))}, {"compiled", b.compiled},
+                           {"available", b.available}, {"device", b.device}, {"why_not", b.why_not}});
+        std::cout << arr.dump(2) << "\n";
+    } else {
+        for (const auto& b : all)
+            std::cout << ct::sim::toString(b.kind) << ": " << (b.available ? "available, " + b.device : "unavailable: " + b.why_not)
+                      << "\n";
+    }
+    return kOk;
+}
+
+struct Command {
+    std::function<int(const Args&)> run;
+    std::set<std::string> flags, options;
+};
+
+const std::map<std::string, Command>& commands() {
+    static const std::map<std::string, Command> c = {
+        {"validate", {cmdValidate, {"json", "help"}, {}}},
+        {"info", {cmdInfo, {"json", "help"}, {}}},
+        {"generate", {cmdGenerate, {"help"},
+                      {"out", "id", "name", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
+                       "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
+                       "levels", "oversubscription", "jobs", "event"}}},
+        {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
+        {"backends", {cmdBackends, {"json", "help"}, {}}},
+    };
+    return c;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << kMainHelp;
+        return kInvalid;
+    }
+    const std::string cmd = args[0];
+    if (cmd == "--help" || cmd == "-h") {
+        std::cout << kMainHelp;
+        return kOk;
+    }
+    if (cmd == "--version") {
+        std::cout << "clustertwin-cli 0.1.0\n";
+        return kOk;
+    }
+    if (cmd == "help") {
+        if (args.size() < 2) {
+            std::cout << kMainHelp;
+            return kOk;
+        }
+        auto it = kHelp.find(args[1]);
+        if (it == kHelp.end()) {
+            std::cerr << "clustertwin-cli: unknown command '" << args[1] << "'\n";
+            return kInvalid;
+        }
+        std::cout << it->second;
+        return kOk;
+    }
+    auto it = commands().find(cmd);
+    if (it == commands().end()) {
+        std::cerr << "clustertwin-cli: unknown command '" << cmd << "' (see clustertwin-cli --help)\n";
+        return kInvalid;
+    }
+    try {
+        const Args a(std::vector<std::string>(args.begin() + 1, args.end()), it->second.flags, it->second.options);
+        if (a.flag("help")) {
+            std::cout << kHelp.at(cmd);
+            return kOk;
+        }
+        return it->second.run(a);
+    } catch (const UsageError& e) {
+        std::cerr << "clustertwin-cli " << cmd << ": " << e.what() << "\n\n" << kHelp.at(cmd);
+        return kInvalid;
+    } catch (const InvalidInput&) {
+        return kInvalid;
+    } catch (const m::ModelError& e) {  // unreadable, malformed or invalid input
+        std::cerr << "clustertwin-cli " << cmd << ": " << e.what() << "\n";
+        return kInvalid;
+    } catch (const std::exception& e) {
+        std::cerr << "clustertwin-cli " << cmd << ": error: " << e.what() << "\n";
+        return kRuntimeError;
+    }
+}

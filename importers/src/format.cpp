@@ -1,0 +1,105 @@
+#include <clustertwin/importers/format.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
+namespace ct::importers {
+
+std::string_view toString(Format f) {
+    switch (f) {
+    case Format::Unknown: return "unknown";
+    case Format::PrometheusText: return "prometheus-text";
+    case Format::PrometheusApiJson: return "prometheus-api-json";
+    case Format::NvidiaSmiCsv: return "nvidia-smi-csv";
+    case Format::NvidiaSmiXml: return "nvidia-smi-xml";
+    case Format::RedfishJson: return "redfish-json";
+    case Format::SlurmSacct: return "slurm-sacct";
+    case Format::SlurmJson: return "slurm-json";
+    case Format::IbPerfquery: return "ib-perfquery";
+    case Format::IbNetdiscover: return "ib-netdiscover";
+    case Format::LongCsv: return "long-csv";
+    }
+    return "unknown";
+}
+
+namespace {
+
+bool has(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string_view firstLine(std::string_view s) {
+    const auto nl = s.find('\n');
+    return nl == std::string_view::npos ? s : s.substr(0, nl);
+}
+
+/// Content sniffers, most specific first. Each returns a score (0 = no).
+Detection sniff(std::string_view head) {
+    const std::string_view line = firstLine(head);
+    const auto start = head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    const char first = start == std::string_view::npos ? '\0' : head[start];
+    if (first == '<') {
+        if (has(head, "<nvidia_smi_log")) return {Format::NvidiaSmiXml, 95, "root element <nvidia_smi_log>"};
+        return {};
+    }
+    if (first == '{' || first == '[') {
+        if (has(head, "\"resultType\"") && has(head, "\"result\"")) return {Format::PrometheusApiJson, 90, "\"resultType\" and \"result\""};
+        if (has(head, "\"@odata.id\"") || has(head, "\"@odata.type\"")) return {Format::RedfishJson, 90, "\"@odata\" keys"};
+        if (has(head, "\"jobs\"") && (has(head, "\"job_id\"") || has(head, "\"meta\""))) return {Format::SlurmJson, 80, "\"jobs\" with \"job_id\""};
+        return {};
+    }
+    if (has(head, "# TYPE DCGM_") || has(head, "# HELP DCGM_") || has(head, "\nDCGM_FI_") || head.rfind("DCGM_FI_", 0) == 0)
+        return {Format::PrometheusText, 95, "DCGM_FI_ metrics"};
+    if (has(head, "# TYPE ") || has(head, "# HELP ")) return {Format::PrometheusText, 70, "# HELP/# TYPE lines"};
+    if (has(head, "# Port counters:") || has(head, "PortXmitData:") || has(head, "PortRcvData:"))
+        return {Format::IbPerfquery, 90, "Port counters"};
+    if (has(head, "# Topology file:") || has(head, "\nSwitch\t") || has(head, "\nCa\t") || has(head, "\nvendid="))
+        return {Format::IbNetdiscover, 85, "ibnetdiscover header"};
+    const std::string l = lower(line);
+    if ((has(l, "jobid|") || has(l, "jobid|jobname") || (has(l, "jobid") && has(l, "|"))) && has(l, "|"))
+        return {Format::SlurmSacct, 85, "pipe-separated header with JobID"};
+    if (has(l, "pci.bus_id") || has(l, "utilization.gpu") || has(l, "temperature.gpu") || has(l, "power.draw") ||
+        (has(l, "name") && has(l, "memory.total")))
+        return {Format::NvidiaSmiCsv, 85, "nvidia-smi query-gpu header"};
+    if (has(l, "time") && has(l, "entity") && has(l, "metric") && has(l, "value"))
+        return {Format::LongCsv, 80, "time,entity,metric,value header"};
+    return {};
+}
+
+} // namespace
+
+Detection detectFormat(std::string_view file_name, std::string_view head) {
+    const std::string name = lower(file_name);
+    Detection by_content = sniff(head);
+    Detection by_ext;
+    if (endsWith(name, ".prom") || endsWith(name, ".metrics")) by_ext = {Format::PrometheusText, 60, "extension"};
+    else if (endsWith(name, ".xml")) by_ext = {Format::NvidiaSmiXml, 40, "extension"};
+    else if (endsWith(name, ".csv")) by_ext = {Format::NvidiaSmiCsv, 20, "extension"};
+    // Content that says what it is wins; the extension decides only when the content is silent.
+    if (by_content.format != Format::Unknown) {
+        if (by_content.format == by_ext.format) by_content.score = std::min(100, by_content.score + 5);
+        return by_content;
+    }
+    return by_ext;
+}
+
+Detection detectFileFormat(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ImportError(path + ": cannot open");
+    std::string head(64 * 1024, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    const auto slash = path.find_last_of('/');
+    return detectFormat(slash == std::string::npos ? path : path.substr(slash + 1), head);
+}
+
+} // namespace ct::importers

@@ -1,0 +1,155 @@
+#pragma once
+// The equipment catalog: published figures for GPUs, servers, racks, cooling and power equipment.
+// Entries live in resources/catalog/*.json (each with a `source`); scenarios reference them by id and may
+// override fields through their own `catalog` section.
+#include <clustertwin/model/error.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ct::model {
+
+/// Efficiency as a function of load fraction (0..1), linearly interpolated between points, clamped outside.
+struct EfficiencyCurve {
+    std::string id, name, source;
+    std::vector<std::pair<double, double>> points;  ///< (load_fraction, efficiency), ascending load
+
+    /// Efficiency at `load_fraction`; throws ModelError if the curve has no points.
+    double efficiencyAt(double load_fraction) const;
+    bool operator==(const EfficiencyCurve&) const = default;
+};
+
+struct GpuModel {
+    std::string id, name, source;
+    double idle_power_w = 0;
+    double max_power_w = 0;        ///< board power limit (TDP)
+    double power_exponent = 1.0;   ///< α in P = P_idle + (P_max − P_idle)·u^α
+    double peak_bf16_tflops = 0;   ///< dense
+    double memory_gb = 0;
+    double slowdown_temp_c = 0;    ///< clocks drop above this
+    double shutdown_temp_c = 0;    ///< the GPU stops above this
+    double thermal_resistance_k_per_w = 0;  ///< die-to-inlet at full fan speed
+    double thermal_time_constant_s = 0;
+    bool operator==(const GpuModel&) const = default;
+};
+
+struct ServerModel {
+    std::string id, name, source;
+    std::string form_factor = "node";   ///< "node" (goes in a rack) or "rack" (a rack-scale system)
+    std::string gpu_model;
+    int gpu_count = 0;
+    int height_u = 1;
+    double weight_kg = 0;
+    double max_power_w = 0;        ///< published maximum system power (AC)
+    double idle_power_w = 0;
+    int cpu_count = 0;
+    double cpu_idle_power_w = 0;   ///< per CPU
+    double cpu_max_power_w = 0;    ///< per CPU
+    double nic_power_w = 0;        ///< all NICs together
+    double other_power_w = 0;      ///< memory, storage, switches on the board, at full load
+    double fan_max_power_w = 0;    ///< all fans at full speed
+    double airflow_m3s = 0;        ///< at full load
+    double liquid_fraction = 0;    ///< share of heat taken by liquid cold plates (0 = air only)
+    int psu_count = 0;
+    double psu_rating_w = 0;       ///< per PSU
+    std::string psu_curve;         ///< EfficiencyCurve id
+    int nic_count = 0;
+    double nic_speed_gbps = 0;
+    bool operator==(const ServerModel&) const = default;
+};
+
+struct RackModel {
+    std::string id, name, source;
+    int height_u = 42;
+    double width_m = 0.6;
+    double depth_m = 1.2;
+    double height_m = 2.0;
+    double weight_kg = 0;           ///< empty
+    double max_static_load_kg = 0;  ///< equipment it may carry
+    bool operator==(const RackModel&) const = default;
+};
+
+struct CoolingUnitModel {
+    std::string id, name, source;
+    std::string kind = "crah";      ///< "crah" (chilled water) or "crac" (DX)
+    double capacity_w = 0;          ///< sensible cooling capacity
+    double airflow_m3s = 0;         ///< at full fan speed
+    double fan_power_w = 0;         ///< at full fan speed
+    double width_m = 0, depth_m = 0, height_m = 0;
+    double min_supply_temp_c = 0;
+    double max_supply_temp_c = 0;
+    bool operator==(const CoolingUnitModel&) const = default;
+};
+
+struct CduModel {
+    std::string id, name, source;
+    double capacity_w = 0;
+    double coolant_flow_lpm = 0;    ///< secondary loop flow at rated capacity
+    double pump_power_w = 0;
+    double approach_temp_k = 0;     ///< facility water to secondary supply
+    double width_m = 0, depth_m = 0, height_m = 0;
+    bool operator==(const CduModel&) const = default;
+};
+
+struct SwitchModel {
+    std::string id, name, source;
+    std::string kind = "infiniband";  ///< "infiniband", "ethernet", "nvswitch"
+    int ports = 0;
+    double port_speed_gbps = 0;
+    double max_power_w = 0;
+    int height_u = 1;
+    double weight_kg = 0;
+    double airflow_m3s = 0;
+    bool operator==(const SwitchModel&) const = default;
+};
+
+struct UpsModel {
+    std::string id, name, source;
+    double capacity_w = 0;
+    std::string efficiency_curve;   ///< EfficiencyCurve id
+    bool operator==(const UpsModel&) const = default;
+};
+
+/// The catalog. Look-ups return nullptr for unknown ids; `require*` throw ModelError naming the id.
+class Catalog {
+public:
+    std::vector<GpuModel> gpus;
+    std::vector<ServerModel> servers;
+    std::vector<RackModel> racks;
+    std::vector<CoolingUnitModel> cooling_units;
+    std::vector<CduModel> cdus;
+    std::vector<SwitchModel> switches;
+    std::vector<UpsModel> ups;
+    std::vector<EfficiencyCurve> efficiency_curves;
+
+    /// The catalog compiled into the program from resources/catalog/*.json. Parsed once; never throws for
+    /// the shipped files (a test guards them).
+    static const Catalog& builtin();
+
+    /// Reads one catalog document (an object with any of the sections above) and merges it into this one:
+    /// an entry with a known id overrides the given fields, a new id adds an entry. Problems are appended to
+    /// `diags` with JSON pointers under `pointer_prefix`. `json_text` must be a JSON object.
+    void merge(std::string_view json_text, const std::string& pointer_prefix, Diagnostics& diags);
+
+    const GpuModel* gpu(std::string_view id) const;
+    const ServerModel* server(std::string_view id) const;
+    const RackModel* rack(std::string_view id) const;
+    const CoolingUnitModel* coolingUnit(std::string_view id) const;
+    const CduModel* cdu(std::string_view id) const;
+    const SwitchModel* switchModel(std::string_view id) const;
+    const UpsModel* upsModel(std::string_view id) const;
+    const EfficiencyCurve* curve(std::string_view id) const;
+
+    const ServerModel& requireServer(std::string_view id) const;
+    const GpuModel& requireGpu(std::string_view id) const;
+
+    /// Integrity problems of the catalog itself (missing source, non-positive figures, dangling references,
+    /// component power that does not add up to the published maximum).
+    Diagnostics check() const;
+
+    bool operator==(const Catalog&) const = default;
+};
+
+} // namespace ct::model

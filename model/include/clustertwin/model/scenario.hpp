@@ -1,0 +1,240 @@
+#pragma once
+// The scenario: one data center as the planner describes it (MODELS.md §1). Plain structs with stable
+// string ids; parent ids are filled in by linkParents() (the loader calls it). SI units, units in names.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ct::model {
+
+inline constexpr int kScenarioFormatVersion = 1;
+inline constexpr const char* kScenarioFormatName = "clustertwin-scenario";
+
+/// Keys of a JSON object this version does not know, kept (as JSON text) so a save loses nothing.
+using Extras = std::map<std::string, std::string>;
+
+struct Vec2 {
+    double x_m = 0;
+    double y_m = 0;
+    bool operator==(const Vec2&) const = default;
+};
+
+/// Which way the front of a rack or unit faces. For a rack the front takes the cold air. North is +y.
+enum class Facing { North, East, South, West };
+std::string_view toString(Facing f);
+std::optional<Facing> facingFromString(std::string_view s);
+
+struct NodeGpu {
+    int index = 0;
+    std::string uuid;       ///< optional, for mapping telemetry
+    Extras extra;
+    bool operator==(const NodeGpu&) const = default;
+};
+
+struct Node {
+    std::string id, name;
+    std::string model;      ///< ServerModel id
+    int u_position = 1;     ///< lowest U occupied, 1-based from the bottom
+    std::string hostname;   ///< optional, for mapping telemetry
+    std::vector<std::string> feeds;  ///< rack PDU ids its PSUs are plugged into
+    std::vector<NodeGpu> gpus;       ///< optional explicit GPU list (uuids); default: from the model
+    Extras extra;
+    std::string rack_id;    ///< parent (derived)
+    bool operator==(const Node&) const = default;
+};
+
+struct RackPdu {
+    std::string id, name;
+    std::string feed = "A";   ///< side: "A" or "B" (2N); failures of one side move its load to the other
+    std::string upstream;     ///< floor PDU id
+    int phases = 3;
+    double voltage_v = 230;   ///< phase-to-neutral
+    double breaker_a = 32;    ///< per phase
+    double power_factor = 0.95;
+    Extras extra;
+    std::string rack_id;      ///< parent (derived)
+
+    /// Rated power at the breaker: phases · V · I · pf.
+    double ratedPowerW() const { return phases * voltage_v * breaker_a * power_factor; }
+    bool operator==(const RackPdu&) const = default;
+};
+
+struct Rack {
+    std::string id, name;
+    std::string model;              ///< RackModel id
+    Vec2 position_m;                ///< centre of the footprint on the floor
+    Facing facing = Facing::North;  ///< the front (cold-air intake) faces this way
+    std::vector<Node> nodes;
+    std::vector<RackPdu> pdus;
+    Extras extra;
+    std::string row_id, hall_id;    ///< parents (derived)
+    bool operator==(const Rack&) const = default;
+};
+
+struct Row {
+    std::string id, name;
+    std::vector<Rack> racks;
+    Extras extra;
+    std::string hall_id;            ///< parent (derived)
+    bool operator==(const Row&) const = default;
+};
+
+struct CoolingUnit {
+    std::string id, name;
+    std::string model;              ///< CoolingUnitModel id
+    Vec2 position_m;                ///< centre of the footprint
+    Facing facing = Facing::East;   ///< supply (front) faces this way
+    double supply_setpoint_c = 18;
+    Extras extra;
+    std::string hall_id;            ///< parent (derived)
+    bool operator==(const CoolingUnit&) const = default;
+};
+
+struct Cdu {
+    std::string id, name;
+    std::string model;              ///< CduModel id
+    Vec2 position_m;
+    Facing facing = Facing::North;
+    double supply_temp_c = 30;      ///< secondary loop supply
+    std::vector<std::string> racks; ///< racks its loop feeds (a rack on several CDUs shares them)
+    Extras extra;
+    std::string hall_id;            ///< parent (derived)
+    bool operator==(const Cdu&) const = default;
+};
+
+struct RaisedFloor {
+    double height_m = 0.6;
+    Extras extra;
+    bool operator==(const RaisedFloor&) const = default;
+};
+
+struct Hall {
+    std::string id, name;
+    double width_m = 0;    ///< along x
+    double depth_m = 0;    ///< along y
+    double height_m = 0;   ///< floor to ceiling
+    double tile_m = 0.6;   ///< floor tile (snap grid)
+    std::optional<RaisedFloor> raised_floor;
+    std::vector<Row> rows;
+    std::vector<CoolingUnit> cooling_units;
+    std::vector<Cdu> cdus;
+    Extras extra;
+    bool operator==(const Hall&) const = default;
+};
+
+struct UtilityFeed {
+    std::string id, name;
+    double capacity_w = 0;
+    Extras extra;
+    bool operator==(const UtilityFeed&) const = default;
+};
+
+struct Ups {
+    std::string id, name;
+    std::string model;     ///< UpsModel id
+    std::string feed;      ///< UtilityFeed id
+    int modules = 1;       ///< parallel modules of the model's capacity
+    Extras extra;
+    bool operator==(const Ups&) const = default;
+};
+
+struct Pdu {
+    std::string id, name;
+    std::string ups;       ///< Ups id
+    double capacity_w = 0;
+    Extras extra;
+    bool operator==(const Pdu&) const = default;
+};
+
+struct PowerChain {
+    std::vector<UtilityFeed> feeds;
+    std::vector<Ups> ups;
+    std::vector<Pdu> pdus;
+    Extras extra;
+    bool operator==(const PowerChain&) const = default;
+};
+
+/// The cooling plant behind the CRAHs and CDUs (gives cooling power, hence PUE).
+struct Plant {
+    double chiller_cop = 5.0;
+    double pump_power_w = 0;
+    double facility_water_temp_c = 18;
+    Extras extra;
+    bool operator==(const Plant&) const = default;
+};
+
+/// The fabric as parameters; issue 3 generates switches and links from it.
+struct Network {
+    std::string topology = "none";  ///< "none", "fat-tree", "rail-optimized", "nvl72"
+    int levels = 2;                 ///< fat-tree tiers (2 or 3)
+    int radix = 64;                 ///< switch ports
+    double oversubscription = 1.0;  ///< down:up ratio at the leaf
+    double link_speed_gbps = 400;
+    double link_latency_s = 1e-6;
+    std::string switch_model;       ///< SwitchModel id
+    int rails = 0;                  ///< rail-optimized: NICs per node (0 = GPUs per node)
+    Extras extra;
+    bool operator==(const Network&) const = default;
+};
+
+struct Job {
+    std::string id, name;
+    std::string kind = "training";  ///< "training" or "inference"
+    std::vector<std::string> nodes; ///< node ids
+    double start_s = 0;
+    std::optional<double> end_s;
+    double utilization = 0.9;       ///< mean GPU utilization while running (issue 3 derives it)
+    Extras extra;
+    bool operator==(const Job&) const = default;
+};
+
+struct Event {
+    double time_s = 0;
+    std::string kind;     ///< see kEventKinds
+    std::string target;   ///< entity id
+    std::optional<double> value;  ///< e.g. the new setpoint (°C) or utilization (0..1)
+    Extras extra;
+    bool operator==(const Event&) const = default;
+};
+
+/// Event kinds the timeline understands.
+inline constexpr const char* kEventKinds[] = {
+    "cooling_unit_fail", "cooling_unit_restore", "setpoint_change", "cdu_fail", "cdu_restore",
+    "gpu_fail", "gpu_restore", "node_fail", "node_restore", "feed_fail", "feed_restore",
+    "link_fail", "link_restore", "workload_change", "job_start", "job_stop"};
+
+struct Site {
+    std::string id, name, location;
+    Extras extra;
+    bool operator==(const Site&) const = default;
+};
+
+struct Scenario {
+    int version = kScenarioFormatVersion;
+    std::string id, name, description;
+    Site site;
+    std::vector<Hall> halls;
+    PowerChain power;
+    Plant plant;
+    Network network;
+    std::vector<Job> jobs;
+    std::vector<Event> events;
+    std::string catalog_json;   ///< the scenario's own catalog entries/overrides, as JSON text ("" = none)
+    Extras extra;
+
+    bool operator==(const Scenario&) const = default;
+
+    /// Fills the derived parent ids (rack.row_id, node.rack_id, ...). Call after editing structure.
+    void linkParents();
+};
+
+/// Where an entity sits in a scenario, for look-ups by id.
+enum class EntityKind { Site, Hall, Row, Rack, Node, Gpu, RackPdu, CoolingUnit, Cdu, UtilityFeed, Ups, Pdu, Job };
+std::string_view toString(EntityKind k);
+
+/// The id of GPU `index` of a node: "<node id>/gpu<index>". Stable: telemetry maps onto it.
+std::string gpuId(std::string_view node_id, int index);
+
+} // namespace ct::model

@@ -1,0 +1,29 @@
+#pragma once
+// Semantic validation of a scenario against a catalog. Reports every problem, each with its JSON pointer.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/error.hpp>
+#include <clustertwin/model/scenario.hpp>
+
+namespace ct::model {
+
+/// The catalog a scenario sees: `base` with the scenario's own `catalog` section merged in. Problems in that
+/// section are appended to `diags` under "/catalog".
+Catalog effectiveCatalog(const Scenario& s, const Catalog& base, Diagnostics& diags);
+
+/// Semantic checks: ids unique and non-empty; positive finite sizes; racks and units inside their hall and
+/// not overlapping; nodes inside their rack; every model reference in the catalog; rack load against its
+/// breakers (80 % rule, and one side carrying all when the other fails); every rack on a power feed whose
+/// chain reaches a utility feed, and with a cooling source (air unit, or a CDU where its servers need one);
+/// jobs and events naming existing entities. Never throws.
+Diagnostics validateScenario(const Scenario& s, const Catalog& catalog);
+
+/// Load-time (structural) plus semantic diagnostics for a file: the usual entry point for tools.
+/// Throws ModelError / ParseError like loadScenarioFile.
+struct ValidationReport {
+    Scenario scenario;
+    Catalog catalog;          ///< effective catalog
+    Diagnostics diagnostics;  ///< structural first, then catalog section, then semantic
+};
+ValidationReport loadAndValidate(const std::string& path, const Catalog& base = Catalog::builtin());
+
+} // namespace ct::model

@@ -1,0 +1,383 @@
+#include <clustertwin/model/catalog.hpp>
+
+#include "json_util.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace ct::model {
+
+// Generated at build time from resources/catalog/*.json (cmake/EmbedFiles.cmake).
+namespace embedded {
+struct File {
+    const char* name;
+    const char* text;
+};
+extern const File kCatalogFiles[];
+extern const std::size_t kCatalogFilesCount;
+} // namespace embedded
+
+using detail::json;
+using detail::ObjReader;
+
+double EfficiencyCurve::efficiencyAt(double load_fraction) const {
+    if (points.empty()) throw ModelError("efficiency curve '" + id + "' has no points");
+    if (load_fraction <= points.front().first) return points.front().second;
+    if (load_fraction >= points.back().first) return points.back().second;
+    auto hi = std::upper_bound(points.begin(), points.end(), load_fraction,
+                               [](double x, const auto& p) { return x < p.first; });
+    auto lo = hi - 1;
+    const double t = (load_fraction - lo->first) / (hi->first - lo->first);
+    return lo->second + t * (hi->second - lo->second);
+}
+
+namespace {
+
+void readCommon(ObjReader& r, std::string& name, std::string& source) {
+    r.get("name", name);
+    r.get("source", source);
+}
+
+void read(ObjReader& r, GpuModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("idle_power_w", m.idle_power_w);
+    r.get("max_power_w", m.max_power_w);
+    r.get("power_exponent", m.power_exponent);
+    r.get("peak_bf16_tflops", m.peak_bf16_tflops);
+    r.get("memory_gb", m.memory_gb);
+    r.get("slowdown_temp_c", m.slowdown_temp_c);
+    r.get("shutdown_temp_c", m.shutdown_temp_c);
+    r.get("thermal_resistance_k_per_w", m.thermal_resistance_k_per_w);
+    r.get("thermal_time_constant_s", m.thermal_time_constant_s);
+}
+
+void read(ObjReader& r, ServerModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("form_factor", m.form_factor);
+    r.get("gpu_model", m.gpu_model);
+    r.get("gpu_count", m.gpu_count);
+    r.get("height_u", m.height_u);
+    r.get("weight_kg", m.weight_kg);
+    r.get("max_power_w", m.max_power_w);
+    r.get("idle_power_w", m.idle_power_w);
+    r.get("cpu_count", m.cpu_count);
+    r.get("cpu_idle_power_w", m.cpu_idle_power_w);
+    r.get("cpu_max_power_w", m.cpu_max_power_w);
+    r.get("nic_power_w", m.nic_power_w);
+    r.get("other_power_w", m.other_power_w);
+    r.get("fan_max_power_w", m.fan_max_power_w);
+    double cfm = 0;
+    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = cfm * 4.719474e-4;
+    r.get("liquid_fraction", m.liquid_fraction);
+    r.get("psu_count", m.psu_count);
+    r.get("psu_rating_w", m.psu_rating_w);
+    r.get("psu_curve", m.psu_curve);
+    r.get("nic_count", m.nic_count);
+    r.get("nic_speed_gbps", m.nic_speed_gbps);
+}
+
+void read(ObjReader& r, RackModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("height_u", m.height_u);
+    r.get("width_m", m.width_m);
+    r.get("depth_m", m.depth_m);
+    r.get("height_m", m.height_m);
+    r.get("weight_kg", m.weight_kg);
+    r.get("max_static_load_kg", m.max_static_load_kg);
+}
+
+void read(ObjReader& r, CoolingUnitModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("kind", m.kind);
+    r.get("capacity_w", m.capacity_w);
+    double cfm = 0;
+    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = cfm * 4.719474e-4;
+    r.get("airflow_m3s", m.airflow_m3s);
+    r.get("fan_power_w", m.fan_power_w);
+    r.get("width_m", m.width_m);
+    r.get("depth_m", m.depth_m);
+    r.get("height_m", m.height_m);
+    r.get("min_supply_temp_c", m.min_supply_temp_c);
+    r.get("max_supply_temp_c", m.max_supply_temp_c);
+}
+
+void read(ObjReader& r, CduModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("capacity_w", m.capacity_w);
+    r.get("coolant_flow_lpm", m.coolant_flow_lpm);
+    r.get("pump_power_w", m.pump_power_w);
+    r.get("approach_temp_k", m.approach_temp_k);
+    r.get("width_m", m.width_m);
+    r.get("depth_m", m.depth_m);
+    r.get("height_m", m.height_m);
+}
+
+void read(ObjReader& r, SwitchModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("kind", m.kind);
+    r.get("ports", m.ports);
+    r.get("port_speed_gbps", m.port_speed_gbps);
+    r.get("max_power_w", m.max_power_w);
+    r.get("height_u", m.height_u);
+    r.get("weight_kg", m.weight_kg);
+    double cfm = 0;
+    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = cfm * 4.719474e-4;
+}
+
+void read(ObjReader& r, UpsModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("capacity_w", m.capacity_w);
+    r.get("efficiency_curve", m.efficiency_curve);
+}
+
+void read(ObjReader& r, EfficiencyCurve& m) {
+    readCommon(r, m.name, m.source);
+    const json* pts = r.member("points");
+    if (!pts) return;
+    const std::string ptr = r.pointer("points");
+    std::vector<std::pair<double, double>> v;
+    bool ok = pts->is_array();
+    if (ok) {
+        for (const auto& p : *pts) {
+            if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
+                ok = false;
+                break;
+            }
+            v.emplace_back(p[0].get<double>(), p[1].get<double>());
+        }
+    }
+    if (!ok) {
+        r.error(ptr, "expected [[load_fraction, efficiency], ...]");
+        return;
+    }
+    m.points = std::move(v);
+}
+
+template <class T>
+void mergeSection(ObjReader& top, const char* key, std::vector<T>& list, Diagnostics& diags) {
+    top.forEach(key, false, [&](const json& e, const std::string& ptr) {
+        ObjReader r(e, ptr, diags);
+        if (!r.valid()) return;
+        std::string id;
+        if (!r.get("id", id, true)) return;
+        if (id.empty()) {
+            diags.push_back({Severity::Error, r.pointer("id"), "id must not be empty"});
+            return;
+        }
+        auto it = std::find_if(list.begin(), list.end(), [&](const T& x) { return x.id == id; });
+        if (it == list.end()) {
+            list.push_back(T{});
+            list.back().id = id;
+            it = list.end() - 1;
+        }
+        read(r, *it);
+        r.finish();
+    });
+}
+
+template <class T>
+const T* findById(const std::vector<T>& v, std::string_view id) {
+    auto it = std::find_if(v.begin(), v.end(), [&](const T& x) { return x.id == id; });
+    return it == v.end() ? nullptr : &*it;
+}
+
+} // namespace
+
+void Catalog::merge(std::string_view json_text, const std::string& pointer_prefix, Diagnostics& diags) {
+    const json doc = detail::parseJson(json_text, pointer_prefix.empty() ? "catalog" : pointer_prefix);
+    ObjReader top(doc, pointer_prefix, diags);
+    if (!top.valid()) return;
+    mergeSection(top, "gpus", gpus, diags);
+    mergeSection(top, "servers", servers, diags);
+    mergeSection(top, "racks", racks, diags);
+    mergeSection(top, "cooling_units", cooling_units, diags);
+    mergeSection(top, "cdus", cdus, diags);
+    mergeSection(top, "switches", switches, diags);
+    mergeSection(top, "ups", ups, diags);
+    mergeSection(top, "efficiency_curves", efficiency_curves, diags);
+    top.member("format");  // optional marker, accepted and ignored
+    top.finish();
+}
+
+const Catalog& Catalog::builtin() {
+    static const Catalog catalog = [] {
+        Catalog c;
+        Diagnostics d;
+        for (std::size_t i = 0; i < embedded::kCatalogFilesCount; ++i)
+            c.merge(embedded::kCatalogFiles[i].text, std::string(embedded::kCatalogFiles[i].name) + "#", d);
+        if (hasErrors(d)) {
+            std::string msg = "built-in catalog is invalid:";
+            for (const auto& x : d) msg += "\n  " + x.toString();
+            throw ModelError(msg);
+        }
+        return c;
+    }();
+    return catalog;
+}
+
+const GpuModel* Catalog::gpu(std::string_view id) const { return findById(gpus, id); }
+const ServerModel* Catalog::server(std::string_view id) const { return findById(servers, id); }
+const RackModel* Catalog::rack(std::string_view id) const { return findById(racks, id); }
+const CoolingUnitModel* Catalog::coolingUnit(std::string_view id) const { return findById(cooling_units, id); }
+const CduModel* Catalog::cdu(std::string_view id) const { return findById(cdus, id); }
+const SwitchModel* Catalog::switchModel(std::string_view id) const { return findById(switches, id); }
+const UpsModel* Catalog::upsModel(std::string_view id) const { return findById(ups, id); }
+const EfficiencyCurve* Catalog::curve(std::string_view id) const { return findById(efficiency_curves, id); }
+
+const ServerModel& Catalog::requireServer(std::string_view id) const {
+    if (auto* s = server(id)) return *s;
+    throw ModelError("unknown server model '" + std::string(id) + "'");
+}
+
+const GpuModel& Catalog::requireGpu(std::string_view id) const {
+    if (auto* g = gpu(id)) return *g;
+    throw ModelError("unknown GPU model '" + std::string(id) + "'");
+}
+
+namespace {
+
+struct Checker {
+    Diagnostics& d;
+    std::string where;
+    void err(const std::string& field, const std::string& msg) {
+        d.push_back({Severity::Error, where + "/" + field, msg});
+    }
+    void positive(const std::string& field, double v) {
+        if (!(v > 0) || !std::isfinite(v)) err(field, "must be > 0 (is " + std::to_string(v) + ")");
+    }
+    void nonNegative(const std::string& field, double v) {
+        if (!(v >= 0) || !std::isfinite(v)) err(field, "must be >= 0 (is " + std::to_string(v) + ")");
+    }
+    void common(const std::string& name, const std::string& source) {
+        if (name.empty()) err("name", "missing name");
+        if (source.empty()) err("source", "missing source (where the figures come from)");
+    }
+};
+
+} // namespace
+
+Diagnostics Catalog::check() const {
+    Diagnostics d;
+    std::set<std::string> ids;
+    auto uniq = [&](const std::string& section, const std::string& id) {
+        if (!ids.insert(section + "/" + id).second)
+            d.push_back({Severity::Error, section + "/" + id, "duplicate id"});
+    };
+    for (const auto& g : gpus) {
+        Checker c{d, "gpus/" + g.id};
+        uniq("gpus", g.id);
+        c.common(g.name, g.source);
+        c.positive("idle_power_w", g.idle_power_w);
+        c.positive("max_power_w", g.max_power_w);
+        if (g.idle_power_w >= g.max_power_w) c.err("idle_power_w", "idle power must be below max power");
+        c.positive("power_exponent", g.power_exponent);
+        c.positive("peak_bf16_tflops", g.peak_bf16_tflops);
+        c.positive("memory_gb", g.memory_gb);
+        c.positive("slowdown_temp_c", g.slowdown_temp_c);
+        if (g.shutdown_temp_c <= g.slowdown_temp_c) c.err("shutdown_temp_c", "must be above slowdown_temp_c");
+        c.positive("thermal_resistance_k_per_w", g.thermal_resistance_k_per_w);
+        c.positive("thermal_time_constant_s", g.thermal_time_constant_s);
+    }
+    for (const auto& s : servers) {
+        Checker c{d, "servers/" + s.id};
+        uniq("servers", s.id);
+        c.common(s.name, s.source);
+        if (s.form_factor != "node" && s.form_factor != "rack") c.err("form_factor", "must be 'node' or 'rack'");
+        const GpuModel* g = gpu(s.gpu_model);
+        if (s.gpu_count > 0 && !g) c.err("gpu_model", "unknown GPU model '" + s.gpu_model + "'");
+        if (s.gpu_count < 0) c.err("gpu_count", "must be >= 0");
+        if (s.height_u < 1) c.err("height_u", "must be >= 1");
+        c.positive("weight_kg", s.weight_kg);
+        c.positive("max_power_w", s.max_power_w);
+        c.positive("idle_power_w", s.idle_power_w);
+        if (s.idle_power_w >= s.max_power_w) c.err("idle_power_w", "idle power must be below max power");
+        c.positive("airflow_m3s", s.airflow_m3s);
+        if (s.liquid_fraction < 0 || s.liquid_fraction > 1) c.err("liquid_fraction", "must be within 0..1");
+        if (s.psu_count < 1) c.err("psu_count", "must be >= 1");
+        c.positive("psu_rating_w", s.psu_rating_w);
+        if (!curve(s.psu_curve)) c.err("psu_curve", "unknown efficiency curve '" + s.psu_curve + "'");
+        c.nonNegative("nic_power_w", s.nic_power_w);
+        c.nonNegative("other_power_w", s.other_power_w);
+        c.nonNegative("fan_max_power_w", s.fan_max_power_w);
+        // The component budget must add up to the published maximum (within 2 %).
+        const double sum = (g ? s.gpu_count * g->max_power_w : 0) + s.cpu_count * s.cpu_max_power_w +
+                           s.nic_power_w + s.other_power_w + s.fan_max_power_w;
+        if (std::fabs(sum - s.max_power_w) > 0.02 * s.max_power_w)
+            c.err("max_power_w", "components add up to " + std::to_string(sum) + " W, not " +
+                                     std::to_string(s.max_power_w) + " W");
+        if (s.psu_count * s.psu_rating_w < s.max_power_w)
+            c.err("psu_rating_w", "PSUs together cannot deliver max_power_w");
+    }
+    for (const auto& r : racks) {
+        Checker c{d, "racks/" + r.id};
+        uniq("racks", r.id);
+        c.common(r.name, r.source);
+        if (r.height_u < 1) c.err("height_u", "must be >= 1");
+        c.positive("width_m", r.width_m);
+        c.positive("depth_m", r.depth_m);
+        c.positive("height_m", r.height_m);
+        c.positive("weight_kg", r.weight_kg);
+        c.positive("max_static_load_kg", r.max_static_load_kg);
+        if (r.height_u * 0.04445 > r.height_m) c.err("height_u", "more U than fit in height_m");
+    }
+    for (const auto& u : cooling_units) {
+        Checker c{d, "cooling_units/" + u.id};
+        uniq("cooling_units", u.id);
+        c.common(u.name, u.source);
+        if (u.kind != "crah" && u.kind != "crac") c.err("kind", "must be 'crah' or 'crac'");
+        c.positive("capacity_w", u.capacity_w);
+        c.positive("airflow_m3s", u.airflow_m3s);
+        c.positive("fan_power_w", u.fan_power_w);
+        c.positive("width_m", u.width_m);
+        c.positive("depth_m", u.depth_m);
+        c.positive("height_m", u.height_m);
+        if (u.max_supply_temp_c <= u.min_supply_temp_c) c.err("max_supply_temp_c", "must be above min_supply_temp_c");
+    }
+    for (const auto& u : cdus) {
+        Checker c{d, "cdus/" + u.id};
+        uniq("cdus", u.id);
+        c.common(u.name, u.source);
+        c.positive("capacity_w", u.capacity_w);
+        c.positive("coolant_flow_lpm", u.coolant_flow_lpm);
+        c.positive("pump_power_w", u.pump_power_w);
+        c.nonNegative("approach_temp_k", u.approach_temp_k);
+        c.positive("width_m", u.width_m);
+        c.positive("depth_m", u.depth_m);
+        c.positive("height_m", u.height_m);
+    }
+    for (const auto& s : switches) {
+        Checker c{d, "switches/" + s.id};
+        uniq("switches", s.id);
+        c.common(s.name, s.source);
+        if (s.ports < 1) c.err("ports", "must be >= 1");
+        c.positive("port_speed_gbps", s.port_speed_gbps);
+        c.positive("max_power_w", s.max_power_w);
+        if (s.height_u < 1) c.err("height_u", "must be >= 1");
+        c.positive("weight_kg", s.weight_kg);
+        c.positive("airflow_m3s", s.airflow_m3s);
+    }
+    for (const auto& u : ups) {
+        Checker c{d, "ups/" + u.id};
+        uniq("ups", u.id);
+        c.common(u.name, u.source);
+        c.positive("capacity_w", u.capacity_w);
+        if (!curve(u.efficiency_curve)) c.err("efficiency_curve", "unknown efficiency curve '" + u.efficiency_curve + "'");
+    }
+    for (const auto& e : efficiency_curves) {
+        Checker c{d, "efficiency_curves/" + e.id};
+        uniq("efficiency_curves", e.id);
+        c.common(e.name, e.source);
+        if (e.points.size() < 2) c.err("points", "needs at least two points");
+        for (std::size_t i = 0; i < e.points.size(); ++i) {
+            const auto [x, y] = e.points[i];
+            if (x < 0 || x > 1.5 || y <= 0 || y > 1)
+                c.err("points/" + std::to_string(i), "load fraction must be 0..1.5 and efficiency 0..1");
+            if (i > 0 && x <= e.points[i - 1].first)
+                c.err("points/" + std::to_string(i), "load fractions must ascend");
+        }
+    }
+    return d;
+}
+
+} // namespace ct::model

@@ -1,0 +1,25 @@
+#pragma once
+// Footprints on the hall floor (private helper shared by validation and the builder).
+#include <clustertwin/model/scenario.hpp>
+
+namespace ct::model::detail {
+
+struct Box2 {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool overlaps(const Box2& o, double eps = 1e-6) const {
+        return x0 < o.x1 - eps && o.x0 < x1 - eps && y0 < o.y1 - eps && o.y0 < y1 - eps;
+    }
+    bool inside(double w, double d, double eps = 1e-6) const {
+        return x0 >= -eps && y0 >= -eps && x1 <= w + eps && y1 <= d + eps;
+    }
+};
+
+/// Footprint of an object of `width_m` (across its front) and `depth_m` (front to back) centred at `c`.
+inline Box2 footprint(const Vec2& c, double width_m, double depth_m, Facing f) {
+    const bool ns = (f == Facing::North || f == Facing::South);
+    const double wx = ns ? width_m : depth_m;
+    const double wy = ns ? depth_m : width_m;
+    return {c.x_m - wx / 2, c.y_m - wy / 2, c.x_m + wx / 2, c.y_m + wy / 2};
+}
+
+} // namespace ct::model::detail

@@ -1,0 +1,62 @@
+#include <clustertwin/model/scenario.hpp>
+
+namespace ct::model {
+
+std::string_view toString(Facing f) {
+    switch (f) {
+    case Facing::North: return "north";
+    case Facing::East: return "east";
+    case Facing::South: return "south";
+    case Facing::West: return "west";
+    }
+    return "north";
+}
+
+std::optional<Facing> facingFromString(std::string_view s) {
+    if (s == "north") return Facing::North;
+    if (s == "east") return Facing::East;
+    if (s == "south") return Facing::South;
+    if (s == "west") return Facing::West;
+    return std::nullopt;
+}
+
+std::string_view toString(EntityKind k) {
+    switch (k) {
+    case EntityKind::Site: return "site";
+    case EntityKind::Hall: return "hall";
+    case EntityKind::Row: return "row";
+    case EntityKind::Rack: return "rack";
+    case EntityKind::Node: return "node";
+    case EntityKind::Gpu: return "gpu";
+    case EntityKind::RackPdu: return "rack_pdu";
+    case EntityKind::CoolingUnit: return "cooling_unit";
+    case EntityKind::Cdu: return "cdu";
+    case EntityKind::UtilityFeed: return "utility_feed";
+    case EntityKind::Ups: return "ups";
+    case EntityKind::Pdu: return "pdu";
+    case EntityKind::Job: return "job";
+    }
+    return "?";
+}
+
+std::string gpuId(std::string_view node_id, int index) {
+    return std::string(node_id) + "/gpu" + std::to_string(index);
+}
+
+void Scenario::linkParents() {
+    for (auto& h : halls) {
+        for (auto& row : h.rows) {
+            row.hall_id = h.id;
+            for (auto& r : row.racks) {
+                r.row_id = row.id;
+                r.hall_id = h.id;
+                for (auto& n : r.nodes) n.rack_id = r.id;
+                for (auto& p : r.pdus) p.rack_id = r.id;
+            }
+        }
+        for (auto& u : h.cooling_units) u.hall_id = h.id;
+        for (auto& c : h.cdus) c.hall_id = h.id;
+    }
+}
+
+} // namespace ct::model

@@ -1,0 +1,535 @@
+#include <clustertwin/model/scenario_io.hpp>
+
+#include "json_util.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ct::model {
+
+using detail::json;
+using detail::num;
+using detail::ObjReader;
+using detail::ojson;
+using detail::putExtras;
+
+namespace {
+
+// ---------------------------------------------------------------- reading
+
+void read(ObjReader& r, NodeGpu& g) {
+    r.get("index", g.index, true);
+    r.get("uuid", g.uuid);
+}
+
+void read(ObjReader& r, Node& n, Diagnostics& d) {
+    r.get("id", n.id, true);
+    r.get("name", n.name);
+    r.get("model", n.model, true);
+    r.get("u_position", n.u_position, true);
+    r.get("hostname", n.hostname);
+    r.get("feeds", n.feeds);
+    r.forEach("gpus", false, [&](const json& e, const std::string& p) {
+        ObjReader gr(e, p, d);
+        if (!gr.valid()) return;
+        NodeGpu g;
+        read(gr, g);
+        g.extra = gr.finish();
+        n.gpus.push_back(std::move(g));
+    });
+}
+
+void read(ObjReader& r, RackPdu& p) {
+    r.get("id", p.id, true);
+    r.get("name", p.name);
+    r.get("feed", p.feed, true);
+    r.get("upstream", p.upstream, true);
+    r.get("phases", p.phases);
+    r.get("voltage_v", p.voltage_v);
+    r.get("breaker_a", p.breaker_a, true);
+    r.get("power_factor", p.power_factor);
+}
+
+void read(ObjReader& r, Rack& k, Diagnostics& d) {
+    r.get("id", k.id, true);
+    r.get("name", k.name);
+    r.get("model", k.model, true);
+    r.get("position_m", k.position_m, true);
+    r.get("facing", k.facing, true);
+    r.forEach("nodes", false, [&](const json& e, const std::string& p) {
+        ObjReader nr(e, p, d);
+        if (!nr.valid()) return;
+        Node n;
+        read(nr, n, d);
+        n.extra = nr.finish();
+        k.nodes.push_back(std::move(n));
+    });
+    r.forEach("pdus", false, [&](const json& e, const std::string& p) {
+        ObjReader pr(e, p, d);
+        if (!pr.valid()) return;
+        RackPdu x;
+        read(pr, x);
+        x.extra = pr.finish();
+        k.pdus.push_back(std::move(x));
+    });
+}
+
+void read(ObjReader& r, CoolingUnit& u) {
+    r.get("id", u.id, true);
+    r.get("name", u.name);
+    r.get("model", u.model, true);
+    r.get("position_m", u.position_m, true);
+    r.get("facing", u.facing, true);
+    r.get("supply_setpoint_c", u.supply_setpoint_c, true);
+}
+
+void read(ObjReader& r, Cdu& c) {
+    r.get("id", c.id, true);
+    r.get("name", c.name);
+    r.get("model", c.model, true);
+    r.get("position_m", c.position_m, true);
+    r.get("facing", c.facing);
+    r.get("supply_temp_c", c.supply_temp_c, true);
+    r.get("racks", c.racks, true);
+}
+
+template <class T, class F>
+void readList(ObjReader& r, const char* key, bool required, std::vector<T>& out, Diagnostics& d, F&& fn) {
+    r.forEach(key, required, [&](const json& e, const std::string& p) {
+        ObjReader er(e, p, d);
+        if (!er.valid()) return;
+        T x;
+        fn(er, x);
+        x.extra = er.finish();
+        out.push_back(std::move(x));
+    });
+}
+
+void read(ObjReader& r, Hall& h, Diagnostics& d) {
+    r.get("id", h.id, true);
+    r.get("name", h.name);
+    r.get("width_m", h.width_m, true);
+    r.get("depth_m", h.depth_m, true);
+    r.get("height_m", h.height_m, true);
+    r.get("tile_m", h.tile_m);
+    if (const json* rf = r.member("raised_floor"); rf && !rf->is_null()) {
+        ObjReader fr(*rf, r.pointer("raised_floor"), d);
+        if (fr.valid()) {
+            RaisedFloor f;
+            fr.get("height_m", f.height_m, true);
+            f.extra = fr.finish();
+            h.raised_floor = f;
+        }
+    }
+    readList(r, "rows", false, h.rows, d, [&](ObjReader& rr, Row& row) {
+        rr.get("id", row.id, true);
+        rr.get("name", row.name);
+        readList(rr, "racks", false, row.racks, d, [&](ObjReader& kr, Rack& k) { read(kr, k, d); });
+    });
+    readList(r, "cooling_units", false, h.cooling_units, d, [](ObjReader& ur, CoolingUnit& u) { read(ur, u); });
+    readList(r, "cdus", false, h.cdus, d, [](ObjReader& cr, Cdu& c) { read(cr, c); });
+}
+
+void read(ObjReader& r, PowerChain& pc, Diagnostics& d) {
+    readList(r, "feeds", false, pc.feeds, d, [](ObjReader& x, UtilityFeed& f) {
+        x.get("id", f.id, true);
+        x.get("name", f.name);
+        x.get("capacity_w", f.capacity_w, true);
+    });
+    readList(r, "ups", false, pc.ups, d, [](ObjReader& x, Ups& u) {
+        x.get("id", u.id, true);
+        x.get("name", u.name);
+        x.get("model", u.model, true);
+        x.get("feed", u.feed, true);
+        x.get("modules", u.modules);
+    });
+    readList(r, "pdus", false, pc.pdus, d, [](ObjReader& x, Pdu& p) {
+        x.get("id", p.id, true);
+        x.get("name", p.name);
+        x.get("ups", p.ups, true);
+        x.get("capacity_w", p.capacity_w, true);
+    });
+}
+
+void read(ObjReader& r, Network& n) {
+    r.get("topology", n.topology, true);
+    r.get("levels", n.levels);
+    r.get("radix", n.radix);
+    r.get("oversubscription", n.oversubscription);
+    r.get("link_speed_gbps", n.link_speed_gbps);
+    r.get("link_latency_s", n.link_latency_s);
+    r.get("switch_model", n.switch_model);
+    r.get("rails", n.rails);
+}
+
+template <class T>
+void readObject(ObjReader& parent, const char* key, T& out, Diagnostics& d, void (*fn)(ObjReader&, T&, Diagnostics&)) {
+    if (const json* j = parent.member(key)) {
+        ObjReader r(*j, parent.pointer(key), d);
+        if (!r.valid()) return;
+        fn(r, out, d);
+        out.extra = r.finish();
+    }
+}
+
+// ---------------------------------------------------------------- writing
+
+void putIfNotEmpty(ojson& o, const char* key, const std::string& v) {
+    if (!v.empty()) o[key] = v;
+}
+
+ojson vec2(const Vec2& v) { return ojson::array({num(v.x_m), num(v.y_m)}); }
+
+ojson write(const Node& n) {
+    ojson o;
+    o["id"] = n.id;
+    putIfNotEmpty(o, "name", n.name);
+    o["model"] = n.model;
+    o["u_position"] = n.u_position;
+    putIfNotEmpty(o, "hostname", n.hostname);
+    if (!n.feeds.empty()) o["feeds"] = n.feeds;
+    if (!n.gpus.empty()) {
+        ojson a = ojson::array();
+        for (const auto& g : n.gpus) {
+            ojson go;
+            go["index"] = g.index;
+            putIfNotEmpty(go, "uuid", g.uuid);
+            putExtras(go, g.extra);
+            a.push_back(std::move(go));
+        }
+        o["gpus"] = std::move(a);
+    }
+    putExtras(o, n.extra);
+    return o;
+}
+
+ojson write(const RackPdu& p) {
+    ojson o;
+    o["id"] = p.id;
+    putIfNotEmpty(o, "name", p.name);
+    o["feed"] = p.feed;
+    o["upstream"] = p.upstream;
+    o["phases"] = p.phases;
+    o["voltage_v"] = num(p.voltage_v);
+    o["breaker_a"] = num(p.breaker_a);
+    o["power_factor"] = num(p.power_factor);
+    putExtras(o, p.extra);
+    return o;
+}
+
+ojson write(const Rack& k) {
+    ojson o;
+    o["id"] = k.id;
+    putIfNotEmpty(o, "name", k.name);
+    o["model"] = k.model;
+    o["position_m"] = vec2(k.position_m);
+    o["facing"] = std::string(toString(k.facing));
+    ojson pdus = ojson::array();
+    for (const auto& p : k.pdus) pdus.push_back(write(p));
+    o["pdus"] = std::move(pdus);
+    ojson nodes = ojson::array();
+    for (const auto& n : k.nodes) nodes.push_back(write(n));
+    o["nodes"] = std::move(nodes);
+    putExtras(o, k.extra);
+    return o;
+}
+
+ojson write(const Hall& h) {
+    ojson o;
+    o["id"] = h.id;
+    putIfNotEmpty(o, "name", h.name);
+    o["width_m"] = num(h.width_m);
+    o["depth_m"] = num(h.depth_m);
+    o["height_m"] = num(h.height_m);
+    o["tile_m"] = num(h.tile_m);
+    if (h.raised_floor) {
+        ojson f;
+        f["height_m"] = num(h.raised_floor->height_m);
+        putExtras(f, h.raised_floor->extra);
+        o["raised_floor"] = std::move(f);
+    }
+    ojson units = ojson::array();
+    for (const auto& u : h.cooling_units) {
+        ojson x;
+        x["id"] = u.id;
+        putIfNotEmpty(x, "name", u.name);
+        x["model"] = u.model;
+        x["position_m"] = vec2(u.position_m);
+        x["facing"] = std::string(toString(u.facing));
+        x["supply_setpoint_c"] = num(u.supply_setpoint_c);
+        putExtras(x, u.extra);
+        units.push_back(std::move(x));
+    }
+    o["cooling_units"] = std::move(units);
+    ojson cdus = ojson::array();
+    for (const auto& c : h.cdus) {
+        ojson x;
+        x["id"] = c.id;
+        putIfNotEmpty(x, "name", c.name);
+        x["model"] = c.model;
+        x["position_m"] = vec2(c.position_m);
+        x["facing"] = std::string(toString(c.facing));
+        x["supply_temp_c"] = num(c.supply_temp_c);
+        x["racks"] = c.racks;
+        putExtras(x, c.extra);
+        cdus.push_back(std::move(x));
+    }
+    o["cdus"] = std::move(cdus);
+    ojson rows = ojson::array();
+    for (const auto& row : h.rows) {
+        ojson x;
+        x["id"] = row.id;
+        putIfNotEmpty(x, "name", row.name);
+        ojson racks = ojson::array();
+        for (const auto& k : row.racks) racks.push_back(write(k));
+        x["racks"] = std::move(racks);
+        putExtras(x, row.extra);
+        rows.push_back(std::move(x));
+    }
+    o["rows"] = std::move(rows);
+    putExtras(o, h.extra);
+    return o;
+}
+
+ojson write(const PowerChain& pc) {
+    ojson o;
+    ojson feeds = ojson::array();
+    for (const auto& f : pc.feeds) {
+        ojson x;
+        x["id"] = f.id;
+        putIfNotEmpty(x, "name", f.name);
+        x["capacity_w"] = num(f.capacity_w);
+        putExtras(x, f.extra);
+        feeds.push_back(std::move(x));
+    }
+    o["feeds"] = std::move(feeds);
+    ojson ups = ojson::array();
+    for (const auto& u : pc.ups) {
+        ojson x;
+        x["id"] = u.id;
+        putIfNotEmpty(x, "name", u.name);
+        x["model"] = u.model;
+        x["feed"] = u.feed;
+        x["modules"] = u.modules;
+        putExtras(x, u.extra);
+        ups.push_back(std::move(x));
+    }
+    o["ups"] = std::move(ups);
+    ojson pdus = ojson::array();
+    for (const auto& p : pc.pdus) {
+        ojson x;
+        x["id"] = p.id;
+        putIfNotEmpty(x, "name", p.name);
+        x["ups"] = p.ups;
+        x["capacity_w"] = num(p.capacity_w);
+        putExtras(x, p.extra);
+        pdus.push_back(std::move(x));
+    }
+    o["pdus"] = std::move(pdus);
+    putExtras(o, pc.extra);
+    return o;
+}
+
+} // namespace
+
+LoadResult parseScenario(std::string_view text, const std::string& file) {
+    LoadResult res;
+    Diagnostics& d = res.diagnostics;
+    Scenario& s = res.scenario;
+    const json doc = detail::parseJson(text, file);
+    ObjReader r(doc, "", d);
+    if (!r.valid()) return res;
+
+    std::string format;
+    if (r.get("format", format, true) && format != kScenarioFormatName)
+        r.error("/format", "expected \"" + std::string(kScenarioFormatName) + "\", got \"" + format + "\"");
+    if (r.get("version", s.version, true) && s.version != kScenarioFormatVersion) {
+        r.error("/version", "unsupported format version " + std::to_string(s.version) + " (this program reads " +
+                                std::to_string(kScenarioFormatVersion) + ")");
+    }
+    r.get("id", s.id, true);
+    r.get("name", s.name);
+    r.get("description", s.description);
+    readObject<Site>(r, "site", s.site, d, [](ObjReader& x, Site& site, Diagnostics&) {
+        x.get("id", site.id, true);
+        x.get("name", site.name);
+        x.get("location", site.location);
+    });
+    readList(r, "halls", true, s.halls, d, [&](ObjReader& hr, Hall& h) { read(hr, h, d); });
+    readObject<PowerChain>(r, "power", s.power, d, [](ObjReader& x, PowerChain& pc, Diagnostics& dd) { read(x, pc, dd); });
+    readObject<Plant>(r, "plant", s.plant, d, [](ObjReader& x, Plant& p, Diagnostics&) {
+        x.get("chiller_cop", p.chiller_cop);
+        x.get("pump_power_w", p.pump_power_w);
+        x.get("facility_water_temp_c", p.facility_water_temp_c);
+    });
+    readObject<Network>(r, "network", s.network, d, [](ObjReader& x, Network& n, Diagnostics&) { read(x, n); });
+    readList(r, "jobs", false, s.jobs, d, [](ObjReader& x, Job& j) {
+        x.get("id", j.id, true);
+        x.get("name", j.name);
+        x.get("kind", j.kind);
+        x.get("nodes", j.nodes, true);
+        x.get("start_s", j.start_s);
+        x.get("end_s", j.end_s);
+        x.get("utilization", j.utilization);
+    });
+    readList(r, "events", false, s.events, d, [](ObjReader& x, Event& e) {
+        x.get("time_s", e.time_s, true);
+        x.get("kind", e.kind, true);
+        x.get("target", e.target, true);
+        x.get("value", e.value);
+    });
+    if (const json* c = r.member("catalog")) {
+        if (c->is_object()) s.catalog_json = c->dump();
+        else r.error("/catalog", "expected an object, got " + detail::typeName(*c));
+    }
+    s.extra = r.finish();
+    s.linkParents();
+    return res;
+}
+
+std::string scenarioToJson(const Scenario& s) {
+    ojson o;
+    o["format"] = kScenarioFormatName;
+    o["version"] = s.version;
+    o["id"] = s.id;
+    putIfNotEmpty(o, "name", s.name);
+    putIfNotEmpty(o, "description", s.description);
+    {
+        ojson site;
+        site["id"] = s.site.id;
+        putIfNotEmpty(site, "name", s.site.name);
+        putIfNotEmpty(site, "location", s.site.location);
+        putExtras(site, s.site.extra);
+        o["site"] = std::move(site);
+    }
+    {
+        ojson plant;
+        plant["chiller_cop"] = num(s.plant.chiller_cop);
+        plant["pump_power_w"] = num(s.plant.pump_power_w);
+        plant["facility_water_temp_c"] = num(s.plant.facility_water_temp_c);
+        putExtras(plant, s.plant.extra);
+        o["plant"] = std::move(plant);
+    }
+    o["power"] = write(s.power);
+    {
+        const Network& n = s.network;
+        ojson net;
+        net["topology"] = n.topology;
+        net["levels"] = n.levels;
+        net["radix"] = n.radix;
+        net["oversubscription"] = num(n.oversubscription);
+        net["link_speed_gbps"] = num(n.link_speed_gbps);
+        net["link_latency_s"] = num(n.link_latency_s);
+        putIfNotEmpty(net, "switch_model", n.switch_model);
+        net["rails"] = n.rails;
+        putExtras(net, n.extra);
+        o["network"] = std::move(net);
+    }
+    ojson halls = ojson::array();
+    for (const auto& h : s.halls) halls.push_back(write(h));
+    o["halls"] = std::move(halls);
+    if (!s.jobs.empty()) {
+        ojson jobs = ojson::array();
+        for (const auto& j : s.jobs) {
+            ojson x;
+            x["id"] = j.id;
+            putIfNotEmpty(x, "name", j.name);
+            x["kind"] = j.kind;
+            x["nodes"] = j.nodes;
+            x["start_s"] = num(j.start_s);
+            if (j.end_s) x["end_s"] = num(*j.end_s);
+            x["utilization"] = num(j.utilization);
+            putExtras(x, j.extra);
+            jobs.push_back(std::move(x));
+        }
+        o["jobs"] = std::move(jobs);
+    }
+    if (!s.events.empty()) {
+        ojson events = ojson::array();
+        for (const auto& e : s.events) {
+            ojson x;
+            x["time_s"] = num(e.time_s);
+            x["kind"] = e.kind;
+            x["target"] = e.target;
+            if (e.value) x["value"] = num(*e.value);
+            putExtras(x, e.extra);
+            events.push_back(std::move(x));
+        }
+        o["events"] = std::move(events);
+    }
+    if (!s.catalog_json.empty()) o["catalog"] = ojson::parse(s.catalog_json);
+    putExtras(o, s.extra);
+    return o.dump(2) + "\n";
+}
+
+std::string readTextFile(const std::string& path, std::uintmax_t max_bytes) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) throw ModelError(path + ": cannot open: no such file");
+    if (fs::is_directory(st)) throw ModelError(path + ": is a directory, not a file");
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw ModelError(path + ": cannot read: " + ec.message());
+    if (size > max_bytes) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, ": file is too large (%.1f MiB; the limit is %.0f MiB)",
+                      static_cast<double>(size) / (1024.0 * 1024.0), static_cast<double>(max_bytes) / (1024.0 * 1024.0));
+        throw ModelError(path + buf);
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ModelError(path + ": cannot open: " + std::strerror(errno));
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    if (static_cast<std::uintmax_t>(in.gcount()) != size) throw ModelError(path + ": read error");
+    return text;
+}
+
+LoadResult loadScenarioFile(const std::string& path) {
+    const std::string text = readTextFile(path);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ParseError(path, 1, 1, "file is empty");
+    return parseScenario(text, path);
+}
+
+void writeFileAtomically(const std::string& path, std::string_view contents) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) throw ModelError(path + ": cannot create a temporary file: " + std::strerror(errno));
+    const char* p = contents.data();
+    std::size_t left = contents.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            const std::string why = std::strerror(errno);
+            ::close(fd);
+            ::unlink(tmpl.c_str());
+            throw ModelError(path + ": write failed: " + why + " (the old file is unchanged)");
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(tmpl.c_str());
+        throw ModelError(path + ": write failed: " + why + " (the old file is unchanged)");
+    }
+    ::chmod(tmpl.c_str(), 0644);
+    if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(tmpl.c_str());
+        throw ModelError(path + ": cannot replace the file: " + why + " (the old file is unchanged)");
+    }
+}
+
+void saveScenarioFile(const Scenario& s, const std::string& path) { writeFileAtomically(path, scenarioToJson(s)); }
+
+} // namespace ct::model

@@ -1,0 +1,488 @@
+#include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/units.hpp>
+#include <clustertwin/model/validate.hpp>
+
+#include "geometry.hpp"
+#include "json_util.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace ct::model {
+
+using detail::ptrJoin;
+
+Catalog effectiveCatalog(const Scenario& s, const Catalog& base, Diagnostics& diags) {
+    Catalog c = base;
+    if (s.catalog_json.empty()) return c;
+    Diagnostics local;
+    c.merge(s.catalog_json, "/catalog", local);
+    // Integrity of the merged catalog; the built-in part is known clean, so every finding comes from the
+    // scenario's section. check() names entries by id; turn that into the section's JSON pointer.
+    const auto section = detail::json::parse(s.catalog_json);
+    for (auto d : c.check()) {
+        const auto slash1 = d.location.find('/');
+        const auto slash2 = d.location.find('/', slash1 + 1);
+        if (slash1 != std::string::npos) {
+            const std::string sec = d.location.substr(0, slash1);
+            const std::string id = d.location.substr(slash1 + 1, slash2 == std::string::npos ? std::string::npos
+                                                                                              : slash2 - slash1 - 1);
+            const std::string rest = slash2 == std::string::npos ? "" : d.location.substr(slash2);
+            std::string ptr = "/catalog/" + sec;
+            if (section.contains(sec) && section[sec].is_array()) {
+                for (std::size_t i = 0; i < section[sec].size(); ++i) {
+                    const auto& e = section[sec][i];
+                    if (e.is_object() && e.value("id", std::string()) == id) {
+                        ptr = ptrJoin(ptrJoin("/catalog", sec), i) + rest;
+                        break;
+                    }
+                }
+            }
+            d.location = ptr;
+        }
+        local.push_back(std::move(d));
+    }
+    diags.insert(diags.end(), local.begin(), local.end());
+    return c;
+}
+
+namespace {
+
+std::string kw(double w) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f kW", w / 1000.0);
+    return buf;
+}
+
+class Validator {
+public:
+    Validator(const Scenario& s, const Catalog& c) : s_(s), c_(c) {}
+
+    Diagnostics run() {
+        collectIds();
+        checkTop();
+        for (std::size_t h = 0; h < s_.halls.size(); ++h) checkHall(s_.halls[h], ptrJoin("/halls", h));
+        checkPower();
+        checkNetwork();
+        checkJobs();
+        checkEvents();
+        return std::move(d_);
+    }
+
+private:
+    void err(const std::string& p, std::string m) { d_.push_back({Severity::Error, p, std::move(m)}); }
+    void warn(const std::string& p, std::string m) { d_.push_back({Severity::Warning, p, std::move(m)}); }
+    void positive(const std::string& p, double v) {
+        if (!(v > 0)) err(p, "must be > 0 (is " + num(v) + ")");
+    }
+    static std::string num(double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", v);
+        return buf;
+    }
+
+    void addId(const std::string& id, const std::string& ptr, EntityKind k) {
+        if (id.empty()) {
+            err(ptr + "/id", "id must not be empty");
+            return;
+        }
+        auto [it, fresh] = ids_.emplace(id, std::make_pair(ptr, k));
+        if (!fresh) err(ptr + "/id", "duplicate id '" + id + "' (also at " + it->second.first + ")");
+    }
+
+    void collectIds() {
+        addId(s_.site.id, "/site", EntityKind::Site);
+        for (std::size_t h = 0; h < s_.halls.size(); ++h) {
+            const Hall& hall = s_.halls[h];
+            const std::string hp = ptrJoin("/halls", h);
+            addId(hall.id, hp, EntityKind::Hall);
+            for (std::size_t r = 0; r < hall.rows.size(); ++r) {
+                const std::string rp = ptrJoin(hp + "/rows", r);
+                addId(hall.rows[r].id, rp, EntityKind::Row);
+                for (std::size_t k = 0; k < hall.rows[r].racks.size(); ++k) {
+                    const Rack& rack = hall.rows[r].racks[k];
+                    const std::string kp = ptrJoin(rp + "/racks", k);
+                    addId(rack.id, kp, EntityKind::Rack);
+                    for (std::size_t n = 0; n < rack.nodes.size(); ++n)
+                        addId(rack.nodes[n].id, ptrJoin(kp + "/nodes", n), EntityKind::Node);
+                    for (std::size_t p = 0; p < rack.pdus.size(); ++p)
+                        addId(rack.pdus[p].id, ptrJoin(kp + "/pdus", p), EntityKind::RackPdu);
+                }
+            }
+            for (std::size_t u = 0; u < hall.cooling_units.size(); ++u)
+                addId(hall.cooling_units[u].id, ptrJoin(hp + "/cooling_units", u), EntityKind::CoolingUnit);
+            for (std::size_t u = 0; u < hall.cdus.size(); ++u)
+                addId(hall.cdus[u].id, ptrJoin(hp + "/cdus", u), EntityKind::Cdu);
+        }
+        for (std::size_t i = 0; i < s_.power.feeds.size(); ++i)
+            addId(s_.power.feeds[i].id, ptrJoin("/power/feeds", i), EntityKind::UtilityFeed);
+        for (std::size_t i = 0; i < s_.power.ups.size(); ++i)
+            addId(s_.power.ups[i].id, ptrJoin("/power/ups", i), EntityKind::Ups);
+        for (std::size_t i = 0; i < s_.power.pdus.size(); ++i)
+            addId(s_.power.pdus[i].id, ptrJoin("/power/pdus", i), EntityKind::Pdu);
+        for (std::size_t i = 0; i < s_.jobs.size(); ++i) addId(s_.jobs[i].id, ptrJoin("/jobs", i), EntityKind::Job);
+    }
+
+    bool isKind(const std::string& id, EntityKind k) const {
+        auto it = ids_.find(id);
+        return it != ids_.end() && it->second.second == k;
+    }
+
+    void checkTop() {
+        if (s_.id.empty()) err("/id", "id must not be empty");
+        if (s_.halls.empty()) err("/halls", "a scenario needs at least one hall");
+        positive("/plant/chiller_cop", s_.plant.chiller_cop);
+        if (s_.plant.pump_power_w < 0) err("/plant/pump_power_w", "must be >= 0");
+    }
+
+    struct Placed {
+        detail::Box2 box;
+        std::string id, ptr, what;
+    };
+
+    void checkHall(const Hall& h, const std::string& hp) {
+        positive(hp + "/width_m", h.width_m);
+        positive(hp + "/depth_m", h.depth_m);
+        positive(hp + "/height_m", h.height_m);
+        positive(hp + "/tile_m", h.tile_m);
+        if (h.raised_floor) {
+            const double rf = h.raised_floor->height_m;
+            if (!(rf > 0) || rf >= h.height_m)
+                err(hp + "/raised_floor/height_m", "must be > 0 and below the hall height (is " + num(rf) + ")");
+        }
+        std::vector<Placed> placed;
+        const bool dims_ok = h.width_m > 0 && h.depth_m > 0;
+        auto place = [&](const detail::Box2& b, const std::string& id, const std::string& ptr, const std::string& what) {
+            if (dims_ok && !b.inside(h.width_m, h.depth_m))
+                err(ptr + "/position_m", what + " '" + id + "' lies outside the hall (" + num(h.width_m) + " × " +
+                                             num(h.depth_m) + " m)");
+            placed.push_back({b, id, ptr, what});
+        };
+
+        std::set<std::string> cdu_racks;
+        for (const Cdu& c : h.cdus) cdu_racks.insert(c.racks.begin(), c.racks.end());
+
+        for (std::size_t r = 0; r < h.rows.size(); ++r) {
+            const Row& row = h.rows[r];
+            const std::string rp = ptrJoin(hp + "/rows", r);
+            for (std::size_t k = 0; k < row.racks.size(); ++k) {
+                const Rack& rack = row.racks[k];
+                const std::string kp = ptrJoin(rp + "/racks", k);
+                const RackModel* rm = c_.rack(rack.model);
+                if (!rm) {
+                    err(kp + "/model", "unknown rack model '" + rack.model + "' (not in the catalog)");
+                } else {
+                    place(detail::footprint(rack.position_m, rm->width_m, rm->depth_m, rack.facing), rack.id, kp,
+                          "rack");
+                }
+                checkRack(rack, rm, kp, h, cdu_racks.count(rack.id) > 0);
+            }
+        }
+        for (std::size_t u = 0; u < h.cooling_units.size(); ++u) {
+            const CoolingUnit& cu = h.cooling_units[u];
+            const std::string up = ptrJoin(hp + "/cooling_units", u);
+            const CoolingUnitModel* m = c_.coolingUnit(cu.model);
+            if (!m) {
+                err(up + "/model", "unknown cooling unit model '" + cu.model + "' (not in the catalog)");
+                continue;
+            }
+            place(detail::footprint(cu.position_m, m->width_m, m->depth_m, cu.facing), cu.id, up, "cooling unit");
+            if (cu.supply_setpoint_c < m->min_supply_temp_c || cu.supply_setpoint_c > m->max_supply_temp_c)
+                err(up + "/supply_setpoint_c", "setpoint " + num(cu.supply_setpoint_c) + " °C is outside the unit's range " +
+                                                   num(m->min_supply_temp_c) + "–" + num(m->max_supply_temp_c) + " °C");
+        }
+        for (std::size_t u = 0; u < h.cdus.size(); ++u) {
+            const Cdu& cdu = h.cdus[u];
+            const std::string up = ptrJoin(hp + "/cdus", u);
+            const CduModel* m = c_.cdu(cdu.model);
+            if (!m) err(up + "/model", "unknown CDU model '" + cdu.model + "' (not in the catalog)");
+            else place(detail::footprint(cdu.position_m, m->width_m, m->depth_m, cdu.facing), cdu.id, up, "CDU");
+            if (cdu.supply_temp_c < 5 || cdu.supply_temp_c > 60)
+                err(up + "/supply_temp_c", "must be within 5–60 °C (is " + num(cdu.supply_temp_c) + ")");
+            if (cdu.racks.empty()) warn(up + "/racks", "CDU feeds no racks");
+            for (std::size_t i = 0; i < cdu.racks.size(); ++i) {
+                if (!isKind(cdu.racks[i], EntityKind::Rack))
+                    err(ptrJoin(up + "/racks", i), "unknown rack '" + cdu.racks[i] + "'");
+                else if (!rackInHall(cdu.racks[i], h))
+                    err(ptrJoin(up + "/racks", i), "rack '" + cdu.racks[i] + "' is in another hall");
+            }
+        }
+        // Overlaps: sweep over x so large halls stay fast.
+        std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.box.x0 < b.box.x0; });
+        for (std::size_t i = 0; i < placed.size(); ++i) {
+            for (std::size_t j = i + 1; j < placed.size() && placed[j].box.x0 < placed[i].box.x1; ++j) {
+                if (!placed[i].box.overlaps(placed[j].box)) continue;
+                // Report on the later one in file order so messages read naturally.
+                const Placed& a = placed[i].ptr < placed[j].ptr ? placed[i] : placed[j];
+                const Placed& b = placed[i].ptr < placed[j].ptr ? placed[j] : placed[i];
+                err(b.ptr + "/position_m", "overlaps " + a.what + " " + a.id);
+            }
+        }
+    }
+
+    bool rackInHall(const std::string& rack_id, const Hall& h) const {
+        for (const Row& row : h.rows)
+            for (const Rack& r : row.racks)
+                if (r.id == rack_id) return true;
+        return false;
+    }
+
+    void checkRack(const Rack& rack, const RackModel* rm, const std::string& kp, const Hall& h, bool on_cdu) {
+        // Nodes: models, U positions, feeds.
+        std::vector<std::pair<int, int>> used;  // [lo, hi] U ranges
+        double weight = 0, load = 0, liquid = 0;
+        std::set<std::string> pdu_ids;
+        for (const RackPdu& p : rack.pdus) pdu_ids.insert(p.id);
+        for (std::size_t n = 0; n < rack.nodes.size(); ++n) {
+            const Node& node = rack.nodes[n];
+            const std::string np = ptrJoin(kp + "/nodes", n);
+            const ServerModel* sm = c_.server(node.model);
+            if (!sm) {
+                err(np + "/model", "unknown server model '" + node.model + "' (not in the catalog)");
+                continue;
+            }
+            weight += sm->weight_kg;
+            load += sm->max_power_w;
+            liquid += sm->max_power_w * sm->liquid_fraction;
+            const int lo = node.u_position, hi = node.u_position + sm->height_u - 1;
+            if (rm && (lo < 1 || hi > rm->height_u)) {
+                err(np + "/u_position", "U " + std::to_string(lo) + "–" + std::to_string(hi) + " does not fit in a " +
+                                            std::to_string(rm->height_u) + "U rack");
+            }
+            for (std::size_t m = 0; m < used.size(); ++m) {
+                if (lo <= used[m].second && used[m].first <= hi)
+                    err(np + "/u_position", "overlaps node " + rack.nodes[m].id + " in the rack");
+            }
+            used.emplace_back(lo, hi);
+            if (node.feeds.empty()) err(np + "/feeds", "node has no power feed (list its rack PDUs)");
+            for (std::size_t f = 0; f < node.feeds.size(); ++f)
+                if (!pdu_ids.count(node.feeds[f]))
+                    err(ptrJoin(np + "/feeds", f), "'" + node.feeds[f] + "' is not a PDU of rack " + rack.id);
+            std::set<int> gpu_idx;
+            for (std::size_t g = 0; g < node.gpus.size(); ++g) {
+                const int i = node.gpus[g].index;
+                if (i < 0 || i >= sm->gpu_count)
+                    err(ptrJoin(np + "/gpus", g) + "/index",
+                        "GPU index " + std::to_string(i) + " but " + node.model + " has " + std::to_string(sm->gpu_count));
+                if (!gpu_idx.insert(i).second) err(ptrJoin(np + "/gpus", g) + "/index", "duplicate GPU index");
+            }
+        }
+        if (rm && rm->max_static_load_kg > 0 && weight > rm->max_static_load_kg)
+            err(kp + "/nodes", "equipment weighs " + num(weight) + " kg; the rack carries at most " +
+                                   num(rm->max_static_load_kg) + " kg");
+
+        // Power: a feed, breakers that carry the load.
+        if (rack.pdus.empty()) {
+            err(kp + "/pdus", "rack has no power feed (no rack PDU)");
+        }
+        std::map<std::string, double> side_capacity;  // continuous (80 %) capacity per feed side
+        for (std::size_t p = 0; p < rack.pdus.size(); ++p) {
+            const RackPdu& pdu = rack.pdus[p];
+            const std::string pp = ptrJoin(kp + "/pdus", p);
+            if (pdu.phases != 1 && pdu.phases != 3) err(pp + "/phases", "must be 1 or 3");
+            positive(pp + "/voltage_v", pdu.voltage_v);
+            positive(pp + "/breaker_a", pdu.breaker_a);
+            if (!(pdu.power_factor > 0 && pdu.power_factor <= 1)) err(pp + "/power_factor", "must be within (0, 1]");
+            if (pdu.feed.empty()) err(pp + "/feed", "feed side must not be empty");
+            if (!isKind(pdu.upstream, EntityKind::Pdu))
+                err(pp + "/upstream", "unknown floor PDU '" + pdu.upstream + "' (rack is not connected to a feed)");
+            side_capacity[pdu.feed] += units::kContinuousLoadFraction * pdu.ratedPowerW();
+        }
+        if (!side_capacity.empty() && load > 0) {
+            const double per_side = load / static_cast<double>(side_capacity.size());
+            for (const auto& [side, cap] : side_capacity) {
+                if (per_side > cap) {
+                    err(kp + "/pdus", "rack load " + kw(load) + " puts feed " + side + " at " + kw(per_side) +
+                                          ", above 80 % of its breakers (" + kw(cap) + ")");
+                } else if (side_capacity.size() > 1 && load > cap) {
+                    warn(kp + "/pdus", "feed " + side + " cannot carry the whole rack (" + kw(load) +
+                                           ") within 80 % of its breakers (" + kw(cap) + ") if the other feed fails");
+                }
+            }
+        }
+
+        // Cooling source.
+        if (load > 0) {
+            if (load - liquid > 1e-9 && h.cooling_units.empty())
+                err(kp, "rack has no cooling source: its hall has no air cooling unit");
+            if (liquid > 0 && !on_cdu)
+                err(kp, "rack needs liquid cooling (" + kw(liquid) + ") but no CDU feeds it");
+        }
+    }
+
+    void checkPower() {
+        const PowerChain& pc = s_.power;
+        if (pc.feeds.empty()) err("/power/feeds", "no utility feed");
+        for (std::size_t i = 0; i < pc.feeds.size(); ++i) positive(ptrJoin("/power/feeds", i) + "/capacity_w", pc.feeds[i].capacity_w);
+        for (std::size_t i = 0; i < pc.ups.size(); ++i) {
+            const Ups& u = pc.ups[i];
+            const std::string p = ptrJoin("/power/ups", i);
+            if (!c_.upsModel(u.model)) err(p + "/model", "unknown UPS model '" + u.model + "' (not in the catalog)");
+            if (!isKind(u.feed, EntityKind::UtilityFeed)) err(p + "/feed", "unknown utility feed '" + u.feed + "'");
+            if (u.modules < 1) err(p + "/modules", "must be >= 1");
+        }
+        for (std::size_t i = 0; i < pc.pdus.size(); ++i) {
+            const Pdu& u = pc.pdus[i];
+            const std::string p = ptrJoin("/power/pdus", i);
+            if (!isKind(u.ups, EntityKind::Ups)) err(p + "/ups", "unknown UPS '" + u.ups + "'");
+            positive(p + "/capacity_w", u.capacity_w);
+        }
+        // Load on each level of the chain, in normal operation (every rack's load spread over all its PDUs)
+        // and with one side failed (spread over that side's PDUs only).
+        std::unordered_map<std::string, double> normal, failover;
+        for (const Hall& h : s_.halls)
+            for (const Row& row : h.rows)
+                for (const Rack& rack : row.racks) {
+                    const double load = rackNameplatePowerW(rack, c_);
+                    std::map<std::string, int> per_side;
+                    for (const RackPdu& p : rack.pdus) per_side[p.feed]++;
+                    for (const RackPdu& p : rack.pdus) {
+                        normal[p.upstream] += load / static_cast<double>(rack.pdus.size());
+                        failover[p.upstream] += load / per_side[p.feed];
+                    }
+                }
+        std::unordered_map<std::string, double> ups_normal, ups_fail, feed_normal, feed_fail;
+        for (std::size_t i = 0; i < pc.pdus.size(); ++i) {
+            const Pdu& u = pc.pdus[i];
+            checkLoad(ptrJoin("/power/pdus", i), "PDU", u.capacity_w, normal[u.id], failover[u.id]);
+            ups_normal[u.ups] += normal[u.id];
+            ups_fail[u.ups] += failover[u.id];
+        }
+        for (std::size_t i = 0; i < pc.ups.size(); ++i) {
+            const Ups& u = pc.ups[i];
+            const UpsModel* m = c_.upsModel(u.model);
+            if (m) checkLoad(ptrJoin("/power/ups", i), "UPS", m->capacity_w * u.modules, ups_normal[u.id], ups_fail[u.id]);
+            feed_normal[u.feed] += ups_normal[u.id];
+            feed_fail[u.feed] += ups_fail[u.id];
+        }
+        for (std::size_t i = 0; i < pc.feeds.size(); ++i) {
+            const UtilityFeed& f = pc.feeds[i];
+            checkLoad(ptrJoin("/power/feeds", i), "feed", f.capacity_w, feed_normal[f.id], feed_fail[f.id]);
+        }
+    }
+
+    void checkLoad(const std::string& p, const std::string& what, double cap, double normal_w, double fail_w) {
+        if (!(cap > 0)) return;
+        if (normal_w > cap) err(p + "/capacity_w", what + " load " + kw(normal_w) + " exceeds its capacity " + kw(cap));
+        else if (fail_w > cap)
+            warn(p + "/capacity_w", what + " would carry " + kw(fail_w) + " if the other side failed, above its capacity " + kw(cap));
+    }
+
+    void checkNetwork() {
+        const Network& n = s_.network;
+        static const std::set<std::string> kinds{"none", "fat-tree", "rail-optimized", "nvl72"};
+        if (!kinds.count(n.topology)) {
+            err("/network/topology", "unknown topology '" + n.topology + "' (none, fat-tree, rail-optimized, nvl72)");
+            return;
+        }
+        if (n.topology == "none") return;
+        if (n.levels != 2 && n.levels != 3) err("/network/levels", "must be 2 or 3");
+        if (n.radix < 4 || n.radix % 2 != 0) err("/network/radix", "must be an even number >= 4");
+        if (!(n.oversubscription >= 1)) err("/network/oversubscription", "must be >= 1 (1 = full bisection)");
+        positive("/network/link_speed_gbps", n.link_speed_gbps);
+        if (!(n.link_latency_s >= 0)) err("/network/link_latency_s", "must be >= 0");
+        if (n.rails < 0) err("/network/rails", "must be >= 0");
+        if (!n.switch_model.empty() && !c_.switchModel(n.switch_model))
+            err("/network/switch_model", "unknown switch model '" + n.switch_model + "' (not in the catalog)");
+    }
+
+    void checkJobs() {
+        for (std::size_t i = 0; i < s_.jobs.size(); ++i) {
+            const Job& j = s_.jobs[i];
+            const std::string p = ptrJoin("/jobs", i);
+            if (j.kind != "training" && j.kind != "inference") err(p + "/kind", "must be 'training' or 'inference'");
+            if (j.nodes.empty()) err(p + "/nodes", "a job needs at least one node");
+            for (std::size_t k = 0; k < j.nodes.size(); ++k)
+                if (!isKind(j.nodes[k], EntityKind::Node)) err(ptrJoin(p + "/nodes", k), "unknown node '" + j.nodes[k] + "'");
+            if (j.start_s < 0) err(p + "/start_s", "must be >= 0");
+            if (j.end_s && *j.end_s <= j.start_s) err(p + "/end_s", "must be after start_s");
+            if (j.utilization < 0 || j.utilization > 1) err(p + "/utilization", "must be within 0..1");
+        }
+    }
+
+    bool gpuExists(const std::string& id) const {
+        const auto slash = id.rfind("/gpu");
+        if (slash == std::string::npos) return false;
+        const std::string node = id.substr(0, slash);
+        auto it = ids_.find(node);
+        if (it == ids_.end() || it->second.second != EntityKind::Node) return false;
+        for (const Hall& h : s_.halls)
+            for (const Row& row : h.rows)
+                for (const Rack& r : row.racks)
+                    for (const Node& n : r.nodes)
+                        if (n.id == node) {
+                            const ServerModel* sm = c_.server(n.model);
+                            try {
+                                const int idx = std::stoi(id.substr(slash + 4));
+                                return sm && gpuId(node, idx) == id && idx >= 0 && idx < sm->gpu_count;
+                            } catch (const std::exception&) {
+                                return false;
+                            }
+                        }
+        return false;
+    }
+
+    void checkEvents() {
+        for (std::size_t i = 0; i < s_.events.size(); ++i) {
+            const Event& e = s_.events[i];
+            const std::string p = ptrJoin("/events", i);
+            if (e.time_s < 0) err(p + "/time_s", "must be >= 0");
+            const std::string& k = e.kind;
+            const bool known = std::any_of(std::begin(kEventKinds), std::end(kEventKinds), [&](const char* x) { return k == x; });
+            if (!known) {
+                err(p + "/kind", "unknown event kind '" + k + "'");
+                continue;
+            }
+            auto want = [&](std::initializer_list<EntityKind> kinds, const char* what) {
+                for (EntityKind ek : kinds)
+                    if (isKind(e.target, ek)) return;
+                err(p + "/target", "'" + e.target + "' is not a " + what + " of this scenario");
+            };
+            if (k.rfind("cooling_unit_", 0) == 0) want({EntityKind::CoolingUnit}, "cooling unit");
+            else if (k.rfind("cdu_", 0) == 0) want({EntityKind::Cdu}, "CDU");
+            else if (k.rfind("node_", 0) == 0) want({EntityKind::Node}, "node");
+            else if (k.rfind("feed_", 0) == 0)
+                want({EntityKind::UtilityFeed, EntityKind::Ups, EntityKind::Pdu, EntityKind::RackPdu}, "power feed, UPS or PDU");
+            else if (k.rfind("job_", 0) == 0) want({EntityKind::Job}, "job");
+            else if (k == "setpoint_change") want({EntityKind::CoolingUnit, EntityKind::Cdu}, "cooling unit or CDU");
+            else if (k == "workload_change") want({EntityKind::Node, EntityKind::Job, EntityKind::Rack}, "node, rack or job");
+            else if (k.rfind("gpu_", 0) == 0) {
+                if (!gpuExists(e.target)) err(p + "/target", "'" + e.target + "' is not a GPU of this scenario (ids look like node/gpu0)");
+            } else if (k.rfind("link_", 0) == 0) {
+                if (e.target.empty()) err(p + "/target", "must name a link");
+            }
+            if (k == "setpoint_change" && !e.value) err(p + "/value", "setpoint_change needs a value (°C)");
+            if (k == "workload_change") {
+                if (!e.value) err(p + "/value", "workload_change needs a value (utilization 0..1)");
+                else if (*e.value < 0 || *e.value > 1) err(p + "/value", "utilization must be within 0..1");
+            }
+        }
+    }
+
+    const Scenario& s_;
+    const Catalog& c_;
+    Diagnostics d_;
+    std::unordered_map<std::string, std::pair<std::string, EntityKind>> ids_;
+};
+
+} // namespace
+
+Diagnostics validateScenario(const Scenario& s, const Catalog& catalog) { return Validator(s, catalog).run(); }
+
+ValidationReport loadAndValidate(const std::string& path, const Catalog& base) {
+    ValidationReport rep;
+    LoadResult lr = loadScenarioFile(path);
+    rep.scenario = std::move(lr.scenario);
+    rep.diagnostics = std::move(lr.diagnostics);
+    rep.catalog = effectiveCatalog(rep.scenario, base, rep.diagnostics);
+    Diagnostics sem = validateScenario(rep.scenario, rep.catalog);
+    rep.diagnostics.insert(rep.diagnostics.end(), sem.begin(), sem.end());
+    return rep;
+}
+
+} // namespace ct::model
