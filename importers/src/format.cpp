@@ -55,6 +55,9 @@ Detection sniff(std::string_view head) {
         if (has(head, "\"resultType\"") && has(head, "\"result\"")) return {Format::PrometheusApiJson, 90, "\"resultType\" and \"result\""};
         if (has(head, "\"@odata.id\"") || has(head, "\"@odata.type\"")) return {Format::RedfishJson, 90, "\"@odata\" keys"};
         if (has(head, "\"jobs\"") && (has(head, "\"job_id\"") || has(head, "\"meta\""))) return {Format::SlurmJson, 80, "\"jobs\" with \"job_id\""};
+        // A bare result array as some clients save it: [{"metric": {...}, "values"|"value": ...}]
+        if (first == '[' && has(head, "\"metric\"") && (has(head, "\"values\"") || has(head, "\"value\"")))
+            return {Format::PrometheusApiJson, 75, "array of {metric, values}"};
         return {};
     }
     if (has(head, "# TYPE DCGM_") || has(head, "# HELP DCGM_") || has(head, "\nDCGM_FI_") || head.rfind("DCGM_FI_", 0) == 0)
@@ -64,6 +67,8 @@ Detection sniff(std::string_view head) {
         return {Format::IbPerfquery, 90, "Port counters"};
     if (has(head, "# Topology file:") || has(head, "\nSwitch\t") || has(head, "\nCa\t") || has(head, "\nvendid="))
         return {Format::IbNetdiscover, 85, "ibnetdiscover header"};
+    if ((line.rfind("CA ", 0) == 0 || line.rfind("SW ", 0) == 0) && has(line, " 0x"))
+        return {Format::IbNetdiscover, 80, "ibnetdiscover -p port lines"};
     const std::string l = lower(line);
     if ((has(l, "jobid|") || has(l, "jobid|jobname") || (has(l, "jobid") && has(l, "|"))) && has(l, "|"))
         return {Format::SlurmSacct, 85, "pipe-separated header with JobID"};

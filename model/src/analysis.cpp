@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <queue>
 #include <unordered_map>
 
@@ -78,14 +79,49 @@ double unservedLoad(const std::vector<double>& capacities, const std::vector<dou
 
 namespace {
 
-/// Losing each unit in turn: the worst shortfall.
+/// Losing each unit in turn: the worst shortfall. Consumers drawing on the same set of units are merged
+/// first; when the merged groups share no unit (one air group per hall, one CDU manifold), each group's
+/// shortfall is simply its load minus the capacity left to it, which keeps 100k-GPU halls instant. Otherwise
+/// a max-flow per lost unit.
 RedundancyResult nMinus1(const std::vector<std::string>& ids, const std::vector<double>& caps,
                          const std::vector<double>& loads, const std::vector<std::vector<int>>& links) {
+    std::map<std::vector<int>, double> groups;
+    for (std::size_t l = 0; l < loads.size(); ++l) {
+        std::vector<int> key = l < links.size() ? links[l] : std::vector<int>{};
+        std::sort(key.begin(), key.end());
+        key.erase(std::unique(key.begin(), key.end()), key.end());
+        groups[key] += loads[l];
+    }
+    std::vector<int> owner(caps.size(), -1);
+    bool disjoint = true;
+    std::vector<double> g_load, g_cap;
+    std::vector<std::vector<int>> g_links;
+    for (const auto& [key, load] : groups) {
+        const int g = static_cast<int>(g_load.size());
+        double cap = 0;
+        for (int u : key) {
+            if (owner[u] != -1) disjoint = false;
+            owner[u] = g;
+            cap += caps[u];
+        }
+        g_load.push_back(load);
+        g_cap.push_back(cap);
+        g_links.push_back(key);
+    }
     RedundancyResult r;
     for (std::size_t k = 0; k < caps.size(); ++k) {
-        std::vector<double> c = caps;
-        c[k] = 0;
-        const double left = unservedLoad(c, loads, links);
+        double left = 0;
+        if (disjoint) {
+            for (std::size_t g = 0; g < g_load.size(); ++g) {
+                const double cap = g_cap[g] - (owner[k] == static_cast<int>(g) ? caps[k] : 0.0);
+                left += std::max(0.0, g_load[g] - cap);
+            }
+            if (left < 1e-9 * std::max(1.0, g_load.empty() ? 0.0 : g_load[0])) left = 0;
+        } else {
+            std::vector<double> c = caps;
+            c[k] = 0;
+            left = unservedLoad(c, g_load, g_links);
+        }
         if (left > r.worst_shortfall_w) {
             r.worst_shortfall_w = left;
             r.worst_unit = ids[k];

@@ -23,7 +23,9 @@ std::string fmt2(const char* pattern, int a, int b) {
     return buf;
 }
 
-double roundUpTo(double v, double step) { return std::ceil(v / step - 1e-9) * step; }
+/// Lengths are kept to whole millimetres so files read cleanly (no 7.199999999999999).
+double mm(double v) { return std::round(v * 1000.0) / 1000.0; }
+double roundUpTo(double v, double step) { return mm(std::ceil(v / step - 1e-9) * step); }
 
 void require(bool ok, const std::string& field, const std::string& msg) {
     if (!ok) throw ModelError("hall parameters: " + field + ": " + msg);
@@ -152,7 +154,7 @@ Scenario buildHall(const HallParams& p, const Catalog& c) {
             rack.id = fmt2("r%02d-%02d", r + 1, k + 1);
             rack.name = fmt2("Rack %d-%d", r + 1, k + 1);
             rack.model = p.rack_model;
-            rack.position_m = {side_zone + (k + 0.5) * rm->width_m, yc};
+            rack.position_m = {mm(side_zone + (k + 0.5) * rm->width_m), mm(yc)};
             rack.facing = facing;
             std::vector<std::string> feeds;
             for (const char* side : {"a", "b"}) {
@@ -196,7 +198,7 @@ Scenario buildHall(const HallParams& p, const Catalog& c) {
         u.model = p.cooling_unit_model;
         u.facing = west ? Facing::East : Facing::West;
         const double yc = span0 + (span1 - span0) * (k + 0.5) / count;
-        u.position_m = {west ? um->depth_m / 2 : width - um->depth_m / 2, yc};
+        u.position_m = {mm(west ? um->depth_m / 2 : width - um->depth_m / 2), mm(yc)};
         u.supply_setpoint_c = p.supply_setpoint_c;
         h.cooling_units.push_back(std::move(u));
     }
@@ -206,7 +208,7 @@ Scenario buildHall(const HallParams& p, const Catalog& c) {
         cdu.name = fmt("CDU %d", i + 1);
         cdu.model = p.cdu_model;
         cdu.facing = Facing::North;
-        cdu.position_m = {side_zone + (i + 0.5) * (cm->width_m + tile), cm->depth_m / 2};
+        cdu.position_m = {mm(side_zone + (i + 0.5) * (cm->width_m + tile)), mm(cm->depth_m / 2)};
         cdu.supply_temp_c = p.cdu_supply_temp_c;
         cdu.racks = liquid_racks;  // a shared secondary manifold: every CDU feeds every liquid rack
         h.cdus.push_back(std::move(cdu));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace ct::model {
@@ -244,10 +245,15 @@ struct Checker {
         d.push_back({Severity::Error, where + "/" + field, msg});
     }
     void positive(const std::string& field, double v) {
-        if (!(v > 0) || !std::isfinite(v)) err(field, "must be > 0 (is " + std::to_string(v) + ")");
+        if (!(v > 0) || !std::isfinite(v)) err(field, "must be > 0 (is " + fmt(v) + ")");
     }
     void nonNegative(const std::string& field, double v) {
-        if (!(v >= 0) || !std::isfinite(v)) err(field, "must be >= 0 (is " + std::to_string(v) + ")");
+        if (!(v >= 0) || !std::isfinite(v)) err(field, "must be >= 0 (is " + fmt(v) + ")");
+    }
+    static std::string fmt(double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", v);
+        return buf;
     }
     void common(const std::string& name, const std::string& source) {
         if (name.empty()) err("name", "missing name");
@@ -304,8 +310,8 @@ Diagnostics Catalog::check() const {
         const double sum = (g ? s.gpu_count * g->max_power_w : 0) + s.cpu_count * s.cpu_max_power_w +
                            s.nic_power_w + s.other_power_w + s.fan_max_power_w;
         if (std::fabs(sum - s.max_power_w) > 0.02 * s.max_power_w)
-            c.err("max_power_w", "components add up to " + std::to_string(sum) + " W, not " +
-                                     std::to_string(s.max_power_w) + " W");
+            c.err("max_power_w", "components add up to " + Checker::fmt(sum) + " W, not " +
+                                     Checker::fmt(s.max_power_w) + " W");
         if (s.psu_count * s.psu_rating_w < s.max_power_w)
             c.err("psu_rating_w", "PSUs together cannot deliver max_power_w");
     }

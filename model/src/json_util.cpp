@@ -57,7 +57,21 @@ json parseJson(std::string_view text, const std::string& file) {
         // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
         if (auto pos = msg.find(": "); pos != std::string::npos && msg.rfind("[json.exception", 0) == 0)
             msg = msg.substr(pos + 2);
+        // The "last read" excerpt may hold the broken bytes themselves; keep messages valid text.
+        for (char& ch : msg)
+            if (static_cast<unsigned char>(ch) >= 0x80) ch = '?';
         throw ParseError(file, line, column, "JSON syntax error: " + msg);
+    } catch (const json::exception& e) {
+        // Raised while parsing (number overflow: "... parsing '1e999'"); locate the quoted token.
+        std::string msg = e.what();
+        if (auto pos = msg.find("] "); pos != std::string::npos) msg = msg.substr(pos + 2);
+        int line = 0, column = 0;
+        const auto q1 = msg.find('\''), q2 = msg.rfind('\'');
+        if (q1 != std::string::npos && q2 > q1) {
+            const auto at = text.find(msg.substr(q1 + 1, q2 - q1 - 1));
+            if (at != std::string_view::npos) lineColumn(text, at, line, column);
+        }
+        throw ParseError(file, line, column, "JSON error: " + msg);
     }
 }
 
@@ -75,7 +89,7 @@ const json* ObjReader::member(std::string_view key, bool required) {
     used_.insert(std::string(key));
     auto it = obj_->find(key);
     if (it == obj_->end()) {
-        if (required) error(ptr_.empty() ? "/" : ptr_, "missing required field '" + std::string(key) + "'");
+        if (required) error(pointer(key), "missing required field '" + std::string(key) + "'");
         return nullptr;
     }
     return &*it;

@@ -480,8 +480,14 @@ ValidationReport loadAndValidate(const std::string& path, const Catalog& base) {
     rep.scenario = std::move(lr.scenario);
     rep.diagnostics = std::move(lr.diagnostics);
     rep.catalog = effectiveCatalog(rep.scenario, base, rep.diagnostics);
-    Diagnostics sem = validateScenario(rep.scenario, rep.catalog);
-    rep.diagnostics.insert(rep.diagnostics.end(), sem.begin(), sem.end());
+    // Semantic checks would only repeat a structural error in other words ("must be > 0 (is 0)" after
+    // "expected a number"), so findings at a location that already has an error are left out.
+    std::set<std::string> broken;
+    for (const auto& d : rep.diagnostics)
+        if (d.severity == Severity::Error) broken.insert(d.location);
+    if (broken.count("/")) return rep;  // not a scenario object at all
+    for (auto& d : validateScenario(rep.scenario, rep.catalog))
+        if (!broken.count(d.location)) rep.diagnostics.push_back(std::move(d));
     return rep;
 }
 

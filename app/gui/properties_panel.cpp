@@ -1,0 +1,180 @@
+#include "properties_panel.hpp"
+
+#include "scenario_document.hpp"
+
+#include <clustertwin/model/analysis.hpp>
+
+#include <QHeaderView>
+
+namespace ct::app {
+
+namespace {
+using Props = std::vector<std::pair<QString, QString>>;
+QString s(const std::string& x) { return QString::fromStdString(x); }
+QString kw(double w) { return QString::number(w / 1000.0, 'f', 1) + " kW"; }
+QString pos(const model::Vec2& p) { return QString("(%1, %2) m").arg(p.x_m).arg(p.y_m); }
+QString join(const std::vector<std::string>& v) {
+    QStringList l;
+    for (const auto& x : v) l << s(x);
+    return l.join(", ");
+}
+
+Props describe(const ScenarioDocument& doc, const EntityRef& ref) {
+    const model::Scenario& sc = doc.scenario();
+    const model::Catalog& cat = doc.catalog();
+    const std::string id = ref.id.toStdString();
+    Props p{{"kind", ref.kind}, {"id", ref.id}};
+    if (ref.kind == "scenario") {
+        const auto sum = model::summarize(sc, cat);
+        p.insert(p.end(), {{"name", s(sc.name)}, {"description", s(sc.description)}, {"racks", QString::number(sum.racks)},
+                           {"nodes", QString::number(sum.nodes)}, {"GPUs", QString::number(sum.gpus)},
+                           {"nameplate IT power", kw(sum.nameplate_it_power_w)},
+                           {"air cooling capacity", kw(sum.air_cooling_capacity_w)},
+                           {"liquid cooling capacity", kw(sum.liquid_cooling_capacity_w)},
+                           {"cooling survives any one unit failing", sum.cooling_survives_any_single_failure() ? "yes" : "no"},
+                           {"network", s(sc.network.topology)}, {"file", doc.path()}});
+        return p;
+    }
+    for (const auto& h : sc.halls) {
+        if (ref.kind == "hall" && h.id == id) {
+            p.insert(p.end(), {{"name", s(h.name)}, {"size", QString("%1 × %2 × %3 m").arg(h.width_m).arg(h.depth_m).arg(h.height_m)},
+                               {"floor tile", QString("%1 m").arg(h.tile_m)},
+                               {"raised floor", h.raised_floor ? QString("%1 m").arg(h.raised_floor->height_m) : "none"},
+                               {"rows", QString::number(h.rows.size())}, {"cooling units", QString::number(h.cooling_units.size())},
+                               {"CDUs", QString::number(h.cdus.size())}});
+            return p;
+        }
+        for (const auto& row : h.rows) {
+            if (ref.kind == "row" && row.id == id) {
+                double w = 0;
+                for (const auto& r : row.racks) w += model::rackNameplatePowerW(r, cat);
+                p.insert(p.end(), {{"name", s(row.name)}, {"hall", s(row.hall_id)}, {"racks", QString::number(row.racks.size())},
+                                   {"nameplate power", kw(w)}});
+                return p;
+            }
+            for (const auto& r : row.racks) {
+                if (ref.kind == "rack" && r.id == id) {
+                    const auto* rm = cat.rack(r.model);
+                    p.insert(p.end(), {{"name", s(r.name)}, {"model", s(r.model) + (rm ? " (" + s(rm->name) + ")" : "")},
+                                       {"row", s(r.row_id)}, {"hall", s(r.hall_id)}, {"position", pos(r.position_m)},
+                                       {"facing (cold air in)", s(std::string(model::toString(r.facing)))},
+                                       {"nodes", QString::number(r.nodes.size())},
+                                       {"nameplate power", kw(model::rackNameplatePowerW(r, cat))},
+                                       {"liquid share", kw(model::rackLiquidPowerW(r, cat))}});
+                    for (const auto& pdu : r.pdus)
+                        p.push_back({"PDU " + s(pdu.id), QString("feed %1, %2-phase %3 V, %4 A → %5").arg(s(pdu.feed)).arg(pdu.phases)
+                                                             .arg(pdu.voltage_v).arg(pdu.breaker_a).arg(s(pdu.upstream))});
+                    return p;
+                }
+                for (const auto& pdu : r.pdus) {
+                    if (ref.kind == "rack_pdu" && pdu.id == id) {
+                        p.insert(p.end(), {{"rack", s(pdu.rack_id)}, {"feed", s(pdu.feed)}, {"upstream", s(pdu.upstream)},
+                                           {"phases", QString::number(pdu.phases)}, {"voltage", QString("%1 V").arg(pdu.voltage_v)},
+                                           {"breaker", QString("%1 A").arg(pdu.breaker_a)}, {"rated power", kw(pdu.ratedPowerW())}});
+                        return p;
+                    }
+                }
+                for (const auto& n : r.nodes) {
+                    const auto* sm = cat.server(n.model);
+                    if (ref.kind == "node" && n.id == id) {
+                        p.insert(p.end(), {{"model", s(n.model) + (sm ? " (" + s(sm->name) + ")" : "")}, {"rack", s(n.rack_id)},
+                                           {"U position", QString::number(n.u_position)}, {"hostname", s(n.hostname)},
+                                           {"feeds", join(n.feeds)}});
+                        if (sm)
+                            p.insert(p.end(), {{"GPUs", QString("%1 × %2").arg(sm->gpu_count).arg(s(sm->gpu_model))},
+                                               {"max power", kw(sm->max_power_w)}, {"idle power", kw(sm->idle_power_w)},
+                                               {"airflow", QString("%1 m³/s").arg(sm->airflow_m3s, 0, 'f', 3)},
+                                               {"height", QString("%1U").arg(sm->height_u)}, {"source", s(sm->source)}});
+                        return p;
+                    }
+                    for (int g = 0; ref.kind == "gpu" && sm && g < sm->gpu_count; ++g) {
+                        if (model::gpuId(n.id, g) != id) continue;
+                        const auto* gm = cat.gpu(sm->gpu_model);
+                        p.insert(p.end(), {{"node", s(n.id)}, {"index", QString::number(g)}, {"model", s(sm->gpu_model)}});
+                        if (gm)
+                            p.insert(p.end(), {{"idle / max power", QString("%1 / %2 W").arg(gm->idle_power_w).arg(gm->max_power_w)},
+                                               {"slowdown / shutdown", QString("%1 / %2 °C").arg(gm->slowdown_temp_c).arg(gm->shutdown_temp_c)},
+                                               {"peak BF16", QString("%1 TFLOPS").arg(gm->peak_bf16_tflops)}, {"source", s(gm->source)}});
+                        return p;
+                    }
+                }
+            }
+        }
+        for (const auto& u : h.cooling_units) {
+            if (ref.kind == "cooling_unit" && u.id == id) {
+                const auto* m = cat.coolingUnit(u.model);
+                p.insert(p.end(), {{"name", s(u.name)}, {"model", s(u.model)}, {"position", pos(u.position_m)},
+                                   {"supply faces", s(std::string(model::toString(u.facing)))},
+                                   {"supply setpoint", QString("%1 °C").arg(u.supply_setpoint_c)}});
+                if (m)
+                    p.insert(p.end(), {{"capacity", kw(m->capacity_w)}, {"airflow", QString("%1 m³/s").arg(m->airflow_m3s)},
+                                       {"fan power", kw(m->fan_power_w)}, {"source", s(m->source)}});
+                return p;
+            }
+        }
+        for (const auto& c : h.cdus) {
+            if (ref.kind == "cdu" && c.id == id) {
+                const auto* m = cat.cdu(c.model);
+                p.insert(p.end(), {{"name", s(c.name)}, {"model", s(c.model)}, {"position", pos(c.position_m)},
+                                   {"supply temperature", QString("%1 °C").arg(c.supply_temp_c)}, {"feeds racks", join(c.racks)}});
+                if (m) p.insert(p.end(), {{"capacity", kw(m->capacity_w)}, {"coolant flow", QString("%1 L/min").arg(m->coolant_flow_lpm)}});
+                return p;
+            }
+        }
+    }
+    for (const auto& f : sc.power.feeds)
+        if (ref.kind == "utility_feed" && f.id == id) p.insert(p.end(), {{"name", s(f.name)}, {"capacity", kw(f.capacity_w)}});
+    for (const auto& u : sc.power.ups)
+        if (ref.kind == "ups" && u.id == id) {
+            const auto* m = cat.upsModel(u.model);
+            p.insert(p.end(), {{"name", s(u.name)}, {"model", s(u.model)}, {"feed", s(u.feed)}, {"modules", QString::number(u.modules)}});
+            if (m) p.push_back({"capacity", kw(m->capacity_w * u.modules)});
+        }
+    for (const auto& d : sc.power.pdus)
+        if (ref.kind == "pdu" && d.id == id)
+            p.insert(p.end(), {{"name", s(d.name)}, {"UPS", s(d.ups)}, {"capacity", kw(d.capacity_w)}});
+    for (const auto& j : sc.jobs)
+        if (ref.kind == "job" && j.id == id)
+            p.insert(p.end(), {{"name", s(j.name)}, {"kind", s(j.kind)}, {"nodes", QString::number(j.nodes.size())},
+                               {"start", QString("%1 s").arg(j.start_s)}, {"end", j.end_s ? QString("%1 s").arg(*j.end_s) : "open"},
+                               {"utilization", QString::number(j.utilization)}});
+    if (ref.kind == "event") {
+        const auto i = ref.id.toULongLong();
+        if (i < sc.events.size()) {
+            const auto& e = sc.events[i];
+            p.insert(p.end(), {{"time", QString("%1 s").arg(e.time_s)}, {"event", s(e.kind)}, {"target", s(e.target)},
+                               {"value", e.value ? QString::number(*e.value) : "-"}});
+        }
+    }
+    return p;
+}
+} // namespace
+
+PropertiesPanel::PropertiesPanel(const ScenarioDocument& doc, QWidget* parent) : QTableWidget(parent), doc_(doc) {
+    setObjectName("propertiesPanel");
+    setColumnCount(2);
+    setHorizontalHeaderLabels({tr("Property"), tr("Value")});
+    horizontalHeader()->setStretchLastSection(true);
+    verticalHeader()->hide();
+    setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setWordWrap(true);
+}
+
+void PropertiesPanel::show(const EntityRef& ref) {
+    const Props props = describe(doc_, ref);
+    setRowCount(static_cast<int>(props.size()));
+    for (int i = 0; i < static_cast<int>(props.size()); ++i) {
+        setItem(i, 0, new QTableWidgetItem(props[i].first));
+        setItem(i, 1, new QTableWidgetItem(props[i].second));
+        item(i, 1)->setToolTip(props[i].second);
+    }
+    resizeColumnToContents(0);
+}
+
+QString PropertiesPanel::value(const QString& key) const {
+    for (int i = 0; i < rowCount(); ++i)
+        if (item(i, 0) && item(i, 0)->text() == key) return item(i, 1)->text();
+    return {};
+}
+
+} // namespace ct::app

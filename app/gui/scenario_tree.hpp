@@ -1,0 +1,28 @@
+#pragma once
+#include "entity_ref.hpp"
+
+#include <QTreeWidget>
+
+namespace ct::app {
+class ScenarioDocument;
+
+/// The scenario as a tree: halls → rows → racks → nodes → GPUs, cooling, power, jobs, events.
+class ScenarioTree : public QTreeWidget {
+    Q_OBJECT
+public:
+    explicit ScenarioTree(const ScenarioDocument& doc, QWidget* parent = nullptr);
+
+    /// Selects the item of `ref` (no signal loop: emits entitySelected only on user changes).
+    bool select(const EntityRef& ref);
+    QTreeWidgetItem* itemFor(const EntityRef& ref) const;
+
+signals:
+    void entitySelected(const ct::app::EntityRef& ref);
+
+private:
+    void rebuild();
+    const ScenarioDocument& doc_;
+    bool syncing_ = false;
+};
+
+} // namespace ct::app

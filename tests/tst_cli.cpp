@@ -1,0 +1,160 @@
+// clustertwin-cli exit codes and outputs: 0 ok, 1 runtime error, 2 usage or invalid input (issue 8).
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QImage>
+#include <QSet>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+struct Run {
+    int code = -1;
+    QString out, err;
+};
+
+Run cli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(CT_CLI_PATH), args);
+    if (!p.waitForFinished(120000)) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
+QString invalid(const char* name) { return QStringLiteral(CT_TEST_DATA_DIR) + "/invalid/" + name + ".json"; }
+} // namespace
+
+class TstCli : public QObject {
+    Q_OBJECT
+private slots:
+    void helpAndUsage();
+    void validateAcceptsEverySample_data();
+    void validateAcceptsEverySample();
+    void validateRejectsMalformedFilesNamingThePointer();
+    void infoReportsTheSuperpod();
+    void infoRefusesAnInvalidFile();
+    void generateWritesAValidScenario();
+    void generateRejectsBadParameters();
+    void renderWritesAPicture();
+    void backendsListsTheCpu();
+};
+
+void TstCli::helpAndUsage() {
+    Run r = cli({"--help"});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.contains("validate") && r.out.contains("generate"));
+    QCOMPARE(cli({"validate", "--help"}).code, 0);
+    QCOMPARE(cli({"help", "info"}).code, 0);
+    QCOMPARE(cli({}).code, 2);
+    r = cli({"frobnicate"});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("unknown command"));
+    r = cli({"validate", "--bogus", sample("lab-8node")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("unknown option --bogus"));
+    QCOMPARE(cli({"validate"}).code, 2);
+}
+
+void TstCli::validateAcceptsEverySample_data() {
+    QTest::addColumn<QString>("path");
+    for (const char* n : {"lab-8node", "superpod-h100-su", "gb200-nvl72-liquid", "demo"}) QTest::newRow(n) << sample(n);
+}
+
+void TstCli::validateAcceptsEverySample() {
+    QFETCH(QString, path);
+    const Run r = cli({"validate", path});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+}
+
+void TstCli::validateRejectsMalformedFilesNamingThePointer() {
+    Run r = cli({"validate", invalid("overlap")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("/halls/0/rows/0/racks/1/position_m: overlaps rack r01-01"));
+    r = cli({"validate", "--json", invalid("several_problems")});
+    QCOMPARE(r.code, 2);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["valid"].toBool(true), false);
+    QCOMPARE(o["errors"].toArray().size(), 2);  // every problem, not just the first
+    r = cli({"validate", invalid("syntax_error")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("syntax_error.json:5:"));
+    QCOMPARE(cli({"validate", invalid("empty")}).code, 2);
+    QCOMPARE(cli({"validate", "/nonexistent/file.json"}).code, 2);
+    QCOMPARE(cli({"validate", invalid("unknown_keys")}).code, 0);  // warnings only
+}
+
+void TstCli::infoReportsTheSuperpod() {
+    const Run r = cli({"info", "--json", sample("superpod-h100-su")});
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["gpus"].toInt(), 256);
+    QCOMPARE(o["nodes"].toInt(), 32);
+    QVERIFY(qAbs(o["nameplate_it_power_w"].toDouble() - 32 * 10200.0) < 1.0);
+    QVERIFY(o["cooling_survives_single_failure"].toBool());
+    QVERIFY(o["air_cooling_capacity_w"].toDouble() > 0);
+    const Run text = cli({"info", sample("lab-8node")});
+    QCOMPARE(text.code, 0);
+    QVERIFY(text.out.contains("GPUs 64"));
+}
+
+void TstCli::infoRefusesAnInvalidFile() {
+    const Run r = cli({"info", invalid("duplicate_id")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("duplicate id"));
+}
+
+void TstCli::generateWritesAValidScenario() {
+    QTemporaryDir tmp;
+    const QString out = tmp.filePath("gen.json");
+    Run r = cli({"generate", "--rows", "3", "--racks-per-row", "5", "--server", "hgx-b200", "--nodes-per-rack", "3",
+                 "--jobs", "2", "--event", "10m,cooling_unit_fail,crah-01", "-o", out});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = cli({"info", "--json", out});
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["racks"].toInt(), 15);
+    QCOMPARE(o["gpus"].toInt(), 15 * 3 * 8);
+}
+
+void TstCli::generateRejectsBadParameters() {
+    QTemporaryDir tmp;
+    Run r = cli({"generate", "--rows", "zero", "-o", tmp.filePath("x.json")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("--rows"));
+    r = cli({"generate", "--server", "dgx-h900", "-o", tmp.filePath("x.json")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("server_model"));
+    r = cli({"generate", "--event", "10m,cooling_unit_fail,crah-77", "-o", tmp.filePath("x.json")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("/events/0/target"));
+    QVERIFY(!QFile::exists(tmp.filePath("x.json")));
+    QCOMPARE(cli({"generate"}).code, 2);  // no -o
+}
+
+void TstCli::renderWritesAPicture() {
+    if (qEnvironmentVariableIsEmpty("DISPLAY")) QSKIP("offscreen VTK rendering needs an X display (Xvfb in CI)");
+    QTemporaryDir tmp;
+    const QString png = tmp.filePath("lab.png");
+    const Run r = cli({"render", sample("lab-8node"), "--size", "320x200", "-o", png});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QImage img(png);
+    QCOMPARE(img.size(), QSize(320, 200));
+    // Not blank: the floor and racks differ from the background.
+    QSet<QRgb> colours;
+    for (int y = 0; y < img.height(); y += 4)
+        for (int x = 0; x < img.width(); x += 4) colours.insert(img.pixel(x, y));
+    QVERIFY(colours.size() > 10);
+    QCOMPARE(cli({"render", sample("lab-8node"), "--size", "huge", "-o", png}).code, 2);
+}
+
+void TstCli::backendsListsTheCpu() {
+    const Run r = cli({"backends"});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.contains("cpu: available"));
+}
+
+QTEST_GUILESS_MAIN(TstCli)
+#include "tst_cli.moc"
