@@ -3,6 +3,7 @@
 #include "scenario_document.hpp"
 
 #include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/geometry.hpp>
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -10,10 +11,9 @@
 namespace ct::app {
 
 namespace {
-QRectF footprint(const model::Vec2& c, double w, double d, model::Facing f) {
-    const bool ns = f == model::Facing::North || f == model::Facing::South;
-    const double wx = ns ? w : d, wy = ns ? d : w;
-    return {c.x_m - wx / 2, c.y_m - wy / 2, wx, wy};
+QRectF floorRect(const model::Vec2& c, double w, double d, model::Facing f) {
+    const model::Box2 b = model::footprint(c, w, d, f);
+    return {b.x0, b.y0, b.width(), b.depth()};
 }
 } // namespace
 
@@ -34,16 +34,16 @@ void FloorPlanView::rebuild() {
             for (const auto& r : row.racks)
                 if (const auto* rm = cat.rack(r.model)) {
                     const double liquid = model::rackLiquidPowerW(r, cat);
-                    shapes_.push_back({{"rack", QString::fromStdString(r.id)}, footprint(r.position_m, rm->width_m, rm->depth_m, r.facing),
+                    shapes_.push_back({{"rack", QString::fromStdString(r.id)}, floorRect(r.position_m, rm->width_m, rm->depth_m, r.facing),
                                        static_cast<int>(r.facing), liquid > 0 ? QColor(120, 110, 200) : QColor(90, 96, 110)});
                 }
         for (const auto& u : h.cooling_units)
             if (const auto* m = cat.coolingUnit(u.model))
-                shapes_.push_back({{"cooling_unit", QString::fromStdString(u.id)}, footprint(u.position_m, m->width_m, m->depth_m, u.facing),
+                shapes_.push_back({{"cooling_unit", QString::fromStdString(u.id)}, floorRect(u.position_m, m->width_m, m->depth_m, u.facing),
                                    static_cast<int>(u.facing), QColor(60, 130, 230)});
         for (const auto& c : h.cdus)
             if (const auto* m = cat.cdu(c.model))
-                shapes_.push_back({{"cdu", QString::fromStdString(c.id)}, footprint(c.position_m, m->width_m, m->depth_m, c.facing),
+                shapes_.push_back({{"cdu", QString::fromStdString(c.id)}, floorRect(c.position_m, m->width_m, m->depth_m, c.facing),
                                    static_cast<int>(c.facing), QColor(40, 190, 170)});
     }
     update();

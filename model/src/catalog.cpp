@@ -1,4 +1,5 @@
 #include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/units.hpp>
 
 #include "json_util.hpp"
 
@@ -69,7 +70,7 @@ void read(ObjReader& r, ServerModel& m) {
     r.get("other_power_w", m.other_power_w);
     r.get("fan_max_power_w", m.fan_max_power_w);
     double cfm = 0;
-    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = cfm * 4.719474e-4;
+    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = units::cfmToM3s(cfm);
     r.get("liquid_fraction", m.liquid_fraction);
     r.get("psu_count", m.psu_count);
     r.get("psu_rating_w", m.psu_rating_w);
@@ -93,7 +94,7 @@ void read(ObjReader& r, CoolingUnitModel& m) {
     r.get("kind", m.kind);
     r.get("capacity_w", m.capacity_w);
     double cfm = 0;
-    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = cfm * 4.719474e-4;
+    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = units::cfmToM3s(cfm);
     r.get("airflow_m3s", m.airflow_m3s);
     r.get("fan_power_w", m.fan_power_w);
     r.get("width_m", m.width_m);
@@ -123,7 +124,7 @@ void read(ObjReader& r, SwitchModel& m) {
     r.get("height_u", m.height_u);
     r.get("weight_kg", m.weight_kg);
     double cfm = 0;
-    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = cfm * 4.719474e-4;
+    if (r.get("airflow_cfm", cfm)) m.airflow_m3s = units::cfmToM3s(cfm);
 }
 
 void read(ObjReader& r, UpsModel& m) {
@@ -325,7 +326,7 @@ Diagnostics Catalog::check() const {
         c.positive("height_m", r.height_m);
         c.positive("weight_kg", r.weight_kg);
         c.positive("max_static_load_kg", r.max_static_load_kg);
-        if (r.height_u * 0.04445 > r.height_m) c.err("height_u", "more U than fit in height_m");
+        if (r.height_u * units::kRackUnitM > r.height_m) c.err("height_u", "more U than fit in height_m");
     }
     for (const auto& u : cooling_units) {
         Checker c{d, "cooling_units/" + u.id};

@@ -1,9 +1,9 @@
 #include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/geometry.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/units.hpp>
 #include <clustertwin/model/validate.hpp>
 
-#include "geometry.hpp"
 #include "json_util.hpp"
 
 #include <algorithm>
@@ -141,7 +141,7 @@ private:
     }
 
     struct Placed {
-        detail::Box2 box;
+        Box2 box;
         std::string id, ptr, what;
     };
 
@@ -157,7 +157,7 @@ private:
         }
         std::vector<Placed> placed;
         const bool dims_ok = h.width_m > 0 && h.depth_m > 0;
-        auto place = [&](const detail::Box2& b, const std::string& id, const std::string& ptr, const std::string& what) {
+        auto place = [&](const Box2& b, const std::string& id, const std::string& ptr, const std::string& what) {
             if (dims_ok && !b.inside(h.width_m, h.depth_m))
                 err(ptr + "/position_m", what + " '" + id + "' lies outside the hall (" + num(h.width_m) + " × " +
                                              num(h.depth_m) + " m)");
@@ -177,7 +177,7 @@ private:
                 if (!rm) {
                     err(kp + "/model", "unknown rack model '" + rack.model + "' (not in the catalog)");
                 } else {
-                    place(detail::footprint(rack.position_m, rm->width_m, rm->depth_m, rack.facing), rack.id, kp,
+                    place(footprint(rack.position_m, rm->width_m, rm->depth_m, rack.facing), rack.id, kp,
                           "rack");
                 }
                 checkRack(rack, rm, kp, h, cdu_racks.count(rack.id) > 0);
@@ -191,7 +191,7 @@ private:
                 err(up + "/model", "unknown cooling unit model '" + cu.model + "' (not in the catalog)");
                 continue;
             }
-            place(detail::footprint(cu.position_m, m->width_m, m->depth_m, cu.facing), cu.id, up, "cooling unit");
+            place(footprint(cu.position_m, m->width_m, m->depth_m, cu.facing), cu.id, up, "cooling unit");
             if (cu.supply_setpoint_c < m->min_supply_temp_c || cu.supply_setpoint_c > m->max_supply_temp_c)
                 err(up + "/supply_setpoint_c", "setpoint " + num(cu.supply_setpoint_c) + " °C is outside the unit's range " +
                                                    num(m->min_supply_temp_c) + "–" + num(m->max_supply_temp_c) + " °C");
@@ -201,7 +201,7 @@ private:
             const std::string up = ptrJoin(hp + "/cdus", u);
             const CduModel* m = c_.cdu(cdu.model);
             if (!m) err(up + "/model", "unknown CDU model '" + cdu.model + "' (not in the catalog)");
-            else place(detail::footprint(cdu.position_m, m->width_m, m->depth_m, cdu.facing), cdu.id, up, "CDU");
+            else place(footprint(cdu.position_m, m->width_m, m->depth_m, cdu.facing), cdu.id, up, "CDU");
             if (cdu.supply_temp_c < 5 || cdu.supply_temp_c > 60)
                 err(up + "/supply_temp_c", "must be within 5–60 °C (is " + num(cdu.supply_temp_c) + ")");
             if (cdu.racks.empty()) warn(up + "/racks", "CDU feeds no racks");

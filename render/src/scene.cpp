@@ -1,6 +1,7 @@
 #include <clustertwin/render/scene.hpp>
 
 #include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/geometry.hpp>
 
 #include <vtkActor.h>
 #include <vtkCamera.h>
@@ -39,9 +40,9 @@ struct Boxes {
         scale->SetName("scale");
         value->SetName("value");
     }
-    void add(double cx, double cy, double sx, double sy, double sz, double v) {
-        points->InsertNextPoint(cx, cy, sz / 2);
-        scale->InsertNextTuple3(sx, sy, sz);
+    void add(const model::Box2& b, double height_m, double v) {
+        points->InsertNextPoint((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, height_m / 2);
+        scale->InsertNextTuple3(b.width(), b.depth(), height_m);
         value->InsertNextValue(v);
     }
     vtkSmartPointer<vtkActor> actor(vtkLookupTable* lut, double lo, double hi) {
@@ -94,11 +95,9 @@ void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const 
         for (const auto& r : row.racks) {
             const model::RackModel* rm = c.rack(r.model);
             if (!rm) continue;
-            const bool ns = r.facing == model::Facing::North || r.facing == model::Facing::South;
             const double kw = model::rackNameplatePowerW(r, c) / 1000.0;
             pmax = std::max(pmax, kw);
-            racks.add(r.position_m.x_m, r.position_m.y_m, ns ? rm->width_m : rm->depth_m,
-                      ns ? rm->depth_m : rm->width_m, rm->height_m, kw);
+            racks.add(model::footprint(r.position_m, rm->width_m, rm->depth_m, r.facing), rm->height_m, kw);
         }
     vtkNew<vtkLookupTable> lut;
     lut->SetHueRange(0.66, 0.0);
@@ -109,17 +108,11 @@ void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const 
     // Cooling units (blue) and CDUs (teal), fixed colours.
     Boxes units;
     for (const auto& u : h.cooling_units)
-        if (const auto* m = c.coolingUnit(u.model)) {
-            const bool ns = u.facing == model::Facing::North || u.facing == model::Facing::South;
-            units.add(u.position_m.x_m, u.position_m.y_m, ns ? m->width_m : m->depth_m, ns ? m->depth_m : m->width_m,
-                      m->height_m, 0);
-        }
+        if (const auto* m = c.coolingUnit(u.model))
+            units.add(model::footprint(u.position_m, m->width_m, m->depth_m, u.facing), m->height_m, 0);
     for (const auto& u : h.cdus)
-        if (const auto* m = c.cdu(u.model)) {
-            const bool ns = u.facing == model::Facing::North || u.facing == model::Facing::South;
-            units.add(u.position_m.x_m, u.position_m.y_m, ns ? m->width_m : m->depth_m, ns ? m->depth_m : m->width_m,
-                      m->height_m, 1);
-        }
+        if (const auto* m = c.cdu(u.model))
+            units.add(model::footprint(u.position_m, m->width_m, m->depth_m, u.facing), m->height_m, 1);
     vtkNew<vtkLookupTable> unit_lut;
     unit_lut->SetNumberOfTableValues(2);
     unit_lut->SetTableValue(0, 0.25, 0.55, 0.95);
@@ -131,6 +124,7 @@ void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const 
     bar->SetLookupTable(lut);
     bar->SetTitle("Rack nameplate (kW)");
     bar->SetNumberOfLabels(5);
+    bar->SetLabelFormat("%.0f");
     bar->SetMaximumWidthInPixels(90);
     bar->GetTitleTextProperty()->SetFontSize(14);
     ren->AddActor2D(bar);

@@ -1,14 +1,17 @@
 #pragma once
-// Footprints on the hall floor (private helper shared by validation and the builder).
+// Footprints on the hall floor, shared by validation, the renderer and the app's plan view.
 #include <clustertwin/model/scenario.hpp>
 
-namespace ct::model::detail {
+namespace ct::model {
 
+/// An axis-aligned rectangle on the floor, in metres.
 struct Box2 {
     double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     bool overlaps(const Box2& o, double eps = 1e-6) const {
         return x0 < o.x1 - eps && o.x0 < x1 - eps && y0 < o.y1 - eps && o.y0 < y1 - eps;
     }
+    double width() const { return x1 - x0; }
+    double depth() const { return y1 - y0; }
     bool inside(double w, double d, double eps = 1e-6) const {
         return x0 >= -eps && y0 >= -eps && x1 <= w + eps && y1 <= d + eps;
     }
@@ -22,4 +25,4 @@ inline Box2 footprint(const Vec2& c, double width_m, double depth_m, Facing f) {
     return {c.x_m - wx / 2, c.y_m - wy / 2, c.x_m + wx / 2, c.y_m + wy / 2};
 }
 
-} // namespace ct::model::detail
+} // namespace ct::model
