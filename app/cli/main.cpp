@@ -1,6 +1,7 @@
 // clustertwin-cli: validate, inspect, generate and render scenarios without a display.
 // Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
 #include "args.hpp"
+#include "simulate.hpp"
 
 #include <clustertwin/importers/format.hpp>
 #include <clustertwin/model/analysis.hpp>
@@ -39,6 +40,7 @@ Commands:
   validate FILE      check a scenario; every problem with its JSON pointer
   info FILE          racks, nodes, GPUs, nameplate IT power, cooling capacity, N-1 cooling
   generate           build a valid scenario from hall parameters
+  simulate FILE      run the coupled power/heat/air model and record the run (SQLite)
   render FILE        render a scenario's hall to a PNG, offscreen
   backends           list the compute backends (CPU, CUDA) and whether they are usable
   help COMMAND       help for one command
@@ -85,6 +87,7 @@ when the servers need liquid) sized N+redundancy, a 2N power chain sized to the 
   --event T,KIND,TARGET[,VALUE]   add an event (repeatable), e.g. 600,cooling_unit_fail,crah-01
   -o, --out FILE            where to write the scenario (atomically)
 )"},
+    {"simulate", ct::cli::kSimulateHelp},
     {"render", R"(Usage: clustertwin-cli render FILE -o PNG [--size WxH] [--view iso|top]
 
 Renders the scenario's first hall offscreen (floor, racks coloured by nameplate power, cooling units, CDUs).
@@ -325,6 +328,8 @@ const std::map<std::string, Command>& commands() {
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
                        "levels", "oversubscription", "jobs", "event"}}},
         {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
+        {"simulate", {ct::cli::cmdSimulate, {"json", "help"},
+                      {"out", "duration", "step", "events", "cell", "threads", "record-every", "backend"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
     };
     return c;

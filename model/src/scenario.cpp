@@ -1,6 +1,28 @@
 #include <clustertwin/model/scenario.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 namespace ct::model {
+
+double UtilizationProfile::valueAt(double t) const {
+    double v = level;
+    if (kind == "diurnal") {
+        v = mean + amplitude * std::sin(2 * M_PI * (t - phase_s) / period_s);
+    } else if ((kind == "steps" || kind == "list") && !points.empty()) {
+        if (t <= points.front().first) {
+            v = points.front().second;
+        } else if (t >= points.back().first) {
+            v = points.back().second;
+        } else {
+            auto hi = std::upper_bound(points.begin(), points.end(), t, [](double x, const auto& p) { return x < p.first; });
+            auto lo = hi - 1;
+            v = kind == "steps" ? lo->second
+                                : lo->second + (t - lo->first) / (hi->first - lo->first) * (hi->second - lo->second);
+        }
+    }
+    return std::clamp(v, 0.0, 1.0);
+}
 
 std::string_view toString(Facing f) {
     switch (f) {

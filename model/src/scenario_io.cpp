@@ -157,6 +157,52 @@ void read(ObjReader& r, PowerChain& pc, Diagnostics& d) {
     });
 }
 
+void readProfile(ObjReader& r, UtilizationProfile& p) {
+    r.get("kind", p.kind, true);
+    r.get("level", p.level);
+    r.get("mean", p.mean);
+    r.get("amplitude", p.amplitude);
+    r.get("period_s", p.period_s);
+    r.get("phase_s", p.phase_s);
+    if (const json* pts = r.member("points")) {
+        bool ok = pts->is_array();
+        std::vector<std::pair<double, double>> v;
+        for (std::size_t i = 0; ok && i < pts->size(); ++i) {
+            const json& e = (*pts)[i];
+            ok = e.is_array() && e.size() == 2 && e[0].is_number() && e[1].is_number();
+            if (ok) v.emplace_back(e[0].get<double>(), e[1].get<double>());
+        }
+        if (ok) p.points = std::move(v);
+        else r.error(r.pointer("points"), "expected [[time_s, utilization], ...]");
+    }
+}
+
+ojson writeProfile(const UtilizationProfile& p) {
+    ojson o;
+    o["kind"] = p.kind;
+    if (p.kind == "constant") o["level"] = num(p.level);
+    if (p.kind == "diurnal") {
+        o["mean"] = num(p.mean);
+        o["amplitude"] = num(p.amplitude);
+        o["period_s"] = num(p.period_s);
+        o["phase_s"] = num(p.phase_s);
+    }
+    if (p.kind == "steps" || p.kind == "list") {
+        ojson a = ojson::array();
+        for (const auto& [t, u] : p.points) a.push_back(ojson::array({num(t), num(u)}));
+        o["points"] = std::move(a);
+    }
+    putExtras(o, p.extra);
+    return o;
+}
+
+void readEvent(ObjReader& x, Event& e) {
+    x.get("time_s", e.time_s, true);
+    x.get("kind", e.kind, true);
+    x.get("target", e.target, true);
+    x.get("value", e.value);
+}
+
 void read(ObjReader& r, Network& n) {
     r.get("topology", n.topology, true);
     r.get("levels", n.levels);
@@ -369,7 +415,7 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
         x.get("facility_water_temp_c", p.facility_water_temp_c);
     });
     readObject<Network>(r, "network", s.network, d, [](ObjReader& x, Network& n, Diagnostics&) { read(x, n); });
-    readList(r, "jobs", false, s.jobs, d, [](ObjReader& x, Job& j) {
+    readList(r, "jobs", false, s.jobs, d, [&](ObjReader& x, Job& j) {
         x.get("id", j.id, true);
         x.get("name", j.name);
         x.get("kind", j.kind);
@@ -377,13 +423,17 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
         x.get("start_s", j.start_s);
         x.get("end_s", j.end_s);
         x.get("utilization", j.utilization);
+        if (const json* pj = x.member("profile")) {
+            ObjReader pr(*pj, x.pointer("profile"), d);
+            if (pr.valid()) {
+                UtilizationProfile p;
+                readProfile(pr, p);
+                p.extra = pr.finish();
+                j.profile = std::move(p);
+            }
+        }
     });
-    readList(r, "events", false, s.events, d, [](ObjReader& x, Event& e) {
-        x.get("time_s", e.time_s, true);
-        x.get("kind", e.kind, true);
-        x.get("target", e.target, true);
-        x.get("value", e.value);
-    });
+    readList(r, "events", false, s.events, d, readEvent);
     if (const json* c = r.member("catalog")) {
         if (c->is_object()) s.catalog_json = c->dump();
         else r.error("/catalog", "expected an object, got " + detail::typeName(*c));
@@ -445,6 +495,7 @@ std::string scenarioToJson(const Scenario& s) {
             x["start_s"] = num(j.start_s);
             if (j.end_s) x["end_s"] = num(*j.end_s);
             x["utilization"] = num(j.utilization);
+            if (j.profile) x["profile"] = writeProfile(*j.profile);
             putExtras(x, j.extra);
             jobs.push_back(std::move(x));
         }
@@ -466,6 +517,34 @@ std::string scenarioToJson(const Scenario& s) {
     if (!s.catalog_json.empty()) o["catalog"] = ojson::parse(s.catalog_json);
     putExtras(o, s.extra);
     return o.dump(2) + "\n";
+}
+
+EventsResult parseEvents(std::string_view text, const std::string& file) {
+    EventsResult res;
+    const json doc = detail::parseJson(text, file);
+    if (doc.is_array()) {
+        for (std::size_t i = 0; i < doc.size(); ++i) {
+            ObjReader x(doc[i], detail::ptrJoin("", i), res.diagnostics);
+            if (!x.valid()) continue;
+            Event e;
+            readEvent(x, e);
+            e.extra = x.finish();
+            res.events.push_back(std::move(e));
+        }
+        return res;
+    }
+    ObjReader r(doc, "", res.diagnostics);
+    if (!r.valid()) return res;
+    res.pointer_prefix = "/events";
+    readList(r, "events", true, res.events, res.diagnostics, readEvent);
+    r.finish();
+    return res;
+}
+
+EventsResult loadEventsFile(const std::string& path) {
+    const std::string text = readTextFile(path);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ParseError(path, 1, 1, "file is empty");
+    return parseEvents(text, path);
 }
 
 std::string readTextFile(const std::string& path, std::uintmax_t max_bytes) {

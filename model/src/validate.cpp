@@ -70,7 +70,14 @@ public:
         checkPower();
         checkNetwork();
         checkJobs();
-        checkEvents();
+        checkEvents(s_.events, "/events", std::nullopt);
+        return std::move(d_);
+    }
+
+    Diagnostics runEvents(const std::vector<Event>& events, const std::string& prefix, std::optional<double> end_s) {
+        collectIds();
+        d_.clear();  // id problems belong to the scenario, not to the events
+        checkEvents(events, prefix, end_s);
         return std::move(d_);
     }
 
@@ -402,6 +409,28 @@ private:
             if (j.start_s < 0) err(p + "/start_s", "must be >= 0");
             if (j.end_s && *j.end_s <= j.start_s) err(p + "/end_s", "must be after start_s");
             if (j.utilization < 0 || j.utilization > 1) err(p + "/utilization", "must be within 0..1");
+            if (j.profile) checkProfile(*j.profile, p + "/profile");
+        }
+    }
+
+    void checkProfile(const UtilizationProfile& pr, const std::string& p) {
+        static const std::set<std::string> kinds{"constant", "steps", "list", "diurnal"};
+        if (!kinds.count(pr.kind)) {
+            err(p + "/kind", "unknown profile kind '" + pr.kind + "' (constant, steps, list, diurnal)");
+            return;
+        }
+        if (pr.kind == "constant" && (pr.level < 0 || pr.level > 1)) err(p + "/level", "must be within 0..1");
+        if (pr.kind == "diurnal") {
+            positive(p + "/period_s", pr.period_s);
+            if (pr.mean - std::fabs(pr.amplitude) < 0 || pr.mean + std::fabs(pr.amplitude) > 1)
+                warn(p + "/amplitude", "mean ± amplitude leaves 0..1; values are clamped");
+        }
+        if (pr.kind == "steps" || pr.kind == "list") {
+            if (pr.points.empty()) err(p + "/points", "needs at least one [time_s, utilization] point");
+            for (std::size_t i = 0; i < pr.points.size(); ++i) {
+                if (pr.points[i].second < 0 || pr.points[i].second > 1) err(ptrJoin(p + "/points", i), "utilization must be within 0..1");
+                if (i > 0 && pr.points[i].first <= pr.points[i - 1].first) err(ptrJoin(p + "/points", i), "times must ascend");
+            }
         }
     }
 
@@ -427,11 +456,13 @@ private:
         return false;
     }
 
-    void checkEvents() {
-        for (std::size_t i = 0; i < s_.events.size(); ++i) {
-            const Event& e = s_.events[i];
-            const std::string p = ptrJoin("/events", i);
+    void checkEvents(const std::vector<Event>& events, const std::string& prefix, std::optional<double> end_s) {
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const Event& e = events[i];
+            const std::string p = ptrJoin(prefix, i);
             if (e.time_s < 0) err(p + "/time_s", "must be >= 0");
+            else if (end_s && e.time_s > *end_s)
+                err(p + "/time_s", "at " + num(e.time_s) + " s, after the end of the run (" + num(*end_s) + " s)");
             const std::string& k = e.kind;
             const bool known = std::any_of(std::begin(kEventKinds), std::end(kEventKinds), [&](const char* x) { return k == x; });
             if (!known) {
@@ -473,6 +504,11 @@ private:
 } // namespace
 
 Diagnostics validateScenario(const Scenario& s, const Catalog& catalog) { return Validator(s, catalog).run(); }
+
+Diagnostics validateEvents(const Scenario& s, const Catalog& catalog, const std::vector<Event>& events,
+                           const std::string& pointer_prefix, std::optional<double> run_end_s) {
+    return Validator(s, catalog).runEvents(events, pointer_prefix, run_end_s);
+}
 
 ValidationReport loadAndValidate(const std::string& path, const Catalog& base) {
     ValidationReport rep;

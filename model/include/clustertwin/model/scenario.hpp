@@ -179,13 +179,28 @@ struct Network {
     bool operator==(const Network&) const = default;
 };
 
+/// A utilization profile over time (0..1). kinds: "constant" (level), "steps" (points held until the next),
+/// "list" (points linearly interpolated), "diurnal" (mean + amplitude·sin(2π(t − phase_s)/period_s)).
+struct UtilizationProfile {
+    std::string kind = "constant";
+    double level = 0.9;
+    std::vector<std::pair<double, double>> points;  ///< (time_s, utilization), ascending time
+    double mean = 0.6, amplitude = 0.3, period_s = 86400, phase_s = 0;
+    Extras extra;
+
+    /// Utilization at `t_s`, clamped to 0..1.
+    double valueAt(double t_s) const;
+    bool operator==(const UtilizationProfile&) const = default;
+};
+
 struct Job {
     std::string id, name;
     std::string kind = "training";  ///< "training" or "inference"
     std::vector<std::string> nodes; ///< node ids
     double start_s = 0;
     std::optional<double> end_s;
-    double utilization = 0.9;       ///< mean GPU utilization while running (issue 3 derives it)
+    double utilization = 0.9;       ///< GPU utilization while running when there is no profile
+    std::optional<UtilizationProfile> profile;  ///< time-varying utilization (overrides `utilization`)
     Extras extra;
     bool operator==(const Job&) const = default;
 };

@@ -34,6 +34,17 @@ std::string scenarioToJson(const Scenario& s);
 /// failure, leaving any existing file untouched.
 void saveScenarioFile(const Scenario& s, const std::string& path);
 
+struct EventsResult {
+    std::vector<Event> events;
+    Diagnostics diagnostics;     ///< JSON pointers into the events document
+    std::string pointer_prefix;  ///< "" for a bare array, "/events" for {"events": [...]}
+};
+
+/// Parses an events document: either an array of events or {"events": [...]}. Throws ParseError on syntax.
+EventsResult parseEvents(std::string_view json_text, const std::string& file = "<memory>");
+/// Reads and parses an events file. Throws ModelError / ParseError like loadScenarioFile.
+EventsResult loadEventsFile(const std::string& path);
+
 /// Reads a whole file with the size limit above. Throws ModelError.
 std::string readTextFile(const std::string& path, std::uintmax_t max_bytes = kMaxScenarioFileBytes);
 

@@ -4,6 +4,10 @@
 #include <clustertwin/model/error.hpp>
 #include <clustertwin/model/scenario.hpp>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace ct::model {
 
 /// The catalog a scenario sees: `base` with the scenario's own `catalog` section merged in. Problems in that
@@ -16,6 +20,11 @@ Catalog effectiveCatalog(const Scenario& s, const Catalog& base, Diagnostics& di
 /// chain reaches a utility feed, and with a cooling source (air unit, or a CDU where its servers need one);
 /// jobs and events naming existing entities. Never throws.
 Diagnostics validateScenario(const Scenario& s, const Catalog& catalog);
+
+/// Checks events against a scenario: known kinds, targets of the right kind, values where needed, and times
+/// within [0, run_end_s] when a run length is given. Pointers are `pointer_prefix` + "/<index>/...".
+Diagnostics validateEvents(const Scenario& s, const Catalog& catalog, const std::vector<Event>& events,
+                           const std::string& pointer_prefix, std::optional<double> run_end_s = std::nullopt);
 
 /// Load-time (structural) plus semantic diagnostics for a file: the usual entry point for tools.
 /// Throws ModelError / ParseError like loadScenarioFile.

@@ -1,0 +1,283 @@
+#include "simulate.hpp"
+
+#include <clustertwin/importers/store.hpp>
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/sim/engine.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <map>
+
+namespace ct::cli {
+
+namespace m = ct::model;
+using json = nlohmann::ordered_json;
+
+const char* kSimulateHelp = R"(Usage: clustertwin-cli simulate SCENARIO --duration 1h --out RUN.sqlite [options]
+
+Runs the coupled power / equipment heat / liquid / room-air model and records the run into a SQLite store
+(the same store imported telemetry goes into, so both replay alike). Progress goes to stderr.
+  --duration T        simulated time (90s, 15m, 1h, 1h30m)
+  --step T            engine step (1s)
+  --events FILE       more events: a JSON array of {time_s, kind, target, value?} or {"events": [...]}
+  --out FILE          the run database (created or appended to)
+  --cell M            air grid cell size in metres, 0.1–0.5 (0.25)
+  --threads N         grid threads (all hardware threads)
+  --record-every T    how often samples are recorded (10s; at least one step)
+  --backend B         cpu (the reference; cuda comes with the CUDA backend)
+  --json              print a summary object on stdout
+Exit codes: 0 the run finished (even when cooling could not carry the load: see alerts), 1 runtime error,
+2 usage error or invalid input (scenario, events, a grid too fine for memory).
+)";
+
+namespace {
+
+struct Recorder {
+    importers::TelemetryStore& store;
+    std::int64_t run;
+    std::map<std::string, std::int64_t> ids;
+    std::vector<importers::Sample> batch;
+
+    void put(const std::string& entity, const char* metric, const char* unit, double t, double v) {
+        const std::string key = entity + '\x1f' + metric;
+        auto it = ids.find(key);
+        if (it == ids.end()) it = ids.emplace(key, store.series(run, {entity, metric, unit, "sim"})).first;
+        batch.push_back({it->second, t, v});
+    }
+    void record(const m::Frame& f, const std::string& site) {
+        const double t = f.time_s;
+        for (const auto& g : f.gpus) {
+            put(g.id, "power_w", "W", t, g.power_w);
+            put(g.id, "temp_c", "degC", t, g.temp_c);
+            put(g.id, "utilization", "ratio", t, g.utilization);
+            put(g.id, "throttle", "ratio", t, g.throttle);
+        }
+        for (const auto& n : f.nodes) {
+            put(n.id, "power_w", "W", t, n.power_ac_w);
+            put(n.id, "inlet_c", "degC", t, n.inlet_c);
+            put(n.id, "fan_speed", "ratio", t, n.fan_speed);
+        }
+        for (const auto& r : f.racks) {
+            put(r.id, "power_w", "W", t, r.power_w);
+            put(r.id, "inlet_max_c", "degC", t, r.inlet_max_c);
+            put(r.id, "inlet_mean_c", "degC", t, r.inlet_mean_c);
+            put(r.id, "exhaust_c", "degC", t, r.exhaust_c);
+        }
+        for (const auto& u : f.cooling_units) {
+            put(u.id, "return_c", "degC", t, u.return_c);
+            put(u.id, "supply_c", "degC", t, u.supply_c);
+            put(u.id, "load_w", "W", t, u.load_w);
+            put(u.id, "fan_power_w", "W", t, u.fan_power_w);
+        }
+        for (const auto& c : f.cdus) {
+            put(c.id, "supply_c", "degC", t, c.supply_c);
+            put(c.id, "return_c", "degC", t, c.return_c);
+            put(c.id, "load_w", "W", t, c.load_w);
+        }
+        for (const auto& p : f.rack_pdus) {
+            put(p.id, "load_w", "W", t, p.load_w);
+            put(p.id, "breaker_utilization", "ratio", t, p.breaker_utilization);
+        }
+        for (const auto& u : f.ups) {
+            put(u.id, "load_w", "W", t, u.load_w);
+            put(u.id, "loss_w", "W", t, u.loss_w);
+        }
+        put(site, "it_power_w", "W", t, f.it_power_w);
+        put(site, "facility_power_w", "W", t, f.facility_power_w);
+        put(site, "cooling_power_w", "W", t, f.cooling_power_w);
+        put(site, "pue", "ratio", t, f.pue);
+        put(site, "heat_in_w", "W", t, f.heat_in_w);
+        put(site, "heat_removed_w", "W", t, f.heat_removed_w);
+        put(site, "max_inlet_c", "degC", t, f.max_inlet_c);
+        put(site, "rci_hi", "percent", t, f.rci_hi);
+        put(site, "rci_lo", "percent", t, f.rci_lo);
+        put(site, "rti", "percent", t, f.rti);
+        put(site, "shi", "ratio", t, f.shi);
+        if (batch.size() > 200000) flush();
+    }
+    void flush() {
+        store.writeBatch(batch);
+        batch.clear();
+    }
+};
+
+std::vector<importers::EntityInfo> entitiesOf(const m::Scenario& s, const m::Catalog& c) {
+    std::vector<importers::EntityInfo> e{{s.id, "site", "", s.name}};
+    for (const auto& h : s.halls) {
+        e.push_back({h.id, "hall", s.id, h.name});
+        for (const auto& row : h.rows) {
+            e.push_back({row.id, "row", h.id, row.name});
+            for (const auto& r : row.racks) {
+                e.push_back({r.id, "rack", row.id, r.name});
+                for (const auto& p : r.pdus) e.push_back({p.id, "rack_pdu", r.id, p.name});
+                for (const auto& n : r.nodes) {
+                    e.push_back({n.id, "node", r.id, n.name});
+                    if (const auto* sm = c.server(n.model))
+                        for (int g = 0; g < sm->gpu_count; ++g) e.push_back({m::gpuId(n.id, g), "gpu", n.id, ""});
+                }
+            }
+        }
+        for (const auto& u : h.cooling_units) e.push_back({u.id, "cooling_unit", h.id, u.name});
+        for (const auto& u : h.cdus) e.push_back({u.id, "cdu", h.id, u.name});
+    }
+    for (const auto& f : s.power.feeds) e.push_back({f.id, "utility_feed", s.id, f.name});
+    for (const auto& u : s.power.ups) e.push_back({u.id, "ups", u.feed, u.name});
+    for (const auto& p : s.power.pdus) e.push_back({p.id, "pdu", p.ups, p.name});
+    return e;
+}
+
+} // namespace
+
+int cmdSimulate(const Args& a) {
+    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
+    const std::string file = a.positional()[0];
+    if (!a.has("duration")) throw UsageError("simulate needs --duration");
+    const std::string out = a.get("out");
+    if (out.empty()) throw UsageError("simulate needs --out RUN.sqlite");
+    auto duration = [&](const char* opt, const std::string& fallback) {
+        try {
+            return m::parseDurationS(a.get(opt, fallback));
+        } catch (const m::ModelError& e) {
+            throw UsageError(std::string("--") + opt + ": " + e.what());
+        }
+    };
+    const double duration_s = duration("duration", "");
+    sim::EngineOptions opt;
+    opt.step_s = duration("step", "1s");
+    opt.cell_m = a.getDouble("cell", opt.cell_m);
+    opt.threads = a.getInt("threads", 0);
+    opt.backend = a.get("backend", "cpu");
+    const double record_s = std::max(opt.step_s, duration("record-every", "10s"));
+    if (!(duration_s > 0)) throw UsageError("--duration must be > 0");
+    if (!(opt.step_s > 0) || opt.step_s > duration_s) throw UsageError("--step must be > 0 and not longer than the run");
+    if (!(opt.cell_m >= 0.1 && opt.cell_m <= 0.5)) throw UsageError("--cell must be within 0.1–0.5 m");
+
+    m::ValidationReport rep = m::loadAndValidate(file);
+    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
+    bool invalid = m::hasErrors(rep.diagnostics);
+    // The scenario's own timeline may run past a shorter run: those events just do not happen.
+    for (std::size_t i = 0; i < rep.scenario.events.size(); ++i)
+        if (rep.scenario.events[i].time_s > duration_s)
+            std::cerr << file << ": warning: /events/" << i << "/time_s: after the end of this run; it will not happen\n";
+    std::vector<m::Event> extra;
+    if (a.has("events")) {
+        const std::string ef = a.get("events");
+        m::EventsResult er = m::loadEventsFile(ef);
+        m::Diagnostics d = er.diagnostics;
+        const m::Diagnostics sem = m::validateEvents(rep.scenario, rep.catalog, er.events, er.pointer_prefix, duration_s);
+        d.insert(d.end(), sem.begin(), sem.end());
+        for (const auto& x : d) std::cerr << ef << ": " << x.toString() << "\n";
+        invalid = invalid || m::hasErrors(d);
+        extra = std::move(er.events);
+    }
+    if (invalid) {
+        std::cerr << "simulate: invalid input; nothing was run\n";
+        return 2;
+    }
+
+    std::unique_ptr<sim::Engine> engine;
+    try {
+        engine = std::make_unique<sim::Engine>(rep.scenario, rep.catalog, opt);
+    } catch (const sim::SimError& e) {
+        std::cerr << "simulate: " << e.what() << "\n";
+        return 2;
+    }
+    engine->addEvents(extra);
+
+    auto store = importers::TelemetryStore::open(out);
+    json meta{{"scenario_file", file}, {"duration_s", duration_s}, {"step_s", opt.step_s}, {"cell_m", opt.cell_m},
+              {"backend", opt.backend}, {"grid_cells", engine->stats().grid_cells}};
+    const std::int64_t run = store.createRun("simulate " + rep.scenario.id, "simulated", rep.scenario.id, meta.dump());
+    store.upsertEntities(entitiesOf(rep.scenario, rep.catalog));
+    Recorder rec{store, run, {}, {}};
+    rec.record(engine->frame(), rep.scenario.id);
+
+    const auto wall0 = std::chrono::steady_clock::now();
+    const auto steps = static_cast<std::int64_t>(std::llround(duration_s / opt.step_s));
+    std::vector<importers::StoredEvent> events;
+    std::map<std::string, json> alerts;  // first occurrence per kind and entity
+    double next_record = record_s, peak_inlet = -1e9, it_energy = 0, fac_energy = 0;
+    std::string peak_rack;
+    int last_pct = -1;
+    for (std::int64_t s = 1; s <= steps; ++s) {
+        const m::Frame& f = engine->step();
+        it_energy += f.it_power_w * opt.step_s;
+        fac_energy += f.facility_power_w * opt.step_s;
+        if (f.max_inlet_c > peak_inlet) {
+            peak_inlet = f.max_inlet_c;
+            peak_rack = f.max_inlet_rack;
+        }
+        for (const auto& al : f.alerts) {
+            events.push_back({al.time_s, al.kind, al.entity, std::nullopt, al.message});
+            const std::string key = al.kind + '\x1f' + al.entity;
+            if (al.kind != "event" && !alerts.count(key))
+                alerts[key] = json{{"kind", al.kind}, {"entity", al.entity}, {"time_s", al.time_s}, {"message", al.message}};
+        }
+        if (f.time_s + 1e-9 >= next_record || s == steps) {
+            rec.record(f, rep.scenario.id);
+            next_record += record_s;
+        }
+        const int pct = static_cast<int>(100 * s / steps);
+        if (pct != last_pct && (pct % 5 == 0 || s == steps)) {
+            const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+            std::cerr << "\rsimulate: " << pct << "% (" << m::formatDuration(f.time_s) << " of " << m::formatDuration(duration_s)
+                      << "), " << m::formatDuration(wall) << " wall" << std::flush;
+            last_pct = pct;
+        }
+    }
+    std::cerr << "\n";
+    rec.flush();
+    store.writeEvents(run, events);
+    store.finishRun(run, engine->timeS());
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+    const m::Frame& f = engine->frame();
+    bool cooling_ok = true;
+    json alert_list = json::array();
+    for (auto& [k, v] : alerts) {
+        if (v["kind"] == "cooling_short") cooling_ok = false;
+        alert_list.push_back(v);
+    }
+    if (!cooling_ok) std::cerr << "simulate: cooling could not carry the load during the run (see alerts)\n";
+    std::cerr << "simulate: run " << run << " recorded in " << out << " (" << engine->stats().steps << " steps, "
+              << engine->stats().air_substeps << " air sub-steps, " << engine->stats().flow_solves << " flow solves, "
+              << wall << " s)\n";
+    if (a.flag("json")) {
+        json o{{"run", run},
+               {"database", out},
+               {"sim_time_s", engine->timeS()},
+               {"wall_s", wall},
+               {"it_power_w", f.it_power_w},
+               {"facility_power_w", f.facility_power_w},
+               {"cooling_power_w", f.cooling_power_w},
+               {"ups_loss_w", f.ups_loss_w},
+               {"pue", f.pue},
+               {"max_inlet_c", f.max_inlet_c},
+               {"max_inlet_rack", f.max_inlet_rack},
+               {"peak_inlet_c", peak_inlet},
+               {"peak_inlet_rack", peak_rack},
+               {"heat_in_w", f.heat_in_w},
+               {"heat_removed_w", f.heat_removed_w},
+               {"liquid_heat_w", f.liquid_heat_w},
+               {"it_energy_kwh", it_energy / 3.6e6},
+               {"facility_energy_kwh", fac_energy / 3.6e6},
+               {"rci_hi", f.rci_hi},
+               {"rci_lo", f.rci_lo},
+               {"rti", f.rti},
+               {"shi", f.shi},
+               {"cooling_ok", cooling_ok},
+               {"grid_cells", engine->stats().grid_cells},
+               {"air_substeps", engine->stats().air_substeps},
+               {"flow_solves", engine->stats().flow_solves},
+               {"alerts", alert_list}};
+        std::cout << o.dump(2) << "\n";
+    }
+    return 0;
+}
+
+} // namespace ct::cli

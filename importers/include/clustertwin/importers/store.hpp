@@ -1,0 +1,103 @@
+#pragma once
+// The telemetry store: one SQLite database (WAL) for simulated runs and imported telemetry, so both replay
+// the same way. Schema (version 1):
+//   runs(id, name, kind 'simulated'|'imported', scenario_id, created_at, end_s, meta)
+//   entities(id, kind, parent, name)
+//   series(id, run_id, entity, metric, unit, source)   UNIQUE(run_id, entity, metric, source)
+//   samples(series_id, t, value)                       PRIMARY KEY(series_id, t), WITHOUT ROWID
+//   events(run_id, t, kind, target, value, message)
+// Time t is in seconds: from the run's start for simulated runs, Unix time for imported telemetry.
+#include <clustertwin/importers/format.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ct::importers {
+
+struct SeriesKey {
+    std::string entity, metric, unit, source;
+    bool operator==(const SeriesKey&) const = default;
+};
+
+struct Sample {
+    std::int64_t series = 0;
+    double t_s = 0;
+    double value = 0;
+};
+
+struct RunInfo {
+    std::int64_t id = 0;
+    std::string name, kind, scenario_id, created_at, meta_json;
+    std::optional<double> end_s;
+};
+
+struct EntityInfo {
+    std::string id, kind, parent, name;
+};
+
+struct StoredEvent {
+    double t_s = 0;
+    std::string kind, target;
+    std::optional<double> value;
+    std::string message;
+};
+
+struct SeriesValues {
+    std::int64_t series = 0;
+    SeriesKey key;
+    std::vector<std::pair<double, double>> points;  ///< (t_s, value), ascending t
+};
+
+struct Bucket {
+    double t0_s = 0, t1_s = 0;
+    double min = 0, max = 0, mean = 0;
+    std::int64_t count = 0;
+};
+
+/// Every method throws ImportError with SQLite's message and the database path on failure.
+class TelemetryStore {
+public:
+    /// Opens or creates the database and its schema. A file that is not a ClusterTwin store (or of a newer
+    /// schema) is refused.
+    static TelemetryStore open(const std::string& path);
+    TelemetryStore(TelemetryStore&&) noexcept;
+    TelemetryStore& operator=(TelemetryStore&&) noexcept;
+    ~TelemetryStore();
+
+    std::int64_t createRun(const std::string& name, const std::string& kind, const std::string& scenario_id,
+                           const std::string& meta_json = "{}");
+    void finishRun(std::int64_t run, double end_s);
+    std::vector<RunInfo> runs() const;
+
+    void upsertEntities(const std::vector<EntityInfo>& entities);
+    std::vector<EntityInfo> entities() const;
+
+    /// The id of a series, created when new.
+    std::int64_t series(std::int64_t run, const SeriesKey& key);
+    /// Writes samples in one transaction; a sample already stored (same series and time) is left as it is.
+    void writeBatch(const std::vector<Sample>& samples);
+    void writeEvents(std::int64_t run, const std::vector<StoredEvent>& events);
+
+    /// Values of `metric` in [t0, t1] for the given entities (all when empty), one SeriesValues per series.
+    std::vector<SeriesValues> values(std::int64_t run, const std::string& metric, const std::vector<std::string>& entities,
+                                     double t0_s, double t1_s) const;
+    /// The last value at or before `t_s`.
+    std::optional<double> latest(std::int64_t series, double t_s) const;
+    /// `n` equal buckets over [t0, t1] with min/max/mean (empty buckets have count 0).
+    std::vector<Bucket> buckets(std::int64_t series, double t0_s, double t1_s, int n) const;
+    std::vector<StoredEvent> events(std::int64_t run) const;
+    std::int64_t sampleCount() const;
+
+    const std::string& path() const;
+
+private:
+    struct Impl;
+    explicit TelemetryStore(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> d_;
+};
+
+} // namespace ct::importers

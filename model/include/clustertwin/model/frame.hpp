@@ -1,0 +1,122 @@
+#pragma once
+// One step of a simulated or replayed run: per-entity values plus totals and metrics. Defined in model so
+// render and app read frames without linking sim (STYLE.md). Plain data; SI units, °C.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ct::model {
+
+struct GpuFrame {
+    std::string id;            ///< "<node>/gpu<i>"
+    double utilization = 0;    ///< effective, after throttling (0..1)
+    double power_w = 0;
+    double temp_c = 0;
+    double throttle = 1;       ///< clock factor 0..1 (1 = full clocks)
+    bool failed = false;       ///< failed or shut down
+};
+
+struct NodeFrame {
+    std::string id;
+    double power_dc_w = 0;     ///< load behind the PSUs
+    double power_ac_w = 0;     ///< drawn from the PDUs
+    double psu_loss_w = 0;
+    double fan_speed = 0;      ///< 0..1
+    double fan_power_w = 0;
+    double airflow_m3s = 0;
+    double inlet_c = 0;        ///< air in front of the node (or coolant supply for liquid-cooled GPUs)
+    double heat_to_liquid_w = 0;
+    bool powered = true;       ///< false when every feed is down
+    bool failed = false;
+};
+
+struct RackFrame {
+    std::string id;
+    double power_w = 0;                 ///< AC, all nodes
+    double heat_to_air_w = 0;
+    double airflow_m3s = 0;
+    std::vector<double> inlet_c;        ///< per grid level (bottom up) of the rack's front
+    std::vector<double> level_height_m; ///< centre height of each level
+    double inlet_max_c = 0;
+    double inlet_mean_c = 0;            ///< airflow-weighted
+    double exhaust_c = 0;               ///< airflow-weighted mean exhaust
+};
+
+struct CoolingUnitFrame {
+    std::string id;
+    double return_c = 0;
+    double supply_c = 0;
+    double load_w = 0;         ///< heat removed
+    double airflow_m3s = 0;
+    double fan_power_w = 0;
+    bool failed = false;
+    bool over_capacity = false;
+};
+
+struct CduFrame {
+    std::string id;
+    double supply_c = 0;
+    double return_c = 0;
+    double load_w = 0;
+    bool failed = false;
+    bool over_capacity = false;
+};
+
+struct RackPduFrame {
+    std::string id;
+    double load_w = 0;
+    std::array<double, 3> phase_current_a{0, 0, 0};
+    double breaker_utilization = 0;   ///< highest phase current / breaker rating
+    double phase_imbalance = 0;       ///< (max − min) / mean of the phase currents
+    bool alive = true;
+};
+
+struct PowerNodeFrame {   ///< floor PDU, UPS or utility feed
+    std::string id;
+    double load_w = 0;     ///< output
+    double loss_w = 0;     ///< UPS conversion loss
+    double utilization = 0;
+    bool alive = true;
+};
+
+struct Alert {
+    double time_s = 0;
+    std::string kind;      ///< "inlet_high", "breaker_high", "throttling", "gpu_shutdown", "unit_failed", "cooling_short", "feed_overload", "node_unpowered", "rack_airflow"
+    std::string entity;
+    std::string message;
+};
+
+/// The 3D air temperature field, when asked for.
+struct AirField {
+    int nx = 0, ny = 0, nz = 0;
+    double cell_m = 0;
+    std::vector<float> temp_c;     ///< index i + nx·(j + ny·k); NaN in solid cells
+};
+
+struct Frame {
+    double time_s = 0;
+    std::vector<GpuFrame> gpus;
+    std::vector<NodeFrame> nodes;
+    std::vector<RackFrame> racks;
+    std::vector<CoolingUnitFrame> cooling_units;
+    std::vector<CduFrame> cdus;
+    std::vector<RackPduFrame> rack_pdus;
+    std::vector<PowerNodeFrame> pdus, ups, feeds;
+
+    double it_power_w = 0;         ///< Σ node AC
+    double ups_loss_w = 0;
+    double cooling_power_w = 0;    ///< plant (heat / COP) + CRAH fans + CDU and plant pumps
+    double facility_power_w = 0;
+    double pue = 0;
+    double heat_in_w = 0;          ///< into room air by racks (now)
+    double heat_removed_w = 0;     ///< by cooling units from the air (now)
+    double liquid_heat_w = 0;      ///< into CDU loops
+    double max_inlet_c = 0;
+    std::string max_inlet_rack;
+    double rci_hi = 100, rci_lo = 100, rti = 0, shi = 0;
+    std::vector<Alert> alerts;     ///< raised at this step
+    std::optional<AirField> air;
+};
+
+} // namespace ct::model

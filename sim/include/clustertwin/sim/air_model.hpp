@@ -1,0 +1,99 @@
+#pragma once
+// The room air model (MODELS.md §3): a uniform grid over the hall; solid cells for racks and units; air
+// enters and leaves through ports (sets of cells with a volumetric flow); a potential-flow velocity field
+// (∇²φ = s, zero normal flow at walls and solids, u = ∇φ) solved by preconditioned conjugate gradients;
+// temperature advected (conservative first-order upwind) and diffused explicitly, sub-stepped within the
+// computed stability limit.
+#include <clustertwin/sim/backend.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ct::sim {
+
+class ThreadPool;
+
+struct AirGridSpec {
+    double width_m = 0, depth_m = 0, height_m = 0;  ///< the box
+    double cell_m = 0.25;                           ///< 0.1–0.5 m
+    double kappa_m2s = 0.01;                        ///< effective (turbulent) diffusivity of heat in air
+};
+
+/// Memory the air model needs for a grid (bytes), to refuse grids that do not fit before allocating.
+std::uint64_t airModelBytes(const AirGridSpec& spec);
+
+struct FlowSolveStats {
+    int iterations = 0;
+    double relative_residual = 0;   ///< ‖b − Mφ‖ / ‖b‖ at the end
+    double max_divergence_error = 0;  ///< max |∇·u − s| over cells, relative to the largest port flow per cell
+};
+
+class AirModel {
+public:
+    /// Throws SimError when the cell size is outside 0.05–1 m or the box is empty.
+    AirModel(const AirGridSpec& spec, ThreadPool& pool);
+    ~AirModel();
+    AirModel(const AirModel&) = delete;
+    AirModel& operator=(const AirModel&) = delete;
+
+    int nx() const;
+    int ny() const;
+    int nz() const;
+    double cellM() const;
+    std::size_t cellCount() const;
+    int index(int i, int j, int k) const { return i + nx_ * (j + ny_ * k); }
+    /// Cell containing a point, clamped to the grid.
+    void cellOf(double x_m, double y_m, double z_m, int& i, int& j, int& k) const;
+
+    /// Marks cells whose centre lies in the box as solid. Call before adding ports and solving.
+    void addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1);
+    bool solid(int cell) const;
+    std::size_t solidCount() const;
+
+    /// A port: fluid cells through which air leaves the room (sink: an intake or return) or enters it
+    /// (source: an exhaust or supply). Throws SimError if a cell is solid or out of range.
+    int addPort(const std::vector<int>& cells, bool source);
+    /// Volumetric flow of a port (m³/s), spread evenly over its cells. Changing flows needs solveFlow().
+    void setPortFlow(int port, double q_m3s);
+    double portFlow(int port) const;
+    /// Temperature of the air a source port blows in.
+    void setPortTemperature(int port, double t_c);
+    /// Flow-weighted mean temperature of the cells of a port (what a sink takes in).
+    double portMeanTemperature(int port) const;
+    const std::vector<int>& portCells(int port) const;
+
+    /// Solves the potential flow for the current port flows to a relative residual. Net source must be ~0
+    /// (each rack and unit takes in what it blows out); a mismatch is removed evenly and reported.
+    FlowSolveStats solveFlow(double relative_residual = 1e-6, int max_iterations = 20000);
+    /// The largest stable explicit time step for the current flow (CFL, diffusion and ports together).
+    double stableDt() const;
+    /// Advances by `duration_s` in equal sub-steps no longer than stableDt(); `before_substep(dt)` runs before
+    /// each (to update source temperatures from sink temperatures). Returns the number of sub-steps.
+    int advance(double duration_s, const std::function<void(double)>& before_substep);
+    /// One sub-step of exactly `dt_s` (must not exceed stableDt()).
+    void step(double dt_s);
+
+    void fill(double t_c);
+    double temperature(int cell) const;
+    void setTemperature(int cell, double t_c);
+    const std::vector<float>& temperatures() const;
+    /// Face fluxes in m³/s, positive along the axis; x-faces are (nx+1)·ny·nz, index i + (nx+1)(j + ny k).
+    const std::vector<float>& fluxX() const;
+    const std::vector<float>& fluxY() const;
+    const std::vector<float>& fluxZ() const;
+    /// Net outflow through a cell's faces minus its port source (m³/s): ~0 for a solved flow.
+    double divergenceError(int cell) const;
+    /// Σ over fluid cells of T·V (°C·m³): with ρc_p, the heat content relative to 0 °C.
+    double heatContent() const;
+    double maxSpeedMs() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d_;
+    int nx_ = 0, ny_ = 0, nz_ = 0;
+};
+
+} // namespace ct::sim

@@ -1,0 +1,65 @@
+#pragma once
+// The simulation engine (MODELS.md §2–4, §6): one clock; time-stepped power, equipment heat, liquid loops and
+// room air; a timeline of events. Each step produces a model::Frame.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/frame.hpp>
+#include <clustertwin/model/scenario.hpp>
+#include <clustertwin/sim/backend.hpp>
+#include <clustertwin/sim/workload.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ct::sim {
+
+struct EngineOptions {
+    double step_s = 1.0;              ///< engine step; the air model sub-steps within it
+    double cell_m = 0.25;             ///< air grid cell, 0.1–0.5 m
+    int threads = 0;                  ///< grid threads; 0 = one per hardware thread
+    double kappa_m2s = 0.01;          ///< effective (turbulent) diffusivity of heat in room air
+    double flow_residual = 1e-6;      ///< relative residual of the potential-flow solve
+    double flow_resolve_change = 0.05;  ///< re-solve the flow when a port's flow moved by this share of the hall's airflow
+    double unit_airflow_margin = 1.1;  ///< cooling units blow this multiple of the racks' airflow (up to their maximum)
+    std::uint64_t max_grid_bytes = 0;  ///< 0 = 80 % of physical memory
+    std::string backend = "cpu";      ///< "cpu" (reference); "cuda" arrives with issue 7
+};
+
+/// Counters for progress and benchmarks.
+struct EngineStats {
+    std::int64_t steps = 0;
+    std::int64_t air_substeps = 0;
+    std::int64_t flow_solves = 0;
+    std::int64_t flow_iterations = 0;
+    std::uint64_t grid_cells = 0;
+    double last_flow_residual = 0;
+    double max_divergence_error = 0;
+};
+
+class Engine {
+public:
+    /// Builds the models. Throws SimError: a grid too fine for memory (saying how much it needs), a rack whose
+    /// intake or exhaust is blocked, a backend that is not available, bad options. The scenario must be valid.
+    Engine(const model::Scenario& s, const model::Catalog& c, const EngineOptions& opt,
+           std::shared_ptr<const Workload> workload = nullptr);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    /// Adds events to the timeline (the scenario's own are already there). Validate them first.
+    void addEvents(const std::vector<model::Event>& events);
+    /// Advances one step and returns its frame (the air field only when asked).
+    const model::Frame& step(bool with_air_field = false);
+    const model::Frame& frame() const;
+    double timeS() const;
+    const EngineStats& stats() const;
+    /// Air temperature at a point (°C); NaN inside solids.
+    double airTemperatureAt(double x_m, double y_m, double z_m, int hall = 0) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d_;
+};
+
+} // namespace ct::sim

@@ -1,0 +1,427 @@
+#include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/kernels.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ct::sim {
+
+namespace k = kernels;
+
+std::uint64_t airModelBytes(const AirGridSpec& s) {
+    if (!(s.cell_m > 0)) return 0;
+    const double n = std::ceil(s.width_m / s.cell_m) * std::ceil(s.depth_m / s.cell_m) * std::ceil(s.height_m / s.cell_m);
+    // T, T2, fx, fy, fz (float) + φ and five CG vectors (double) + s (double) + two masks.
+    return static_cast<std::uint64_t>(n * (5 * 4 + 7 * 8 + 2));
+}
+
+struct AirModel::Impl {
+    AirGridSpec spec;
+    ThreadPool& pool;
+    int nx, ny, nz;
+    double h, vol, diff;
+    std::vector<unsigned char> solid, nb;
+    std::vector<float> t, t2, fx, fy, fz;
+    std::vector<double> phi;
+    struct Port {
+        std::vector<int> cells;
+        bool source;
+        double q = 0;
+        double t_in = 20;
+    };
+    std::vector<Port> ports;
+    bool geometry_dirty = true;
+    double stable_dt = 0;
+    std::vector<double> src;  ///< per-cell net source of the last flow solve (m³/s)
+
+    Impl(const AirGridSpec& s, ThreadPool& p) : spec(s), pool(p) {}
+
+    std::size_t n() const { return static_cast<std::size_t>(nx) * ny * nz; }
+    int idx(int i, int j, int kk) const { return i + nx * (j + ny * kk); }
+    int fxi(int i, int j, int kk) const { return i + (nx + 1) * (j + ny * kk); }
+    int fyi(int i, int j, int kk) const { return i + nx * (j + (ny + 1) * kk); }
+    int fzi(int i, int j, int kk) const { return i + nx * (j + ny * kk); }
+
+    void updateNeighbours() {
+        if (!geometry_dirty) return;
+        for (int kk = 0; kk < nz; ++kk)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const int c = idx(i, j, kk);
+                    unsigned char m = 0;
+                    if (!solid[c]) {
+                        if (i > 0 && !solid[c - 1]) m |= k::kWest;
+                        if (i + 1 < nx && !solid[c + 1]) m |= k::kEast;
+                        if (j > 0 && !solid[c - nx]) m |= k::kSouth;
+                        if (j + 1 < ny && !solid[c + nx]) m |= k::kNorth;
+                        if (kk > 0 && !solid[c - nx * ny]) m |= k::kDown;
+                        if (kk + 1 < nz && !solid[c + nx * ny]) m |= k::kUp;
+                    }
+                    nb[c] = m;
+                }
+        geometry_dirty = false;
+    }
+
+    /// y = M x over fluid cells, one z-plane per chunk.
+    void apply(const std::vector<double>& x, std::vector<double>& y) {
+        pool.run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            const int kk = static_cast<int>(kc);
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const int c = idx(i, j, kk);
+                    if (solid[c]) {
+                        y[c] = 0;
+                        continue;
+                    }
+                    const unsigned char m = nb[c];
+                    y[c] = k::laplaceApply(x[c], (m & k::kWest) ? x[c - 1] : 0, (m & k::kEast) ? x[c + 1] : 0,
+                                           (m & k::kSouth) ? x[c - nx] : 0, (m & k::kNorth) ? x[c + nx] : 0,
+                                           (m & k::kDown) ? x[c - nx * ny] : 0, (m & k::kUp) ? x[c + nx * ny] : 0, m, h);
+                }
+        });
+    }
+
+    /// Σ a·b with per-plane partial sums added in plane order: the same bits for any thread count.
+    double dot(const std::vector<double>& a, const std::vector<double>& b) {
+        std::vector<double> part(static_cast<std::size_t>(nz), 0.0);
+        const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+        pool.run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            double s = 0;
+            for (std::size_t c = kc * plane; c < (kc + 1) * plane; ++c) s += a[c] * b[c];
+            part[kc] = s;
+        });
+        double s = 0;
+        for (double p : part) s += p;
+        return s;
+    }
+
+    template <class F>
+    void forAll(F&& f) {
+        const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+        pool.run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            for (std::size_t c = kc * plane; c < (kc + 1) * plane; ++c) f(c);
+        });
+    }
+
+    std::vector<double> sources() const {
+        std::vector<double> s(n(), 0.0);
+        for (const Port& p : ports) {
+            const double per = p.q / static_cast<double>(p.cells.size());
+            for (int c : p.cells) s[c] += p.source ? per : -per;
+        }
+        return s;
+    }
+
+    void computeStableDt() {
+        std::vector<double> sink(n(), 0.0);
+        for (const Port& p : ports)
+            if (!p.source)
+                for (int c : p.cells) sink[c] += p.q / static_cast<double>(p.cells.size());
+        std::vector<double> part(static_cast<std::size_t>(nz), 0.0);
+        pool.run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            const int kk = static_cast<int>(kc);
+            double worst = 0;
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const int c = idx(i, j, kk);
+                    if (solid[c]) continue;
+                    const unsigned char m = nb[c];
+                    int deg = 0;
+                    for (unsigned char bit : {k::kWest, k::kEast, k::kSouth, k::kNorth, k::kDown, k::kUp}) deg += (m & bit) ? 1 : 0;
+                    const double out = k::posf(fx[fxi(i + 1, j, kk)]) + k::posf(-fx[fxi(i, j, kk)]) +
+                                       k::posf(fy[fyi(i, j + 1, kk)]) + k::posf(-fy[fyi(i, j, kk)]) +
+                                       k::posf(fz[fzi(i, j, kk + 1)]) + k::posf(-fz[fzi(i, j, kk)]);
+                    worst = std::max(worst, out + sink[c] + diff * deg);
+                }
+            part[kc] = worst;
+        });
+        const double worst = *std::max_element(part.begin(), part.end());
+        stable_dt = worst > 0 ? 0.95 * vol / worst : 1e9;
+    }
+};
+
+AirModel::AirModel(const AirGridSpec& spec, ThreadPool& pool) : d_(std::make_unique<Impl>(spec, pool)) {
+    if (!(spec.cell_m >= 0.05 && spec.cell_m <= 1.0)) throw SimError("air grid: cell size must be within 0.05–1 m");
+    if (!(spec.width_m > 0 && spec.depth_m > 0 && spec.height_m > 0)) throw SimError("air grid: the hall has no volume");
+    if (!(spec.kappa_m2s >= 0)) throw SimError("air grid: diffusivity must be >= 0");
+    Impl& d = *d_;
+    d.h = spec.cell_m;
+    d.vol = d.h * d.h * d.h;
+    d.diff = spec.kappa_m2s * d.h;  // κ·A/h
+    d.nx = nx_ = std::max(1, static_cast<int>(std::lround(spec.width_m / d.h)));
+    d.ny = ny_ = std::max(1, static_cast<int>(std::lround(spec.depth_m / d.h)));
+    d.nz = nz_ = std::max(1, static_cast<int>(std::lround(spec.height_m / d.h)));
+    const std::size_t n = d.n();
+    d.solid.assign(n, 0);
+    d.nb.assign(n, 0);
+    d.t.assign(n, 20.f);
+    d.t2.assign(n, 20.f);
+    d.fx.assign(static_cast<std::size_t>(nx_ + 1) * ny_ * nz_, 0.f);
+    d.fy.assign(static_cast<std::size_t>(nx_) * (ny_ + 1) * nz_, 0.f);
+    d.fz.assign(static_cast<std::size_t>(nx_) * ny_ * (nz_ + 1), 0.f);
+    d.phi.assign(n, 0.0);
+}
+
+AirModel::~AirModel() = default;
+
+int AirModel::nx() const { return nx_; }
+int AirModel::ny() const { return ny_; }
+int AirModel::nz() const { return nz_; }
+double AirModel::cellM() const { return d_->h; }
+std::size_t AirModel::cellCount() const { return d_->n(); }
+
+void AirModel::cellOf(double x, double y, double z, int& i, int& j, int& kk) const {
+    i = std::clamp(static_cast<int>(std::floor(x / d_->h)), 0, nx_ - 1);
+    j = std::clamp(static_cast<int>(std::floor(y / d_->h)), 0, ny_ - 1);
+    kk = std::clamp(static_cast<int>(std::floor(z / d_->h)), 0, nz_ - 1);
+}
+
+void AirModel::addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1) {
+    Impl& d = *d_;
+    // Cells whose centre is inside; at least one cell per axis so thin objects still block.
+    auto range = [&](double a, double b, int n, int& lo, int& hi) {
+        lo = std::max(0, static_cast<int>(std::ceil(a / d.h - 0.5)));
+        hi = std::min(n, static_cast<int>(std::ceil(b / d.h - 0.5)));
+        if (hi <= lo) {
+            lo = std::clamp(static_cast<int>(std::floor((a + b) / 2 / d.h)), 0, n - 1);
+            hi = lo + 1;
+        }
+    };
+    int i0, i1, j0, j1, k0, k1;
+    range(x0, x1, nx_, i0, i1);
+    range(y0, y1, ny_, j0, j1);
+    range(z0, z1, nz_, k0, k1);
+    for (int kk = k0; kk < k1; ++kk)
+        for (int j = j0; j < j1; ++j)
+            for (int i = i0; i < i1; ++i) d.solid[d.idx(i, j, kk)] = 1;
+    d.geometry_dirty = true;
+}
+
+bool AirModel::solid(int cell) const { return d_->solid[cell] != 0; }
+std::size_t AirModel::solidCount() const { return static_cast<std::size_t>(std::count(d_->solid.begin(), d_->solid.end(), 1)); }
+
+int AirModel::addPort(const std::vector<int>& cells, bool source) {
+    if (cells.empty()) throw SimError("air port without cells");
+    for (int c : cells) {
+        if (c < 0 || static_cast<std::size_t>(c) >= d_->n()) throw SimError("air port cell out of range");
+        if (d_->solid[c]) throw SimError("air port cell is solid");
+    }
+    d_->ports.push_back({cells, source, 0.0, 20.0});
+    return static_cast<int>(d_->ports.size()) - 1;
+}
+
+void AirModel::setPortFlow(int port, double q) { d_->ports.at(port).q = std::max(0.0, q); }
+double AirModel::portFlow(int port) const { return d_->ports.at(port).q; }
+void AirModel::setPortTemperature(int port, double t_c) { d_->ports.at(port).t_in = t_c; }
+const std::vector<int>& AirModel::portCells(int port) const { return d_->ports.at(port).cells; }
+
+double AirModel::portMeanTemperature(int port) const {
+    const auto& p = d_->ports.at(port);
+    double s = 0;
+    for (int c : p.cells) s += d_->t[c];
+    return s / static_cast<double>(p.cells.size());
+}
+
+FlowSolveStats AirModel::solveFlow(double rel_res, int max_iter) {
+    Impl& d = *d_;
+    d.updateNeighbours();
+    const std::size_t n = d.n();
+    std::vector<double> s = d.sources();
+    // Each component of the room must balance its sources; remove any net mismatch evenly over fluid cells.
+    double net = 0, total = 0;
+    std::size_t fluid = 0;
+    for (std::size_t c = 0; c < n; ++c)
+        if (!d.solid[c]) {
+            net += s[c];
+            total += std::fabs(s[c]);
+            ++fluid;
+        }
+    if (fluid > 0 && std::fabs(net) > 0)
+        for (std::size_t c = 0; c < n; ++c)
+            if (!d.solid[c]) s[c] -= net / static_cast<double>(fluid);
+
+    std::vector<double> b(n), r(n), z(n), p(n), ap(n), diag(n);
+    for (std::size_t c = 0; c < n; ++c) {
+        b[c] = d.solid[c] ? 0.0 : -s[c];
+        int deg = 0;
+        for (unsigned char bit : {k::kWest, k::kEast, k::kSouth, k::kNorth, k::kDown, k::kUp}) deg += (d.nb[c] & bit) ? 1 : 0;
+        diag[c] = deg > 0 ? d.h * deg : 1.0;
+        if (d.solid[c]) d.phi[c] = 0;
+    }
+    FlowSolveStats st;
+    const double bnorm = std::sqrt(d.dot(b, b));
+    std::vector<double>& x = d.phi;
+    if (bnorm > 0) {
+        d.apply(x, ap);
+        d.forAll([&](std::size_t c) { r[c] = b[c] - ap[c]; });
+        d.forAll([&](std::size_t c) { z[c] = r[c] / diag[c]; p[c] = z[c]; });
+        double rz = d.dot(r, z);
+        double rnorm = std::sqrt(d.dot(r, r));
+        int it = 0;
+        while (rnorm / bnorm > rel_res && it < max_iter) {
+            d.apply(p, ap);
+            const double pap = d.dot(p, ap);
+            if (!(pap > 0)) break;
+            const double alpha = rz / pap;
+            d.forAll([&](std::size_t c) {
+                x[c] += alpha * p[c];
+                r[c] -= alpha * ap[c];
+                z[c] = r[c] / diag[c];
+            });
+            const double rz_new = d.dot(r, z);
+            const double beta = rz_new / rz;
+            rz = rz_new;
+            d.forAll([&](std::size_t c) { p[c] = z[c] + beta * p[c]; });
+            rnorm = std::sqrt(d.dot(r, r));
+            ++it;
+        }
+        st.iterations = it;
+        st.relative_residual = rnorm / bnorm;
+        if (st.relative_residual > rel_res)
+            throw SimError("air flow solver did not converge: residual " + std::to_string(st.relative_residual) +
+                           " after " + std::to_string(it) + " iterations");
+    } else {
+        std::fill(x.begin(), x.end(), 0.0);
+    }
+    // Face fluxes F = A/h·Δφ = h·Δφ between fluid cells; zero at walls and solids.
+    const double h = d.h;
+    d.pool.run(static_cast<std::size_t>(nz_), [&](std::size_t kc) {
+        const int kk = static_cast<int>(kc);
+        for (int j = 0; j < ny_; ++j)
+            for (int i = 0; i <= nx_; ++i) {
+                float f = 0.f;
+                if (i > 0 && i < nx_) {
+                    const int c = d.idx(i, j, kk);
+                    if (!d.solid[c] && !d.solid[c - 1]) f = static_cast<float>(h * (x[c] - x[c - 1]));
+                }
+                d.fx[d.fxi(i, j, kk)] = f;
+            }
+        for (int j = 0; j <= ny_; ++j)
+            for (int i = 0; i < nx_; ++i) {
+                float f = 0.f;
+                if (j > 0 && j < ny_) {
+                    const int c = d.idx(i, j, kk);
+                    if (!d.solid[c] && !d.solid[c - nx_]) f = static_cast<float>(h * (x[c] - x[c - nx_]));
+                }
+                d.fy[d.fyi(i, j, kk)] = f;
+            }
+    });
+    d.pool.run(static_cast<std::size_t>(nz_ + 1), [&](std::size_t kc) {
+        const int kk = static_cast<int>(kc);
+        for (int j = 0; j < ny_; ++j)
+            for (int i = 0; i < nx_; ++i) {
+                float f = 0.f;
+                if (kk > 0 && kk < nz_) {
+                    const int c = d.idx(i, j, kk);
+                    if (!d.solid[c] && !d.solid[c - nx_ * ny_]) f = static_cast<float>(h * (x[c] - x[c - nx_ * ny_]));
+                }
+                d.fz[d.fzi(i, j, kk)] = f;
+            }
+    });
+    d.src = std::move(s);
+    double worst = 0, scale = 0;
+    for (const auto& port : d.ports) scale = std::max(scale, port.q / static_cast<double>(port.cells.size()));
+    for (std::size_t c = 0; c < n; ++c)
+        if (!d.solid[c]) worst = std::max(worst, std::fabs(divergenceError(static_cast<int>(c))));
+    st.max_divergence_error = scale > 0 ? worst / scale : worst;
+    d.computeStableDt();
+    return st;
+}
+
+double AirModel::divergenceError(int c) const {
+    const Impl& d = *d_;
+    const int i = c % nx_, j = (c / nx_) % ny_, kk = c / (nx_ * ny_);
+    const double out = static_cast<double>(d.fx[d.fxi(i + 1, j, kk)]) - d.fx[d.fxi(i, j, kk)] +
+                       d.fy[d.fyi(i, j + 1, kk)] - d.fy[d.fyi(i, j, kk)] + d.fz[d.fzi(i, j, kk + 1)] - d.fz[d.fzi(i, j, kk)];
+    return out - (d.src.empty() ? 0.0 : d.src[c]);
+}
+
+double AirModel::stableDt() const { return d_->stable_dt; }
+
+void AirModel::step(double dt) {
+    Impl& d = *d_;
+    d.updateNeighbours();
+    const float dt_v = static_cast<float>(dt / d.vol);
+    const float diff = static_cast<float>(d.diff);
+    const std::vector<float>& t = d.t;
+    std::vector<float>& t2 = d.t2;
+    const int nx = nx_, ny = ny_, plane = nx_ * ny_;
+    const float* fx = d.fx.data();
+    const float* fy = d.fy.data();
+    const float* fz = d.fz.data();
+    const unsigned char* nb = d.nb.data();
+    const unsigned char* solid = d.solid.data();
+    d.pool.run(static_cast<std::size_t>(nz_), [&](std::size_t kc) {
+        const int kk = static_cast<int>(kc);
+        for (int j = 0; j < ny; ++j) {
+            const int row = nx * (j + ny * kk);
+            const float* fxr = fx + (nx + 1) * (j + ny * kk);
+            const float* fys = fy + nx * (j + (ny + 1) * kk);
+            const float* fyn = fys + nx;
+            const float* fzd = fz + row;
+            const float* fzu = fzd + plane;
+            for (int i = 0; i < nx; ++i) {
+                const int c = row + i;
+                if (solid[c]) {
+                    t2[c] = t[c];
+                    continue;
+                }
+                const unsigned char m = nb[c];
+                const float tc = t[c];
+                t2[c] = k::advectDiffuse(tc, (m & k::kWest) ? t[c - 1] : tc, (m & k::kEast) ? t[c + 1] : tc,
+                                         (m & k::kSouth) ? t[c - nx] : tc, (m & k::kNorth) ? t[c + nx] : tc,
+                                         (m & k::kDown) ? t[c - plane] : tc, (m & k::kUp) ? t[c + plane] : tc, fxr[i],
+                                         fxr[i + 1], fys[i], fyn[i], fzd[i], fzu[i], m, diff, dt_v);
+            }
+        }
+    });
+    for (const auto& p : d.ports) {
+        const float q = static_cast<float>(p.q / static_cast<double>(p.cells.size()));
+        for (int c : p.cells)
+            t2[c] = p.source ? k::portExchange(t2[c], t[c], q, static_cast<float>(p.t_in), 0.f, dt_v)
+                             : k::portExchange(t2[c], t[c], 0.f, 0.f, q, dt_v);
+    }
+    std::swap(d.t, d.t2);
+}
+
+int AirModel::advance(double duration, const std::function<void(double)>& before) {
+    if (!(duration > 0)) return 0;
+    const double lim = stableDt();
+    const int n = std::max(1, static_cast<int>(std::ceil(duration / lim - 1e-9)));
+    const double dt = duration / n;
+    for (int s = 0; s < n; ++s) {
+        if (before) before(dt);
+        step(dt);
+    }
+    return n;
+}
+
+void AirModel::fill(double t_c) {
+    std::fill(d_->t.begin(), d_->t.end(), static_cast<float>(t_c));
+    std::fill(d_->t2.begin(), d_->t2.end(), static_cast<float>(t_c));
+}
+double AirModel::temperature(int c) const { return d_->t[c]; }
+void AirModel::setTemperature(int c, double t_c) { d_->t[c] = static_cast<float>(t_c); }
+const std::vector<float>& AirModel::temperatures() const { return d_->t; }
+const std::vector<float>& AirModel::fluxX() const { return d_->fx; }
+const std::vector<float>& AirModel::fluxY() const { return d_->fy; }
+const std::vector<float>& AirModel::fluxZ() const { return d_->fz; }
+
+double AirModel::heatContent() const {
+    double s = 0;
+    for (std::size_t c = 0; c < d_->n(); ++c)
+        if (!d_->solid[c]) s += d_->t[c];
+    return s * d_->vol;
+}
+
+double AirModel::maxSpeedMs() const {
+    float m = 0;
+    for (float f : d_->fx) m = std::max(m, std::fabs(f));
+    for (float f : d_->fy) m = std::max(m, std::fabs(f));
+    for (float f : d_->fz) m = std::max(m, std::fabs(f));
+    return m / (d_->h * d_->h);
+}
+
+} // namespace ct::sim
