@@ -583,9 +583,7 @@ void Engine::Impl::advanceAir(double dt) {
             }
             if (hr.tile_port >= 0 && mix_q > 0) air.setPortTemperature(hr.tile_port, mix_t / mix_q);
         });
-        stats.air_substeps += n;
-        for (int ri : hr.racks)
-            for (auto& lv : racks[ri].levels) lv.inlet_c = air.portMeanTemperature(lv.intake_port);
+        stats.air_substeps += n;  // inlet and exhaust stay those of the last sub-step, consistent with each other
     }
     for (auto& ur : units) {
         ur.load_w = ur.load_accum_j / dt;

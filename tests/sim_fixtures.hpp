@@ -1,0 +1,71 @@
+#pragma once
+// Shared set-up for the simulation tests: samples from resources/scenarios with small changes.
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/sim/engine.hpp>
+
+#include <QTest>
+
+#include <string>
+
+namespace fixtures {
+
+struct Loaded {
+    ct::model::Scenario scenario;
+    ct::model::Catalog catalog;
+};
+
+/// A sample scenario with all its nodes in one job at `util` (0 = leave the sample's jobs) and the scenario's
+/// own catalog section replaced by `catalog_json` when given. Fails the test on validation errors.
+inline Loaded sample(const char* name, double util = 0, const std::string& catalog_json = "") {
+    auto lr = ct::model::loadScenarioFile(std::string(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json");
+    Loaded l{lr.scenario, {}};
+    if (util > 0) {
+        ct::model::Job j;
+        j.id = "test-job";
+        j.utilization = util;
+        for (const auto& h : l.scenario.halls)
+            for (const auto& row : h.rows)
+                for (const auto& r : row.racks)
+                    for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+        l.scenario.jobs = {j};
+    }
+    l.scenario.events.clear();
+    if (!catalog_json.empty()) l.scenario.catalog_json = catalog_json;
+    ct::model::Diagnostics d;
+    l.catalog = ct::model::effectiveCatalog(l.scenario, ct::model::Catalog::builtin(), d);
+    const auto sem = ct::model::validateScenario(l.scenario, l.catalog);
+    d.insert(d.end(), sem.begin(), sem.end());
+    for (const auto& x : d)
+        if (x.severity == ct::model::Severity::Error) qFatal("fixture invalid: %s", x.toString().c_str());
+    return l;
+}
+
+inline ct::model::Event event(double t, const char* kind, const char* target, std::optional<double> v = std::nullopt) {
+    ct::model::Event e;
+    e.time_s = t;
+    e.kind = kind;
+    e.target = target;
+    e.value = v;
+    return e;
+}
+
+/// Runs until `t_s`, returning the last frame.
+inline const ct::model::Frame& runTo(ct::sim::Engine& e, double t_s) {
+    while (e.timeS() < t_s - 1e-9) e.step();
+    return e.frame();
+}
+
+inline double meanInlet(const ct::model::Frame& f) {
+    double s = 0;
+    for (const auto& r : f.racks) s += r.inlet_mean_c;
+    return s / static_cast<double>(f.racks.size());
+}
+
+inline double meanGpuPower(const ct::model::Frame& f) {
+    double s = 0;
+    for (const auto& g : f.gpus) s += g.power_w;
+    return s / static_cast<double>(f.gpus.size());
+}
+
+} // namespace fixtures

@@ -1,0 +1,181 @@
+// Room air model against physics (issue 2): 1D advection–diffusion vs its analytic solution, discrete
+// divergence of the potential flow, conservation, and thread-count independence.
+#include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <QTest>
+
+#include <cmath>
+#include <random>
+
+using namespace ct::sim;
+
+class TstAir : public QObject {
+    Q_OBJECT
+private slots:
+    void advectionDiffusionMatchesTheAnalyticSolution();
+    void potentialFlowIsDivergenceFree();
+    void uniformAirStaysUniform();
+    void closedRoomConservesHeat();
+    void resultsDoNotDependOnThreadCount();
+    void badGridsAreRefused();
+};
+
+namespace {
+/// C(x,t) for a step inflow C = 1 into C = 0 at velocity u with dispersion D, with a flux (third-type) inlet, u·C − D·∂C/∂x = u at x = 0 (Lindstrom et al. 1967; van Genuchten &
+/// Alves 1982, solution A4): what injecting air at a port cell does.
+double fluxInlet(double x, double t, double u, double D) {
+    const double s = 2 * std::sqrt(D * t);
+    return 0.5 * std::erfc((x - u * t) / s) + std::sqrt(u * u * t / (M_PI * D)) * std::exp(-(x - u * t) * (x - u * t) / (4 * D * t)) -
+           0.5 * (1 + u * x / D + u * u * t / D) * std::exp(u * x / D) * std::erfc((x + u * t) / s);
+}
+
+/// A room with two racks (sink in front, source behind) and a cooling unit (sink on top, source at the front).
+void buildRoom(AirModel& a) {
+    a.addSolidBox(2.0, 2.0, 0, 2.6, 3.2, 2.0);
+    a.addSolidBox(3.0, 2.0, 0, 3.6, 3.2, 2.0);
+    a.addSolidBox(0.0, 1.0, 0, 0.9, 3.5, 1.8);
+    auto cells = [&](double x0, double x1, double y, double z0, double z1) {
+        std::vector<int> c;
+        for (double x = x0 + 0.05; x < x1; x += 0.1)
+            for (double z = z0 + 0.05; z < z1; z += 0.1) {
+                int i, j, k;
+                a.cellOf(x, y, z, i, j, k);
+                if (std::find(c.begin(), c.end(), a.index(i, j, k)) == c.end()) c.push_back(a.index(i, j, k));
+            }
+        return c;
+    };
+    for (double x0 : {2.0, 3.0}) {
+        const int in = a.addPort(cells(x0, x0 + 0.6, 3.25, 0, 2.0), false);
+        const int out = a.addPort(cells(x0, x0 + 0.6, 1.95, 0, 2.0), true);
+        a.setPortFlow(in, 0.8);
+        a.setPortFlow(out, 0.8);
+        a.setPortTemperature(out, 35);
+    }
+    std::vector<int> supply;
+    for (double y = 1.05; y < 3.5; y += 0.1)
+        for (double z = 0.05; z < 0.9; z += 0.1) {
+            int i, j, k;
+            a.cellOf(0.95, y, z, i, j, k);
+            supply.push_back(a.index(i, j, k));
+        }
+    std::vector<int> ret;
+    for (double y = 1.05; y < 3.5; y += 0.1)
+        for (double x = 0.05; x < 0.9; x += 0.1) {
+            int i, j, k;
+            a.cellOf(x, y, 1.85, i, j, k);
+            ret.push_back(a.index(i, j, k));
+        }
+    const int s = a.addPort(supply, true), r = a.addPort(ret, false);
+    a.setPortFlow(s, 1.6);
+    a.setPortFlow(r, 1.6);
+    a.setPortTemperature(s, 18);
+}
+} // namespace
+
+void TstAir::advectionDiffusionMatchesTheAnalyticSolution() {
+    ThreadPool pool(1);
+    const double h = 0.1, u = 0.2, kappa = 0.02, A = h * h;
+    AirModel a({20.0, h, h, h, kappa}, pool);
+    QCOMPARE(a.nx(), 200);
+    const int in = a.addPort({a.index(0, 0, 0)}, true);
+    const int out = a.addPort({a.index(a.nx() - 1, 0, 0)}, false);
+    a.setPortFlow(in, u * A);
+    a.setPortFlow(out, u * A);
+    a.setPortTemperature(in, 1.0);
+    a.fill(0.0);
+    a.solveFlow(1e-10);
+    // Every interior face carries the same flux: uniform velocity u.
+    for (int i = 1; i < a.nx(); ++i) QVERIFY(std::fabs(a.fluxX()[i] - u * A) < 1e-9);
+    const double t_end = 40.0;
+    const double dt = a.stableDt();
+    const int n = a.advance(t_end, nullptr);
+    const double dt_used = t_end / n;
+    QVERIFY(dt_used <= dt);
+    // First-order upwind adds numerical dispersion u·h/2·(1 − Co) (its modified equation); the analytic
+    // solution is compared with D = κ + that.
+    const double co = u * dt_used / h;
+    const double D = kappa + u * h / 2 * (1 - co);
+    // Air injected into cell 0 enters through the inlet boundary at its west face: x = (i + ½)·h.
+    double worst = 0;
+    for (int i = 1; i < 150; ++i) {
+        const double x = (i + 0.5) * h;
+        worst = std::max(worst, std::fabs(a.temperature(a.index(i, 0, 0)) - fluxInlet(x, t_end, u, D)));
+    }
+    qInfo("1D advection-diffusion: max |T - analytic| = %.4f (Co = %.3f, D = %.4f m2/s)", worst, co, D);
+    QVERIFY2(worst < 0.005, "profile deviates from the analytic solution by more than 0.005");
+}
+
+void TstAir::potentialFlowIsDivergenceFree() {
+    ThreadPool pool(2);
+    AirModel a({6.0, 5.0, 3.0, 0.1, 0.01}, pool);
+    buildRoom(a);
+    const FlowSolveStats st = a.solveFlow(1e-8);
+    qInfo("flow: %d iterations, residual %.2e, max divergence error %.2e", st.iterations, st.relative_residual,
+          st.max_divergence_error);
+    QVERIFY(st.relative_residual <= 1e-8);
+    QVERIFY(st.max_divergence_error < 1e-5);
+    double worst = 0;
+    for (std::size_t c = 0; c < a.cellCount(); ++c)
+        if (!a.solid(static_cast<int>(c))) worst = std::max(worst, std::fabs(a.divergenceError(static_cast<int>(c))));
+    QVERIFY(worst < 1e-6);  // m³/s per cell, against port flows of ~0.01 m³/s per cell
+    // No flow through the walls.
+    for (int k = 0; k < a.nz(); ++k)
+        for (int j = 0; j < a.ny(); ++j) {
+            QCOMPARE(a.fluxX()[0 + (a.nx() + 1) * (j + a.ny() * k)], 0.f);
+            QCOMPARE(a.fluxX()[a.nx() + (a.nx() + 1) * (j + a.ny() * k)], 0.f);
+        }
+}
+
+void TstAir::uniformAirStaysUniform() {
+    ThreadPool pool(2);
+    AirModel a({6.0, 5.0, 3.0, 0.2, 0.01}, pool);
+    buildRoom(a);
+    a.solveFlow(1e-8);
+    a.fill(22.0);
+    for (int p = 0; p < 6; ++p) a.setPortTemperature(p, 22.0);  // every source blows room-temperature air
+    a.advance(30.0, nullptr);
+    for (std::size_t c = 0; c < a.cellCount(); ++c)
+        if (!a.solid(static_cast<int>(c))) QVERIFY(std::fabs(a.temperature(static_cast<int>(c)) - 22.0) < 1e-3);
+}
+
+void TstAir::closedRoomConservesHeat() {
+    ThreadPool pool(2);
+    AirModel a({4.0, 3.0, 2.5, 0.1, 0.05}, pool);
+    a.addSolidBox(1, 1, 0, 2, 2, 1.5);
+    a.solveFlow();
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> dist(15, 40);
+    for (std::size_t c = 0; c < a.cellCount(); ++c) a.setTemperature(static_cast<int>(c), dist(rng));
+    const double before = a.heatContent();
+    a.advance(60.0, nullptr);
+    const double after = a.heatContent();
+    QVERIFY2(std::fabs(after - before) / before < 1e-5, "diffusion alone changed the heat content of a closed room");
+}
+
+void TstAir::resultsDoNotDependOnThreadCount() {
+    std::vector<float> result[2];
+    for (int threads : {1, 2}) {
+        ThreadPool pool(threads);
+        AirModel a({6.0, 5.0, 3.0, 0.1, 0.01}, pool);
+        buildRoom(a);
+        a.solveFlow(1e-8);
+        a.fill(20.0);
+        a.advance(20.0, nullptr);
+        result[threads - 1] = a.temperatures();
+    }
+    QVERIFY(result[0] == result[1]);  // bit for bit
+}
+
+void TstAir::badGridsAreRefused() {
+    ThreadPool pool(1);
+    QVERIFY_THROWS_EXCEPTION(SimError, AirModel({10, 10, 3, 0.01, 0.01}, pool));
+    QVERIFY_THROWS_EXCEPTION(SimError, AirModel({0, 10, 3, 0.25, 0.01}, pool));
+    AirModel a({4, 4, 3, 0.25, 0.01}, pool);
+    a.addSolidBox(0, 0, 0, 1, 1, 1);
+    QVERIFY_THROWS_EXCEPTION(SimError, a.addPort({a.index(0, 0, 0)}, true));  // a solid cell
+    QVERIFY(airModelBytes({20, 12, 4, 0.1, 0.01}) > 960000ull * 70);
+}
+
+QTEST_GUILESS_MAIN(TstAir)
+#include "tst_air.moc"

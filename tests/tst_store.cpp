@@ -1,0 +1,114 @@
+// The telemetry store (issue 2 defines it, issue 4 fills it): batches, no duplicates, window queries, latest
+// value, buckets, events, reopening, refusing files that are not a store.
+#include <clustertwin/importers/store.hpp>
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace ct::importers;
+
+class TstStore : public QObject {
+    Q_OBJECT
+private slots:
+    void writesAndQueriesSeries();
+    void rewritingTheSameSamplesAddsNoDuplicates();
+    void bucketsGiveMinMaxMean();
+    void eventsAndRunsSurviveAReopen();
+    void aFileThatIsNotAStoreIsRefused();
+};
+
+void TstStore::writesAndQueriesSeries() {
+    QTemporaryDir tmp;
+    auto st = TelemetryStore::open(tmp.filePath("t.sqlite").toStdString());
+    const auto run = st.createRun("test", "simulated", "lab");
+    const auto a = st.series(run, {"n1/gpu0", "power_w", "W", "sim"});
+    const auto b = st.series(run, {"n1/gpu1", "power_w", "W", "sim"});
+    QCOMPARE(st.series(run, {"n1/gpu0", "power_w", "W", "sim"}), a);
+    std::vector<Sample> s;
+    for (int t = 0; t < 100; ++t) {
+        s.push_back({a, double(t), 100.0 + t});
+        s.push_back({b, double(t), 200.0 + t});
+    }
+    s.push_back({a, 100.0, std::nan("")});  // a gap is stored as missing
+    st.writeBatch(s);
+    const auto v = st.values(run, "power_w", {"n1/gpu1"}, 10, 19);
+    QCOMPARE(v.size(), std::size_t(1));
+    QCOMPARE(v[0].points.size(), std::size_t(10));
+    QCOMPARE(v[0].points.front().second, 210.0);
+    QCOMPARE(st.values(run, "power_w", {}, 0, 1000).size(), std::size_t(2));
+    QCOMPARE(*st.latest(a, 42.5), 142.0);
+    QVERIFY(!st.latest(a, -1).has_value());
+    QVERIFY(!st.latest(a, 100).has_value());  // the latest is the gap
+}
+
+void TstStore::rewritingTheSameSamplesAddsNoDuplicates() {
+    QTemporaryDir tmp;
+    auto st = TelemetryStore::open(tmp.filePath("t.sqlite").toStdString());
+    const auto run = st.createRun("test", "imported", "");
+    const auto a = st.series(run, {"h1", "temp_c", "degC", "dcgm"});
+    std::vector<Sample> s{{a, 1, 40}, {a, 2, 41}, {a, 3, 42}};
+    st.writeBatch(s);
+    st.writeBatch(s);
+    QCOMPARE(st.sampleCount(), std::int64_t(3));
+}
+
+void TstStore::bucketsGiveMinMaxMean() {
+    QTemporaryDir tmp;
+    auto st = TelemetryStore::open(tmp.filePath("t.sqlite").toStdString());
+    const auto run = st.createRun("test", "simulated", "");
+    const auto a = st.series(run, {"x", "v", "1", "sim"});
+    std::vector<Sample> s;
+    for (int t = 0; t < 60; ++t) s.push_back({a, double(t), double(t % 10)});
+    st.writeBatch(s);
+    const auto b = st.buckets(a, 0, 60, 6);
+    QCOMPARE(b.size(), std::size_t(6));
+    for (const auto& x : b) {
+        QCOMPARE(x.count, std::int64_t(10));
+        QCOMPARE(x.min, 0.0);
+        QCOMPARE(x.max, 9.0);
+        QCOMPARE(x.mean, 4.5);
+    }
+    QVERIFY_THROWS_EXCEPTION(ImportError, st.buckets(a, 10, 0, 3));
+}
+
+void TstStore::eventsAndRunsSurviveAReopen() {
+    QTemporaryDir tmp;
+    const std::string path = tmp.filePath("t.sqlite").toStdString();
+    {
+        auto st = TelemetryStore::open(path);
+        const auto run = st.createRun("r", "simulated", "lab", R"({"step_s": 1})");
+        st.writeEvents(run, {{600, "cooling_unit_fail", "crah-01", std::nullopt, "failed"}, {900, "setpoint_change", "crah-02", 22.0, ""}});
+        st.finishRun(run, 3600);
+        st.upsertEntities({{"lab", "site", "", "Lab"}, {"r1", "rack", "lab", "Rack 1"}});
+    }
+    auto st = TelemetryStore::open(path);
+    const auto runs = st.runs();
+    QCOMPARE(runs.size(), std::size_t(1));
+    QCOMPARE(runs[0].kind, std::string("simulated"));
+    QCOMPARE(*runs[0].end_s, 3600.0);
+    const auto ev = st.events(runs[0].id);
+    QCOMPARE(ev.size(), std::size_t(2));
+    QCOMPARE(ev[1].kind, std::string("setpoint_change"));
+    QCOMPARE(*ev[1].value, 22.0);
+    QCOMPARE(st.entities().size(), std::size_t(2));
+}
+
+void TstStore::aFileThatIsNotAStoreIsRefused() {
+    QTemporaryDir tmp;
+    QFile f(tmp.filePath("junk.sqlite"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("this is not a database, just text that is long enough to look like a header..........");
+    f.close();
+    try {
+        TelemetryStore::open(f.fileName().toStdString());
+        QFAIL("a text file was opened as a store");
+    } catch (const ImportError& e) {
+        QVERIFY(QString(e.what()).contains("junk.sqlite"));
+    }
+}
+
+QTEST_GUILESS_MAIN(TstStore)
+#include "tst_store.moc"
