@@ -286,15 +286,17 @@ void Engine::Impl::buildAir(int h) {
         ur.return_port = air.addPort(ret, false);
     }
     // Raised floor: the units blow into the plenum, which feeds perforated tiles in front of every rack (the
-    // first two floor-level cells of its cold aisle); the plenum mixes the units' supply.
+    // first two cells of its cold aisle); the plenum mixes the units' supply. The tiles' jets are spread over
+    // the lowest half metre of the aisle, where they carry their air.
     if (hall.raised_floor && !hr.units.empty()) {
         std::vector<int> tiles;
         for (int ri : hr.racks) {
             const auto* rm = catalog.rack(racks[ri].rack->model);
             model::Box2 b = model::footprint(racks[ri].rack->position_m, rm->width_m, rm->depth_m, racks[ri].rack->facing);
+            const int jet_levels = std::clamp(static_cast<int>(std::lround(0.5 / c)), 1, air.nz());
             for (int layer = 0; layer < 2; ++layer) {
                 bool blocked = false;
-                for (int cell : faceCells(b, racks[ri].rack->facing, 0, 1, &blocked))
+                for (int cell : faceCells(b, racks[ri].rack->facing, 0, jet_levels, &blocked))
                     if (std::find(tiles.begin(), tiles.end(), cell) == tiles.end()) tiles.push_back(cell);
                 // Step the box one cell further into the aisle for the second layer.
                 switch (racks[ri].rack->facing) {
@@ -816,7 +818,7 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     d_->equipment(0);
     d_->powerChain();
     for (auto& n : d_->nodes) {
-        n.inlet_c = d_->halls[d_->racks[n.rack].hall].air->temperatures().empty() ? 20 : d_->halls[d_->racks[n.rack].hall].air->temperature(0);
+        n.inlet_c = d_->halls[d_->racks[n.rack].hall].air->temperature(0);  // the room starts uniform
         for (auto& g : n.gpus) g.temp_c = n.inlet_c;
     }
     d_->airflowTargets();

@@ -20,6 +20,8 @@ struct AirGridSpec {
     double width_m = 0, depth_m = 0, height_m = 0;  ///< the box
     double cell_m = 0.25;                           ///< 0.1–0.5 m
     double kappa_m2s = 0.01;                        ///< effective (turbulent) diffusivity of heat in air
+    /// Grids smaller than this step in the calling thread: waking the pool costs more than it saves.
+    std::size_t min_parallel_cells = 100000;
 };
 
 /// Memory the air model needs for a grid (bytes), to refuse grids that do not fit before allocating.
@@ -79,7 +81,8 @@ public:
     void fill(double t_c);
     double temperature(int cell) const;
     void setTemperature(int cell, double t_c);
-    const std::vector<float>& temperatures() const;
+    /// A copy of the field, index i + nx·(j + ny·k).
+    std::vector<float> temperatures() const;
     /// Face fluxes in m³/s, positive along the axis; x-faces are (nx+1)·ny·nz, index i + (nx+1)(j + ny k).
     const std::vector<float>& fluxX() const;
     const std::vector<float>& fluxY() const;

@@ -23,14 +23,15 @@ CT_HD float advectDiffuse(float t, float tw, float te, float ts, float tn, float
     // Advection: what leaves carries this cell's temperature, what enters carries the upwind neighbour's.
     const float out = posf(fe) + posf(-fw) + posf(fn) + posf(-fs) + posf(fu) + posf(-fd);
     const float in = posf(fw) * tw + posf(-fe) * te + posf(fs) * ts + posf(-fn) * tn + posf(fd) * td + posf(-fu) * tu;
-    // Diffusion only across faces to fluid neighbours (walls and solids are adiabatic).
-    float dif = 0.f;
-    dif += (nb & kWest) ? tw - t : 0.f;
-    dif += (nb & kEast) ? te - t : 0.f;
-    dif += (nb & kSouth) ? ts - t : 0.f;
-    dif += (nb & kNorth) ? tn - t : 0.f;
-    dif += (nb & kDown) ? td - t : 0.f;
-    dif += (nb & kUp) ? tu - t : 0.f;
+    // Diffusion only across faces to fluid neighbours (walls and solids are adiabatic). Weights from the bits
+    // rather than branches, so a loop of cells vectorizes.
+    const unsigned b = nb;
+    float dif = static_cast<float>(b & 1u) * (tw - t);
+    dif += static_cast<float>((b >> 1) & 1u) * (te - t);
+    dif += static_cast<float>((b >> 2) & 1u) * (ts - t);
+    dif += static_cast<float>((b >> 3) & 1u) * (tn - t);
+    dif += static_cast<float>((b >> 4) & 1u) * (td - t);
+    dif += static_cast<float>((b >> 5) & 1u) * (tu - t);
     return t + dt_v * (in - out * t + diff * dif);
 }
 

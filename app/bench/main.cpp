@@ -1,0 +1,194 @@
+// clustertwin-bench: performance figures (not tests). `thermal`: air temperature step throughput against
+// the memory-bandwidth roofline; `simulate`: wall time per simulated hour of superpod-h100-su.
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/engine.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+namespace sim = ct::sim;
+
+namespace {
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+/// STREAM-style triad a = b + s·c over arrays far larger than the caches; best of several passes.
+/// Bytes counted as read b, c and write a (12 B per element), the same convention as the kernel's figure.
+double triadBandwidth(sim::ThreadPool& pool) {
+    const std::size_t n = std::size_t(1) << 25;  // 32 Mi floats = 128 MiB per array
+    std::vector<float> a(n, 0.f), b(n, 1.f), c(n, 2.f);
+    const std::size_t chunks = 64, per = n / chunks;
+    double best = 0;
+    for (int rep = 0; rep < 6; ++rep) {
+        const auto t0 = Clock::now();
+        pool.run(chunks, [&](std::size_t k) {
+            float* __restrict pa = a.data() + k * per;
+            const float* __restrict pb = b.data() + k * per;
+            const float* __restrict pc = c.data() + k * per;
+            for (std::size_t i = 0; i < per; ++i) pa[i] = pb[i] + 0.5f * pc[i];
+        });
+        const double s = seconds(t0, Clock::now());
+        best = std::max(best, 12.0 * n / s);
+    }
+    if (a[12345] != 2.f) std::fprintf(stderr, "triad check failed\n");
+    return best;
+}
+
+/// A 20 × 12 × 4 m hall: four rows of racks in hot/cold aisles breathing through ports, units on the walls.
+void buildHall(sim::AirModel& a) {
+    const double c = a.cellM();
+    auto cells = [&](double x0, double x1, double y, double z0, double z1) {
+        std::vector<int> v;
+        for (double x = x0 + c / 2; x < x1; x += c)
+            for (double z = z0 + c / 2; z < z1; z += c) {
+                int i, j, k;
+                a.cellOf(x, y, z, i, j, k);
+                if (std::find(v.begin(), v.end(), a.index(i, j, k)) == v.end()) v.push_back(a.index(i, j, k));
+            }
+        return v;
+    };
+    struct P {
+        int in, out;
+    };
+    std::vector<P> racks;
+    for (int row = 0; row < 4; ++row) {
+        const double y0 = 2.0 + row * 2.4;
+        const bool north = row % 2 == 0;
+        for (int r = 0; r < 20; ++r) {
+            const double x0 = 3.0 + r * 0.7;
+            a.addSolidBox(x0, y0, 0, x0 + 0.6, y0 + 1.2, 2.2);
+            racks.push_back({0, 0});
+            racks.back().in = a.addPort(cells(x0, x0 + 0.6, north ? y0 + 1.2 + c / 2 : y0 - c / 2, 0, 2.2), false);
+            racks.back().out = a.addPort(cells(x0, x0 + 0.6, north ? y0 - c / 2 : y0 + 1.2 + c / 2, 0, 2.2), true);
+        }
+    }
+    for (auto& r : racks) {
+        a.setPortFlow(r.in, 1.5);
+        a.setPortFlow(r.out, 1.5);
+        a.setPortTemperature(r.out, 35);
+    }
+    for (int u = 0; u < 4; ++u) {
+        const double y0 = 1.0 + u * 2.6;
+        a.addSolidBox(0, y0, 0, 0.9, y0 + 2.5, 2.0);
+        std::vector<int> sup = cells(0.95, 0.95 + c, y0 + 1.25, 0, 1.0), ret;
+        for (double y = y0 + c / 2; y < y0 + 2.5; y += c) {
+            auto v = cells(0.0, 0.9, y, 2.0, 2.0 + c);
+            ret.insert(ret.end(), v.begin(), v.end());
+        }
+        sup.clear();
+        for (double y = y0 + c / 2; y < y0 + 2.5; y += c) {
+            auto v = cells(0.9, 0.9 + c, y, 0, 1.0);
+            sup.insert(sup.end(), v.begin(), v.end());
+        }
+        const int s = a.addPort(sup, true), r = a.addPort(ret, false);
+        a.setPortFlow(s, 80 * 1.5 / 4);
+        a.setPortFlow(r, 80 * 1.5 / 4);
+        a.setPortTemperature(s, 18);
+    }
+}
+
+int benchThermal(bool as_json) {
+    // Bytes per cell update: read T (4), write T (4), read three face fluxes (12), neighbour mask (1).
+    const double bytes_per_cell = 21.0;
+    for (double cell : {0.1, 0.25}) {
+        for (int threads : {1, 2}) {
+            sim::ThreadPool pool(threads);
+            const double bw = triadBandwidth(pool);
+            sim::AirModel a({20.0, 12.0, 4.0, cell, 0.01, 0}, pool);  // always use every thread asked for
+            buildHall(a);
+            a.solveFlow(1e-6);
+            a.fill(22.0);
+            const double dt = a.stableDt();
+            for (int i = 0; i < 3; ++i) a.step(dt);  // warm-up
+            const int reps = cell < 0.2 ? 40 : 400;
+            const auto t0 = Clock::now();
+            for (int i = 0; i < reps; ++i) a.step(dt);
+            const double s = seconds(t0, Clock::now());
+            const double rate = static_cast<double>(a.cellCount()) * reps / s;
+            const double roofline = bw / bytes_per_cell;
+            char name[64];
+            std::snprintf(name, sizeof name, "thermal_%gm_%dt", cell, threads);
+            if (as_json) {
+                std::cout << json{{"name", name}, {"cells", a.cellCount()}, {"threads", threads}, {"cell_updates_per_s", rate},
+                                  {"roofline_fraction", rate / roofline}, {"bandwidth_gbs", bw / 1e9},
+                                  {"bytes_per_cell_update", bytes_per_cell}, {"step_ms", 1e3 * s / reps}}
+                                 .dump()
+                          << "\n";
+            } else {
+                std::printf("%-18s %8zu cells  %d thread(s)  %7.1f M cell-updates/s  bandwidth %5.1f GB/s  roofline %6.1f M/s  (%.0f %%)\n",
+                            name, a.cellCount(), threads, rate / 1e6, bw / 1e9, roofline / 1e6, 100 * rate / roofline);
+            }
+        }
+    }
+    return 0;
+}
+
+int benchSimulate(bool as_json, const std::string& resources) {
+    const std::string path = resources + "/scenarios/superpod-h100-su.json";
+    auto rep = ct::model::loadAndValidate(path);
+    if (ct::model::hasErrors(rep.diagnostics)) {
+        std::cerr << path << ": invalid\n";
+        return 2;
+    }
+    // All 32 nodes in one training job at 90 %.
+    ct::model::Job j;
+    j.id = "bench";
+    j.utilization = 0.9;
+    for (const auto& row : rep.scenario.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    rep.scenario.jobs = {j};
+    sim::EngineOptions o;
+    o.cell_m = 0.25;
+    o.step_s = 1;
+    const auto t0 = Clock::now();
+    sim::Engine e(rep.scenario, rep.catalog, o);
+    while (e.timeS() < 3600 - 1e-9) e.step();
+    const double wall = seconds(t0, Clock::now());
+    const auto& st = e.stats();
+    if (as_json) {
+        std::cout << json{{"name", "simulate_superpod_h100_su"}, {"cells", st.grid_cells}, {"threads", sim::ThreadPool(0).size()},
+                          {"wall_s_per_sim_hour", wall}, {"air_substeps", st.air_substeps}, {"flow_solves", st.flow_solves},
+                          {"it_power_w", e.frame().it_power_w}}
+                         .dump()
+                  << "\n";
+    } else {
+        std::printf("simulate superpod-h100-su, 1 h at 0.25 m: %.2f s wall (%lld air sub-steps, %lld flow solves, %llu cells)\n", wall,
+                    static_cast<long long>(st.air_substeps), static_cast<long long>(st.flow_solves),
+                    static_cast<unsigned long long>(st.grid_cells));
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    const bool as_json = std::find(args.begin(), args.end(), "--json") != args.end();
+    args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
+    if (args.empty() || args[0] == "--help") {
+        std::cout << "Usage: clustertwin-bench thermal|simulate [--json]\n";
+        return args.empty() ? 2 : 0;
+    }
+    try {
+        if (args[0] == "thermal") return benchThermal(as_json);
+        if (args[0] == "simulate") return benchSimulate(as_json, CT_SOURCE_RESOURCE_DIR);
+    } catch (const std::exception& e) {
+        std::cerr << "clustertwin-bench: " << e.what() << "\n";
+        return 1;
+    }
+    std::cerr << "clustertwin-bench: unknown benchmark '" << args[0] << "'\n";
+    return 2;
+}
