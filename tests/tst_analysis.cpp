@@ -6,6 +6,8 @@
 
 #include <QTest>
 
+#include <cmath>
+
 using namespace ct::model;
 
 class TstAnalysis : public QObject {
@@ -16,6 +18,7 @@ private slots:
     void gb200NeedsItsCdusAndSurvivesOneLoss();
     void losingACrahInTheLabIsSurvivable();
     void durationsParse();
+    void utilizationProfilesFollowTheirKind();
 };
 
 void TstAnalysis::unservedLoadMatchesHandWorkedCases() {
@@ -78,6 +81,40 @@ void TstAnalysis::durationsParse() {
     QCOMPARE(parseDurationS("500ms"), 0.5);
     QVERIFY_THROWS_EXCEPTION(ModelError, parseDurationS("1 fortnight"));
     QVERIFY_THROWS_EXCEPTION(ModelError, parseDurationS(""));
+}
+
+void TstAnalysis::utilizationProfilesFollowTheirKind() {
+    UtilizationProfile c;
+    c.level = 0.4;
+    QCOMPARE(c.valueAt(123), 0.4);
+    UtilizationProfile steps;
+    steps.kind = "steps";
+    steps.points = {{0, 0.2}, {600, 0.9}, {1200, 0.1}};
+    QCOMPARE(steps.valueAt(300), 0.2);
+    QCOMPARE(steps.valueAt(600), 0.9);
+    QCOMPARE(steps.valueAt(5000), 0.1);
+    UtilizationProfile list = steps;
+    list.kind = "list";
+    QVERIFY(std::fabs(list.valueAt(300) - 0.55) < 1e-12);  // halfway between 0.2 and 0.9
+    UtilizationProfile d;
+    d.kind = "diurnal";
+    d.mean = 0.5;
+    d.amplitude = 0.3;
+    d.period_s = 86400;
+    QVERIFY(std::fabs(d.valueAt(21600) - 0.8) < 1e-12);  // a quarter period: the peak
+    QVERIFY(std::fabs(d.valueAt(64800) - 0.2) < 1e-12);
+    d.amplitude = 0.9;
+    QCOMPARE(d.valueAt(21600), 1.0);  // clamped
+    // Profiles survive a save.
+    auto lr = loadScenarioFile(std::string(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json");
+    Job j;
+    j.id = "j";
+    j.nodes = {"n0001"};
+    j.profile = list;
+    lr.scenario.jobs = {j};
+    const auto again = parseScenario(scenarioToJson(lr.scenario));
+    QVERIFY(again.diagnostics.empty());
+    QVERIFY(again.scenario == lr.scenario);
 }
 
 QTEST_GUILESS_MAIN(TstAnalysis)

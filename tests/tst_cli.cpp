@@ -9,6 +9,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <clustertwin/importers/store.hpp>
+
+#include <cmath>
+
 namespace {
 struct Run {
     int code = -1;
@@ -40,6 +44,10 @@ private slots:
     void generateRejectsBadParameters();
     void renderWritesAPicture();
     void backendsListsTheCpu();
+    void simulateRecordsARunAndSummarises();
+    void simulateRejectsBadEventsNamingThePointer();
+    void simulateRefusesAGridTooFineForMemory();
+    void simulateFinishesWhenCoolingFallsShortAndSaysSo();
 };
 
 void TstCli::helpAndUsage() {
@@ -154,6 +162,75 @@ void TstCli::backendsListsTheCpu() {
     const Run r = cli({"backends"});
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.contains("cpu: available"));
+}
+
+void TstCli::simulateRecordsARunAndSummarises() {
+    QTemporaryDir tmp;
+    const QString db = tmp.filePath("run.sqlite");
+    const Run r = cli({"simulate", sample("lab-8node"), "--duration", "2m", "--step", "2s", "--record-every", "20s", "--out", db, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.err.contains("simulate: 100%"));  // progress on stderr
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    for (const char* k : {"it_power_w", "facility_power_w", "pue", "max_inlet_c", "max_inlet_rack", "heat_in_w", "heat_removed_w", "alerts"})
+        QVERIFY2(o.contains(k), k);
+    QVERIFY(o["pue"].toDouble() > 1.0);
+    QVERIFY(o["facility_power_w"].toDouble() > o["it_power_w"].toDouble());
+    QCOMPARE(o["max_inlet_rack"].toString().left(3), QString("r01"));
+    auto store = ct::importers::TelemetryStore::open(db.toStdString());
+    const auto runs = store.runs();
+    QCOMPARE(runs.size(), std::size_t(1));
+    QCOMPARE(runs[0].kind, std::string("simulated"));
+    QCOMPARE(*runs[0].end_s, 120.0);
+    const auto it = store.values(runs[0].id, "it_power_w", {"lab-8node"}, 0, 1e9);
+    QCOMPARE(it.size(), std::size_t(1));
+    QCOMPARE(it[0].points.size(), std::size_t(7));  // t = 0, 20, ..., 120
+    QVERIFY(std::fabs(it[0].points.back().second - o["it_power_w"].toDouble()) < 1e-6);
+    QCOMPARE(store.values(runs[0].id, "temp_c", {}, 0, 1e9).size(), std::size_t(64));  // every GPU
+}
+
+void TstCli::simulateRejectsBadEventsNamingThePointer() {
+    QTemporaryDir tmp;
+    QFile f(tmp.filePath("events.json"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"events": [{"time_s": 30, "kind": "cooling_unit_fail", "target": "crah-42"},
+                          {"time_s": 7200, "kind": "cooling_unit_restore", "target": "crah-01"}]})");
+    f.close();
+    const Run r = cli({"simulate", sample("lab-8node"), "--duration", "10m", "--events", f.fileName(), "--out", tmp.filePath("x.sqlite")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("/events/0/target: 'crah-42' is not a cooling unit"), qPrintable(r.err));
+    QVERIFY(r.err.contains("/events/1/time_s: at 7200 s, after the end of the run (600 s)"));
+    QVERIFY(!QFile::exists(tmp.filePath("x.sqlite")));
+}
+
+void TstCli::simulateRefusesAGridTooFineForMemory() {
+    QTemporaryDir tmp;
+    const Run r = cli({"simulate", sample("demo"), "--duration", "1m", "--cell", "0.1", "--max-grid-memory", "8",
+                       "--out", tmp.filePath("x.sqlite")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("needs") && r.err.contains("GiB") && r.err.contains("--cell"), qPrintable(r.err));
+}
+
+void TstCli::simulateFinishesWhenCoolingFallsShortAndSaysSo() {
+    QTemporaryDir tmp;
+    QFile in(sample("lab-8node"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject s = QJsonDocument::fromJson(in.readAll()).object();
+    QJsonArray nodes;
+    for (int i = 1; i <= 8; ++i) nodes.append(QString("n%1").arg(i, 4, 10, QChar('0')));
+    s["jobs"] = QJsonArray{QJsonObject{{"id", "j1"}, {"kind", "training"}, {"nodes", nodes}, {"utilization", 1.0}}};
+    s["catalog"] = QJsonObject{{"cooling_units", QJsonArray{QJsonObject{{"id", "crah-cw-120kw"}, {"capacity_w", 15000}}}}};
+    QFile out(tmp.filePath("weak.json"));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(s).toJson());
+    out.close();
+    const Run r = cli({"simulate", out.fileName(), "--duration", "5m", "--step", "5s", "--out", tmp.filePath("x.sqlite"), "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.err.contains("cooling could not carry the load"));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["cooling_ok"].toBool(true), false);
+    bool short_alert = false;
+    for (const auto& a : o["alerts"].toArray()) short_alert = short_alert || a.toObject()["kind"].toString() == "cooling_short";
+    QVERIFY(short_alert);
 }
 
 QTEST_GUILESS_MAIN(TstCli)

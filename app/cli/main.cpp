@@ -329,7 +329,7 @@ const std::map<std::string, Command>& commands() {
                        "levels", "oversubscription", "jobs", "event"}}},
         {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help"},
-                      {"out", "duration", "step", "events", "cell", "threads", "record-every", "backend"}}},
+                      {"out", "duration", "step", "events", "cell", "threads", "record-every", "backend", "max-grid-memory"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
     };
     return c;

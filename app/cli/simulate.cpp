@@ -30,6 +30,7 @@ Runs the coupled power / equipment heat / liquid / room-air model and records th
   --threads N         grid threads (all hardware threads)
   --record-every T    how often samples are recorded (10s; at least one step)
   --backend B         cpu (the reference; cuda comes with the CUDA backend)
+  --max-grid-memory M refuse air grids needing more than M MiB (default: 80 % of physical memory)
   --json              print a summary object on stdout
 Exit codes: 0 the run finished (even when cooling could not carry the load: see alerts), 1 runtime error,
 2 usage error or invalid input (scenario, events, a grid too fine for memory).
@@ -152,6 +153,11 @@ int cmdSimulate(const Args& a) {
     opt.cell_m = a.getDouble("cell", opt.cell_m);
     opt.threads = a.getInt("threads", 0);
     opt.backend = a.get("backend", "cpu");
+    if (a.has("max-grid-memory")) {
+        const double mib = a.getDouble("max-grid-memory", 0);
+        if (!(mib > 0)) throw UsageError("--max-grid-memory must be > 0 (MiB)");
+        opt.max_grid_bytes = static_cast<std::uint64_t>(mib * 1024 * 1024);
+    }
     const double record_s = std::max(opt.step_s, duration("record-every", "10s"));
     if (!(duration_s > 0)) throw UsageError("--duration must be > 0");
     if (!(opt.step_s > 0) || opt.step_s > duration_s) throw UsageError("--step must be > 0 and not longer than the run");
