@@ -41,7 +41,7 @@ void TstAnalysis::superpodHas256GpusAndItsNameplate() {
     QCOMPARE(s.gpus, 256);
     QCOMPARE(s.nodes, 32);
     QCOMPARE(s.nameplate_it_power_w, 32 * 10200.0);
-    QCOMPARE(rep.scenario.network.topology, std::string("fat-tree"));
+    QCOMPARE(rep.scenario.network.topology, std::string("rail-optimized"));
 }
 
 void TstAnalysis::gb200NeedsItsCdusAndSurvivesOneLoss() {

@@ -1,0 +1,52 @@
+#pragma once
+// Collective operations decomposed into flows on a topology (MODELS.md §5). Steps are synchronous: a step
+// ends when its slowest transfer does. Bus bandwidth is defined as in nccl-tests.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/scenario.hpp>
+#include <clustertwin/sim/network.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ct::sim::net {
+
+enum class CollectiveOp { AllReduce, HierarchicalAllReduce, AllGather, ReduceScatter, AllToAll };
+/// "allreduce", "hierarchical-allreduce", "allgather", "reducescatter", "alltoall"; throws SimError otherwise.
+CollectiveOp collectiveFromString(const std::string& s);
+const char* toString(CollectiveOp op);
+
+struct BusyLink {
+    std::string id;          ///< "from->to"
+    double bytes = 0;
+    double utilization = 0;  ///< bytes / (capacity · completion time)
+};
+
+struct CollectiveResult {
+    CollectiveOp op = CollectiveOp::AllReduce;
+    int ranks = 0;
+    double bytes = 0;        ///< the buffer size S
+    double time_s = 0;
+    double algbw_Bps = 0;    ///< S / time
+    double busbw_Bps = 0;    ///< algbw · the op's factor (2(n−1)/n for all-reduce)
+    int steps = 0;
+    int stalled_pairs = 0;   ///< rank pairs with no route (the collective cannot finish)
+    std::vector<double> arc_bytes;
+    std::vector<BusyLink> busiest;  ///< up to 10, most bytes first
+};
+
+/// Runs a collective over `ranks` (host node indices, in ring order) with buffer size `bytes`. For the
+/// hierarchical all-reduce `node_of_rank` groups ranks by server (NVLink inside, the fabric across); ignored
+/// otherwise. Throws SimError on bad arguments (no ranks, size ≤ 0, all-to-all beyond 4096 ranks).
+CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, double bytes,
+                               const std::vector<int>& node_of_rank = {});
+
+/// The cluster fabric of a scenario (its nodes, their GPUs and NICs, the network description).
+struct ScenarioFabric {
+    Topology topology;
+    std::vector<std::vector<int>> gpus_of_node;  ///< host node indices, scenario node order
+    std::vector<std::string> node_ids;
+};
+/// Throws SimError when the scenario has no network or mixes servers with different GPU counts.
+ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalog& c);
+
+} // namespace ct::sim::net

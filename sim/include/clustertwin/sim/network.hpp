@@ -1,0 +1,153 @@
+#pragma once
+// The network model (MODELS.md §5): topologies as graphs of directed links, shortest-path routing with ECMP,
+// flow-level max-min fair sharing (progressive filling), and an event-driven flow simulation.
+#include <clustertwin/sim/backend.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ct::sim::net {
+
+enum class NodeKind { Host, Switch, NvSwitch };
+enum class LinkKind { NvLink, InfiniBand, Ethernet };
+const char* toString(LinkKind k);
+
+struct NetNode {
+    std::string id;
+    NodeKind kind = NodeKind::Host;
+    int level = 0;           ///< 0 hosts, 1 leaf/edge, 2 spine/aggregation, 3 core; NVSwitch −1
+    std::string rack;        ///< where it sits in the hall ("" = not placed)
+};
+
+/// One direction of a full-duplex cable: each direction has its own capacity.
+struct Arc {
+    int from = 0, to = 0;
+    double capacity_Bps = 0;   ///< bytes per second
+    double latency_s = 0;
+    LinkKind kind = LinkKind::InfiniBand;
+    int cable = 0;             ///< index of the physical link (both directions share it)
+};
+
+class Topology {
+public:
+    int addNode(std::string id, NodeKind kind, int level = 0, std::string rack = {});
+    /// A full-duplex link: two arcs of `capacity_Bps` each. Returns the cable index.
+    int addLink(int a, int b, double capacity_Bps, double latency_s, LinkKind kind);
+
+    int nodeCount() const { return static_cast<int>(nodes_.size()); }
+    int arcCount() const { return static_cast<int>(arcs_.size()); }
+    int cableCount() const { return static_cast<int>(arcs_.size() / 2); }
+    const NetNode& node(int i) const { return nodes_[i]; }
+    const Arc& arc(int a) const { return arcs_[a]; }
+    const std::vector<int>& out(int node) const { return out_[node]; }
+    /// Node index by id; −1 when unknown.
+    int find(const std::string& id) const;
+    /// A readable id for a cable: "a<->b".
+    std::string cableId(int cable) const;
+    int cableByName(const std::string& id) const;
+
+    void setCableFailed(int cable, bool failed);
+    void setNodeFailed(int node, bool failed);
+    bool arcUp(int a) const { return !cable_failed_[arcs_[a].cable] && !node_failed_[arcs_[a].from] && !node_failed_[arcs_[a].to]; }
+    /// Bumped on every failure or restore, so routes can be recomputed.
+    std::uint64_t version() const { return version_; }
+
+    std::vector<int> hosts() const;
+
+private:
+    std::vector<NetNode> nodes_;
+    std::vector<Arc> arcs_;
+    std::vector<std::vector<int>> out_;
+    std::vector<char> cable_failed_, node_failed_;
+    std::unordered_map<std::string, int> by_id_;
+    std::uint64_t version_ = 0;
+};
+
+struct FatTreeParams {
+    int hosts = 16;
+    int radix = 64;               ///< switch ports
+    int levels = 2;               ///< 2 (leaf/spine) or 3 (edge/aggregation/core)
+    double oversubscription = 1;  ///< down:up ports at the leaf/edge
+    double link_Bps = 50e9;
+    double latency_s = 1e-6;
+    std::string prefix;           ///< id prefix for switches ("" or "rail3-")
+};
+
+/// Builds a fat tree onto `t` over existing host nodes. Throws SimError naming the field when the radix cannot
+/// connect that many hosts at that oversubscription.
+void buildFatTree(Topology& t, const std::vector<int>& host_nodes, const FatTreeParams& p);
+
+/// A 2-level fat tree with explicit counts (hosts per leaf, leaves, spines), every link equal: the SimGrid
+/// reference shape. Hosts are "h0".."hN−1".
+Topology smallFatTree(int hosts_per_leaf, int leaves, int spines, double link_Bps, double latency_s);
+
+struct ClusterParams {
+    int nodes = 32;
+    int gpus_per_node = 8;
+    std::string topology = "rail-optimized";  ///< "fat-tree" (one NIC port per GPU on a shared tree) or "rail-optimized"
+    int levels = 2;
+    int radix = 64;
+    double oversubscription = 1;
+    double nic_Bps = 50e9;        ///< 400 Gb/s
+    double nvlink_Bps = 450e9;    ///< per GPU into the NVSwitch (H100: 900 GB/s both ways)
+    double latency_s = 1e-6;
+    double nvlink_latency_s = 0.5e-6;
+    std::vector<std::string> node_ids;  ///< optional names (scenario node ids); GPUs are "<node>/gpu<i>"
+    std::vector<std::string> node_racks;
+};
+
+/// GPU clusters: each node's GPUs hang on an NVSwitch over NVLink; every GPU's NIC port joins one fat tree —
+/// rail-optimized: GPU i of consecutive nodes share leaf i (the NIC is folded into its GPU's host port);
+/// "fat-tree": a node's GPUs share a leaf. Throws SimError on impossible parameters (radix too small...).
+Topology buildCluster(const ClusterParams& p);
+
+/// Shortest paths (by latency, then hops) with ECMP: among equal-cost next hops the choice is a hash of
+/// (source, destination), so a pair always takes the same path and different pairs spread. Distances are
+/// computed per destination on demand and cached until the topology changes.
+class Router {
+public:
+    explicit Router(const Topology& t) : t_(t) {}
+    /// Arcs from `src` to `dst`; empty when unreachable (or src == dst).
+    std::vector<int> route(int src, int dst);
+    double latency(const std::vector<int>& path) const;
+
+private:
+    const std::vector<std::int64_t>& distancesTo(int dst);
+    std::int64_t cost(int arc) const;
+    const Topology& t_;
+    std::uint64_t version_ = ~0ull;
+    std::unordered_map<int, std::vector<std::int64_t>> dist_;
+};
+
+/// Max-min fair rates (bytes/s) by progressive filling: every flow gets the largest rate such that no flow
+/// could get more without another flow that has no more than it getting less. `paths[f]` lists arc indices;
+/// `cap[a]` is each arc's capacity. A flow with an empty path gets +inf.
+std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, const std::vector<double>& cap);
+
+struct Flow {
+    int src = 0, dst = 0;
+    double bytes = 0;
+    double start_s = 0;
+    std::vector<int> path;    ///< filled by the simulation when empty
+    // results
+    double finish_s = std::numeric_limits<double>::quiet_NaN();
+    double rate_Bps = 0;      ///< last rate
+    bool stalled = false;     ///< no route
+};
+
+struct FlowSimResult {
+    double end_s = 0;
+    std::vector<double> arc_bytes;   ///< bytes carried per arc
+    double bytes_sent = 0, bytes_delivered = 0;
+    int rate_recomputations = 0;
+    int stalled = 0;
+};
+
+/// Runs flows to completion: a flow waits its path latency, then drains at its max-min rate; rates are
+/// recomputed whenever a flow starts or ends. Stalled flows (no route) are left unfinished.
+FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flows);
+
+} // namespace ct::sim::net

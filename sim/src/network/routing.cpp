@@ -1,0 +1,204 @@
+#include <clustertwin/sim/network.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <queue>
+
+namespace ct::sim::net {
+
+namespace {
+std::uint64_t mix(std::uint64_t x) {  // splitmix64
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+} // namespace
+
+/// Path cost of an arc: its latency in nanoseconds, then hops (so NVLink inside a node beats a detour
+/// through the leaf, and equal fat-tree paths tie exactly for ECMP).
+std::int64_t Router::cost(int a) const { return std::llround(t_.arc(a).latency_s * 1e9) * 1024 + 1; }
+
+const std::vector<std::int64_t>& Router::distancesTo(int dst) {
+    if (version_ != t_.version()) {
+        dist_.clear();
+        version_ = t_.version();
+    }
+    auto it = dist_.find(dst);
+    if (it != dist_.end()) return it->second;
+    // Dijkstra towards dst over reversed arcs. Hosts are reached but never expanded: they do not forward.
+    std::vector<std::int64_t> d(static_cast<std::size_t>(t_.nodeCount()), -1);
+    using Item = std::pair<std::int64_t, int>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q;
+    d[dst] = 0;
+    q.emplace(0, dst);
+    while (!q.empty()) {
+        const auto [dv, v] = q.top();
+        q.pop();
+        if (dv != d[v]) continue;
+        if (v != dst && t_.node(v).kind == NodeKind::Host) continue;
+        for (int a : t_.out(v)) {
+            const int back = a ^ 1;  // w → v
+            if (!t_.arcUp(back)) continue;
+            const int w = t_.arc(a).to;
+            const std::int64_t nd = dv + cost(back);
+            if (d[w] < 0 || nd < d[w]) {
+                d[w] = nd;
+                q.emplace(nd, w);
+            }
+        }
+    }
+    return dist_.emplace(dst, std::move(d)).first->second;
+}
+
+std::vector<int> Router::route(int src, int dst) {
+    std::vector<int> path;
+    if (src == dst) return path;
+    const std::vector<std::int64_t>& d = distancesTo(dst);
+    if (d[src] < 0) return path;
+    int u = src;
+    const std::uint64_t h = mix((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint32_t>(dst));
+    std::vector<int> next;
+    while (u != dst) {
+        next.clear();
+        for (int a : t_.out(u)) {
+            if (!t_.arcUp(a)) continue;
+            const int w = t_.arc(a).to;
+            if (d[w] >= 0 && d[w] + cost(a) == d[u] && (w == dst || t_.node(w).kind != NodeKind::Host)) next.push_back(a);
+        }
+        if (next.empty()) return {};
+        const int a = next[mix(h ^ static_cast<std::uint64_t>(u)) % next.size()];
+        path.push_back(a);
+        u = t_.arc(a).to;
+    }
+    return path;
+}
+
+double Router::latency(const std::vector<int>& path) const {
+    double s = 0;
+    for (int a : path) s += t_.arc(a).latency_s;
+    return s;
+}
+
+std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, const std::vector<double>& cap) {
+    const std::size_t F = paths.size(), A = cap.size();
+    std::vector<double> rate(F, std::numeric_limits<double>::infinity());
+    std::vector<double> fixed(A, 0.0);
+    std::vector<int> n(A, 0);
+    // Flows per arc (CSR).
+    std::vector<int> start(A + 1, 0);
+    for (const auto& p : paths)
+        for (int a : p) ++start[a + 1];
+    for (std::size_t a = 0; a < A; ++a) start[a + 1] += start[a];
+    std::vector<int> on(static_cast<std::size_t>(start[A]));
+    {
+        std::vector<int> fill(start.begin(), start.end() - 1);
+        for (std::size_t f = 0; f < F; ++f)
+            for (int a : paths[f]) on[fill[a]++] = static_cast<int>(f);
+    }
+    for (std::size_t a = 0; a < A; ++a) n[a] = start[a + 1] - start[a];
+    std::vector<char> frozen(F, 0);
+    for (std::size_t f = 0; f < F; ++f)
+        if (paths[f].empty()) frozen[f] = 1;
+    // Each arc saturates when the common rate of its unfrozen flows reaches (cap − fixed) / n: take the arcs in
+    // that order, freezing their flows at that rate (lazy heap with versions).
+    std::vector<std::uint32_t> ver(A, 0);
+    using Item = std::tuple<double, int, std::uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+    for (std::size_t a = 0; a < A; ++a)
+        if (n[a] > 0) heap.emplace(cap[a] / n[a], static_cast<int>(a), 0u);
+    while (!heap.empty()) {
+        const auto [level, a, v] = heap.top();
+        heap.pop();
+        if (v != ver[a] || n[a] == 0) continue;
+        const double r = std::max(0.0, level);
+        for (int i = start[a]; i < start[a + 1]; ++i) {
+            const int f = on[i];
+            if (frozen[f]) continue;
+            frozen[f] = 1;
+            rate[f] = r;
+            for (int b : paths[f]) {
+                fixed[b] += r;
+                --n[b];
+                ++ver[b];
+                if (n[b] > 0) heap.emplace((cap[b] - fixed[b]) / n[b], b, ver[b]);
+            }
+        }
+    }
+    return rate;
+}
+
+FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flows) {
+    FlowSimResult res;
+    res.arc_bytes.assign(static_cast<std::size_t>(t.arcCount()), 0.0);
+    std::vector<double> cap(static_cast<std::size_t>(t.arcCount()));
+    for (int a = 0; a < t.arcCount(); ++a) cap[a] = t.arcUp(a) ? t.arc(a).capacity_Bps : 0.0;
+    struct Pending {
+        double t;
+        int f;
+        bool operator>(const Pending& o) const { return t > o.t || (t == o.t && f > o.f); }
+    };
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending;
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+        Flow& f = flows[i];
+        if (!(f.bytes >= 0)) throw SimError("network: flow sizes must be >= 0");
+        res.bytes_sent += f.bytes;
+        if (f.path.empty() && f.src != f.dst) f.path = r.route(f.src, f.dst);
+        if (f.path.empty() && f.src != f.dst) {
+            f.stalled = true;
+            ++res.stalled;
+            continue;
+        }
+        pending.push({f.start_s + r.latency(f.path), static_cast<int>(i)});
+    }
+    std::vector<int> active;
+    std::vector<double> left(flows.size(), 0.0);
+    double now = 0;
+    while (!pending.empty() || !active.empty()) {
+        if (active.empty()) now = std::max(now, pending.top().t);
+        while (!pending.empty() && pending.top().t <= now) {
+            const int f = pending.top().f;
+            pending.pop();
+            if (flows[f].bytes <= 0 || flows[f].path.empty()) {
+                flows[f].finish_s = now;
+                continue;
+            }
+            left[f] = flows[f].bytes;
+            active.push_back(f);
+        }
+        if (active.empty()) continue;
+        std::vector<std::vector<int>> paths;
+        paths.reserve(active.size());
+        for (int f : active) paths.push_back(flows[f].path);
+        const std::vector<double> rate = maxMinRates(paths, cap);
+        ++res.rate_recomputations;
+        double dt = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < active.size(); ++i)
+            if (rate[i] > 0) dt = std::min(dt, left[active[i]] / rate[i]);
+        if (!pending.empty()) dt = std::min(dt, pending.top().t - now);
+        if (!std::isfinite(dt)) throw SimError("network: flows cannot progress (zero capacity on their path)");
+        now += dt;
+        std::vector<int> still;
+        for (std::size_t i = 0; i < active.size(); ++i) {
+            const int f = active[i];
+            const double moved = std::min(left[f], rate[i] * dt);
+            left[f] -= moved;
+            flows[f].rate_Bps = rate[i];
+            for (int a : flows[f].path) res.arc_bytes[a] += moved;
+            if (left[f] <= 1e-9 * flows[f].bytes + 1e-6) {
+                flows[f].finish_s = now;
+                res.bytes_delivered += flows[f].bytes - left[f];
+                left[f] = 0;
+            } else {
+                still.push_back(f);
+            }
+        }
+        active.swap(still);
+    }
+    for (const Flow& f : flows)
+        if (!f.stalled) res.end_s = std::max(res.end_s, f.finish_s);
+    return res;
+}
+
+} // namespace ct::sim::net

@@ -1,0 +1,172 @@
+#include <clustertwin/sim/network.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ct::sim::net {
+
+const char* toString(LinkKind k) {
+    switch (k) {
+    case LinkKind::NvLink: return "nvlink";
+    case LinkKind::InfiniBand: return "infiniband";
+    case LinkKind::Ethernet: return "ethernet";
+    }
+    return "?";
+}
+
+int Topology::addNode(std::string id, NodeKind kind, int level, std::string rack) {
+    const int i = static_cast<int>(nodes_.size());
+    if (!by_id_.emplace(id, i).second) throw SimError("network: duplicate node id '" + id + "'");
+    nodes_.push_back({std::move(id), kind, level, std::move(rack)});
+    out_.emplace_back();
+    node_failed_.push_back(0);
+    return i;
+}
+
+int Topology::addLink(int a, int b, double cap, double lat, LinkKind kind) {
+    if (a < 0 || b < 0 || a >= nodeCount() || b >= nodeCount() || a == b) throw SimError("network: bad link endpoints");
+    if (!(cap > 0)) throw SimError("network: link capacity must be > 0");
+    const int cable = static_cast<int>(arcs_.size() / 2);
+    out_[a].push_back(static_cast<int>(arcs_.size()));
+    arcs_.push_back({a, b, cap, lat, kind, cable});
+    out_[b].push_back(static_cast<int>(arcs_.size()));
+    arcs_.push_back({b, a, cap, lat, kind, cable});
+    cable_failed_.push_back(0);
+    return cable;
+}
+
+int Topology::find(const std::string& id) const {
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? -1 : it->second;
+}
+
+std::string Topology::cableId(int cable) const {
+    const Arc& a = arcs_[2 * cable];
+    return nodes_[a.from].id + "<->" + nodes_[a.to].id;
+}
+
+int Topology::cableByName(const std::string& id) const {
+    const auto sep = id.find("<->");
+    if (sep == std::string::npos) return -1;
+    const int a = find(id.substr(0, sep)), b = find(id.substr(sep + 3));
+    if (a < 0 || b < 0) return -1;
+    for (int arc : out_[a])
+        if (arcs_[arc].to == b) return arcs_[arc].cable;
+    return -1;
+}
+
+void Topology::setCableFailed(int cable, bool failed) {
+    cable_failed_.at(cable) = failed;
+    ++version_;
+}
+
+void Topology::setNodeFailed(int node, bool failed) {
+    node_failed_.at(node) = failed;
+    ++version_;
+}
+
+std::vector<int> Topology::hosts() const {
+    std::vector<int> h;
+    for (int i = 0; i < nodeCount(); ++i)
+        if (nodes_[i].kind == NodeKind::Host) h.push_back(i);
+    return h;
+}
+
+void buildFatTree(Topology& t, const std::vector<int>& hosts, const FatTreeParams& p) {
+    const int H = static_cast<int>(hosts.size());
+    if (H == 0) return;
+    if (p.radix < 4 || p.radix % 2) throw SimError("network: radix must be an even number >= 4 (is " + std::to_string(p.radix) + ")");
+    if (!(p.oversubscription >= 1)) throw SimError("network: oversubscription must be >= 1");
+    if (p.levels != 2 && p.levels != 3) throw SimError("network: levels must be 2 or 3");
+    const int down = std::max(1, static_cast<int>(std::floor(p.radix * p.oversubscription / (p.oversubscription + 1))));
+    const int up = p.radix - down;
+    const int leaves = (H + down - 1) / down;
+    auto sw = [&](const std::string& name, int level) { return t.addNode(p.prefix + name, NodeKind::Switch, level); };
+    std::vector<int> leaf(leaves);
+    for (int l = 0; l < leaves; ++l) leaf[l] = sw("leaf" + std::to_string(l), 1);
+    for (int h = 0; h < H; ++h) t.addLink(hosts[h], leaf[h / down], p.link_Bps, p.latency_s, LinkKind::InfiniBand);
+    if (leaves == 1) return;
+    if (p.levels == 2) {
+        if (leaves > p.radix)
+            throw SimError("network: radix " + std::to_string(p.radix) + " connects at most " + std::to_string(p.radix * down) +
+                           " hosts in 2 levels at oversubscription " + std::to_string(p.oversubscription) + " (" +
+                           std::to_string(H) + " asked); use 3 levels");
+        for (int s = 0; s < up; ++s) {
+            const int spine = sw("spine" + std::to_string(s), 2);
+            for (int l = 0; l < leaves; ++l) t.addLink(leaf[l], spine, p.link_Bps, p.latency_s, LinkKind::InfiniBand);
+        }
+        return;
+    }
+    // Three levels: pods of radix/2 edge switches and `up` aggregation switches; aggregation j of every pod
+    // connects to the radix/2 core switches of group j.
+    const int edges_per_pod = p.radix / 2, agg_up = p.radix / 2;
+    const int pods = (leaves + edges_per_pod - 1) / edges_per_pod;
+    if (pods > p.radix)
+        throw SimError("network: radix " + std::to_string(p.radix) + " connects at most " +
+                       std::to_string(p.radix * edges_per_pod * down) + " hosts in 3 levels (" + std::to_string(H) + " asked)");
+    std::vector<std::vector<int>> core(up, std::vector<int>(agg_up));
+    for (int g = 0; g < up; ++g)
+        for (int c = 0; c < agg_up; ++c) core[g][c] = sw("core" + std::to_string(g) + "-" + std::to_string(c), 3);
+    for (int pod = 0; pod < pods; ++pod) {
+        std::vector<int> agg(up);
+        for (int a = 0; a < up; ++a) {
+            agg[a] = sw("pod" + std::to_string(pod) + "-agg" + std::to_string(a), 2);
+            for (int c = 0; c < agg_up; ++c) t.addLink(agg[a], core[a][c], p.link_Bps, p.latency_s, LinkKind::InfiniBand);
+        }
+        for (int e = pod * edges_per_pod; e < std::min(leaves, (pod + 1) * edges_per_pod); ++e)
+            for (int a = 0; a < up; ++a) t.addLink(leaf[e], agg[a], p.link_Bps, p.latency_s, LinkKind::InfiniBand);
+    }
+}
+
+Topology smallFatTree(int hosts_per_leaf, int leaves, int spines, double bw, double lat) {
+    Topology t;
+    std::vector<int> leaf(leaves);
+    for (int h = 0; h < hosts_per_leaf * leaves; ++h) t.addNode("h" + std::to_string(h), NodeKind::Host);
+    for (int l = 0; l < leaves; ++l) leaf[l] = t.addNode("leaf" + std::to_string(l), NodeKind::Switch, 1);
+    for (int h = 0; h < hosts_per_leaf * leaves; ++h) t.addLink(h, leaf[h / hosts_per_leaf], bw, lat, LinkKind::InfiniBand);
+    for (int s = 0; s < spines; ++s) {
+        const int sp = t.addNode("spine" + std::to_string(s), NodeKind::Switch, 2);
+        for (int l = 0; l < leaves; ++l) t.addLink(leaf[l], sp, bw, lat, LinkKind::InfiniBand);
+    }
+    return t;
+}
+
+Topology buildCluster(const ClusterParams& p) {
+    if (p.nodes < 1) throw SimError("network: nodes must be >= 1");
+    if (p.gpus_per_node < 1) throw SimError("network: gpus_per_node must be >= 1");
+    if (!(p.nic_Bps > 0) || !(p.nvlink_Bps > 0)) throw SimError("network: link speeds must be > 0");
+    Topology t;
+    std::vector<std::vector<int>> gpus(p.nodes);
+    for (int n = 0; n < p.nodes; ++n) {
+        const std::string name = n < static_cast<int>(p.node_ids.size()) ? p.node_ids[n] : "n" + std::to_string(n);
+        const std::string rack = n < static_cast<int>(p.node_racks.size()) ? p.node_racks[n] : std::string();
+        const int nvs = p.gpus_per_node > 1 ? t.addNode(name + "/nvswitch", NodeKind::NvSwitch, -1, rack) : -1;
+        for (int g = 0; g < p.gpus_per_node; ++g) {
+            gpus[n].push_back(t.addNode(name + "/gpu" + std::to_string(g), NodeKind::Host, 0, rack));
+            if (nvs >= 0) t.addLink(gpus[n][g], nvs, p.nvlink_Bps, p.nvlink_latency_s, LinkKind::NvLink);
+        }
+    }
+    FatTreeParams f;
+    f.radix = p.radix;
+    f.levels = p.levels;
+    f.oversubscription = p.oversubscription;
+    f.link_Bps = p.nic_Bps;
+    f.latency_s = p.latency_s;
+    if (p.topology == "rail-optimized" || p.topology == "nvl72") {
+        // Rail-major host order: GPU i of consecutive nodes share leaf switches (leaf i, "rail i"); the
+        // spines (and cores) are common to all rails, so traffic between rails crosses the spine.
+        std::vector<int> all;
+        for (int r = 0; r < p.gpus_per_node; ++r)
+            for (int n = 0; n < p.nodes; ++n) all.push_back(gpus[n][r]);
+        buildFatTree(t, all, f);
+    } else if (p.topology == "fat-tree") {
+        std::vector<int> all;
+        for (const auto& g : gpus) all.insert(all.end(), g.begin(), g.end());
+        buildFatTree(t, all, f);
+    } else if (p.topology != "none") {
+        throw SimError("network: unknown topology '" + p.topology + "'");
+    }
+    return t;
+}
+
+} // namespace ct::sim::net
