@@ -48,6 +48,8 @@ private slots:
     void simulateRejectsBadEventsNamingThePointer();
     void simulateRefusesAGridTooFineForMemory();
     void simulateFinishesWhenCoolingFallsShortAndSaysSo();
+    void collectiveReportsTimeBusBandwidthAndBusiestLinks();
+    void collectiveRejectsBadArguments();
 };
 
 void TstCli::helpAndUsage() {
@@ -231,6 +233,34 @@ void TstCli::simulateFinishesWhenCoolingFallsShortAndSaysSo() {
     bool short_alert = false;
     for (const auto& a : o["alerts"].toArray()) short_alert = short_alert || a.toObject()["kind"].toString() == "cooling_short";
     QVERIFY(short_alert);
+}
+
+void TstCli::collectiveReportsTimeBusBandwidthAndBusiestLinks() {
+    Run r = cli({"collective", sample("superpod-h100-su"), "--op", "hierarchical-allreduce", "--bytes", "1GiB", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["ranks"].toInt(), 256);
+    QVERIFY(o["time_s"].toDouble() > 0);
+    QVERIFY(o["busbw_GBps"].toDouble() > 50);  // NVLink inside the node lifts it above one NIC
+    QVERIFY(!o["busiest_links"].toArray().isEmpty());
+    // One GPU per node on its own rail: the ring never leaves the leaf and runs at the NIC's 50 GB/s.
+    r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--ranks", "32", "--placement", "spread", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY(std::fabs(o["busbw_GBps"].toDouble() - 50.0) < 0.5);
+}
+
+void TstCli::collectiveRejectsBadArguments() {
+    QCOMPARE(cli({"collective", sample("superpod-h100-su"), "--op", "broadcast", "--bytes", "1GiB"}).code, 2);
+    Run r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "-5MB"});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("--bytes"));
+    r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--ranks", "999"});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("--ranks must be within 1..256"));
+    r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--fail-link", "nowhere<->leaf0"});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("no link"));
 }
 
 QTEST_GUILESS_MAIN(TstCli)

@@ -41,6 +41,7 @@ private slots:
     void failedLinkReroutesAndNoPathStalls();
     void impossibleParametersAreClearErrors();
     void scenarioFabricAndHierarchicalAllReduce();
+    void upDownRoutesAreShortestPaths();
 };
 
 void TstNetwork::equalFlowsShareOneLink_data() {
@@ -263,6 +264,42 @@ void TstNetwork::scenarioFabricAndHierarchicalAllReduce() {
     QVERIFY(hier.time_s < flat.time_s);
     // The flat ring is limited by the 400 Gb/s NICs: bus bandwidth at most 50 GB/s.
     QVERIFY(flat.busbw_Bps <= 50 * GB * 1.0001);
+}
+
+void TstNetwork::upDownRoutesAreShortestPaths() {
+    // A 3-level rail-optimized cluster; the up/down router must find paths as short as a full search.
+    ClusterParams p;
+    p.nodes = 30;  // 120 GPUs; radix 8 in 3 levels connects at most 128
+    p.gpus_per_node = 4;
+    p.radix = 8;
+    p.levels = 3;
+    Topology layered = buildCluster(p);
+    Topology plain = buildCluster(p);
+    plain.setLayered(false);
+    Router fast(layered), slow(plain);
+    std::mt19937 rng(5);
+    const auto hosts = layered.hosts();
+    auto cost = [](const Topology& t, const std::vector<int>& path) {
+        double c = 0;
+        for (int a : path) c += t.arc(a).latency_s * 1e9 * 1024 + 1;
+        return c;
+    };
+    for (int i = 0; i < 500; ++i) {
+        const int a = hosts[rng() % hosts.size()], b = hosts[rng() % hosts.size()];
+        if (a == b) continue;
+        const auto pf = fast.route(a, b), ps = slow.route(a, b);
+        QVERIFY(!pf.empty());
+        QCOMPARE(cost(layered, pf), cost(plain, ps));
+        QCOMPARE(layered.arc(pf.front()).from, a);
+        QCOMPARE(layered.arc(pf.back()).to, b);
+    }
+    // With a failed link, routes avoid it.
+    const int h = hosts[0], far = hosts[hosts.size() - 1];
+    const auto path = fast.route(h, far);
+    layered.setCableFailed(layered.arc(path[2]).cable, true);
+    const auto again = fast.route(h, far);
+    QVERIFY(!again.empty());
+    for (int a : again) QVERIFY(layered.arcUp(a));
 }
 
 QTEST_GUILESS_MAIN(TstNetwork)

@@ -3,6 +3,7 @@
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/engine.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
@@ -172,6 +173,70 @@ int benchSimulate(bool as_json, const std::string& resources) {
     return 0;
 }
 
+int benchNetwork(bool as_json) {
+    namespace net = sim::net;
+    // 100k GPUs: 12,500 nodes of 8, rail-optimized, three levels of radix-128 switches.
+    net::ClusterParams p;
+    p.nodes = 12500;
+    p.gpus_per_node = 8;
+    p.topology = "rail-optimized";
+    p.levels = 3;
+    p.radix = 128;
+    auto t0 = Clock::now();
+    net::Topology t = net::buildCluster(p);
+    const double build_s = seconds(t0, Clock::now());
+    net::Router router(t);
+    const std::vector<int> hosts = t.hosts();
+    // 100k concurrent flows: every GPU sends to another chosen by a fixed-seed permutation.
+    std::vector<int> perm(hosts.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(i);
+    std::uint64_t x = 88172645463325252ull;
+    for (std::size_t i = perm.size() - 1; i > 0; --i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        std::swap(perm[i], perm[x % (i + 1)]);
+    }
+    t0 = Clock::now();
+    std::vector<std::vector<int>> paths;
+    paths.reserve(hosts.size());
+    for (std::size_t i = 0; i < hosts.size(); ++i)
+        if (perm[i] != static_cast<int>(i)) paths.push_back(router.route(hosts[i], hosts[perm[i]]));
+    const double route_s = seconds(t0, Clock::now());
+    std::vector<double> cap(static_cast<std::size_t>(t.arcCount()));
+    for (int a = 0; a < t.arcCount(); ++a) cap[a] = t.arc(a).capacity_Bps;
+    double recompute_s = 1e300;
+    std::vector<double> rates;
+    for (int rep = 0; rep < 3; ++rep) {
+        t0 = Clock::now();
+        rates = net::maxMinRates(paths, cap);
+        recompute_s = std::min(recompute_s, seconds(t0, Clock::now()));
+    }
+    double mean_rate = 0;
+    for (double r : rates) mean_rate += r / rates.size();
+    // One 16k-rank ring all-reduce of 1 GiB, end to end (routing, rates, steps).
+    std::vector<int> ranks;
+    for (int n = 0; n < 2048; ++n)
+        for (int g = 0; g < 8; ++g) ranks.push_back(t.find("n" + std::to_string(n) + "/gpu" + std::to_string(g)));
+    t0 = Clock::now();
+    const auto ar = net::runCollective(t, router, net::CollectiveOp::AllReduce, ranks, 1024.0 * 1024 * 1024);
+    const double allreduce_s = seconds(t0, Clock::now());
+    if (as_json) {
+        std::cout << json{{"name", "network_100k_gpus"}, {"gpus", hosts.size()}, {"links", t.cableCount()}, {"flows", paths.size()},
+                          {"build_s", build_s}, {"route_s", route_s}, {"recompute_s", recompute_s},
+                          {"mean_rate_GBps", mean_rate / 1e9}, {"allreduce_16k_s", allreduce_s},
+                          {"allreduce_16k_sim_time_s", ar.time_s}, {"allreduce_16k_busbw_GBps", ar.busbw_Bps / 1e9}}
+                         .dump()
+                  << "\n";
+    } else {
+        std::printf("network: %zu GPUs, %d links built in %.2f s; %zu flows routed in %.2f s; one max-min recomputation %.3f s "
+                    "(mean rate %.2f GB/s)\n16k-rank ring all-reduce of 1 GiB: %.2f s wall, %.4f s simulated, busbw %.2f GB/s\n",
+                    hosts.size(), t.cableCount(), build_s, paths.size(), route_s, recompute_s, mean_rate / 1e9, allreduce_s,
+                    ar.time_s, ar.busbw_Bps / 1e9);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -179,12 +244,13 @@ int main(int argc, char** argv) {
     const bool as_json = std::find(args.begin(), args.end(), "--json") != args.end();
     args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
     if (args.empty() || args[0] == "--help") {
-        std::cout << "Usage: clustertwin-bench thermal|simulate [--json]\n";
+        std::cout << "Usage: clustertwin-bench thermal|simulate|network [--json]\n";
         return args.empty() ? 2 : 0;
     }
     try {
         if (args[0] == "thermal") return benchThermal(as_json);
         if (args[0] == "simulate") return benchSimulate(as_json, CT_SOURCE_RESOURCE_DIR);
+        if (args[0] == "network") return benchNetwork(as_json);
     } catch (const std::exception& e) {
         std::cerr << "clustertwin-bench: " << e.what() << "\n";
         return 1;

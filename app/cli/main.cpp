@@ -1,6 +1,7 @@
 // clustertwin-cli: validate, inspect, generate and render scenarios without a display.
 // Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
 #include "args.hpp"
+#include "collective.hpp"
 #include "simulate.hpp"
 
 #include <clustertwin/importers/format.hpp>
@@ -41,6 +42,7 @@ Commands:
   info FILE          racks, nodes, GPUs, nameplate IT power, cooling capacity, N-1 cooling
   generate           build a valid scenario from hall parameters
   simulate FILE      run the coupled power/heat/air model and record the run (SQLite)
+  collective FILE    one collective (all-reduce, all-gather, ...) on the scenario's fabric
   render FILE        render a scenario's hall to a PNG, offscreen
   backends           list the compute backends (CPU, CUDA) and whether they are usable
   help COMMAND       help for one command
@@ -88,6 +90,7 @@ when the servers need liquid) sized N+redundancy, a 2N power chain sized to the 
   -o, --out FILE            where to write the scenario (atomically)
 )"},
     {"simulate", ct::cli::kSimulateHelp},
+    {"collective", ct::cli::kCollectiveHelp},
     {"render", R"(Usage: clustertwin-cli render FILE -o PNG [--size WxH] [--view iso|top]
 
 Renders the scenario's first hall offscreen (floor, racks coloured by nameplate power, cooling units, CDUs).
@@ -328,6 +331,7 @@ const std::map<std::string, Command>& commands() {
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
                        "levels", "oversubscription", "jobs", "event"}}},
         {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
+        {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help"},
                       {"out", "duration", "step", "events", "cell", "threads", "record-every", "backend", "max-grid-memory"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},

@@ -52,9 +52,100 @@ const std::vector<std::int64_t>& Router::distancesTo(int dst) {
     return dist_.emplace(dst, std::move(d)).first->second;
 }
 
+void Router::refreshBelow() {
+    if (below_version_ == t_.version()) return;
+    below_version_ = t_.version();
+    const int n = t_.nodeCount();
+    leaf_index_.assign(static_cast<std::size_t>(n), -1);
+    int leaves = 0;
+    for (int v = 0; v < n; ++v)
+        if (t_.node(v).kind == NodeKind::Switch && t_.node(v).level == 1) leaf_index_[v] = leaves++;
+    const std::size_t words = static_cast<std::size_t>((leaves + 63) / 64);
+    below_.assign(static_cast<std::size_t>(n), {});
+    int top = 1;
+    for (int v = 0; v < n; ++v) top = std::max(top, t_.node(v).level);
+    for (int v = 0; v < n; ++v)
+        if (leaf_index_[v] >= 0) {
+            below_[v].assign(words, 0);
+            below_[v][leaf_index_[v] / 64] |= 1ull << (leaf_index_[v] % 64);
+        }
+    for (int level = 2; level <= top; ++level)
+        for (int v = 0; v < n; ++v) {
+            if (t_.node(v).kind != NodeKind::Switch || t_.node(v).level != level) continue;
+            below_[v].assign(words, 0);
+            for (int a : t_.out(v)) {
+                const int w = t_.arc(a).to;
+                if (!t_.arcUp(a) || t_.node(w).level != level - 1 || below_[w].empty()) continue;
+                for (std::size_t i = 0; i < words; ++i) below_[v][i] |= below_[w][i];
+            }
+        }
+}
+
+std::vector<int> Router::routeUpDown(int src, int dst) {
+    refreshBelow();
+    std::vector<int> path;
+    const std::uint64_t h = mix((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint32_t>(dst));
+    // Same NVLink domain: through the NVSwitch.
+    for (int a : t_.out(src)) {
+        const int s = t_.arc(a).to;
+        if (t_.node(s).kind != NodeKind::NvSwitch || !t_.arcUp(a)) continue;
+        for (int b : t_.out(s))
+            if (t_.arc(b).to == dst && t_.arcUp(b)) return {a, b};
+    }
+    auto leafOf = [&](int host, bool outgoing) -> int {  // the arc host→leaf (or leaf→host)
+        for (int a : t_.out(host)) {
+            const int s = t_.arc(a).to;
+            if (leaf_index_[s] >= 0 && t_.arcUp(a)) return outgoing ? a : (a ^ 1);
+        }
+        return -1;
+    };
+    const int up0 = leafOf(src, true), down_last = leafOf(dst, false);
+    if (up0 < 0 || down_last < 0) return {};
+    const int leaf_d = t_.arc(down_last).from, bit = leaf_index_[leaf_d];
+    auto reaches = [&](int sw) { return !below_[sw].empty() && (below_[sw][bit / 64] >> (bit % 64)) & 1ull; };
+    path.push_back(up0);
+    int u = t_.arc(up0).to;
+    std::vector<int> cand;
+    // Up until a switch has the destination's leaf below it, choosing among uplinks by the pair's hash.
+    while (!reaches(u)) {
+        cand.clear();
+        std::vector<int> any;
+        for (int a : t_.out(u)) {
+            const int w = t_.arc(a).to;
+            if (!t_.arcUp(a) || t_.node(w).kind != NodeKind::Switch || t_.node(w).level != t_.node(u).level + 1) continue;
+            any.push_back(a);
+            if (reaches(w)) cand.push_back(a);
+        }
+        const std::vector<int>& pick = cand.empty() ? any : cand;
+        if (pick.empty()) return {};
+        const int a = pick[mix(h ^ static_cast<std::uint64_t>(u)) % pick.size()];
+        path.push_back(a);
+        u = t_.arc(a).to;
+    }
+    // Down towards that leaf.
+    while (u != leaf_d) {
+        cand.clear();
+        for (int a : t_.out(u)) {
+            const int w = t_.arc(a).to;
+            if (t_.arcUp(a) && t_.node(w).kind == NodeKind::Switch && t_.node(w).level == t_.node(u).level - 1 && reaches(w))
+                cand.push_back(a);
+        }
+        if (cand.empty()) return {};
+        const int a = cand[mix(h ^ static_cast<std::uint64_t>(u)) % cand.size()];
+        path.push_back(a);
+        u = t_.arc(a).to;
+    }
+    path.push_back(down_last);
+    return path;
+}
+
 std::vector<int> Router::route(int src, int dst) {
     std::vector<int> path;
     if (src == dst) return path;
+    if (t_.layered() && t_.node(src).kind == NodeKind::Host && t_.node(dst).kind == NodeKind::Host) {
+        path = routeUpDown(src, dst);
+        if (!path.empty()) return path;  // else: failures broke the up/down path; search
+    }
     const std::vector<std::int64_t>& d = distancesTo(dst);
     if (d[src] < 0) return path;
     int u = src;

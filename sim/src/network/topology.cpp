@@ -75,6 +75,7 @@ std::vector<int> Topology::hosts() const {
 void buildFatTree(Topology& t, const std::vector<int>& hosts, const FatTreeParams& p) {
     const int H = static_cast<int>(hosts.size());
     if (H == 0) return;
+    t.setLayered(true);
     if (p.radix < 4 || p.radix % 2) throw SimError("network: radix must be an even number >= 4 (is " + std::to_string(p.radix) + ")");
     if (!(p.oversubscription >= 1)) throw SimError("network: oversubscription must be >= 1");
     if (p.levels != 2 && p.levels != 3) throw SimError("network: levels must be 2 or 3");
@@ -120,6 +121,7 @@ void buildFatTree(Topology& t, const std::vector<int>& hosts, const FatTreeParam
 
 Topology smallFatTree(int hosts_per_leaf, int leaves, int spines, double bw, double lat) {
     Topology t;
+    t.setLayered(true);
     std::vector<int> leaf(leaves);
     for (int h = 0; h < hosts_per_leaf * leaves; ++h) t.addNode("h" + std::to_string(h), NodeKind::Host);
     for (int l = 0; l < leaves; ++l) leaf[l] = t.addNode("leaf" + std::to_string(l), NodeKind::Switch, 1);

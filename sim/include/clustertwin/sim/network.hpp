@@ -57,7 +57,13 @@ public:
 
     std::vector<int> hosts() const;
 
+    /// Set by the fat-tree builders: switches sit on levels 1..3 with links only between adjacent levels and
+    /// hosts on level-1 switches (and NVSwitches), so the router can route up/down without a search.
+    void setLayered(bool on) { layered_ = on; }
+    bool layered() const { return layered_; }
+
 private:
+    bool layered_ = false;
     std::vector<NetNode> nodes_;
     std::vector<Arc> arcs_;
     std::vector<std::vector<int>> out_;
@@ -117,7 +123,13 @@ public:
 private:
     const std::vector<std::int64_t>& distancesTo(int dst);
     std::int64_t cost(int arc) const;
+    std::vector<int> routeUpDown(int src, int dst);
+    void refreshBelow();
     const Topology& t_;
+    // Up/down routing: for each switch, the level-1 switches reachable by going only down (bitsets).
+    std::vector<std::vector<std::uint64_t>> below_;
+    std::vector<int> leaf_index_;
+    std::uint64_t below_version_ = ~0ull;
     std::uint64_t version_ = ~0ull;
     std::unordered_map<int, std::vector<std::int64_t>> dist_;
 };
