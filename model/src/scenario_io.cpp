@@ -196,6 +196,50 @@ ojson writeProfile(const UtilizationProfile& p) {
     return o;
 }
 
+void readTraining(ObjReader& r, TrainingSpec& t) {
+    r.get("model_params", t.model_params, true);
+    r.get("tokens_per_step", t.tokens_per_step, true);
+    r.get("tensor_parallel", t.tensor_parallel);
+    r.get("pipeline_parallel", t.pipeline_parallel);
+    r.get("efficiency", t.efficiency);
+    r.get("comm_overlap", t.comm_overlap);
+    r.get("bytes_per_param", t.bytes_per_param);
+    r.get("hidden_size", t.hidden_size);
+    r.get("layers", t.layers);
+}
+
+ojson writeTraining(const TrainingSpec& t) {
+    ojson o;
+    o["model_params"] = num(t.model_params);
+    o["tokens_per_step"] = num(t.tokens_per_step);
+    o["tensor_parallel"] = t.tensor_parallel;
+    o["pipeline_parallel"] = t.pipeline_parallel;
+    o["efficiency"] = num(t.efficiency);
+    o["comm_overlap"] = num(t.comm_overlap);
+    o["bytes_per_param"] = num(t.bytes_per_param);
+    if (t.hidden_size) o["hidden_size"] = t.hidden_size;
+    if (t.layers) o["layers"] = t.layers;
+    putExtras(o, t.extra);
+    return o;
+}
+
+void readInference(ObjReader& r, InferenceSpec& i) {
+    r.get("model_params", i.model_params, true);
+    r.get("requests_per_s", i.requests_per_s, true);
+    r.get("tokens_per_request", i.tokens_per_request, true);
+    r.get("efficiency", i.efficiency);
+}
+
+ojson writeInference(const InferenceSpec& i) {
+    ojson o;
+    o["model_params"] = num(i.model_params);
+    o["requests_per_s"] = num(i.requests_per_s);
+    o["tokens_per_request"] = num(i.tokens_per_request);
+    o["efficiency"] = num(i.efficiency);
+    putExtras(o, i.extra);
+    return o;
+}
+
 void readEvent(ObjReader& x, Event& e) {
     x.get("time_s", e.time_s, true);
     x.get("kind", e.kind, true);
@@ -432,6 +476,24 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
                 j.profile = std::move(p);
             }
         }
+        if (const json* tj = x.member("training")) {
+            ObjReader tr(*tj, x.pointer("training"), d);
+            if (tr.valid()) {
+                TrainingSpec t;
+                readTraining(tr, t);
+                t.extra = tr.finish();
+                j.training = std::move(t);
+            }
+        }
+        if (const json* ij = x.member("inference")) {
+            ObjReader ir(*ij, x.pointer("inference"), d);
+            if (ir.valid()) {
+                InferenceSpec i;
+                readInference(ir, i);
+                i.extra = ir.finish();
+                j.inference = std::move(i);
+            }
+        }
     });
     readList(r, "events", false, s.events, d, readEvent);
     if (const json* c = r.member("catalog")) {
@@ -496,6 +558,8 @@ std::string scenarioToJson(const Scenario& s) {
             if (j.end_s) x["end_s"] = num(*j.end_s);
             x["utilization"] = num(j.utilization);
             if (j.profile) x["profile"] = writeProfile(*j.profile);
+            if (j.training) x["training"] = writeTraining(*j.training);
+            if (j.inference) x["inference"] = writeInference(*j.inference);
             putExtras(x, j.extra);
             jobs.push_back(std::move(x));
         }

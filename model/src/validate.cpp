@@ -410,6 +410,45 @@ private:
             if (j.end_s && *j.end_s <= j.start_s) err(p + "/end_s", "must be after start_s");
             if (j.utilization < 0 || j.utilization > 1) err(p + "/utilization", "must be within 0..1");
             if (j.profile) checkProfile(*j.profile, p + "/profile");
+            if (j.training && j.inference) err(p, "a job is either training or inference, not both");
+            if (j.training) {
+                const TrainingSpec& t = *j.training;
+                const std::string tp = p + "/training";
+                positive(tp + "/model_params", t.model_params);
+                positive(tp + "/tokens_per_step", t.tokens_per_step);
+                if (t.tensor_parallel < 1) err(tp + "/tensor_parallel", "must be >= 1");
+                if (t.pipeline_parallel < 1) err(tp + "/pipeline_parallel", "must be >= 1");
+                if (!(t.efficiency > 0 && t.efficiency <= 1)) err(tp + "/efficiency", "must be within (0, 1]");
+                if (t.comm_overlap < 0 || t.comm_overlap > 1) err(tp + "/comm_overlap", "must be within 0..1");
+                positive(tp + "/bytes_per_param", t.bytes_per_param);
+                if (t.hidden_size < 0 || t.layers < 0) err(tp, "hidden_size and layers must be >= 0");
+                // GPUs must split into TP × PP × DP.
+                int gpus = 0, gpn = 0;
+                for (const auto& nid : j.nodes)
+                    for (const Hall& h : s_.halls)
+                        for (const Row& row : h.rows)
+                            for (const Rack& r : row.racks)
+                                for (const Node& n : r.nodes)
+                                    if (n.id == nid)
+                                        if (const ServerModel* sm = c_.server(n.model)) {
+                                            gpus += sm->gpu_count;
+                                            gpn = sm->gpu_count;
+                                        }
+                if (gpus > 0 && t.tensor_parallel >= 1 && t.pipeline_parallel >= 1) {
+                    if (gpn % t.tensor_parallel != 0 && t.tensor_parallel % gpn != 0)
+                        err(tp + "/tensor_parallel", "must divide the " + std::to_string(gpn) + " GPUs of a node (or be a multiple of it)");
+                    if (gpus % (t.tensor_parallel * t.pipeline_parallel) != 0)
+                        err(tp + "/pipeline_parallel", "TP × PP = " + std::to_string(t.tensor_parallel * t.pipeline_parallel) +
+                                                           " does not divide the job's " + std::to_string(gpus) + " GPUs");
+                }
+            }
+            if (j.inference) {
+                const std::string ip = p + "/inference";
+                positive(ip + "/model_params", j.inference->model_params);
+                if (!(j.inference->requests_per_s >= 0)) err(ip + "/requests_per_s", "must be >= 0");
+                positive(ip + "/tokens_per_request", j.inference->tokens_per_request);
+                if (!(j.inference->efficiency > 0 && j.inference->efficiency <= 1)) err(ip + "/efficiency", "must be within (0, 1]");
+            }
         }
     }
 

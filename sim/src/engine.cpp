@@ -1,4 +1,5 @@
 #include <clustertwin/sim/engine.hpp>
+#include <clustertwin/sim/jobs.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
 #include "engine_state.hpp"
@@ -42,7 +43,7 @@ struct Engine::Impl {
     model::Scenario scenario;
     model::Catalog catalog;
     EngineOptions opt;
-    std::shared_ptr<const Workload> workload;
+    std::shared_ptr<Workload> workload;
     ThreadPool pool;
     double t = 0;
     EngineStats stats;
@@ -61,7 +62,7 @@ struct Engine::Impl {
     std::unordered_map<std::string, int> node_by_id, rack_by_id, unit_by_id, cdu_by_id, rpdu_by_id, pdu_by_id, ups_by_id,
         feed_by_id;
 
-    Impl(const model::Scenario& s, const model::Catalog& c, const EngineOptions& o, std::shared_ptr<const Workload> w)
+    Impl(const model::Scenario& s, const model::Catalog& c, const EngineOptions& o, std::shared_ptr<Workload> w)
         : scenario(s), catalog(c), opt(o), workload(std::move(w)), pool(o.threads) {}
 
     void build();
@@ -85,8 +86,13 @@ void Engine::Impl::build() {
     if (!(opt.cell_m >= 0.1 - 1e-12 && opt.cell_m <= 0.5 + 1e-12)) throw SimError("air cell size must be within 0.1–0.5 m");
     chooseBackend(opt.backend);  // throws when unavailable
     if (opt.backend == "cuda") throw SimError("the CUDA air backend is not built yet (issue 7); use --backend cpu");
-    if (!workload) workload = std::make_shared<ProfileWorkload>(scenario);
     scenario.linkParents();
+    if (!workload) {
+        const bool coupled = std::any_of(scenario.jobs.begin(), scenario.jobs.end(),
+                                         [](const model::Job& j) { return j.training || j.inference; });
+        if (coupled) workload = std::make_shared<JobWorkload>(scenario, catalog);
+        else workload = std::make_shared<ProfileWorkload>(scenario);
+    }
 
     // Power chain first: rack PDUs refer to it.
     for (const auto& f : scenario.power.feeds) {
@@ -374,7 +380,7 @@ void Engine::Impl::applyEvent(const model::Event& e) {
                 for (const auto& nid : j.nodes)
                     if (auto it = node_by_id.find(nid); it != node_by_id.end()) setNodes({it->second}, *e.value);
     }
-    // link_* and job_* events belong to the network and job models (issue 3).
+    workload->onEvent(e);  // link failures reach the fabric
     frame.alerts.push_back({t, "event", e.target, k + (e.value ? " " + std::to_string(*e.value) : std::string())});
 }
 
@@ -806,7 +812,7 @@ void Engine::Impl::finishFrame(bool with_air) {
 
 // ------------------------------------------------------------------ public
 
-Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOptions& opt, std::shared_ptr<const Workload> w)
+Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOptions& opt, std::shared_ptr<Workload> w)
     : d_(std::make_unique<Impl>(s, c, opt, std::move(w))) {
     d_->build();
     std::uint64_t cells = 0;
@@ -814,6 +820,7 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     d_->stats.grid_cells = cells;
     // Initial state: equipment at its inlet, flows solved, frame at t = 0.
     d_->applyEvents();
+    d_->workload->update(0, d_->frame, d_->frame);
     d_->powerChain();
     d_->equipment(0);
     d_->powerChain();
@@ -842,6 +849,7 @@ const model::Frame& Engine::step(bool with_air) {
     const double dt = d.opt.step_s;
     d.frame.alerts.clear();
     d.applyEvents();
+    d.workload->update(d.t, d.frame, d.frame);  // jobs pace themselves on the last step's clocks and the fabric
     d.powerChain();        // which feeds are live decides which nodes run
     d.equipment(dt);
     d.powerChain();        // loads of this step, PSU losses, heat to air

@@ -143,6 +143,31 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
     return res;
 }
 
+CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::vector<std::vector<int>>& groups, double bytes) {
+    if (groups.empty() || groups.front().empty()) throw SimError("collective: no groups");
+    if (!(bytes > 0)) throw SimError("collective: bytes must be > 0");
+    const std::size_t n = groups.front().size();
+    for (const auto& g : groups)
+        if (g.size() != n) throw SimError("collective: grouped all-reduce needs groups of one size");
+    Accum acc{t, r, std::vector<double>(static_cast<std::size_t>(t.arcCount()), 0.0)};
+    std::vector<std::tuple<int, int, double>> x;
+    for (const auto& g : groups) {
+        auto s = ringStep(g, bytes / static_cast<double>(n));
+        x.insert(x.end(), s.begin(), s.end());
+    }
+    acc.step(x, 2 * (static_cast<int>(n) - 1));
+    CollectiveResult res;
+    res.ranks = static_cast<int>(n * groups.size());
+    res.bytes = bytes;
+    res.time_s = acc.time;
+    res.steps = acc.steps;
+    res.stalled_pairs = acc.stalled;
+    res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
+    res.busbw_Bps = res.algbw_Bps * 2.0 * (n - 1) / n;
+    res.arc_bytes = std::move(acc.arc_bytes);
+    return res;
+}
+
 ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalog& c) {
     const model::Network& n = s.network;
     if (n.topology == "none") throw SimError("the scenario has no network (network.topology is \"none\")");

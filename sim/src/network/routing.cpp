@@ -55,6 +55,7 @@ const std::vector<std::int64_t>& Router::distancesTo(int dst) {
 void Router::refreshBelow() {
     if (below_version_ == t_.version()) return;
     below_version_ = t_.version();
+    const bool structural = below_all_.empty();
     const int n = t_.nodeCount();
     leaf_index_.assign(static_cast<std::size_t>(n), -1);
     int leaves = 0;
@@ -79,6 +80,11 @@ void Router::refreshBelow() {
                 for (std::size_t i = 0; i < words; ++i) below_[v][i] |= below_[w][i];
             }
         }
+    if (structural) {
+        // The healthy fabric: computed once, with every link up (nothing has failed before the first route
+        // unless a test fails links first; then the structure is what was left, still consistent).
+        below_all_ = below_;
+    }
 }
 
 std::vector<int> Router::routeUpDown(int src, int dst) {
@@ -103,35 +109,50 @@ std::vector<int> Router::routeUpDown(int src, int dst) {
     if (up0 < 0 || down_last < 0) return {};
     const int leaf_d = t_.arc(down_last).from, bit = leaf_index_[leaf_d];
     auto reaches = [&](int sw) { return !below_[sw].empty() && (below_[sw][bit / 64] >> (bit % 64)) & 1ull; };
-    path.push_back(up0);
-    int u = t_.arc(up0).to;
-    std::vector<int> cand;
-    // Up until a switch has the destination's leaf below it, choosing among uplinks by the pair's hash.
-    while (!reaches(u)) {
-        cand.clear();
-        std::vector<int> any;
+    auto reachesHealthy = [&](int sw) { return !below_all_[sw].empty() && (below_all_[sw][bit / 64] >> (bit % 64)) & 1ull; };
+    // Resilient ECMP: hash over the next hops of the healthy fabric; only if that one is down (or no longer
+    // leads to the destination) rehash over the live ones.
+    std::vector<int> healthy, live, any;
+    auto choose = [&](int u, bool up) -> int {
+        healthy.clear();
+        live.clear();
+        any.clear();
         for (int a : t_.out(u)) {
             const int w = t_.arc(a).to;
-            if (!t_.arcUp(a) || t_.node(w).kind != NodeKind::Switch || t_.node(w).level != t_.node(u).level + 1) continue;
-            any.push_back(a);
-            if (reaches(w)) cand.push_back(a);
+            if (t_.node(w).kind != NodeKind::Switch || t_.node(w).level != t_.node(u).level + (up ? 1 : -1)) continue;
+            if (up || reachesHealthy(w)) {
+                if (!up || reachesHealthy(w)) healthy.push_back(a);
+            }
+            if (!t_.arcUp(a)) continue;
+            if (reaches(w)) live.push_back(a);
+            else if (up) any.push_back(a);
         }
-        const std::vector<int>& pick = cand.empty() ? any : cand;
-        if (pick.empty()) return {};
-        const int a = pick[mix(h ^ static_cast<std::uint64_t>(u)) % pick.size()];
+        const std::uint64_t k = mix(h ^ static_cast<std::uint64_t>(u));
+        if (!healthy.empty()) {
+            // The hashed member, or when it is down the next live member after it (next-hop replacement: the
+            // failed member's pairs move together, the others stay).
+            const std::size_t first = k % healthy.size();
+            for (std::size_t i = 0; i < healthy.size(); ++i) {
+                const int a = healthy[(first + i) % healthy.size()];
+                if (t_.arcUp(a) && reaches(t_.arc(a).to)) return a;
+            }
+        }
+        if (!live.empty()) return live[mix(k) % live.size()];
+        if (up && !any.empty()) return any[mix(k) % any.size()];  // keep climbing
+        return -1;
+    };
+    path.push_back(up0);
+    int u = t_.arc(up0).to;
+    // Up until a switch has the destination's leaf below it, then down towards that leaf.
+    while (!reaches(u)) {
+        const int a = choose(u, true);
+        if (a < 0) return {};
         path.push_back(a);
         u = t_.arc(a).to;
     }
-    // Down towards that leaf.
     while (u != leaf_d) {
-        cand.clear();
-        for (int a : t_.out(u)) {
-            const int w = t_.arc(a).to;
-            if (t_.arcUp(a) && t_.node(w).kind == NodeKind::Switch && t_.node(w).level == t_.node(u).level - 1 && reaches(w))
-                cand.push_back(a);
-        }
-        if (cand.empty()) return {};
-        const int a = cand[mix(h ^ static_cast<std::uint64_t>(u)) % cand.size()];
+        const int a = choose(u, false);
+        if (a < 0) return {};
         path.push_back(a);
         u = t_.arc(a).to;
     }

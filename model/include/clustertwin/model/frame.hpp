@@ -80,6 +80,25 @@ struct PowerNodeFrame {   ///< floor PDU, UPS or utility feed
     bool alive = true;
 };
 
+struct JobFrame {
+    std::string id;
+    bool running = false;
+    bool stalled = false;          ///< a rank pair has no route
+    double step_time_s = 0;        ///< compute + exposed communication
+    double compute_time_s = 0;
+    double comm_time_s = 0;        ///< all of it, before overlap
+    double comm_share = 0;         ///< exposed communication / step time
+    double utilization = 0;        ///< compute / step time: what its GPUs are asked for
+    double mfu = 0;                ///< model FLOPs / (step time · GPUs · peak)
+};
+
+struct LinkFrame {
+    std::string id;                ///< "a<->b"
+    std::string kind;              ///< "nvlink", "infiniband", "ethernet"
+    double utilization = 0;        ///< the busier direction: bytes per step / (capacity · step time)
+    bool failed = false;
+};
+
 struct Alert {
     double time_s = 0;
     std::string kind;      ///< "inlet_high", "breaker_high", "throttling", "gpu_shutdown", "unit_failed", "cooling_short", "feed_overload", "node_unpowered", "rack_airflow"
@@ -115,6 +134,8 @@ struct Frame {
     double max_inlet_c = 0;
     std::string max_inlet_rack;
     double rci_hi = 100, rci_lo = 100, rti = 0, shi = 0;
+    std::vector<JobFrame> jobs;
+    std::vector<LinkFrame> links;  ///< every fabric link with traffic or a failure, busiest first
     std::vector<Alert> alerts;     ///< raised at this step
     std::optional<AirField> air;
 };

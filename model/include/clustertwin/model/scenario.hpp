@@ -193,6 +193,33 @@ struct UtilizationProfile {
     bool operator==(const UtilizationProfile&) const = default;
 };
 
+/// A training job's shape: compute per step from FLOPs (6 · params · tokens), communication from the
+/// parallelism (data-parallel gradient all-reduce; tensor-parallel activations when hidden size and layers
+/// are given).
+struct TrainingSpec {
+    double model_params = 0;          ///< parameters
+    double tokens_per_step = 0;       ///< global batch in tokens
+    int tensor_parallel = 8;
+    int pipeline_parallel = 1;
+    double efficiency = 0.4;          ///< achieved share of the GPU's peak while computing
+    double comm_overlap = 0;          ///< share of compute time that hides communication (0..1)
+    double bytes_per_param = 2;       ///< gradient precision (bf16)
+    int hidden_size = 0;              ///< optional: with `layers`, tensor-parallel traffic is modelled
+    int layers = 0;
+    Extras extra;
+    bool operator==(const TrainingSpec&) const = default;
+};
+
+/// An inference service: FLOPs = 2 · params · tokens served per second.
+struct InferenceSpec {
+    double model_params = 0;
+    double requests_per_s = 0;
+    double tokens_per_request = 0;
+    double efficiency = 0.4;
+    Extras extra;
+    bool operator==(const InferenceSpec&) const = default;
+};
+
 struct Job {
     std::string id, name;
     std::string kind = "training";  ///< "training" or "inference"
@@ -201,6 +228,8 @@ struct Job {
     std::optional<double> end_s;
     double utilization = 0.9;       ///< GPU utilization while running when there is no profile
     std::optional<UtilizationProfile> profile;  ///< time-varying utilization (overrides `utilization`)
+    std::optional<TrainingSpec> training;   ///< when set, utilization comes from the network-coupled job model
+    std::optional<InferenceSpec> inference;
     Extras extra;
     bool operator==(const Job&) const = default;
 };

@@ -40,6 +40,10 @@ struct CollectiveResult {
 CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, double bytes,
                                const std::vector<int>& node_of_rank = {});
 
+/// Ring all-reduces of `bytes` in several groups at once (e.g. one data-parallel ring per rail): every step
+/// carries every group's transfers together. All groups must have the same size.
+CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::vector<std::vector<int>>& groups, double bytes);
+
 /// The cluster fabric of a scenario (its nodes, their GPUs and NICs, the network description).
 struct ScenarioFabric {
     Topology topology;

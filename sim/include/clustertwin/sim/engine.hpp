@@ -41,8 +41,10 @@ class Engine {
 public:
     /// Builds the models. Throws SimError: a grid too fine for memory (saying how much it needs), a rack whose
     /// intake or exhaust is blocked, a backend that is not available, bad options. The scenario must be valid.
+    /// Without a workload, jobs with a training or inference description run on the network-coupled job
+    /// model (JobWorkload) and the others follow their utilization profiles.
     Engine(const model::Scenario& s, const model::Catalog& c, const EngineOptions& opt,
-           std::shared_ptr<const Workload> workload = nullptr);
+           std::shared_ptr<Workload> workload = nullptr);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;

@@ -111,8 +111,10 @@ struct ClusterParams {
 Topology buildCluster(const ClusterParams& p);
 
 /// Shortest paths (by latency, then hops) with ECMP: among equal-cost next hops the choice is a hash of
-/// (source, destination), so a pair always takes the same path and different pairs spread. Distances are
-/// computed per destination on demand and cached until the topology changes.
+/// (source, destination), so a pair always takes the same path and different pairs spread. On fat trees the
+/// hash picks among the next hops the healthy fabric would offer (resilient hashing): when a link fails only
+/// the pairs that used it move, together, to the next live member. Distances are computed per destination on demand and cached until the
+/// topology changes.
 class Router {
 public:
     explicit Router(const Topology& t) : t_(t) {}
@@ -127,7 +129,7 @@ private:
     void refreshBelow();
     const Topology& t_;
     // Up/down routing: for each switch, the level-1 switches reachable by going only down (bitsets).
-    std::vector<std::vector<std::uint64_t>> below_;
+    std::vector<std::vector<std::uint64_t>> below_, below_all_;  ///< with the current failures / ignoring them
     std::vector<int> leaf_index_;
     std::uint64_t below_version_ = ~0ull;
     std::uint64_t version_ = ~0ull;

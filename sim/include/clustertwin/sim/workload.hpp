@@ -1,6 +1,7 @@
 #pragma once
 // What the GPUs are asked to do. The engine asks a Workload for each GPU's demanded utilization; issue 3's
 // network-coupled job model plugs in through the same interface.
+#include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
 
 #include <cstddef>
@@ -13,6 +14,11 @@ public:
     virtual ~Workload() = default;
     /// Demanded utilization (0..1) of GPU `gpu` of node `node` (index in scenario order) at `t_s`.
     virtual double gpuDemand(std::size_t node, int gpu, double t_s) const = 0;
+    /// Events the workload reacts to (link and job events); called when the engine applies them.
+    virtual void onEvent(const model::Event&) {}
+    /// Called at the start of every step with the previous frame (throttling slows compute); a workload may
+    /// add its outputs (jobs, links) and alerts to `out`.
+    virtual void update(double /*t_s*/, const model::Frame& /*previous*/, model::Frame& /*out*/) {}
 };
 
 /// Utilization from the scenario's jobs: while a job runs, its nodes follow its profile (or its constant

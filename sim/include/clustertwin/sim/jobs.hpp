@@ -1,0 +1,42 @@
+#pragma once
+// The network-coupled job model (MODELS.md §5): a training step is compute time plus exposed communication
+// time on the fabric; GPU utilization = compute / step time, so congestion or a failed link slows the job and
+// lowers its GPUs' power. Plugs into the engine as its Workload.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/workload.hpp>
+
+#include <memory>
+#include <set>
+
+namespace ct::sim {
+
+class JobWorkload : public Workload {
+public:
+    /// Throws SimError when the scenario's jobs need a fabric that cannot be built.
+    JobWorkload(const model::Scenario& s, const model::Catalog& c);
+    ~JobWorkload() override;
+    double gpuDemand(std::size_t node, int gpu, double t_s) const override;
+    void onEvent(const model::Event& e) override;
+    void update(double t_s, const model::Frame& previous, model::Frame& out) override;
+
+    /// Per-job figures at the last update (for tests and tools).
+    const std::vector<model::JobFrame>& jobs() const { return frames_; }
+    const net::Topology& topology() const { return fabric_.topology; }
+
+private:
+    struct JobRt;
+    void solveComm(JobRt& j);
+    const model::Scenario& scenario_;
+    const model::Catalog& catalog_;
+    net::ScenarioFabric fabric_;
+    std::unique_ptr<net::Router> router_;
+    ProfileWorkload fallback_;
+    std::vector<JobRt> jobs_;
+    std::vector<int> job_of_node_;  ///< index into jobs_ of the coupled job running on a node, or −1
+    std::vector<model::JobFrame> frames_;
+    std::set<std::string> stalled_alerted_;
+    std::uint64_t comm_version_ = ~0ull;
+};
+
+} // namespace ct::sim

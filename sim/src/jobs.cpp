@@ -1,0 +1,193 @@
+#include <clustertwin/sim/jobs.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+namespace ct::sim {
+
+struct JobWorkload::JobRt {
+    const model::Job* job = nullptr;
+    std::vector<int> nodes;          ///< scenario node indices
+    int gpus = 0;
+    double peak_flops = 0;           ///< per GPU, FLOP/s (BF16 dense)
+    double comm_s = 0;
+    bool stalled = false;
+    bool dirty = true;
+    std::vector<double> arc_bytes;   ///< per step
+    model::JobFrame frame;
+};
+
+JobWorkload::JobWorkload(const model::Scenario& s, const model::Catalog& c) : scenario_(s), catalog_(c), fallback_(s) {
+    std::unordered_map<std::string, int> node_index;
+    std::vector<const model::ServerModel*> server_of;
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) {
+                    node_index.emplace(n.id, static_cast<int>(node_index.size()));
+                    server_of.push_back(c.server(n.model));
+                }
+    job_of_node_.assign(node_index.size(), -1);
+    bool any_training = false;
+    for (const auto& j : s.jobs) {
+        if (!j.training && !j.inference) continue;
+        JobRt rt;
+        rt.job = &j;
+        rt.frame.id = j.id;
+        for (const auto& nid : j.nodes) {
+            auto it = node_index.find(nid);
+            if (it == node_index.end()) throw SimError("job " + j.id + ": unknown node " + nid);
+            rt.nodes.push_back(it->second);
+            const auto* sm = server_of[it->second];
+            rt.gpus += sm ? sm->gpu_count : 0;
+            if (const auto* g = sm ? c.gpu(sm->gpu_model) : nullptr) rt.peak_flops = g->peak_bf16_tflops * 1e12;
+        }
+        if (rt.gpus == 0 || rt.peak_flops <= 0) throw SimError("job " + j.id + ": its nodes have no GPUs");
+        for (int n : rt.nodes) job_of_node_[n] = static_cast<int>(jobs_.size());
+        any_training = any_training || j.training.has_value();
+        jobs_.push_back(std::move(rt));
+    }
+    if (any_training && s.network.topology != "none") {
+        fabric_ = net::buildScenarioFabric(s, c);
+        router_ = std::make_unique<net::Router>(fabric_.topology);
+    }
+}
+
+JobWorkload::~JobWorkload() = default;
+
+void JobWorkload::solveComm(JobRt& j) {
+    j.dirty = false;
+    j.comm_s = 0;
+    j.stalled = false;
+    j.arc_bytes.assign(static_cast<std::size_t>(fabric_.topology.arcCount()), 0.0);
+    const model::TrainingSpec& t = *j.job->training;
+    if (!router_) return;  // no fabric: a single-node job, or none described
+    std::vector<int> ranks;
+    for (int n : j.nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
+    const int G = static_cast<int>(ranks.size()), tp = t.tensor_parallel, pp = t.pipeline_parallel;
+    const int dp = G / (tp * pp);
+    // Megatron order: tensor-parallel ranks fastest, then data-parallel, then pipeline stages.
+    auto groups = [&](bool data_parallel) {
+        std::vector<std::vector<int>> out;
+        if (data_parallel) {
+            for (int s = 0; s < pp; ++s)
+                for (int k = 0; k < tp; ++k) {
+                    std::vector<int> g;
+                    for (int d = 0; d < dp; ++d) g.push_back(ranks[k + tp * (d + dp * s)]);
+                    out.push_back(std::move(g));
+                }
+        } else {
+            for (int s = 0; s < pp; ++s)
+                for (int d = 0; d < dp; ++d) {
+                    std::vector<int> g;
+                    for (int k = 0; k < tp; ++k) g.push_back(ranks[k + tp * (d + dp * s)]);
+                    out.push_back(std::move(g));
+                }
+        }
+        return out;
+    };
+    auto add = [&](const net::CollectiveResult& r) {
+        j.comm_s += r.time_s;
+        j.stalled = j.stalled || r.stalled_pairs > 0;
+        for (std::size_t a = 0; a < r.arc_bytes.size(); ++a) j.arc_bytes[a] += r.arc_bytes[a];
+    };
+    if (dp >= 2) add(net::runGroupedAllReduce(fabric_.topology, *router_, groups(true), t.bytes_per_param * t.model_params / (tp * pp)));
+    if (tp >= 2 && t.hidden_size > 0 && t.layers > 0) {
+        // Four all-reduces of the local tokens' activations per layer and step (two forward, two backward).
+        const double bytes = 4.0 * t.layers / pp * (t.tokens_per_step / std::max(dp, 1)) * t.hidden_size * 2.0;
+        add(net::runGroupedAllReduce(fabric_.topology, *router_, groups(false), bytes));
+    }
+}
+
+void JobWorkload::onEvent(const model::Event& e) {
+    if (e.kind != "link_fail" && e.kind != "link_restore") return;
+    if (!router_) return;
+    const bool fail = e.kind == "link_fail";
+    const int cable = fabric_.topology.cableByName(e.target);
+    if (cable >= 0) fabric_.topology.setCableFailed(cable, fail);
+    else if (const int node = fabric_.topology.find(e.target); node >= 0) fabric_.topology.setNodeFailed(node, fail);
+}
+
+void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) {
+    if (router_ && comm_version_ != fabric_.topology.version()) {
+        comm_version_ = fabric_.topology.version();
+        for (auto& j : jobs_) j.dirty = true;
+    }
+    frames_.clear();
+    std::vector<double> link_rate(static_cast<std::size_t>(router_ ? fabric_.topology.arcCount() : 0), 0.0);
+    for (auto& j : jobs_) {
+        const model::Job& job = *j.job;
+        model::JobFrame& f = j.frame;
+        f.running = t >= job.start_s && (!job.end_s || t < *job.end_s);
+        if (!f.running) {
+            f.utilization = f.step_time_s = f.comm_share = f.mfu = 0;
+            frames_.push_back(f);
+            continue;
+        }
+        // Throttled GPUs compute slower: the job goes at the pace of its mean clock factor.
+        double throttle = 0;
+        int counted = 0;
+        for (int n : j.nodes) {
+            const std::size_t first = static_cast<std::size_t>(n) * (j.gpus / j.nodes.size());
+            for (std::size_t g = first; g < first + j.gpus / j.nodes.size() && g < prev.gpus.size(); ++g) {
+                throttle += prev.gpus[g].failed ? 0.0 : prev.gpus[g].throttle;
+                ++counted;
+            }
+        }
+        throttle = counted ? std::max(throttle / counted, 0.05) : 1.0;
+        if (job.inference) {
+            const auto& in = *job.inference;
+            const double need = 2 * in.model_params * in.requests_per_s * in.tokens_per_request;
+            f.utilization = std::min(1.0, need / (j.gpus * j.peak_flops * in.efficiency * throttle));
+            f.mfu = need / (j.gpus * j.peak_flops);
+            f.compute_time_s = f.step_time_s = f.comm_time_s = f.comm_share = 0;
+            f.stalled = false;
+            frames_.push_back(f);
+            continue;
+        }
+        if (j.dirty) solveComm(j);
+        const auto& tr = *job.training;
+        const double flops = 6.0 * tr.model_params * tr.tokens_per_step;
+        f.compute_time_s = flops / (j.gpus * j.peak_flops * tr.efficiency * throttle);
+        f.comm_time_s = j.comm_s;
+        const double exposed = std::max(0.0, j.comm_s - tr.comm_overlap * f.compute_time_s);
+        f.step_time_s = f.compute_time_s + exposed;
+        f.stalled = j.stalled;
+        f.utilization = j.stalled ? 0.0 : f.compute_time_s / f.step_time_s;
+        f.comm_share = j.stalled ? 1.0 : exposed / f.step_time_s;
+        f.mfu = j.stalled ? 0.0 : flops / (f.step_time_s * j.gpus * j.peak_flops);
+        const bool new_stall = j.stalled && stalled_alerted_.insert(job.id).second;
+        if (!j.stalled) stalled_alerted_.erase(job.id);
+        if (new_stall) out.alerts.push_back({t, "job_stalled", job.id, "job " + job.id + " stalled: some of its GPUs have no route to each other"});
+        if (!j.stalled)
+            for (std::size_t a = 0; a < link_rate.size(); ++a) link_rate[a] += j.arc_bytes[a] / f.step_time_s;
+        frames_.push_back(f);
+    }
+    out.jobs = frames_;
+    out.links.clear();
+    if (!router_) return;
+    const auto& topo = fabric_.topology;
+    std::vector<model::LinkFrame> failed;
+    for (int c = 0; c < topo.cableCount(); ++c) {
+        const double u = std::max(link_rate[2 * c], link_rate[2 * c + 1]) / topo.arc(2 * c).capacity_Bps;
+        model::LinkFrame lf{topo.cableId(c), net::toString(topo.arc(2 * c).kind), u, !topo.arcUp(2 * c)};
+        if (lf.failed) failed.push_back(std::move(lf));
+        else if (u > 0) out.links.push_back(std::move(lf));
+    }
+    // The busiest 500 links with traffic, then every failed one.
+    std::stable_sort(out.links.begin(), out.links.end(), [](const auto& a, const auto& b) { return a.utilization > b.utilization; });
+    if (out.links.size() > 500) out.links.resize(500);
+    for (const auto& lf : out.links)
+    out.links.insert(out.links.end(), failed.begin(), failed.end());
+}
+
+double JobWorkload::gpuDemand(std::size_t node, int gpu, double t) const {
+    if (node < job_of_node_.size() && job_of_node_[node] >= 0) {
+        const JobRt& j = jobs_[static_cast<std::size_t>(job_of_node_[node])];
+        if (j.frame.running) return j.frame.utilization;
+    }
+    return fallback_.gpuDemand(node, gpu, t);
+}
+
+} // namespace ct::sim

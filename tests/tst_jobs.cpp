@@ -1,0 +1,126 @@
+// Jobs coupled to the fabric and the heat model (issue 3): step time from FLOPs and communication, a failed
+// spine link lengthening an all-reduce-heavy job and lowering its GPUs' power, stalls without a route.
+#include "sim_fixtures.hpp"
+
+#include <clustertwin/sim/jobs.hpp>
+
+#include <cmath>
+
+using namespace ct;
+
+namespace {
+/// superpod-h100-su with one data-parallel-heavy training job over all 32 nodes.
+fixtures::Loaded trainingPod(int tp, double overlap = 0.0, double tokens = 131072) {
+    auto l = fixtures::sample("superpod-h100-su");
+    model::Job j;
+    j.id = "llm";
+    j.kind = "training";
+    for (const auto& row : l.scenario.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    model::TrainingSpec t;
+    t.model_params = 7e9;
+    t.tokens_per_step = tokens;
+    t.tensor_parallel = tp;
+    t.efficiency = 0.4;
+    t.comm_overlap = overlap;
+    j.training = t;
+    l.scenario.jobs = {j};
+    const auto d = model::validateScenario(l.scenario, l.catalog);
+    for (const auto& x : d)
+        if (x.severity == model::Severity::Error) qFatal("%s", x.toString().c_str());
+    return l;
+}
+} // namespace
+
+class TstJobs : public QObject {
+    Q_OBJECT
+private slots:
+    void stepTimeIsComputePlusExposedCommunication();
+    void failedSpineLinkLengthensTheStepAndLowersGpuPower();
+    void unreachableRanksStallTheJobAndRaiseAnAlert();
+    void badJobShapesAreClearErrors();
+};
+
+void TstJobs::stepTimeIsComputePlusExposedCommunication() {
+    auto l = trainingPod(8, 0.25);
+    sim::JobWorkload w(l.scenario, l.catalog);
+    model::Frame prev, out;
+    prev.gpus.assign(256, model::GpuFrame{"", 1, 700, 60, 1.0, false});
+    w.update(10, prev, out);
+    QCOMPARE(out.jobs.size(), std::size_t(1));
+    const auto& j = out.jobs[0];
+    // Compute: 6 · 7e9 · 131072 FLOPs over 256 GPUs at 989 TFLOPS × 0.4.
+    const double compute = 6 * 7e9 * 131072 / (256 * 989e12 * 0.4);
+    QVERIFY(std::fabs(j.compute_time_s - compute) / compute < 1e-9);
+    // Communication: TP = 8 fills the node, so data parallelism is one ring per rail over 32 nodes: each rail's
+    // GPUs share their leaf and the ring runs at the NIC's 50 GB/s: 2·31/32 · (2 · 7e9 / 8) / 50e9 + latencies.
+    const double comm = 2.0 * 31 / 32 * (2 * 7e9 / 8) / 50e9;
+    QVERIFY2(std::fabs(j.comm_time_s - comm) / comm < 0.01, qPrintable(QString::number(j.comm_time_s)));
+    const double exposed = std::max(0.0, j.comm_time_s - 0.25 * j.compute_time_s);
+    QVERIFY(std::fabs(j.step_time_s - (j.compute_time_s + exposed)) < 1e-12);
+    QVERIFY(std::fabs(j.utilization - j.compute_time_s / j.step_time_s) < 1e-12);
+    QVERIFY(std::fabs(j.mfu - 0.4 * j.utilization) < 1e-9);  // MFU = efficiency × the computing share
+    QVERIFY(!out.links.empty());
+    QVERIFY(out.links.front().utilization > 0 && out.links.front().utilization <= 1.0 + 1e-9);
+}
+
+void TstJobs::failedSpineLinkLengthensTheStepAndLowersGpuPower() {
+    // TP = 4: two data-parallel replicas per node, so the rings cross rails, hence the spines.
+    auto l = trainingPod(4, 0.0, 1048576);
+    sim::EngineOptions o;
+    o.step_s = 2;
+    sim::Engine e(l.scenario, l.catalog, o);
+    const model::Frame& before = fixtures::runTo(e, 60);
+    const double step_before = before.jobs.at(0).step_time_s;
+    const double power_before = fixtures::meanGpuPower(before);
+    // Fail the busiest spine link.
+    std::string spine;
+    for (const auto& link : before.links)
+        if (link.id.find("spine") != std::string::npos) {
+            spine = link.id;
+            break;
+        }
+    QVERIFY(!spine.empty());
+    e.addEvents({fixtures::event(60, "link_fail", spine.c_str())});
+    const model::Frame& after = fixtures::runTo(e, 120);
+    const double step_after = after.jobs.at(0).step_time_s;
+    const double power_after = fixtures::meanGpuPower(after);
+    qInfo("failing %s: step %.4f s -> %.4f s, GPU power %.1f W -> %.1f W", spine.c_str(), step_before, step_after, power_before,
+          power_after);
+    QVERIFY(step_after > step_before * 1.01);
+    QVERIFY(power_after < power_before - 1.0);
+    bool failed_listed = false;
+    for (const auto& link : after.links) failed_listed = failed_listed || (link.id == spine && link.failed);
+    QVERIFY(failed_listed);
+}
+
+void TstJobs::unreachableRanksStallTheJobAndRaiseAnAlert() {
+    auto l = trainingPod(8);
+    sim::Engine e(l.scenario, l.catalog, {});
+    // Cut n0001's GPU 0 off the fabric: its rail ring has no path.
+    const std::string link = "n0001/gpu0<->leaf0";
+    e.addEvents({fixtures::event(5, "link_fail", link.c_str())});
+    fixtures::runTo(e, 5);
+    const model::Frame& f = e.step();
+    QVERIFY(f.jobs.at(0).stalled);
+    QCOMPARE(f.jobs.at(0).utilization, 0.0);
+    bool alert = false;
+    for (const auto& a : f.alerts) alert = alert || a.kind == "job_stalled";
+    QVERIFY(alert);
+}
+
+void TstJobs::badJobShapesAreClearErrors() {
+    auto l = trainingPod(8);
+    l.scenario.jobs[0].training->tensor_parallel = 3;
+    l.scenario.jobs[0].training->model_params = -1;
+    const auto d = model::validateScenario(l.scenario, l.catalog);
+    auto has = [&](const char* ptr) {
+        return std::any_of(d.begin(), d.end(), [&](const model::Diagnostic& x) { return x.location == ptr; });
+    };
+    QVERIFY(has("/jobs/0/training/tensor_parallel"));
+    QVERIFY(has("/jobs/0/training/model_params"));
+}
+
+QTEST_GUILESS_MAIN(TstJobs)
+#include "tst_jobs.moc"
