@@ -50,6 +50,7 @@ private slots:
     void simulateFinishesWhenCoolingFallsShortAndSaysSo();
     void collectiveReportsTimeBusBandwidthAndBusiestLinks();
     void collectiveRejectsBadArguments();
+    void simulateRunsJobsFromAFileAndNamesTheirProblems();
 };
 
 void TstCli::helpAndUsage() {
@@ -261,6 +262,33 @@ void TstCli::collectiveRejectsBadArguments() {
     r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--fail-link", "nowhere<->leaf0"});
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("no link"));
+}
+
+void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
+    QTemporaryDir tmp;
+    QFile f(tmp.filePath("jobs.json"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"([{"id": "llm", "kind": "training", "gpus": 64,
+                 "training": {"model_params": 7e9, "tokens_per_step": 524288, "tensor_parallel": 8}}])");
+    f.close();
+    Run r = cli({"simulate", sample("superpod-h100-su"), "--duration", "30s", "--step", "5s", "--jobs", f.fileName(),
+                 "--out", tmp.filePath("run.sqlite"), "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const QJsonObject job = o["jobs"].toArray().at(0).toObject();
+    QCOMPARE(job["id"].toString(), QString("llm"));
+    QVERIFY(job["step_time_s"].toDouble() > 0);
+    QVERIFY(job["mfu"].toDouble() > 0 && job["mfu"].toDouble() < 0.4);
+    auto store = ct::importers::TelemetryStore::open(tmp.filePath("run.sqlite").toStdString());
+    QCOMPARE(store.values(store.runs()[0].id, "step_time_s", {"llm"}, 0, 1e9).size(), std::size_t(1));
+    // A bad job is named by its place in the jobs file.
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(R"({"jobs": [{"id": "x", "nodes": ["n9999"]}, {"id": "y", "gpus": 100000}]})");
+    f.close();
+    r = cli({"simulate", sample("superpod-h100-su"), "--duration", "30s", "--jobs", f.fileName(), "--out", tmp.filePath("x.sqlite")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("/jobs/0/nodes/0: unknown node 'n9999'"), qPrintable(r.err));
+    QVERIFY(r.err.contains("/jobs/1/gpus: asks for 100000 GPUs; the scenario has 256"));
 }
 
 QTEST_GUILESS_MAIN(TstCli)

@@ -40,6 +40,7 @@ private slots:
     void failedSpineLinkLengthensTheStepAndLowersGpuPower();
     void unreachableRanksStallTheJobAndRaiseAnAlert();
     void badJobShapesAreClearErrors();
+    void placementPackedAndTopologyAware();
 };
 
 void TstJobs::stepTimeIsComputePlusExposedCommunication() {
@@ -120,6 +121,32 @@ void TstJobs::badJobShapesAreClearErrors() {
     };
     QVERIFY(has("/jobs/0/training/tensor_parallel"));
     QVERIFY(has("/jobs/0/training/model_params"));
+}
+
+void TstJobs::placementPackedAndTopologyAware() {
+    auto l = fixtures::sample("superpod-h100-su");
+    model::Job a, b, c;
+    a.id = "a";
+    a.nodes = {"n0002", "n0003"};  // holds two nodes of the first rack
+    b.id = "b";
+    b.gpus = 32;  // 4 nodes
+    b.placement = "topology-aware";
+    c.id = "c";
+    c.gpus = 16;
+    c.start_s = 100;
+    c.end_s = 200;
+    l.scenario.jobs = {a, b, c};
+    QVERIFY(!model::hasErrors(model::validateScenario(l.scenario, l.catalog)));
+    sim::placeJobs(l.scenario, l.catalog);
+    // Topology-aware: a whole free rack (r01-02 holds n0005..n0008) rather than the two free nodes of r01-01.
+    QCOMPARE(l.scenario.jobs[1].nodes, (std::vector<std::string>{"n0005", "n0006", "n0007", "n0008"}));
+    // Packed: the first free nodes in order, around the ones a and b hold.
+    QCOMPARE(l.scenario.jobs[2].nodes, (std::vector<std::string>{"n0001", "n0004"}));
+    model::Job d;
+    d.id = "d";
+    d.gpus = 256;
+    l.scenario.jobs.push_back(d);
+    QVERIFY_THROWS_EXCEPTION(sim::SimError, sim::placeJobs(l.scenario, l.catalog));
 }
 
 QTEST_GUILESS_MAIN(TstJobs)

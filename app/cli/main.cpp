@@ -333,7 +333,7 @@ const std::map<std::string, Command>& commands() {
         {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help"},
-                      {"out", "duration", "step", "events", "cell", "threads", "record-every", "backend", "max-grid-memory"}}},
+                      {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "backend", "max-grid-memory"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
     };
     return c;

@@ -25,6 +25,8 @@ Runs the coupled power / equipment heat / liquid / room-air model and records th
   --duration T        simulated time (90s, 15m, 1h, 1h30m)
   --step T            engine step (1s)
   --events FILE       more events: a JSON array of {time_s, kind, target, value?} or {"events": [...]}
+  --jobs FILE         more jobs, as in a scenario's "jobs" (an array or {"jobs": [...]}); jobs with a
+                      "training" or "inference" description run on the network-coupled job model
   --out FILE          the run database (created or appended to)
   --cell M            air grid cell size in metres, 0.1–0.5 (0.25)
   --threads N         grid threads (all hardware threads)
@@ -88,6 +90,13 @@ struct Recorder {
             put(u.id, "load_w", "W", t, u.load_w);
             put(u.id, "loss_w", "W", t, u.loss_w);
         }
+        for (const auto& j : f.jobs) {
+            put(j.id, "step_time_s", "s", t, j.step_time_s);
+            put(j.id, "comm_share", "ratio", t, j.comm_share);
+            put(j.id, "mfu", "ratio", t, j.mfu);
+            put(j.id, "utilization", "ratio", t, j.utilization);
+        }
+        for (std::size_t i = 0; i < f.links.size() && i < 50; ++i) put(f.links[i].id, "utilization", "ratio", t, f.links[i].utilization);
         put(site, "it_power_w", "W", t, f.it_power_w);
         put(site, "facility_power_w", "W", t, f.facility_power_w);
         put(site, "cooling_power_w", "W", t, f.cooling_power_w);
@@ -180,6 +189,25 @@ int cmdSimulate(const Args& a) {
         for (const auto& x : d) std::cerr << ef << ": " << x.toString() << "\n";
         invalid = invalid || m::hasErrors(d);
         extra = std::move(er.events);
+    }
+    if (a.has("jobs")) {
+        const std::string jf = a.get("jobs");
+        m::JobsResult jr = m::loadJobsFile(jf);
+        for (const auto& x : jr.diagnostics) std::cerr << jf << ": " << x.toString() << "\n";
+        invalid = invalid || m::hasErrors(jr.diagnostics);
+        // Check them as part of the scenario, then point the findings back into the jobs file.
+        const std::size_t first = rep.scenario.jobs.size();
+        rep.scenario.jobs.insert(rep.scenario.jobs.end(), jr.jobs.begin(), jr.jobs.end());
+        const std::string base = "/jobs/";
+        for (auto d : m::validateScenario(rep.scenario, rep.catalog)) {
+            if (d.location.rfind(base, 0) != 0) continue;
+            const std::size_t slash = d.location.find('/', base.size());
+            const std::size_t k = std::stoul(d.location.substr(base.size(), slash - base.size()));
+            if (k < first) continue;
+            d.location = jr.pointer_prefix + "/" + std::to_string(k - first) + (slash == std::string::npos ? "" : d.location.substr(slash));
+            std::cerr << jf << ": " << d.toString() << "\n";
+            invalid = invalid || d.severity == m::Severity::Error;
+        }
     }
     if (invalid) {
         std::cerr << "simulate: invalid input; nothing was run\n";
@@ -281,6 +309,15 @@ int cmdSimulate(const Args& a) {
                {"air_substeps", engine->stats().air_substeps},
                {"flow_solves", engine->stats().flow_solves},
                {"alerts", alert_list}};
+        json jobs = json::array();
+        for (const auto& j : f.jobs)
+            jobs.push_back({{"id", j.id}, {"running", j.running}, {"stalled", j.stalled}, {"step_time_s", j.step_time_s},
+                            {"comm_share", j.comm_share}, {"mfu", j.mfu}, {"utilization", j.utilization}});
+        o["jobs"] = jobs;
+        json links = json::array();
+        for (std::size_t i = 0; i < f.links.size() && i < 10; ++i)
+            links.push_back({{"link", f.links[i].id}, {"utilization", f.links[i].utilization}, {"failed", f.links[i].failed}});
+        o["busiest_links"] = links;
         std::cout << o.dump(2) << "\n";
     }
     return 0;

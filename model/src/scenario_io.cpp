@@ -240,6 +240,45 @@ ojson writeInference(const InferenceSpec& i) {
     return o;
 }
 
+void readJob(ObjReader& x, Job& j, Diagnostics& d) {
+    x.get("id", j.id, true);
+    x.get("name", j.name);
+    x.get("kind", j.kind);
+    x.get("nodes", j.nodes);
+    x.get("gpus", j.gpus);
+    x.get("placement", j.placement);
+    x.get("start_s", j.start_s);
+    x.get("end_s", j.end_s);
+    x.get("utilization", j.utilization);
+    if (const json* pj = x.member("profile")) {
+        ObjReader pr(*pj, x.pointer("profile"), d);
+        if (pr.valid()) {
+            UtilizationProfile p;
+            readProfile(pr, p);
+            p.extra = pr.finish();
+            j.profile = std::move(p);
+        }
+    }
+    if (const json* tj = x.member("training")) {
+        ObjReader tr(*tj, x.pointer("training"), d);
+        if (tr.valid()) {
+            TrainingSpec t;
+            readTraining(tr, t);
+            t.extra = tr.finish();
+            j.training = std::move(t);
+        }
+    }
+    if (const json* ij = x.member("inference")) {
+        ObjReader ir(*ij, x.pointer("inference"), d);
+        if (ir.valid()) {
+            InferenceSpec i;
+            readInference(ir, i);
+            i.extra = ir.finish();
+            j.inference = std::move(i);
+        }
+    }
+}
+
 void readEvent(ObjReader& x, Event& e) {
     x.get("time_s", e.time_s, true);
     x.get("kind", e.kind, true);
@@ -459,42 +498,7 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
         x.get("facility_water_temp_c", p.facility_water_temp_c);
     });
     readObject<Network>(r, "network", s.network, d, [](ObjReader& x, Network& n, Diagnostics&) { read(x, n); });
-    readList(r, "jobs", false, s.jobs, d, [&](ObjReader& x, Job& j) {
-        x.get("id", j.id, true);
-        x.get("name", j.name);
-        x.get("kind", j.kind);
-        x.get("nodes", j.nodes, true);
-        x.get("start_s", j.start_s);
-        x.get("end_s", j.end_s);
-        x.get("utilization", j.utilization);
-        if (const json* pj = x.member("profile")) {
-            ObjReader pr(*pj, x.pointer("profile"), d);
-            if (pr.valid()) {
-                UtilizationProfile p;
-                readProfile(pr, p);
-                p.extra = pr.finish();
-                j.profile = std::move(p);
-            }
-        }
-        if (const json* tj = x.member("training")) {
-            ObjReader tr(*tj, x.pointer("training"), d);
-            if (tr.valid()) {
-                TrainingSpec t;
-                readTraining(tr, t);
-                t.extra = tr.finish();
-                j.training = std::move(t);
-            }
-        }
-        if (const json* ij = x.member("inference")) {
-            ObjReader ir(*ij, x.pointer("inference"), d);
-            if (ir.valid()) {
-                InferenceSpec i;
-                readInference(ir, i);
-                i.extra = ir.finish();
-                j.inference = std::move(i);
-            }
-        }
-    });
+    readList(r, "jobs", false, s.jobs, d, [&](ObjReader& x, Job& j) { readJob(x, j, d); });
     readList(r, "events", false, s.events, d, readEvent);
     if (const json* c = r.member("catalog")) {
         if (c->is_object()) s.catalog_json = c->dump();
@@ -553,7 +557,9 @@ std::string scenarioToJson(const Scenario& s) {
             x["id"] = j.id;
             putIfNotEmpty(x, "name", j.name);
             x["kind"] = j.kind;
-            x["nodes"] = j.nodes;
+            if (!j.nodes.empty() || j.gpus == 0) x["nodes"] = j.nodes;
+            if (j.gpus) x["gpus"] = j.gpus;
+            if (j.placement != "packed") x["placement"] = j.placement;
             x["start_s"] = num(j.start_s);
             if (j.end_s) x["end_s"] = num(*j.end_s);
             x["utilization"] = num(j.utilization);
@@ -603,6 +609,35 @@ EventsResult parseEvents(std::string_view text, const std::string& file) {
     readList(r, "events", true, res.events, res.diagnostics, readEvent);
     r.finish();
     return res;
+}
+
+JobsResult parseJobs(std::string_view text, const std::string& file) {
+    JobsResult res;
+    const json doc = detail::parseJson(text, file);
+    auto one = [&](const json& e, const std::string& ptr) {
+        ObjReader x(e, ptr, res.diagnostics);
+        if (!x.valid()) return;
+        Job j;
+        readJob(x, j, res.diagnostics);
+        j.extra = x.finish();
+        res.jobs.push_back(std::move(j));
+    };
+    if (doc.is_array()) {
+        for (std::size_t i = 0; i < doc.size(); ++i) one(doc[i], detail::ptrJoin("", i));
+        return res;
+    }
+    ObjReader r(doc, "", res.diagnostics);
+    if (!r.valid()) return res;
+    res.pointer_prefix = "/jobs";
+    r.forEach("jobs", true, one);
+    r.finish();
+    return res;
+}
+
+JobsResult loadJobsFile(const std::string& path) {
+    const std::string text = readTextFile(path);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ParseError(path, 1, 1, "file is empty");
+    return parseJobs(text, path);
 }
 
 EventsResult loadEventsFile(const std::string& path) {

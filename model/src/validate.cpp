@@ -403,7 +403,21 @@ private:
             const Job& j = s_.jobs[i];
             const std::string p = ptrJoin("/jobs", i);
             if (j.kind != "training" && j.kind != "inference") err(p + "/kind", "must be 'training' or 'inference'");
-            if (j.nodes.empty()) err(p + "/nodes", "a job needs at least one node");
+            if (j.nodes.empty() && j.gpus <= 0) err(p + "/nodes", "a job needs its nodes, or a number of gpus to place");
+            if (!j.nodes.empty() && j.gpus > 0) err(p + "/gpus", "give either nodes or gpus, not both");
+            if (j.gpus < 0) err(p + "/gpus", "must be >= 0");
+            if (j.gpus > 0) {
+                int total = 0;
+                for (const Hall& h : s_.halls)
+                    for (const Row& row : h.rows)
+                        for (const Rack& r : row.racks)
+                            for (const Node& n : r.nodes)
+                                if (const ServerModel* sm = c_.server(n.model)) total += sm->gpu_count;
+                if (j.gpus > total)
+                    err(p + "/gpus", "asks for " + std::to_string(j.gpus) + " GPUs; the scenario has " + std::to_string(total));
+            }
+            if (j.placement != "packed" && j.placement != "topology-aware")
+                err(p + "/placement", "must be 'packed' or 'topology-aware'");
             for (std::size_t k = 0; k < j.nodes.size(); ++k)
                 if (!isKind(j.nodes[k], EntityKind::Node)) err(ptrJoin(p + "/nodes", k), "unknown node '" + j.nodes[k] + "'");
             if (j.start_s < 0) err(p + "/start_s", "must be >= 0");
@@ -423,7 +437,12 @@ private:
                 positive(tp + "/bytes_per_param", t.bytes_per_param);
                 if (t.hidden_size < 0 || t.layers < 0) err(tp, "hidden_size and layers must be >= 0");
                 // GPUs must split into TP × PP × DP.
-                int gpus = 0, gpn = 0;
+                int gpus = j.nodes.empty() ? j.gpus : 0, gpn = 0;
+                for (const Hall& h : s_.halls)  // GPUs per node, for jobs placed by count
+                    for (const Row& row : h.rows)
+                        for (const Rack& r : row.racks)
+                            for (const Node& n : r.nodes)
+                                if (const ServerModel* sm = c_.server(n.model); sm && gpn == 0) gpn = sm->gpu_count;
                 for (const auto& nid : j.nodes)
                     for (const Hall& h : s_.halls)
                         for (const Row& row : h.rows)

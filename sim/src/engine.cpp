@@ -87,6 +87,7 @@ void Engine::Impl::build() {
     chooseBackend(opt.backend);  // throws when unavailable
     if (opt.backend == "cuda") throw SimError("the CUDA air backend is not built yet (issue 7); use --backend cpu");
     scenario.linkParents();
+    placeJobs(scenario, catalog);
     if (!workload) {
         const bool coupled = std::any_of(scenario.jobs.begin(), scenario.jobs.end(),
                                          [](const model::Job& j) { return j.training || j.inference; });

@@ -1,6 +1,8 @@
 #include <clustertwin/sim/jobs.hpp>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <cmath>
 #include <unordered_map>
 
@@ -17,6 +19,56 @@ struct JobWorkload::JobRt {
     std::vector<double> arc_bytes;   ///< per step
     model::JobFrame frame;
 };
+
+void placeJobs(model::Scenario& s, const model::Catalog& c) {
+    struct NodeRef {
+        std::string id, rack;
+        int gpus;
+    };
+    std::vector<NodeRef> all;
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) {
+                    const auto* sm = c.server(n.model);
+                    all.push_back({n.id, r.id, sm ? sm->gpu_count : 0});
+                }
+    std::vector<std::size_t> order(s.jobs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.jobs[a].start_s < s.jobs[b].start_s; });
+    auto overlaps = [](const model::Job& a, const model::Job& b) {
+        const double ae = a.end_s.value_or(1e300), be = b.end_s.value_or(1e300);
+        return a.start_s < be && b.start_s < ae;
+    };
+    for (std::size_t oi : order) {
+        model::Job& j = s.jobs[oi];
+        if (!j.nodes.empty() || j.gpus <= 0) continue;
+        std::set<std::string> busy;
+        for (const auto& other : s.jobs)
+            if (&other != &j && overlaps(other, j)) busy.insert(other.nodes.begin(), other.nodes.end());
+        std::vector<const NodeRef*> free;
+        for (const auto& n : all)
+            if (!busy.count(n.id) && n.gpus > 0) free.push_back(&n);
+        if (j.placement == "topology-aware") {
+            std::map<std::string, int> free_in_rack;
+            for (const auto* n : free) ++free_in_rack[n->rack];
+            std::stable_sort(free.begin(), free.end(), [&](const NodeRef* a, const NodeRef* b) {
+                if (a->rack == b->rack) return false;
+                const int fa = free_in_rack[a->rack], fb = free_in_rack[b->rack];
+                return fa != fb ? fa > fb : a->rack < b->rack;
+            });
+        }
+        int got = 0;
+        for (const auto* n : free) {
+            if (got >= j.gpus) break;
+            j.nodes.push_back(n->id);
+            got += n->gpus;
+        }
+        if (got < j.gpus)
+            throw SimError("job " + j.id + " asks for " + std::to_string(j.gpus) + " GPUs; only " + std::to_string(got) +
+                           " are free at its start");
+    }
+}
 
 JobWorkload::JobWorkload(const model::Scenario& s, const model::Catalog& c) : scenario_(s), catalog_(c), fallback_(s) {
     std::unordered_map<std::string, int> node_index;
@@ -174,6 +226,16 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
         model::LinkFrame lf{topo.cableId(c), net::toString(topo.arc(2 * c).kind), u, !topo.arcUp(2 * c)};
         if (lf.failed) failed.push_back(std::move(lf));
         else if (u > 0) out.links.push_back(std::move(lf));
+    }
+    for (const auto& lf : out.links) {
+        const bool hot = lf.utilization > 0.9;
+        const bool was = hot_links_.count(lf.id) > 0;
+        if (hot && !was) {
+            hot_links_.insert(lf.id);
+            out.alerts.push_back({t, "link_high", lf.id, "link " + lf.id + " above 90 % utilization"});
+        } else if (!hot && was) {
+            hot_links_.erase(lf.id);
+        }
     }
     // The busiest 500 links with traffic, then every failed one.
     std::stable_sort(out.links.begin(), out.links.end(), [](const auto& a, const auto& b) { return a.utilization > b.utilization; });

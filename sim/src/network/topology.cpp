@@ -82,9 +82,13 @@ void buildFatTree(Topology& t, const std::vector<int>& hosts, const FatTreeParam
     const int down = std::max(1, static_cast<int>(std::floor(p.radix * p.oversubscription / (p.oversubscription + 1))));
     const int up = p.radix - down;
     const int leaves = (H + down - 1) / down;
-    auto sw = [&](const std::string& name, int level) { return t.addNode(p.prefix + name, NodeKind::Switch, level); };
+    // Switches are placed with what they serve (the 3D view draws them there): a leaf in the rack of its first
+    // host, a spine or aggregation switch with its first leaf, a core with its first aggregation switch.
+    auto sw = [&](const std::string& name, int level, const std::string& rack) {
+        return t.addNode(p.prefix + name, NodeKind::Switch, level, rack);
+    };
     std::vector<int> leaf(leaves);
-    for (int l = 0; l < leaves; ++l) leaf[l] = sw("leaf" + std::to_string(l), 1);
+    for (int l = 0; l < leaves; ++l) leaf[l] = sw("leaf" + std::to_string(l), 1, t.node(hosts[l * down]).rack);
     for (int h = 0; h < H; ++h) t.addLink(hosts[h], leaf[h / down], p.link_Bps, p.latency_s, LinkKind::InfiniBand);
     if (leaves == 1) return;
     if (p.levels == 2) {
@@ -93,7 +97,7 @@ void buildFatTree(Topology& t, const std::vector<int>& hosts, const FatTreeParam
                            " hosts in 2 levels at oversubscription " + std::to_string(p.oversubscription) + " (" +
                            std::to_string(H) + " asked); use 3 levels");
         for (int s = 0; s < up; ++s) {
-            const int spine = sw("spine" + std::to_string(s), 2);
+            const int spine = sw("spine" + std::to_string(s), 2, t.node(leaf[s % leaves]).rack);
             for (int l = 0; l < leaves; ++l) t.addLink(leaf[l], spine, p.link_Bps, p.latency_s, LinkKind::InfiniBand);
         }
         return;
@@ -107,11 +111,11 @@ void buildFatTree(Topology& t, const std::vector<int>& hosts, const FatTreeParam
                        std::to_string(p.radix * edges_per_pod * down) + " hosts in 3 levels (" + std::to_string(H) + " asked)");
     std::vector<std::vector<int>> core(up, std::vector<int>(agg_up));
     for (int g = 0; g < up; ++g)
-        for (int c = 0; c < agg_up; ++c) core[g][c] = sw("core" + std::to_string(g) + "-" + std::to_string(c), 3);
+        for (int c = 0; c < agg_up; ++c) core[g][c] = sw("core" + std::to_string(g) + "-" + std::to_string(c), 3, t.node(leaf[0]).rack);
     for (int pod = 0; pod < pods; ++pod) {
         std::vector<int> agg(up);
         for (int a = 0; a < up; ++a) {
-            agg[a] = sw("pod" + std::to_string(pod) + "-agg" + std::to_string(a), 2);
+            agg[a] = sw("pod" + std::to_string(pod) + "-agg" + std::to_string(a), 2, t.node(leaf[pod * edges_per_pod]).rack);
             for (int c = 0; c < agg_up; ++c) t.addLink(agg[a], core[a][c], p.link_Bps, p.latency_s, LinkKind::InfiniBand);
         }
         for (int e = pod * edges_per_pod; e < std::min(leaves, (pod + 1) * edges_per_pod); ++e)

@@ -223,7 +223,9 @@ struct InferenceSpec {
 struct Job {
     std::string id, name;
     std::string kind = "training";  ///< "training" or "inference"
-    std::vector<std::string> nodes; ///< node ids
+    std::vector<std::string> nodes; ///< node ids; empty when the job asks for `gpus` and a placement
+    int gpus = 0;                   ///< GPUs wanted when `nodes` is empty
+    std::string placement = "packed";  ///< "packed" (free nodes in order) or "topology-aware" (fewest leaves/racks)
     double start_s = 0;
     std::optional<double> end_s;
     double utilization = 0.9;       ///< GPU utilization while running when there is no profile

@@ -45,6 +45,15 @@ EventsResult parseEvents(std::string_view json_text, const std::string& file = "
 /// Reads and parses an events file. Throws ModelError / ParseError like loadScenarioFile.
 EventsResult loadEventsFile(const std::string& path);
 
+struct JobsResult {
+    std::vector<Job> jobs;
+    Diagnostics diagnostics;
+    std::string pointer_prefix;  ///< "" for a bare array, "/jobs" for {"jobs": [...]}
+};
+/// Parses a jobs document: an array of jobs or {"jobs": [...]}, each as in a scenario's `jobs`.
+JobsResult parseJobs(std::string_view json_text, const std::string& file = "<memory>");
+JobsResult loadJobsFile(const std::string& path);
+
 /// Reads a whole file with the size limit above. Throws ModelError.
 std::string readTextFile(const std::string& path, std::uintmax_t max_bytes = kMaxScenarioFileBytes);
 

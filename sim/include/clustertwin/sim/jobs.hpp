@@ -11,6 +11,11 @@
 
 namespace ct::sim {
 
+/// Gives jobs that ask for a number of GPUs their nodes, in order of start time, among nodes no overlapping
+/// job holds: "packed" takes free nodes in scenario order, "topology-aware" fills the racks with the most free
+/// nodes first (fewest racks, so fewest leaves in a node-major fabric). Throws SimError when a job does not fit.
+void placeJobs(model::Scenario& s, const model::Catalog& c);
+
 class JobWorkload : public Workload {
 public:
     /// Throws SimError when the scenario's jobs need a fabric that cannot be built.
@@ -35,7 +40,7 @@ private:
     std::vector<JobRt> jobs_;
     std::vector<int> job_of_node_;  ///< index into jobs_ of the coupled job running on a node, or −1
     std::vector<model::JobFrame> frames_;
-    std::set<std::string> stalled_alerted_;
+    std::set<std::string> stalled_alerted_, hot_links_;
     std::uint64_t comm_version_ = ~0ull;
 };
 
