@@ -105,6 +105,18 @@ struct TelemetryStore::Impl {
     ~Impl() {
         if (db) sqlite3_close_v2(db);
     }
+    /// Runs fn inside BEGIN/COMMIT; rolls back and rethrows on failure.
+    template <class F>
+    void transaction(F&& fn) {
+        exec("BEGIN");
+        try {
+            fn();
+            exec("COMMIT");
+        } catch (...) {
+            sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
     void exec(const char* sql) {
         char* msg = nullptr;
         if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
@@ -135,8 +147,7 @@ TelemetryStore TelemetryStore::open(const std::string& path) {
     } catch (const ImportError& e) {
         throw ImportError(path + ": not a ClusterTwin store (" + e.what() + ")");
     }
-    impl->exec("BEGIN");
-    try {
+    impl->transaction([&] {
         impl->exec(kSchema);
         Stmt get(impl->db, "SELECT value FROM meta WHERE key = 'schema_version'", impl->path);
         if (get.step()) {
@@ -149,11 +160,7 @@ TelemetryStore TelemetryStore::open(const std::string& path) {
             put.bind(1, std::to_string(kSchemaVersion));
             put.step();
         }
-        impl->exec("COMMIT");
-    } catch (...) {
-        sqlite3_exec(impl->db, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-    }
+    });
     return TelemetryStore(std::move(impl));
 }
 
@@ -183,8 +190,7 @@ std::vector<RunInfo> TelemetryStore::runs() const {
 }
 
 void TelemetryStore::upsertEntities(const std::vector<EntityInfo>& entities) {
-    d_->exec("BEGIN");
-    try {
+    d_->transaction([&] {
         Stmt s(d_->db, "INSERT INTO entities(id, kind, parent, name) VALUES(?1, ?2, ?3, ?4) "
                        "ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, parent = excluded.parent, name = excluded.name",
                d_->path);
@@ -193,11 +199,7 @@ void TelemetryStore::upsertEntities(const std::vector<EntityInfo>& entities) {
             s.step();
             s.reset();
         }
-        d_->exec("COMMIT");
-    } catch (...) {
-        sqlite3_exec(d_->db, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-    }
+    });
 }
 
 std::vector<EntityInfo> TelemetryStore::entities() const {
@@ -223,8 +225,7 @@ std::int64_t TelemetryStore::series(std::int64_t run, const SeriesKey& key) {
 
 void TelemetryStore::writeBatch(const std::vector<Sample>& samples) {
     if (samples.empty()) return;
-    d_->exec("BEGIN");
-    try {
+    d_->transaction([&] {
         Stmt s(d_->db, "INSERT OR IGNORE INTO samples(series_id, t, value) VALUES(?1, ?2, ?3)", d_->path);
         for (const Sample& x : samples) {
             s.bind(1, x.series).bind(2, x.t_s);
@@ -233,17 +234,12 @@ void TelemetryStore::writeBatch(const std::vector<Sample>& samples) {
             s.step();
             s.reset();
         }
-        d_->exec("COMMIT");
-    } catch (...) {
-        sqlite3_exec(d_->db, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-    }
+    });
 }
 
 void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent>& events) {
     if (events.empty()) return;
-    d_->exec("BEGIN");
-    try {
+    d_->transaction([&] {
         Stmt s(d_->db, "INSERT INTO events(run_id, t, kind, target, value, message) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", d_->path);
         for (const auto& e : events) {
             s.bind(1, run).bind(2, e.t_s).bind(3, e.kind).bind(4, e.target);
@@ -253,11 +249,7 @@ void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent
             s.step();
             s.reset();
         }
-        d_->exec("COMMIT");
-    } catch (...) {
-        sqlite3_exec(d_->db, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-    }
+    });
 }
 
 std::vector<SeriesValues> TelemetryStore::values(std::int64_t run, const std::string& metric,
