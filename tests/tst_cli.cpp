@@ -51,6 +51,7 @@ private slots:
     void collectiveReportsTimeBusBandwidthAndBusiestLinks();
     void collectiveRejectsBadArguments();
     void simulateRunsJobsFromAFileAndNamesTheirProblems();
+    void importAndQueryDcgmScrapesWithoutDuplicates();
 };
 
 void TstCli::helpAndUsage() {
@@ -289,6 +290,28 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("/jobs/0/nodes/0: unknown node 'n9999'"), qPrintable(r.err));
     QVERIFY(r.err.contains("/jobs/1/gpus: asks for 100000 GPUs; the scenario has 256"));
+}
+
+void TstCli::importAndQueryDcgmScrapesWithoutDuplicates() {
+    const QString dir = QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter";
+    if (!QDir(dir).exists()) QSKIP("shared/testdata not found beside the checkout");
+    QTemporaryDir tmp;
+    const QString db = tmp.filePath("t.sqlite");
+    QStringList files;
+    for (const QString& f : QDir(dir).entryList({"*.prom"}, QDir::Files)) files << QDir(dir).filePath(f);
+    Run r = cli(QStringList{"import"} + files + QStringList{"--db", db, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const int samples = QJsonDocument::fromJson(r.out.toUtf8()).object()["samples"].toInt();
+    QVERIFY(samples > 40);
+    r = cli(QStringList{"import"} + files + QStringList{"--db", db, "--json"});  // again, same run name
+    QCOMPARE(r.code, 0);
+    auto store = ct::importers::TelemetryStore::open(db.toStdString());
+    QCOMPARE(store.runs().size(), std::size_t(1));
+    QCOMPARE(store.sampleCount(), std::int64_t(samples));
+    r = cli({"query", "--db", db, "--metric", "temp_c", "--entity", "gpu1-wl8sg/gpu0"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(",gpu1-wl8sg/gpu0,temp_c,32,degC"), qPrintable(r.out));
+    QCOMPARE(cli({"import", "/nonexistent.prom", "--db", db}).code, 2);
 }
 
 QTEST_GUILESS_MAIN(TstCli)

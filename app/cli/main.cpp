@@ -3,6 +3,7 @@
 #include "args.hpp"
 #include "collective.hpp"
 #include "simulate.hpp"
+#include "telemetry.hpp"
 
 #include <clustertwin/importers/format.hpp>
 #include <clustertwin/model/analysis.hpp>
@@ -43,6 +44,8 @@ Commands:
   generate           build a valid scenario from hall parameters
   simulate FILE      run the coupled power/heat/air model and record the run (SQLite)
   collective FILE    one collective (all-reduce, all-gather, ...) on the scenario's fabric
+  import FILE|DIR... telemetry into a run database (DCGM/Prometheus text, long CSV so far)
+  query              a metric's values from a run database
   render FILE        render a scenario's hall to a PNG, offscreen
   backends           list the compute backends (CPU, CUDA) and whether they are usable
   help COMMAND       help for one command
@@ -91,6 +94,8 @@ when the servers need liquid) sized N+redundancy, a 2N power chain sized to the 
 )"},
     {"simulate", ct::cli::kSimulateHelp},
     {"collective", ct::cli::kCollectiveHelp},
+    {"import", ct::cli::kImportHelp},
+    {"query", ct::cli::kQueryHelp},
     {"render", R"(Usage: clustertwin-cli render FILE -o PNG [--size WxH] [--view iso|top]
 
 Renders the scenario's first hall offscreen (floor, racks coloured by nameplate power, cooling units, CDUs).
@@ -331,6 +336,8 @@ const std::map<std::string, Command>& commands() {
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
                        "levels", "oversubscription", "jobs", "event"}}},
         {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
+        {"import", {ct::cli::cmdImport, {"json", "help"}, {"db", "name"}}},
+        {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "backend", "max-grid-memory"}}},

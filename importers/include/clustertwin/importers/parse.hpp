@@ -1,0 +1,61 @@
+#pragma once
+// Telemetry parsers (STYLE.md habit 4): pure functions of their input stream; samples and warnings (with
+// file:line) out; a progress callback that can cancel. Storing is a separate step (store.hpp).
+#include <clustertwin/importers/format.hpp>
+
+#include <functional>
+#include <istream>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace ct::importers {
+
+struct ImportedSample {
+    std::string entity;   ///< "host/gpu0", "host/gpu0/mig3", "host"
+    std::string metric;   ///< the engine's names where they exist (power_w, temp_c, utilization), else the raw name lowercased
+    std::string unit;
+    double t_s = 0;       ///< Unix seconds
+    double value = 0;
+};
+
+struct ImportWarning {
+    std::string location; ///< "file:line"
+    std::string kind;     ///< "syntax", "no_data", "bad_value", "bad_utf8", "missing_field", "unknown_metric"
+    std::string message;
+};
+
+struct ImportedEntity {
+    std::string id, kind, parent, name;  ///< kind: "node", "gpu", "mig"
+};
+
+struct ParseResult {
+    std::vector<ImportedSample> samples;
+    std::vector<ImportWarning> warnings;
+    std::vector<ImportedEntity> entities;
+    bool cancelled = false;
+};
+
+struct ParseOptions {
+    std::string file_name = "<stream>";  ///< for warning locations
+    /// Time of samples that carry none (a scrape): Unix seconds. NaN = the caller must set it.
+    double default_time_s = std::numeric_limits<double>::quiet_NaN();
+};
+
+/// Progress in 0..1; return false to cancel (the result keeps what was parsed so far).
+using Progress = std::function<bool(double)>;
+
+/// Prometheus text exposition, DCGM exporter flavour: HELP/TYPE optional, labels with escapes and optional
+/// spaces, Hostname or hostname, MIG instances, NaN/±Inf, DCGM no-data sentinels (skipped with a warning),
+/// optional millisecond timestamps. `size_hint` (bytes) drives progress.
+ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// Long CSV: a header naming time, entity, metric, value (unit optional), any order; time in Unix seconds or
+/// ISO 8601 (UTC unless an offset is given).
+ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// Detects the format of a file (extension, then content) and parses it; a scrape without timestamps takes the
+/// file's modification time. Throws ImportError when the file cannot be read or its format is not supported yet.
+ParseResult parseFile(const std::string& path, const Progress& progress = {});
+
+} // namespace ct::importers

@@ -1,0 +1,136 @@
+#include <clustertwin/importers/parse.hpp>
+
+#include "parse_common.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ct::importers {
+
+namespace {
+
+/// Splits one CSV line (RFC 4180 quotes, no embedded newlines).
+std::vector<std::string> splitCsv(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool q = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (q) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                cur += '"';
+                ++i;
+            } else if (c == '"') {
+                q = false;
+            } else {
+                cur += c;
+            }
+        } else if (c == '"') {
+            q = true;
+        } else if (c == ',') {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    for (auto& f : out) {
+        while (!f.empty() && std::isspace(static_cast<unsigned char>(f.back()))) f.pop_back();
+        while (!f.empty() && std::isspace(static_cast<unsigned char>(f.front()))) f.erase(f.begin());
+    }
+    return out;
+}
+
+} // namespace
+
+ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
+    ParseResult res;
+    std::string line;
+    std::size_t lineno = 0, bytes = 0;
+    int ti = -1, ei = -1, mi = -1, vi = -1, ui = -1;
+    auto warn = [&](std::size_t l, const char* kind, std::string msg) { res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)}); };
+    while (std::getline(in, line)) {
+        ++lineno;
+        bytes += line.size() + 1;
+        if (progress && (lineno % 4096) == 0 && !progress(size_hint ? std::min(1.0, double(bytes) / size_hint) : 0.0)) {
+            res.cancelled = true;
+            break;
+        }
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        if (!detail::validUtf8(line)) {
+            warn(lineno, "bad_utf8", "line is not valid UTF-8; skipped");
+            continue;
+        }
+        const auto f = splitCsv(line);
+        if (ti < 0) {  // the header
+            for (int k = 0; k < static_cast<int>(f.size()); ++k) {
+                std::string h = f[k];
+                std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+                if (h == "time" || h == "timestamp" || h == "time_s") ti = k;
+                else if (h == "entity") ei = k;
+                else if (h == "metric") mi = k;
+                else if (h == "value") vi = k;
+                else if (h == "unit") ui = k;
+            }
+            if (ti < 0 || ei < 0 || mi < 0 || vi < 0) {
+                warn(lineno, "missing_field", "header must name time, entity, metric and value");
+                return res;
+            }
+            continue;
+        }
+        const int need = std::max({ti, ei, mi, vi});
+        if (static_cast<int>(f.size()) <= need) {
+            warn(lineno, "syntax", "expected at least " + std::to_string(need + 1) + " fields, got " + std::to_string(f.size()));
+            continue;
+        }
+        double t = 0, v = 0;
+        if (!detail::parseNumber(f[ti], t) && !detail::parseIsoTime(f[ti], t)) {
+            warn(lineno, "bad_value", "bad time '" + f[ti] + "'");
+            continue;
+        }
+        if (!detail::parseNumber(f[vi], v)) {
+            warn(lineno, "bad_value", "bad value '" + f[vi] + "'");
+            continue;
+        }
+        if (f[ei].empty() || f[mi].empty()) {
+            warn(lineno, "missing_field", "empty entity or metric");
+            continue;
+        }
+        res.samples.push_back({f[ei], f[mi], ui >= 0 && ui < static_cast<int>(f.size()) ? f[ui] : "", t, v});
+    }
+    if (progress && !res.cancelled) progress(1.0);
+    return res;
+}
+
+ParseResult parseFile(const std::string& path, const Progress& progress) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw ImportError(path + ": cannot read: " + ec.message());
+    const Detection det = detectFileFormat(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ImportError(path + ": cannot open");
+    ParseOptions opt;
+    opt.file_name = path;
+    const auto mtime = fs::last_write_time(path, ec);
+    if (!ec) {
+        const auto sys = std::chrono::time_point_cast<std::chrono::seconds>(
+            mtime - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
+        opt.default_time_s = static_cast<double>(sys.time_since_epoch().count());
+    }
+    switch (det.format) {
+    case Format::PrometheusText: return parsePrometheusText(in, opt, progress, size);
+    case Format::LongCsv: return parseLongCsv(in, opt, progress, size);
+    case Format::Unknown: throw ImportError(path + ": format not recognised");
+    default:
+        throw ImportError(path + ": " + std::string(toString(det.format)) + " is recognised but its importer is not written yet");
+    }
+}
+
+} // namespace ct::importers

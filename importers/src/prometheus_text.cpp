@@ -1,0 +1,193 @@
+#include <clustertwin/importers/parse.hpp>
+
+#include "parse_common.hpp"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace ct::importers {
+
+namespace {
+
+struct MetricMap {
+    const char* name;
+    const char* unit;
+    double scale;
+};
+
+/// DCGM fields with engine names (so imported and simulated runs replay alike); others keep their own name.
+const std::unordered_map<std::string, MetricMap>& dcgmNames() {
+    static const std::unordered_map<std::string, MetricMap> m = {
+        {"DCGM_FI_DEV_GPU_TEMP", {"temp_c", "degC", 1}},
+        {"DCGM_FI_DEV_MEMORY_TEMP", {"memory_temp_c", "degC", 1}},
+        {"DCGM_FI_DEV_POWER_USAGE", {"power_w", "W", 1}},
+        {"DCGM_FI_DEV_GPU_UTIL", {"utilization", "ratio", 0.01}},
+        {"DCGM_FI_DEV_MEM_COPY_UTIL", {"mem_copy_utilization", "ratio", 0.01}},
+        {"DCGM_FI_DEV_SM_CLOCK", {"sm_clock_mhz", "MHz", 1}},
+        {"DCGM_FI_DEV_MEM_CLOCK", {"mem_clock_mhz", "MHz", 1}},
+        {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", {"energy_j", "J", 0.001}},
+        {"DCGM_FI_DEV_FB_USED", {"fb_used_mib", "MiB", 1}},
+        {"DCGM_FI_DEV_FB_FREE", {"fb_free_mib", "MiB", 1}},
+        {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", {"gr_engine_active", "ratio", 1}},
+        {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", {"tensor_active", "ratio", 1}},
+        {"DCGM_FI_PROF_DRAM_ACTIVE", {"dram_active", "ratio", 1}},
+    };
+    return m;
+}
+
+/// DCGM's "no data" sentinels (blank / not found / not supported / no permission) for int64, int32 and fp64.
+bool isSentinel(double v) {
+    if (v >= 9223372036854775792.0 && v <= 9223372036854775808.0) return true;
+    if (v >= 2147483632.0 && v <= 2147483635.0) return true;
+    if (v >= 140737488355328.0 && v <= 140737488355331.0) return true;
+    return false;
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+/// Parses `{a="x",b="y"}` starting at s[i] == '{'; leaves i after '}'. False on a syntax error.
+bool parseLabels(const std::string& s, std::size_t& i, std::map<std::string, std::string>& labels, std::string& err) {
+    ++i;  // '{'
+    for (;;) {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',')) ++i;
+        if (i < s.size() && s[i] == '}') {
+            ++i;
+            return true;
+        }
+        const std::size_t k0 = i;
+        while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+        if (i == k0 || i >= s.size() || s[i] != '=') {
+            err = "expected label=\"value\"";
+            return false;
+        }
+        const std::string key = s.substr(k0, i - k0);
+        ++i;
+        if (i >= s.size() || s[i] != '"') {
+            err = "label value must be quoted";
+            return false;
+        }
+        ++i;
+        std::string val;
+        for (;;) {
+            if (i >= s.size()) {
+                err = "unterminated label value";
+                return false;
+            }
+            const char c = s[i++];
+            if (c == '"') break;
+            if (c == '\\' && i < s.size()) {
+                const char e = s[i++];
+                val += e == 'n' ? '\n' : e;
+            } else {
+                val += c;
+            }
+        }
+        labels[key] = std::move(val);
+    }
+}
+
+} // namespace
+
+ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
+    ParseResult res;
+    std::set<std::string> seen_entities;
+    std::string line;
+    std::size_t lineno = 0, bytes = 0;
+    const auto& names = dcgmNames();
+    auto warn = [&](std::size_t l, const char* kind, std::string msg) { res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)}); };
+    while (std::getline(in, line)) {
+        ++lineno;
+        bytes += line.size() + 1;
+        if (progress && (lineno % 4096) == 0 && !progress(size_hint ? std::min(1.0, double(bytes) / size_hint) : 0.0)) {
+            res.cancelled = true;
+            break;
+        }
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;
+        if (!detail::validUtf8(line)) {
+            warn(lineno, "bad_utf8", "line is not valid UTF-8; skipped");
+            continue;
+        }
+        std::size_t i = 0;
+        while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == ':')) ++i;
+        if (i == 0) {
+            warn(lineno, "syntax", "expected a metric name");
+            continue;
+        }
+        const std::string metric = line.substr(0, i);
+        std::map<std::string, std::string> labels;
+        if (i < line.size() && line[i] == '{') {
+            std::string err;
+            if (!parseLabels(line, i, labels, err)) {
+                warn(lineno, "syntax", metric + ": " + err);
+                continue;
+            }
+        }
+        // value [timestamp_ms]
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        const std::size_t v0 = i;
+        while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+        double value = 0;
+        if (!detail::parseNumber(std::string_view(line).substr(v0, i - v0), value)) {
+            warn(lineno, "bad_value", metric + ": not a number: '" + line.substr(v0, i - v0) + "'");
+            continue;
+        }
+        double t = opt.default_time_s;
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        if (i < line.size()) {
+            double ms = 0;
+            if (!detail::parseNumber(std::string_view(line).substr(i), ms) || !std::isfinite(ms)) {
+                warn(lineno, "syntax", metric + ": bad timestamp");
+                continue;
+            }
+            t = ms / 1000.0;
+        }
+        if (std::isnan(t)) {
+            warn(lineno, "missing_field", metric + ": no timestamp and no scrape time");
+            continue;
+        }
+        if (isSentinel(value)) {
+            warn(lineno, "no_data", metric + ": DCGM reports no data (" + line.substr(v0, i - v0) + ")");
+            continue;
+        }
+        // The entity: host, GPU index, MIG instance.
+        std::string host = labels.count("Hostname") ? labels["Hostname"] : labels.count("hostname") ? labels["hostname"] : "";
+        if (host.empty()) host = "unknown-host";
+        std::string entity = host;
+        if (labels.count("gpu")) {
+            entity = host + "/gpu" + labels["gpu"];
+            if (seen_entities.insert(entity).second) {
+                res.entities.push_back({host, "node", "", host});
+                res.entities.push_back({entity, "gpu", host, labels.count("modelName") ? labels["modelName"] : ""});
+            }
+            if (labels.count("GPU_I_ID") && !labels["GPU_I_ID"].empty()) {
+                const std::string gpu = entity;
+                entity += "/mig" + labels["GPU_I_ID"];
+                if (seen_entities.insert(entity).second)
+                    res.entities.push_back({entity, "mig", gpu, labels.count("GPU_I_PROFILE") ? labels["GPU_I_PROFILE"] : ""});
+            }
+        }
+        auto it = names.find(metric);
+        ImportedSample s;
+        s.entity = std::move(entity);
+        s.t_s = t;
+        if (it != names.end()) {
+            s.metric = it->second.name;
+            s.unit = it->second.unit;
+            s.value = value * it->second.scale;
+        } else {
+            s.metric = lower(metric);
+            s.value = value;
+        }
+        res.samples.push_back(std::move(s));
+    }
+    if (progress && !res.cancelled) progress(1.0);
+    return res;
+}
+
+} // namespace ct::importers

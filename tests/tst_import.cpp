@@ -1,0 +1,132 @@
+// Telemetry import (issue 4, first formats): real DCGM exporter scrapes from ../shared/testdata with values
+// read by hand, malformed variants (warnings with file:line, good records kept, no crash), the long CSV.
+#include <clustertwin/importers/parse.hpp>
+
+#include <QDir>
+#include <QTest>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace ct::importers;
+
+namespace {
+const ImportedSample* find(const ParseResult& r, const std::string& entity, const std::string& metric) {
+    for (const auto& s : r.samples)
+        if (s.entity == entity && s.metric == metric) return &s;
+    return nullptr;
+}
+std::string dcgm(const char* name) { return std::string(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter/" + name; }
+ParseResult parseText(const std::string& text, ParseResult (*fn)(std::istream&, const ParseOptions&, const Progress&, std::size_t)) {
+    std::istringstream in(text);
+    ParseOptions o;
+    o.file_name = "t";
+    o.default_time_s = 1000;
+    return fn(in, o, {}, text.size());
+}
+} // namespace
+
+class TstImport : public QObject {
+    Q_OBJECT
+private slots:
+    void realDcgmScrapesGiveTheValuesInTheFiles();
+    void everyDcgmScrapeImports();
+    void malformedScrapesWarnAndKeepTheGoodRecords();
+    void progressCanCancel();
+    void longCsvReadsSecondsAndIsoTimes();
+};
+
+void TstImport::realDcgmScrapesGiveTheValuesInTheFiles() {
+    if (!QDir(CT_SHARED_TESTDATA_DIR).exists()) QSKIP("shared/testdata not found beside the checkout");
+    // Values read by hand from the files.
+    const ParseResult t4 = parseFile(dcgm("cncf-k8s-ai-conformance__v1.35-ericsson-ccd__1x-tesla-t4__drv590.48.01__nohelp.metrics.prom"));
+    QVERIFY(find(t4, "cp-bm14r7/gpu0", "temp_c"));
+    QCOMPARE(find(t4, "cp-bm14r7/gpu0", "temp_c")->value, 74.0);
+    QCOMPARE(find(t4, "cp-bm14r7/gpu0", "power_w")->value, 68.244);
+    QCOMPARE(find(t4, "cp-bm14r7/gpu0", "utilization")->value, 0.91);  // DCGM_FI_DEV_GPU_UTIL 91 %
+    const ParseResult l40s = parseFile(dcgm("cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom"));
+    QCOMPARE(find(l40s, "gpu1-wl8sg/gpu0", "temp_c")->value, 32.0);
+    QCOMPARE(find(l40s, "gpu1-wl8sg/gpu0", "power_w")->value, 35.686);
+    QCOMPARE(find(l40s, "gpu1-wl8sg/gpu0", "sm_clock_mhz")->value, 210.0);
+    bool model = false;
+    for (const auto& e : l40s.entities) model = model || (e.id == "gpu1-wl8sg/gpu0" && e.name == "NVIDIA L40S");
+    QVERIFY(model);
+    // The L4 capture starts with a line that is not exposition format: warned at line 1, the rest kept.
+    const ParseResult l4 = parseFile(dcgm("cncf-k8s-ai-conformance__v1.35-kops__1x-nvidia-l4__drv580.105.08.metrics.prom"));
+    QCOMPARE(find(l4, "i-030791dc5a37cd257/gpu0", "power_w")->value, 16.365);
+    QVERIFY(!l4.warnings.empty());
+    QVERIFY(QString::fromStdString(l4.warnings[0].location).endsWith(".prom:1"));
+}
+
+void TstImport::everyDcgmScrapeImports() {
+    if (!QDir(CT_SHARED_TESTDATA_DIR).exists()) QSKIP("shared/testdata not found beside the checkout");
+    const QDir dir(QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter");
+    int files = 0;
+    for (const QString& f : dir.entryList({"*.prom"}, QDir::Files)) {
+        const ParseResult r = parseFile(dir.filePath(f).toStdString());
+        QVERIFY2(r.samples.size() >= 10, qPrintable(f));
+        ++files;
+    }
+    QCOMPARE(files, 4);
+}
+
+void TstImport::malformedScrapesWarnAndKeepTheGoodRecords() {
+    const std::string good = "# HELP DCGM_FI_DEV_GPU_TEMP t\nDCGM_FI_DEV_GPU_TEMP{gpu=\"0\", hostname=\"h1\"} 40\n";
+    // Truncated in the middle of a label set, garbage bytes, bad UTF-8, a huge number, a sentinel, NaN, a timestamp.
+    const std::string text = good + "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",Hostname=\"h1\n" + "\x01\x02 garbage\n" +
+                             "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\",Hostname=\"h\xc3\x28\"} 41\n" +
+                             "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\",Hostname=\"h1\"} 1e999\n" +
+                             "DCGM_FI_DEV_MEMORY_TEMP{gpu=\"1\",Hostname=\"h1\"} 9223372036854775794\n" +
+                             "DCGM_FI_DEV_POWER_USAGE{gpu=\"2\",Hostname=\"h1\"} NaN\n" +
+                             "DCGM_FI_DEV_GPU_TEMP{gpu=\"2\",Hostname=\"h1\",note=\"a \\\"quoted\\\" value\"} 43 1795266760000\n" +
+                             "DCGM_FI_DEV_GPU_TEMP{gpu=\"3\" 44\n";
+    const ParseResult r = parseText(text, parsePrometheusText);
+    QVERIFY(find(r, "h1/gpu0", "temp_c") && find(r, "h1/gpu0", "temp_c")->value == 40.0);
+    QVERIFY(find(r, "h1/gpu1", "power_w") && std::isinf(find(r, "h1/gpu1", "power_w")->value));
+    QVERIFY(find(r, "h1/gpu2", "power_w") && std::isnan(find(r, "h1/gpu2", "power_w")->value));
+    QVERIFY(find(r, "h1/gpu2", "temp_c") && find(r, "h1/gpu2", "temp_c")->t_s == 1795266760.0);
+    QVERIFY(!find(r, "h1/gpu1", "memory_temp_c"));  // the sentinel is no data
+    std::map<std::string, int> kinds;
+    for (const auto& w : r.warnings) ++kinds[w.kind];
+    QCOMPARE(kinds["syntax"], 3);    // truncated label set, garbage, unterminated label set
+    QCOMPARE(kinds["bad_utf8"], 1);
+    QCOMPARE(kinds["no_data"], 1);
+    QCOMPARE(r.warnings[0].location, std::string("t:3"));
+    QVERIFY(parseText("", parsePrometheusText).samples.empty());
+}
+
+void TstImport::progressCanCancel() {
+    std::string text;
+    for (int i = 0; i < 20000; ++i) text += "x{gpu=\"" + std::to_string(i) + "\"} 1\n";
+    std::istringstream in(text);
+    ParseOptions o;
+    o.default_time_s = 0;
+    int calls = 0;
+    const ParseResult r = parsePrometheusText(in, o, [&](double) { return ++calls < 2; }, text.size());
+    QVERIFY(r.cancelled);
+    QVERIFY(r.samples.size() < 20000);
+    QVERIFY(r.samples.size() >= 4095);
+}
+
+void TstImport::longCsvReadsSecondsAndIsoTimes() {
+    const std::string text =
+        "time,entity,metric,value,unit\n"
+        "1795266760,r01-01,inlet_c,24.5,degC\n"
+        "2026-11-21T13:12:40Z,r01-01,inlet_c,25.0,degC\n"
+        "2026-11-21T14:12:40+01:00,r01-01,inlet_c,25.5,degC\n"
+        "yesterday,r01-01,inlet_c,1,degC\n"
+        "1795266770,r01-01,inlet_c,warm,degC\n"
+        "1795266780,r01-01\n";
+    const ParseResult r = parseText(text, parseLongCsv);
+    QCOMPARE(r.samples.size(), std::size_t(3));
+    QCOMPARE(r.samples[0].t_s, 1795266760.0);
+    QCOMPARE(r.samples[1].t_s, 1795266760.0);  // 2026-11-21T13:12:40Z
+    QCOMPARE(r.samples[2].t_s, 1795266760.0);  // the same instant at +01:00
+    QCOMPARE(r.warnings.size(), std::size_t(3));
+    QCOMPARE(r.warnings[0].location, std::string("t:5"));
+    QVERIFY(parseText("a,b\n1,2\n", parseLongCsv).warnings.at(0).kind == "missing_field");
+}
+
+QTEST_GUILESS_MAIN(TstImport)
+#include "tst_import.moc"
