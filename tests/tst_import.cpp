@@ -35,6 +35,7 @@ private slots:
     void malformedScrapesWarnAndKeepTheGoodRecords();
     void progressCanCancel();
     void longCsvReadsSecondsAndIsoTimes();
+    void nvidiaSmiCsvPrometheusApiAndPerfqueryGiveTheValuesInTheFiles();
 };
 
 void TstImport::realDcgmScrapesGiveTheValuesInTheFiles() {
@@ -126,6 +127,45 @@ void TstImport::longCsvReadsSecondsAndIsoTimes() {
     QCOMPARE(r.warnings.size(), std::size_t(3));
     QCOMPARE(r.warnings[0].location, std::string("t:5"));
     QVERIFY(parseText("a,b\n1,2\n", parseLongCsv).warnings.at(0).kind == "missing_field");
+}
+
+void TstImport::nvidiaSmiCsvPrometheusApiAndPerfqueryGiveTheValuesInTheFiles() {
+    if (!QDir(CT_SHARED_TESTDATA_DIR).exists()) QSKIP("shared/testdata not found beside the checkout");
+    const std::string root = CT_SHARED_TESTDATA_DIR;
+    auto metric = [](const ParseResult& r, const std::string& m) -> const ImportedSample* {
+        for (const auto& s : r.samples)
+            if (s.metric == m) return &s;
+        return nullptr;
+    };
+    // netdata's Tesla P100 capture: "37", "28.16", "[N/A]" fan.
+    const ParseResult p100 = parseFile(root + "/nvidia_smi_csv/netdata-go.d__tesla-p100.query-gpu.csv");
+    QCOMPARE(metric(p100, "temp_c")->value, 37.0);
+    QCOMPARE(metric(p100, "power_w")->value, 28.16);
+    QCOMPARE(metric(p100, "utilization")->value, 0.0);
+    QVERIFY(!metric(p100, "fan_speed"));
+    // The H100 under load: "631.95 W", "59", "100 %".
+    const ParseResult h100 = parseFile(root + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load.query-gpu.csv");
+    QCOMPARE(metric(h100, "power_w")->value, 631.95);
+    QCOMPARE(metric(h100, "temp_c")->value, 59.0);
+    QCOMPARE(metric(h100, "utilization")->value, 1.0);
+    bool named = false;
+    for (const auto& e : h100.entities) named = named || e.name == "NVIDIA H100 80GB HBM3";
+    QVERIFY(named);
+    // Prometheus API: a vector with a string value, and a matrix of two series.
+    const ParseResult vec = parseFile(root + "/prometheus_query/cncf-k8s-ai-conformance__upcloud__api-v1-query__vector__DCGM_FI_DEV_GPU_TEMP__compact.json");
+    QCOMPARE(vec.samples.size(), std::size_t(1));
+    QCOMPARE(vec.samples[0].entity, std::string("gpu1-wl8sg/gpu0"));
+    QCOMPARE(vec.samples[0].metric, std::string("temp_c"));
+    QCOMPARE(vec.samples[0].value, 32.0);
+    QCOMPARE(vec.samples[0].t_s, 1775721747.082);
+    const ParseResult mat = parseFile(root + "/prometheus_query/prometheus-docs__api-v1-query_range__matrix__up__example.json");
+    QCOMPARE(mat.samples.size(), std::size_t(6));
+    // perfquery: data counters are 4-byte words.
+    const ParseResult ib = parseFile(root + "/infiniband/infiniband_exporter__perfquery_0x7cfe9003003b4bde.out");
+    QCOMPARE(metric(ib, "xmit_bytes")->value, 9049592493976.0 * 4);
+    QCOMPARE(metric(ib, "rcv_bytes")->value, 9752484588300.0 * 4);
+    QCOMPARE(metric(ib, "xmit_bytes")->entity, std::string("ib-lid134/port1"));
+    QCOMPARE(metric(ib, "symbol_error_counter")->value, 0.0);
 }
 
 QTEST_GUILESS_MAIN(TstImport)

@@ -21,8 +21,9 @@ const char* kImportHelp = R"(Usage: clustertwin-cli import FILE|DIR... --db DB [
 
 Imports telemetry into the store as one run. Formats are recognised by extension, then by content; a
 directory's files are imported in name order (a series of scrapes becomes a time series, each scrape at its
-file's modification time). Supported now: Prometheus text / DCGM exporter scrapes and the long CSV
-(time, entity, metric, value, unit). Bad records are skipped with a warning (file:line); the rest is kept.
+file's modification time). Supported now: DCGM exporter / Prometheus text scrapes, the Prometheus HTTP API
+JSON, nvidia-smi --query-gpu CSV, InfiniBand perfquery counters and the long CSV (time, entity, metric, value,
+unit). Bad records are skipped with a warning (file:line); the rest is kept.
 Importing into a run of the same --name again adds no duplicate samples.
 )";
 

@@ -127,6 +127,9 @@ ParseResult parseFile(const std::string& path, const Progress& progress) {
     switch (det.format) {
     case Format::PrometheusText: return parsePrometheusText(in, opt, progress, size);
     case Format::LongCsv: return parseLongCsv(in, opt, progress, size);
+    case Format::NvidiaSmiCsv: return parseNvidiaSmiCsv(in, opt, progress, size);
+    case Format::PrometheusApiJson: return parsePrometheusApiJson(in, opt, progress, size);
+    case Format::IbPerfquery: return parsePerfquery(in, opt, progress, size);
     case Format::Unknown: throw ImportError(path + ": format not recognised");
     default:
         throw ImportError(path + ": " + std::string(toString(det.format)) + " is recognised but its importer is not written yet");

@@ -93,12 +93,54 @@ bool parseLabels(const std::string& s, std::size_t& i, std::map<std::string, std
 
 } // namespace
 
+namespace detail {
+
+/// Turns one Prometheus sample (name, labels, time, value) into an ImportedSample with DCGM names and units,
+/// recording host/GPU/MIG entities once. False (with a warning) for DCGM no-data sentinels.
+bool addPromSample(const std::string& metric, std::map<std::string, std::string>& labels, double t, double value,
+                   const std::string& location, ParseResult& res, std::set<std::string>& seen) {
+    if (isSentinel(value)) {
+        res.warnings.push_back({location, "no_data", metric + ": DCGM reports no data"});
+        return false;
+    }
+    std::string host = labels.count("Hostname") ? labels["Hostname"] : labels.count("hostname") ? labels["hostname"] : "";
+    if (host.empty()) host = labels.count("instance") ? labels["instance"] : "unknown-host";
+    std::string entity = host;
+    if (seen.insert(host).second) res.entities.push_back({host, "node", "", host});
+    if (labels.count("gpu")) {
+        entity = host + "/gpu" + labels["gpu"];
+        if (seen.insert(entity).second) res.entities.push_back({entity, "gpu", host, labels.count("modelName") ? labels["modelName"] : ""});
+        if (labels.count("GPU_I_ID") && !labels["GPU_I_ID"].empty()) {
+            const std::string gpu = entity;
+            entity += "/mig" + labels["GPU_I_ID"];
+            if (seen.insert(entity).second)
+                res.entities.push_back({entity, "mig", gpu, labels.count("GPU_I_PROFILE") ? labels["GPU_I_PROFILE"] : ""});
+        }
+    }
+    const auto& names = dcgmNames();
+    auto it = names.find(metric);
+    ImportedSample smp;
+    smp.entity = std::move(entity);
+    smp.t_s = t;
+    if (it != names.end()) {
+        smp.metric = it->second.name;
+        smp.unit = it->second.unit;
+        smp.value = value * it->second.scale;
+    } else {
+        smp.metric = lower(metric);
+        smp.value = value;
+    }
+    res.samples.push_back(std::move(smp));
+    return true;
+}
+
+} // namespace detail
+
 ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
     std::set<std::string> seen_entities;
     std::string line;
     std::size_t lineno = 0, bytes = 0;
-    const auto& names = dcgmNames();
     auto warn = [&](std::size_t l, const char* kind, std::string msg) { res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)}); };
     while (std::getline(in, line)) {
         ++lineno;
@@ -151,40 +193,7 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
             warn(lineno, "missing_field", metric + ": no timestamp and no scrape time");
             continue;
         }
-        if (isSentinel(value)) {
-            warn(lineno, "no_data", metric + ": DCGM reports no data (" + line.substr(v0, i - v0) + ")");
-            continue;
-        }
-        // The entity: host, GPU index, MIG instance.
-        std::string host = labels.count("Hostname") ? labels["Hostname"] : labels.count("hostname") ? labels["hostname"] : "";
-        if (host.empty()) host = "unknown-host";
-        std::string entity = host;
-        if (labels.count("gpu")) {
-            entity = host + "/gpu" + labels["gpu"];
-            if (seen_entities.insert(entity).second) {
-                res.entities.push_back({host, "node", "", host});
-                res.entities.push_back({entity, "gpu", host, labels.count("modelName") ? labels["modelName"] : ""});
-            }
-            if (labels.count("GPU_I_ID") && !labels["GPU_I_ID"].empty()) {
-                const std::string gpu = entity;
-                entity += "/mig" + labels["GPU_I_ID"];
-                if (seen_entities.insert(entity).second)
-                    res.entities.push_back({entity, "mig", gpu, labels.count("GPU_I_PROFILE") ? labels["GPU_I_PROFILE"] : ""});
-            }
-        }
-        auto it = names.find(metric);
-        ImportedSample s;
-        s.entity = std::move(entity);
-        s.t_s = t;
-        if (it != names.end()) {
-            s.metric = it->second.name;
-            s.unit = it->second.unit;
-            s.value = value * it->second.scale;
-        } else {
-            s.metric = lower(metric);
-            s.value = value;
-        }
-        res.samples.push_back(std::move(s));
+        detail::addPromSample(metric, labels, t, value, detail::loc(opt, lineno), res, seen_entities);
     }
     if (progress && !res.cancelled) progress(1.0);
     return res;

@@ -54,6 +54,16 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
 /// ISO 8601 (UTC unless an offset is given).
 ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
 
+/// nvidia-smi --query-gpu CSV: units in the header ("power.draw [W]") and in values ("28.16 W"), or none
+/// (nounits); "[N/A]", "[Not Supported]" and text fields are skipped. GPUs are "<hostname>/gpu<index>".
+ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// Prometheus HTTP API query / query_range JSON (vector or matrix; string values, NaN), or a bare result array.
+ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// InfiniBand perfquery counters; PortXmitData/PortRcvData are 4-byte words (reported here in bytes).
+ParseResult parsePerfquery(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
 /// Detects the format of a file (extension, then content) and parses it; a scrape without timestamps takes the
 /// file's modification time. Throws ImportError when the file cannot be read or its format is not supported yet.
 ParseResult parseFile(const std::string& path, const Progress& progress = {});
