@@ -51,22 +51,12 @@ std::vector<std::string> splitCsv(const std::string& line) {
 ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
     std::string line;
-    std::size_t lineno = 0, bytes = 0;
+    detail::LineReader reader(in, opt, progress, size_hint, res);
     int ti = -1, ei = -1, mi = -1, vi = -1, ui = -1;
     auto warn = [&](std::size_t l, const char* kind, std::string msg) { res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)}); };
-    while (std::getline(in, line)) {
-        ++lineno;
-        bytes += line.size() + 1;
-        if (progress && (lineno % 4096) == 0 && !progress(size_hint ? std::min(1.0, double(bytes) / size_hint) : 0.0)) {
-            res.cancelled = true;
-            break;
-        }
-        if (!line.empty() && line.back() == '\r') line.pop_back();
+    while (reader.next(line)) {
+        const std::size_t lineno = reader.lineno();
         if (line.empty()) continue;
-        if (!detail::validUtf8(line)) {
-            warn(lineno, "bad_utf8", "line is not valid UTF-8; skipped");
-            continue;
-        }
         const auto f = splitCsv(line);
         if (ti < 0) {  // the header
             for (int k = 0; k < static_cast<int>(f.size()); ++k) {
@@ -104,7 +94,6 @@ ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progre
         }
         res.samples.push_back({f[ei], f[mi], ui >= 0 && ui < static_cast<int>(f.size()) ? f[ui] : "", t, v});
     }
-    if (progress && !res.cancelled) progress(1.0);
     return res;
 }
 

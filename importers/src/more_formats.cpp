@@ -55,20 +55,15 @@ const SmiField* smiName(const std::string& field) {
 
 } // namespace
 
-ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t) {
+ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
     std::string line;
-    std::size_t lineno = 0;
+    detail::LineReader reader(in, opt, progress, size_hint, res);
     std::vector<std::string> fields, units;
     std::set<std::string> seen;
-    while (std::getline(in, line)) {
-        ++lineno;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
+    while (reader.next(line)) {
+        const std::size_t lineno = reader.lineno();
         if (line.empty()) continue;
-        if (!detail::validUtf8(line)) {
-            res.warnings.push_back({detail::loc(opt, lineno), "bad_utf8", "line is not valid UTF-8; skipped"});
-            continue;
-        }
         auto cells = splitComma(line);
         if (fields.empty()) {  // header: "power.draw [W]" or plain "power.draw" (nounits)
             for (auto& c : cells) {
@@ -120,12 +115,8 @@ ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const P
             std::replace(metric.begin(), metric.end(), '.', '_');
             res.samples.push_back({gpu, f ? f->name : metric, f ? f->unit : units[k], t, f ? x * f->scale : x});
         }
-        if (progress && !progress(0.5)) {
-            res.cancelled = true;
-            break;
-        }
     }
-    if (fields.empty()) res.warnings.push_back({detail::loc(opt, lineno), "missing_field", "no header line"});
+    if (fields.empty()) res.warnings.push_back({reader.location(), "missing_field", "no header line"});
     return res;
 }
 

@@ -1,5 +1,6 @@
 #include "parse_common.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -23,6 +24,26 @@ bool validUtf8(std::string_view s) {
         i += n + 1;
     }
     return true;
+}
+
+bool LineReader::next(std::string& line) {
+    while (std::getline(in_, line)) {
+        ++lineno_;
+        bytes_ += line.size() + 1;
+        if (progress_ && (lineno_ % 4096) == 0 &&
+            !progress_(size_hint_ ? std::min(1.0, static_cast<double>(bytes_) / static_cast<double>(size_hint_)) : 0.0)) {
+            res_.cancelled = true;
+            return false;
+        }
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!validUtf8(line)) {
+            res_.warnings.push_back({location(), "bad_utf8", "line is not valid UTF-8; skipped"});
+            continue;
+        }
+        return true;
+    }
+    if (progress_) progress_(1.0);
+    return false;
 }
 
 bool parseNumber(std::string_view s, double& out) {

@@ -2,6 +2,8 @@
 // Small helpers shared by the parsers. Private.
 #include <clustertwin/importers/parse.hpp>
 
+#include <istream>
+
 #include <map>
 #include <set>
 #include <string>
@@ -18,5 +20,24 @@ bool parseIsoTime(std::string_view s, double& out);
 bool addPromSample(const std::string& metric, std::map<std::string, std::string>& labels, double t, double value,
                    const std::string& location, ParseResult& res, std::set<std::string>& seen);
 inline std::string loc(const ParseOptions& o, std::size_t line) { return o.file_name + ":" + std::to_string(line); }
+
+/// The line loop every text parser shares: strips CR, counts lines, reports progress every 4096 lines (a
+/// false answer cancels), skips lines that are not UTF-8 with a warning, and says progress 1 at the end.
+class LineReader {
+public:
+    LineReader(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint, ParseResult& res)
+        : in_(in), opt_(opt), progress_(progress), size_hint_(size_hint), res_(res) {}
+    /// The next line; false at the end or when cancelled (res.cancelled is then set).
+    bool next(std::string& line);
+    std::size_t lineno() const { return lineno_; }
+    std::string location() const { return loc(opt_, lineno_); }
+
+private:
+    std::istream& in_;
+    const ParseOptions& opt_;
+    const Progress& progress_;
+    std::size_t size_hint_, lineno_ = 0, bytes_ = 0;
+    ParseResult& res_;
+};
 
 } // namespace ct::importers::detail

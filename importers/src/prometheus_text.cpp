@@ -140,21 +140,11 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
     ParseResult res;
     std::set<std::string> seen_entities;
     std::string line;
-    std::size_t lineno = 0, bytes = 0;
+    detail::LineReader reader(in, opt, progress, size_hint, res);
     auto warn = [&](std::size_t l, const char* kind, std::string msg) { res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)}); };
-    while (std::getline(in, line)) {
-        ++lineno;
-        bytes += line.size() + 1;
-        if (progress && (lineno % 4096) == 0 && !progress(size_hint ? std::min(1.0, double(bytes) / size_hint) : 0.0)) {
-            res.cancelled = true;
-            break;
-        }
-        if (!line.empty() && line.back() == '\r') line.pop_back();
+    while (reader.next(line)) {
+        const std::size_t lineno = reader.lineno();
         if (line.empty() || line[0] == '#') continue;
-        if (!detail::validUtf8(line)) {
-            warn(lineno, "bad_utf8", "line is not valid UTF-8; skipped");
-            continue;
-        }
         std::size_t i = 0;
         while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == ':')) ++i;
         if (i == 0) {
@@ -195,7 +185,6 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
         }
         detail::addPromSample(metric, labels, t, value, detail::loc(opt, lineno), res, seen_entities);
     }
-    if (progress && !res.cancelled) progress(1.0);
     return res;
 }
 
