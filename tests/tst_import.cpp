@@ -1,6 +1,7 @@
 // Telemetry import (issue 4, first formats): real DCGM exporter scrapes from ../shared/testdata with values
 // read by hand, malformed variants (warnings with file:line, good records kept, no crash), the long CSV.
 #include <clustertwin/importers/parse.hpp>
+#include <clustertwin/importers/slurm.hpp>
 
 #include <QDir>
 #include <QTest>
@@ -36,6 +37,9 @@ private slots:
     void progressCanCancel();
     void longCsvReadsSecondsAndIsoTimes();
     void nvidiaSmiCsvPrometheusApiAndPerfqueryGiveTheValuesInTheFiles();
+    void hostlistsExpand();
+    void sacctJobsFromTheRealHabrokFile();
+    void sacctWithAHeaderAndSteps();
 };
 
 void TstImport::realDcgmScrapesGiveTheValuesInTheFiles() {
@@ -166,6 +170,74 @@ void TstImport::nvidiaSmiCsvPrometheusApiAndPerfqueryGiveTheValuesInTheFiles() {
     QCOMPARE(metric(ib, "rcv_bytes")->value, 9752484588300.0 * 4);
     QCOMPARE(metric(ib, "xmit_bytes")->entity, std::string("ib-lid134/port1"));
     QCOMPARE(metric(ib, "symbol_error_counter")->value, 0.0);
+}
+
+void TstImport::hostlistsExpand() {
+    QCOMPARE(expandHostlist("dgx[001-004,010]"),
+             (std::vector<std::string>{"dgx001", "dgx002", "dgx003", "dgx004", "dgx010"}));
+    QCOMPARE(expandHostlist("a100gpu2"), (std::vector<std::string>{"a100gpu2"}));
+    QCOMPARE(expandHostlist("n1,cs[100,102]-ib"), (std::vector<std::string>{"n1", "cs100-ib", "cs102-ib"}));
+    QVERIFY(expandHostlist("None assigned").empty());
+    QVERIFY_THROWS_EXCEPTION(ImportError, expandHostlist("dgx[1-"));
+    QVERIFY_THROWS_EXCEPTION(ImportError, expandHostlist("dgx[9-2]"));
+}
+
+void TstImport::sacctJobsFromTheRealHabrokFile() {
+    if (!QDir(CT_SHARED_TESTDATA_DIR).exists()) QSKIP("shared/testdata not found beside the checkout");
+    // hb-jobinfo runs sacct --parsable --noheader --delimiter=☃ with this --format list (its jobinfo script).
+    const std::string fields =
+        "JobID,JobName,User,Partition,NodeList,NNodes,NCPUs,NTasks,State,Submit,Start,End,Timelimit,Elapsed,TotalCPU,"
+        "CPUTime,UserCPU,SystemCPU,ReqMem,MaxRSS,MaxVMSize,ReqTRES,AllocTRES,TRESUsageInMax,TRESUsageInMax,TRESUsageInTot,"
+        "TRESUsageInTot,TRESUsageOutTot,MaxDiskRead,MaxDiskWrite,MaxRSSNode,MaxRSSTask,MaxVMSizeNode,MaxVMSizeTask,"
+        "MaxDiskReadNode,MaxDiskReadTask,MaxDiskWriteNode,MaxDiskWriteTask";
+    std::ifstream in(std::string(CT_SHARED_TESTDATA_DIR) + "/slurm/hb-jobinfo__habrok__sacct.txt");
+    ParseOptions o;
+    o.file_name = "sacct";
+    const SlurmResult r = parseSacct(in, o, fields);
+    for (const auto& w : r.warnings) qWarning("%s: %s", w.location.c_str(), w.message.c_str());
+    QVERIFY(r.jobs.size() >= 5);
+    const SlurmJob& j = r.jobs[0];  // read by hand from the first line
+    QCOMPARE(j.id, std::string("4034541"));
+    QCOMPARE(j.user, std::string("user424"));
+    QCOMPARE(j.partition, std::string("gpumedium"));
+    QCOMPARE(j.state, std::string("CANCELLED"));  // "CANCELLED by 10304007"
+    QCOMPARE(j.nodes, (std::vector<std::string>{"a100gpu2"}));
+    double t = 0;
+    QVERIFY(*j.start_s > *j.submit_s && *j.end_s > *j.start_s);
+    QCOMPARE(*j.end_s - *j.start_s, 3 * 3600.0 + 34 * 60 + 13);  // Elapsed 03:34:13
+    (void)t;
+    bool none_assigned = false, array_task = false;
+    for (const auto& x : r.jobs) {
+        none_assigned = none_assigned || (x.id == "4047445" && x.nodes.empty() && !x.start_s);
+        array_task = array_task || x.id == "5908801_3";
+    }
+    QVERIFY(none_assigned);
+    QVERIFY(array_task);
+    // Without the field list there is nothing to go on: a clear warning, no jobs.
+    std::ifstream again(std::string(CT_SHARED_TESTDATA_DIR) + "/slurm/hb-jobinfo__habrok__sacct.txt");
+    const SlurmResult bare = parseSacct(again, o);
+    QVERIFY(bare.jobs.empty());
+    QCOMPARE(bare.warnings.at(0).kind, std::string("missing_field"));
+}
+
+void TstImport::sacctWithAHeaderAndSteps() {
+    const std::string text =
+        "JobID|JobName|State|NodeList|Start|End|AllocTRES|\n"
+        "101|train|COMPLETED|dgx[001-002]|2026-01-01T00:00:00|2026-01-01T01:00:00|cpu=64,gres/gpu=16,node=2|\n"
+        "101.batch|batch|COMPLETED|dgx001|2026-01-01T00:00:00|2026-01-01T01:00:00||\n"
+        "102|x|PENDING|None assigned|Unknown|Unknown||\n"
+        "103|broken|RUNNING\n";
+    std::istringstream in(text);
+    ParseOptions o;
+    o.file_name = "t";
+    const SlurmResult r = parseSacct(in, o);
+    QCOMPARE(r.jobs.size(), std::size_t(2));
+    QCOMPARE(r.jobs[0].gpus, 16);
+    QCOMPARE(r.jobs[0].nodes.size(), std::size_t(2));
+    QCOMPARE(*r.jobs[0].end_s - *r.jobs[0].start_s, 3600.0);
+    QVERIFY(!r.jobs[1].start_s);
+    QCOMPARE(r.warnings.size(), std::size_t(1));
+    QCOMPARE(r.warnings[0].location, std::string("t:5"));
 }
 
 QTEST_GUILESS_MAIN(TstImport)

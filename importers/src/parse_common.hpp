@@ -35,7 +35,7 @@ public:
 private:
     std::istream& in_;
     const ParseOptions& opt_;
-    const Progress& progress_;
+    Progress progress_;  // a copy: callers may pass a temporary
     std::size_t size_hint_, lineno_ = 0, bytes_ = 0;
     ParseResult& res_;
 };

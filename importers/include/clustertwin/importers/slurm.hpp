@@ -1,0 +1,35 @@
+#pragma once
+// Slurm accounting (sacct --parsable / --parsable2, any delimiter): jobs for the scheduler replay (issue 3's
+// job model takes their node lists and times).
+#include <clustertwin/importers/parse.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ct::importers {
+
+struct SlurmJob {
+    std::string id;              ///< "4034541", array task "5908801_3", het-job "176+0"
+    std::string name, user, partition, state;  ///< state without "by <uid>" ("CANCELLED")
+    std::vector<std::string> nodes;            ///< expanded host list; empty when none was assigned
+    std::optional<double> submit_s, start_s, end_s;  ///< Unix seconds (sacct prints local time; read as UTC)
+    int gpus = 0;                ///< from AllocTRES gres/gpu=N (0 when absent)
+};
+
+struct SlurmResult {
+    std::vector<SlurmJob> jobs;
+    std::vector<ImportWarning> warnings;
+};
+
+/// "dgx[001-004,010]" → dgx001..dgx004, dgx010; "a,b[1-2]" → a, b1, b2; "None assigned" → none.
+/// Throws ImportError on a malformed list.
+std::vector<std::string> expandHostlist(const std::string& list);
+
+/// Parses sacct output. With a header line the fields are taken from it; without one, `fields` (the --format
+/// list, comma-separated) must be given. The delimiter ('|', '☃' or any --delimiter) is detected from the
+/// first line; a trailing delimiter (--parsable) is accepted. Job steps (1234.batch, 1234.0) are folded into
+/// their job. Bad rows are warned about with file:line and skipped.
+SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::string& fields = {});
+
+} // namespace ct::importers
