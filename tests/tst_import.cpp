@@ -202,10 +202,8 @@ void TstImport::sacctJobsFromTheRealHabrokFile() {
     QCOMPARE(j.partition, std::string("gpumedium"));
     QCOMPARE(j.state, std::string("CANCELLED"));  // "CANCELLED by 10304007"
     QCOMPARE(j.nodes, (std::vector<std::string>{"a100gpu2"}));
-    double t = 0;
     QVERIFY(*j.start_s > *j.submit_s && *j.end_s > *j.start_s);
     QCOMPARE(*j.end_s - *j.start_s, 3 * 3600.0 + 34 * 60 + 13);  // Elapsed 03:34:13
-    (void)t;
     bool none_assigned = false, array_task = false;
     for (const auto& x : r.jobs) {
         none_assigned = none_assigned || (x.id == "4047445" && x.nodes.empty() && !x.start_s);

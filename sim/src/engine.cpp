@@ -69,7 +69,7 @@ struct Engine::Impl {
     void buildAir(int h);
     void applyEvents();
     void applyEvent(const model::Event& e);
-    void equipment(double dt);
+    void equipment();
     void airflowTargets();
     void advanceAir(double dt);
     void gpuTemperatures(double dt);
@@ -396,7 +396,7 @@ void Engine::Impl::alert(const std::string& kind, const std::string& entity, con
 
 // ------------------------------------------------------------------ equipment (MODELS.md §2, §4)
 
-void Engine::Impl::equipment(double) {
+void Engine::Impl::equipment() {
     for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
         NodeRt& n = nodes[ni];
         const auto& sm = *n.server;
@@ -823,7 +823,7 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     d_->applyEvents();
     d_->workload->update(0, d_->frame, d_->frame);
     d_->powerChain();
-    d_->equipment(0);
+    d_->equipment();
     d_->powerChain();
     for (auto& n : d_->nodes) {
         n.inlet_c = d_->halls[d_->racks[n.rack].hall].air->temperature(0);  // the room starts uniform
@@ -852,7 +852,7 @@ const model::Frame& Engine::step(bool with_air) {
     d.applyEvents();
     d.workload->update(d.t, d.frame, d.frame);  // jobs pace themselves on the last step's clocks and the fabric
     d.powerChain();        // which feeds are live decides which nodes run
-    d.equipment(dt);
+    d.equipment();
     d.powerChain();        // loads of this step, PSU losses, heat to air
     d.airflowTargets();
     d.advanceAir(dt);

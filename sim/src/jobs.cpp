@@ -166,7 +166,7 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
         comm_version_ = fabric_.topology.version();
         for (auto& j : jobs_) j.dirty = true;
     }
-    frames_.clear();
+    out.jobs.clear();
     std::vector<double> link_rate(static_cast<std::size_t>(router_ ? fabric_.topology.arcCount() : 0), 0.0);
     for (auto& j : jobs_) {
         const model::Job& job = *j.job;
@@ -174,7 +174,7 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
         f.running = t >= job.start_s && (!job.end_s || t < *job.end_s);
         if (!f.running) {
             f.utilization = f.step_time_s = f.comm_share = f.mfu = 0;
-            frames_.push_back(f);
+            out.jobs.push_back(f);
             continue;
         }
         // Throttled GPUs compute slower: the job goes at the pace of its mean clock factor.
@@ -195,7 +195,7 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
             f.mfu = need / (j.gpus * j.peak_flops);
             f.compute_time_s = f.step_time_s = f.comm_time_s = f.comm_share = 0;
             f.stalled = false;
-            frames_.push_back(f);
+            out.jobs.push_back(f);
             continue;
         }
         if (j.dirty) solveComm(j);
@@ -214,9 +214,8 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
         if (new_stall) out.alerts.push_back({t, "job_stalled", job.id, "job " + job.id + " stalled: some of its GPUs have no route to each other"});
         if (!j.stalled)
             for (std::size_t a = 0; a < link_rate.size(); ++a) link_rate[a] += j.arc_bytes[a] / f.step_time_s;
-        frames_.push_back(f);
+        out.jobs.push_back(f);
     }
-    out.jobs = frames_;
     out.links.clear();
     if (!router_) return;
     const auto& topo = fabric_.topology;
@@ -227,20 +226,17 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
         if (lf.failed) failed.push_back(std::move(lf));
         else if (u > 0) out.links.push_back(std::move(lf));
     }
+    // Alert once when a link goes above 90 %; it may alert again after it has come down.
+    std::set<std::string> hot;
     for (const auto& lf : out.links) {
-        const bool hot = lf.utilization > 0.9;
-        const bool was = hot_links_.count(lf.id) > 0;
-        if (hot && !was) {
-            hot_links_.insert(lf.id);
-            out.alerts.push_back({t, "link_high", lf.id, "link " + lf.id + " above 90 % utilization"});
-        } else if (!hot && was) {
-            hot_links_.erase(lf.id);
-        }
+        if (lf.utilization <= 0.9) continue;
+        hot.insert(lf.id);
+        if (!hot_links_.count(lf.id)) out.alerts.push_back({t, "link_high", lf.id, "link " + lf.id + " above 90 % utilization"});
     }
+    hot_links_ = std::move(hot);
     // The busiest 500 links with traffic, then every failed one.
     std::stable_sort(out.links.begin(), out.links.end(), [](const auto& a, const auto& b) { return a.utilization > b.utilization; });
     if (out.links.size() > 500) out.links.resize(500);
-    for (const auto& lf : out.links)
     out.links.insert(out.links.end(), failed.begin(), failed.end());
 }
 

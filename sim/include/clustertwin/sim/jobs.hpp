@@ -25,8 +25,6 @@ public:
     void onEvent(const model::Event& e) override;
     void update(double t_s, const model::Frame& previous, model::Frame& out) override;
 
-    /// Per-job figures at the last update (for tests and tools).
-    const std::vector<model::JobFrame>& jobs() const { return frames_; }
     const net::Topology& topology() const { return fabric_.topology; }
 
 private:
@@ -39,7 +37,6 @@ private:
     ProfileWorkload fallback_;
     std::vector<JobRt> jobs_;
     std::vector<int> job_of_node_;  ///< index into jobs_ of the coupled job running on a node, or −1
-    std::vector<model::JobFrame> frames_;
     std::set<std::string> stalled_alerted_, hot_links_;
     std::uint64_t comm_version_ = ~0ull;
 };
