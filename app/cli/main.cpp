@@ -44,7 +44,7 @@ Commands:
   generate           build a valid scenario from hall parameters
   simulate FILE      run the coupled power/heat/air model and record the run (SQLite)
   collective FILE    one collective (all-reduce, all-gather, ...) on the scenario's fabric
-  import FILE|DIR... telemetry into a run database (DCGM/Prometheus text, long CSV so far)
+  import FILE|DIR... telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
   query              a metric's values from a run database
   render FILE        render a scenario's hall to a PNG, offscreen
   backends           list the compute backends (CPU, CUDA) and whether they are usable
@@ -336,7 +336,7 @@ const std::map<std::string, Command>& commands() {
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
                        "levels", "oversubscription", "jobs", "event"}}},
         {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
-        {"import", {ct::cli::cmdImport, {"json", "help"}, {"db", "name"}}},
+        {"import", {ct::cli::cmdImport, {"json", "help"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out"}}},
         {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help"},

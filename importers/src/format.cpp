@@ -18,6 +18,8 @@ std::string_view toString(Format f) {
     case Format::SlurmJson: return "slurm-json";
     case Format::IbPerfquery: return "ib-perfquery";
     case Format::IbNetdiscover: return "ib-netdiscover";
+    case Format::IbSwinfo: return "ib-swinfo";
+    case Format::SlurmNodes: return "slurm-nodes";
     case Format::LongCsv: return "long-csv";
     }
     return "unknown";
@@ -60,18 +62,36 @@ Detection sniff(std::string_view head) {
             return {Format::PrometheusApiJson, 75, "array of {metric, values}"};
         return {};
     }
+    if (has(head, "DCGM_FI_") && (has(head, ", gauge,") || has(head, ", counter,") || has(head, ",gauge,")))
+        return {Format::Unknown, 0, "DCGM exporter counter list (configuration, no samples)"};
     if (has(head, "# TYPE DCGM_") || has(head, "# HELP DCGM_") || has(head, "\nDCGM_FI_") || head.rfind("DCGM_FI_", 0) == 0)
         return {Format::PrometheusText, 95, "DCGM_FI_ metrics"};
     if (has(head, "# TYPE ") || has(head, "# HELP ")) return {Format::PrometheusText, 70, "# HELP/# TYPE lines"};
-    if (has(head, "# Port counters:") || has(head, "PortXmitData:") || has(head, "PortRcvData:"))
+    if (has(head, "# Port counters:") || has(head, "# Port extended counters:") || has(head, "# PortRcvErrorDetails counters:") || has(head, "PortXmitData:") || has(head, "PortRcvData:"))
         return {Format::IbPerfquery, 90, "Port counters"};
     if (has(head, "# Topology file:") || has(head, "\nSwitch\t") || has(head, "\nCa\t") || has(head, "\nvendid="))
         return {Format::IbNetdiscover, 85, "ibnetdiscover header"};
+    if ((has(head, "\nGUID ") && has(head, "\nfirmware version")) || (has(head, "=====\n") && has(head, "\npart number ")))
+        return {Format::IbSwinfo, 80, "ibswinfo key | value table"};
+    if (line.rfind("NodeName=", 0) == 0) return {Format::SlurmNodes, 85, "scontrol show node"};
+    if (line.rfind("sn,", 0) == 0 && has(line, "gpu")) return {Format::SlurmNodes, 70, "node list with GPU counts (sn,...,gpu,model)"};
+    if (line.rfind("name,", 0) == 0 && has(line, "num_gpu") && has(line, "creation_time"))
+        return {Format::Unknown, 0, "Alibaba GPU trace pod list (job trace; not imported yet)"};
+    {
+        const auto sp = line.find_first_of(" \t");
+        if (sp != std::string_view::npos && sp > 0 && line.find_first_not_of(" \t", sp) != std::string_view::npos &&
+            line.substr(line.find_first_not_of(" \t", sp)).rfind("gpu:", 0) == 0)
+            return {Format::SlurmNodes, 70, "sinfo host and gres columns"};
+    }
+    if (has(line, "\x1F") && (has(line, "JOBID\x1F") || has(line, "\x1FJOBID"))) return {Format::SlurmSacct, 75, "squeue columns with JOBID"};
     if ((line.rfind("CA ", 0) == 0 || line.rfind("SW ", 0) == 0) && has(line, " 0x"))
         return {Format::IbNetdiscover, 80, "ibnetdiscover -p port lines"};
     const std::string l = lower(line);
     if ((has(l, "jobid|") || has(l, "jobid|jobname") || (has(l, "jobid") && has(l, "|"))) && has(l, "|"))
         return {Format::SlurmSacct, 85, "pipe-separated header with JobID"};
+    std::size_t snowmen = 0;  // sacct --delimiter=☃ without a header (hb-jobinfo)
+    for (auto p = line.find("\xE2\x98\x83"); p != std::string_view::npos; p = line.find("\xE2\x98\x83", p + 3)) ++snowmen;
+    if (snowmen >= 5) return {Format::SlurmSacct, 70, "fields separated by \u2603 (sacct --delimiter)"};
     if (has(l, "pci.bus_id") || has(l, "utilization.gpu") || has(l, "temperature.gpu") || has(l, "power.draw") ||
         (has(l, "name") && has(l, "memory.total")))
         return {Format::NvidiaSmiCsv, 85, "nvidia-smi query-gpu header"};
@@ -84,12 +104,16 @@ Detection sniff(std::string_view head) {
 
 Detection detectFormat(std::string_view file_name, std::string_view head) {
     const std::string name = lower(file_name);
+    // Documentation and pictures beside telemetry (a README in a scrape directory) are never telemetry.
+    for (const char* doc : {".md", ".rst", ".html", ".htm", ".pdf", ".png", ".jpg", ".svg"})
+        if (endsWith(name, doc)) return {Format::Unknown, 0, "documentation or image file"};
     Detection by_content = sniff(head);
     Detection by_ext;
     if (endsWith(name, ".prom") || endsWith(name, ".metrics")) by_ext = {Format::PrometheusText, 60, "extension"};
     else if (endsWith(name, ".xml")) by_ext = {Format::NvidiaSmiXml, 40, "extension"};
-    else if (endsWith(name, ".csv")) by_ext = {Format::NvidiaSmiCsv, 20, "extension"};
-    // Content that says what it is wins; the extension decides only when the content is silent.
+    else if (endsWith(name, ".csv")) by_ext = {Format::Unknown, 0, "a CSV whose header is neither nvidia-smi's nor time,entity,metric,value"};
+    // Content that says what it is (or what it is not) wins; the extension decides only when it is silent.
+    if (by_content.format == Format::Unknown && !by_content.reason.empty()) return by_content;
     if (by_content.format != Format::Unknown) {
         if (by_content.format == by_ext.format) by_content.score = std::min(100, by_content.score + 5);
         return by_content;

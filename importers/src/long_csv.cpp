@@ -97,16 +97,22 @@ ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progre
     return res;
 }
 
-ParseResult parseFile(const std::string& path, const Progress& progress) {
+ParseResult parseFile(const std::string& path, const Progress& progress, const std::string& host) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     if (ec) throw ImportError(path + ": cannot read: " + ec.message());
+    if (size == 0) {  // a tool that failed (perfquery prints nothing): not an error, nothing to import
+        ParseResult empty;
+        empty.warnings.push_back({path + ":1", "empty", "file is empty"});
+        return empty;
+    }
     const Detection det = detectFileFormat(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ImportError(path + ": cannot open");
     ParseOptions opt;
     opt.file_name = path;
+    opt.host = host;
     const auto mtime = fs::last_write_time(path, ec);
     if (!ec) {
         const auto sys = std::chrono::time_point_cast<std::chrono::seconds>(
@@ -119,10 +125,17 @@ ParseResult parseFile(const std::string& path, const Progress& progress) {
     case Format::NvidiaSmiCsv: return parseNvidiaSmiCsv(in, opt, progress, size);
     case Format::PrometheusApiJson: return parsePrometheusApiJson(in, opt, progress, size);
     case Format::IbPerfquery: return parsePerfquery(in, opt, progress, size);
-    case Format::Unknown: throw ImportError(path + ": format not recognised");
-    default:
-        throw ImportError(path + ": " + std::string(toString(det.format)) + " is recognised but its importer is not written yet");
+    case Format::NvidiaSmiXml: return parseNvidiaSmiXml(in, opt, progress, size);
+    case Format::RedfishJson: return parseRedfishJson(in, opt, progress, size);
+    case Format::IbNetdiscover: return parseIbnetdiscover(in, opt, progress, size);
+    case Format::IbSwinfo: return parseIbswinfo(in, opt, progress, size);
+    case Format::SlurmNodes: return parseSlurmNodes(in, opt, progress, size);
+    case Format::SlurmSacct:
+    case Format::SlurmJson: throw ImportError(path + ": Slurm accounting holds jobs, not samples (read it with parseSlurmFile)");
+    case Format::Unknown:
+        throw ImportError(path + ": format not recognised" + (det.reason.empty() ? std::string() : " (" + det.reason + ")"));
     }
+    throw ImportError(path + ": format not recognised");
 }
 
 } // namespace ct::importers

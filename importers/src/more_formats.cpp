@@ -96,8 +96,8 @@ ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const P
         if (host.empty()) host = "unknown-host";
         const std::string gpu = host + "/gpu" + index;
         if (seen.insert(gpu).second) {
-            if (seen.insert(host).second) res.entities.push_back({host, "node", "", host});
-            res.entities.push_back({gpu, "gpu", host, model});
+            if (seen.insert(host).second) res.entities.push_back({host, "node", "", host, {}});
+            res.entities.push_back({gpu, "gpu", host, model, {}});
         }
         for (std::size_t k = 0; k < fields.size(); ++k) {
             std::string v = cells[k];
@@ -190,7 +190,7 @@ ParseResult parsePerfquery(std::istream& in, const ParseOptions& opt, const Prog
             if (l != std::string::npos) lid = std::atoi(line.c_str() + l + 4);
             if (p != std::string::npos) port = std::atoi(line.c_str() + p + 6);
             entity = "ib-lid" + std::to_string(lid) + "/port" + std::to_string(port);
-            res.entities.push_back({entity, "ib_port", "ib-lid" + std::to_string(lid), ""});
+            res.entities.push_back({entity, "ib_port", "ib-lid" + std::to_string(lid), "", {}});
             continue;
         }
         const auto colon = line.find(':');

@@ -106,15 +106,20 @@ bool addPromSample(const std::string& metric, std::map<std::string, std::string>
     std::string host = labels.count("Hostname") ? labels["Hostname"] : labels.count("hostname") ? labels["hostname"] : "";
     if (host.empty()) host = labels.count("instance") ? labels["instance"] : "unknown-host";
     std::string entity = host;
-    if (seen.insert(host).second) res.entities.push_back({host, "node", "", host});
+    if (seen.insert(host).second) res.entities.push_back({host, "node", "", host, {}});
     if (labels.count("gpu")) {
         entity = host + "/gpu" + labels["gpu"];
-        if (seen.insert(entity).second) res.entities.push_back({entity, "gpu", host, labels.count("modelName") ? labels["modelName"] : ""});
+        if (seen.insert(entity).second) {
+            std::map<std::string, std::string> gl;
+            if (labels.count("UUID")) gl["uuid"] = labels["UUID"];
+            if (labels.count("pci_bus_id")) gl["pci_bus_id"] = labels["pci_bus_id"];
+            res.entities.push_back({entity, "gpu", host, labels.count("modelName") ? labels["modelName"] : "", gl});
+        }
         if (labels.count("GPU_I_ID") && !labels["GPU_I_ID"].empty()) {
             const std::string gpu = entity;
             entity += "/mig" + labels["GPU_I_ID"];
             if (seen.insert(entity).second)
-                res.entities.push_back({entity, "mig", gpu, labels.count("GPU_I_PROFILE") ? labels["GPU_I_PROFILE"] : ""});
+                res.entities.push_back({entity, "mig", gpu, labels.count("GPU_I_PROFILE") ? labels["GPU_I_PROFILE"] : "", {}});
         }
     }
     const auto& names = dcgmNames();

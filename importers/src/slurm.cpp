@@ -2,8 +2,13 @@
 
 #include "parse_common.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <set>
 
 namespace ct::importers {
 
@@ -25,7 +30,7 @@ std::vector<std::string> split(const std::string& s, const std::string& delim) {
 
 std::optional<double> slurmTime(const std::string& s) {
     double t = 0;
-    if (s.empty() || s == "Unknown" || s == "None" || s == "(null)") return std::nullopt;
+    if (s.empty() || s == "Unknown" || s == "None" || s == "(null)" || s == "N/A") return std::nullopt;
     if (detail::parseIsoTime(s, t)) return t;
     return std::nullopt;
 }
@@ -66,8 +71,9 @@ std::vector<std::string> expandHostlist(const std::string& list) {
             if (a.empty() || b.empty() || a.find_first_not_of("0123456789") != std::string::npos ||
                 b.find_first_not_of("0123456789") != std::string::npos)
                 throw ImportError("host list '" + list + "': bad range '" + range + "'");
+            if (a.size() > 9 || b.size() > 9) throw ImportError("host list '" + list + "': number too long in '" + range + "'");
             const long lo = std::stol(a), hi = std::stol(b);
-            if (hi < lo || hi - lo > 100000) throw ImportError("host list '" + list + "': bad range '" + range + "'");
+            if (hi < lo || hi - lo > 100000 || out.size() + static_cast<std::size_t>(hi - lo) > 1000000) throw ImportError("host list '" + list + "': bad range '" + range + "'");
             for (long v = lo; v <= hi; ++v) {
                 std::string n = std::to_string(v);
                 if (n.size() < a.size()) n.insert(0, a.size() - n.size(), '0');  // keep zero padding
@@ -91,12 +97,25 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
         if (delim.empty()) {
             const std::string snowman = "\xE2\x98\x83";
             const auto pipes = std::count(line.begin(), line.end(), '|');
+            const auto units = std::count(line.begin(), line.end(), '\x1F');  // squeue -o with %all-style separators
             std::size_t snowmen = 0;
             for (std::size_t p = line.find(snowman); p != std::string::npos; p = line.find(snowman, p + 3)) ++snowmen;
-            delim = snowmen > static_cast<std::size_t>(pipes) ? snowman : "|";
-            if (line.rfind("JobID", 0) == 0 || line.rfind("JobIDRaw", 0) == 0) {  // a header
+            delim = snowmen > static_cast<std::size_t>(std::max(pipes, units)) ? snowman : units > pipes ? "\x1F" : "|";
+            std::string upper = line;
+            std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+            if (upper.rfind("JOBID", 0) == 0 || upper.find(delim + "JOBID" + delim) != std::string::npos) {  // a header
                 fields = split(line, delim);
                 while (!fields.empty() && fields.back().empty()) fields.pop_back();
+                // squeue's column names → sacct's
+                static const std::map<std::string, std::string> alias = {
+                    {"JOBID", "JobID"}, {"NAME", "JobName"}, {"USER", "User"}, {"PARTITION", "Partition"},
+                    {"NODELIST", "NodeList"}, {"EXEC_HOST", "NodeList"}, {"STATE", "State"}, {"SUBMIT_TIME", "Submit"},
+                    {"START_TIME", "Start"}, {"END_TIME", "End"}, {"TRES_ALLOC", "AllocTRES"}};
+                std::set<std::string> seen_fields;
+                for (auto& f : fields) {
+                    if (auto it = alias.find(f); it != alias.end()) f = it->second;
+                    if (!seen_fields.insert(f).second) f += "#dup";  // first of a repeated column wins
+                }
                 continue;
             }
             if (fields.empty()) {
@@ -148,6 +167,206 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
         res.jobs.push_back(std::move(j));
     }
     res.warnings.insert(res.warnings.begin(), lines_res.warnings.begin(), lines_res.warnings.end());
+    return res;
+}
+
+namespace {
+
+using json = nlohmann::json;
+
+/// A number, plain or wrapped ({"set": true, "infinite": false, "number": 1739832148}); nullopt when unset,
+/// infinite or a sentinel (0 for times).
+std::optional<double> slurmNumber(const json& v) {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_object()) {
+        if (v.value("set", true) == false || v.value("infinite", false) == true) return std::nullopt;
+        if (v.contains("number") && v["number"].is_number()) return v["number"].get<double>();
+    }
+    return std::nullopt;
+}
+
+std::optional<double> slurmEpoch(const json& v) {
+    auto t = slurmNumber(v);
+    if (t && *t <= 0) return std::nullopt;
+    return t;
+}
+
+} // namespace
+
+SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
+    SlurmResult res;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto warn = [&](const std::string& ptr, const char* kind, std::string msg) { res.warnings.push_back({opt.file_name + "#" + ptr, kind, std::move(msg)}); };
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(e.byte, text.size())), '\n'));
+        res.warnings.push_back({detail::loc(opt, line), "syntax", std::string("not valid JSON: ") + e.what()});
+        return res;
+    }
+    if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array()) {
+        warn("", "missing_field", "no \"jobs\" array");
+        return res;
+    }
+    if (doc.contains("errors") && doc["errors"].is_array())
+        for (std::size_t i = 0; i < doc["errors"].size(); ++i) {
+            const json& e = doc["errors"][i];
+            warn("/errors/" + std::to_string(i), "source_error", e.is_object() ? e.value("error", e.dump()) : e.dump());
+        }
+    const json& jobs = doc["jobs"];
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const std::string p = "/jobs/" + std::to_string(i);
+        const json& x = jobs[i];
+        if (!x.is_object()) {
+            warn(p, "syntax", "a job must be an object");
+            continue;
+        }
+        SlurmJob j;
+        const auto id = x.contains("job_id") ? slurmNumber(x["job_id"]) : std::nullopt;
+        if (!id) {
+            warn(p + "/job_id", "missing_field", "job without a job_id");
+            continue;
+        }
+        j.id = std::to_string(static_cast<long long>(*id));
+        // Array tasks: "<array job id>_<task id>" as sacct prints them.
+        if (x.contains("array") && x["array"].is_object()) {
+            const json& arr = x["array"];
+            const double aj = arr.contains("job_id") ? slurmNumber(arr["job_id"]).value_or(0) : 0;
+            const double at = arr.contains("task_id") ? slurmNumber(arr["task_id"]).value_or(-1) : -1;
+            if (aj > 0 && at >= 0) j.id = std::to_string(static_cast<long long>(aj)) + "_" + std::to_string(static_cast<long long>(at));
+        }
+        auto str = [&](const char* k) { return x.contains(k) && x[k].is_string() ? x[k].get<std::string>() : std::string(); };
+        j.name = str("name");
+        j.user = str("user");
+        j.partition = str("partition");
+        if (x.contains("state")) {
+            const json& st = x["state"];
+            const json& cur = st.is_object() && st.contains("current") ? st["current"] : st;
+            if (cur.is_string()) j.state = cur.get<std::string>();
+            else if (cur.is_array() && !cur.empty() && cur[0].is_string()) j.state = cur[0].get<std::string>();
+        } else if (x.contains("job_state")) {  // squeue --json
+            const json& st = x["job_state"];
+            if (st.is_string()) j.state = st.get<std::string>();
+            else if (st.is_array() && !st.empty() && st[0].is_string()) j.state = st[0].get<std::string>();
+        }
+        const std::string nodes = str("nodes");
+        try {
+            j.nodes = expandHostlist(nodes);
+        } catch (const ImportError& e) {
+            warn(p + "/nodes", "bad_value", e.what());
+        }
+        if (x.contains("time") && x["time"].is_object()) {
+            const json& t = x["time"];
+            if (t.contains("submission")) j.submit_s = slurmEpoch(t["submission"]);
+            if (t.contains("start")) j.start_s = slurmEpoch(t["start"]);
+            if (t.contains("end")) j.end_s = slurmEpoch(t["end"]);
+        } else {  // squeue --json
+            if (x.contains("submit_time")) j.submit_s = slurmEpoch(x["submit_time"]);
+            if (x.contains("start_time")) j.start_s = slurmEpoch(x["start_time"]);
+            if (x.contains("end_time")) j.end_s = slurmEpoch(x["end_time"]);
+        }
+        if (x.contains("tres") && x["tres"].is_object() && x["tres"].contains("allocated") && x["tres"]["allocated"].is_array())
+            for (const json& t : x["tres"]["allocated"])
+                if (t.is_object() && t.value("type", std::string()) == "gres" && t.value("name", std::string()) == "gpu")
+                    if (auto c = t.contains("count") ? slurmNumber(t["count"]) : std::nullopt) j.gpus = static_cast<int>(*c);
+        res.jobs.push_back(std::move(j));
+    }
+    return res;
+}
+
+SlurmResult parseSlurmFile(const std::string& path, const std::string& fields) {
+    const Detection det = detectFileFormat(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ImportError(path + ": cannot open");
+    ParseOptions opt;
+    opt.file_name = path;
+    if (det.format == Format::SlurmJson) return parseSlurmJson(in, opt);
+    if (det.format == Format::SlurmSacct || !fields.empty()) return parseSacct(in, opt, fields);
+    throw ImportError(path + ": not Slurm accounting (" + std::string(toString(det.format)) + "); for sacct without a header pass its --format list");
+}
+
+ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
+    ParseResult res;
+    detail::LineReader reader(in, opt, progress, size_hint, res);
+    std::string line;
+    std::set<std::string> seen;
+    // GPUs of a node from "gpu:a100:4(S:0-1)" (Gres) or "gres/gpu=4,gres/gpu:a100=4" (CfgTRES).
+    auto gpus = [](const std::string& text, int& count, std::string& model) {
+        for (std::size_t p = text.find("gpu:"); p != std::string::npos; p = text.find("gpu:", p + 4)) {
+            if (p > 0 && text[p - 1] == '/') continue;  // gres/gpu:a100=4 is read below
+            const std::string item = text.substr(p + 4, text.find_first_of(",(", p) - p - 4);  // "a100:4" or "4"
+            const auto colon = item.rfind(':');
+            const std::string n = colon == std::string::npos ? item : item.substr(colon + 1);
+            if (!n.empty() && n.size() < 5 && n.find_first_not_of("0123456789") == std::string::npos) {
+                count = std::max(count, std::stoi(n));
+                if (colon != std::string::npos) model = item.substr(0, colon);
+            }
+        }
+        if (const auto g = text.find("gres/gpu="); g != std::string::npos && count == 0) {
+            const std::string n = text.substr(g + 9, text.find(',', g) - g - 9);
+            if (!n.empty() && n.size() < 5 && n.find_first_not_of("0123456789") == std::string::npos) count = std::stoi(n);
+        }
+        if (const auto g = text.find("gres/gpu:"); g != std::string::npos && model.empty()) model = text.substr(g + 9, text.find('=', g) - g - 9);
+    };
+    auto node = [&](const std::string& host, int count, const std::string& model) {
+        if (!seen.insert(host).second) return;
+        res.entities.push_back({host, "node", "", host, {}});
+        for (int i = 0; i < count; ++i) res.entities.push_back({host + "/gpu" + std::to_string(i), "gpu", host, model, {}});
+    };
+    int csv_gpu = -1, csv_model = -1;  // Alibaba GPU trace node list: "sn,cpu_milli,memory_mib,gpu,model"
+    while (reader.next(line)) {
+        if (line.empty()) continue;
+        if (reader.lineno() == 1 && line.rfind("sn,", 0) == 0) {
+            const auto cols = split(line, ",");
+            for (std::size_t k = 0; k < cols.size(); ++k) {
+                if (cols[k] == "gpu" || cols[k] == "num_gpu") csv_gpu = static_cast<int>(k);
+                if (cols[k] == "model") csv_model = static_cast<int>(k);
+            }
+            if (csv_gpu < 0) res.warnings.push_back({reader.location(), "missing_field", "no gpu column"});
+            continue;
+        }
+        if (csv_gpu >= 0) {
+            const auto cells = split(line, ",");
+            double n = 0;
+            if (cells.size() <= static_cast<std::size_t>(std::max(csv_gpu, csv_model)) || !detail::parseNumber(cells[static_cast<std::size_t>(csv_gpu)], n) ||
+                n < 0 || n > 64) {
+                res.warnings.push_back({reader.location(), "syntax", "bad node row"});
+                continue;
+            }
+            node(cells[0], static_cast<int>(n), csv_model >= 0 ? cells[static_cast<std::size_t>(csv_model)] : "");
+            continue;
+        }
+        const auto nn = line.find("NodeName=");
+        if (nn != std::string::npos) {  // scontrol show node, one line per node (-o) or the record's first line
+            const std::string host = line.substr(nn + 9, line.find_first_of(" \t", nn) - nn - 9);
+            int count = 0;
+            std::string model;
+            gpus(line, count, model);
+            if (host.empty()) {
+                res.warnings.push_back({reader.location(), "missing_field", "NodeName= without a name"});
+                continue;
+            }
+            node(host, count, model);
+            if (const auto w = line.find("CurrentWatts="); w != std::string::npos && !std::isnan(opt.default_time_s)) {
+                double v;
+                if (detail::parseNumber(line.substr(w + 13, line.find(' ', w) - w - 13), v) && v > 0)
+                    res.samples.push_back({host, "power_w", "W", opt.default_time_s, v});
+            }
+            continue;
+        }
+        if (line[0] == ' ' || line[0] == '\t') continue;  // continuation of a multi-line record
+        // sinfo -N -O nodehost,gres: "a0001    gpu:a100:4(S:0-3),..."
+        const auto sp = line.find_first_of(" \t");
+        if (sp == std::string::npos) {
+            res.warnings.push_back({reader.location(), "syntax", "expected \"host gres\" or NodeName="});
+            continue;
+        }
+        int count = 0;
+        std::string model;
+        gpus(line.substr(sp), count, model);
+        node(line.substr(0, sp), count, model);
+    }
     return res;
 }
 

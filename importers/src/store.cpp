@@ -240,7 +240,11 @@ void TelemetryStore::writeBatch(const std::vector<Sample>& samples) {
 void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent>& events) {
     if (events.empty()) return;
     d_->transaction([&] {
-        Stmt s(d_->db, "INSERT INTO events(run_id, t, kind, target, value, message) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", d_->path);
+        // An event already stored (same run, time, kind and target) is not stored again: re-imports add nothing.
+        Stmt s(d_->db,
+               "INSERT INTO events(run_id, t, kind, target, value, message) SELECT ?1, ?2, ?3, ?4, ?5, ?6 "
+               "WHERE NOT EXISTS (SELECT 1 FROM events WHERE run_id = ?1 AND t = ?2 AND kind = ?3 AND target = ?4)",
+               d_->path);
         for (const auto& e : events) {
             s.bind(1, run).bind(2, e.t_s).bind(3, e.kind).bind(4, e.target);
             if (e.value) s.bind(5, *e.value);

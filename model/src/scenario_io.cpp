@@ -500,6 +500,11 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
     readObject<Network>(r, "network", s.network, d, [](ObjReader& x, Network& n, Diagnostics&) { read(x, n); });
     readList(r, "jobs", false, s.jobs, d, [&](ObjReader& x, Job& j) { readJob(x, j, d); });
     readList(r, "events", false, s.events, d, readEvent);
+    readList(r, "telemetry_mapping", false, s.telemetry_mapping, d, [](ObjReader& x, MappingRule& m) {
+        x.get("label", m.label);
+        x.get("pattern", m.pattern, true);
+        x.get("entity", m.entity, true);
+    });
     if (const json* c = r.member("catalog")) {
         if (c->is_object()) s.catalog_json = c->dump();
         else r.error("/catalog", "expected an object, got " + detail::typeName(*c));
@@ -583,6 +588,18 @@ std::string scenarioToJson(const Scenario& s) {
             events.push_back(std::move(x));
         }
         o["events"] = std::move(events);
+    }
+    if (!s.telemetry_mapping.empty()) {
+        ojson rules = ojson::array();
+        for (const auto& m : s.telemetry_mapping) {
+            ojson x;
+            x["label"] = m.label;
+            x["pattern"] = m.pattern;
+            x["entity"] = m.entity;
+            putExtras(x, m.extra);
+            rules.push_back(std::move(x));
+        }
+        o["telemetry_mapping"] = std::move(rules);
     }
     if (!s.catalog_json.empty()) o["catalog"] = ojson::parse(s.catalog_json);
     putExtras(o, s.extra);

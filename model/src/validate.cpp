@@ -4,6 +4,8 @@
 #include <clustertwin/model/units.hpp>
 #include <clustertwin/model/validate.hpp>
 
+#include <regex>
+
 #include "json_util.hpp"
 
 #include <algorithm>
@@ -71,6 +73,7 @@ public:
         checkNetwork();
         checkJobs();
         checkEvents(s_.events, "/events", std::nullopt);
+        checkMapping();
         return std::move(d_);
     }
 
@@ -512,6 +515,25 @@ private:
                             }
                         }
         return false;
+    }
+
+    void checkMapping() {
+        for (std::size_t i = 0; i < s_.telemetry_mapping.size(); ++i) {
+            const MappingRule& m = s_.telemetry_mapping[i];
+            const std::string p = ptrJoin("/telemetry_mapping", i);
+            if (m.label != "hostname" && m.label != "gpu_uuid" && m.label != "chassis" && m.label != "ib_guid")
+                err(p + "/label", "unknown label '" + m.label + "' (hostname, gpu_uuid, chassis or ib_guid)");
+            try {
+                std::regex re(m.pattern, std::regex::ECMAScript);
+            } catch (const std::regex_error& e) {
+                err(p + "/pattern", "not a regular expression: " + std::string(e.what()));
+            }
+            if (m.entity.empty()) err(p + "/entity", "must not be empty");
+            else if (m.entity.find('$') == std::string::npos && !isKind(m.entity, EntityKind::Node) && !isKind(m.entity, EntityKind::Gpu) &&
+                     !isKind(m.entity, EntityKind::Rack) && !isKind(m.entity, EntityKind::RackPdu) &&
+                     !isKind(m.entity, EntityKind::CoolingUnit) && !isKind(m.entity, EntityKind::Cdu))
+                err(p + "/entity", "'" + m.entity + "' is not an entity of this scenario");
+        }
     }
 
     void checkEvents(const std::vector<Event>& events, const std::string& prefix, std::optional<double> end_s) {

@@ -26,6 +26,8 @@ enum class Format {
     SlurmJson,           ///< sacct --json
     IbPerfquery,         ///< perfquery counters
     IbNetdiscover,       ///< ibnetdiscover topology
+    IbSwinfo,            ///< ibswinfo switch health
+    SlurmNodes,          ///< scontrol show node / sinfo gres: node inventory
     LongCsv,             ///< time, entity, metric, value, unit
 };
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <istream>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,24 @@ struct ImportWarning {
 };
 
 struct ImportedEntity {
-    std::string id, kind, parent, name;  ///< kind: "node", "gpu", "mig"
+    std::string id, kind, parent, name;  ///< kind: "node", "gpu", "mig", "chassis", "sensor", "hca", "ib_switch", ...
+    std::map<std::string, std::string> labels;  ///< what mapping rules match on: uuid, chassis, guid, lid, ...
+};
+
+/// A cable between two ports (ibnetdiscover), each end an entity id and a port number.
+struct ImportedLink {
+    std::string from;
+    int from_port = 0;
+    std::string to;
+    int to_port = 0;
+    std::string speed;  ///< "4x EDR"
 };
 
 struct ParseResult {
     std::vector<ImportedSample> samples;
     std::vector<ImportWarning> warnings;
     std::vector<ImportedEntity> entities;
+    std::vector<ImportedLink> links;
     bool cancelled = false;
 };
 
@@ -40,6 +52,9 @@ struct ParseOptions {
     std::string file_name = "<stream>";  ///< for warning locations
     /// Time of samples that carry none (a scrape): Unix seconds. NaN = the caller must set it.
     double default_time_s = std::numeric_limits<double>::quiet_NaN();
+    /// Host the file came from, for formats that do not say (nvidia-smi XML, Redfish): entity ids are prefixed
+    /// with it. Empty: "unknown-host" for nvidia-smi, no prefix for Redfish.
+    std::string host;
 };
 
 /// Progress in 0..1; return false to cancel (the result keeps what was parsed so far).
@@ -64,8 +79,28 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
 /// InfiniBand perfquery counters; PortXmitData/PortRcvData are 4-byte words (reported here in bytes).
 ParseResult parsePerfquery(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
 
+/// nvidia-smi -q -x XML, DTD v10–v13 (power and throttle element names of every version; MIG devices become
+/// "<gpu>/mig<gpu_instance_id>"). The <timestamp> (ctime form, read as UTC) is the samples' time.
+ParseResult parseNvidiaSmiXml(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// One DMTF Redfish resource (or an array / map of them): Chassis Thermal and Power, ThermalMetrics, Fans,
+/// PowerSupplyMetrics, EnvironmentMetrics, Sensors, outlets, circuits, pumps, coolant connectors, MetricReports.
+/// Warnings are located by JSON pointer ("file#/Temperatures/3/ReadingCelsius").
+ParseResult parseRedfishJson(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// InfiniBand ibnetdiscover topology file, or its ports report (-p): switches and HCAs, and the links.
+ParseResult parseIbnetdiscover(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// Mellanox ibswinfo (unmanaged switch): PSU power and status, temperature, fans, uptime.
+ParseResult parseIbswinfo(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// Slurm node inventory (scontrol show node, sinfo -N -O nodehost,gres): nodes and their GPUs (count, model
+/// from Gres/CfgTRES), CurrentWatts where reported.
+ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
 /// Detects the format of a file (extension, then content) and parses it; a scrape without timestamps takes the
 /// file's modification time. Throws ImportError when the file cannot be read or its format is not supported yet.
-ParseResult parseFile(const std::string& path, const Progress& progress = {});
+/// Slurm files (sacct text or JSON) hold jobs, not samples: use parseSlurmFile in slurm.hpp for them.
+ParseResult parseFile(const std::string& path, const Progress& progress = {}, const std::string& host = {});
 
 } // namespace ct::importers

@@ -32,4 +32,13 @@ std::vector<std::string> expandHostlist(const std::string& list);
 /// their job. Bad rows are warned about with file:line and skipped.
 SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::string& fields = {});
 
+/// Parses `sacct --json` (also squeue --json's jobs): openapi v0.0.37 … v0.0.41 shapes, numbers plain or
+/// {"set","infinite","number"}, state a string or a list, TRES under tres.allocated. Problems are warned by
+/// JSON pointer ("file#/jobs/3/nodes").
+SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt);
+
+/// Detects sacct text or JSON by content and parses the file. `fields`: the --format list for headerless text.
+/// Throws ImportError when the file cannot be read or is neither.
+SlurmResult parseSlurmFile(const std::string& path, const std::string& fields = {});
+
 } // namespace ct::importers

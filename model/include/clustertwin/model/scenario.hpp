@@ -251,6 +251,19 @@ inline constexpr const char* kEventKinds[] = {
     "gpu_fail", "gpu_restore", "node_fail", "node_restore", "feed_fail", "feed_restore",
     "link_fail", "link_restore", "workload_change", "job_start", "job_stop"};
 
+/// A rule mapping imported telemetry onto scenario entities (issue 4). `label` says which label of an imported
+/// entity is matched: "hostname", "gpu_uuid", "chassis" (Redfish) or "ib_guid"; `pattern` is an ECMAScript
+/// regular expression matched against the whole label; `entity` is the scenario id it maps to, where $1..$9
+/// stand for the pattern's groups ("dgx-(\\d+)" → "r01-n$1"). Hostnames mapped to a node carry their GPUs
+/// along ("<host>/gpu3" → "<node>/gpu3").
+struct MappingRule {
+    std::string label = "hostname";
+    std::string pattern;
+    std::string entity;
+    Extras extra;
+    bool operator==(const MappingRule&) const = default;
+};
+
 struct Site {
     std::string id, name, location;
     Extras extra;
@@ -267,6 +280,7 @@ struct Scenario {
     Network network;
     std::vector<Job> jobs;
     std::vector<Event> events;
+    std::vector<MappingRule> telemetry_mapping;  ///< how imported telemetry maps onto this scenario
     std::string catalog_json;   ///< the scenario's own catalog entries/overrides, as JSON text ("" = none)
     Extras extra;
 

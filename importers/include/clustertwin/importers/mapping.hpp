@@ -1,0 +1,63 @@
+#pragma once
+// Mapping imported telemetry onto a scenario (issue 4): the scenario's telemetry_mapping rules, then exact
+// matches on node hostnames, ids and names, GPU UUIDs, Redfish chassis ids; a report of what did not match.
+// Without a scenario, a skeleton one is built from the telemetry (hosts → nodes, GPU counts and models).
+// Slurm jobs become scenario jobs for the replay (issue 3's job model).
+#include <clustertwin/importers/parse.hpp>
+#include <clustertwin/importers/slurm.hpp>
+#include <clustertwin/model/scenario.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ct::model {
+class Catalog;
+}
+
+namespace ct::importers {
+
+struct MappingReport {
+    std::size_t matched = 0;
+    std::vector<std::string> unmatched;  ///< imported entity ids that map to nothing in the scenario
+};
+
+class EntityMapper {
+public:
+    /// Throws ImportError naming the rule ("/telemetry_mapping/2/pattern") when a pattern is not a regex.
+    explicit EntityMapper(const model::Scenario& s);
+    ~EntityMapper();
+    EntityMapper(EntityMapper&&) noexcept;
+
+    /// The scenario node for a hostname ("" when none): rules first, then hostname, id, name, short name.
+    std::string node(const std::string& hostname) const;
+    /// The scenario entity of an imported entity ("" when none).
+    std::string map(const ImportedEntity& e) const;
+    /// Rewrites entity ids in place (entities, samples, links) to scenario ids where they map; the rest keep
+    /// theirs and are listed in the report.
+    MappingReport apply(ParseResult& r) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+struct ReplayJobs {
+    std::vector<model::Job> jobs;
+    std::vector<ImportWarning> skipped;  ///< jobs left out, and why (no start, nodes not in the scenario)
+    double t0_s = 0;                     ///< Unix time of the replay's t = 0
+};
+
+/// Scenario jobs from Slurm accounting: nodes mapped through `mapper`, start/end relative to `t0_s` (default:
+/// the earliest start), utilization `utilization` while running. Jobs that never started are skipped; a job
+/// some of whose nodes are missing keeps the rest and is warned about.
+ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& mapper, std::optional<double> t0_s = std::nullopt,
+                       double utilization = 0.9);
+
+/// A scenario from telemetry alone: one node per host (in name order), server models chosen from the GPU
+/// model names (the nearest catalog server where the GPU is not in the catalog; listed in `notes`), racks of
+/// four nodes in rows of eight, cooling and power sized by the hall builder. Node hostnames are the hosts.
+model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, std::vector<std::string>* notes = nullptr);
+
+} // namespace ct::importers

@@ -1,0 +1,258 @@
+#include <clustertwin/importers/mapping.hpp>
+
+#include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/catalog.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace ct::importers {
+
+struct EntityMapper::Impl {
+    struct Rule {
+        std::string label;
+        std::regex re;
+        std::string entity;
+    };
+    std::vector<Rule> rules;
+    std::map<std::string, std::string> host_to_node;  // hostname, id, name, short hostname → node id
+    std::map<std::string, std::string> uuid_to_gpu;
+    std::set<std::string> ids;                         // every mappable scenario id (racks, units, PDUs, ...)
+
+    /// The first rule for `label` whose pattern matches all of `value`, with $1..$9 substituted.
+    std::string rule(const std::string& label, const std::string& value) const {
+        for (const auto& r : rules) {
+            if (r.label != label) continue;
+            std::smatch m;
+            if (!std::regex_match(value, m, r.re)) continue;
+            std::string out;
+            for (std::size_t i = 0; i < r.entity.size(); ++i) {
+                if (r.entity[i] == '$' && i + 1 < r.entity.size() && std::isdigit(static_cast<unsigned char>(r.entity[i + 1]))) {
+                    const std::size_t g = static_cast<std::size_t>(r.entity[i + 1] - '0');
+                    if (g < m.size()) out += m[g].str();
+                    ++i;
+                } else {
+                    out += r.entity[i];
+                }
+            }
+            return out;
+        }
+        return {};
+    }
+};
+
+EntityMapper::EntityMapper(const model::Scenario& s) : impl_(std::make_unique<Impl>()) {
+    for (std::size_t i = 0; i < s.telemetry_mapping.size(); ++i) {
+        const auto& m = s.telemetry_mapping[i];
+        try {
+            impl_->rules.push_back({m.label, std::regex(m.pattern, std::regex::ECMAScript), m.entity});
+        } catch (const std::regex_error& e) {
+            throw ImportError("/telemetry_mapping/" + std::to_string(i) + "/pattern: not a regular expression: " + e.what());
+        }
+    }
+    auto host = [&](const std::string& key, const std::string& node) {
+        if (!key.empty()) impl_->host_to_node.emplace(key, node);
+    };
+    for (const auto& h : s.halls) {
+        for (const auto& cu : h.cooling_units) impl_->ids.insert(cu.id);
+        for (const auto& c : h.cdus) impl_->ids.insert(c.id);
+        for (const auto& row : h.rows)
+            for (const auto& rack : row.racks) {
+                impl_->ids.insert(rack.id);
+                for (const auto& p : rack.pdus) impl_->ids.insert(p.id);
+                for (const auto& n : rack.nodes) {
+                    impl_->ids.insert(n.id);
+                    host(n.hostname, n.id);
+                    host(n.hostname.substr(0, n.hostname.find('.')), n.id);
+                    host(n.id, n.id);
+                    host(n.name, n.id);
+                    for (const auto& g : n.gpus)
+                        if (!g.uuid.empty()) impl_->uuid_to_gpu[g.uuid] = model::gpuId(n.id, g.index);
+                }
+            }
+    }
+}
+
+EntityMapper::~EntityMapper() = default;
+EntityMapper::EntityMapper(EntityMapper&&) noexcept = default;
+
+std::string EntityMapper::node(const std::string& hostname) const {
+    if (std::string r = impl_->rule("hostname", hostname); !r.empty()) return r;
+    if (auto it = impl_->host_to_node.find(hostname); it != impl_->host_to_node.end()) return it->second;
+    if (auto it = impl_->host_to_node.find(hostname.substr(0, hostname.find('.'))); it != impl_->host_to_node.end()) return it->second;
+    return {};
+}
+
+std::string EntityMapper::map(const ImportedEntity& e) const {
+    auto label = [&](const char* k) {
+        auto it = e.labels.find(k);
+        return it == e.labels.end() ? std::string() : it->second;
+    };
+    // "<host>/<rest>": the host's node, the rest kept ("<node>/gpu3", "<node>/hca-1").
+    auto underHost = [&](const std::string& id) -> std::string {
+        const auto slash = id.find('/');
+        const std::string n = node(id.substr(0, slash));
+        if (n.empty()) return {};
+        return slash == std::string::npos ? n : n + id.substr(slash);
+    };
+    if (e.kind == "gpu" || e.kind == "mig") {
+        if (const std::string uuid = label("uuid"); !uuid.empty()) {
+            if (std::string r = impl_->rule("gpu_uuid", uuid); !r.empty()) return r;
+            if (auto it = impl_->uuid_to_gpu.find(uuid); it != impl_->uuid_to_gpu.end()) return it->second;
+        }
+        return underHost(e.id);
+    }
+    if (const std::string guid = label("guid"); !guid.empty())
+        if (std::string r = impl_->rule("ib_guid", guid); !r.empty()) return r;
+    if (const std::string chassis = label("chassis"); !chassis.empty()) {
+        std::string base = impl_->rule("chassis", chassis);
+        if (base.empty()) base = impl_->ids.count(chassis) ? chassis : node(chassis);
+        if (base.empty()) return {};
+        // The chassis' own readings, or a sensor below it: keep the part after the chassis id.
+        const auto at = e.id.find(chassis);
+        const std::string rest = at == std::string::npos ? "" : e.id.substr(at + chassis.size());
+        return base + rest;
+    }
+    if (e.kind == "node") return node(e.id);
+    if (impl_->ids.count(e.id)) return e.id;
+    return underHost(e.id);
+}
+
+MappingReport EntityMapper::apply(ParseResult& r) const {
+    MappingReport rep;
+    std::map<std::string, std::string> to;
+    for (const auto& e : r.entities) {
+        const std::string m = map(e);
+        if (m.empty()) rep.unmatched.push_back(e.id);
+        else {
+            ++rep.matched;
+            to[e.id] = m;
+        }
+    }
+    auto rename = [&](std::string& id) {
+        if (auto it = to.find(id); it != to.end()) id = it->second;
+    };
+    for (auto& e : r.entities) {
+        rename(e.parent);
+        rename(e.id);
+    }
+    for (auto& s : r.samples) rename(s.entity);
+    for (auto& l : r.links) {
+        rename(l.from);
+        rename(l.to);
+    }
+    return rep;
+}
+
+ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& mapper, std::optional<double> t0_s, double utilization) {
+    ReplayJobs out;
+    if (t0_s) out.t0_s = *t0_s;
+    else {
+        out.t0_s = HUGE_VAL;
+        for (const auto& j : jobs)
+            if (j.start_s) out.t0_s = std::min(out.t0_s, *j.start_s);
+        if (!std::isfinite(out.t0_s)) out.t0_s = 0;
+    }
+    std::set<std::string> ids;
+    for (const auto& j : jobs) {
+        if (!j.start_s) {
+            out.skipped.push_back({j.id, "not_started", "job " + j.id + " never started (" + j.state + ")"});
+            continue;
+        }
+        model::Job mj;
+        mj.id = "slurm-" + j.id;
+        for (int k = 2; !ids.insert(mj.id).second; ++k) mj.id = "slurm-" + j.id + "-" + std::to_string(k);
+        mj.name = j.name;
+        mj.start_s = std::max(0.0, *j.start_s - out.t0_s);
+        if (j.end_s) mj.end_s = std::max(mj.start_s, *j.end_s - out.t0_s);
+        mj.utilization = utilization;
+        std::vector<std::string> missing;
+        for (const auto& h : j.nodes) {
+            const std::string n = mapper.node(h);
+            if (n.empty()) missing.push_back(h);
+            else if (std::find(mj.nodes.begin(), mj.nodes.end(), n) == mj.nodes.end()) mj.nodes.push_back(n);
+        }
+        if (mj.nodes.empty()) {
+            out.skipped.push_back({j.id, "unmatched", "job " + j.id + ": none of its " + std::to_string(j.nodes.size()) + " node(s) is in the scenario" +
+                                                          (j.nodes.empty() ? "" : " (first: " + j.nodes.front() + ")")});
+            continue;
+        }
+        if (!missing.empty())
+            out.skipped.push_back({j.id, "partial", "job " + j.id + ": " + std::to_string(missing.size()) + " node(s) not in the scenario, e.g. " + missing.front()});
+        mj.extra["slurm_state"] = "\"" + j.state + "\"";
+        if (!j.user.empty()) mj.extra["slurm_user"] = "\"" + j.user + "\"";
+        out.jobs.push_back(std::move(mj));
+    }
+    return out;
+}
+
+model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, std::vector<std::string>* notes) {
+    // Hosts and their GPUs (index → model name).
+    std::map<std::string, std::map<std::string, std::string>> hosts;
+    for (const auto& e : entities) {
+        if (e.kind == "node") hosts[e.id];
+        if (e.kind == "gpu" && !e.parent.empty()) hosts[e.parent][e.id] = e.name;
+    }
+    if (hosts.empty()) throw ImportError("the telemetry names no hosts; nothing to build a scenario from");
+    auto serverFor = [&](const std::map<std::string, std::string>& gpus) -> std::string {
+        std::map<std::string, int> votes;
+        for (const auto& [id, name] : gpus) {
+            std::string u = name;
+            std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+            if (u.find("A100") != std::string::npos) ++votes["dgx-a100"];
+            else if (u.find("B200") != std::string::npos || u.find("B300") != std::string::npos) ++votes["hgx-b200"];
+            else ++votes["dgx-h100"];  // H100, H200 and anything the catalog lacks
+        }
+        if (votes.empty()) return "dgx-h100";
+        return std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+    };
+    const int n = static_cast<int>(hosts.size());
+    model::HallParams p;
+    p.id = "imported";
+    p.name = "Hall built from telemetry";
+    p.nodes_per_rack = 4;
+    const int racks = (n + 3) / 4;
+    p.racks_per_row = std::min(racks, 8);
+    p.rows = (racks + p.racks_per_row - 1) / p.racks_per_row;
+    p.topology = "none";
+    // The majority model sizes cooling and power; each node then gets its own model.
+    std::map<std::string, int> models;
+    for (const auto& [h, gpus] : hosts) ++models[serverFor(gpus)];
+    p.server_model = std::max_element(models.begin(), models.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+    model::Scenario s = model::buildHall(p);
+    s.id = "imported";
+    s.name = "Scenario built from telemetry";
+    s.description = "Skeleton from imported telemetry: " + std::to_string(n) + " host(s). Positions, cooling and power are the hall builder's defaults.";
+    auto it = hosts.begin();
+    for (auto& h : s.halls)
+        for (auto& row : h.rows)
+            for (auto& rack : row.racks) {
+                std::vector<model::Node> kept;
+                for (auto& node : rack.nodes) {
+                    if (it == hosts.end()) break;
+                    node.hostname = it->first;
+                    node.name = it->first;
+                    node.model = serverFor(it->second);
+                    std::set<std::string> names;
+                    for (const auto& [gid, gname] : it->second) names.insert(gname);
+                    for (const auto& gname : names) {
+                        const std::string u = gname;
+                        const bool known = u.find("A100") != std::string::npos || u.find("H100") != std::string::npos ||
+                                           u.find("H200") != std::string::npos || u.find("B200") != std::string::npos;
+                        if (!known && notes && !gname.empty())
+                            notes->push_back(it->first + ": GPU '" + gname + "' is not in the catalog; node modelled as " + node.model);
+                    }
+                    kept.push_back(node);
+                    ++it;
+                }
+                rack.nodes = std::move(kept);
+            }
+    s.linkParents();
+    return s;
+}
+
+} // namespace ct::importers

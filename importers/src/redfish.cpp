@@ -1,0 +1,375 @@
+// DMTF Redfish (FORMATS.md §3): legacy Chassis Thermal/Power, and the newer ThermalMetrics, Fans,
+// PowerSupplyMetrics, EnvironmentMetrics, Sensors, outlets/circuits, pumps and coolant connectors (all read as
+// "excerpt" properties: an object with a Reading), and TelemetryService MetricReports (timed values).
+// Locations are JSON pointers: "file#/PowerControl/0/PowerConsumedWatts".
+#include <clustertwin/importers/parse.hpp>
+
+#include "parse_common.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <iterator>
+#include <map>
+#include <set>
+
+namespace ct::importers {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct Metric {
+    std::string name, unit;
+    double scale = 1;
+};
+
+/// CamelCase → snake_case ("PowerConsumedWatts" → "power_consumed_watts").
+std::string snake(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (std::isupper(c)) {
+            if (i > 0 && (std::islower(static_cast<unsigned char>(s[i - 1])) ||
+                          (i + 1 < s.size() && std::islower(static_cast<unsigned char>(s[i + 1])) && std::isupper(static_cast<unsigned char>(s[i - 1])))))
+                out += '_';
+            out += static_cast<char>(std::tolower(c));
+        } else if (std::isalnum(c)) {
+            out += static_cast<char>(c);
+        } else if (!out.empty() && out.back() != '_') {
+            out += '_';
+        }
+    }
+    while (!out.empty() && out.back() == '_') out.pop_back();
+    return out;
+}
+
+/// Property names of readings → engine metric names and units.
+Metric propertyMetric(const std::string& key) {
+    static const std::map<std::string, Metric> m = {
+        {"ReadingCelsius", {"temp_c", "degC"}},
+        {"TemperatureCelsius", {"temp_c", "degC"}},
+        {"PowerConsumedWatts", {"power_w", "W"}},
+        {"PowerWatts", {"power_w", "W"}},
+        {"PowerCapacityWatts", {"power_capacity_w", "W"}},
+        {"PowerInputWatts", {"power_in_w", "W"}},
+        {"InputPowerWatts", {"power_in_w", "W"}},
+        {"LastPowerOutputWatts", {"power_out_w", "W"}},
+        {"OutputPowerWatts", {"power_out_w", "W"}},
+        {"LineInputVoltage", {"voltage_in_v", "V"}},
+        {"InputVoltage", {"voltage_in_v", "V"}},
+        {"ReadingVolts", {"voltage_v", "V"}},
+        {"Voltage", {"voltage_v", "V"}},
+        {"CurrentAmps", {"current_a", "A"}},
+        {"InputCurrentAmps", {"current_in_a", "A"}},
+        {"FrequencyHz", {"frequency_hz", "Hz"}},
+        {"EnergykWh", {"energy_kwh", "kWh"}},
+        {"HumidityPercent", {"humidity", "ratio", 0.01}},
+        {"SpeedPercent", {"fan_speed", "ratio", 0.01}},
+        {"FanSpeedsPercent", {"fan_speed", "ratio", 0.01}},
+        {"PumpSpeedPercent", {"pump_speed", "ratio", 0.01}},
+        {"SupplyTemperatureCelsius", {"supply_c", "degC"}},
+        {"ReturnTemperatureCelsius", {"return_c", "degC"}},
+        {"DeltaTemperatureCelsius", {"delta_t_c", "degC"}},
+        {"FlowLitersPerMinute", {"flow_lpm", "L/min"}},
+        {"SupplyPressurekPa", {"supply_kpa", "kPa"}},
+        {"ReturnPressurekPa", {"return_kpa", "kPa"}},
+        {"DeltaPressurekPa", {"delta_kpa", "kPa"}},
+        {"HeatRemovedkW", {"heat_removed_w", "W", 1000}},
+        {"DewPointCelsius", {"dew_point_c", "degC"}},
+        {"TemperatureReadingsCelsius", {"temp_c", "degC"}},
+        {"AverageConsumedWatts", {"power_avg_w", "W"}},
+        {"MaxConsumedWatts", {"power_max_w", "W"}},
+        {"MinConsumedWatts", {"power_min_w", "W"}},
+        {"LimitInWatts", {"power_limit_w", "W"}},
+    };
+    if (auto it = m.find(key); it != m.end()) return it->second;
+    return {snake(key), ""};
+}
+
+/// Sensor resources: ReadingType (and ReadingUnits, UCUM) → metric.
+Metric sensorMetric(const std::string& type, const std::string& units) {
+    if (type == "Temperature") return {"temp_c", "degC"};
+    if (type == "Power") return units == "kW" ? Metric{"power_w", "W", 1000} : Metric{"power_w", "W"};
+    if (type == "Voltage") return {"voltage_v", "V"};
+    if (type == "Current") return {"current_a", "A"};
+    if (type == "Frequency") return {"frequency_hz", "Hz"};
+    if (type == "EnergykWh") return {"energy_kwh", "kWh"};
+    if (type == "EnergyJoules") return {"energy_j", "J"};
+    if (type == "Humidity") return {"humidity", "ratio", 0.01};
+    if (type == "LiquidFlowLPM" || type == "LiquidFlow") return {"flow_lpm", "L/min"};
+    if (type == "PressurekPa" || type == "PressurePa" || type == "Pressure")
+        return units == "Pa" ? Metric{"pressure_kpa", "kPa", 0.001} : Metric{"pressure_kpa", "kPa"};
+    if (type == "Heat") return units == "kW" ? Metric{"heat_w", "W", 1000} : Metric{"heat_w", "W"};
+    if (type == "Rotational" || units == "RPM") return {"fan_rpm", "RPM"};
+    if (type == "Percent") return {"percent", "ratio", 0.01};
+    return {type.empty() ? "reading" : snake(type), units};
+}
+
+std::string urlDecode(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) && std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+            out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+/// "/redfish/v1/Chassis/1U/ThermalSubsystem/ThermalMetrics" → {"1U/ThermalSubsystem", chassis "1U"}: the
+/// entity that owns the readings. Vendor prefixes (/hmc, /api-explorer/resources) are skipped; the metric
+/// resource names themselves (Thermal, Power, ThermalMetrics, EnvironmentMetrics, Metrics) are dropped.
+struct Owner {
+    std::string entity, top, chassis;
+};
+Owner ownerOf(std::string uri) {
+    uri = urlDecode(uri.substr(0, uri.find('#')));
+    const auto v1 = uri.find("redfish/v1/");
+    std::string path = v1 == std::string::npos ? uri : uri.substr(v1 + 11);
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    std::vector<std::string> segs;
+    std::size_t b = 0;
+    while (b <= path.size()) {
+        const auto e = path.find('/', b);
+        const std::string seg = path.substr(b, e == std::string::npos ? std::string::npos : e - b);
+        if (!seg.empty()) segs.push_back(seg);
+        if (e == std::string::npos) break;
+        b = e + 1;
+    }
+    static const std::set<std::string> resource_names = {"Thermal", "Power", "ThermalSubsystem", "PowerSubsystem", "ThermalMetrics", "EnvironmentMetrics", "Metrics"};
+    while (segs.size() > 1 && resource_names.count(segs.back())) segs.pop_back();
+    Owner o;
+    if (!segs.empty()) o.top = segs.front();
+    std::size_t first = 0;
+    if (o.top == "Chassis" && segs.size() > 1) {
+        o.chassis = segs[1];
+        first = 1;
+    }
+    for (std::size_t k = first; k < segs.size(); ++k) o.entity += (o.entity.empty() ? "" : "/") + segs[k];
+    return o;
+}
+
+class RedfishReader {
+public:
+    RedfishReader(const ParseOptions& opt, ParseResult& res) : opt_(opt), res_(res) {}
+
+    void resource(const json& r) {
+        const std::string id = r.value("@odata.id", std::string());
+        std::string type = r.value("@odata.type", std::string());
+        if (!type.empty() && type[0] == '#') type = type.substr(1);
+        type = type.substr(0, type.find('.'));
+        if (id.empty()) {
+            warn("", "missing_field", "resource has no @odata.id; its readings cannot be placed");
+            return;
+        }
+        const Owner o = ownerOf(id);
+        owner_ = entity(o);
+        if (type == "Thermal") thermal(r);
+        else if (type == "Power") power(r);
+        else if (type == "Sensor") sensor(r);
+        else if (type == "MetricReport") metricReport(r);
+        else if (type.find("Collection") == std::string::npos) excerpts(r, "", owner_);
+    }
+
+private:
+    void warn(const std::string& ptr, const std::string& kind, const std::string& msg) {
+        res_.warnings.push_back({opt_.file_name + "#" + ptr, kind, msg});
+    }
+
+    std::string entity(const Owner& o) {
+        std::string id = opt_.host.empty() ? o.entity : opt_.host + "/" + o.entity;
+        if (id.empty()) id = opt_.host.empty() ? "redfish" : opt_.host;
+        if (entities_.insert(id).second) {
+            std::map<std::string, std::string> labels;
+            if (!o.chassis.empty()) labels["chassis"] = o.chassis;
+            const std::string kind = o.top == "Chassis" ? "chassis" : o.top == "PowerEquipment" ? "power" : o.top == "ThermalEquipment" ? "cooling" : "redfish";
+            res_.entities.push_back({id, kind, "", o.entity, labels});
+        }
+        return id;
+    }
+
+    std::string child(const std::string& parent, const json& item, std::size_t index) {
+        std::string name;
+        for (const char* k : {"Name", "FanName", "DeviceName", "MemberId"})
+            if (item.contains(k) && item[k].is_string() && !item[k].get<std::string>().empty()) {
+                name = item[k].get<std::string>();
+                break;
+            }
+        const std::string id = parent + "/" + (name.empty() ? std::to_string(index) : snake(name));
+        if (entities_.insert(id).second) res_.entities.push_back({id, "sensor", parent, name, {}});
+        return id;
+    }
+
+    /// Adds one reading. Nulls are common (a sensor with no value): warned as no_data, not an error.
+    void add(const std::string& ent, const Metric& m, const json& v, const std::string& ptr, double t) {
+        if (v.is_null()) {
+            warn(ptr, "no_data", "reading is null");
+            return;
+        }
+        double x;
+        if (v.is_number()) x = v.get<double>();
+        else if (v.is_string() && detail::parseNumber(v.get<std::string>(), x)) {
+        } else {
+            warn(ptr, "bad_value", "reading is not a number: " + v.dump());
+            return;
+        }
+        if (std::isnan(t)) {
+            warn(ptr, "missing_field", "no time for this reading (no Timestamp and no default time)");
+            return;
+        }
+        res_.samples.push_back({ent, m.name, m.unit, t, x * m.scale});
+    }
+
+    double now() const { return opt_.default_time_s; }
+
+    void thermal(const json& r) {
+        if (r.contains("Temperatures") && r["Temperatures"].is_array())
+            for (std::size_t i = 0; i < r["Temperatures"].size(); ++i) {
+                const json& s = r["Temperatures"][i];
+                if (!s.is_object() || !s.contains("ReadingCelsius")) continue;
+                const std::string ptr = "/Temperatures/" + std::to_string(i) + "/ReadingCelsius";
+                add(child(owner_, s, i), {"temp_c", "degC"}, s["ReadingCelsius"], ptr, now());
+                if (s.value("PhysicalContext", std::string()) == "Intake") add(owner_, {"inlet_c", "degC"}, s["ReadingCelsius"], ptr, now());
+            }
+        if (r.contains("Fans") && r["Fans"].is_array())
+            for (std::size_t i = 0; i < r["Fans"].size(); ++i) {
+                const json& f = r["Fans"][i];
+                if (!f.is_object() || !f.contains("Reading")) continue;
+                const bool percent = f.value("ReadingUnits", std::string()) == "Percent";  // HPE
+                add(child(owner_, f, i), percent ? Metric{"fan_speed", "ratio", 0.01} : Metric{"fan_rpm", "RPM"}, f["Reading"],
+                    "/Fans/" + std::to_string(i) + "/Reading", now());
+            }
+    }
+
+    void power(const json& r) {
+        auto list = [&](const char* key, std::initializer_list<const char*> props, bool first_is_owner) {
+            if (!r.contains(key) || !r[key].is_array()) return;
+            for (std::size_t i = 0; i < r[key].size(); ++i) {
+                const json& item = r[key][i];
+                if (!item.is_object()) continue;
+                const std::string ent = first_is_owner && i == 0 ? owner_ : child(owner_, item, i);
+                const std::string base = std::string("/") + key + "/" + std::to_string(i) + "/";
+                for (const char* p : props)
+                    if (item.contains(p)) add(ent, propertyMetric(p), item[p], base + p, now());
+                if (item.contains("PowerLimit") && item["PowerLimit"].is_object() && item["PowerLimit"].contains("LimitInWatts"))
+                    add(ent, propertyMetric("LimitInWatts"), item["PowerLimit"]["LimitInWatts"], base + "PowerLimit/LimitInWatts", now());
+                if (item.contains("PowerMetrics") && item["PowerMetrics"].is_object())
+                    for (const char* p : {"AverageConsumedWatts", "MaxConsumedWatts", "MinConsumedWatts"})
+                        if (item["PowerMetrics"].contains(p)) add(ent, propertyMetric(p), item["PowerMetrics"][p], base + "PowerMetrics/" + p, now());
+            }
+        };
+        list("PowerControl", {"PowerConsumedWatts", "PowerCapacityWatts"}, true);
+        list("PowerSupplies", {"PowerInputWatts", "LastPowerOutputWatts", "LineInputVoltage", "PowerCapacityWatts"}, false);
+        list("Voltages", {"ReadingVolts"}, false);
+    }
+
+    void sensor(const json& r) {
+        if (!r.contains("Reading")) return;
+        const Metric m = sensorMetric(r.value("ReadingType", std::string()), r.value("ReadingUnits", std::string()));
+        add(owner_, m, r["Reading"], "/Reading", now());
+        if (m.name == "temp_c" && r.value("PhysicalContext", std::string()) == "Intake") {
+            // The inlet of the chassis the sensor belongs to.
+            const std::string sensors = "/Sensors/";
+            const auto p = owner_.find(sensors);
+            if (p != std::string::npos) add(owner_.substr(0, p), {"inlet_c", "degC"}, r["Reading"], "/Reading", now());
+        }
+    }
+
+    /// Generic: top-level properties that are excerpts ({"Reading": x}), maps of them
+    /// (TemperatureSummaryCelsius, PolyPhaseVoltage) and arrays of them (TemperatureReadingsCelsius).
+    void excerpts(const json& r, const std::string& ptr, const std::string& ent) {
+        for (auto it = r.begin(); it != r.end(); ++it) {
+            const std::string& key = it.key();
+            if (key == "Oem" || key == "Links" || key == "Actions" || key == "Status" || key.find('@') != std::string::npos) continue;
+            const json& v = it.value();
+            const std::string p = ptr + "/" + key;
+            if (v.is_object() && v.contains("Reading")) {
+                add(ent, propertyMetric(key), v["Reading"], p + "/Reading", now());
+                if (key == "SpeedPercent" && v.contains("SpeedRPM")) add(ent, {"fan_rpm", "RPM"}, v["SpeedRPM"], p + "/SpeedRPM", now());
+            } else if (v.is_object()) {
+                for (auto s = v.begin(); s != v.end(); ++s) {
+                    if (!s.value().is_object() || !s.value().contains("Reading")) continue;
+                    Metric m = propertyMetric(key);
+                    if (key == "TemperatureSummaryCelsius")
+                        m.name = s.key() == "Intake" ? "inlet_c" : s.key() == "Exhaust" ? "exhaust_c" : snake(s.key()) + "_c";
+                    else
+                        m.name += "_" + snake(s.key());
+                    add(ent, m, s.value()["Reading"], p + "/" + s.key() + "/Reading", now());
+                }
+            } else if (v.is_array()) {
+                for (std::size_t i = 0; i < v.size(); ++i)
+                    if (v[i].is_object() && v[i].contains("Reading"))
+                        add(child(ent, v[i], i), propertyMetric(key), v[i]["Reading"], p + "/" + std::to_string(i) + "/Reading", now());
+            }
+        }
+    }
+
+    void metricReport(const json& r) {
+        if (!r.contains("MetricValues") || !r["MetricValues"].is_array()) return;
+        const json& values = r["MetricValues"];
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const json& v = values[i];
+            const std::string p = "/MetricValues/" + std::to_string(i);
+            if (!v.is_object() || !v.contains("MetricValue")) {
+                warn(p, "missing_field", "metric value without MetricValue");
+                continue;
+            }
+            const std::string prop = v.value("MetricProperty", std::string());
+            const auto hash = prop.find('#');
+            double t = now();
+            if (v.contains("Timestamp") && v["Timestamp"].is_string() && !detail::parseIsoTime(v["Timestamp"].get<std::string>(), t)) {
+                warn(p + "/Timestamp", "bad_value", "timestamp is not ISO 8601");
+                continue;
+            }
+            if (prop.empty()) {
+                add(owner_, propertyMetric(v.value("MetricId", std::string("value"))), v["MetricValue"], p + "/MetricValue", t);
+                continue;
+            }
+            const std::string pointer = hash == std::string::npos ? "" : prop.substr(hash + 1);
+            const std::string last = pointer.substr(pointer.find_last_of('/') + 1);
+            add(entity(ownerOf(prop)), propertyMetric(last.empty() ? v.value("MetricId", std::string("value")) : last), v["MetricValue"],
+                p + "/MetricValue", t);
+        }
+    }
+
+    const ParseOptions& opt_;
+    ParseResult& res_;
+    std::string owner_;
+    std::set<std::string> entities_;
+};
+
+} // namespace
+
+ParseResult parseRedfishJson(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t) {
+    ParseResult res;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // nlohmann gives a byte offset; turn it into a line.
+        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(e.byte, text.size())), '\n'));
+        res.warnings.push_back({detail::loc(opt, line), "syntax", std::string("not valid JSON: ") + e.what()});
+        return res;
+    }
+    RedfishReader reader(opt, res);
+    // One resource, or a list / a map of them (a crawl saved as one file).
+    if (doc.is_array()) {
+        for (const auto& r : doc)
+            if (r.is_object()) reader.resource(r);
+    } else if (doc.is_object() && !doc.contains("@odata.id") && !doc.contains("@odata.type")) {
+        for (const auto& [k, r] : doc.items())
+            if (r.is_object()) reader.resource(r);
+    } else if (doc.is_object()) {
+        reader.resource(doc);
+    } else {
+        res.warnings.push_back({detail::loc(opt, 1), "syntax", "a Redfish resource must be a JSON object"});
+    }
+    if (progress) progress(1.0);
+    return res;
+}
+
+} // namespace ct::importers
