@@ -124,6 +124,7 @@ int cmdImport(const Args& a) {
         }
     };
     const bool tty = isatty(2);
+    im::BufferedWriter writer(store);
     for (std::size_t k = 0; k < files.size(); ++k) {
         const auto& [file, walked] = files[k];
         if (tty) std::cerr << "\rimport: " << (k + 1) << "/" << files.size() << " " << file << "\x1b[K" << std::flush;
@@ -186,18 +187,24 @@ int cmdImport(const Args& a) {
         links += r.links.size();
         store.upsertEntities(ents);
         all_entities.insert(all_entities.end(), r.entities.begin(), r.entities.end());
-        std::vector<im::Sample> batch;
-        batch.reserve(r.samples.size());
-        for (const auto& s : r.samples) {
-            const std::int64_t id = store.series(run, {s.entity, s.metric, s.unit, std::string(im::toString(det.format))});
-            series[s.entity + "/" + s.metric] = 1;
-            batch.push_back({id, s.t_s, s.value});
+        // Series of this file in one transaction; samples buffered across files and written sorted.
+        std::vector<im::SeriesKey> keys;
+        std::map<std::pair<std::string, std::string>, std::size_t> key_index;
+        std::vector<std::size_t> sample_key(r.samples.size());
+        for (std::size_t i = 0; i < r.samples.size(); ++i) {
+            const auto& smp = r.samples[i];
+            auto [it, fresh] = key_index.try_emplace({smp.entity, smp.metric}, keys.size());
+            if (fresh) keys.push_back({smp.entity, smp.metric, smp.unit, std::string(im::toString(det.format))});
+            sample_key[i] = it->second;
+            series[smp.entity + "/" + smp.metric] = 1;
         }
-        store.writeBatch(batch);
+        const std::vector<std::int64_t> ids = store.seriesMany(run, keys);
+        for (std::size_t i = 0; i < r.samples.size(); ++i) writer.add({ids[sample_key[i]], r.samples[i].t_s, r.samples[i].value});
         samples += r.samples.size();
         note(r.warnings);
     }
     if (tty) std::cerr << "\n";
+    writer.flush();
     store.finishRun(run, 0);
 
     // Slurm jobs for the replay, and a skeleton scenario.

@@ -150,10 +150,10 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
             res.warnings.push_back({where, "missing_field", "series without a metric object"});
             continue;
         }
-        std::map<std::string, std::string> labels;
+        detail::Labels labels;
         for (auto it = series["metric"].begin(); it != series["metric"].end(); ++it)
-            if (it.value().is_string()) labels[it.key()] = it.value().get<std::string>();
-        const std::string name = labels.count("__name__") ? labels["__name__"] : "value";
+            if (it.value().is_string()) labels.add(it.key()) = it.value().get<std::string>();
+        const std::string name = labels.find("__name__") ? *labels.find("__name__") : "value";
         std::vector<const nlohmann::json*> points;
         if (series.contains("values") && series["values"].is_array())
             for (const auto& p : series["values"]) points.push_back(&p);
@@ -171,7 +171,7 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
                 res.warnings.push_back({where + "/values/" + std::to_string(k), "bad_value", "not a number: " + p[1].dump()});
                 continue;
             }
-            detail::addPromSample(name, labels, t, v, where, res, seen);
+            detail::addPromSample(name, labels, t, v, [&] { return where; }, res, seen);
         }
     }
     return res;

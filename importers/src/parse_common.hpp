@@ -2,7 +2,9 @@
 // Small helpers shared by the parsers. Private.
 #include <clustertwin/importers/parse.hpp>
 
+#include <functional>
 #include <istream>
+#include <vector>
 
 #include <map>
 #include <set>
@@ -17,8 +19,35 @@ bool validUtf8(std::string_view s);
 bool parseNumber(std::string_view s, double& out);
 /// "2026-11-21T13:12:00Z", "...+02:00", fractional seconds: Unix seconds. False when not ISO 8601.
 bool parseIsoTime(std::string_view s, double& out);
-bool addPromSample(const std::string& metric, std::map<std::string, std::string>& labels, double t, double value,
-                   const std::string& location, ParseResult& res, std::set<std::string>& seen);
+/// A label set reused from line to line (no allocation once warm). Later duplicates win.
+class Labels {
+public:
+    void clear() { n_ = 0; }
+    std::string& add(std::string_view key) {
+        if (n_ == kv_.size()) kv_.emplace_back();
+        auto& p = kv_[n_++];
+        p.first.assign(key);
+        p.second.clear();
+        return p.second;
+    }
+    const std::string* find(std::string_view key) const {
+        for (std::size_t i = n_; i-- > 0;)
+            if (kv_[i].first == key) return &kv_[i].second;
+        return nullptr;
+    }
+    std::string get(std::string_view key) const {
+        const std::string* v = find(key);
+        return v ? *v : std::string();
+    }
+
+private:
+    std::vector<std::pair<std::string, std::string>> kv_;
+    std::size_t n_ = 0;
+};
+
+/// `where` makes the location of a warning (only called when there is one).
+bool addPromSample(const std::string& metric, const Labels& labels, double t, double value,
+                   const std::function<std::string()>& where, ParseResult& res, std::set<std::string>& seen);
 inline std::string loc(const ParseOptions& o, std::size_t line) { return o.file_name + ":" + std::to_string(line); }
 
 /// The line loop every text parser shares: strips CR, counts lines, reports progress every 4096 lines (a

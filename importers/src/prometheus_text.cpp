@@ -51,7 +51,7 @@ std::string lower(std::string s) {
 }
 
 /// Parses `{a="x",b="y"}` starting at s[i] == '{'; leaves i after '}'. False on a syntax error.
-bool parseLabels(const std::string& s, std::size_t& i, std::map<std::string, std::string>& labels, std::string& err) {
+bool parseLabels(const std::string& s, std::size_t& i, detail::Labels& labels, std::string& err) {
     ++i;  // '{'
     for (;;) {
         while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',')) ++i;
@@ -65,14 +65,14 @@ bool parseLabels(const std::string& s, std::size_t& i, std::map<std::string, std
             err = "expected label=\"value\"";
             return false;
         }
-        const std::string key = s.substr(k0, i - k0);
+        const std::string_view key(s.data() + k0, i - k0);
         ++i;
         if (i >= s.size() || s[i] != '"') {
             err = "label value must be quoted";
             return false;
         }
         ++i;
-        std::string val;
+        std::string& val = labels.add(key);
         for (;;) {
             if (i >= s.size()) {
                 err = "unterminated label value";
@@ -87,7 +87,6 @@ bool parseLabels(const std::string& s, std::size_t& i, std::map<std::string, std
                 val += c;
             }
         }
-        labels[key] = std::move(val);
     }
 }
 
@@ -97,29 +96,31 @@ namespace detail {
 
 /// Turns one Prometheus sample (name, labels, time, value) into an ImportedSample with DCGM names and units,
 /// recording host/GPU/MIG entities once. False (with a warning) for DCGM no-data sentinels.
-bool addPromSample(const std::string& metric, std::map<std::string, std::string>& labels, double t, double value,
-                   const std::string& location, ParseResult& res, std::set<std::string>& seen) {
+bool addPromSample(const std::string& metric, const Labels& labels, double t, double value,
+                   const std::function<std::string()>& where, ParseResult& res, std::set<std::string>& seen) {
     if (isSentinel(value)) {
-        res.warnings.push_back({location, "no_data", metric + ": DCGM reports no data"});
+        res.warnings.push_back({where(), "no_data", metric + ": DCGM reports no data"});
         return false;
     }
-    std::string host = labels.count("Hostname") ? labels["Hostname"] : labels.count("hostname") ? labels["hostname"] : "";
-    if (host.empty()) host = labels.count("instance") ? labels["instance"] : "unknown-host";
+    const std::string* hp = labels.find("Hostname");
+    if (!hp) hp = labels.find("hostname");
+    std::string host = hp ? *hp : "";
+    if (host.empty()) host = labels.find("instance") ? *labels.find("instance") : "unknown-host";
     std::string entity = host;
     if (seen.insert(host).second) res.entities.push_back({host, "node", "", host, {}});
-    if (labels.count("gpu")) {
-        entity = host + "/gpu" + labels["gpu"];
+    if (const std::string* gpu_label = labels.find("gpu")) {
+        entity = host + "/gpu" + *gpu_label;
         if (seen.insert(entity).second) {
             std::map<std::string, std::string> gl;
-            if (labels.count("UUID")) gl["uuid"] = labels["UUID"];
-            if (labels.count("pci_bus_id")) gl["pci_bus_id"] = labels["pci_bus_id"];
-            res.entities.push_back({entity, "gpu", host, labels.count("modelName") ? labels["modelName"] : "", gl});
+            if (const std::string* u = labels.find("UUID")) gl["uuid"] = *u;
+            if (const std::string* b = labels.find("pci_bus_id")) gl["pci_bus_id"] = *b;
+            res.entities.push_back({entity, "gpu", host, labels.get("modelName"), gl});
         }
-        if (labels.count("GPU_I_ID") && !labels["GPU_I_ID"].empty()) {
+        if (const std::string* gi = labels.find("GPU_I_ID"); gi && !gi->empty()) {
             const std::string gpu = entity;
-            entity += "/mig" + labels["GPU_I_ID"];
+            entity += "/mig" + *gi;
             if (seen.insert(entity).second)
-                res.entities.push_back({entity, "mig", gpu, labels.count("GPU_I_PROFILE") ? labels["GPU_I_PROFILE"] : "", {}});
+                res.entities.push_back({entity, "mig", gpu, labels.get("GPU_I_PROFILE"), {}});
         }
     }
     const auto& names = dcgmNames();
@@ -144,7 +145,8 @@ bool addPromSample(const std::string& metric, std::map<std::string, std::string>
 ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
     std::set<std::string> seen_entities;
-    std::string line;
+    std::string line, metric;
+    detail::Labels labels;
     detail::LineReader reader(in, opt, progress, size_hint, res);
     auto warn = [&](std::size_t l, const char* kind, std::string msg) { res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)}); };
     while (reader.next(line)) {
@@ -156,8 +158,8 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
             warn(lineno, "syntax", "expected a metric name");
             continue;
         }
-        const std::string metric = line.substr(0, i);
-        std::map<std::string, std::string> labels;
+        metric.assign(line, 0, i);
+        labels.clear();
         if (i < line.size() && line[i] == '{') {
             std::string err;
             if (!parseLabels(line, i, labels, err)) {
@@ -188,7 +190,7 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
             warn(lineno, "missing_field", metric + ": no timestamp and no scrape time");
             continue;
         }
-        detail::addPromSample(metric, labels, t, value, detail::loc(opt, lineno), res, seen_entities);
+        detail::addPromSample(metric, labels, t, value, [&] { return detail::loc(opt, lineno); }, res, seen_entities);
     }
     return res;
 }

@@ -143,7 +143,7 @@ TelemetryStore TelemetryStore::open(const std::string& path) {
     }
     sqlite3_busy_timeout(impl->db, 5000);
     try {
-        impl->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+        impl->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY;");
     } catch (const ImportError& e) {
         throw ImportError(path + ": not a ClusterTwin store (" + e.what() + ")");
     }
@@ -221,6 +221,28 @@ std::int64_t TelemetryStore::series(std::int64_t run, const SeriesKey& key) {
     const std::int64_t id = get.integer(0);
     d_->series_cache[{run, ck}] = id;
     return id;
+}
+
+std::vector<std::int64_t> TelemetryStore::seriesMany(std::int64_t run, const std::vector<SeriesKey>& keys) {
+    std::vector<std::int64_t> ids(keys.size());
+    d_->transaction([&] {
+        for (std::size_t i = 0; i < keys.size(); ++i) ids[i] = series(run, keys[i]);
+    });
+    return ids;
+}
+
+BufferedWriter::~BufferedWriter() {
+    try {
+        flush();
+    } catch (...) {  // a destructor must not throw; callers who care call flush() themselves
+    }
+}
+
+void BufferedWriter::flush() {
+    if (buf_.empty()) return;
+    std::sort(buf_.begin(), buf_.end(), [](const Sample& a, const Sample& b) { return a.series != b.series ? a.series < b.series : a.t_s < b.t_s; });
+    store_.writeBatch(buf_);
+    buf_.clear();
 }
 
 void TelemetryStore::writeBatch(const std::vector<Sample>& samples) {

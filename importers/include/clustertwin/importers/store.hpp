@@ -80,6 +80,8 @@ public:
     std::int64_t series(std::int64_t run, const SeriesKey& key);
     /// Writes samples in one transaction; a sample already stored (same series and time) is left as it is.
     void writeBatch(const std::vector<Sample>& samples);
+    /// The ids of many series, created where missing, in one transaction (the first scrape of 40k series).
+    std::vector<std::int64_t> seriesMany(std::int64_t run, const std::vector<SeriesKey>& keys);
     void writeEvents(std::int64_t run, const std::vector<StoredEvent>& events);
 
     /// Values of `metric` in [t0, t1] for the given entities (all when empty), one SeriesValues per series.
@@ -98,6 +100,28 @@ private:
     struct Impl;
     explicit TelemetryStore(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> d_;
+};
+
+/// Collects samples and writes them sorted by (series, time) in large transactions: a scrape holds one sample
+/// of each of many series, and writing scrapes one at a time touches one B-tree page per series each time.
+/// Sorting many scrapes together writes each series' samples side by side. Flushes at `flush_at` samples
+/// and on destruction; a process killed in between loses only the unflushed samples (re-importing adds them).
+class BufferedWriter {
+public:
+    explicit BufferedWriter(TelemetryStore& store, std::size_t flush_at = 4'000'000) : store_(store), flush_at_(flush_at) {}
+    ~BufferedWriter();
+    BufferedWriter(const BufferedWriter&) = delete;
+    BufferedWriter& operator=(const BufferedWriter&) = delete;
+    void add(const Sample& s) {
+        buf_.push_back(s);
+        if (buf_.size() >= flush_at_) flush();
+    }
+    void flush();
+
+private:
+    TelemetryStore& store_;
+    std::size_t flush_at_;
+    std::vector<Sample> buf_;
 };
 
 } // namespace ct::importers
