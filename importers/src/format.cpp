@@ -51,7 +51,7 @@ Detection sniff(std::string_view head) {
     const char first = start == std::string_view::npos ? '\0' : head[start];
     if (first == '<') {
         if (has(head, "<nvidia_smi_log")) return {Format::NvidiaSmiXml, 95, "root element <nvidia_smi_log>"};
-        return {};
+        return {Format::Unknown, 0, "XML without <nvidia_smi_log> (a Redfish $metadata document, say)"};
     }
     if (first == '{' || first == '[') {
         if (has(head, "\"resultType\"") && has(head, "\"result\"")) return {Format::PrometheusApiJson, 90, "\"resultType\" and \"result\""};

@@ -116,7 +116,7 @@ ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const P
             res.samples.push_back({gpu, f ? f->name : metric, f ? f->unit : units[k], t, f ? x * f->scale : x});
         }
     }
-    if (fields.empty()) res.warnings.push_back({reader.location(), "missing_field", "no header line"});
+    if (fields.empty()) res.warnings.push_back({detail::loc(opt, std::max<std::size_t>(1, reader.lineno())), "missing_field", "no header line"});
     return res;
 }
 
@@ -128,8 +128,9 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        res.warnings.push_back({opt.file_name, "syntax", std::string("JSON: ") + e.what()});
+    } catch (const nlohmann::json::parse_error& e) {
+        const auto upto = text.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(e.byte, text.size()));
+        res.warnings.push_back({detail::loc(opt, 1 + static_cast<std::size_t>(std::count(text.begin(), upto, '\n'))), "syntax", std::string("JSON: ") + e.what()});
         return res;
     }
     const nlohmann::json* result = nullptr;
@@ -177,13 +178,16 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
     return res;
 }
 
-ParseResult parsePerfquery(std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) {
+ParseResult parsePerfquery(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
     std::string line, entity = "ib-unknown";
-    std::size_t lineno = 0;
-    while (std::getline(in, line)) {
-        ++lineno;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
+    detail::LineReader reader(in, opt, progress, size_hint, res);
+    while (reader.next(line)) {
+        if (line.empty()) continue;
+        if (line.rfind("ibwarn:", 0) == 0) {  // the tool's own complaint: said, not a counter
+            res.warnings.push_back({reader.location(), "source_error", line});
+            continue;
+        }
         if (line.rfind("# Port", 0) == 0) {
             int lid = -1, port = -1;
             const auto l = line.find("Lid "), p = line.find(" port ");
@@ -194,12 +198,20 @@ ParseResult parsePerfquery(std::istream& in, const ParseOptions& opt, const Prog
             continue;
         }
         const auto colon = line.find(':');
-        if (colon == std::string::npos || line.empty() || line[0] == '#') continue;
+        if (line[0] == '#') continue;
+        if (colon == std::string::npos) {
+            res.warnings.push_back({reader.location(), "syntax", "expected Name:....value"});
+            continue;
+        }
         const std::string key = line.substr(0, colon);
         std::string val = line.substr(colon + 1);
         val.erase(0, val.find_first_not_of('.'));
         double v = 0;
-        if (!detail::parseNumber(val, v) || val.rfind("0x", 0) == 0) continue;  // selects and masks are not counters
+        if (val.rfind("0x", 0) == 0) continue;  // selects and masks are not counters
+        if (!detail::parseNumber(val, v) || !std::isfinite(v)) {
+            res.warnings.push_back({reader.location(), "bad_value", key + ": \"" + val + "\" is not a counter"});
+            continue;
+        }
         // Data counters count 4-byte words.
         if (key == "PortXmitData" || key == "PortRcvData") {
             res.samples.push_back({entity, key == "PortXmitData" ? "xmit_bytes" : "rcv_bytes", "B", opt.default_time_s, v * 4});
@@ -212,7 +224,6 @@ ParseResult parsePerfquery(std::istream& in, const ParseOptions& opt, const Prog
             res.samples.push_back({entity, m, "count", opt.default_time_s, v});
         }
     }
-    (void)lineno;
     return res;
 }
 
