@@ -12,6 +12,10 @@
 #include <clustertwin/importers/store.hpp>
 
 #include <cmath>
+#include <fstream>
+
+#include <signal.h>
+#include <sqlite3.h>
 
 namespace {
 struct Run {
@@ -52,6 +56,7 @@ private slots:
     void collectiveRejectsBadArguments();
     void simulateRunsJobsFromAFileAndNamesTheirProblems();
     void importAndQueryDcgmScrapesWithoutDuplicates();
+    void importKilledMidwayLeavesAConsistentDatabase();
 };
 
 void TstCli::helpAndUsage() {
@@ -312,6 +317,59 @@ void TstCli::importAndQueryDcgmScrapesWithoutDuplicates() {
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains(",gpu1-wl8sg/gpu0,temp_c,32,degC"), qPrintable(r.out));
     QCOMPARE(cli({"import", "/nonexistent.prom", "--db", db}).code, 2);
+}
+
+void TstCli::importKilledMidwayLeavesAConsistentDatabase() {
+    QTemporaryDir tmp;
+    // 40 long-CSV files of 20,000 samples, written 20,000 at a time: many transactions to be killed in.
+    const int files = 40, per_file = 20000;
+    for (int f = 0; f < files; ++f) {
+        std::ofstream out(tmp.filePath(QString("part%1.csv").arg(f, 2, 10, QChar('0'))).toStdString());
+        out << "time,entity,metric,value,unit\n";
+        for (int i = 0; i < per_file; ++i) out << static_cast<long long>(1.7e9) + f * per_file + i << ",n" << (i % 50) << "/gpu0,power_w," << (i % 700) << ",W\n";
+    }
+    const QString db = tmp.filePath("t.sqlite");
+    QProcess p;
+    p.start(QStringLiteral(CT_CLI_PATH), {"import", tmp.path(), "--db", db, "--flush-every", "20000"});
+    QVERIFY(p.waitForStarted());
+    // Kill it once some samples are committed and it is still running.
+    auto count = [&]() -> long long {
+        sqlite3* h = nullptr;
+        long long n = -1;
+        if (sqlite3_open_v2(db.toUtf8().constData(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+            sqlite3_stmt* st = nullptr;
+            if (sqlite3_prepare_v2(h, "SELECT count(*) FROM samples", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+                n = sqlite3_column_int64(st, 0);
+            sqlite3_finalize(st);
+        }
+        sqlite3_close(h);
+        return n;
+    };
+    for (int i = 0; i < 4000 && p.state() == QProcess::Running; ++i) {
+        if (count() > 0) break;
+        QTest::qWait(2);
+    }
+    QVERIFY2(p.state() == QProcess::Running, "the import finished before it could be killed; make it bigger");
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    QVERIFY(p.waitForFinished());
+    QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+    const long long after_kill = count();
+    QVERIFY(after_kill > 0 && after_kill < static_cast<long long>(files) * per_file);
+    // The database is consistent, and a second import completes without duplicates; a third adds nothing.
+    {
+        sqlite3* h = nullptr;
+        QCOMPARE(sqlite3_open(db.toUtf8().constData(), &h), SQLITE_OK);
+        sqlite3_stmt* st = nullptr;
+        QCOMPARE(sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+        QCOMPARE(QString(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))), QString("ok"));
+        sqlite3_finalize(st);
+        sqlite3_close(h);
+    }
+    QCOMPARE(cli({"import", tmp.path(), "--db", db}).code, 0);
+    QCOMPARE(count(), static_cast<long long>(files) * per_file);
+    QCOMPARE(cli({"import", tmp.path(), "--db", db}).code, 0);
+    QCOMPARE(count(), static_cast<long long>(files) * per_file);
 }
 
 QTEST_GUILESS_MAIN(TstCli)

@@ -336,7 +336,7 @@ const std::map<std::string, Command>& commands() {
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
                        "levels", "oversubscription", "jobs", "event"}}},
         {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
-        {"import", {ct::cli::cmdImport, {"json", "help"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out"}}},
+        {"import", {ct::cli::cmdImport, {"json", "help"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every"}}},
         {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help"},

@@ -43,6 +43,7 @@ a run of the same --name again adds no duplicate samples or events.
   --skeleton OUT.json  without --scenario: write a scenario built from the telemetry (hosts -> nodes)
   --sacct-format LIST  the sacct --format list of headerless sacct text
   --jobs-out FILE      with --scenario: write the Slurm jobs as a jobs file for `simulate --jobs`
+  --flush-every N      samples held in memory before a sorted write (default 4000000; less uses less memory)
 )";
 
 const char* kQueryHelp = R"(Usage: clustertwin-cli query --db DB --metric M [--entity E]... [--from T --to T] [--run N] [--format csv|json]
@@ -124,7 +125,9 @@ int cmdImport(const Args& a) {
         }
     };
     const bool tty = isatty(2);
-    im::BufferedWriter writer(store);
+    const long flush_every = a.has("flush-every") ? a.getInt("flush-every", 4000000) : 4000000;
+    if (flush_every < 1) throw UsageError("--flush-every must be >= 1");
+    im::BufferedWriter writer(store, static_cast<std::size_t>(flush_every));
     for (std::size_t k = 0; k < files.size(); ++k) {
         const auto& [file, walked] = files[k];
         if (tty) std::cerr << "\rimport: " << (k + 1) << "/" << files.size() << " " << file << "\x1b[K" << std::flush;
