@@ -110,8 +110,7 @@ int cmdImport(const Args& a) {
     if (run == 0) run = store.createRun(name, "imported", scenario ? scenario->id : "");
     std::size_t samples = 0, imported_files = 0, skipped_files = 0, links = 0;
     std::map<std::string, std::pair<std::size_t, std::string>> warnings;  // kind → count, first location
-    std::map<std::string, int> series;
-    std::map<std::string, std::string> formats;  // format → count, as text
+    std::set<std::pair<std::string, std::string>> series;  // (entity, metric), counted once across files
     std::map<std::string, std::size_t> format_count;
     std::vector<std::string> failed;
     std::set<std::string> unmatched;
@@ -197,9 +196,11 @@ int cmdImport(const Args& a) {
         for (std::size_t i = 0; i < r.samples.size(); ++i) {
             const auto& smp = r.samples[i];
             auto [it, fresh] = key_index.try_emplace({smp.entity, smp.metric}, keys.size());
-            if (fresh) keys.push_back({smp.entity, smp.metric, smp.unit, std::string(im::toString(det.format))});
+            if (fresh) {
+                keys.push_back({smp.entity, smp.metric, smp.unit, std::string(im::toString(det.format))});
+                series.insert(it->first);
+            }
             sample_key[i] = it->second;
-            series[smp.entity + "/" + smp.metric] = 1;
         }
         const std::vector<std::int64_t> ids = store.seriesMany(run, keys);
         for (std::size_t i = 0; i < r.samples.size(); ++i) writer.add({ids[sample_key[i]], r.samples[i].t_s, r.samples[i].value});

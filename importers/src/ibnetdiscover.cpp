@@ -324,11 +324,12 @@ ParseResult parseIbswinfo(std::istream& in, const ParseOptions& opt, const Progr
                 res.samples.push_back({entity, "uptime_s", "s", t, d * 86400.0 + h * 3600.0 + m * 60.0 + s});
             else
                 res.warnings.push_back({r.location, "bad_value", "uptime \"" + r.value + "\" is not d-h:m:s"});
-        } else if (r.key == "fan status" || r.key.find(" status") != std::string::npos) {
-            // OK / ERROR: a health flag (1 = fault)
-            res.samples.push_back({entity + (r.key.rfind("PSU", 0) == 0 ? "/" + r.key.substr(0, r.key.find(' ')) : ""),
-                                   r.key.rfind("PSU", 0) == 0 && r.key.find('/') == std::string::npos ? "psu_fault" : "fan_fault", "bool", t,
-                                   r.value == "OK" ? 0.0 : 1.0});
+        } else if (r.key.size() > 7 && r.key.compare(r.key.size() - 7, 7, " status") == 0) {
+            // "PSU0 status", "PSU0/fan status", "fan status": OK or not, a fault flag on the PSU or the switch.
+            const bool of_psu = r.key.rfind("PSU", 0) == 0;
+            const std::string unit = of_psu ? entity + "/" + r.key.substr(0, r.key.find_first_of(" /")) : entity;
+            const bool fan = r.key.find("fan status") != std::string::npos;
+            res.samples.push_back({unit, fan ? "fan_fault" : "psu_fault", "bool", t, r.value == "OK" ? 0.0 : 1.0});
         }
     }
     if (std::isnan(t)) {

@@ -198,15 +198,17 @@ model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, st
         if (e.kind == "gpu" && !e.parent.empty()) hosts[e.parent][e.id] = e.name;
     }
     if (hosts.empty()) throw ImportError("the telemetry names no hosts; nothing to build a scenario from");
+    // The catalog server of a GPU model name; nullopt when the catalog has no such GPU.
+    auto catalogServer = [](std::string name) -> std::optional<std::string> {
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+        if (name.find("A100") != std::string::npos) return "dgx-a100";
+        if (name.find("B200") != std::string::npos) return "hgx-b200";
+        if (name.find("H100") != std::string::npos || name.find("H200") != std::string::npos) return "dgx-h100";
+        return std::nullopt;
+    };
     auto serverFor = [&](const std::map<std::string, std::string>& gpus) -> std::string {
         std::map<std::string, int> votes;
-        for (const auto& [id, name] : gpus) {
-            std::string u = name;
-            std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-            if (u.find("A100") != std::string::npos) ++votes["dgx-a100"];
-            else if (u.find("B200") != std::string::npos || u.find("B300") != std::string::npos) ++votes["hgx-b200"];
-            else ++votes["dgx-h100"];  // H100, H200 and anything the catalog lacks
-        }
+        for (const auto& [id, name] : gpus) ++votes[catalogServer(name).value_or("dgx-h100")];  // unknown GPUs: the nearest common node
         if (votes.empty()) return "dgx-h100";
         return std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
     };
@@ -239,13 +241,9 @@ model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, st
                     node.model = serverFor(it->second);
                     std::set<std::string> names;
                     for (const auto& [gid, gname] : it->second) names.insert(gname);
-                    for (const auto& gname : names) {
-                        const std::string u = gname;
-                        const bool known = u.find("A100") != std::string::npos || u.find("H100") != std::string::npos ||
-                                           u.find("H200") != std::string::npos || u.find("B200") != std::string::npos;
-                        if (!known && notes && !gname.empty())
+                    for (const auto& gname : names)
+                        if (notes && !gname.empty() && !catalogServer(gname))
                             notes->push_back(it->first + ": GPU '" + gname + "' is not in the catalog; node modelled as " + node.model);
-                    }
                     kept.push_back(node);
                     ++it;
                 }

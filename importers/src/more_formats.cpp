@@ -129,9 +129,7 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
     try {
         doc = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 6E1226
-        const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e);
-        const auto upto = text.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(pe ? pe->byte : 0, text.size()));
-        res.warnings.push_back({detail::loc(opt, 1 + static_cast<std::size_t>(std::count(text.begin(), upto, '\n'))), "syntax", std::string("JSON: ") + e.what()});
+        res.warnings.push_back({detail::loc(opt, detail::jsonErrorLine(text, e)), "syntax", std::string("not valid JSON: ") + e.what()});
         return res;
     }
     const nlohmann::json* result = nullptr;

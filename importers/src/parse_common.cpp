@@ -1,5 +1,7 @@
 #include "parse_common.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -24,6 +26,12 @@ bool validUtf8(std::string_view s) {
         i += n + 1;
     }
     return true;
+}
+
+std::size_t jsonErrorLine(const std::string& text, const std::exception& e) {
+    const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e);
+    const auto upto = text.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(pe ? pe->byte : 0, text.size()));
+    return 1 + static_cast<std::size_t>(std::count(text.begin(), upto, '\n'));
 }
 
 bool LineReader::next(std::string& line) {

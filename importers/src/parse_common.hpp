@@ -2,6 +2,7 @@
 // Small helpers shared by the parsers. Private.
 #include <clustertwin/importers/parse.hpp>
 
+#include <exception>
 #include <functional>
 #include <istream>
 #include <vector>
@@ -48,6 +49,9 @@ private:
 /// `where` makes the location of a warning (only called when there is one).
 bool addPromSample(const std::string& metric, const Labels& labels, double t, double value,
                    const std::function<std::string()>& where, ParseResult& res, std::set<std::string>& seen);
+/// The line of a JSON document where nlohmann's exception `e` points (1 when it names no byte offset, as
+/// out_of_range for a number like 6E1226 does).
+std::size_t jsonErrorLine(const std::string& text, const std::exception& e);
 inline std::string loc(const ParseOptions& o, std::size_t line) { return o.file_name + ":" + std::to_string(line); }
 
 /// The line loop every text parser shares: strips CR, counts lines, reports progress every 4096 lines (a

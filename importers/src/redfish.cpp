@@ -350,10 +350,7 @@ ParseResult parseRedfishJson(std::istream& in, const ParseOptions& opt, const Pr
     try {
         doc = json::parse(text);
     } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 6E1226
-        const std::size_t byte = dynamic_cast<const json::parse_error*>(&e) ? static_cast<const json::parse_error&>(e).byte : 0;
-        // nlohmann gives a byte offset; turn it into a line.
-        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(byte, text.size())), '\n'));
-        res.warnings.push_back({detail::loc(opt, line), "syntax", std::string("not valid JSON: ") + e.what()});
+        res.warnings.push_back({detail::loc(opt, detail::jsonErrorLine(text, e)), "syntax", std::string("not valid JSON: ") + e.what()});
         return res;
     }
     RedfishReader reader(opt, res);
