@@ -2,6 +2,7 @@
 // Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
 #include "args.hpp"
 #include "collective.hpp"
+#include "render.hpp"
 #include "simulate.hpp"
 #include "telemetry.hpp"
 
@@ -46,7 +47,7 @@ Commands:
   collective FILE    one collective (all-reduce, all-gather, ...) on the scenario's fabric
   import FILE|DIR... telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
   query              a metric's values from a run database
-  render FILE        render a scenario's hall to a PNG, offscreen
+  render FILE        render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
   backends           list the compute backends (CPU, CUDA) and whether they are usable
   help COMMAND       help for one command
 
@@ -96,10 +97,7 @@ when the servers need liquid) sized N+redundancy, a 2N power chain sized to the 
     {"collective", ct::cli::kCollectiveHelp},
     {"import", ct::cli::kImportHelp},
     {"query", ct::cli::kQueryHelp},
-    {"render", R"(Usage: clustertwin-cli render FILE -o PNG [--size WxH] [--view iso|top]
-
-Renders the scenario's first hall offscreen (floor, racks coloured by nameplate power, cooling units, CDUs).
-)"},
+    {"render", ct::cli::kRenderHelp},
     {"backends", R"(Usage: clustertwin-cli backends [--json]
 
 Lists the compute backends: CPU (always) and CUDA (when built with it and a device is present).
@@ -292,20 +290,6 @@ int cmdGenerate(const Args& a) {
     return kOk;
 }
 
-int cmdRender(const Args& a) {
-    const std::string file = one(a, "scenario file");
-    const std::string out = a.get("out");
-    if (out.empty()) throw UsageError("render needs -o PNG");
-    ct::render::RenderOptions opt;
-    const std::string size = a.get("size", "1280x800");
-    if (std::sscanf(size.c_str(), "%dx%d", &opt.width, &opt.height) != 2) throw UsageError("--size expects WxH, got '" + size + "'");
-    opt.view = a.get("view", "iso");
-    const m::ValidationReport rep = loadValid(file);
-    ct::render::renderScenarioPng(rep.scenario, rep.catalog, out, opt);
-    std::cerr << out << ": written (" << opt.width << "x" << opt.height << ", " << opt.view << ")\n";
-    return kOk;
-}
-
 int cmdBackends(const Args& a) {
     const auto all = ct::sim::listBackends();
     if (a.flag("json")) {
@@ -335,12 +319,13 @@ const std::map<std::string, Command>& commands() {
                       {"out", "id", "name", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
                        "levels", "oversubscription", "jobs", "event"}}},
-        {"render", {cmdRender, {"help"}, {"out", "size", "view"}}},
+        {"render", {ct::cli::cmdRender, {"help", "aisle-slice", "streamlines", "no-links", "no-labels"},
+                    {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
         {"import", {ct::cli::cmdImport, {"json", "help"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every"}}},
         {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help"},
-                      {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "backend", "max-grid-memory"}}},
+                      {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
     };
     return c;

@@ -31,6 +31,8 @@ Runs the coupled power / equipment heat / liquid / room-air model and records th
   --cell M            air grid cell size in metres, 0.1–0.5 (0.25)
   --threads N         grid threads (all hardware threads)
   --record-every T    how often samples are recorded (10s; at least one step)
+  --field-every T     how often the 3D air field is stored for replay (60s; 0 = never; grids over
+                      8M cells are not stored)
   --backend B         cpu (the reference; cuda comes with the CUDA backend)
   --max-grid-memory M refuse air grids needing more than M MiB (default: 80 % of physical memory)
   --json              print a summary object on stdout
@@ -168,6 +170,8 @@ int cmdSimulate(const Args& a) {
         opt.max_grid_bytes = static_cast<std::uint64_t>(mib * 1024 * 1024);
     }
     const double record_s = std::max(opt.step_s, duration("record-every", "10s"));
+    double field_s = duration("field-every", "60s");
+    if (field_s > 0) field_s = std::max(field_s, opt.step_s);
     if (!(duration_s > 0)) throw UsageError("--duration must be > 0");
     if (!(opt.step_s > 0) || opt.step_s > duration_s) throw UsageError("--step must be > 0 and not longer than the run");
     if (!(opt.cell_m >= 0.1 && opt.cell_m <= 0.5)) throw UsageError("--cell must be within 0.1–0.5 m");
@@ -230,16 +234,25 @@ int cmdSimulate(const Args& a) {
     store.upsertEntities(entitiesOf(rep.scenario, rep.catalog));
     Recorder rec{store, run, {}, {}};
     rec.record(engine->frame(), rep.scenario.id);
+    if (field_s > 0 && engine->stats().grid_cells > 8'000'000) {
+        std::cerr << "simulate: the air grid has " << engine->stats().grid_cells << " cells; its field is not stored\n";
+        field_s = 0;
+    }
 
     const auto wall0 = std::chrono::steady_clock::now();
     const auto steps = static_cast<std::int64_t>(std::llround(duration_s / opt.step_s));
     std::vector<importers::StoredEvent> events;
     std::map<std::string, json> alerts;  // first occurrence per kind and entity
-    double next_record = record_s, peak_inlet = -1e9, it_energy = 0, fac_energy = 0;
+    double next_record = record_s, next_field = 0, peak_inlet = -1e9, it_energy = 0, fac_energy = 0;
     std::string peak_rack;
     int last_pct = -1;
     for (std::int64_t s = 1; s <= steps; ++s) {
-        const m::Frame& f = engine->step();
+        const bool field_step = field_s > 0 && (engine->timeS() + opt.step_s + 1e-9 >= next_field || s == steps);
+        const m::Frame& f = engine->step(field_step);
+        if (field_step && f.air) {
+            store.writeAirField(run, f.time_s, *f.air);
+            next_field = f.time_s + field_s;
+        }
         it_energy += f.it_power_w * opt.step_s;
         fac_energy += f.facility_power_w * opt.step_s;
         if (f.max_inlet_c > peak_inlet) {

@@ -38,6 +38,11 @@ CREATE TABLE IF NOT EXISTS events(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   t REAL NOT NULL, kind TEXT NOT NULL, target TEXT, value REAL, message TEXT);
 CREATE INDEX IF NOT EXISTS events_by_time ON events(run_id, t);
+CREATE TABLE IF NOT EXISTS air_fields(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  t REAL NOT NULL, nx INTEGER NOT NULL, ny INTEGER NOT NULL, nz INTEGER NOT NULL, cell_m REAL NOT NULL,
+  temp BLOB NOT NULL, velocity BLOB, seeds BLOB,
+  PRIMARY KEY(run_id, t));
 )sql";
 
 /// A prepared statement, finalized on destruction.
@@ -53,6 +58,15 @@ public:
     Stmt& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(s_, i, v)); }
     Stmt& bind(int i, const std::string& v) { return check(sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT)); }
     Stmt& bindNull(int i) { return check(sqlite3_bind_null(s_, i)); }
+    Stmt& bindFloats(int i, const std::vector<float>& v) {
+        if (v.empty()) return bindNull(i);
+        return check(sqlite3_bind_blob64(s_, i, v.data(), v.size() * sizeof(float), SQLITE_TRANSIENT));
+    }
+    std::vector<float> floats(int c) const {
+        const auto* p = static_cast<const float*>(sqlite3_column_blob(s_, c));
+        const auto n = static_cast<std::size_t>(sqlite3_column_bytes(s_, c)) / sizeof(float);
+        return p ? std::vector<float>(p, p + n) : std::vector<float>();
+    }
     /// Steps once: true while a row is available.
     bool step() {
         const int rc = sqlite3_step(s_);
@@ -347,6 +361,57 @@ std::int64_t TelemetryStore::sampleCount() const {
     Stmt s(d_->db, "SELECT COUNT(*) FROM samples", d_->path);
     s.step();
     return s.integer(0);
+}
+
+void TelemetryStore::writeAirField(std::int64_t run, double t_s, const model::AirField& f) {
+    const std::size_t n = static_cast<std::size_t>(f.nx) * f.ny * f.nz;
+    if (n == 0 || f.temp_c.size() != n || (!f.velocity_ms.empty() && f.velocity_ms.size() != 3 * n))
+        throw ImportError(d_->path + ": air field at t=" + std::to_string(t_s) + " has inconsistent sizes");
+    Stmt s(d_->db, "INSERT OR REPLACE INTO air_fields(run_id, t, nx, ny, nz, cell_m, temp, velocity, seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+           d_->path);
+    s.bind(1, run).bind(2, t_s).bind(3, std::int64_t{f.nx}).bind(4, std::int64_t{f.ny}).bind(5, std::int64_t{f.nz}).bind(6, f.cell_m);
+    s.bindFloats(7, f.temp_c).bindFloats(8, f.velocity_ms).bindFloats(9, f.supply_points_m);
+    s.step();
+}
+
+std::vector<double> TelemetryStore::airFieldTimes(std::int64_t run) const {
+    Stmt s(d_->db, "SELECT t FROM air_fields WHERE run_id = ?1 ORDER BY t", d_->path);
+    s.bind(1, run);
+    std::vector<double> out;
+    while (s.step()) out.push_back(s.real(0));
+    return out;
+}
+
+std::optional<model::AirField> TelemetryStore::airFieldAt(std::int64_t run, double t_s) const {
+    Stmt s(d_->db, "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM air_fields WHERE run_id = ?1 AND t <= ?2 ORDER BY t DESC LIMIT 1",
+           d_->path);
+    s.bind(1, run).bind(2, t_s);
+    if (!s.step()) return std::nullopt;
+    model::AirField f{static_cast<int>(s.integer(0)), static_cast<int>(s.integer(1)), static_cast<int>(s.integer(2)), s.real(3),
+                      s.floats(4), s.floats(5), s.floats(6)};
+    const std::size_t n = static_cast<std::size_t>(f.nx) * f.ny * f.nz;
+    if (f.temp_c.size() != n || (!f.velocity_ms.empty() && f.velocity_ms.size() != 3 * n))
+        throw ImportError(d_->path + ": the air field of run " + std::to_string(run) + " near t=" + std::to_string(t_s) + " is damaged");
+    return f;
+}
+
+std::vector<SeriesValues> TelemetryStore::allSeries(std::int64_t run) const {
+    Stmt ser(d_->db, "SELECT id, entity, metric, unit, source FROM series WHERE run_id = ?1 ORDER BY id", d_->path);
+    ser.bind(1, run);
+    std::vector<SeriesValues> out;
+    std::map<std::int64_t, std::size_t> at;
+    while (ser.step()) {
+        at[ser.integer(0)] = out.size();
+        out.push_back({ser.integer(0), {ser.text(1), ser.text(2), ser.text(3), ser.text(4)}, {}});
+    }
+    if (out.empty()) return out;
+    Stmt pts(d_->db, "SELECT series_id, t, value FROM samples WHERE series_id >= ?1 AND series_id <= ?2 ORDER BY series_id, t", d_->path);
+    pts.bind(1, out.front().series).bind(2, out.back().series);
+    while (pts.step()) {
+        auto it = at.find(pts.integer(0));
+        if (it != at.end()) out[it->second].points.emplace_back(pts.real(1), pts.null(2) ? std::nan("") : pts.real(2));
+    }
+    return out;
 }
 
 } // namespace ct::importers

@@ -804,9 +804,41 @@ void Engine::Impl::finishFrame(bool with_air) {
     f.air.reset();
     if (with_air && !halls.empty()) {
         const AirModel& air = *halls.front().air;
-        model::AirField af{air.nx(), air.ny(), air.nz(), air.cellM(), air.temperatures()};
+        model::AirField af{air.nx(), air.ny(), air.nz(), air.cellM(), air.temperatures(), {}, {}};
         for (std::size_t c = 0; c < af.temp_c.size(); ++c)
             if (air.solid(static_cast<int>(c))) af.temp_c[c] = std::nanf("");
+        // Cell-centred velocity: the mean of the two opposite face fluxes over the face area.
+        const int nx = air.nx(), ny = air.ny(), nz = air.nz();
+        const auto& fx = air.fluxX();
+        const auto& fy = air.fluxY();
+        const auto& fz = air.fluxZ();
+        const float inv_area = static_cast<float>(1.0 / (air.cellM() * air.cellM()));
+        af.velocity_ms.resize(3 * af.temp_c.size());
+        for (int kk = 0; kk < nz; ++kk)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const std::size_t c = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny) * kk);
+                    const std::size_t xf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx + 1) * (j + static_cast<std::size_t>(ny) * kk);
+                    const std::size_t yf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny + 1) * kk);
+                    af.velocity_ms[3 * c] = 0.5f * (fx[xf] + fx[xf + 1]) * inv_area;
+                    af.velocity_ms[3 * c + 1] = 0.5f * (fy[yf] + fy[yf + nx]) * inv_area;
+                    af.velocity_ms[3 * c + 2] = 0.5f * (fz[c] + fz[c + static_cast<std::size_t>(nx) * ny]) * inv_area;
+                }
+        // Streamline seeds: the cells where supply air enters (unit fronts or floor tiles), thinned to ~300.
+        std::vector<int> inlets;
+        const HallRt& hr = halls.front();
+        if (hr.tile_port >= 0 && air.portFlow(hr.tile_port) > 0) inlets = air.portCells(hr.tile_port);
+        for (int ui : hr.units)
+            if (air.portFlow(units[ui].supply_port) > 0)
+                for (int cell : air.portCells(units[ui].supply_port)) inlets.push_back(cell);
+        const std::size_t stride = std::max<std::size_t>(1, inlets.size() / 300);
+        const double cm = air.cellM();
+        for (std::size_t q = 0; q < inlets.size(); q += stride) {
+            const int cell = inlets[q];
+            const int i = cell % nx, j = (cell / nx) % ny, kk = cell / (nx * ny);
+            af.supply_points_m.insert(af.supply_points_m.end(), {static_cast<float>((i + 0.5) * cm), static_cast<float>((j + 0.5) * cm),
+                                                                 static_cast<float>((kk + 0.5) * cm)});
+        }
         f.air = std::move(af);
     }
 }

@@ -205,4 +205,23 @@ ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalo
     return f;
 }
 
+std::vector<model::FabricLink> fabricLinks(const model::Scenario& s, const model::Catalog& c) {
+    std::vector<model::FabricLink> out;
+    if (s.network.topology == "none") return out;
+    const ScenarioFabric f = buildScenarioFabric(s, c);
+    const Topology& t = f.topology;
+    auto end = [&](int n) {
+        const NetNode& nn = t.node(n);
+        model::FabricLinkEnd e{nn.id, nn.rack, "", nn.level};
+        if (nn.kind != NodeKind::Switch) e.node = nn.id.substr(0, nn.id.rfind('/'));
+        return e;
+    };
+    out.reserve(t.cableCount());
+    for (int cable = 0; cable < t.cableCount(); ++cable) {
+        const Arc& a = t.arc(2 * cable);
+        out.push_back({t.cableId(cable), toString(a.kind), end(a.from), end(a.to)});
+    }
+    return out;
+}
+
 } // namespace ct::sim::net

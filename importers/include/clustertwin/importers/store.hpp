@@ -6,8 +6,10 @@
 //   series(id, run_id, entity, metric, unit, source)   UNIQUE(run_id, entity, metric, source)
 //   samples(series_id, t, value)                       PRIMARY KEY(series_id, t), WITHOUT ROWID
 //   events(run_id, t, kind, target, value, message)
+//   air_fields(run_id, t, nx, ny, nz, cell_m, temp, velocity, seeds)   float32 blobs, see model::AirField
 // Time t is in seconds: from the run's start for simulated runs, Unix time for imported telemetry.
 #include <clustertwin/importers/format.hpp>
+#include <clustertwin/model/frame.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -93,6 +95,14 @@ public:
     std::vector<Bucket> buckets(std::int64_t series, double t0_s, double t1_s, int n) const;
     std::vector<StoredEvent> events(std::int64_t run) const;
     std::int64_t sampleCount() const;
+    /// Every series of a run with all its points (for replay, which scrubs back and forth).
+    std::vector<SeriesValues> allSeries(std::int64_t run) const;
+
+    /// Snapshots of the 3D air field of simulated runs (telemetry has none): written at the run's field
+    /// interval, read back as the latest snapshot at or before `t_s`.
+    void writeAirField(std::int64_t run, double t_s, const model::AirField& f);
+    std::optional<model::AirField> airFieldAt(std::int64_t run, double t_s) const;
+    std::vector<double> airFieldTimes(std::int64_t run) const;
 
     const std::string& path() const;
 

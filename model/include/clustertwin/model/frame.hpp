@@ -111,6 +111,25 @@ struct AirField {
     int nx = 0, ny = 0, nz = 0;
     double cell_m = 0;
     std::vector<float> temp_c;     ///< index i + nx·(j + ny·k); NaN in solid cells
+    /// Cell-centred air velocity (m/s), 3 components per cell in the same order; empty when not computed.
+    std::vector<float> velocity_ms;
+    /// Where supply air enters the room (x, y, z in metres, 3 per point): seeds for streamlines.
+    std::vector<float> supply_points_m;
+};
+
+/// One cable of the fabric, placed in the hall: what the 3D view needs to draw a link without the network
+/// model. An end is a node (its rack and node id) or a switch (its rack and tier level 1..3).
+struct FabricLinkEnd {
+    std::string id;     ///< network node id ("n1/gpu0", "leaf3")
+    std::string rack;   ///< rack it sits in ("" = not placed)
+    std::string node;   ///< scenario node id for GPUs and NVSwitches, "" for fabric switches
+    int level = 0;      ///< 0 host, 1 leaf, 2 spine, 3 core, −1 NVSwitch
+};
+
+struct FabricLink {
+    std::string id;     ///< "a<->b", as in LinkFrame
+    std::string kind;   ///< "nvlink", "infiniband", "ethernet"
+    FabricLinkEnd a, b;
 };
 
 struct Frame {

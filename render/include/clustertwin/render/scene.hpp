@@ -1,9 +1,14 @@
 #pragma once
-// Offscreen rendering of a scenario's hall (no Qt). VTK types stay in the .cpp (STYLE.md habit 2).
+// The 3D scene of a hall (no Qt): built once from a scenario, recoloured from frames. VTK types stay in the
+// .cpp (STYLE.md habit 2) so the app and the CLI include this without VTK's headers.
 #include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace ct::render {
 
@@ -12,15 +17,95 @@ public:
     using Error::Error;
 };
 
+/// A way to colour the racks' nodes. Rack-level metrics colour the whole rack.
+struct MetricInfo {
+    std::string id;       ///< "inlet_c", "power_kw", ...
+    std::string label;    ///< for the scalar bar and pickers, with its unit
+    double lo = 0, hi = 1;  ///< colour range (hi = 0: from the scenario's nameplates)
+    bool rack_level = false;
+    bool needs_frame = true;
+};
+/// Every colouring metric, the default first.
+const std::vector<MetricInfo>& metrics();
+/// Throws RenderError naming the known ones.
+const MetricInfo& metricInfo(const std::string& id);
+
+struct Overlays {
+    bool floor_slice = false;       ///< horizontal slice of the air field
+    double slice_height_m = 1.0;
+    bool aisle_slice = false;       ///< vertical slice along the first aisle
+    bool isosurface = false;
+    double iso_c = 27.0;            ///< ASHRAE's recommended inlet limit
+    bool streamlines = false;       ///< from the supply openings
+    bool links = true;              ///< fabric links coloured by utilization
+    bool labels = true;
+    int max_link_lines = 400;       ///< more links than this are bundled per rack pair
+};
+
+enum class MouseEvent { LeftPress, LeftRelease, RightPress, RightRelease, MiddlePress, MiddleRelease, Move, WheelForward, WheelBackward };
+
+class Scene {
+public:
+    enum class Target { Offscreen, Window };
+    /// Builds the first hall: floor with tile grid, walls, racks with their nodes at their U positions,
+    /// cooling units, CDUs, fabric switches and links (`links` from sim::net::fabricLinks). Throws RenderError
+    /// when the scenario has no hall.
+    Scene(const model::Scenario& s, const model::Catalog& c, std::vector<model::FabricLink> links = {}, Target target = Target::Offscreen);
+    ~Scene();
+    Scene(const Scene&) = delete;
+    Scene& operator=(const Scene&) = delete;
+
+    /// Throws RenderError for an unknown metric.
+    void setMetric(const std::string& id);
+    const std::string& metric() const;
+    /// Recolours racks, nodes, units and links from the frame and rebuilds only the air overlays (from
+    /// `f.air`, when it has one). Entities the frame lacks show as "no data".
+    void setFrame(const model::Frame& f);
+    void clearFrame();
+    bool hasFrame() const;
+    bool hasAirField() const;
+    void setOverlays(const Overlays& o);
+    const Overlays& overlays() const;
+    /// "iso", "top" or "aisle" (eye height along the first aisle). Throws RenderError otherwise.
+    void setCamera(const std::string& preset);
+    /// Outlines an entity (rack, node, cooling unit, CDU); "" clears.
+    void setSelected(const std::string& id);
+    const std::string& selected() const;
+
+    /// The entity under a pixel (origin top-left): node, rack, cooling unit or CDU id; "" for none.
+    std::string pick(int x, int y) const;
+    /// The pixel where an entity's centre (or the top of a rack) is drawn; false when unknown.
+    bool project(const std::string& id, int& x, int& y, bool top = false) const;
+
+    void setSize(int width, int height);
+    void render();
+    /// Renders and writes a PNG (atomically: temporary file, then rename). Throws RenderError.
+    void savePng(const std::string& path);
+
+    /// Window target: the native window to draw into (X11 window id) and input forwarding.
+    void setWindowId(std::uintptr_t id);
+    void mouse(MouseEvent e, int x, int y, bool ctrl = false, bool shift = false);
+
+    std::size_t nodeCount() const;
+    std::size_t rackCount() const;
+    std::size_t linkLineCount() const;  ///< lines drawn (after bundling)
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d_;
+};
+
 struct RenderOptions {
     int width = 1280;
     int height = 800;
-    std::string view = "iso";  ///< "iso" or "top"
+    std::string view = "iso";       ///< "iso", "top" or "aisle"
+    std::string metric;             ///< "" = the first metric that fits (nameplate without a frame)
+    Overlays overlays;
 };
 
-/// Renders the first hall (floor, racks coloured by nameplate power, cooling units, CDUs) offscreen and
-/// writes a PNG. Throws RenderError (bad size or view, no hall, cannot write).
-void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const std::string& png_path,
-                       const RenderOptions& opt = {});
+/// Renders the first hall offscreen to a PNG, coloured from `frame` when given. Throws RenderError (bad size,
+/// view or metric, no hall, cannot write).
+void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const std::string& png_path, const RenderOptions& opt = {},
+                       const model::Frame* frame = nullptr, std::vector<model::FabricLink> links = {});
 
 } // namespace ct::render

@@ -2,6 +2,7 @@
 // Collective operations decomposed into flows on a topology (MODELS.md §5). Steps are synchronous: a step
 // ends when its slowest transfer does. Bus bandwidth is defined as in nccl-tests.
 #include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
 #include <clustertwin/sim/network.hpp>
 
@@ -52,5 +53,9 @@ struct ScenarioFabric {
 };
 /// Throws SimError when the scenario has no network or mixes servers with different GPU counts.
 ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalog& c);
+
+/// Every cable of the scenario's fabric with where its ends sit in the hall, for the 3D view. Empty when the
+/// scenario has no network; throws SimError as buildScenarioFabric does.
+std::vector<model::FabricLink> fabricLinks(const model::Scenario& s, const model::Catalog& c);
 
 } // namespace ct::sim::net

@@ -1,0 +1,148 @@
+#include "render.hpp"
+
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/engine.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace ct::cli {
+
+namespace m = ct::model;
+
+const char* kRenderHelp = R"(Usage: clustertwin-cli render SCENARIO -o PNG [--run DB [--run-id N]] [--time T]
+                             [--metric M] [--view iso|top|aisle] [--size WxH]
+                             [--slice HEIGHT] [--aisle-slice] [--iso C] [--streamlines] [--no-links] [--no-labels]
+
+Renders the scenario's first hall offscreen: floor and tiles, racks with their nodes at their U positions,
+cooling units, CDUs, fabric switches and links, labels and colour bars.
+
+Where the colours come from:
+  --run DB [--time T]   a recorded run (clustertwin-cli simulate or import) at T: the last values at or before
+                        T, T counted from the run's start (default: its end). --run-id picks a run (default:
+                        the newest).
+  --time T              without --run: the scenario simulated here, its events included, up to T.
+  neither               design values: nodes coloured by nameplate power.
+Metrics (--metric): inlet_c (default with values), gpu_temp_c, power_kw, gpu_util, throttle, rack_power_kw,
+rack_inlet_c, exhaust_c, nameplate_kw (default without).
+Air overlays need the air field: a simulation here, or a run stored with --field-every:
+  --slice HEIGHT    horizontal slice at HEIGHT metres      --aisle-slice   vertical slice along the first aisle
+  --iso C           isosurface at C °C (27 = ASHRAE)        --streamlines   streamlines from the supply openings
+Exit codes: 0 written, 1 runtime error (cannot write), 2 usage error or invalid input.
+)";
+
+namespace {
+
+double timeArg(const Args& a, const std::string& fallback) {
+    try {
+        return m::parseDurationS(a.get("time", fallback));
+    } catch (const m::ModelError& e) {
+        throw UsageError(std::string("--time: ") + e.what());
+    }
+}
+
+} // namespace
+
+int cmdRender(const Args& a) {
+    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
+    const std::string file = a.positional()[0];
+    const std::string out = a.get("out");
+    if (out.empty()) throw UsageError("render needs -o PNG");
+    render::RenderOptions opt;
+    const std::string size = a.get("size", "1280x800");
+    char tail = 0;
+    if (std::sscanf(size.c_str(), "%dx%d%c", &opt.width, &opt.height, &tail) != 2 || opt.width < 16 || opt.height < 16 ||
+        opt.width > 8192 || opt.height > 8192)
+        throw UsageError("--size expects WxH within 16..8192, got '" + size + "'");
+    opt.view = a.get("view", "iso");
+    if (opt.view != "iso" && opt.view != "top" && opt.view != "aisle") throw UsageError("--view must be iso, top or aisle");
+    opt.metric = a.get("metric", "");
+    if (!opt.metric.empty()) {
+        try {
+            render::metricInfo(opt.metric);
+        } catch (const render::RenderError& e) {
+            throw UsageError(std::string("--metric: ") + e.what());
+        }
+    }
+    if (a.has("slice")) {
+        opt.overlays.floor_slice = true;
+        opt.overlays.slice_height_m = a.getDouble("slice", 1.0);
+    }
+    opt.overlays.aisle_slice = a.flag("aisle-slice");
+    if (a.has("iso")) {
+        opt.overlays.isosurface = true;
+        opt.overlays.iso_c = a.getDouble("iso", 27.0);
+    }
+    opt.overlays.streamlines = a.flag("streamlines");
+    opt.overlays.links = !a.flag("no-links");
+    opt.overlays.labels = !a.flag("no-labels");
+    const bool wants_air = opt.overlays.floor_slice || opt.overlays.aisle_slice || opt.overlays.isosurface || opt.overlays.streamlines;
+
+    m::ValidationReport rep = m::loadAndValidate(file);
+    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
+    if (m::hasErrors(rep.diagnostics)) {
+        std::cerr << file << ": " << m::countErrors(rep.diagnostics) << " error(s); fix them first (clustertwin-cli validate)\n";
+        return 2;
+    }
+    std::vector<m::FabricLink> links;
+    try {
+        links = sim::net::fabricLinks(rep.scenario, rep.catalog);
+    } catch (const sim::SimError& e) {
+        std::cerr << file << ": warning: links not drawn: " << e.what() << "\n";
+    }
+
+    std::optional<m::Frame> frame;
+    std::string source = "design values";
+    if (a.has("run")) {
+        const std::string db = a.get("run");
+        if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
+        auto store = importers::TelemetryStore::open(db);
+        const auto runs = store.runs();
+        if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
+        const std::int64_t id = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
+        const importers::RunReplay replay = importers::RunReplay::load(store, id);
+        const double t = replay.startS() + (a.has("time") ? timeArg(a, "0s") : replay.endS() - replay.startS());
+        frame = replay.frameAt(t);
+        if (wants_air) {
+            frame->air = store.airFieldAt(id, t + 1e-6);
+            if (!frame->air) {
+                std::cerr << "clustertwin-cli render: run " << id << " in " << db
+                          << " has no stored air field at or before that time (simulate with --field-every)\n";
+                return 2;
+            }
+        }
+        source = "run " + std::to_string(id) + " at " + m::formatDuration(t - replay.startS());
+    } else if (a.has("time")) {
+        const double t = timeArg(a, "0s");
+        if (!(t > 0)) throw UsageError("--time must be > 0 to simulate");
+        sim::EngineOptions eo;
+        std::unique_ptr<sim::Engine> engine;
+        try {
+            engine = std::make_unique<sim::Engine>(rep.scenario, rep.catalog, eo);
+        } catch (const sim::SimError& e) {
+            std::cerr << "clustertwin-cli render: " << e.what() << "\n";
+            return 2;
+        }
+        const auto steps = static_cast<std::int64_t>(std::ceil(t / eo.step_s - 1e-9));
+        for (std::int64_t s = 1; s < steps; ++s) engine->step();
+        frame = engine->step(true);
+        source = "simulated to " + m::formatDuration(engine->timeS());
+    } else if (wants_air) {
+        throw UsageError("air overlays need values: give --time T (simulated here) or --run DB");
+    }
+    if (opt.metric.empty()) opt.metric = frame ? "inlet_c" : "nameplate_kw";
+    if (render::metricInfo(opt.metric).needs_frame && !frame)
+        throw UsageError("--metric " + opt.metric + " needs values: give --time T or --run DB");
+    render::renderScenarioPng(rep.scenario, rep.catalog, out, opt, frame ? &*frame : nullptr, std::move(links));
+    std::cerr << out << ": written (" << opt.width << "x" << opt.height << ", " << opt.view << ", " << opt.metric << ", " << source << ")\n";
+    return 0;
+}
+
+} // namespace ct::cli
