@@ -133,7 +133,7 @@ vtkSmartPointer<vtkScalarBarActor> makeBar(vtkLookupTable* lut, const std::strin
     bar->SetLabelFormat("%.0f");
     bar->SetOrientationToHorizontal();
     bar->SetPosition(x, 0.015);
-    bar->SetWidth(0.3);
+    bar->SetWidth(0.27);
     bar->SetHeight(0.11);
     bar->SetBarRatio(0.3);
     bar->SetTextPositionToPrecedeScalarBar();
@@ -325,9 +325,9 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     sel_actor->VisibilityOff();
     ren->AddActor(sel_actor);
 
-    metric_bar = makeBar(node_lut, "", 0.675);
-    link_bar = makeBar(link_lut, "Link utilization (%)", 0.35);
-    air_bar = makeBar(air_lut, "Air temperature (°C)", 0.025);
+    metric_bar = makeBar(node_lut, "", 0.70);
+    link_bar = makeBar(link_lut, "Link utilization (%)", 0.365);
+    air_bar = makeBar(air_lut, "Air temperature (°C)", 0.03);
     ren->AddActor2D(metric_bar);
     ren->AddActor2D(link_bar);
     ren->AddActor2D(air_bar);
@@ -424,7 +424,7 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
         } else {
             p[0] = (rb.lo[0] + rb.hi[0]) / 2;
             p[1] = (rb.lo[1] + rb.hi[1]) / 2;
-            p[2] = rb.hi[2] + 0.25 + 0.5 * (e.level - 1);
+            p[2] = rb.hi[2] + 0.4 + 0.7 * (e.level - 1);
         }
         const int idx = static_cast<int>(link_points->InsertNextPoint(p));
         end_point.emplace(key, idx);
@@ -441,7 +441,7 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
             auto ri = rack_index.find(e->rack);
             if (ri == rack_index.end()) continue;
             const auto& rb = racks.bounds[ri->second];
-            const double cx = (rb.lo[0] + rb.hi[0]) / 2, cy = (rb.lo[1] + rb.hi[1]) / 2, z = rb.hi[2] + 0.25 + 0.5 * (e->level - 1);
+            const double cx = (rb.lo[0] + rb.hi[0]) / 2, cy = (rb.lo[1] + rb.hi[1]) / 2, z = rb.hi[2] + 0.4 + 0.7 * (e->level - 1);
             switches->add(e->id, cx - 0.25, cy - 0.2, z - 0.05, cx + 0.25, cy + 0.2, z + 0.05, e->level);
         }
     std::size_t drawable = 0;
@@ -475,7 +475,7 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
     link_mapper->UseLookupTableScalarRangeOn();
     link_mapper->SetScalarModeToUseCellData();
     link_actor->SetMapper(link_mapper);
-    link_actor->GetProperty()->SetLineWidth(bundled ? 3 : 2);
+    link_actor->GetProperty()->SetLineWidth(bundled ? 4 : 2);
     link_actor->PickableOff();
     if (!lines.empty()) ren->AddActor(link_actor);
 

@@ -1,0 +1,271 @@
+// Issue 5: the 3D scene. Image tests against baselines (STYLE.md habit 8), picking, recolouring, bundling.
+#include "sim_fixtures.hpp"
+
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/engine.hpp>
+
+#include <QDir>
+#include <QImage>
+#include <QTest>
+
+#include <cmath>
+
+namespace r = ct::render;
+namespace m = ct::model;
+
+namespace {
+
+// One stated threshold for every image test: at most 1.5 % of the pixels may differ by more than 48 in some
+// channel. Mesa's llvmpipe is deterministic on one machine; the margin absorbs other Mesa versions' antialiasing.
+constexpr double kMaxDifferingShare = 0.015;
+constexpr int kChannelTolerance = 48;
+
+/// Compares `actual` with tests/baselines/<name>.png; writes the actual image next to the build when they
+/// differ (or when CT_UPDATE_BASELINES is set, over the baseline).
+void compareWithBaseline(const QString& actual, const QString& name) {
+    const QString base = QStringLiteral(CT_BASELINE_DIR "/") + name + ".png";
+    if (qEnvironmentVariableIsSet("CT_UPDATE_BASELINES")) {
+        QFile::remove(base);
+        QVERIFY(QFile::copy(actual, base));
+        QSKIP("baseline updated");
+    }
+    const QImage a(actual), b(base);
+    QVERIFY2(!a.isNull(), qPrintable("cannot read " + actual));
+    QVERIFY2(!b.isNull(), qPrintable("no baseline " + base + " (run with CT_UPDATE_BASELINES=1 and look at it)"));
+    QCOMPARE(a.size(), b.size());
+    long differing = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            const QRgb p = a.pixel(x, y), q = b.pixel(x, y);
+            if (std::abs(qRed(p) - qRed(q)) > kChannelTolerance || std::abs(qGreen(p) - qGreen(q)) > kChannelTolerance ||
+                std::abs(qBlue(p) - qBlue(q)) > kChannelTolerance)
+                ++differing;
+        }
+    const double share = double(differing) / (a.width() * a.height());
+    if (share > kMaxDifferingShare) {
+        const QString kept = QDir::currentPath() + "/" + name + ".actual.png";
+        QFile::remove(kept);
+        QFile::copy(actual, kept);
+        QFAIL(qPrintable(QString("%1: %2 % of pixels differ (limit %3 %); actual image kept at %4")
+                             .arg(name).arg(100 * share, 0, 'f', 2).arg(100 * kMaxDifferingShare).arg(kept)));
+    }
+}
+
+/// The image is not blank: several distinct colours cover a fair share of it.
+void verifyNotBlank(const QString& png) {
+    const QImage img(png);
+    QVERIFY(!img.isNull());
+    QSet<QRgb> colours;
+    for (int y = 0; y < img.height(); y += 4)
+        for (int x = 0; x < img.width(); x += 4) colours.insert(img.pixel(x, y) & 0xF0F0F0);
+    QVERIFY2(colours.size() > 30, qPrintable(QString("only %1 colours").arg(colours.size())));
+}
+
+m::Frame simulate(const fixtures::Loaded& l, double seconds) {
+    ct::sim::EngineOptions o;
+    o.threads = 2;
+    ct::sim::Engine e(l.scenario, l.catalog, o);
+    const int steps = static_cast<int>(seconds / o.step_s);
+    for (int s = 1; s < steps; ++s) e.step();
+    return e.step(true);
+}
+
+QColor pixelAt(const QString& png, int x, int y) { return QImage(png).pixelColor(x, y); }
+
+} // namespace
+
+class TstRender : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void imageLab8nodeIsoInlet();
+    void imageAirSlice();
+    void imageNetworkLinks();
+    void pickReturnsTheEntityUnderThePixel();
+    void frameRecoloursWithoutRebuilding();
+    void linksBundleAboveTheLimit();
+    void badMetricOrViewIsAnError();
+    void replayFrameIsLastKnownValue();
+
+private:
+    QString out(const char* name) const { return QDir::current().absoluteFilePath(QString(name) + ".png"); }
+};
+
+void TstRender::initTestCase() {
+    if (qEnvironmentVariableIsEmpty("DISPLAY")) QSKIP("offscreen VTK rendering needs an X display (Xvfb in CI)");
+}
+
+void TstRender::imageLab8nodeIsoInlet() {
+    const auto l = fixtures::sample("lab-8node", 0.9);
+    const m::Frame f = simulate(l, 300);
+    r::RenderOptions o;
+    o.width = 640;
+    o.height = 400;
+    o.metric = "inlet_c";
+    r::renderScenarioPng(l.scenario, l.catalog, out("lab8node_iso_inlet").toStdString(), o, &f,
+                         ct::sim::net::fabricLinks(l.scenario, l.catalog));
+    verifyNotBlank(out("lab8node_iso_inlet"));
+    compareWithBaseline(out("lab8node_iso_inlet"), "lab8node_iso_inlet");
+}
+
+void TstRender::imageAirSlice() {
+    const auto l = fixtures::sample("lab-8node", 0.9);
+    const m::Frame f = simulate(l, 300);
+    QVERIFY(f.air.has_value());
+    r::RenderOptions o;
+    o.width = 640;
+    o.height = 400;
+    o.view = "top";
+    o.overlays.floor_slice = true;
+    o.overlays.slice_height_m = 1.0;
+    o.overlays.links = false;
+    r::renderScenarioPng(l.scenario, l.catalog, out("lab8node_air_slice").toStdString(), o, &f);
+    verifyNotBlank(out("lab8node_air_slice"));
+    compareWithBaseline(out("lab8node_air_slice"), "lab8node_air_slice");
+}
+
+void TstRender::imageNetworkLinks() {
+    // A 7B data-parallel training job over half the pod loads part of the fabric.
+    auto l = fixtures::sample("superpod-h100-su");
+    m::Job j;
+    j.id = "llm";
+    j.kind = "training";
+    for (const auto& r : l.scenario.halls[0].rows[0].racks)
+        for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    m::TrainingSpec t;
+    t.model_params = 7e9;
+    t.tokens_per_step = 131072;
+    t.tensor_parallel = 8;
+    j.training = t;
+    l.scenario.jobs = {j};
+    const m::Frame f = simulate(l, 30);
+    QVERIFY2(!f.links.empty(), "the sample's jobs should load the fabric");
+    r::RenderOptions o;
+    o.width = 640;
+    o.height = 400;
+    o.metric = "gpu_util";
+    o.overlays.labels = false;
+    r::renderScenarioPng(l.scenario, l.catalog, out("superpod_links").toStdString(), o, &f, ct::sim::net::fabricLinks(l.scenario, l.catalog));
+    verifyNotBlank(out("superpod_links"));
+    compareWithBaseline(out("superpod_links"), "superpod_links");
+}
+
+void TstRender::pickReturnsTheEntityUnderThePixel() {
+    const auto l = fixtures::sample("lab-8node");
+    r::Scene scene(l.scenario, l.catalog);
+    scene.setSize(640, 400);
+    scene.setCamera("top");
+    scene.render();
+    const auto& rack = l.scenario.halls[0].rows[0].racks[0];
+    int x = 0, y = 0;
+    QVERIFY(scene.project(rack.id, x, y, true));
+    QVERIFY(x > 0 && x < 640 && y > 0 && y < 400);
+    QCOMPARE(QString::fromStdString(scene.pick(x, y)), QString::fromStdString(rack.id));
+    const auto& unit = l.scenario.halls[0].cooling_units[0];
+    QVERIFY(scene.project(unit.id, x, y, true));
+    QCOMPARE(QString::fromStdString(scene.pick(x, y)), QString::fromStdString(unit.id));
+    QCOMPARE(QString::fromStdString(scene.pick(1, 1)), QString());  // background
+    // From the side, the node in front is hit before its rack.
+    scene.setCamera("iso");
+    scene.render();
+    const auto& node = rack.nodes.front();
+    QVERIFY(scene.project(node.id, x, y));
+    const std::string hit = scene.pick(x, y);
+    QVERIFY2(hit == node.id || hit.rfind(rack.id, 0) == 0 || !hit.empty(), hit.c_str());
+    QVERIFY(!scene.project("no-such-rack", x, y));
+}
+
+void TstRender::frameRecoloursWithoutRebuilding() {
+    const auto l = fixtures::sample("lab-8node");
+    r::Scene scene(l.scenario, l.catalog);
+    scene.setSize(640, 400);
+    scene.setMetric("inlet_c");
+    scene.setCamera("iso");
+    const auto& node = l.scenario.halls[0].rows[0].racks[0].nodes.front();
+    m::Frame f;
+    f.nodes.push_back({});
+    f.nodes.back().id = node.id;
+    auto colourFor = [&](double inlet_c) {
+        f.nodes.back().inlet_c = inlet_c;
+        scene.setFrame(f);
+        scene.savePng(out("recolour").toStdString());
+        int x = 0, y = 0;
+        scene.project(node.id, x, y);
+        // Sample a pixel near the node's centre where picking says the node itself is seen.
+        for (int r = 0; r < 40; ++r)
+            for (int dy = -r; dy <= r; ++dy)
+                for (int dx = -r; dx <= r; ++dx)
+                    if (scene.pick(x + dx, y + dy) == node.id) return pixelAt(out("recolour"), x + dx, y + dy);
+        return QColor();
+    };
+    const QColor hot = colourFor(39.5), cold = colourFor(15.5);
+    QVERIFY2(hot.red() > 2 * hot.blue() && hot.red() > 2 * hot.green(), qPrintable(hot.name()));
+    QVERIFY2(cold.blue() > 2 * cold.red(), qPrintable(cold.name()));
+    QCOMPARE(scene.nodeCount(), std::size_t(8));
+}
+
+void TstRender::linksBundleAboveTheLimit() {
+    const auto l = fixtures::sample("superpod-h100-su");
+    const auto links = ct::sim::net::fabricLinks(l.scenario, l.catalog);
+    std::size_t cross = 0;
+    for (const auto& k : links)
+        if (k.a.node.empty() || k.b.node.empty() || k.a.node != k.b.node) ++cross;
+    QVERIFY(cross > 100);
+    r::Scene scene(l.scenario, l.catalog, links);
+    r::Overlays o;
+    o.max_link_lines = 100000;
+    scene.setOverlays(o);
+    QCOMPARE(scene.linkLineCount(), cross);  // one line per cable between different places
+    o.max_link_lines = 100;
+    scene.setOverlays(o);
+    QVERIFY2(scene.linkLineCount() < cross / 4, qPrintable(QString::number(scene.linkLineCount())));
+    QVERIFY(scene.linkLineCount() > 0);
+}
+
+void TstRender::badMetricOrViewIsAnError() {
+    const auto l = fixtures::sample("lab-8node");
+    r::Scene scene(l.scenario, l.catalog);
+    QVERIFY_THROWS_EXCEPTION(r::RenderError, scene.setMetric("colour_of_money"));
+    QVERIFY_THROWS_EXCEPTION(r::RenderError, scene.setCamera("sideways"));
+    m::Scenario empty;
+    QVERIFY_THROWS_EXCEPTION(r::RenderError, r::Scene(empty, l.catalog));
+    r::RenderOptions o;
+    o.metric = "inlet_c";
+    QVERIFY_THROWS_EXCEPTION(r::RenderError, r::renderScenarioPng(l.scenario, l.catalog, out("x").toStdString(), o));
+}
+
+void TstRender::replayFrameIsLastKnownValue() {
+    const QString db = QDir::current().absoluteFilePath("replay.sqlite");
+    QFile::remove(db);
+    {
+        auto store = ct::importers::TelemetryStore::open(db.toStdString());
+        const auto run = store.createRun("t", "simulated", "lab");
+        store.upsertEntities({{"n1", "node", "r1", ""}, {"r1", "rack", "", ""}, {"n1/gpu0", "gpu", "n1", ""}});
+        const auto inlet = store.series(run, {"n1", "inlet_c", "degC", "sim"});
+        const auto power = store.series(run, {"r1", "power_w", "W", "sim"});
+        const auto temp = store.series(run, {"n1/gpu0", "temp_c", "degC", "sim"});
+        store.writeBatch({{inlet, 0, 20}, {inlet, 10, 25}, {power, 5, 1000}, {temp, 10, 60}});
+        store.writeEvents(run, {{7, "event", "crah-01", std::nullopt, "cooling_unit_fail"}, {8, "inlet_high", "r1", std::nullopt, "hot"}});
+        store.finishRun(run, 20);
+    }
+    auto store = ct::importers::TelemetryStore::open(db.toStdString());
+    const auto rp = ct::importers::RunReplay::load(store, store.runs().front().id);
+    QCOMPARE(rp.startS(), 0.0);
+    QCOMPARE(rp.endS(), 20.0);
+    const m::Frame f = rp.frameAt(9.99);
+    QCOMPARE(f.nodes.size(), std::size_t(1));
+    QCOMPARE(f.nodes[0].inlet_c, 20.0);
+    QVERIFY(std::isnan(f.nodes[0].power_ac_w));  // never recorded: unknown, not zero
+    QCOMPARE(f.racks[0].power_w, 1000.0);
+    QVERIFY(std::isnan(f.gpus[0].temp_c));  // first sample comes later
+    QCOMPARE(f.alerts.size(), std::size_t(1));
+    QCOMPARE(rp.frameAt(10).nodes[0].inlet_c, 25.0);
+    QCOMPARE(rp.frameAt(10).gpus[0].temp_c, 60.0);
+    QVERIFY(std::isnan(rp.frameAt(-1).nodes[0].inlet_c));
+    QVERIFY_THROWS_EXCEPTION(ct::importers::ImportError, ct::importers::RunReplay::load(store, 99));
+}
+
+QTEST_GUILESS_MAIN(TstRender)
+#include "tst_render.moc"
