@@ -1,6 +1,6 @@
 #include "simulate.hpp"
 
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/importers/recorder.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
@@ -41,107 +41,6 @@ Exit codes: 0 the run finished (even when cooling could not carry the load: see 
 )";
 
 namespace {
-
-struct Recorder {
-    importers::TelemetryStore& store;
-    std::int64_t run;
-    std::map<std::string, std::int64_t> ids;
-    std::vector<importers::Sample> batch;
-
-    void put(const std::string& entity, const char* metric, const char* unit, double t, double v) {
-        const std::string key = entity + '\x1f' + metric;
-        auto it = ids.find(key);
-        if (it == ids.end()) it = ids.emplace(key, store.series(run, {entity, metric, unit, "sim"})).first;
-        batch.push_back({it->second, t, v});
-    }
-    void record(const m::Frame& f, const std::string& site) {
-        const double t = f.time_s;
-        for (const auto& g : f.gpus) {
-            put(g.id, "power_w", "W", t, g.power_w);
-            put(g.id, "temp_c", "degC", t, g.temp_c);
-            put(g.id, "utilization", "ratio", t, g.utilization);
-            put(g.id, "throttle", "ratio", t, g.throttle);
-        }
-        for (const auto& n : f.nodes) {
-            put(n.id, "power_w", "W", t, n.power_ac_w);
-            put(n.id, "inlet_c", "degC", t, n.inlet_c);
-            put(n.id, "fan_speed", "ratio", t, n.fan_speed);
-        }
-        for (const auto& r : f.racks) {
-            put(r.id, "power_w", "W", t, r.power_w);
-            put(r.id, "inlet_max_c", "degC", t, r.inlet_max_c);
-            put(r.id, "inlet_mean_c", "degC", t, r.inlet_mean_c);
-            put(r.id, "exhaust_c", "degC", t, r.exhaust_c);
-        }
-        for (const auto& u : f.cooling_units) {
-            put(u.id, "return_c", "degC", t, u.return_c);
-            put(u.id, "supply_c", "degC", t, u.supply_c);
-            put(u.id, "load_w", "W", t, u.load_w);
-            put(u.id, "fan_power_w", "W", t, u.fan_power_w);
-        }
-        for (const auto& c : f.cdus) {
-            put(c.id, "supply_c", "degC", t, c.supply_c);
-            put(c.id, "return_c", "degC", t, c.return_c);
-            put(c.id, "load_w", "W", t, c.load_w);
-        }
-        for (const auto& p : f.rack_pdus) {
-            put(p.id, "load_w", "W", t, p.load_w);
-            put(p.id, "breaker_utilization", "ratio", t, p.breaker_utilization);
-        }
-        for (const auto& u : f.ups) {
-            put(u.id, "load_w", "W", t, u.load_w);
-            put(u.id, "loss_w", "W", t, u.loss_w);
-        }
-        for (const auto& j : f.jobs) {
-            put(j.id, "step_time_s", "s", t, j.step_time_s);
-            put(j.id, "comm_share", "ratio", t, j.comm_share);
-            put(j.id, "mfu", "ratio", t, j.mfu);
-            put(j.id, "utilization", "ratio", t, j.utilization);
-        }
-        for (std::size_t i = 0; i < f.links.size() && i < 50; ++i) put(f.links[i].id, "utilization", "ratio", t, f.links[i].utilization);
-        put(site, "it_power_w", "W", t, f.it_power_w);
-        put(site, "facility_power_w", "W", t, f.facility_power_w);
-        put(site, "cooling_power_w", "W", t, f.cooling_power_w);
-        put(site, "pue", "ratio", t, f.pue);
-        put(site, "heat_in_w", "W", t, f.heat_in_w);
-        put(site, "heat_removed_w", "W", t, f.heat_removed_w);
-        put(site, "max_inlet_c", "degC", t, f.max_inlet_c);
-        put(site, "rci_hi", "percent", t, f.rci_hi);
-        put(site, "rci_lo", "percent", t, f.rci_lo);
-        put(site, "rti", "percent", t, f.rti);
-        put(site, "shi", "ratio", t, f.shi);
-        if (batch.size() > 200000) flush();
-    }
-    void flush() {
-        store.writeBatch(batch);
-        batch.clear();
-    }
-};
-
-std::vector<importers::EntityInfo> entitiesOf(const m::Scenario& s, const m::Catalog& c) {
-    std::vector<importers::EntityInfo> e{{s.id, "site", "", s.name}};
-    for (const auto& h : s.halls) {
-        e.push_back({h.id, "hall", s.id, h.name});
-        for (const auto& row : h.rows) {
-            e.push_back({row.id, "row", h.id, row.name});
-            for (const auto& r : row.racks) {
-                e.push_back({r.id, "rack", row.id, r.name});
-                for (const auto& p : r.pdus) e.push_back({p.id, "rack_pdu", r.id, p.name});
-                for (const auto& n : r.nodes) {
-                    e.push_back({n.id, "node", r.id, n.name});
-                    if (const auto* sm = c.server(n.model))
-                        for (int g = 0; g < sm->gpu_count; ++g) e.push_back({m::gpuId(n.id, g), "gpu", n.id, ""});
-                }
-            }
-        }
-        for (const auto& u : h.cooling_units) e.push_back({u.id, "cooling_unit", h.id, u.name});
-        for (const auto& u : h.cdus) e.push_back({u.id, "cdu", h.id, u.name});
-    }
-    for (const auto& f : s.power.feeds) e.push_back({f.id, "utility_feed", s.id, f.name});
-    for (const auto& u : s.power.ups) e.push_back({u.id, "ups", u.feed, u.name});
-    for (const auto& p : s.power.pdus) e.push_back({p.id, "pdu", p.ups, p.name});
-    return e;
-}
 
 } // namespace
 
@@ -230,10 +129,9 @@ int cmdSimulate(const Args& a) {
     auto store = importers::TelemetryStore::open(out);
     json meta{{"scenario_file", file}, {"duration_s", duration_s}, {"step_s", opt.step_s}, {"cell_m", opt.cell_m},
               {"backend", opt.backend}, {"grid_cells", engine->stats().grid_cells}};
-    const std::int64_t run = store.createRun("simulate " + rep.scenario.id, "simulated", rep.scenario.id, meta.dump());
-    store.upsertEntities(entitiesOf(rep.scenario, rep.catalog));
-    Recorder rec{store, run, {}, {}};
-    rec.record(engine->frame(), rep.scenario.id);
+    importers::RunRecorder rec(store, rep.scenario, rep.catalog, "simulate " + rep.scenario.id, meta.dump());
+    const std::int64_t run = rec.run();
+    rec.record(engine->frame());
     if (field_s > 0 && engine->stats().grid_cells > 8'000'000) {
         std::cerr << "simulate: the air grid has " << engine->stats().grid_cells << " cells; its field is not stored\n";
         field_s = 0;
@@ -241,7 +139,6 @@ int cmdSimulate(const Args& a) {
 
     const auto wall0 = std::chrono::steady_clock::now();
     const auto steps = static_cast<std::int64_t>(std::llround(duration_s / opt.step_s));
-    std::vector<importers::StoredEvent> events;
     std::map<std::string, json> alerts;  // first occurrence per kind and entity
     double next_record = record_s, next_field = 0, peak_inlet = -1e9, it_energy = 0, fac_energy = 0;
     std::string peak_rack;
@@ -259,14 +156,14 @@ int cmdSimulate(const Args& a) {
             peak_inlet = f.max_inlet_c;
             peak_rack = f.max_inlet_rack;
         }
+        rec.collectAlerts(f);
         for (const auto& al : f.alerts) {
-            events.push_back({al.time_s, al.kind, al.entity, std::nullopt, al.message});
             const std::string key = al.kind + '\x1f' + al.entity;
             if (al.kind != "event" && !alerts.count(key))
                 alerts[key] = json{{"kind", al.kind}, {"entity", al.entity}, {"time_s", al.time_s}, {"message", al.message}};
         }
         if (f.time_s + 1e-9 >= next_record || s == steps) {
-            rec.record(f, rep.scenario.id);
+            rec.record(f);
             next_record += record_s;
         }
         const int pct = static_cast<int>(100 * s / steps);
@@ -278,9 +175,7 @@ int cmdSimulate(const Args& a) {
         }
     }
     std::cerr << "\n";
-    rec.flush();
-    store.writeEvents(run, events);
-    store.finishRun(run, engine->timeS());
+    rec.finish(engine->timeS());
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     const m::Frame& f = engine->frame();

@@ -3,6 +3,13 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QPixmap>
+#include <QScreen>
+#include <QThread>
+#include <QTimer>
+
+#include "run_controller.hpp"
+#include "view3d.hpp"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -16,18 +23,25 @@ int main(int argc, char** argv) {
     cli.addPositionalArgument("scenario", "Scenario file to open (default: the demo)");
     QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE after start-up and quit.", "FILE");
     cli.addOption(screenshot);
+    QCommandLineOption run("run", "Open a run or telemetry database (its newest run) on the timeline.", "DB");
+    cli.addOption(run);
     cli.process(app);
 
     ct::app::MainWindow w;
     const QStringList args = cli.positionalArguments();
     w.openScenario(args.isEmpty() ? ct::app::MainWindow::demoScenarioPath() : args.first());
     w.show();
+    if (cli.isSet(run)) w.openRun(cli.value(run));
     if (cli.isSet(screenshot)) {
+        // The 3D view draws into its own native window: grab the screen, not the widgets, once the run (if
+        // any) has loaded and VTK has drawn.
         const QString out = cli.value(screenshot);
-        QMetaObject::invokeMethod(&w, [&w, out] {
-            const bool ok = w.grab().save(out);
-            QApplication::exit(ok ? 0 : 1);
-        }, Qt::QueuedConnection);
+        QTimer::singleShot(1500, &w, [&w, out] {
+            if (w.run()->loading()) QThread::msleep(2000), QCoreApplication::processEvents();
+            w.view3d()->renderNow();
+            const QPixmap shot = w.screen()->grabWindow(w.winId());
+            QApplication::exit(shot.save(out) ? 0 : 1);
+        });
     }
     return app.exec();
 }

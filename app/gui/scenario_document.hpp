@@ -1,5 +1,7 @@
 #pragma once
 // The open scenario with its effective catalog and validation problems: what the app's views observe.
+#include "entity_ref.hpp"
+
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/error.hpp>
 #include <clustertwin/model/scenario.hpp>
@@ -23,6 +25,8 @@ public:
     const model::Catalog& catalog() const { return catalog_; }
     const model::Diagnostics& warnings() const { return warnings_; }
     const QString& path() const { return path_; }
+    /// The kind of an entity by its id (racks, nodes, GPUs, rows, units, power, jobs); invalid when unknown.
+    EntityRef refOf(const QString& id) const;
 
 signals:
     void changed();

@@ -915,6 +915,24 @@ void Scene::setSelected(const std::string& id) {
 
 const std::string& Scene::selected() const { return d_->selected; }
 
+bool Scene::focus(const std::string& id) {
+    double lo[3], hi[3];
+    if (!d_->boundsOf(id, lo, hi)) return false;
+    vtkCamera* cam = d_->ren->GetActiveCamera();
+    double fp[3], pos[3];
+    cam->GetFocalPoint(fp);
+    cam->GetPosition(pos);
+    const double c[3] = {(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2};
+    // Keep the viewing direction; come to a distance that frames the entity and its neighbours.
+    double dir[3] = {pos[0] - fp[0], pos[1] - fp[1], pos[2] - fp[2]};
+    const double len = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    const double dist = std::max(6.0, 4 * std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}));
+    cam->SetFocalPoint(c);
+    if (len > 0) cam->SetPosition(c[0] + dir[0] / len * dist, c[1] + dir[1] / len * dist, c[2] + dir[2] / len * dist);
+    d_->ren->ResetCameraClippingRange();
+    return true;
+}
+
 std::string Scene::pick(int x, int y) const {
     const int* size = d_->win->GetSize();
     vtkRenderer* ren = d_->ren;

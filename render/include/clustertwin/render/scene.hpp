@@ -71,6 +71,8 @@ public:
     /// Outlines an entity (rack, node, cooling unit, CDU); "" clears.
     void setSelected(const std::string& id);
     const std::string& selected() const;
+    /// Points the camera at an entity (keeping its direction); false when unknown.
+    bool focus(const std::string& id);
 
     /// The entity under a pixel (origin top-left): node, rack, cooling unit or CDU id; "" for none.
     std::string pick(int x, int y) const;

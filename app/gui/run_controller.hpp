@@ -1,0 +1,67 @@
+#pragma once
+// The replay clock (STYLE.md habit 10): a run database bound to a time in seconds from the run's start, with
+// play, pause and speed. Views observe it; loading runs in a worker so the window keeps responding.
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/frame.hpp>
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <memory>
+
+namespace ct::app {
+
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override;
+
+    /// Loads the newest run (or `run`) of a database in a worker thread; emits runChanged or loadFailed.
+    void openAsync(const QString& db_path, std::int64_t run = 0);
+    bool loading() const { return loading_; }
+    bool hasRun() const { return replay_ != nullptr; }
+    const importers::RunReplay* replay() const { return replay_.get(); }
+    const QString& databasePath() const { return db_path_; }
+
+    /// Seconds from the run's start.
+    double time() const { return t_; }
+    double duration() const;
+    /// Absolute time of the store (run start + time()).
+    double absoluteTime() const;
+    void setTime(double t_s);
+    void play();
+    void pause();
+    bool playing() const { return timer_.isActive(); }
+    /// Simulated seconds per wall second (1 to 3600).
+    void setSpeed(double x);
+    double speed() const { return speed_; }
+    /// The frame at the current time, with the stored air field when the run has one.
+    const model::Frame& frame() const { return frame_; }
+
+signals:
+    void runChanged();
+    void loadFailed(const QString& message);
+    void timeChanged(double t_s);
+    void playingChanged(bool playing);
+
+private:
+    void tick();
+    void updateFrame();
+    void adopt(std::shared_ptr<importers::RunReplay> replay, std::vector<double> field_times, const QString& db);
+    std::shared_ptr<importers::RunReplay> replay_;
+    std::unique_ptr<importers::TelemetryStore> store_;  // for air fields, read on demand
+    std::vector<double> field_times_;
+    double field_loaded_at_ = -1e300;
+    std::optional<model::AirField> field_;
+    QString db_path_;
+    model::Frame frame_;
+    double t_ = 0, speed_ = 60;
+    bool loading_ = false;
+    QTimer timer_;
+    QElapsedTimer wall_;
+};
+
+} // namespace ct::app

@@ -1,0 +1,75 @@
+#pragma once
+// Docks that read the replayed run: the selection's current values, its metrics over time (Qt Charts), and
+// the run's alerts (a click selects and focuses the entity).
+#include "entity_ref.hpp"
+
+#include <QWidget>
+
+class QChart;
+class QChartView;
+class QComboBox;
+class QLineSeries;
+class QTableWidget;
+class QValueAxis;
+
+namespace ct::app {
+class RunController;
+
+/// The selection's recorded metrics at the current time.
+class ValuesPanel : public QWidget {
+    Q_OBJECT
+public:
+    ValuesPanel(const RunController& run, QWidget* parent = nullptr);
+    void setEntity(const EntityRef& ref);
+    /// The shown value of a metric ("" when not shown), for tests.
+    QString value(const QString& metric) const;
+    QTableWidget* table() const { return table_; }
+
+private:
+    void refresh();
+    const RunController& run_;
+    EntityRef ref_;
+    QTableWidget* table_;
+};
+
+/// One metric of the selection over the whole run, with a cursor at the current time.
+class ChartsPanel : public QWidget {
+    Q_OBJECT
+public:
+    ChartsPanel(const RunController& run, QWidget* parent = nullptr);
+    void setEntity(const EntityRef& ref);
+    QComboBox* metricBox() const { return metric_; }
+    QLineSeries* series() const { return series_; }
+
+private:
+    void reload();
+    void moveCursor();
+    const RunController& run_;
+    EntityRef ref_;
+    QComboBox* metric_;
+    QChartView* view_;
+    QLineSeries* series_;
+    QLineSeries* cursor_;
+    QValueAxis* x_;
+    QValueAxis* y_;
+};
+
+/// Alerts of the run up to the current time: inlet above 27 °C, breaker above 80 %, link above 90 %,
+/// throttling, unit failures, and the others the engine raises.
+class AlertsPanel : public QWidget {
+    Q_OBJECT
+public:
+    AlertsPanel(const RunController& run, QWidget* parent = nullptr);
+    QTableWidget* table() const { return table_; }
+
+signals:
+    void entityActivated(const QString& id);
+
+private:
+    void refresh();
+    const RunController& run_;
+    QTableWidget* table_;
+    int shown_ = -1;
+};
+
+} // namespace ct::app

@@ -1,0 +1,172 @@
+#include "view3d.hpp"
+
+#include "scenario_document.hpp"
+
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/collectives.hpp>
+
+#include <QGuiApplication>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+
+namespace ct::app {
+
+namespace {
+render::MouseEvent pressOf(Qt::MouseButton b) {
+    return b == Qt::LeftButton ? render::MouseEvent::LeftPress : b == Qt::RightButton ? render::MouseEvent::RightPress : render::MouseEvent::MiddlePress;
+}
+render::MouseEvent releaseOf(Qt::MouseButton b) {
+    return b == Qt::LeftButton ? render::MouseEvent::LeftRelease : b == Qt::RightButton ? render::MouseEvent::RightRelease : render::MouseEvent::MiddleRelease;
+}
+} // namespace
+
+bool View3D::available() { return QGuiApplication::platformName() == "xcb"; }
+
+View3D::View3D(const ScenarioDocument& doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    setObjectName("view3d");
+    setMinimumSize(200, 150);
+    if (available()) {
+        setAttribute(Qt::WA_NativeWindow);
+        setAttribute(Qt::WA_PaintOnScreen);
+        setAttribute(Qt::WA_NoSystemBackground);
+        setMouseTracking(true);
+        setFocusPolicy(Qt::StrongFocus);
+    } else {
+        auto* l = new QVBoxLayout(this);
+        auto* note = new QLabel(tr("The 3D view needs an X display (on Wayland, run with QT_QPA_PLATFORM=xcb)."), this);
+        note->setAlignment(Qt::AlignCenter);
+        l->addWidget(note);
+    }
+    connect(&doc_, &ScenarioDocument::changed, this, &View3D::rebuild);
+}
+
+View3D::~View3D() = default;
+
+QPaintEngine* View3D::paintEngine() const { return available() ? nullptr : QWidget::paintEngine(); }
+
+void View3D::rebuild() {
+    if (!available()) return;
+    std::vector<model::FabricLink> links;
+    try {
+        links = sim::net::fabricLinks(doc_.scenario(), doc_.catalog());
+    } catch (const std::exception&) {
+        // A fabric the network model cannot build is drawn without links; the simulation reports why.
+    }
+    const std::string metric = scene_ ? scene_->metric() : std::string("nameplate_kw");
+    const render::Overlays ov = scene_ ? scene_->overlays() : render::Overlays{};
+    scene_.reset();
+    window_set_ = false;
+    if (doc_.scenario().halls.empty()) return;
+    scene_ = std::make_unique<render::Scene>(doc_.scenario(), doc_.catalog(), std::move(links), render::Scene::Target::Window);
+    scene_->setOverlays(ov);
+    scene_->setMetric(metric);
+    scene_->setSize(width(), height());
+    if (isVisible()) {
+        scene_->setWindowId(static_cast<std::uintptr_t>(winId()));
+        window_set_ = true;
+    }
+    update();
+}
+
+void View3D::setFrame(const model::Frame& f) {
+    if (!scene_) return;
+    scene_->setFrame(f);
+    update();
+}
+
+void View3D::clearFrame() {
+    if (!scene_) return;
+    scene_->clearFrame();
+    update();
+}
+
+void View3D::setSelected(const EntityRef& ref) {
+    if (!scene_) return;
+    scene_->setSelected(ref.id.toStdString());
+    update();
+}
+
+void View3D::focus(const EntityRef& ref) {
+    setSelected(ref);
+    if (scene_) scene_->focus(ref.id.toStdString());
+    update();
+}
+
+void View3D::renderNow() {
+    if (scene_ && window_set_) scene_->render();
+}
+
+bool View3D::saveScreenshot(const QString& path, QString* error) {
+    if (!scene_ || !window_set_) {
+        if (error) *error = tr("There is no 3D scene to save.");
+        return false;
+    }
+    try {
+        scene_->savePng(path.toStdString());
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+void View3D::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (scene_ && !window_set_) {
+        scene_->setWindowId(static_cast<std::uintptr_t>(winId()));
+        scene_->setSize(width(), height());
+        window_set_ = true;
+    }
+}
+
+void View3D::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    if (scene_) scene_->setSize(width(), height());
+}
+
+void View3D::paintEvent(QPaintEvent* e) {
+    if (!available()) {
+        QWidget::paintEvent(e);
+        return;
+    }
+    renderNow();
+}
+
+void View3D::mousePressEvent(QMouseEvent* e) {
+    press_pos_ = e->position().toPoint();
+    dragged_ = false;
+    if (!scene_) return;
+    scene_->mouse(pressOf(e->button()), press_pos_.x(), press_pos_.y(), e->modifiers() & Qt::ControlModifier, e->modifiers() & Qt::ShiftModifier);
+    update();
+}
+
+void View3D::mouseMoveEvent(QMouseEvent* e) {
+    if ((e->position().toPoint() - press_pos_).manhattanLength() > 3) dragged_ = true;
+    if (!scene_) return;
+    scene_->mouse(render::MouseEvent::Move, e->position().toPoint().x(), e->position().toPoint().y());
+    if (e->buttons() != Qt::NoButton) update();
+}
+
+void View3D::mouseReleaseEvent(QMouseEvent* e) {
+    if (!scene_) return;
+    const QPoint p = e->position().toPoint();
+    scene_->mouse(releaseOf(e->button()), p.x(), p.y());
+    // A click (not a drag) picks what is under the cursor.
+    if (e->button() == Qt::LeftButton && !dragged_) {
+        const EntityRef ref = doc_.refOf(QString::fromStdString(scene_->pick(p.x(), p.y())));
+        if (ref.isValid()) emit entitySelected(ref);
+    }
+    update();
+}
+
+void View3D::wheelEvent(QWheelEvent* e) {
+    if (!scene_) return;
+    const QPoint p = e->position().toPoint();
+    scene_->mouse(e->angleDelta().y() > 0 ? render::MouseEvent::WheelForward : render::MouseEvent::WheelBackward, p.x(), p.y());
+    update();
+}
+
+} // namespace ct::app

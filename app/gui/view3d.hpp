@@ -1,0 +1,63 @@
+#pragma once
+// The 3D view: a native child window that VTK draws into (../shared/design/qt6-vtk-bridge: Debian's VTK Qt
+// widget is built for Qt 5). Clicks pick entities; drags turn the camera. Needs X (xcb); elsewhere it shows
+// a note instead of a scene.
+#include "entity_ref.hpp"
+
+#include <clustertwin/model/frame.hpp>
+
+#include <QWidget>
+
+#include <memory>
+
+namespace ct::render {
+class Scene;
+}
+
+namespace ct::app {
+class ScenarioDocument;
+
+class View3D : public QWidget {
+    Q_OBJECT
+public:
+    explicit View3D(const ScenarioDocument& doc, QWidget* parent = nullptr);
+    ~View3D() override;
+
+    /// Whether VTK can draw here (an X display).
+    static bool available();
+    /// The scene (nullptr before a scenario or without a display).
+    render::Scene* scene() const { return scene_.get(); }
+    void setFrame(const model::Frame& f);
+    void clearFrame();
+    void setSelected(const EntityRef& ref);
+    /// Turns the camera to the entity and outlines it.
+    void focus(const EntityRef& ref);
+    /// Writes the view as a PNG (atomically). Returns false with a message on failure.
+    bool saveScreenshot(const QString& path, QString* error = nullptr);
+    /// Redraws now (tests, screenshots).
+    void renderNow();
+
+    QPaintEngine* paintEngine() const override;
+
+signals:
+    void entitySelected(const ct::app::EntityRef& ref);
+
+protected:
+    void showEvent(QShowEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void paintEvent(QPaintEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+
+private:
+    void rebuild();
+    const ScenarioDocument& doc_;
+    std::unique_ptr<render::Scene> scene_;
+    QPoint press_pos_;
+    bool dragged_ = false;
+    bool window_set_ = false;
+};
+
+} // namespace ct::app
