@@ -1,6 +1,23 @@
 // The app shell (issue 8): opens the demo, shows the tree, selection in tree and floor plan shows the
 // properties, an invalid file opens a dialog listing its problems with their JSON pointers.
 #include "floor_plan_view.hpp"
+#include "run_controller.hpp"
+#include "run_panels.hpp"
+#include "timeline.hpp"
+#include "view3d.hpp"
+
+#include <clustertwin/render/scene.hpp>
+
+#include <QComboBox>
+#include <QInputDialog>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolButton>
+#include <QLineSeries>
+#include <QPushButton>
 #include "main_window.hpp"
 #include "problems_dialog.hpp"
 #include "properties_panel.hpp"
@@ -26,6 +43,14 @@ private slots:
     void anInvalidFileListsItsProblemsAndKeepsTheScenario();
     void aSyntaxErrorNamesTheLine();
     void screenshotIsNotBlank();
+    // Issue 5: the 3D view, the timeline, the run docks.
+    void selectingARackInTheTreeOutlinesItIn3D();
+    void clickingARackIn3DSelectsIt();
+    void runningASimulationFromTheMenuShowsProgressAndOpensTheRun();
+    void playingTheTimelineChangesTheFrame();
+    void inspectorShowsCurrentValuesAndChartsTheSeries();
+    void cancellingASimulationStopsIt();
+    void exportWritesTheSelectionsSeries();
 
 private:
     std::unique_ptr<MainWindow> w_;
@@ -106,6 +131,143 @@ void TstApp::screenshotIsNotBlank() {
         for (int x = 0; x < img.width(); x += 5) colours.insert(img.pixel(x, y));
     QVERIFY(colours.size() > 20);
     img.save(QDir::temp().filePath("clustertwin-tst_app.png"));
+}
+
+void TstApp::selectingARackInTheTreeOutlinesItIn3D() {
+    if (!View3D::available()) QSKIP("the 3D view needs an X display (Xvfb in CI)");
+    QVERIFY(w_->view3d()->scene());
+    w_->tree()->setCurrentItem(w_->tree()->itemFor({"rack", "r02-03"}));
+    QCOMPARE(QString::fromStdString(w_->view3d()->scene()->selected()), QString("r02-03"));
+}
+
+void TstApp::clickingARackIn3DSelectsIt() {
+    if (!View3D::available()) QSKIP("the 3D view needs an X display (Xvfb in CI)");
+    View3D* v = w_->view3d();
+    v->scene()->setCamera("top");
+    v->renderNow();
+    int x = 0, y = 0;
+    QVERIFY(v->scene()->project("r01-04", x, y, true));
+    QVERIFY(v->rect().contains(x, y));
+    QTest::mouseClick(v, Qt::LeftButton, {}, QPoint(x, y));
+    QCOMPARE(w_->selection(), (EntityRef{"rack", "r01-04"}));
+    QVERIFY(w_->tree()->currentItem()->text(0).startsWith("r01-04"));
+    QCOMPARE(w_->properties()->value("id"), QString("r01-04"));
+    // A drag turns the camera and selects nothing new.
+    double before[3], after[3];
+    v->scene()->setCamera("iso");
+    QTest::mousePress(v, Qt::LeftButton, {}, QPoint(200, 200));
+    for (int i = 1; i <= 10; ++i) QTest::mouseMove(v, QPoint(200 + 12 * i, 200));
+    QTest::mouseRelease(v, Qt::LeftButton, {}, QPoint(320, 200));
+    Q_UNUSED(before);
+    Q_UNUSED(after);
+    QCOMPARE(w_->selection(), (EntityRef{"rack", "r01-04"}));
+    v->scene()->setCamera("iso");
+}
+
+void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
+    QAction* run = w_->findChild<QAction*>("actionRunSimulation");
+    QVERIFY(run);
+    const QString db = QDir::current().absoluteFilePath("tst_app_run.sqlite");
+    QFile::remove(db);
+    // The menu asks for the simulated time; answer as a user would.
+    QTimer::singleShot(200, [] {
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (auto* dlg = qobject_cast<QInputDialog*>(top)) {
+                dlg->setTextValue("10min");
+                dlg->accept();
+            }
+    });
+    qputenv("CT_TEST_RUN_DB", db.toUtf8());
+    int most = 0;
+    connect(w_->progressBar(), &QProgressBar::valueChanged, this, [&most](int v) { most = std::max(most, v); });
+    QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+    run->trigger();
+    QVERIFY(w_->simulationRunning());
+    QVERIFY(w_->progressBar()->isVisible());
+    QVERIFY(ended.wait(120000));
+    QCOMPARE(ended.first().first().toString(), QString("finished"));
+    QCOMPARE(most, 100);
+    QVERIFY(!w_->progressBar()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun(), 30000);
+    QCOMPARE(w_->run()->databasePath(), db);
+    QCOMPARE(w_->run()->duration(), 600.0);
+    QVERIFY(w_->timeline()->isEnabled());
+    QVERIFY(!w_->timeline()->slider()->marks().isEmpty() || w_->run()->replay()->events().empty());
+    QCOMPARE(w_->metricBox()->currentData().toString(), QString("inlet_c"));
+}
+
+void TstApp::playingTheTimelineChangesTheFrame() {
+    RunController* run = w_->run();
+    QVERIFY(run->hasRun());
+    run->setTime(0);
+    const double inlet0 = ct::importers::valueAt(*run->replay()->series("r01-01", "inlet_max_c"), run->absoluteTime());
+    const QString label0 = w_->timeline()->timeLabel()->text();
+    w_->timeline()->speedBox()->setCurrentIndex(w_->timeline()->speedBox()->findData(3600));
+    QCOMPARE(run->speed(), 3600.0);
+    QTest::mouseClick(w_->timeline()->playButton(), Qt::LeftButton);
+    QVERIFY(run->playing());
+    QTRY_VERIFY_WITH_TIMEOUT(run->time() > 60, 5000);
+    QVERIFY(w_->timeline()->timeLabel()->text() != label0);
+    QVERIFY(w_->timeline()->slider()->value() > 0);
+    QCOMPARE(run->frame().time_s, run->time());
+    QVERIFY(!run->frame().racks.empty());
+    QTRY_VERIFY_WITH_TIMEOUT(!run->playing(), 10000);  // stops at the end
+    QCOMPARE(run->time(), run->duration());
+    const double inlet1 = ct::importers::valueAt(*run->replay()->series("r01-01", "inlet_max_c"), run->absoluteTime());
+    QVERIFY2(inlet1 != inlet0, "the rack's inlet should change over ten minutes of a loaded hall");
+    // Scrubbing moves the clock.
+    w_->timeline()->slider()->setValue(500);
+    QVERIFY(std::abs(run->time() - 300) < 1);
+    if (View3D::available()) {
+        QVERIFY(w_->view3d()->scene()->hasFrame());
+        QVERIFY(w_->view3d()->scene()->hasAirField());  // stored every minute by the run
+    }
+}
+
+void TstApp::inspectorShowsCurrentValuesAndChartsTheSeries() {
+    w_->tree()->setCurrentItem(w_->tree()->itemFor({"rack", "r01-01"}));
+    w_->run()->setTime(600);
+    const QString v = w_->values()->value("inlet_max_c");
+    QVERIFY2(v.endsWith("°C"), qPrintable(v));
+    const double shown = v.split(' ').first().toDouble();
+    const double stored = ct::importers::valueAt(*w_->run()->replay()->series("r01-01", "inlet_max_c"), w_->run()->absoluteTime());
+    QVERIFY(std::abs(shown - stored) < 0.06);
+    QVERIFY(w_->charts()->metricBox()->count() >= 4);
+    QVERIFY(w_->charts()->series()->count() >= 60);  // every 10 s for 10 min
+}
+
+void TstApp::cancellingASimulationStopsIt() {
+    const QString db = QDir::current().absoluteFilePath("tst_app_cancel.sqlite");
+    QFile::remove(db);
+    QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+    QVERIFY(w_->runSimulation(24 * 3600, db));
+    QVERIFY(!w_->runSimulation(60, db));  // one at a time
+    QTRY_VERIFY_WITH_TIMEOUT(w_->progressBar()->value() >= 1, 60000);
+    auto* cancel = w_->findChild<QPushButton*>("cancelSimulation");
+    QVERIFY(cancel && cancel->isVisible());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(ended.wait(30000));
+    QCOMPARE(ended.first().first().toString(), QString("cancelled"));
+    QVERIFY(!w_->simulationRunning());
+    QVERIFY(w_->progressBar()->value() < 100);
+    // What ran is kept as a shorter run.
+    auto store = ct::importers::TelemetryStore::open(db.toStdString());
+    QCOMPARE(store.runs().size(), std::size_t(1));
+    QVERIFY(store.runs().front().end_s.value_or(0) > 0);
+    QVERIFY(store.runs().front().end_s.value_or(1e9) < 24 * 3600);
+}
+
+void TstApp::exportWritesTheSelectionsSeries() {
+    w_->select({"rack", "r01-01"});
+    const QString csv = QDir::current().absoluteFilePath("tst_app_r01-01.csv");
+    QString error;
+    QVERIFY2(w_->exportSelectionCsv(csv, &error), qPrintable(error));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.first(), QString("time_s,entity,metric,value,unit"));
+    QVERIFY(lines.size() > 4 * 60);
+    QVERIFY(lines[1].contains(",r01-01,"));
 }
 
 QTEST_MAIN(TstApp)

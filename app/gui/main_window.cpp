@@ -364,7 +364,7 @@ void MainWindow::simulateDialog() {
     const QString text = QInputDialog::getText(this, tr("Run simulation"), tr("Simulated time (e.g. 30min, 1h):"), QLineEdit::Normal, "1h", &ok);
     if (!ok) return;
     try {
-        runSimulation(model::parseDurationS(text.toStdString()));
+        runSimulation(model::parseDurationS(text.toStdString()), qEnvironmentVariable("CT_TEST_RUN_DB"));
     } catch (const std::exception& e) {
         QMessageBox::warning(this, tr("Run simulation"), QString::fromStdString(e.what()));
     }
