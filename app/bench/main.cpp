@@ -322,18 +322,21 @@ int benchImport(bool as_json, int scrapes) {
     return 0;
 }
 
+int benchRender(bool as_json);  // render_bench.cpp
+
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     const bool as_json = std::find(args.begin(), args.end(), "--json") != args.end();
     args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
     if (args.empty() || args[0] == "--help") {
-        std::cout << "Usage: clustertwin-bench thermal|simulate|network|import [--json] [--scrapes N]\n";
+        std::cout << "Usage: clustertwin-bench thermal|simulate|network|import|render [--json] [--scrapes N]\n";
         return args.empty() ? 2 : 0;
     }
     try {
         if (args[0] == "thermal") return benchThermal(as_json);
         if (args[0] == "simulate") return benchSimulate(as_json, CT_SOURCE_RESOURCE_DIR);
         if (args[0] == "network") return benchNetwork(as_json);
+        if (args[0] == "render") return benchRender(as_json);
         if (args[0] == "import") {
             int scrapes = 360;
             for (std::size_t i = 1; i + 1 < args.size(); ++i)

@@ -1,0 +1,87 @@
+// clustertwin-bench render: scene build and frame times for generated halls of 1k, 10k and 100k GPUs,
+// offscreen (issue 5; target: 100k GPUs built in under 2 s).
+#include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/collectives.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace {
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+} // namespace
+
+int benchRender(bool as_json) {
+    using clock = std::chrono::steady_clock;
+    const auto& cat = ct::model::Catalog::builtin();
+    for (int gpus : {1000, 10000, 100000}) {
+        // DGX H100 (8 GPUs) four to a rack, in rows of 16 racks.
+        const int nodes = (gpus + 7) / 8;
+        const int racks = (nodes + 3) / 4;
+        ct::model::HallParams p;
+        p.racks_per_row = std::min(16, racks);
+        p.rows = (racks + p.racks_per_row - 1) / p.racks_per_row;
+        p.nodes_per_rack = 4;
+        p.topology = "rail-optimized";
+        p.fat_tree_levels = gpus > 2048 ? 3 : 2;
+        ct::model::Scenario s = ct::model::buildHall(p);
+        if (gpus > 65536) s.network.radix = 128;  // a 3-level radix-64 tree stops at 65,536 hosts
+        auto t0 = clock::now();
+        std::vector<ct::model::FabricLink> links;
+        std::string note;
+        try {
+            links = ct::sim::net::fabricLinks(s, cat);
+        } catch (const std::exception& e) {  // beyond a 3-level radix-64 tree: drawn without links
+            note = e.what();
+        }
+        const double fabric_s = since(t0);
+        const std::size_t n_links = links.size();
+        t0 = clock::now();
+        ct::render::Scene scene(s, cat, std::move(links));
+        scene.setSize(1280, 800);
+        scene.setMetric("inlet_c");
+        const double build_s = since(t0);
+        // A frame with every node's inlet and every link's utilization, as a replay gives.
+        ct::model::Frame f;
+        int k = 0;
+        for (const auto& row : s.halls[0].rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) {
+                    f.nodes.push_back({});
+                    f.nodes.back().id = n.id;
+                    f.nodes.back().inlet_c = 18 + (k++ % 17);
+                }
+        t0 = clock::now();
+        scene.render();  // first frame: uploads the geometry
+        const double first_s = since(t0);
+        const int frames = 5;
+        t0 = clock::now();
+        for (int i = 0; i < frames; ++i) {
+            for (auto& n : f.nodes) n.inlet_c += 0.1;
+            scene.setFrame(f);
+            scene.render();
+        }
+        const double frame_s = since(t0) / frames;
+        const std::size_t real_gpus = static_cast<std::size_t>(scene.nodeCount()) * 8;
+        if (as_json) {
+            std::cout << nlohmann::json{{"gpus", real_gpus}, {"racks", scene.rackCount()}, {"links", n_links},
+                                        {"link_lines", scene.linkLineCount()}, {"fabric_s", fabric_s}, {"build_s", build_s},
+                                        {"first_frame_s", first_s}, {"frame_s", frame_s}, {"target_build_s", 2.0}, {"note", note}}
+                             .dump()
+                      << "\n";
+        } else {
+            std::printf("render %6zu GPUs (%4zu racks, %6zu links -> %4zu lines): build %.3f s (fabric %.3f s), first frame %.3f s, "
+                        "recolour + frame %.4f s\n",
+                        real_gpus, scene.rackCount(), n_links, scene.linkLineCount(), build_s, fabric_s, first_s, frame_s);
+            if (!note.empty()) std::printf("  (no links: %s)\n", note.c_str());
+        }
+    }
+    return 0;
+}
