@@ -51,6 +51,7 @@ private slots:
     void inspectorShowsCurrentValuesAndChartsTheSeries();
     void cancellingASimulationStopsIt();
     void exportWritesTheSelectionsSeries();
+    void openingAnotherScenarioRebuildsThe3DView();
 
 private:
     std::unique_ptr<MainWindow> w_;
@@ -152,14 +153,17 @@ void TstApp::clickingARackIn3DSelectsIt() {
     QCOMPARE(w_->selection(), (EntityRef{"rack", "r01-04"}));
     QVERIFY(w_->tree()->currentItem()->text(0).startsWith("r01-04"));
     QCOMPARE(w_->properties()->value("id"), QString("r01-04"));
-    // A drag turns the camera and selects nothing new.
-    double before[3], after[3];
+    // A drag turns the camera (the rack moves on screen) and selects nothing new.
     v->scene()->setCamera("iso");
+    v->renderNow();
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    QVERIFY(v->scene()->project("r01-04", x0, y0));
     QTest::mousePress(v, Qt::LeftButton, {}, QPoint(200, 200));
-    for (int i = 1; i <= 10; ++i) QTest::mouseMove(v, QPoint(200 + 12 * i, 200));
+    for (int i = 1; i <= 10; ++i) QTest::mouseMove(v, QPoint(200 + 12 * i, 200), 10);
     QTest::mouseRelease(v, Qt::LeftButton, {}, QPoint(320, 200));
-    Q_UNUSED(before);
-    Q_UNUSED(after);
+    v->renderNow();
+    QVERIFY(v->scene()->project("r01-04", x1, y1));
+    QVERIFY2(std::abs(x1 - x0) + std::abs(y1 - y0) > 10, qPrintable(QString("%1,%2 -> %3,%4").arg(x0).arg(y0).arg(x1).arg(y1)));
     QCOMPARE(w_->selection(), (EntityRef{"rack", "r01-04"}));
     v->scene()->setCamera("iso");
 }
@@ -268,6 +272,20 @@ void TstApp::exportWritesTheSelectionsSeries() {
     QCOMPARE(lines.first(), QString("time_s,entity,metric,value,unit"));
     QVERIFY(lines.size() > 4 * 60);
     QVERIFY(lines[1].contains(",r01-01,"));
+}
+
+void TstApp::openingAnotherScenarioRebuildsThe3DView() {
+    QVERIFY(w_->openScenario(QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json"));
+    if (View3D::available()) {
+        QCOMPARE(w_->view3d()->scene()->rackCount(), std::size_t(2));
+        w_->view3d()->renderNow();
+        const QString png = QDir::current().absoluteFilePath("tst_app_view3d.png");
+        QString error;
+        QVERIFY2(w_->view3d()->saveScreenshot(png, &error), qPrintable(error));
+        QVERIFY(!QImage(png).isNull());
+    }
+    QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+    if (View3D::available()) QCOMPARE(w_->view3d()->scene()->rackCount(), std::size_t(20));
 }
 
 QTEST_MAIN(TstApp)

@@ -58,9 +58,6 @@ RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run) {
     r.events_ = store.events(run);
     if (!std::isfinite(r.t0_)) r.t0_ = r.t1_ = 0;
     if (r.info_.end_s && *r.info_.end_s > r.t1_ && r.info_.kind == "simulated") r.t1_ = *r.info_.end_s;
-    for (const auto& e : r.events_) {
-        if (e.t_s < r.t0_ && r.info_.kind == "simulated") r.t0_ = e.t_s;
-    }
     return r;
 }
 
