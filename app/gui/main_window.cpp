@@ -111,7 +111,9 @@ MainWindow::MainWindow(QWidget* parent)
         tabs_->setCurrentWidget(view3d_);
         view3d_->focus(ref);
     });
-    connect(run_, &RunController::timeChanged, this, [this] { view3d_->setFrame(run_->frame()); });
+    connect(run_, &RunController::timeChanged, this, [this] {
+        if (runMatchesScenario()) view3d_->setFrame(run_->frame());
+    });
     connect(run_, &RunController::runChanged, this, [this] {
         statusBar()->showMessage(tr("Run %1 of %2: %3 series, %4 events")
                                      .arg(run_->replay()->info().id)
@@ -127,7 +129,12 @@ MainWindow::MainWindow(QWidget* parent)
         const auto& s = doc_->scenario();
         setWindowTitle(tr("%1 — ClusterTwin").arg(QString::fromStdString(s.name.empty() ? s.id : s.name)));
         select({"scenario", QString::fromStdString(s.id)});
-        if (run_->hasRun()) view3d_->setFrame(run_->frame());
+        if (run_->hasRun() && runMatchesScenario()) view3d_->setFrame(run_->frame());
+        if (run_->hasRun() && !runMatchesScenario()) {
+            statusBar()->showMessage(tr("The open run belongs to scenario %1: its values are not shown on this one")
+                                         .arg(QString::fromStdString(run_->replay()->info().scenario_id)));
+            return;
+        }
         statusBar()->showMessage(doc_->warnings().empty()
                                      ? tr("Opened %1").arg(doc_->path())
                                      : tr("Opened %1 with %2 warning(s)").arg(doc_->path()).arg(doc_->warnings().size()));
@@ -261,6 +268,13 @@ bool MainWindow::openScenario(const QString& path) {
 void MainWindow::openRun(const QString& db_path) {
     statusBar()->showMessage(tr("Loading %1…").arg(db_path));
     run_->openAsync(db_path);
+}
+
+bool MainWindow::runMatchesScenario() const {
+    // Imported telemetry may name no scenario: its entities are matched by id.
+    if (!run_->hasRun()) return false;
+    const std::string& sid = run_->replay()->info().scenario_id;
+    return sid.empty() || sid == doc_->scenario().id;
 }
 
 void MainWindow::select(const EntityRef& ref) {

@@ -80,6 +80,8 @@ private:
     void updateRecentMenu();
     void addRecent(const QString& path);
     void endSimulation(const QString& how, const QString& message);
+    /// Whether the open run was recorded for the open scenario (or names none).
+    bool runMatchesScenario() const;
 
     ScenarioDocument* doc_;
     RunController* run_;
