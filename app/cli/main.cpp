@@ -2,6 +2,7 @@
 // Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
 #include "args.hpp"
 #include "collective.hpp"
+#include "impact.hpp"
 #include "render.hpp"
 #include "simulate.hpp"
 #include "telemetry.hpp"
@@ -47,6 +48,7 @@ Commands:
   collective FILE    one collective (all-reduce, all-gather, ...) on the scenario's fabric
   import FILE|DIR... telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
   query              a metric's values from a run database
+  impact FILE        what loses power, cooling or connectivity if --fail ID fails
   render FILE        render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
   backends           list the compute backends (CPU, CUDA) and whether they are usable
   help COMMAND       help for one command
@@ -98,6 +100,7 @@ when the servers need liquid) sized N+redundancy, a 2N power chain sized to the 
     {"import", ct::cli::kImportHelp},
     {"query", ct::cli::kQueryHelp},
     {"render", ct::cli::kRenderHelp},
+    {"impact", ct::cli::kImpactHelp},
     {"backends", R"(Usage: clustertwin-cli backends [--json]
 
 Lists the compute backends: CPU (always) and CUDA (when built with it and a device is present).
@@ -327,6 +330,7 @@ const std::map<std::string, Command>& commands() {
         {"simulate", {ct::cli::cmdSimulate, {"json", "help"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
+        {"impact", {ct::cli::cmdImpact, {"json", "help"}, {"fail"}}},
     };
     return c;
 }

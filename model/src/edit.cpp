@@ -1,0 +1,325 @@
+#include <clustertwin/model/edit.hpp>
+
+#include <clustertwin/model/error.hpp>
+#include <clustertwin/model/geometry.hpp>
+#include <clustertwin/model/units.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace ct::model {
+
+namespace {
+
+Facing clockwise(Facing f) {
+    switch (f) {
+    case Facing::North: return Facing::East;
+    case Facing::East: return Facing::South;
+    case Facing::South: return Facing::West;
+    case Facing::West: return Facing::North;
+    }
+    return f;
+}
+
+/// Every id in use, so new ones are unique across kinds.
+std::set<std::string> allIds(const Scenario& s) {
+    std::set<std::string> ids{s.id};
+    for (const auto& h : s.halls) {
+        ids.insert(h.id);
+        for (const auto& row : h.rows) {
+            ids.insert(row.id);
+            for (const auto& r : row.racks) {
+                ids.insert(r.id);
+                for (const auto& n : r.nodes) ids.insert(n.id);
+                for (const auto& p : r.pdus) ids.insert(p.id);
+            }
+        }
+        for (const auto& u : h.cooling_units) ids.insert(u.id);
+        for (const auto& u : h.cdus) ids.insert(u.id);
+    }
+    for (const auto& f : s.power.feeds) ids.insert(f.id);
+    for (const auto& u : s.power.ups) ids.insert(u.id);
+    for (const auto& p : s.power.pdus) ids.insert(p.id);
+    for (const auto& j : s.jobs) ids.insert(j.id);
+    return ids;
+}
+
+std::string fresh(std::set<std::string>& used, const std::string& base) {
+    if (!used.count(base)) {
+        used.insert(base);
+        return base;
+    }
+    for (int i = 2;; ++i) {
+        std::string id = base + "-" + std::to_string(i);
+        if (!used.count(id)) {
+            used.insert(id);
+            return id;
+        }
+    }
+}
+
+struct Where {
+    Hall* hall = nullptr;
+    Row* row = nullptr;
+    Rack* rack = nullptr;
+    Node* node = nullptr;
+    CoolingUnit* unit = nullptr;
+    Cdu* cdu = nullptr;
+};
+
+Where find(Scenario& s, const std::string& id) {
+    for (auto& h : s.halls) {
+        for (auto& row : h.rows) {
+            if (row.id == id) return {&h, &row};
+            for (auto& r : row.racks) {
+                if (r.id == id) return {&h, &row, &r};
+                for (auto& n : r.nodes)
+                    if (n.id == id) return {&h, &row, &r, &n};
+            }
+        }
+        for (auto& u : h.cooling_units)
+            if (u.id == id) return {&h, nullptr, nullptr, nullptr, &u};
+        for (auto& u : h.cdus)
+            if (u.id == id) return {&h, nullptr, nullptr, nullptr, nullptr, &u};
+    }
+    return {};
+}
+
+Where require(Scenario& s, const std::string& id) {
+    Where w = find(s, id);
+    if (!w.hall) throw ModelError("no rack, row, node, cooling unit or CDU with id '" + id + "'");
+    return w;
+}
+
+double number(const std::string& key, const std::string& v) {
+    try {
+        std::size_t used = 0;
+        const double d = std::stod(v, &used);
+        if (used != v.size() || !std::isfinite(d)) throw std::invalid_argument(v);
+        return d;
+    } catch (const std::exception&) {
+        throw ModelError(key + ": '" + v + "' is not a number");
+    }
+}
+
+} // namespace
+
+double snapToTiles(double d_m, double tile_m) {
+    if (!(tile_m > 0)) return d_m;
+    return std::round(d_m / tile_m) * tile_m;
+}
+
+void moveEntities(Scenario& s, const std::vector<std::string>& ids, double dx_m, double dy_m) {
+    std::vector<Where> ws;
+    for (const auto& id : ids) ws.push_back(require(s, id));  // all found before anything moves
+    for (const Where& w : ws) {
+        const double tile = w.hall->tile_m > 0 ? w.hall->tile_m : 0.6;
+        const double dx = snapToTiles(dx_m, tile), dy = snapToTiles(dy_m, tile);
+        Vec2* p = w.rack && !w.node ? &w.rack->position_m : w.unit ? &w.unit->position_m : w.cdu ? &w.cdu->position_m : nullptr;
+        if (w.row && !w.rack) {
+            for (auto& r : w.row->racks) {
+                r.position_m.x_m += dx;
+                r.position_m.y_m += dy;
+            }
+        } else if (p) {
+            p->x_m += dx;
+            p->y_m += dy;
+        } else {
+            throw ModelError("'" + (w.node ? w.node->id : std::string()) + "' cannot be moved on the floor (a node moves with its rack)");
+        }
+    }
+}
+
+void rotateEntities(Scenario& s, const std::vector<std::string>& ids) {
+    std::vector<Facing*> fs;
+    for (const auto& id : ids) {
+        Where w = require(s, id);
+        if (w.rack && !w.node) fs.push_back(&w.rack->facing);
+        else if (w.unit) fs.push_back(&w.unit->facing);
+        else if (w.cdu) fs.push_back(&w.cdu->facing);
+        else if (w.row && !w.rack)
+            for (auto& r : w.row->racks) fs.push_back(&r.facing);
+        else throw ModelError("'" + id + "' cannot be rotated");
+    }
+    for (Facing* f : fs) *f = clockwise(*f);
+}
+
+std::vector<std::string> duplicateRacks(Scenario& s, const Catalog& c, const std::vector<std::string>& ids) {
+    std::vector<std::pair<Row*, Rack>> copies;
+    std::set<std::string> used = allIds(s);
+    std::vector<std::string> out;
+    for (const auto& id : ids) {
+        Where w = require(s, id);
+        if (!w.rack || w.node) throw ModelError("'" + id + "' is not a rack; only racks are duplicated");
+        Rack r = *w.rack;
+        const RackModel* rm = c.rack(r.model);
+        const double width = rm ? rm->width_m : 0.6;
+        const double tile = w.hall->tile_m > 0 ? w.hall->tile_m : 0.6;
+        const double step = std::ceil(width / tile - 1e-9) * tile;
+        // Along the row: racks facing north or south stand side by side along x.
+        if (r.facing == Facing::North || r.facing == Facing::South) r.position_m.x_m += step;
+        else r.position_m.y_m += step;
+        r.id = fresh(used, r.id + "-copy");
+        r.name = r.name.empty() ? r.name : r.name + " (copy)";
+        for (auto& n : r.nodes) {
+            const std::string old = n.id;
+            n.id = fresh(used, n.id + "-copy");
+            n.hostname.clear();
+            for (auto& g : n.gpus) g.uuid.clear();
+        }
+        std::map<std::string, std::string> pdu_ids;
+        for (auto& p : r.pdus) {
+            const std::string nid = fresh(used, p.id + "-copy");
+            pdu_ids[p.id] = nid;
+            p.id = nid;
+        }
+        for (auto& n : r.nodes)
+            for (auto& f : n.feeds)
+                if (pdu_ids.count(f)) f = pdu_ids[f];
+        out.push_back(r.id);
+        copies.emplace_back(w.row, std::move(r));
+    }
+    for (auto& [row, r] : copies) row->racks.push_back(std::move(r));
+    s.linkParents();
+    return out;
+}
+
+void removeEntities(Scenario& s, const std::vector<std::string>& ids) {
+    for (const auto& id : ids) require(s, id);
+    std::set<std::string> gone(ids.begin(), ids.end());
+    std::set<std::string> gone_nodes;
+    for (auto& h : s.halls) {
+        for (auto& row : h.rows)
+            for (auto& r : row.racks)
+                if (gone.count(row.id) || gone.count(r.id)) {
+                    gone.insert(r.id);
+                    for (const auto& n : r.nodes) gone_nodes.insert(n.id);
+                    for (const auto& p : r.pdus) gone.insert(p.id);
+                }
+        for (auto& row : h.rows)
+            for (auto& r : row.racks)
+                for (const auto& n : r.nodes)
+                    if (gone.count(n.id)) gone_nodes.insert(n.id);
+    }
+    gone.insert(gone_nodes.begin(), gone_nodes.end());
+    for (auto& h : s.halls) {
+        std::erase_if(h.rows, [&](const Row& row) { return gone.count(row.id) > 0; });
+        for (auto& row : h.rows) {
+            std::erase_if(row.racks, [&](const Rack& r) { return gone.count(r.id) > 0; });
+            for (auto& r : row.racks) std::erase_if(r.nodes, [&](const Node& n) { return gone.count(n.id) > 0; });
+        }
+        std::erase_if(h.cooling_units, [&](const CoolingUnit& u) { return gone.count(u.id) > 0; });
+        std::erase_if(h.cdus, [&](const Cdu& u) { return gone.count(u.id) > 0; });
+        for (auto& u : h.cdus) std::erase_if(u.racks, [&](const std::string& r) { return gone.count(r) > 0; });
+    }
+    for (auto& j : s.jobs) std::erase_if(j.nodes, [&](const std::string& n) { return gone.count(n) > 0; });
+    std::erase_if(s.events, [&](const Event& e) {
+        if (gone.count(e.target)) return true;
+        const auto slash = e.target.rfind("/gpu");  // GPU targets of removed nodes
+        return slash != std::string::npos && gone.count(e.target.substr(0, slash)) > 0;
+    });
+    s.linkParents();
+}
+
+std::string addRow(Scenario& s, const std::string& hall_id, const std::string& name) {
+    auto h = std::find_if(s.halls.begin(), s.halls.end(), [&](const Hall& x) { return x.id == hall_id; });
+    if (h == s.halls.end()) throw ModelError("no hall with id '" + hall_id + "'");
+    std::set<std::string> used = allIds(s);
+    int n = static_cast<int>(h->rows.size()) + 1;
+    std::string id;
+    do {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "row%02d", n++);
+        id = buf;
+    } while (used.count(id));
+    Row row;
+    row.id = id;
+    row.name = name.empty() ? "Row " + std::to_string(n - 1) : name;
+    h->rows.push_back(row);
+    s.linkParents();
+    return id;
+}
+
+std::string addRack(Scenario& s, const Catalog& c, const std::string& row_id, const std::string& rack_model,
+                    const std::string& server_model, int nodes, Vec2 position_m, Facing facing) {
+    Where w = require(s, row_id);
+    if (!w.row || w.rack) throw ModelError("'" + row_id + "' is not a row");
+    const RackModel* rm = c.rack(rack_model);
+    if (!rm) throw ModelError("unknown rack model '" + rack_model + "'");
+    const ServerModel* sm = server_model.empty() ? nullptr : c.server(server_model);
+    if (!server_model.empty() && !sm) throw ModelError("unknown server model '" + server_model + "'");
+    if (nodes < 0 || (sm && nodes * sm->height_u > rm->height_u))
+        throw ModelError(std::to_string(nodes) + " × " + server_model + " do not fit in " + std::to_string(rm->height_u) + "U");
+    std::set<std::string> used = allIds(s);
+    Rack r;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s-%02d", row_id.c_str(), static_cast<int>(w.row->racks.size()) + 1);
+    r.id = fresh(used, buf);
+    r.name = r.id;
+    r.model = rack_model;
+    r.position_m = position_m;
+    r.facing = facing;
+    // Power it like its neighbours; else from the first floor PDUs, sides A and B.
+    if (!w.row->racks.empty()) {
+        for (const auto& p : w.row->racks.front().pdus) {
+            RackPdu q = p;
+            q.id = fresh(used, r.id + "-pdu-" + p.feed);
+            q.name.clear();
+            r.pdus.push_back(q);
+        }
+    } else {
+        const char* sides[] = {"A", "B"};
+        for (std::size_t i = 0; i < std::min<std::size_t>(2, s.power.pdus.size()); ++i) {
+            RackPdu q;
+            q.feed = sides[i];
+            q.upstream = s.power.pdus[i].id;
+            q.id = fresh(used, r.id + "-pdu-" + q.feed);
+            r.pdus.push_back(q);
+        }
+    }
+    int u = 1;
+    for (int i = 0; sm && i < nodes; ++i) {
+        Node n;
+        n.id = fresh(used, r.id + "-n" + std::to_string(i + 1));
+        n.model = server_model;
+        n.u_position = u;
+        u += sm->height_u;
+        for (const auto& p : r.pdus) n.feeds.push_back(p.id);
+        r.nodes.push_back(std::move(n));
+    }
+    const std::string id = r.id;
+    w.row->racks.push_back(std::move(r));
+    s.linkParents();
+    return id;
+}
+
+void setProperty(Scenario& s, const std::string& id, const std::string& key, const std::string& value) {
+    Where w = require(s, id);
+    std::string* name = w.node ? &w.node->name : w.rack ? &w.rack->name : w.row ? &w.row->name : w.unit ? &w.unit->name : &w.cdu->name;
+    Vec2* pos = w.node ? nullptr : w.rack ? &w.rack->position_m : w.unit ? &w.unit->position_m : w.cdu ? &w.cdu->position_m : nullptr;
+    Facing* facing = w.node ? nullptr : w.rack ? &w.rack->facing : w.unit ? &w.unit->facing : w.cdu ? &w.cdu->facing : nullptr;
+    if (key == "name") {
+        *name = value;
+    } else if ((key == "x_m" || key == "y_m") && pos) {
+        (key == "x_m" ? pos->x_m : pos->y_m) = number(key, value);
+    } else if (key == "facing" && facing) {
+        const auto f = facingFromString(value);
+        if (!f) throw ModelError("facing: '" + value + "' is not north, east, south or west");
+        *facing = *f;
+    } else if (key == "model" && (w.node || w.rack || w.unit || w.cdu)) {
+        (w.node ? w.node->model : w.rack ? w.rack->model : w.unit ? w.unit->model : w.cdu->model) = value;
+    } else if (key == "supply_setpoint_c" && w.unit) {
+        w.unit->supply_setpoint_c = number(key, value);
+    } else if (key == "supply_temp_c" && w.cdu) {
+        w.cdu->supply_temp_c = number(key, value);
+    } else if (key == "u_position" && w.node) {
+        const double u = number(key, value);
+        if (u < 1 || u != std::floor(u)) throw ModelError("u_position: must be a whole number from 1");
+        w.node->u_position = static_cast<int>(u);
+    } else {
+        throw ModelError("'" + key + "' is not an editable property of '" + id + "'");
+    }
+}
+
+} // namespace ct::model
