@@ -3,6 +3,7 @@
 #include "scenario_document.hpp"
 
 #include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/geometry.hpp>
 
 #include <QMouseEvent>
@@ -21,6 +22,7 @@ FloorPlanView::FloorPlanView(const ScenarioDocument& doc, QWidget* parent) : QWi
     setObjectName("floorPlan");
     setMinimumSize(320, 240);
     connect(&doc_, &ScenarioDocument::changed, this, &FloorPlanView::rebuild);
+    connect(&doc_, &ScenarioDocument::edited, this, &FloorPlanView::rebuild);
     rebuild();
 }
 
@@ -82,9 +84,18 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
         for (double x = h.tile_m; x < h.width_m; x += h.tile_m) p.drawLine(t.map(QPointF(x, 0)), t.map(QPointF(x, h.depth_m)));
         for (double y = h.tile_m; y < h.depth_m; y += h.tile_m) p.drawLine(t.map(QPointF(0, y)), t.map(QPointF(h.width_m, y)));
     }
+    // Layout findings: a red (error) or amber (warning) halo around the entity.
+    for (const auto& f : doc_.findings()) {
+        for (const Shape& s : shapes_)
+            if (s.ref.id.toStdString() == f.entity) {
+                p.setPen(Qt::NoPen);
+                p.setBrush(f.severity == model::Severity::Error ? QColor(230, 50, 40, 150) : QColor(240, 170, 30, 120));
+                p.drawRect(t.mapRect(s.floor_m.adjusted(-0.15, -0.15, 0.15, 0.15)));
+            }
+    }
     for (const Shape& s : shapes_) {
-        const QRectF r = t.mapRect(s.floor_m);
-        const bool sel = s.ref == selected_;
+        const bool sel = selection_.contains(s.ref);
+        const QRectF r = t.mapRect(sel && dragging_ ? s.floor_m.translated(drag_by_m_) : s.floor_m);
         p.setPen(QPen(sel ? QColor(255, 210, 60) : QColor(20, 20, 24), sel ? 2.5 : 1));
         p.setBrush(s.colour);
         p.drawRect(r);
@@ -104,17 +115,59 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
 
 void FloorPlanView::mousePressEvent(QMouseEvent* e) {
     const QPointF floor = floorToWidget().inverted().map(e->position());
-    for (const Shape& s : shapes_) {
-        if (s.floor_m.contains(floor)) {
-            setSelected(s.ref);
-            emit entitySelected(s.ref);
-            return;
-        }
+    const Shape* hit = nullptr;
+    for (const Shape& s : shapes_)
+        if (s.floor_m.contains(floor)) hit = &s;
+    if (!hit) {
+        if (!(e->modifiers() & Qt::ControlModifier)) setSelection({});
+        emit selectionChanged(selection_);
+        return;
+    }
+    if (e->modifiers() & Qt::ControlModifier) {
+        if (selection_.contains(hit->ref)) selection_.removeAll(hit->ref);
+        else selection_.append(hit->ref);
+        update();
+    } else if (!selection_.contains(hit->ref)) {
+        selection_ = {hit->ref};
+        update();
+    }
+    emit selectionChanged(selection_);
+    emit entitySelected(hit->ref);
+    if (e->button() == Qt::LeftButton && selection_.contains(hit->ref)) {
+        dragging_ = true;
+        drag_from_m_ = floor;
+        drag_by_m_ = {};
     }
 }
 
+void FloorPlanView::mouseMoveEvent(QMouseEvent* e) {
+    if (!dragging_ || doc_.scenario().halls.empty()) return;
+    const double tile = doc_.scenario().halls.front().tile_m;
+    const QPointF d = floorToWidget().inverted().map(e->position()) - drag_from_m_;
+    drag_by_m_ = {model::snapToTiles(d.x(), tile), model::snapToTiles(d.y(), tile)};
+    update();
+}
+
+void FloorPlanView::mouseReleaseEvent(QMouseEvent*) {
+    if (!dragging_) return;
+    dragging_ = false;
+    const QPointF by = drag_by_m_;
+    drag_by_m_ = {};
+    update();
+    if (by.isNull()) return;
+    QStringList ids;
+    for (const auto& r : selection_) ids << r.id;
+    emit moveRequested(ids, by.x(), by.y());
+}
+
 void FloorPlanView::setSelected(const EntityRef& ref) {
-    selected_ = ref;
+    if (selection_.size() > 1 && selection_.contains(ref)) return;  // keep a multi-selection it belongs to
+    selection_ = ref.isValid() ? QList<EntityRef>{ref} : QList<EntityRef>{};
+    update();
+}
+
+void FloorPlanView::setSelection(const QList<EntityRef>& refs) {
+    selection_ = refs;
     update();
 }
 

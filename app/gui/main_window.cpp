@@ -1,5 +1,7 @@
 #include "main_window.hpp"
 
+#include "checks_panel.hpp"
+#include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
 #include "problems_dialog.hpp"
 #include "properties_panel.hpp"
@@ -12,9 +14,14 @@
 #include "view3d.hpp"
 
 #include <clustertwin/model/time.hpp>
+#include <clustertwin/importers/replay.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/impact.hpp>
 
 #include <QApplication>
+#include <QCloseEvent>
+#include <QTimer>
+#include <QUndoStack>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
@@ -82,7 +89,10 @@ MainWindow::MainWindow(QWidget* parent)
     QDockWidget* props_dock = dock(this, tr("Inspector"), "propertiesDock", inspector, Qt::RightDockWidgetArea);
     QDockWidget* charts_dock = dock(this, tr("Charts"), "chartsDock", charts_, Qt::BottomDockWidgetArea);
     QDockWidget* alerts_dock = dock(this, tr("Alerts"), "alertsDock", alerts_, Qt::BottomDockWidgetArea);
+    checks_ = new ChecksPanel(*doc_);
+    QDockWidget* checks_dock = dock(this, tr("Checks"), "checksDock", checks_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(charts_dock, alerts_dock);
+    tabifyDockWidget(alerts_dock, checks_dock);
     charts_dock->raise();
 
     progress_ = new QProgressBar;
@@ -97,23 +107,44 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(cancel_);
     connect(cancel_, &QPushButton::clicked, this, &MainWindow::cancelSimulation);
 
+    edits_ = new EditController(*doc_, this);
+    autosave_ = new QTimer(this);
+    autosave_->setInterval(30000);
+    connect(autosave_, &QTimer::timeout, doc_, &ScenarioDocument::writeAutosave);
+    autosave_->start();
     buildMenus();
-    for (auto* d : {tree_dock, props_dock, charts_dock, alerts_dock}) view_menu_->addAction(d->toggleViewAction());
+    for (auto* d : {tree_dock, props_dock, charts_dock, alerts_dock, checks_dock}) view_menu_->addAction(d->toggleViewAction());
     buildSceneToolbar();
 
     connect(tree_, &ScenarioTree::entitySelected, this, &MainWindow::select);
     connect(plan_, &FloorPlanView::entitySelected, this, &MainWindow::select);
     connect(view3d_, &View3D::entitySelected, this, &MainWindow::select);
-    connect(alerts_, &AlertsPanel::entityActivated, this, [this](const QString& id) {
+    auto activate = [this](const QString& id) {
         const EntityRef ref = doc_->refOf(id);
         if (!ref.isValid()) return;
         select(ref);
         tabs_->setCurrentWidget(view3d_);
         view3d_->focus(ref);
+    };
+    connect(alerts_, &AlertsPanel::entityActivated, this, activate);
+    connect(checks_, &ChecksPanel::entityActivated, this, activate);
+    connect(plan_, &FloorPlanView::selectionChanged, this, [this](const QList<EntityRef>& refs) { edits_->setTargets(refs); });
+    connect(plan_, &FloorPlanView::moveRequested, edits_, &EditController::move);
+    connect(edits_, &EditController::selectRequested, this, &MainWindow::select);
+    connect(doc_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &ScenarioDocument::edited, this, [this] {
+        // Keep the selection across the edit when it still exists.
+        const EntityRef again = doc_->refOf(selection_.id);
+        const QList<EntityRef> multi = plan_->selection();
+        select(again.isValid() ? again : EntityRef{"scenario", QString::fromStdString(doc_->scenario().id)});
+        if (multi.size() > 1) {
+            plan_->setSelection(multi);
+            edits_->setTargets(multi);
+        }
+        showFrame();
+        updateTitle();
     });
-    connect(run_, &RunController::timeChanged, this, [this] {
-        if (runMatchesScenario()) view3d_->setFrame(run_->frame());
-    });
+    connect(run_, &RunController::timeChanged, this, &MainWindow::showFrame);
     connect(run_, &RunController::runChanged, this, [this] {
         statusBar()->showMessage(tr("Run %1 of %2: %3 series, %4 events")
                                      .arg(run_->replay()->info().id)
@@ -127,9 +158,9 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(doc_, &ScenarioDocument::changed, this, [this] {
         const auto& s = doc_->scenario();
-        setWindowTitle(tr("%1 — ClusterTwin").arg(QString::fromStdString(s.name.empty() ? s.id : s.name)));
+        updateTitle();
         select({"scenario", QString::fromStdString(s.id)});
-        if (run_->hasRun() && runMatchesScenario()) view3d_->setFrame(run_->frame());
+        showFrame();
         if (run_->hasRun() && !runMatchesScenario()) {
             statusBar()->showMessage(tr("The open run belongs to scenario %1: its values are not shown on this one")
                                          .arg(QString::fromStdString(run_->replay()->info().scenario_id)));
@@ -159,16 +190,42 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Open &demo"), this, [this] { openScenario(demoScenarioPath()); });
     file->addAction(tr("Open r&un or telemetry database…"), this, &MainWindow::openRunDialog);
     file->addSeparator();
+    file->addAction(tr("&Save scenario"), QKeySequence::Save, this, [this] {
+        QString error;
+        if (!saveScenario({}, &error)) QMessageBox::warning(this, tr("Save"), error);
+    });
+    file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"), doc_->path(), tr("Scenarios (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !saveScenario(path, &error)) QMessageBox::warning(this, tr("Save"), error);
+    });
+    file->addSeparator();
     file->addAction(tr("Save &screenshot…"), this, &MainWindow::screenshotDialog);
     file->addAction(tr("&Export selection's series as CSV…"), this, &MainWindow::exportDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+    edits_->populate(menuBar()->addMenu(tr("&Edit")));
     view_menu_ = menuBar()->addMenu(tr("&View"));
+    QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
+    analysis->addAction(tr("&Impact if the selection fails"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
+        QString error;
+        if (!showImpact(selection_, &error)) QMessageBox::information(this, tr("Impact"), error);
+    });
+    analysis->addAction(tr("&Clear highlights"), this, [this] {
+        if (auto* sc = view3d_->scene()) sc->setHighlighted({});
+        view3d_->update();
+    });
     QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
     QAction* run = sim->addAction(tr("&Run…"), this, &MainWindow::simulateDialog);
     run->setObjectName("actionRunSimulation");
     run->setShortcut(QKeySequence(Qt::Key_F5));
     sim->addAction(tr("&Cancel"), this, &MainWindow::cancelSimulation);
+    sim->addSeparator();
+    sim->addAction(tr("&What-if: fail the selection and compare…"), this, &MainWindow::whatIfDialog);
+    compare_action_ = sim->addAction(tr("Colour by &difference from the baseline"));
+    compare_action_->setCheckable(true);
+    compare_action_->setEnabled(false);
+    connect(compare_action_, &QAction::toggled, this, &MainWindow::setCompareWithBaseline);
 }
 
 void MainWindow::buildSceneToolbar() {
@@ -256,6 +313,7 @@ bool MainWindow::openScenario(const QString& path) {
         error = tr("The demo scenario was not found (set CT_RESOURCE_DIR to the resources folder).");
     } else if (doc_->load(path, problems, error)) {
         addRecent(QFileInfo(path).absoluteFilePath());
+        offerRecovery(path);
         return true;
     }
     delete problems_;
@@ -279,6 +337,7 @@ bool MainWindow::runMatchesScenario() const {
 
 void MainWindow::select(const EntityRef& ref) {
     selection_ = ref;
+    if (!(plan_->selection().size() > 1 && plan_->selection().contains(ref))) edits_->setTargets({ref});
     tree_->select(ref);
     plan_->setSelected(ref);
     view3d_->setSelected(ref);
@@ -287,7 +346,7 @@ void MainWindow::select(const EntityRef& ref) {
     charts_->setEntity(ref);
 }
 
-bool MainWindow::runSimulation(double duration_s, const QString& db_path) {
+bool MainWindow::runSimulation(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events) {
     if (job_ || doc_->scenario().halls.empty() || !(duration_s > 0)) return false;
     QString db = db_path;
     if (db.isEmpty()) {
@@ -295,13 +354,32 @@ bool MainWindow::runSimulation(double duration_s, const QString& db_path) {
         QDir().mkpath(dir);
         db = dir + QString("/%1-%2.sqlite").arg(QString::fromStdString(doc_->scenario().id), QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
     }
-    job_ = new SimulationJob(doc_->scenario(), doc_->catalog(), duration_s, db, this);
+    job_ = new SimulationJob(doc_->scenario(), doc_->catalog(), duration_s, db, extra_events, this);
     connect(job_, &SimulationJob::progress, progress_, &QProgressBar::setValue);
     connect(job_, &SimulationJob::liveFrame, this, [this](const model::Frame& f) {
         if (!run_->hasRun() || !run_->playing()) view3d_->setFrame(f);
     });
-    connect(job_, &SimulationJob::succeeded, this, [this](const QString& path, qint64) {
+    connect(job_, &SimulationJob::succeeded, this, [this](const QString& path, qint64 run) {
         endSimulation("finished", tr("Simulation finished: %1").arg(path));
+        if (pending_whatif_) {
+            // The baseline is done: keep it for the comparison and run the what-if.
+            try {
+                auto store = importers::TelemetryStore::open(path.toStdString());
+                baseline_ = std::make_shared<importers::RunReplay>(importers::RunReplay::load(store, run));
+            } catch (const std::exception& e) {
+                pending_whatif_.reset();
+                QMessageBox::warning(this, tr("What-if"), QString::fromStdString(e.what()));
+                return;
+            }
+            const auto p = std::move(pending_whatif_);
+            compare_action_->setEnabled(true);
+            runSimulation(p->duration_s, p->db, p->events);
+            connect(run_, &RunController::runChanged, this, [this] {
+                setCompareWithBaseline(true);
+                emit whatIfReady();
+            }, Qt::SingleShotConnection);
+            return;
+        }
         openRun(path);
     });
     connect(job_, &SimulationJob::cancelled, this, [this](const QString& path, qint64) {
@@ -333,6 +411,144 @@ void MainWindow::endSimulation(const QString& how, const QString& message) {
 
 void MainWindow::cancelSimulation() {
     if (job_) job_->cancel();
+    pending_whatif_.reset();
+}
+
+void MainWindow::showFrame() {
+    if (!run_->hasRun() || !runMatchesScenario()) return;
+    if (!compare_ || !baseline_) {
+        view3d_->setFrame(run_->frame());
+        return;
+    }
+    // Difference colouring: each node's inlet minus the baseline's at the same time from the start.
+    model::Frame f = run_->frame();
+    const model::Frame b = baseline_->frameAt(baseline_->startS() + run_->time() + 1e-6);
+    std::map<std::string, double> base;
+    for (const auto& n : b.nodes) base[n.id] = n.inlet_c;
+    for (auto& n : f.nodes) {
+        auto it = base.find(n.id);
+        n.inlet_c = it == base.end() ? std::nan("") : n.inlet_c - it->second;
+    }
+    for (auto& r : f.racks) r.inlet_max_c = std::nan("");
+    view3d_->setFrame(f);
+}
+
+void MainWindow::setCompareWithBaseline(bool on) {
+    compare_ = on && baseline_ != nullptr;
+    if (compare_action_->isChecked() != compare_) compare_action_->setChecked(compare_);
+    metric_box_->setCurrentIndex(metric_box_->findData(compare_ ? "inlet_delta_c" : "inlet_c"));
+    showFrame();
+}
+
+bool MainWindow::runWhatIf(const EntityRef& target, double duration_s, const QString& dir) {
+    static const std::map<QString, std::string> kFail = {{"cooling_unit", "cooling_unit_fail"}, {"cdu", "cdu_fail"},
+                                                         {"utility_feed", "feed_fail"},         {"ups", "feed_fail"},
+                                                         {"pdu", "feed_fail"},                  {"rack_pdu", "feed_fail"},
+                                                         {"node", "node_fail"},                 {"gpu", "gpu_fail"}};
+    auto it = kFail.find(target.kind);
+    if (job_ || it == kFail.end() || !(duration_s > 60)) return false;
+    QString folder = dir;
+    if (folder.isEmpty()) folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/runs";
+    QDir().mkpath(folder);
+    const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+    const QString sid = QString::fromStdString(doc_->scenario().id);
+    model::Event e;
+    e.time_s = 60;
+    e.kind = it->second;
+    e.target = target.id.toStdString();
+    pending_whatif_ = std::make_unique<PendingWhatIf>(PendingWhatIf{{e}, folder + QString("/%1-%2-fail-%3.sqlite").arg(sid, stamp, target.id), duration_s});
+    baseline_.reset();
+    compare_ = false;
+    return runSimulation(duration_s, folder + QString("/%1-%2-baseline.sqlite").arg(sid, stamp));
+}
+
+void MainWindow::whatIfDialog() {
+    if (!selection_.isValid()) return;
+    bool ok = false;
+    const QString text = QInputDialog::getText(this, tr("What-if"), tr("Fail %1 after one minute, and simulate for:").arg(selection_.id),
+                                               QLineEdit::Normal, "30min", &ok);
+    if (!ok) return;
+    try {
+        if (!runWhatIf(selection_, model::parseDurationS(text.toStdString())))
+            QMessageBox::information(this, tr("What-if"), tr("A what-if fails a cooling unit, CDU, power feed, UPS, PDU, node or GPU for longer than a minute, one run at a time."));
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("What-if"), QString::fromStdString(e.what()));
+    }
+}
+
+bool MainWindow::showImpact(const EntityRef& target, QString* error) {
+    try {
+        const sim::ImpactReport r = sim::impactOf(doc_->scenario(), doc_->catalog(), target.id.toStdString());
+        checks_->showImpact(r);
+        if (auto* sc = view3d_->scene()) sc->setHighlighted(r.affected());
+        view3d_->update();
+        statusBar()->showMessage(tr("If %1 fails: %2 affected").arg(target.id).arg(r.affected().size()));
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+bool MainWindow::saveScenario(const QString& path, QString* error) {
+    if (!doc_->save(path, error)) return false;
+    addRecent(QFileInfo(doc_->path()).absoluteFilePath());
+    statusBar()->showMessage(tr("Saved %1").arg(doc_->path()));
+    updateTitle();
+    return true;
+}
+
+void MainWindow::setAutosaveInterval(int ms) { autosave_->setInterval(ms); }
+
+void MainWindow::updateTitle() {
+    const auto& s = doc_->scenario();
+    setWindowTitle(tr("%1%2 — ClusterTwin").arg(QString::fromStdString(s.name.empty() ? s.id : s.name), doc_->isModified() ? "*" : ""));
+}
+
+void MainWindow::offerRecovery(const QString& path) {
+    const QString autosave = ScenarioDocument::autosavePathFor(path);
+    const QFileInfo a(autosave), f(path);
+    if (!a.exists()) return;
+    if (a.lastModified() < f.lastModified()) {  // older than the file: saved since
+        QFile::remove(autosave);
+        return;
+    }
+    delete recovery_;
+    recovery_ = new QMessageBox(QMessageBox::Question, tr("Recover unsaved changes"),
+                                tr("%1 has unsaved changes from %2 (ClusterTwin did not close cleanly). Recover them?")
+                                    .arg(f.fileName(), a.lastModified().toString()),
+                                QMessageBox::Yes | QMessageBox::Discard, this);
+    recovery_->setObjectName("recoveryDialog");
+    connect(recovery_, &QMessageBox::finished, this, [this, autosave](int result) {
+        if (result == QMessageBox::Yes) {
+            QString error;
+            if (!doc_->recoverFrom(autosave, &error)) QMessageBox::warning(this, tr("Recover"), error);
+        } else {
+            QFile::remove(autosave);
+        }
+    });
+    recovery_->open();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    if (doc_->isModified()) {
+        const auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(doc_->path()),
+                                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        if (answer == QMessageBox::Cancel) {
+            e->ignore();
+            return;
+        }
+        if (answer == QMessageBox::Save) {
+            QString error;
+            if (!saveScenario({}, &error)) {
+                QMessageBox::warning(this, tr("Save"), error);
+                e->ignore();
+                return;
+            }
+        }
+    }
+    doc_->removeAutosave();  // a clean exit: nothing to recover
+    e->accept();
 }
 
 bool MainWindow::exportSelectionCsv(const QString& path, QString* error) {

@@ -6,6 +6,18 @@
 
 #include <QMainWindow>
 
+#include <memory>
+
+class QMessageBox;
+class QTimer;
+
+namespace ct::importers {
+class RunReplay;
+}
+namespace ct::model {
+struct Event;
+}
+
 class QMenu;
 class QDialog;
 class QProgressBar;
@@ -25,6 +37,8 @@ class ValuesPanel;
 class ChartsPanel;
 class AlertsPanel;
 class SimulationJob;
+class ChecksPanel;
+class EditController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -39,7 +53,21 @@ public:
     void openRun(const QString& db_path);
     /// Simulation > Run without the dialog: simulates the open scenario for `duration_s` into `db_path`
     /// ("" = a new file under the app's data folder) in a worker thread. False when one is running.
-    bool runSimulation(double duration_s, const QString& db_path = {});
+    bool runSimulation(double duration_s, const QString& db_path = {}, const std::vector<model::Event>& extra_events = {});
+    /// What-if (issue 6): simulates the scenario as it is (the baseline) and with `target` failing after one
+    /// minute, each for `duration_s`, into two databases in `dir` ("" = the app's data folder); then replays
+    /// the what-if run coloured by the change of node inlet against the baseline. False when it cannot start.
+    bool runWhatIf(const EntityRef& target, double duration_s, const QString& dir = {});
+    /// Colours the replay by its difference from the baseline run (when one is loaded).
+    void setCompareWithBaseline(bool on);
+    bool comparing() const { return compare_; }
+    /// Impact query on an entity: lists it in the checks dock and highlights what is affected in 3D.
+    bool showImpact(const EntityRef& target, QString* error = nullptr);
+    /// Saves the scenario (atomically); "" = its current file.
+    bool saveScenario(const QString& path = {}, QString* error = nullptr);
+    void setAutosaveInterval(int ms);
+    /// The recovery question shown when an autosave newer than the opened file exists (nullptr if none).
+    QMessageBox* recoveryDialog() const { return recovery_; }
     void cancelSimulation();
     bool simulationRunning() const { return job_ != nullptr; }
     void select(const EntityRef& ref);
@@ -56,6 +84,8 @@ public:
     ValuesPanel* values() const { return values_; }
     ChartsPanel* charts() const { return charts_; }
     AlertsPanel* alerts() const { return alerts_; }
+    ChecksPanel* checks() const { return checks_; }
+    EditController* edits() const { return edits_; }
     QProgressBar* progressBar() const { return progress_; }
     QComboBox* metricBox() const { return metric_box_; }
     const EntityRef& selection() const { return selection_; }
@@ -68,6 +98,11 @@ public:
 signals:
     /// A simulation ended: "finished", "cancelled" or "failed".
     void simulationEnded(const QString& how);
+    /// Both runs of a what-if are done and the comparison is shown.
+    void whatIfReady();
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
 
 private:
     void buildMenus();
@@ -102,6 +137,23 @@ private:
     QDialog* problems_ = nullptr;
     SimulationJob* job_ = nullptr;
     EntityRef selection_;
+    ChecksPanel* checks_;
+    EditController* edits_;
+    QTimer* autosave_;
+    QMessageBox* recovery_ = nullptr;
+    std::shared_ptr<importers::RunReplay> baseline_;
+    bool compare_ = false;
+    QAction* compare_action_ = nullptr;
+    struct PendingWhatIf {
+        std::vector<model::Event> events;
+        QString db;
+        double duration_s = 0;
+    };
+    std::unique_ptr<PendingWhatIf> pending_whatif_;
+    void showFrame();
+    void updateTitle();
+    void offerRecovery(const QString& path);
+    void whatIfDialog();
 };
 
 } // namespace ct::app

@@ -1,8 +1,35 @@
 #include "scenario_document.hpp"
 
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QUndoStack>
+
 namespace ct::app {
+
+/// One edit: the scenario before and after. The first redo() is the edit itself, already applied.
+class SnapshotCommand : public QUndoCommand {
+public:
+    SnapshotCommand(ScenarioDocument& doc, model::Scenario before, model::Scenario after, const QString& text)
+        : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
+    void redo() override { doc_.setScenario(after_); }
+    void undo() override { doc_.setScenario(before_); }
+
+private:
+    ScenarioDocument& doc_;
+    model::Scenario before_, after_;
+};
+
+ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
+    connect(undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+ScenarioDocument::~ScenarioDocument() = default;
 
 bool ScenarioDocument::load(const QString& path, model::Diagnostics& problems, QString& error_text) {
     problems.clear();
@@ -22,8 +49,84 @@ bool ScenarioDocument::load(const QString& path, model::Diagnostics& problems, Q
         error_text = QString::fromStdString(e.what());
         return false;
     }
+    undo_->clear();
+    recheck();
     emit changed();
     return true;
+}
+
+void ScenarioDocument::recheck() { findings_ = model::checkLayout(scenario_, catalog_); }
+
+void ScenarioDocument::setScenario(const model::Scenario& s) {
+    scenario_ = s;
+    recheck();
+    emit edited();
+}
+
+bool ScenarioDocument::apply(const QString& text, const std::function<void(model::Scenario&)>& edit, QString* error) {
+    model::Scenario after = scenario_;
+    try {
+        edit(after);
+        after.linkParents();
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    if (after == scenario_) return true;  // nothing changed: no empty undo step
+    undo_->push(new SnapshotCommand(*this, scenario_, std::move(after), text));
+    return true;
+}
+
+bool ScenarioDocument::isModified() const { return !undo_->isClean(); }
+
+bool ScenarioDocument::save(const QString& path, QString* error) {
+    const QString target = path.isEmpty() ? path_ : path;
+    if (target.isEmpty()) {
+        if (error) *error = tr("The scenario has no file yet: choose where to save it.");
+        return false;
+    }
+    try {
+        model::saveScenarioFile(scenario_, target.toStdString());
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    removeAutosave();
+    path_ = target;
+    undo_->setClean();
+    return true;
+}
+
+QString ScenarioDocument::autosavePathFor(const QString& path) {
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave";
+    const QByteArray key = QCryptographicHash::hash(QFileInfo(path).absoluteFilePath().toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
+    return dir + "/" + QFileInfo(path).completeBaseName() + "-" + QString::fromLatin1(key) + ".json";
+}
+
+bool ScenarioDocument::writeAutosave() {
+    if (!isModified() || path_.isEmpty()) return false;
+    const QString file = autosavePathFor(path_);
+    QDir().mkpath(QFileInfo(file).absolutePath());
+    try {
+        model::writeFileAtomically(file.toStdString(), model::scenarioToJson(scenario_));
+    } catch (const std::exception&) {
+        return false;  // an autosave that cannot be written must not disturb the user's work
+    }
+    return true;
+}
+
+void ScenarioDocument::removeAutosave() {
+    if (!path_.isEmpty()) QFile::remove(autosavePathFor(path_));
+}
+
+bool ScenarioDocument::recoverFrom(const QString& autosave_path, QString* error) {
+    try {
+        const model::LoadResult lr = model::loadScenarioFile(autosave_path.toStdString());
+        return apply(tr("Recover autosave"), [&](model::Scenario& s) { s = lr.scenario; }, error);
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
 }
 
 EntityRef ScenarioDocument::refOf(const QString& qid) const {

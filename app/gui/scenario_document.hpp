@@ -1,20 +1,28 @@
 #pragma once
-// The open scenario with its effective catalog and validation problems: what the app's views observe.
+// The open scenario with its effective catalog, validation problems, live layout checks and edit history:
+// what the app's views observe. Every edit goes through the undo stack as a before/after snapshot, so undo and
+// redo give back exactly the scenario they left.
 #include "entity_ref.hpp"
 
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/error.hpp>
+#include <clustertwin/model/layout_checks.hpp>
 #include <clustertwin/model/scenario.hpp>
 
 #include <QObject>
 #include <QString>
+
+#include <functional>
+
+class QUndoStack;
 
 namespace ct::app {
 
 class ScenarioDocument : public QObject {
     Q_OBJECT
 public:
-    using QObject::QObject;
+    explicit ScenarioDocument(QObject* parent = nullptr);
+    ~ScenarioDocument() override;
 
     /// Loads and validates `path`. On success (no errors; warnings allowed) replaces the document and emits
     /// changed(). On failure keeps the current document and returns false with `problems` filled (syntax error
@@ -28,14 +36,42 @@ public:
     /// The kind of an entity by its id (racks, nodes, GPUs, rows, units, power, jobs); invalid when unknown.
     EntityRef refOf(const QString& id) const;
 
+    /// Runs an edit (a model/edit.hpp function) on a copy and, when it succeeds, pushes it as one undoable
+    /// step and emits edited(). On failure the scenario is unchanged and `error` says why.
+    bool apply(const QString& text, const std::function<void(model::Scenario&)>& edit, QString* error = nullptr);
+    QUndoStack* undoStack() const { return undo_; }
+    bool isModified() const;
+    /// Live layout checks of the current scenario (recomputed after every change).
+    const std::vector<model::LayoutFinding>& findings() const { return findings_; }
+
+    /// Saves atomically (temporary file, then rename) to `path` ("" = the current path); marks the document
+    /// saved and removes its autosave. Returns false with the reason on failure (the old file stays).
+    bool save(const QString& path, QString* error = nullptr);
+    /// Where this document's autosave goes (per file, under the app's data folder).
+    static QString autosavePathFor(const QString& path);
+    /// Writes the autosave when there are unsaved edits. Returns whether one was written.
+    bool writeAutosave();
+    void removeAutosave();
+    /// Replaces the scenario with an autosave's content as one undoable edit (recovery after a crash).
+    bool recoverFrom(const QString& autosave_path, QString* error = nullptr);
+
 signals:
+    /// A different scenario was opened.
     void changed();
+    /// The same scenario was edited, undone or redone.
+    void edited();
+    void modifiedChanged(bool modified);
 
 private:
+    friend class SnapshotCommand;
+    void setScenario(const model::Scenario& s);
+    void recheck();
     model::Scenario scenario_;
     model::Catalog catalog_;
     model::Diagnostics warnings_;
+    std::vector<model::LayoutFinding> findings_;
     QString path_;
+    QUndoStack* undo_;
 };
 
 } // namespace ct::app

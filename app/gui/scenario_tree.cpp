@@ -26,6 +26,7 @@ ScenarioTree::ScenarioTree(const ScenarioDocument& doc, QWidget* parent) : QTree
     header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     setUniformRowHeights(true);
     connect(&doc_, &ScenarioDocument::changed, this, &ScenarioTree::rebuild);
+    connect(&doc_, &ScenarioDocument::edited, this, &ScenarioTree::rebuild);
     connect(this, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* cur, QTreeWidgetItem*) {
         if (syncing_ || !cur) return;
         const auto ref = cur->data(0, kRefRole).value<EntityRef>();

@@ -9,8 +9,10 @@
 
 namespace ct::app {
 
-SimulationJob::SimulationJob(model::Scenario s, model::Catalog c, double duration_s, QString db_path, QObject* parent)
-    : QThread(parent), scenario_(std::move(s)), catalog_(std::move(c)), duration_s_(duration_s), db_(std::move(db_path)) {
+SimulationJob::SimulationJob(model::Scenario s, model::Catalog c, double duration_s, QString db_path, std::vector<model::Event> extra_events,
+                             QObject* parent)
+    : QThread(parent), scenario_(std::move(s)), catalog_(std::move(c)), duration_s_(duration_s), extra_(std::move(extra_events)),
+      db_(std::move(db_path)) {
     qRegisterMetaType<ct::model::Frame>();
 }
 
@@ -19,6 +21,7 @@ void SimulationJob::run() {
         sim::EngineOptions opt;
         opt.threads = std::max(1, QThread::idealThreadCount() - 1);  // leave a core to the GUI
         sim::Engine engine(scenario_, catalog_, opt);
+        engine.addEvents(extra_);
         auto store = importers::TelemetryStore::open(db_.toStdString());
         importers::RunRecorder rec(store, scenario_, catalog_, "app " + scenario_.id, "{\"source\": \"clustertwin app\"}");
         rec.record(engine.frame());

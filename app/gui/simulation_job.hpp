@@ -16,7 +16,8 @@ namespace ct::app {
 class SimulationJob : public QThread {
     Q_OBJECT
 public:
-    SimulationJob(model::Scenario s, model::Catalog c, double duration_s, QString db_path, QObject* parent = nullptr);
+    SimulationJob(model::Scenario s, model::Catalog c, double duration_s, QString db_path, std::vector<model::Event> extra_events = {},
+                  QObject* parent = nullptr);
     void cancel() { cancel_ = true; }
     const QString& databasePath() const { return db_; }
 
@@ -35,6 +36,7 @@ private:
     model::Scenario scenario_;
     model::Catalog catalog_;
     double duration_s_;
+    std::vector<model::Event> extra_;
     QString db_;
     std::atomic<bool> cancel_{false};
 };

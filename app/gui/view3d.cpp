@@ -41,6 +41,10 @@ View3D::View3D(const ScenarioDocument& doc, QWidget* parent) : QWidget(parent), 
         l->addWidget(note);
     }
     connect(&doc_, &ScenarioDocument::changed, this, &View3D::rebuild);
+    connect(&doc_, &ScenarioDocument::edited, this, [this] {
+        keep_camera_ = true;
+        rebuild();
+    });
 }
 
 View3D::~View3D() = default;
@@ -57,6 +61,10 @@ void View3D::rebuild() {
     }
     const std::string metric = scene_ ? scene_->metric() : std::string("nameplate_kw");
     const render::Overlays ov = scene_ ? scene_->overlays() : render::Overlays{};
+    const std::string selected = scene_ ? scene_->selected() : std::string();
+    // After an edit the camera stays where the user put it; a newly opened scenario starts from the iso view.
+    const std::vector<double> camera = scene_ && keep_camera_ ? scene_->cameraState() : std::vector<double>{};
+    keep_camera_ = false;
     scene_.reset();
     window_set_ = false;
     if (doc_.scenario().halls.empty()) return;
@@ -64,6 +72,11 @@ void View3D::rebuild() {
     scene_->setOverlays(ov);
     scene_->setMetric(metric);
     scene_->setSize(width(), height());
+    if (!camera.empty()) scene_->setCameraState(camera);
+    if (!selected.empty()) scene_->setSelected(selected);
+    std::vector<std::pair<std::string, int>> marks;
+    for (const auto& f : doc_.findings()) marks.push_back({f.entity, f.severity == model::Severity::Error ? 2 : 1});
+    scene_->setMarkers(marks);
     if (isVisible()) {
         scene_->setWindowId(static_cast<std::uintptr_t>(winId()));
         window_set_ = true;

@@ -58,6 +58,7 @@ private:
     QPoint press_pos_;
     bool dragged_ = false;
     bool window_set_ = false;
+    bool keep_camera_ = false;
 };
 
 } // namespace ct::app

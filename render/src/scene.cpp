@@ -35,9 +35,11 @@
 #include <vtkStreamTracer.h>
 #include <vtkStringArray.h>
 #include <vtkTextProperty.h>
+#include <vtkUnsignedCharArray.h>
 #include <vtkWindowToImageFilter.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -62,6 +64,7 @@ const std::vector<MetricInfo> kMetrics = {
     {"rack_inlet_c", "Rack inlet, hottest (°C)", 15, 40, true, true},
     {"exhaust_c", "Rack exhaust (°C)", 15, 55, true, true},
     {"nameplate_kw", "Node nameplate (kW)", 0, 0, false, false},
+    {"inlet_delta_c", "Node inlet change vs baseline (K)", -5, 5, false, true},
 };
 
 /// Boxes drawn as glyphs of one cube: a point per box with its size and a value (one actor for thousands).
@@ -227,6 +230,20 @@ struct Scene::Impl {
     vtkNew<vtkActor2D> label_actor;
     vtkNew<vtkOutlineSource> sel_box;
     vtkNew<vtkActor> sel_actor;
+
+    // Outlines: findings and impact highlights.
+    struct Outline {
+        vtkNew<vtkPoints> pts;
+        vtkNew<vtkCellArray> lines;
+        vtkNew<vtkUnsignedCharArray> colours;
+        vtkNew<vtkPolyData> pd;
+        vtkNew<vtkPolyDataMapper> mapper;
+        vtkNew<vtkActor> actor;
+        std::size_t boxes = 0;
+    };
+    Outline markers, highlights;
+    std::vector<std::string> highlighted_ids;
+    void outline(Outline& o, const std::vector<std::pair<std::string, std::array<unsigned char, 3>>>& items, double grow);
 
     // Air overlays, rebuilt per frame.
     std::vector<vtkSmartPointer<vtkProp>> air_props;
@@ -551,10 +568,10 @@ void Scene::Impl::recolour(const model::Frame* f) {
     if (m.id == "nameplate_kw") {
         nv = node_nameplate_kw;
     } else if (f) {
-        if (m.id == "inlet_c" || m.id == "power_kw") {
+        if (m.id == "inlet_c" || m.id == "power_kw" || m.id == "inlet_delta_c") {
             for (const auto& n : f->nodes)
                 if (auto it = node_index.find(n.id); it != node_index.end())
-                    nv[it->second] = m.id == "inlet_c" ? n.inlet_c : n.power_ac_w / 1000.0;
+                    nv[it->second] = m.id == "power_kw" ? n.power_ac_w / 1000.0 : n.inlet_c;
         } else if (m.id == "gpu_temp_c" || m.id == "gpu_util" || m.id == "throttle") {
             std::vector<double> acc(nodes.size(), kNaN);
             std::vector<int> cnt(nodes.size(), 0);
@@ -784,6 +801,49 @@ void Scene::Impl::rebuildAir() {
     }
 }
 
+void Scene::Impl::outline(Outline& o, const std::vector<std::pair<std::string, std::array<unsigned char, 3>>>& items, double grow) {
+    o.pts->Reset();
+    o.lines->Reset();
+    o.colours->Reset();
+    o.colours->SetNumberOfComponents(3);
+    o.boxes = 0;
+    for (const auto& [id, rgb] : items) {
+        double lo[3], hi[3];
+        std::string key = id;
+        if (!boundsOf(key, lo, hi)) {
+            key = nodeOfGpu(id);  // a GPU: its node's box
+            if (key.empty() || !boundsOf(key, lo, hi)) continue;
+        }
+        for (int a = 0; a < 3; ++a) {
+            lo[a] -= grow;
+            hi[a] += grow;
+        }
+        vtkIdType base = o.pts->GetNumberOfPoints();
+        for (int k = 0; k < 8; ++k) o.pts->InsertNextPoint(k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]);
+        static const int edges[12][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+        for (const auto& e : edges) {
+            const vtkIdType ids[2] = {base + e[0], base + e[1]};
+            o.lines->InsertNextCell(2, ids);
+            o.colours->InsertNextTypedTuple(rgb.data());
+        }
+        ++o.boxes;
+    }
+    o.pd->SetPoints(o.pts);
+    o.pd->SetLines(o.lines);
+    o.pd->GetCellData()->SetScalars(o.colours);
+    o.pd->Modified();
+    if (!o.mapper->GetInput()) {
+        o.mapper->SetInputData(o.pd);
+        o.mapper->SetColorModeToDirectScalars();
+        o.mapper->SetScalarModeToUseCellData();
+        o.actor->SetMapper(o.mapper);
+        o.actor->GetProperty()->SetLineWidth(3);
+        o.actor->PickableOff();
+        ren->AddActor(o.actor);
+    }
+    o.actor->SetVisibility(o.boxes > 0);
+}
+
 bool Scene::Impl::boundsOf(const std::string& id, double lo[3], double hi[3]) const {
     for (const auto* set : {&nodes, &racks, &units}) {
         const auto& index = set == &nodes ? node_index : set == &racks ? rack_index : unit_index;
@@ -914,6 +974,43 @@ void Scene::setSelected(const std::string& id) {
 }
 
 const std::string& Scene::selected() const { return d_->selected; }
+
+void Scene::setMarkers(const std::vector<std::pair<std::string, int>>& ids_severity) {
+    std::vector<std::pair<std::string, std::array<unsigned char, 3>>> items;
+    for (const auto& [id, sev] : ids_severity)
+        items.push_back({id, sev >= 2 ? std::array<unsigned char, 3>{235, 45, 35} : std::array<unsigned char, 3>{245, 175, 30}});
+    d_->outline(d_->markers, items, 0.05);
+}
+
+void Scene::setHighlighted(const std::vector<std::string>& ids) {
+    d_->highlighted_ids = ids;
+    std::vector<std::pair<std::string, std::array<unsigned char, 3>>> items;
+    for (const auto& id : ids) items.push_back({id, {255, 60, 230}});
+    d_->outline(d_->highlights, items, 0.09);
+}
+
+const std::vector<std::string>& Scene::highlighted() const { return d_->highlighted_ids; }
+std::size_t Scene::markerCount() const { return d_->markers.boxes; }
+
+std::vector<double> Scene::cameraState() const {
+    vtkCamera* c = d_->ren->GetActiveCamera();
+    std::vector<double> v(10);
+    c->GetPosition(&v[0]);
+    c->GetFocalPoint(&v[3]);
+    c->GetViewUp(&v[6]);
+    v[9] = c->GetViewAngle();
+    return v;
+}
+
+void Scene::setCameraState(const std::vector<double>& v) {
+    if (v.size() != 10) return;
+    vtkCamera* c = d_->ren->GetActiveCamera();
+    c->SetPosition(&v[0]);
+    c->SetFocalPoint(&v[3]);
+    c->SetViewUp(&v[6]);
+    c->SetViewAngle(v[9]);
+    d_->ren->ResetCameraClippingRange();
+}
 
 bool Scene::focus(const std::string& id) {
     double lo[3], hi[3];

@@ -71,6 +71,15 @@ public:
     /// Outlines an entity (rack, node, cooling unit, CDU); "" clears.
     void setSelected(const std::string& id);
     const std::string& selected() const;
+    /// Outlines entities with a finding: `severity` 2 = error (red), 1 = warning (amber). Replaces the last set.
+    void setMarkers(const std::vector<std::pair<std::string, int>>& ids_severity);
+    /// Outlines entities in magenta (what an impact query found); GPUs are shown by their node.
+    void setHighlighted(const std::vector<std::string>& ids);
+    const std::vector<std::string>& highlighted() const;
+    std::size_t markerCount() const;
+    /// The camera as 10 numbers (position, focal point, view up, view angle), to keep it across a rebuild.
+    std::vector<double> cameraState() const;
+    void setCameraState(const std::vector<double>& state);
     /// Points the camera at an entity (keeping its direction); false when unknown.
     bool focus(const std::string& id);
 

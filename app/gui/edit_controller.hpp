@@ -1,0 +1,51 @@
+#pragma once
+// The Edit menu (issue 6): undo/redo, delete, rotate, duplicate, nudge by a tile, add row, add rack, and moves
+// dragged on the floor plan. Every action is one undoable step on the document; the 3D view and the plan act
+// on the same selection.
+#include "entity_ref.hpp"
+
+#include <QList>
+#include <QObject>
+
+class QAction;
+class QMenu;
+class QWidget;
+
+namespace ct::app {
+class ScenarioDocument;
+
+class EditController : public QObject {
+    Q_OBJECT
+public:
+    EditController(ScenarioDocument& doc, QWidget* window);
+    /// Fills the Edit menu.
+    void populate(QMenu* menu);
+    /// What the edits act on: the plan's multi-selection, or the current entity.
+    void setTargets(const QList<EntityRef>& refs) { targets_ = refs; }
+    const QList<EntityRef>& targets() const { return targets_; }
+
+    bool removeTargets();
+    bool rotateTargets();
+    bool duplicateTargets();
+    bool nudgeTargets(int dx_tiles, int dy_tiles);
+    bool move(const QStringList& ids, double dx_m, double dy_m);
+    /// Adds a rack at the end of the target's row (or a new row). Returns its id ("" on failure).
+    QString addRack(const QString& rack_model, const QString& server_model, int nodes);
+    QString addRow();
+    const QString& lastError() const { return error_; }
+
+signals:
+    /// After an edit that creates or removes entities: what should be selected now.
+    void selectRequested(const ct::app::EntityRef& ref);
+
+private:
+    std::vector<std::string> ids(bool floor_only) const;
+    bool report(bool ok);
+    void addRackDialog();
+    ScenarioDocument& doc_;
+    QWidget* window_;
+    QList<EntityRef> targets_;
+    QString error_;
+};
+
+} // namespace ct::app
