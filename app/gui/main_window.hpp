@@ -61,6 +61,7 @@ public:
     /// Colours the replay by its difference from the baseline run (when one is loaded).
     void setCompareWithBaseline(bool on);
     bool comparing() const { return compare_; }
+    const importers::RunReplay* baseline() const { return baseline_.get(); }
     /// Impact query on an entity: lists it in the checks dock and highlights what is affected in 3D.
     bool showImpact(const EntityRef& target, QString* error = nullptr);
     /// Saves the scenario (atomically); "" = its current file.

@@ -36,14 +36,20 @@ bool ScenarioDocument::load(const QString& path, model::Diagnostics& problems, Q
     error_text.clear();
     try {
         model::ValidationReport rep = model::loadAndValidate(path.toStdString());
-        if (model::hasErrors(rep.diagnostics)) {
+        // Layout problems (overlaps, a rack outside the hall, overloaded breakers) open: they are a plan in
+        // progress and the checks dock lists them. Anything else keeps the file closed.
+        bool broken = false;
+        for (const auto& d : rep.diagnostics) broken = broken || (d.severity == model::Severity::Error && !model::isLayoutProblem(d));
+        if (broken) {
             problems = std::move(rep.diagnostics);
             error_text = tr("%1 has %2 error(s).").arg(path).arg(model::countErrors(problems));
             return false;
         }
         scenario_ = std::move(rep.scenario);
         catalog_ = std::move(rep.catalog);
-        warnings_ = std::move(rep.diagnostics);
+        warnings_.clear();
+        for (auto& d : rep.diagnostics)
+            if (d.severity != model::Severity::Error) warnings_.push_back(std::move(d));
         path_ = path;
     } catch (const std::exception& e) {  // unreadable file, syntax error, too large
         error_text = QString::fromStdString(e.what());

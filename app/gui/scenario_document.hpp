@@ -24,9 +24,9 @@ public:
     explicit ScenarioDocument(QObject* parent = nullptr);
     ~ScenarioDocument() override;
 
-    /// Loads and validates `path`. On success (no errors; warnings allowed) replaces the document and emits
-    /// changed(). On failure keeps the current document and returns false with `problems` filled (syntax error
-    /// with line/column, or every validation error and warning). Never throws.
+    /// Loads and validates `path`. On success (no errors but layout problems, which findings() lists)
+    /// replaces the document and emits changed(). On failure keeps the current document and returns false with
+    /// `problems` filled (syntax error with line/column, or every validation error and warning). Never throws.
     bool load(const QString& path, model::Diagnostics& problems, QString& error_text);
 
     const model::Scenario& scenario() const { return scenario_; }

@@ -47,6 +47,8 @@ bool alongX(Facing f) { return f == Facing::North || f == Facing::South; }
 
 } // namespace
 
+bool isLayoutProblem(const Diagnostic& d) { return kindOf(d.message) != "invalid"; }
+
 std::string entityAt(const Scenario& s, const std::string& pointer) {
     const auto p = split(pointer);
     std::size_t i = 0, j = 0, k = 0;

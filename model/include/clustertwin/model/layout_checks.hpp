@@ -28,6 +28,10 @@ inline constexpr double kSlabRatingKgM2 = 2440;
 /// Never throws.
 std::vector<LayoutFinding> checkLayout(const Scenario& s, const Catalog& c);
 
+/// Whether a validation finding is about the layout (overlap, outside the hall, breakers, capacity, weight):
+/// a work in progress that a planner may save and open again, unlike a broken file.
+bool isLayoutProblem(const Diagnostic& d);
+
 /// The entity a JSON pointer into the scenario names (the deepest rack, row, unit, PDU... on its path).
 std::string entityAt(const Scenario& s, const std::string& pointer);
 

@@ -1,0 +1,227 @@
+// Issue 6 in the app: a drag on the plan moves a rack by whole tiles, every edit undoes and redoes to the
+// identical JSON, checks show in the dock and as 3D markers, saves and autosave recovery, impact highlights,
+// and a what-if run coloured by its difference from the baseline.
+#include "checks_panel.hpp"
+#include "edit_controller.hpp"
+#include "floor_plan_view.hpp"
+#include "main_window.hpp"
+#include "run_controller.hpp"
+#include "scenario_document.hpp"
+#include "view3d.hpp"
+
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/render/scene.hpp>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <clustertwin/importers/replay.hpp>
+
+#include <cmath>
+#include <map>
+
+using namespace ct::app;
+namespace m = ct::model;
+
+namespace {
+std::string json(MainWindow& w) { return m::scenarioToJson(w.document().scenario()); }
+const m::Rack* rack(MainWindow& w, const std::string& id) {
+    for (const auto& row : w.document().scenario().halls[0].rows)
+        for (const auto& r : row.racks)
+            if (r.id == id) return &r;
+    return nullptr;
+}
+} // namespace
+
+class TstPlanner : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void draggingARackMovesItByWholeTiles();
+    void everyEditUndoesAndRedoesToIdenticalJson();
+    void checksShowInTheDockAndIn3D();
+    void saveThenAutosaveIsOfferedForRecovery();
+    void impactHighlightsWhatIsAffected();
+    void whatIfIsColouredByTheDifference();
+
+private:
+    std::unique_ptr<MainWindow> w_;
+    QTemporaryDir dir_;
+    QString file_;
+};
+
+void TstPlanner::initTestCase() {
+    QApplication::setOrganizationName("ClusterTwinPlannerTests");
+    QVERIFY(dir_.isValid());
+    // Work on a copy of the demo, so saves do not touch the sample.
+    file_ = dir_.filePath("hall.json");
+    QVERIFY(QFile::copy(MainWindow::demoScenarioPath(), file_));
+    QFile::setPermissions(file_, QFile::ReadOwner | QFile::WriteOwner);
+    w_ = std::make_unique<MainWindow>();
+    QVERIFY(w_->openScenario(file_));
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+}
+
+void TstPlanner::draggingARackMovesItByWholeTiles() {
+    FloorPlanView* plan = w_->floorPlan();
+    w_->findChild<QTabWidget*>()->setCurrentWidget(plan);
+    QTest::qWait(50);
+    const std::string before = json(*w_);
+    const m::Vec2 p0 = rack(*w_, "r02-03")->position_m;
+    const QPointF at = plan->widgetPosOf({"rack", "r02-03"});
+    const QPointF next = plan->widgetPosOf({"rack", "r02-04"});  // one rack (0.6 m) along
+    const double px_per_m = std::abs(next.x() - at.x()) / 0.6;
+    QVERIFY(px_per_m > 1);
+    // Drag 1.6 tiles east and 0.3 tiles north (screen y grows southwards): snaps to 2 tiles and 0.
+    const QPoint from = at.toPoint();
+    const QPoint to = from + QPoint(int(1.6 * 0.6 * px_per_m), -int(0.3 * 0.6 * px_per_m));
+    QTest::mousePress(plan, Qt::LeftButton, {}, from);
+    for (int i = 1; i <= 8; ++i) QTest::mouseMove(plan, from + (to - from) * i / 8);
+    QTest::mouseRelease(plan, Qt::LeftButton, {}, to);
+    const m::Vec2 p1 = rack(*w_, "r02-03")->position_m;
+    QCOMPARE(p1.x_m - p0.x_m, 1.2);
+    QCOMPARE(p1.y_m, p0.y_m);
+    QVERIFY(w_->document().isModified());
+    QVERIFY(w_->windowTitle().contains('*'));
+    const std::string after = json(*w_);
+    w_->document().undoStack()->undo();
+    QCOMPARE(json(*w_), before);
+    w_->document().undoStack()->redo();
+    QCOMPARE(json(*w_), after);
+    w_->document().undoStack()->undo();
+}
+
+void TstPlanner::everyEditUndoesAndRedoesToIdenticalJson() {
+    EditController* e = w_->edits();
+    QUndoStack* undo = w_->document().undoStack();
+    const int base = undo->index();
+    std::vector<std::string> states{json(*w_)};
+    auto step = [&](const char* what, const std::function<bool()>& edit) {
+        QVERIFY2(edit(), qPrintable(QString(what) + ": " + e->lastError()));
+        states.push_back(json(*w_));
+        QVERIFY2(states.back() != states[states.size() - 2], what);
+    };
+    w_->select({"rack", "r01-02"});
+    step("rotate", [&] { return e->rotateTargets(); });
+    step("nudge", [&] { return e->nudgeTargets(0, -1); });
+    step("duplicate", [&] { return e->duplicateTargets(); });
+    step("add rack", [&] { return !e->addRack("rack-48u-600x1200", "dgx-h100", 2).isEmpty(); });
+    step("add row", [&] { return !e->addRow().isEmpty(); });
+    w_->floorPlan()->setSelection({{"rack", "r03-01"}, {"cooling_unit", "crah-03"}});
+    e->setTargets({{"rack", "r03-01"}, {"cooling_unit", "crah-03"}});
+    step("move two", [&] { return e->move({"r03-01", "crah-03"}, 0.6, 0); });
+    step("delete two", [&] { return e->removeTargets(); });
+    // Undo everything, checking each state on the way; then redo everything.
+    for (int i = static_cast<int>(states.size()) - 2; i >= 0; --i) {
+        undo->undo();
+        QCOMPARE(json(*w_), states[i]);
+    }
+    QCOMPARE(undo->index(), base);
+    for (std::size_t i = 1; i < states.size(); ++i) {
+        undo->redo();
+        QCOMPARE(json(*w_), states[i]);
+    }
+    while (undo->index() > base) undo->undo();
+    QCOMPARE(json(*w_), states.front());
+}
+
+void TstPlanner::checksShowInTheDockAndIn3D() {
+    auto* table = w_->checks()->table();
+    auto count = [&](const QString& kind) {
+        int n = 0;
+        for (int r = 0; r < table->rowCount(); ++r) n += table->item(r, 1)->text() == kind;
+        return n;
+    };
+    QCOMPARE(count("overlap"), 0);
+    const std::size_t marks0 = View3D::available() ? w_->view3d()->scene()->markerCount() : 0;
+    QVERIFY(w_->edits()->move({"r01-02"}, -0.6, 0));  // onto r01-01
+    QVERIFY(count("overlap") > 0);
+    if (View3D::available()) QVERIFY(w_->view3d()->scene()->markerCount() > marks0);
+    w_->document().undoStack()->undo();
+    QCOMPARE(count("overlap"), 0);
+}
+
+void TstPlanner::saveThenAutosaveIsOfferedForRecovery() {
+    QVERIFY(w_->edits()->move({"crah-02"}, 0, -0.6));
+    QString error;
+    QVERIFY2(w_->saveScenario({}, &error), qPrintable(error));
+    QVERIFY(!w_->document().isModified());
+    QCOMPARE(m::readTextFile(file_.toStdString()), json(*w_));
+    // Edit again, autosave, and "crash": a new window opening the file is offered the autosave.
+    QVERIFY(w_->edits()->move({"crah-02"}, 0, 0.6));
+    const std::string edited = json(*w_);
+    QTest::qWait(1100);  // the autosave must be newer than the file
+    QVERIFY(w_->document().writeAutosave());
+    QVERIFY(QFile::exists(ScenarioDocument::autosavePathFor(file_)));
+    MainWindow other;
+    QVERIFY(other.openScenario(file_));
+    QVERIFY(other.recoveryDialog());
+    QVERIFY(other.recoveryDialog()->isVisible());
+    other.recoveryDialog()->done(QMessageBox::Yes);
+    QCOMPARE(json(other), edited);
+    QVERIFY(other.document().isModified());
+    // Saving removes the autosave.
+    QVERIFY(other.saveScenario({}, &error));
+    QVERIFY(!QFile::exists(ScenarioDocument::autosavePathFor(file_)));
+    QVERIFY(w_->openScenario(file_));
+    QVERIFY(!w_->recoveryDialog() || !w_->recoveryDialog()->isVisible());
+}
+
+void TstPlanner::impactHighlightsWhatIsAffected() {
+    QString error;
+    QVERIFY2(w_->showImpact({"pdu", "pdu-row02-b"}, &error), qPrintable(error));
+    auto* t = w_->checks()->impactTable();
+    QCOMPARE(t->rowCount(), 5);  // r02-01..05 left on side A
+    for (int r = 0; r < 5; ++r) QVERIFY(t->item(r, 1)->text().startsWith("r02-"));
+    if (View3D::available()) QCOMPARE(w_->view3d()->scene()->highlighted().size(), std::size_t(5));
+    QVERIFY(!w_->showImpact({"rack", "no-such"}, &error));
+}
+
+void TstPlanner::whatIfIsColouredByTheDifference() {
+    QSignalSpy ready(w_.get(), &MainWindow::whatIfReady);
+    QVERIFY(w_->runWhatIf({"cooling_unit", "crah-01"}, 600, dir_.path()));
+    QVERIFY(ready.wait(240000));
+    QVERIFY(w_->comparing());
+    QCOMPARE(w_->metricBox()->currentData().toString(), QString("inlet_delta_c"));
+    RunController* run = w_->run();
+    QVERIFY(run->replay()->info().name.find("app") != std::string::npos);
+    run->setTime(run->duration());
+    // Losing a CRAH warms some inlets against the same moment of the baseline (others may cool: the remaining
+    // units blow harder).
+    QVERIFY(w_->baseline());
+    const auto f = run->frame();
+    const auto b = w_->baseline()->frameAt(w_->baseline()->startS() + run->time() + 1e-6);
+    std::map<std::string, double> base;
+    for (const auto& n : b.nodes) base[n.id] = n.inlet_c;
+    double most = -1e9, least = 1e9;
+    for (const auto& n : f.nodes) {
+        QVERIFY(base.count(n.id));
+        most = std::max(most, n.inlet_c - base[n.id]);
+        least = std::min(least, n.inlet_c - base[n.id]);
+    }
+    QVERIFY2(most > 0.3, qPrintable(QString("largest inlet rise %1 K").arg(most)));
+    qInfo("inlet change at the end: %+.2f to %+.2f K", least, most);
+    if (View3D::available()) {
+        QVERIFY(w_->view3d()->scene()->hasFrame());
+        QCOMPARE(w_->view3d()->scene()->metric(), std::string("inlet_delta_c"));
+    }
+    const QString png = QDir(dir_.path()).filePath("whatif.png");
+    if (View3D::available()) {
+        w_->findChild<QTabWidget*>()->setCurrentWidget(w_->view3d());
+        w_->view3d()->renderNow();
+        QVERIFY(w_->view3d()->saveScreenshot(png));
+        QFile::copy(png, QDir::current().filePath("tst_planner_whatif.png"));
+    }
+}
+
+QTEST_MAIN(TstPlanner)
+#include "tst_planner.moc"
