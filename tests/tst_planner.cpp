@@ -5,6 +5,7 @@
 #include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
 #include "main_window.hpp"
+#include "properties_panel.hpp"
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
 #include "view3d.hpp"
@@ -48,6 +49,8 @@ private slots:
     void draggingARackMovesItByWholeTiles();
     void everyEditUndoesAndRedoesToIdenticalJson();
     void checksShowInTheDockAndIn3D();
+    void inspectorEditsAreUndoable();
+    void shiftDragIn3DMovesARackByWholeTiles();
     void saveThenAutosaveIsOfferedForRecovery();
     void impactHighlightsWhatIsAffected();
     void whatIfIsColouredByTheDifference();
@@ -132,6 +135,55 @@ void TstPlanner::everyEditUndoesAndRedoesToIdenticalJson() {
     }
     while (undo->index() > base) undo->undo();
     QCOMPARE(json(*w_), states.front());
+}
+
+void TstPlanner::inspectorEditsAreUndoable() {
+    const std::string before = json(*w_);
+    w_->select({"rack", "r04-02"});
+    QVERIFY(w_->properties()->editValue("name", "Storage 1"));
+    QCOMPARE(rack(*w_, "r04-02")->name, std::string("Storage 1"));
+    QVERIFY(w_->properties()->editValue("facing (cold air in)", "east"));
+    QVERIFY(rack(*w_, "r04-02")->facing == m::Facing::East);
+    const m::Vec2 p = rack(*w_, "r04-02")->position_m;
+    QVERIFY(w_->properties()->editValue("position", QString("(%1, %2) m").arg(p.x_m + 0.6).arg(p.y_m)));
+    QCOMPARE(rack(*w_, "r04-02")->position_m.x_m, p.x_m + 0.6);
+    w_->select({"cooling_unit", "crah-04"});
+    QVERIFY(w_->properties()->editValue("supply setpoint", "19.5 °C"));
+    QVERIFY(!w_->properties()->editValue("capacity", "1 MW"));  // catalog figures are not editable
+    // A bad value changes nothing.
+    const std::string mid = json(*w_);
+    QVERIFY(w_->properties()->editValue("supply setpoint", "warm"));
+    QCOMPARE(json(*w_), mid);
+    for (int i = 0; i < 4; ++i) w_->document().undoStack()->undo();
+    QCOMPARE(json(*w_), before);
+}
+
+void TstPlanner::shiftDragIn3DMovesARackByWholeTiles() {
+    if (!View3D::available()) QSKIP("the 3D view needs an X display (Xvfb in CI)");
+    View3D* v = w_->view3d();
+    w_->findChild<QTabWidget*>()->setCurrentWidget(v);
+    QTest::qWait(50);
+    v->scene()->setCamera("top");
+    v->renderNow();
+    const std::string before = json(*w_);
+    const m::Vec2 p0 = rack(*w_, "r03-03")->position_m;
+    int x = 0, y = 0;
+    QVERIFY(v->scene()->project("r03-03", x, y, true));
+    double fx0 = 0, fy0 = 0, fx1 = 0, fy1 = 0;
+    QVERIFY(v->scene()->floorPoint(x, y, fx0, fy0));
+    // Find how many pixels make 1.5 tiles eastwards on the floor.
+    int dx = 1;
+    while (dx < 400 && v->scene()->floorPoint(x + dx, y, fx1, fy1) && fx1 - fx0 < 0.9) ++dx;
+    QTest::mousePress(v, Qt::LeftButton, Qt::ShiftModifier, QPoint(x, y));
+    for (int i = 1; i <= 6; ++i) QTest::mouseMove(v, QPoint(x + dx * i / 6, y));
+    QTest::mouseRelease(v, Qt::LeftButton, Qt::ShiftModifier, QPoint(x + dx, y));
+    const m::Vec2 p1 = rack(*w_, "r03-03")->position_m;
+    QCOMPARE(p1.x_m - p0.x_m, 1.2);  // 0.9 m dragged: 1.5 tiles, rounded to 2 tiles
+    QCOMPARE(p1.y_m, p0.y_m);
+    QCOMPARE(w_->selection(), (EntityRef{"rack", "r03-03"}));
+    w_->document().undoStack()->undo();
+    QCOMPARE(json(*w_), before);
+    v->scene()->setCamera("iso");
 }
 
 void TstPlanner::checksShowInTheDockAndIn3D() {

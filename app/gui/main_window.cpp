@@ -13,6 +13,7 @@
 #include "timeline.hpp"
 #include "view3d.hpp"
 
+#include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/render/scene.hpp>
@@ -34,6 +35,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
@@ -130,7 +132,32 @@ MainWindow::MainWindow(QWidget* parent)
     connect(checks_, &ChecksPanel::entityActivated, this, activate);
     connect(plan_, &FloorPlanView::selectionChanged, this, [this](const QList<EntityRef>& refs) { edits_->setTargets(refs); });
     connect(plan_, &FloorPlanView::moveRequested, edits_, &EditController::move);
+    connect(view3d_, &View3D::moveRequested, edits_, &EditController::move);
     connect(edits_, &EditController::selectRequested, this, &MainWindow::select);
+    connect(props_, &PropertiesPanel::propertyEdited, this, [this](const QString& id, const QString& key, const QString& value) {
+        // Values are shown with units ("18 °C", "(1.5, 2.4) m"): take the numbers back out.
+        QString error;
+        bool ok = true;
+        if (key == "position") {
+            static const QRegularExpression num(R"([-+]?\d*\.?\d+(?:[eE][-+]?\d+)?)");
+            QStringList xy;
+            for (auto it = num.globalMatch(value); it.hasNext();) xy << it.next().captured();
+            ok = xy.size() == 2 && doc_->apply(tr("Move %1").arg(id), [&](model::Scenario& s) {
+                model::setProperty(s, id.toStdString(), "x_m", xy[0].toStdString());
+                model::setProperty(s, id.toStdString(), "y_m", xy[1].toStdString());
+            }, &error);
+            if (xy.size() != 2) error = tr("position: give two numbers, x and y in metres");
+        } else {
+            QString v = value.trimmed();
+            if (key.endsWith("_c") || key == "u_position") v = v.section(' ', 0, 0);
+            ok = doc_->apply(tr("Set %1 of %2").arg(key, id), [&](model::Scenario& s) { model::setProperty(s, id.toStdString(), key.toStdString(), v.toStdString()); },
+                             &error);
+        }
+        if (!ok) {
+            props_->show(selection_);  // put the shown value back
+            statusBar()->showMessage(error);
+        }
+    });
     connect(doc_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(doc_, &ScenarioDocument::edited, this, [this] {
         // Keep the selection across the edit when it still exists.

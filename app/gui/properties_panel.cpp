@@ -5,6 +5,7 @@
 #include <clustertwin/model/analysis.hpp>
 
 #include <QHeaderView>
+#include <QMap>
 
 namespace ct::app {
 
@@ -156,19 +157,53 @@ PropertiesPanel::PropertiesPanel(const ScenarioDocument& doc, QWidget* parent) :
     setHorizontalHeaderLabels({tr("Property"), tr("Value")});
     horizontalHeader()->setStretchLastSection(true);
     verticalHeader()->hide();
-    setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     setWordWrap(true);
+    connect(this, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* it) {
+        if (filling_ || it->column() != 1) return;
+        const QString key = it->data(Qt::UserRole).toString();
+        if (!key.isEmpty()) emit propertyEdited(ref_.id, key, it->text());
+    });
 }
 
 void PropertiesPanel::show(const EntityRef& ref) {
+    static const QMap<QString, QString> kEditable = {{"name", "name"},
+                                                     {"position", "position"},
+                                                     {"facing (cold air in)", "facing"},
+                                                     {"supply faces", "facing"},
+                                                     {"supply setpoint", "supply_setpoint_c"},
+                                                     {"supply temperature", "supply_temp_c"},
+                                                     {"U position", "u_position"}};
+    const bool can_edit = ref.kind == "rack" || ref.kind == "row" || ref.kind == "node" || ref.kind == "cooling_unit" || ref.kind == "cdu";
+    filling_ = true;
+    ref_ = ref;
     const Props props = describe(doc_, ref);
     setRowCount(static_cast<int>(props.size()));
     for (int i = 0; i < static_cast<int>(props.size()); ++i) {
-        setItem(i, 0, new QTableWidgetItem(props[i].first));
-        setItem(i, 1, new QTableWidgetItem(props[i].second));
-        item(i, 1)->setToolTip(props[i].second);
+        auto* k = new QTableWidgetItem(props[i].first);
+        k->setFlags(k->flags() & ~Qt::ItemIsEditable);
+        setItem(i, 0, k);
+        auto* v = new QTableWidgetItem(props[i].second);
+        v->setToolTip(props[i].second);
+        if (can_edit && kEditable.contains(props[i].first)) {
+            v->setData(Qt::UserRole, kEditable.value(props[i].first));
+            v->setToolTip(tr("Double-click to edit"));
+        } else {
+            v->setFlags(v->flags() & ~Qt::ItemIsEditable);
+        }
+        setItem(i, 1, v);
     }
     resizeColumnToContents(0);
+    filling_ = false;
+}
+
+bool PropertiesPanel::editValue(const QString& key, const QString& text) {
+    for (int i = 0; i < rowCount(); ++i)
+        if (item(i, 0) && item(i, 0)->text() == key && (item(i, 1)->flags() & Qt::ItemIsEditable)) {
+            item(i, 1)->setText(text);
+            return true;
+        }
+    return false;
 }
 
 QString PropertiesPanel::value(const QString& key) const {

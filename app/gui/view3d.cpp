@@ -8,6 +8,7 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QStringList>
 #include <QPainter>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -151,14 +152,25 @@ void View3D::paintEvent(QPaintEvent* e) {
 void View3D::mousePressEvent(QMouseEvent* e) {
     press_pos_ = e->position().toPoint();
     dragged_ = false;
+    drag_id_.clear();
     if (!scene_) return;
+    // Shift+drag on a rack or unit moves it over the floor instead of turning the camera.
+    if (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier)) {
+        const EntityRef ref = doc_.refOf(QString::fromStdString(scene_->pick(press_pos_.x(), press_pos_.y())));
+        if ((ref.kind == "rack" || ref.kind == "cooling_unit" || ref.kind == "cdu") &&
+            scene_->floorPoint(press_pos_.x(), press_pos_.y(), drag_x0_, drag_y0_)) {
+            drag_id_ = ref.id;
+            emit entitySelected(ref);
+            return;
+        }
+    }
     scene_->mouse(pressOf(e->button()), press_pos_.x(), press_pos_.y(), e->modifiers() & Qt::ControlModifier, e->modifiers() & Qt::ShiftModifier);
     update();
 }
 
 void View3D::mouseMoveEvent(QMouseEvent* e) {
     if ((e->position().toPoint() - press_pos_).manhattanLength() > 3) dragged_ = true;
-    if (!scene_) return;
+    if (!scene_ || !drag_id_.isEmpty()) return;
     scene_->mouse(render::MouseEvent::Move, e->position().toPoint().x(), e->position().toPoint().y());
     if (e->buttons() != Qt::NoButton) update();
 }
@@ -166,6 +178,13 @@ void View3D::mouseMoveEvent(QMouseEvent* e) {
 void View3D::mouseReleaseEvent(QMouseEvent* e) {
     if (!scene_) return;
     const QPoint p = e->position().toPoint();
+    if (!drag_id_.isEmpty()) {
+        double x = 0, y = 0;
+        const QString id = drag_id_;
+        drag_id_.clear();
+        if (dragged_ && scene_->floorPoint(p.x(), p.y(), x, y)) emit moveRequested({id}, x - drag_x0_, y - drag_y0_);
+        return;
+    }
     scene_->mouse(releaseOf(e->button()), p.x(), p.y());
     // A click (not a drag) picks what is under the cursor.
     if (e->button() == Qt::LeftButton && !dragged_) {

@@ -41,6 +41,8 @@ public:
 
 signals:
     void entitySelected(const ct::app::EntityRef& ref);
+    /// Shift+drag of a rack or unit along the floor by (dx, dy) metres (the edit snaps it to whole tiles).
+    void moveRequested(const QStringList& ids, double dx_m, double dy_m);
 
 protected:
     void showEvent(QShowEvent* e) override;
@@ -59,6 +61,8 @@ private:
     bool dragged_ = false;
     bool window_set_ = false;
     bool keep_camera_ = false;
+    QString drag_id_;                 ///< what a Shift+drag moves ("" = the camera turns)
+    double drag_x0_ = 0, drag_y0_ = 0;
 };
 
 } // namespace ct::app

@@ -1061,6 +1061,30 @@ std::string Scene::pick(int x, int y) const {
     return hit;
 }
 
+bool Scene::floorPoint(int x, int y, double& x_m, double& y_m) const {
+    const int* size = d_->win->GetSize();
+    vtkRenderer* ren = d_->ren;
+    double o[4], f[4];
+    ren->SetDisplayPoint(x, size[1] - 1 - y, 0);
+    ren->DisplayToWorld();
+    ren->GetWorldPoint(o);
+    ren->SetDisplayPoint(x, size[1] - 1 - y, 1);
+    ren->DisplayToWorld();
+    ren->GetWorldPoint(f);
+    if (o[3] == 0 || f[3] == 0) return false;
+    for (int a = 0; a < 3; ++a) {
+        o[a] /= o[3];
+        f[a] /= f[3];
+    }
+    const double dz = f[2] - o[2];
+    if (std::abs(dz) < 1e-12) return false;
+    const double t = -o[2] / dz;
+    if (t < 0) return false;
+    x_m = o[0] + t * (f[0] - o[0]);
+    y_m = o[1] + t * (f[1] - o[1]);
+    return true;
+}
+
 bool Scene::project(const std::string& id, int& x, int& y, bool top) const {
     double lo[3], hi[3];
     if (!d_->boundsOf(id, lo, hi)) return false;

@@ -85,6 +85,8 @@ public:
 
     /// The entity under a pixel (origin top-left): node, rack, cooling unit or CDU id; "" for none.
     std::string pick(int x, int y) const;
+    /// Where a pixel's ray meets the floor (z = 0); false when it does not (looking up or sideways).
+    bool floorPoint(int x, int y, double& x_m, double& y_m) const;
     /// The pixel where an entity's centre (or the top of a rack) is drawn; false when unknown.
     bool project(const std::string& id, int& x, int& y, bool top = false) const;
 
