@@ -16,8 +16,8 @@ if(NOT _ct_cuda STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      # Hopper (H100/H200) unless the user asks for others.
-      set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "CUDA architectures")
+      # Ampere (A100) and Hopper (H100/H200) code, plus PTX for what comes after, unless asked for others.
+      set(CMAKE_CUDA_ARCHITECTURES "80-real;90" CACHE STRING "CUDA architectures (sm_80 and sm_90 code, compute_90 PTX)")
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)

@@ -1,3 +1,4 @@
+#include "sim_fixtures.hpp"
 // Room air model against physics (issue 2): 1D advection–diffusion vs its analytic solution, discrete
 // divergence of the potential flow, conservation, and thread-count independence.
 #include <clustertwin/sim/air_model.hpp>
@@ -19,6 +20,14 @@ private slots:
     void closedRoomConservesHeat();
     void resultsDoNotDependOnThreadCount();
     void badGridsAreRefused();
+    // Issue 7: every backend against the CPU reference (a CUDA row skips without a device).
+    void closedRoomConservesHeatOnEveryBackend_data();
+    void closedRoomConservesHeatOnEveryBackend();
+    void roomMatchesTheCpuReference_data();
+    void roomMatchesTheCpuReference();
+    void sampleRackInletsMatchTheCpu_data();
+    void sampleRackInletsMatchTheCpu();
+    void cudaUnavailableSaysWhy();
 };
 
 namespace {
@@ -175,6 +184,122 @@ void TstAir::badGridsAreRefused() {
     a.addSolidBox(0, 0, 0, 1, 1, 1);
     QVERIFY_THROWS_EXCEPTION(SimError, a.addPort({a.index(0, 0, 0)}, true));  // a solid cell
     QVERIFY(airModelBytes({20, 12, 4, 0.1, 0.01}) > 960000ull * 70);
+}
+
+namespace {
+void backendRows() {
+    QTest::addColumn<QString>("backend");
+    QTest::newRow("cpu") << "cpu";
+    QTest::newRow("cuda") << "cuda";
+}
+/// The backend of a row; QSKIPs (from the test function, via the macro below) when it cannot run here.
+#define CT_BACKEND_OR_SKIP(var)                                                                    \
+    QFETCH(QString, backend);                                                                      \
+    Backend var = Backend::Cpu;                                                                    \
+    try {                                                                                          \
+        var = chooseBackend(backend.toStdString());                                                \
+    } catch (const SimError& e) {                                                                  \
+        QSKIP(qPrintable(QString("no %1 here: %2").arg(backend, e.what())));                       \
+    }
+} // namespace
+
+void TstAir::closedRoomConservesHeatOnEveryBackend_data() { backendRows(); }
+
+void TstAir::closedRoomConservesHeatOnEveryBackend() {
+    CT_BACKEND_OR_SKIP(b);
+    ThreadPool pool(2);
+    AirGridSpec spec{4.0, 3.0, 2.5, 0.1, 0.05};
+    spec.backend = b;
+    AirModel a(spec, pool);
+    QVERIFY(a.backend() == b);
+    a.addSolidBox(1, 1, 0, 2, 2, 1.5);
+    a.solveFlow();
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> dist(15, 40);
+    for (std::size_t c = 0; c < a.cellCount(); ++c) a.setTemperature(static_cast<int>(c), dist(rng));
+    const double before = a.heatContent();
+    a.advance(60.0, nullptr);
+    const double after = a.heatContent();
+    QVERIFY2(std::fabs(after - before) / before < 1e-5, "diffusion alone changed the heat content of a closed room");
+}
+
+void TstAir::roomMatchesTheCpuReference_data() { backendRows(); }
+
+void TstAir::roomMatchesTheCpuReference() {
+    CT_BACKEND_OR_SKIP(b);
+    // The same room with racks and a unit, 20 s of flow and heat, on the CPU and on the row's backend. Stated
+    // tolerance: 0.01 K per cell (float sums in another order; ports add atomically on the GPU).
+    std::vector<float> result[2];
+    FlowSolveStats st[2];
+    for (int pass = 0; pass < 2; ++pass) {
+        ThreadPool pool(2);
+        AirGridSpec spec{6.0, 5.0, 3.0, 0.1, 0.01};
+        spec.backend = pass == 0 ? Backend::Cpu : b;
+        AirModel a(spec, pool);
+        buildRoom(a);
+        st[pass] = a.solveFlow(1e-8);
+        a.fill(20.0);
+        a.advance(20.0, nullptr);
+        result[pass] = a.temperatures();
+    }
+    QVERIFY(st[1].max_divergence_error < 1e-5);
+    float worst = 0;
+    for (std::size_t c = 0; c < result[0].size(); ++c) worst = std::max(worst, std::fabs(result[0][c] - result[1][c]));
+    QVERIFY2(worst <= 0.01f, qPrintable(QString("largest difference %1 K").arg(worst)));
+}
+
+void TstAir::sampleRackInletsMatchTheCpu_data() {
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<QString>("sample");
+    for (const char* b : {"cpu", "cuda"})
+        for (const char* s : {"lab-8node", "superpod-h100-su", "gb200-nvl72-liquid"})
+            QTest::newRow(qPrintable(QString("%1 %2").arg(b, s))) << QString(b) << QString(s);
+}
+
+void TstAir::sampleRackInletsMatchTheCpu() {
+    CT_BACKEND_OR_SKIP(b);
+    Q_UNUSED(b);
+    QFETCH(QString, sample);
+    const auto l = fixtures::sample(qPrintable(sample), 0.9);
+    // Rack inlets after two simulated minutes: within 0.05 K of the CPU (stated tolerance); fields within 0.1 K.
+    std::vector<double> inlets[2];
+    std::vector<float> field[2];
+    for (int pass = 0; pass < 2; ++pass) {
+        ct::sim::EngineOptions o;
+        o.threads = 2;
+        o.backend = pass == 0 ? "cpu" : backend.toStdString();
+        ct::sim::Engine e(l.scenario, l.catalog, o);
+        for (int s = 1; s < 120; ++s) e.step();
+        const auto& f = e.step(true);
+        for (const auto& r : f.racks) inlets[pass].push_back(r.inlet_max_c);
+        field[pass] = f.air->temp_c;
+    }
+    QCOMPARE(inlets[0].size(), inlets[1].size());
+    double worst = 0;
+    for (std::size_t i = 0; i < inlets[0].size(); ++i) worst = std::max(worst, std::fabs(inlets[0][i] - inlets[1][i]));
+    QVERIFY2(worst <= 0.05, qPrintable(QString("rack inlet differs by %1 K").arg(worst)));
+    float fworst = 0;
+    for (std::size_t c = 0; c < field[0].size(); ++c)
+        if (!std::isnan(field[0][c])) fworst = std::max(fworst, std::fabs(field[0][c] - field[1][c]));
+    QVERIFY2(fworst <= 0.1f, qPrintable(QString("air field differs by %1 K").arg(fworst)));
+}
+
+void TstAir::cudaUnavailableSaysWhy() {
+    const auto all = listBackends();
+    if (all[1].available) QSKIP("a CUDA device is present: nothing to refuse");
+    const auto l = fixtures::sample("lab-8node");
+    ct::sim::EngineOptions o;
+    o.backend = "cuda";
+    try {
+        ct::sim::Engine e(l.scenario, l.catalog, o);
+        QFAIL("asking for CUDA without a device must fail");
+    } catch (const SimError& e) {
+        QVERIFY2(std::string(e.what()).find("CUDA") != std::string::npos, e.what());
+    }
+    ThreadPool pool(1);
+    AirGridSpec spec{4.0, 3.0, 2.5, 0.25, 0.05};
+    spec.backend = Backend::Cuda;
+    QVERIFY_THROWS_EXCEPTION(SimError, AirModel(spec, pool));
 }
 
 QTEST_GUILESS_MAIN(TstAir)

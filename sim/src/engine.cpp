@@ -40,6 +40,7 @@ std::string gib(std::uint64_t b) {
 } // namespace
 
 struct Engine::Impl {
+    Backend air_backend = Backend::Cpu;
     model::Scenario scenario;
     model::Catalog catalog;
     EngineOptions opt;
@@ -84,8 +85,7 @@ struct Engine::Impl {
 void Engine::Impl::build() {
     if (!(opt.step_s > 0 && opt.step_s <= 3600)) throw SimError("step must be within (0, 3600] s");
     if (!(opt.cell_m >= 0.1 - 1e-12 && opt.cell_m <= 0.5 + 1e-12)) throw SimError("air cell size must be within 0.1–0.5 m");
-    chooseBackend(opt.backend);  // throws when unavailable
-    if (opt.backend == "cuda") throw SimError("the CUDA air backend is not built yet (issue 7); use --backend cpu");
+    air_backend = chooseBackend(opt.backend);  // throws when unavailable, saying why
     scenario.linkParents();
     placeJobs(scenario, catalog);
     if (!workload) {
@@ -179,6 +179,7 @@ void Engine::Impl::build() {
 void Engine::Impl::buildAir(int h) {
     const model::Hall& hall = scenario.halls[h];
     AirGridSpec spec{hall.width_m, hall.depth_m, hall.height_m, opt.cell_m, opt.kappa_m2s};
+    spec.backend = air_backend;
     const std::uint64_t need = airModelBytes(spec);
     const std::uint64_t limit = opt.max_grid_bytes ? opt.max_grid_bytes : physicalMemory() / 10 * 8;
     if (need > limit)

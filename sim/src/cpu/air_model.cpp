@@ -1,4 +1,18 @@
 #include <clustertwin/sim/air_model.hpp>
+#ifdef CT_HAVE_CUDA
+#include "../air_device.hpp"
+// Device calls report CUDA failures (call, file, line) as the engine's SimError.
+#define CT_ON_DEVICE(...)                                                                                   \
+    do {                                                                                                    \
+        try {                                                                                               \
+            __VA_ARGS__;                                                                                    \
+        } catch (const ::ct::sim::SimError&) {                                                              \
+            throw;                                                                                          \
+        } catch (const std::runtime_error& e) {                                                             \
+            throw ::ct::sim::SimError(std::string("CUDA backend: ") + e.what());                            \
+        }                                                                                                   \
+    } while (0)
+#endif
 #include <clustertwin/sim/kernels.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
@@ -37,6 +51,38 @@ struct AirModel::Impl {
     bool geometry_dirty = true;
     double stable_dt = 0;
     std::vector<double> src;  ///< per-cell net source of the last flow solve (m³/s)
+
+#ifdef CT_HAVE_CUDA
+    // CUDA backend: the device holds T; the host copy is refreshed only when read (host_stale), and
+    // uploaded again after host-side writes (device_stale).
+    std::unique_ptr<detail::AirDevice> dev;
+    bool host_stale = false, device_stale = true, ports_stale = true, port_state_stale = true;
+    std::vector<double> port_sums;
+    bool port_sums_valid = false;
+#endif
+    bool onDevice() const {
+#ifdef CT_HAVE_CUDA
+        return dev != nullptr;
+#else
+        return false;
+#endif
+    }
+    /// Brings the host's T up to date before it is read.
+    void syncHost() {
+#ifdef CT_HAVE_CUDA
+        if (dev && host_stale) {
+            CT_ON_DEVICE(dev->getTemperature(T()));
+            host_stale = false;
+        }
+#endif
+    }
+    /// After the host wrote T: the device copy must be refreshed before the next step.
+    void hostWrote() {
+#ifdef CT_HAVE_CUDA
+        device_stale = true;
+        port_sums_valid = false;
+#endif
+    }
 
     Impl(const AirGridSpec& s, ThreadPool& p) : spec(s), pool(p) {}
 
@@ -174,7 +220,16 @@ AirModel::AirModel(const AirGridSpec& spec, ThreadPool& pool) : d_(std::make_uni
     d.fy.assign(static_cast<std::size_t>(nx_) * (ny_ + 1) * nz_, 0.f);
     d.fz.assign(static_cast<std::size_t>(nx_) * ny_ * (nz_ + 1), 0.f);
     d.phi.assign(n, 0.0);
+    if (spec.backend == Backend::Cuda) {
+#ifdef CT_HAVE_CUDA
+        CT_ON_DEVICE(d.dev = std::make_unique<detail::AirDevice>(nx_, ny_, nz_));
+#else
+        throw SimError("the CUDA air backend was asked for, but this build has no CUDA (configured with CT_CUDA=OFF or no nvcc found)");
+#endif
+    }
 }
+
+Backend AirModel::backend() const { return d_->onDevice() ? Backend::Cuda : Backend::Cpu; }
 
 AirModel::~AirModel() = default;
 
@@ -221,16 +276,39 @@ int AirModel::addPort(const std::vector<int>& cells, bool source) {
         if (d_->solid[c]) throw SimError("air port cell is solid");
     }
     d_->ports.push_back({cells, source, 0.0, 20.0});
+#ifdef CT_HAVE_CUDA
+    d_->ports_stale = d_->port_state_stale = true;
+#endif
     return static_cast<int>(d_->ports.size()) - 1;
 }
 
-void AirModel::setPortFlow(int port, double q) { d_->ports.at(port).q = std::max(0.0, q); }
+void AirModel::setPortFlow(int port, double q) {
+    d_->ports.at(port).q = std::max(0.0, q);
+#ifdef CT_HAVE_CUDA
+    d_->port_state_stale = true;
+#endif
+}
 double AirModel::portFlow(int port) const { return d_->ports.at(port).q; }
-void AirModel::setPortTemperature(int port, double t_c) { d_->ports.at(port).t_in = t_c; }
+void AirModel::setPortTemperature(int port, double t_c) {
+    d_->ports.at(port).t_in = t_c;
+#ifdef CT_HAVE_CUDA
+    d_->port_state_stale = true;
+#endif
+}
 const std::vector<int>& AirModel::portCells(int port) const { return d_->ports.at(port).cells; }
 
 double AirModel::portMeanTemperature(int port) const {
     const auto& p = d_->ports.at(port);
+#ifdef CT_HAVE_CUDA
+    if (d_->dev && d_->host_stale) {
+        // Every port's sum in one pass on the device, reused until the next step.
+        if (!d_->port_sums_valid) {
+            CT_ON_DEVICE(d_->port_sums = d_->dev->portMeans());
+            d_->port_sums_valid = true;
+        }
+        return d_->port_sums.at(static_cast<std::size_t>(port)) / static_cast<double>(p.cells.size());
+    }
+#endif
     double s = 0;
     for (int c : p.cells) s += d_->T()[c];
     return s / static_cast<double>(p.cells.size());
@@ -265,7 +343,16 @@ FlowSolveStats AirModel::solveFlow(double rel_res, int max_iter) {
     FlowSolveStats st;
     const double bnorm = std::sqrt(d.dot(b, b));
     std::vector<double>& x = d.phi;
-    if (bnorm > 0) {
+    if (bnorm > 0 && d.onDevice()) {
+#ifdef CT_HAVE_CUDA
+        double achieved = 0;
+        CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); st.iterations = d.dev->solve(b, diag, x, d.h, rel_res, max_iter, achieved));
+        st.relative_residual = achieved;
+        if (st.relative_residual > rel_res)
+            throw SimError("air flow solver (CUDA) did not converge: residual " + std::to_string(st.relative_residual) + " after " +
+                           std::to_string(st.iterations) + " iterations");
+#endif
+    } else if (bnorm > 0) {
         d.apply(x, ap);
         d.forAll([&](std::size_t c) { r[c] = b[c] - ap[c]; });
         d.forAll([&](std::size_t c) { z[c] = r[c] / diag[c]; p[c] = z[c]; });
@@ -333,6 +420,9 @@ FlowSolveStats AirModel::solveFlow(double rel_res, int max_iter) {
             }
     });
     d.src = std::move(s);
+#ifdef CT_HAVE_CUDA
+    if (d.dev) CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); d.dev->setFluxes(d.fx, d.fy, d.fz));
+#endif
     double worst = 0, scale = 0;
     for (const auto& port : d.ports) scale = std::max(scale, port.q / static_cast<double>(port.cells.size()));
     for (std::size_t c = 0; c < n; ++c)
@@ -397,6 +487,39 @@ __attribute__((target_clones("avx2", "default"))) void interiorRow(const StepArg
 void AirModel::step(double dt) {
     Impl& d = *d_;
     d.updateNeighbours();
+#ifdef CT_HAVE_CUDA
+    if (d.dev) {
+        if (d.ports_stale) {
+            std::vector<int> cells, port_of;
+            for (std::size_t p = 0; p < d.ports.size(); ++p)
+                for (int c : d.ports[p].cells) {
+                    cells.push_back(c);
+                    port_of.push_back(static_cast<int>(p));
+                }
+            CT_ON_DEVICE(d.dev->setPorts(cells, port_of, static_cast<int>(d.ports.size())));
+            d.ports_stale = false;
+        }
+        if (d.port_state_stale) {
+            std::vector<float> q, t_in;
+            std::vector<unsigned char> source;
+            for (const auto& p : d.ports) {
+                q.push_back(static_cast<float>(p.q / static_cast<double>(p.cells.size())));
+                t_in.push_back(static_cast<float>(p.t_in));
+                source.push_back(p.source ? 1 : 0);
+            }
+            CT_ON_DEVICE(d.dev->setPortState(q, t_in, source));
+            d.port_state_stale = false;
+        }
+        if (d.device_stale) {
+            CT_ON_DEVICE(d.dev->setTemperature(d.T()));
+            d.device_stale = false;
+        }
+        CT_ON_DEVICE(d.dev->step(static_cast<float>(d.diff), static_cast<float>(dt / d.vol)));
+        d.host_stale = true;
+        d.port_sums_valid = false;
+        return;
+    }
+#endif
     StepArgs a{d.t.data() + 1, d.t2.data() + 1, d.fx.data(), d.fy.data(), d.fz.data(), d.nb.data(),
                nx_, ny_, nz_, nx_ * ny_, static_cast<float>(d.diff), static_cast<float>(dt / d.vol)};
     const int nx = nx_, ny = ny_, nz = nz_;
@@ -429,17 +552,33 @@ int AirModel::advance(double duration, const std::function<void(double)>& before
 }
 
 void AirModel::fill(double t_c) {
+    d_->syncHost();
     std::fill(d_->t.begin(), d_->t.end(), static_cast<float>(t_c));
     std::fill(d_->t2.begin(), d_->t2.end(), static_cast<float>(t_c));
+#ifdef CT_HAVE_CUDA
+    d_->host_stale = false;
+#endif
+    d_->hostWrote();
 }
-double AirModel::temperature(int c) const { return d_->T()[c]; }
-void AirModel::setTemperature(int c, double t_c) { d_->T()[c] = static_cast<float>(t_c); }
-std::vector<float> AirModel::temperatures() const { return {d_->T(), d_->T() + d_->n()}; }
+double AirModel::temperature(int c) const {
+    d_->syncHost();
+    return d_->T()[c];
+}
+void AirModel::setTemperature(int c, double t_c) {
+    d_->syncHost();
+    d_->T()[c] = static_cast<float>(t_c);
+    d_->hostWrote();
+}
+std::vector<float> AirModel::temperatures() const {
+    d_->syncHost();
+    return {d_->T(), d_->T() + d_->n()};
+}
 const std::vector<float>& AirModel::fluxX() const { return d_->fx; }
 const std::vector<float>& AirModel::fluxY() const { return d_->fy; }
 const std::vector<float>& AirModel::fluxZ() const { return d_->fz; }
 
 double AirModel::heatContent() const {
+    d_->syncHost();
     double s = 0;
     for (std::size_t c = 0; c < d_->n(); ++c)
         if (!d_->solid[c]) s += d_->T()[c];

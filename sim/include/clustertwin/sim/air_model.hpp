@@ -22,6 +22,9 @@ struct AirGridSpec {
     double kappa_m2s = 0.01;                        ///< effective (turbulent) diffusivity of heat in air
     /// Grids smaller than this step in the calling thread: waking the pool costs more than it saves.
     std::size_t min_parallel_cells = 100000;
+    /// Where the temperature steps and the flow solve run (choose with chooseBackend()). CUDA keeps the field
+    /// on the device and copies it back only when asked for.
+    Backend backend = Backend::Cpu;
 };
 
 /// Memory the air model needs for a grid (bytes), to refuse grids that do not fit before allocating.
@@ -35,7 +38,8 @@ struct FlowSolveStats {
 
 class AirModel {
 public:
-    /// Throws SimError when the cell size is outside 0.05–1 m or the box is empty.
+    /// Throws SimError when the cell size is outside 0.05–1 m or the box is empty, or CUDA is asked for and
+    /// this build or machine cannot run it.
     AirModel(const AirGridSpec& spec, ThreadPool& pool);
     ~AirModel();
     AirModel(const AirModel&) = delete;
@@ -92,6 +96,7 @@ public:
     /// Σ over fluid cells of T·V (°C·m³): with ρc_p, the heat content relative to 0 °C.
     double heatContent() const;
     double maxSpeedMs() const;
+    Backend backend() const;
 
 private:
     struct Impl;

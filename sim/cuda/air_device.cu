@@ -1,0 +1,300 @@
+// CUDA side of the air model: thin launch wrappers around the per-cell functions in kernels.hpp.
+#include "../src/air_device.hpp"
+#include "check.cuh"
+
+#include <clustertwin/sim/kernels.hpp>
+
+#include <cmath>
+#include <string>
+
+// Device code is C++17 and sees no model headers: failures are CudaError (file, line, call), which the air
+// model turns into SimError.
+#define CT_DEV_CHECK(call) CT_CUDA_CHECK(call)
+#define CT_DEV_LAUNCHED() CT_CUDA_CHECK(cudaGetLastError())
+
+namespace ct::sim::detail {
+
+namespace k = kernels;
+
+namespace {
+
+template <class T>
+struct Buf {
+    T* p = nullptr;
+    std::size_t n = 0;
+    void alloc(std::size_t count) {
+        if (count == n) return;
+        free();
+        if (count > 0) CT_DEV_CHECK(cudaMalloc(&p, count * sizeof(T)));
+        n = count;
+    }
+    void free() {
+        if (p) cudaFree(p);  // in destructors: nothing to report to
+        p = nullptr;
+        n = 0;
+    }
+    void upload(const T* host, std::size_t count) {
+        alloc(count);
+        if (count) CT_DEV_CHECK(cudaMemcpy(p, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    void download(T* host, std::size_t count) const {
+        if (count) CT_DEV_CHECK(cudaMemcpy(host, p, count * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    ~Buf() { free(); }
+};
+
+struct Grid {
+    int nx, ny, nz;
+};
+
+/// One thread per cell, x fastest (coalesced): the CPU's interior loop, bounds made explicit.
+__global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ fx,
+                           const float* __restrict__ fy, const float* __restrict__ fz, const unsigned char* __restrict__ nb, Grid g,
+                           float diff, float dt_v) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y;
+    const int kk = blockIdx.z;
+    if (i >= g.nx) return;
+    const int plane = g.nx * g.ny;
+    const int c = i + g.nx * (j + g.ny * kk);
+    const float tc = t[c];
+    // Beyond the grid the cell's own value stands in; a clear neighbour bit and a zero wall flux ignore it.
+    const float tw = i > 0 ? t[c - 1] : tc;
+    const float te = i + 1 < g.nx ? t[c + 1] : tc;
+    const float ts = j > 0 ? t[c - g.nx] : tc;
+    const float tn = j + 1 < g.ny ? t[c + g.nx] : tc;
+    const float td = kk > 0 ? t[c - plane] : tc;
+    const float tu = kk + 1 < g.nz ? t[c + plane] : tc;
+    const int xf = i + (g.nx + 1) * (j + g.ny * kk);
+    const int yf = i + g.nx * (j + (g.ny + 1) * kk);
+    t2[c] = k::advectDiffuse(tc, tw, te, ts, tn, td, tu, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], nb[c], diff, dt_v);
+}
+
+/// One thread per port entry. A cell may belong to more than one port: each adds its exchange.
+__global__ void portKernel(const float* __restrict__ t, float* t2, const int* __restrict__ cells, const int* __restrict__ port_of,
+                           const float* __restrict__ q, const float* __restrict__ t_in, const unsigned char* __restrict__ source,
+                           int entries, float dt_v) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= entries) return;
+    const int c = cells[e], p = port_of[e];
+    const float delta = source[p] ? k::portExchange(0.f, t[c], q[p], t_in[p], 0.f, dt_v) : k::portExchange(0.f, t[c], 0.f, 0.f, q[p], dt_v);
+    atomicAdd(&t2[c], delta);
+}
+
+__global__ void portSumKernel(const float* __restrict__ t, const int* __restrict__ cells, const int* __restrict__ port_of, int entries,
+                              double* sums) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < entries) atomicAdd(&sums[port_of[e]], static_cast<double>(t[cells[e]]));
+}
+
+__global__ void applyKernel(const double* __restrict__ x, double* __restrict__ y, const unsigned char* __restrict__ nb,
+                            const unsigned char* __restrict__ solid, Grid g, double h) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y;
+    const int kk = blockIdx.z;
+    if (i >= g.nx) return;
+    const int plane = g.nx * g.ny;
+    const int c = i + g.nx * (j + g.ny * kk);
+    if (solid[c]) {
+        y[c] = 0;
+        return;
+    }
+    const unsigned char m = nb[c];
+    y[c] = k::laplaceApply(x[c], (m & k::kWest) ? x[c - 1] : 0, (m & k::kEast) ? x[c + 1] : 0, (m & k::kSouth) ? x[c - g.nx] : 0,
+                           (m & k::kNorth) ? x[c + g.nx] : 0, (m & k::kDown) ? x[c - plane] : 0, (m & k::kUp) ? x[c + plane] : 0, m, h);
+}
+
+/// Σ a·b: per-block shared-memory sums, then one atomic add per block.
+__global__ void dotKernel(const double* __restrict__ a, const double* __restrict__ b, std::size_t n, double* out) {
+    __shared__ double part[256];
+    double s = 0;
+    for (std::size_t c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += static_cast<std::size_t>(blockDim.x) * gridDim.x) s += a[c] * b[c];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(out, part[0]);
+}
+
+/// x += α p; r −= α Ap; z = r / diag.
+__global__ void updateKernel(double* x, double* r, double* z, const double* __restrict__ p, const double* __restrict__ ap,
+                             const double* __restrict__ diag, double alpha, std::size_t n) {
+    const std::size_t c = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (c >= n) return;
+    x[c] += alpha * p[c];
+    r[c] -= alpha * ap[c];
+    z[c] = r[c] / diag[c];
+}
+
+/// p = z + β p.
+__global__ void directionKernel(double* p, const double* __restrict__ z, double beta, std::size_t n) {
+    const std::size_t c = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (c < n) p[c] = z[c] + beta * p[c];
+}
+
+/// r = b − Ap; z = r / diag; p = z.
+__global__ void residualKernel(const double* __restrict__ b, const double* __restrict__ ap, const double* __restrict__ diag, double* r,
+                               double* z, double* p, std::size_t n) {
+    const std::size_t c = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (c >= n) return;
+    r[c] = b[c] - ap[c];
+    z[c] = r[c] / diag[c];
+    p[c] = z[c];
+}
+
+constexpr int kBlock = 256;
+unsigned blocks(std::size_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
+
+} // namespace
+
+struct AirDevice::Impl {
+    Grid g{};
+    std::size_t n = 0;
+    Buf<float> t, t2, fx, fy, fz, q, t_in;
+    Buf<unsigned char> nb, solid, source;
+    Buf<int> cells, port_of;
+    int ports = 0;
+    Buf<double> sums;
+    // CG work vectors and a device scalar for dot products.
+    Buf<double> x, b, r, z, p, ap, diag, scalar;
+
+    dim3 gridDims() const { return dim3(static_cast<unsigned>((g.nx + 127) / 128), static_cast<unsigned>(g.ny), static_cast<unsigned>(g.nz)); }
+    double dot(const double* a, const double* bb) {
+        CT_DEV_CHECK(cudaMemset(scalar.p, 0, sizeof(double)));
+        const unsigned nb_blocks = std::min<unsigned>(blocks(n), 1024u);
+        dotKernel<<<nb_blocks, kBlock>>>(a, bb, n, scalar.p);
+        CT_DEV_LAUNCHED();
+        double s = 0;
+        scalar.download(&s, 1);
+        return s;
+    }
+};
+
+AirDevice::AirDevice(int nx, int ny, int nz) : d_(std::make_unique<Impl>()) {
+    CT_DEV_CHECK(cudaSetDevice(0));
+    d_->g = {nx, ny, nz};
+    d_->n = static_cast<std::size_t>(nx) * ny * nz;
+    d_->t.alloc(d_->n);
+    d_->t2.alloc(d_->n);
+    d_->scalar.alloc(1);
+}
+
+AirDevice::~AirDevice() = default;
+
+void AirDevice::setGeometry(const std::vector<unsigned char>& nb, const std::vector<unsigned char>& solid) {
+    d_->nb.upload(nb.data(), nb.size());
+    d_->solid.upload(solid.data(), solid.size());
+}
+
+void AirDevice::setFluxes(const std::vector<float>& fx, const std::vector<float>& fy, const std::vector<float>& fz) {
+    d_->fx.upload(fx.data(), fx.size());
+    d_->fy.upload(fy.data(), fy.size());
+    d_->fz.upload(fz.data(), fz.size());
+}
+
+void AirDevice::setTemperature(const float* t) { d_->t.upload(t, d_->n); }
+void AirDevice::getTemperature(float* t) const { d_->t.download(t, d_->n); }
+
+void AirDevice::setPorts(const std::vector<int>& cells, const std::vector<int>& port_of, int ports) {
+    d_->cells.upload(cells.data(), cells.size());
+    d_->port_of.upload(port_of.data(), port_of.size());
+    d_->ports = ports;
+    d_->sums.alloc(static_cast<std::size_t>(ports));
+}
+
+void AirDevice::setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<unsigned char>& source) {
+    d_->q.upload(q_per_cell.data(), q_per_cell.size());
+    d_->t_in.upload(t_in.data(), t_in.size());
+    d_->source.upload(source.data(), source.size());
+}
+
+void AirDevice::step(float diff, float dt_v) {
+    Impl& d = *d_;
+    stepKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.g, diff, dt_v);
+    CT_DEV_LAUNCHED();
+    const int entries = static_cast<int>(d.cells.n);
+    if (entries > 0) {
+        portKernel<<<blocks(entries), kBlock>>>(d.t.p, d.t2.p, d.cells.p, d.port_of.p, d.q.p, d.t_in.p, d.source.p, entries, dt_v);
+        CT_DEV_LAUNCHED();
+    }
+    std::swap(d.t.p, d.t2.p);
+}
+
+std::vector<double> AirDevice::portMeans() {
+    Impl& d = *d_;
+    std::vector<double> out(static_cast<std::size_t>(d.ports), 0.0);
+    const int entries = static_cast<int>(d.cells.n);
+    if (d.ports == 0 || entries == 0) return out;
+    CT_DEV_CHECK(cudaMemset(d.sums.p, 0, d.sums.n * sizeof(double)));
+    portSumKernel<<<blocks(entries), kBlock>>>(d.t.p, d.cells.p, d.port_of.p, entries, d.sums.p);
+    CT_DEV_LAUNCHED();
+    d.sums.download(out.data(), out.size());
+    return out;  // sums: the caller divides by each port's cell count
+}
+
+int AirDevice::solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res,
+                     int max_iter, double& achieved) {
+    Impl& d = *d_;
+    const std::size_t n = d.n;
+    d.b.upload(b.data(), n);
+    d.diag.upload(diag.data(), n);
+    d.x.upload(x.data(), n);
+    for (auto* v : {&d.r, &d.z, &d.p, &d.ap}) v->alloc(n);
+    const double bnorm = std::sqrt(d.dot(d.b.p, d.b.p));
+    achieved = 0;
+    if (!(bnorm > 0)) return 0;
+    applyKernel<<<d.gridDims(), 128>>>(d.x.p, d.ap.p, d.nb.p, d.solid.p, d.g, h);
+    CT_DEV_LAUNCHED();
+    residualKernel<<<blocks(n), kBlock>>>(d.b.p, d.ap.p, d.diag.p, d.r.p, d.z.p, d.p.p, n);
+    CT_DEV_LAUNCHED();
+    double rz = d.dot(d.r.p, d.z.p);
+    double rnorm = std::sqrt(d.dot(d.r.p, d.r.p));
+    int it = 0;
+    while (rnorm / bnorm > rel_res && it < max_iter) {
+        applyKernel<<<d.gridDims(), 128>>>(d.p.p, d.ap.p, d.nb.p, d.solid.p, d.g, h);
+        CT_DEV_LAUNCHED();
+        const double pap = d.dot(d.p.p, d.ap.p);
+        if (!(pap > 0)) break;
+        const double alpha = rz / pap;
+        updateKernel<<<blocks(n), kBlock>>>(d.x.p, d.r.p, d.z.p, d.p.p, d.ap.p, d.diag.p, alpha, n);
+        CT_DEV_LAUNCHED();
+        const double rz_new = d.dot(d.r.p, d.z.p);
+        const double beta = rz_new / rz;
+        rz = rz_new;
+        directionKernel<<<blocks(n), kBlock>>>(d.p.p, d.z.p, beta, n);
+        CT_DEV_LAUNCHED();
+        rnorm = std::sqrt(d.dot(d.r.p, d.r.p));
+        ++it;
+    }
+    d.x.download(x.data(), n);
+    achieved = rnorm / bnorm;
+    return it;
+}
+
+double deviceCopyBandwidth() {
+    const std::size_t bytes = std::size_t{1} << 30;
+    Buf<unsigned char> a, b;
+    a.alloc(bytes);
+    b.alloc(bytes);
+    CT_DEV_CHECK(cudaMemset(a.p, 1, bytes));
+    cudaEvent_t e0, e1;
+    CT_DEV_CHECK(cudaEventCreate(&e0));
+    CT_DEV_CHECK(cudaEventCreate(&e1));
+    CT_DEV_CHECK(cudaMemcpy(b.p, a.p, bytes, cudaMemcpyDeviceToDevice));  // warm-up
+    const int reps = 10;
+    CT_DEV_CHECK(cudaEventRecord(e0));
+    for (int r = 0; r < reps; ++r) CT_DEV_CHECK(cudaMemcpy(b.p, a.p, bytes, cudaMemcpyDeviceToDevice));
+    CT_DEV_CHECK(cudaEventRecord(e1));
+    CT_DEV_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CT_DEV_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 2.0 * static_cast<double>(bytes) * reps / (ms / 1e3);  // read + write
+}
+
+void deviceSynchronize() { CT_DEV_CHECK(cudaDeviceSynchronize()); }
+
+} // namespace ct::sim::detail

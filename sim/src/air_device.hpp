@@ -1,0 +1,47 @@
+#pragma once
+// The air model's state on a CUDA device (issue 7): grid arrays, face fluxes and ports live there, and the
+// temperature sub-steps and the potential-flow conjugate-gradient iterations run there, calling the same
+// per-cell functions as the CPU (kernels.hpp). Private to ct_sim; no CUDA types leak (STYLE.md habit 2).
+// Built only with CT_HAVE_CUDA. Every method throws std::runtime_error (cuda::CudaError) naming the failed CUDA
+// call with file and line; AirModel rethrows it as SimError.
+#include <memory>
+#include <vector>
+
+namespace ct::sim::detail {
+
+class AirDevice {
+public:
+    AirDevice(int nx, int ny, int nz);
+    ~AirDevice();
+    AirDevice(const AirDevice&) = delete;
+    AirDevice& operator=(const AirDevice&) = delete;
+
+    void setGeometry(const std::vector<unsigned char>& nb, const std::vector<unsigned char>& solid);
+    void setFluxes(const std::vector<float>& fx, const std::vector<float>& fy, const std::vector<float>& fz);
+    /// `t` holds nx·ny·nz cells.
+    void setTemperature(const float* t);
+    void getTemperature(float* t) const;
+    /// Port cells, flattened: entry e is cell `cells[e]` of port `port_of[e]`.
+    void setPorts(const std::vector<int>& cells, const std::vector<int>& port_of, int ports);
+    /// Per port: flow per cell (m³/s), supply temperature and whether it blows in (source) or takes in.
+    void setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<unsigned char>& source);
+    /// One explicit sub-step: every cell (advectDiffuse), then the ports (portExchange), then swap.
+    void step(float diff, float dt_v);
+    /// Mean temperature of each port's cells.
+    std::vector<double> portMeans();
+    /// Jacobi-preconditioned CG for M x = b (M from laplaceApply); `x` in and out. Returns the iterations.
+    int solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res,
+              int max_iter, double& achieved_rel_res);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d_;
+};
+
+/// Device-to-device copy bandwidth (bytes/s, read + write counted), measured with a 1 GiB copy: the HBM
+/// roofline the benchmark compares against.
+double deviceCopyBandwidth();
+/// Waits for the device (benchmarks time whole steps).
+void deviceSynchronize();
+
+} // namespace ct::sim::detail
