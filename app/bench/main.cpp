@@ -1,5 +1,6 @@
 // clustertwin-bench: performance figures (not tests). `thermal`: air temperature step throughput against
 // the memory-bandwidth roofline; `simulate`: wall time per simulated hour of superpod-h100-su.
+#include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/air_model.hpp>
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using json = nlohmann::ordered_json;
@@ -142,6 +144,103 @@ int benchThermal(bool as_json) {
                             name, a.cellCount(), threads, rate / 1e6, bw / 1e9, roofline / 1e6, 100 * rate / roofline);
             }
         }
+    }
+    return 0;
+}
+
+/// The CUDA backend: cell-updates/s against the device's measured copy bandwidth at ~1M and ~10M cells, and
+/// steps/s at 1M (issue 7 targets: >= 50 % of the HBM roofline; >= 1,000 steps/s at 1M cells).
+int benchThermalCuda(bool as_json) {
+    const double bytes_per_cell = 21.0;
+    const double bw = sim::cudaCopyBandwidth();
+    const double roofline = bw / bytes_per_cell;
+    const std::vector<std::string> all = [] {
+        std::vector<std::string> v;
+        for (const auto& b : sim::listBackends()) v.push_back(b.device);
+        return v;
+    }();
+    for (auto [w, d, h] : {std::tuple{20.0, 12.0, 4.0}, std::tuple{40.0, 30.0, 8.0}}) {
+        sim::ThreadPool pool(1);
+        sim::AirGridSpec spec{w, d, h, 0.1, 0.01, 0};
+        spec.backend = sim::Backend::Cuda;
+        sim::AirModel a(spec, pool);
+        buildHall(a);
+        const auto t_solve = Clock::now();
+        const sim::FlowSolveStats st = a.solveFlow(1e-6);
+        const double solve_s = seconds(t_solve, Clock::now());
+        a.fill(22.0);
+        const double dt = a.stableDt();
+        for (int i = 0; i < 10; ++i) a.step(dt);  // warm-up
+        sim::cudaSynchronize();
+        const int reps = 1000;
+        const auto t0 = Clock::now();
+        for (int i = 0; i < reps; ++i) a.step(dt);
+        sim::cudaSynchronize();
+        const double s = seconds(t0, Clock::now());
+        const double rate = static_cast<double>(a.cellCount()) * reps / s;
+        char name[64];
+        std::snprintf(name, sizeof name, "thermal_cuda_%.1fM", a.cellCount() / 1e6);
+        if (as_json) {
+            std::cout << json{{"name", name},           {"backend", "cuda"},        {"device", all[1]},
+                              {"cells", a.cellCount()}, {"cell_updates_per_s", rate}, {"roofline_fraction", rate / roofline},
+                              {"copy_bandwidth_gbs", bw / 1e9}, {"bytes_per_cell_update", bytes_per_cell}, {"steps_per_s", reps / s},
+                              {"flow_solve_s", solve_s}, {"flow_iterations", st.iterations}}
+                             .dump()
+                      << "\n";
+        } else {
+            std::printf("%-20s %9zu cells  %8.1f M cell-updates/s  copy bandwidth %6.0f GB/s  roofline %7.0f M/s (%.0f %%)  %8.0f steps/s  "
+                        "flow solve %.2f s (%d it)  on %s\n",
+                        name, a.cellCount(), rate / 1e6, bw / 1e9, roofline / 1e6, 100 * rate / roofline, reps / s, solve_s, st.iterations,
+                        all[1].c_str());
+        }
+    }
+    return 0;
+}
+
+/// One simulated hour (or `minutes`) of a generated 100k-GPU hall (12,544 DGX H100 in 3,136 racks) on a backend
+/// (issue 7 target on a GPU: the hour in <= 60 s).
+int benchCampus(bool as_json, const std::string& backend, double minutes) {
+    ct::model::HallParams p;
+    p.racks_per_row = 16;
+    p.rows = 196;
+    p.nodes_per_rack = 4;
+    p.topology = "none";
+    ct::model::Scenario s = ct::model::buildHall(p);
+    ct::model::Job j;
+    j.id = "campus";
+    j.utilization = 0.8;
+    for (const auto& row : s.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    s.jobs = {j};
+    const auto& cat = ct::model::Catalog::builtin();
+    sim::EngineOptions o;
+    o.backend = backend;
+    const auto tb = Clock::now();
+    sim::Engine e(s, cat, o);
+    const double build_s = seconds(tb, Clock::now());
+    if (!as_json)
+        std::printf("campus: built in %.1f s (%llu air cells, flow solved), simulating %.1f min on %s...\n", build_s,
+                    static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str());
+    std::fflush(stdout);
+    const int steps = static_cast<int>(std::lround(minutes * 60 / o.step_s));
+    const auto t0 = Clock::now();
+    for (int i = 0; i < steps; ++i) e.step();
+    const double wall = seconds(t0, Clock::now());
+    const auto& f = e.frame();
+    const int gpus = static_cast<int>(f.gpus.size());
+    if (as_json) {
+        std::cout << json{{"name", "campus_hour"}, {"backend", backend}, {"gpus", gpus}, {"grid_cells", e.stats().grid_cells},
+                          {"simulated_s", minutes * 60}, {"wall_s", wall}, {"wall_per_simulated_hour_s", wall * 60 / minutes},
+                          {"air_substeps", e.stats().air_substeps}, {"build_s", build_s}, {"it_power_w", f.it_power_w},
+                          {"max_inlet_c", f.max_inlet_c}}
+                         .dump()
+                  << "\n";
+    } else {
+        std::printf("campus: %d GPUs, %llu air cells, %.0f simulated min on %s in %.1f s (%.1f s per simulated hour), %lld air sub-steps, "
+                    "build %.1f s; IT %.1f MW, max inlet %.1f C\n",
+                    gpus, static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str(), wall, wall * 60 / minutes,
+                    static_cast<long long>(e.stats().air_substeps), build_s, f.it_power_w / 1e6, f.max_inlet_c);
     }
     return 0;
 }
@@ -329,11 +428,22 @@ int main(int argc, char** argv) {
     const bool as_json = std::find(args.begin(), args.end(), "--json") != args.end();
     args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
     if (args.empty() || args[0] == "--help") {
-        std::cout << "Usage: clustertwin-bench thermal|simulate|network|import|render [--json] [--scrapes N]\n";
+        std::cout << "Usage: clustertwin-bench thermal|simulate|network|import|render|campus [--json] [--backend cpu|cuda|auto]\n"
+                     "                         [--scrapes N] [--minutes M]\n";
         return args.empty() ? 2 : 0;
     }
     try {
-        if (args[0] == "thermal") return benchThermal(as_json);
+        std::string backend = "cpu";
+        double minutes = 60;
+        for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+            if (args[i] == "--backend") backend = args[i + 1];
+            if (args[i] == "--minutes") minutes = std::max(0.1, std::atof(args[i + 1].c_str()));
+        }
+        if (args[0] == "thermal") {
+            const sim::Backend b = sim::chooseBackend(backend);  // says why when CUDA is asked for and absent
+            return b == sim::Backend::Cuda ? benchThermalCuda(as_json) : benchThermal(as_json);
+        }
+        if (args[0] == "campus") return benchCampus(as_json, backend, minutes);
         if (args[0] == "simulate") return benchSimulate(as_json, CT_SOURCE_RESOURCE_DIR);
         if (args[0] == "network") return benchNetwork(as_json);
         if (args[0] == "render") return benchRender(as_json);

@@ -33,7 +33,8 @@ Runs the coupled power / equipment heat / liquid / room-air model and records th
   --record-every T    how often samples are recorded (10s; at least one step)
   --field-every T     how often the 3D air field is stored for replay (60s; 0 = never; grids over
                       8M cells are not stored)
-  --backend B         cpu (the reference; cuda comes with the CUDA backend)
+  --backend B         cpu (the reference), cuda, or auto (CUDA when a device is present); asking for
+                      cuda where there is none is an error that says why
   --max-grid-memory M refuse air grids needing more than M MiB (default: 80 % of physical memory)
   --json              print a summary object on stdout
 Exit codes: 0 the run finished (even when cooling could not carry the load: see alerts), 1 runtime error,

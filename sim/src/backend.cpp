@@ -5,6 +5,10 @@
 namespace ct::sim {
 
 #ifdef CT_HAVE_CUDA
+namespace detail {
+double deviceCopyBandwidth();  // cuda/air_device.cu
+void deviceSynchronize();
+} // namespace detail
 namespace cuda {
 /// Defined in cuda/device_query.cu. Returns false and sets why_not when no device can be used.
 bool queryDevice(std::string& description, std::string& why_not);
@@ -42,6 +46,31 @@ Backend chooseBackend(std::string_view requested) {
         return Backend::Cuda;
     }
     throw SimError("unknown backend '" + std::string(requested) + "' (use auto, cpu or cuda)");
+}
+
+double cudaCopyBandwidth() {
+    chooseBackend("cuda");  // throws, saying why, when there is none
+#ifdef CT_HAVE_CUDA
+    try {
+        return detail::deviceCopyBandwidth();
+    } catch (const std::runtime_error& e) {
+        throw SimError(std::string("CUDA backend: ") + e.what());
+    }
+#else
+    return 0;
+#endif
+}
+
+void cudaSynchronize() {
+#ifdef CT_HAVE_CUDA
+    try {
+        detail::deviceSynchronize();
+    } catch (const std::runtime_error& e) {
+        throw SimError(std::string("CUDA backend: ") + e.what());
+    }
+#else
+    chooseBackend("cuda");
+#endif
 }
 
 } // namespace ct::sim

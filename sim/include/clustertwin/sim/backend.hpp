@@ -33,4 +33,10 @@ std::vector<BackendInfo> listBackends();
 /// asked for is unavailable (saying why: not compiled in, no device, driver error) or the name is unknown.
 Backend chooseBackend(std::string_view requested);
 
+/// The CUDA device's measured copy bandwidth (bytes/s, reads plus writes of a 1 GiB device-to-device copy):
+/// the HBM roofline for benchmarks. Throws SimError when CUDA is unavailable.
+double cudaCopyBandwidth();
+/// Waits for queued device work (benchmarks). Throws SimError when CUDA is unavailable.
+void cudaSynchronize();
+
 } // namespace ct::sim
