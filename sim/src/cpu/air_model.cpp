@@ -56,7 +56,7 @@ struct AirModel::Impl {
     // CUDA backend: the device holds T; the host copy is refreshed only when read (host_stale), and
     // uploaded again after host-side writes (device_stale).
     std::unique_ptr<detail::AirDevice> dev;
-    bool host_stale = false, device_stale = true, ports_stale = true, port_state_stale = true;
+    bool host_stale = false, device_stale = true, ports_stale = true, port_state_stale = true, geometry_on_device = false;
     std::vector<double> port_sums;
     bool port_sums_valid = false;
 #endif
@@ -264,6 +264,9 @@ void AirModel::addSolidBox(double x0, double y0, double z0, double x1, double y1
         for (int j = j0; j < j1; ++j)
             for (int i = i0; i < i1; ++i) d.solid[d.idx(i, j, kk)] = 1;
     d.geometry_dirty = true;
+#ifdef CT_HAVE_CUDA
+    d.geometry_on_device = false;
+#endif
 }
 
 bool AirModel::solid(int cell) const { return d_->solid[cell] != 0; }
@@ -421,7 +424,10 @@ FlowSolveStats AirModel::solveFlow(double rel_res, int max_iter) {
     });
     d.src = std::move(s);
 #ifdef CT_HAVE_CUDA
-    if (d.dev) CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); d.dev->setFluxes(d.fx, d.fy, d.fz));
+    if (d.dev) {
+        CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); d.dev->setFluxes(d.fx, d.fy, d.fz));
+        d.geometry_on_device = true;
+    }
 #endif
     double worst = 0, scale = 0;
     for (const auto& port : d.ports) scale = std::max(scale, port.q / static_cast<double>(port.cells.size()));
@@ -489,6 +495,10 @@ void AirModel::step(double dt) {
     d.updateNeighbours();
 #ifdef CT_HAVE_CUDA
     if (d.dev) {
+        if (!d.geometry_on_device) {  // stepping before any flow solve: still air
+            CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); d.dev->setFluxes(d.fx, d.fy, d.fz));
+            d.geometry_on_device = true;
+        }
         if (d.ports_stale) {
             std::vector<int> cells, port_of;
             for (std::size_t p = 0; p < d.ports.size(); ++p)
