@@ -171,8 +171,9 @@ void TstApp::clickingARackIn3DSelectsIt() {
 void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
     QAction* run = w_->findChild<QAction*>("actionRunSimulation");
     QVERIFY(run);
-    const QString db = QDir::current().absoluteFilePath("tst_app_run.sqlite");
-    QFile::remove(db);
+    const QString folder = QDir::current().absoluteFilePath("tst_app_runs");
+    QDir(folder).removeRecursively();
+    w_->setRunsFolder(folder);
     // The menu asks for the simulated time; answer as a user would.
     QTimer::singleShot(200, [] {
         for (QWidget* top : QApplication::topLevelWidgets())
@@ -181,7 +182,6 @@ void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
                 dlg->accept();
             }
     });
-    qputenv("CT_TEST_RUN_DB", db.toUtf8());
     int most = 0;
     connect(w_->progressBar(), &QProgressBar::valueChanged, this, [&most](int v) { most = std::max(most, v); });
     QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
@@ -193,7 +193,7 @@ void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
     QCOMPARE(most, 100);
     QVERIFY(!w_->progressBar()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun(), 30000);
-    QCOMPARE(w_->run()->databasePath(), db);
+    QVERIFY(w_->run()->databasePath().startsWith(folder + "/demo-"));
     QCOMPARE(w_->run()->duration(), 600.0);
     QVERIFY(w_->timeline()->isEnabled());
     QVERIFY(!w_->timeline()->slider()->marks().isEmpty() || w_->run()->replay()->events().empty());

@@ -377,7 +377,7 @@ bool MainWindow::runSimulation(double duration_s, const QString& db_path, const 
     if (job_ || doc_->scenario().halls.empty() || !(duration_s > 0)) return false;
     QString db = db_path;
     if (db.isEmpty()) {
-        const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/runs";
+        const QString dir = runsFolder();
         QDir().mkpath(dir);
         db = dir + QString("/%1-%2.sqlite").arg(QString::fromStdString(doc_->scenario().id), QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
     }
@@ -474,8 +474,7 @@ bool MainWindow::runWhatIf(const EntityRef& target, double duration_s, const QSt
                                                          {"node", "node_fail"},                 {"gpu", "gpu_fail"}};
     auto it = kFail.find(target.kind);
     if (job_ || it == kFail.end() || !(duration_s > 60)) return false;
-    QString folder = dir;
-    if (folder.isEmpty()) folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/runs";
+    const QString folder = dir.isEmpty() ? runsFolder() : dir;
     QDir().mkpath(folder);
     const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
     const QString sid = QString::fromStdString(doc_->scenario().id);
@@ -526,6 +525,10 @@ bool MainWindow::saveScenario(const QString& path, QString* error) {
 }
 
 void MainWindow::setAutosaveInterval(int ms) { autosave_->setInterval(ms); }
+
+QString MainWindow::runsFolder() const {
+    return runs_folder_.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/runs" : runs_folder_;
+}
 
 void MainWindow::updateTitle() {
     const auto& s = doc_->scenario();
@@ -621,7 +624,7 @@ void MainWindow::simulateDialog() {
     const QString text = QInputDialog::getText(this, tr("Run simulation"), tr("Simulated time (e.g. 30min, 1h):"), QLineEdit::Normal, "1h", &ok);
     if (!ok) return;
     try {
-        runSimulation(model::parseDurationS(text.toStdString()), qEnvironmentVariable("CT_TEST_RUN_DB"));
+        runSimulation(model::parseDurationS(text.toStdString()));
     } catch (const std::exception& e) {
         QMessageBox::warning(this, tr("Run simulation"), QString::fromStdString(e.what()));
     }

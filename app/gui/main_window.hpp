@@ -67,6 +67,9 @@ public:
     /// Saves the scenario (atomically); "" = its current file.
     bool saveScenario(const QString& path = {}, QString* error = nullptr);
     void setAutosaveInterval(int ms);
+    /// Where Simulation > Run and What-if put their databases (default: runs/ in the app's data folder).
+    void setRunsFolder(const QString& dir) { runs_folder_ = dir; }
+    QString runsFolder() const;
     /// The recovery question shown when an autosave newer than the opened file exists (nullptr if none).
     QMessageBox* recoveryDialog() const { return recovery_; }
     void cancelSimulation();
@@ -138,6 +141,7 @@ private:
     QDialog* problems_ = nullptr;
     SimulationJob* job_ = nullptr;
     EntityRef selection_;
+    QString runs_folder_;
     ChecksPanel* checks_;
     EditController* edits_;
     QTimer* autosave_;
