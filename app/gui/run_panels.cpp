@@ -85,6 +85,7 @@ ChartsPanel::ChartsPanel(const RunController& run, QWidget* parent) : QWidget(pa
     metric_->setObjectName("chartMetric");
     auto* chart = new QChart;
     chart->legend()->hide();
+    chart->setMargins(QMargins(4, 2, 4, 2));  // a short dock: room for the axis labels, not for margins
     series_ = new QLineSeries;
     cursor_ = new QLineSeries;
     cursor_->setColor(QColor(220, 60, 50));
@@ -151,9 +152,10 @@ void ChartsPanel::reload() {
     const double pad = std::max(0.5, 0.05 * (hi - lo));
     y_->setRange(lo - pad, hi + pad);
     x_->setRange(0, std::max(run_.duration() / 60.0, 1.0 / 60));
+    x_->setLabelFormat(run_.duration() < 600 ? "%.1f" : "%.0f");
     const QString u = percent ? "%" : unit == "W" ? "kW" : unit == "degC" ? "°C" : QString::fromStdString(unit);
     y_->setTitleText(u);
-    view_->chart()->setTitle(QString("%1 — %2").arg(ref_.id, metric_->currentText()));
+    metric_->setToolTip(QString("%1 — %2").arg(ref_.id, metric_->currentText()));
     moveCursor();
 }
 
