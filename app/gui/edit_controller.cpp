@@ -8,6 +8,7 @@
 #include <QInputDialog>
 #include <QMenu>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QUndoStack>
 
 namespace ct::app {
@@ -133,6 +134,26 @@ QString EditController::addRack(const QString& rack_model, const QString& server
     report(ok);
     if (ok) emit selectRequested({"rack", QString::fromStdString(id)});
     return ok ? QString::fromStdString(id) : QString();
+}
+
+bool EditController::setProperty(const QString& id, const QString& key, const QString& value) {
+    if (key == "position") {
+        static const QRegularExpression num(R"([-+]?\d*\.?\d+(?:[eE][-+]?\d+)?)");
+        QStringList xy;
+        for (auto it = num.globalMatch(value); it.hasNext();) xy << it.next().captured();
+        if (xy.size() != 2) {
+            error_ = tr("position: give two numbers, x and y in metres");
+            return false;
+        }
+        return doc_.apply(tr("Move %1").arg(id), [&](model::Scenario& s) {
+            model::setProperty(s, id.toStdString(), "x_m", xy[0].toStdString());
+            model::setProperty(s, id.toStdString(), "y_m", xy[1].toStdString());
+        }, &error_);
+    }
+    QString v = value.trimmed();
+    if (key.endsWith("_c") || key == "u_position") v = v.section(' ', 0, 0);
+    return doc_.apply(tr("Set %1 of %2").arg(key, id),
+                      [&](model::Scenario& s) { model::setProperty(s, id.toStdString(), key.toStdString(), v.toStdString()); }, &error_);
 }
 
 void EditController::addRackDialog() {

@@ -32,6 +32,8 @@ public:
     /// Adds a rack at the end of the target's row (or a new row). Returns its id ("" on failure).
     QString addRack(const QString& rack_model, const QString& server_model, int nodes);
     QString addRow();
+    /// An inspector edit: values come as shown, with units ("18 °C", "(1.5, 2.4) m"); the numbers are taken out.
+    bool setProperty(const QString& id, const QString& key, const QString& value);
     const QString& lastError() const { return error_; }
 
 signals:

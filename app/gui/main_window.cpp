@@ -9,11 +9,11 @@
 #include "run_panels.hpp"
 #include "scenario_document.hpp"
 #include "scenario_tree.hpp"
+#include "scene_toolbar.hpp"
 #include "simulation_job.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
 
-#include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/render/scene.hpp>
@@ -27,7 +27,6 @@
 #include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
@@ -35,7 +34,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QRegularExpression>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
@@ -43,7 +41,6 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -135,27 +132,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(view3d_, &View3D::moveRequested, edits_, &EditController::move);
     connect(edits_, &EditController::selectRequested, this, &MainWindow::select);
     connect(props_, &PropertiesPanel::propertyEdited, this, [this](const QString& id, const QString& key, const QString& value) {
-        // Values are shown with units ("18 °C", "(1.5, 2.4) m"): take the numbers back out.
-        QString error;
-        bool ok = true;
-        if (key == "position") {
-            static const QRegularExpression num(R"([-+]?\d*\.?\d+(?:[eE][-+]?\d+)?)");
-            QStringList xy;
-            for (auto it = num.globalMatch(value); it.hasNext();) xy << it.next().captured();
-            ok = xy.size() == 2 && doc_->apply(tr("Move %1").arg(id), [&](model::Scenario& s) {
-                model::setProperty(s, id.toStdString(), "x_m", xy[0].toStdString());
-                model::setProperty(s, id.toStdString(), "y_m", xy[1].toStdString());
-            }, &error);
-            if (xy.size() != 2) error = tr("position: give two numbers, x and y in metres");
-        } else {
-            QString v = value.trimmed();
-            if (key.endsWith("_c") || key == "u_position") v = v.section(' ', 0, 0);
-            ok = doc_->apply(tr("Set %1 of %2").arg(key, id), [&](model::Scenario& s) { model::setProperty(s, id.toStdString(), key.toStdString(), v.toStdString()); },
-                             &error);
-        }
-        if (!ok) {
+        if (!edits_->setProperty(id, key, value)) {
             props_->show(selection_);  // put the shown value back
-            statusBar()->showMessage(error);
+            statusBar()->showMessage(edits_->lastError());
         }
     });
     connect(doc_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
@@ -256,70 +235,14 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::buildSceneToolbar() {
-    QToolBar* tb = addToolBar(tr("3D view"));
-    tb->setObjectName("sceneToolbar");
-    tb->addWidget(new QLabel(tr(" Colour by ")));
-    metric_box_ = new QComboBox;
-    metric_box_->setObjectName("metricBox");
-    for (const auto& m : render::metrics()) metric_box_->addItem(QString::fromStdString(m.label), QString::fromStdString(m.id));
-    metric_box_->setCurrentIndex(metric_box_->findData("nameplate_kw"));
-    tb->addWidget(metric_box_);
-    connect(metric_box_, &QComboBox::currentIndexChanged, this, [this] {
-        if (auto* sc = view3d_->scene()) sc->setMetric(metric_box_->currentData().toString().toStdString());
-        view3d_->update();
-    });
-    connect(doc_, &ScenarioDocument::changed, this, [this] {
-        if (auto* sc = view3d_->scene()) sc->setMetric(metric_box_->currentData().toString().toStdString());
-    });
+    auto* tb = new SceneToolbar(*view3d_, this);
+    addToolBar(tb);
+    metric_box_ = tb->metricBox();
+    connect(doc_, &ScenarioDocument::changed, tb, &SceneToolbar::applyMetric);
     // A run with values switches from the design colouring to inlet temperatures.
     connect(run_, &RunController::runChanged, this, [this] {
         if (metric_box_->currentData().toString() == "nameplate_kw") metric_box_->setCurrentIndex(metric_box_->findData("inlet_c"));
     });
-    tb->addSeparator();
-    for (const char* v : {"iso", "top", "aisle"}) {
-        QAction* a = tb->addAction(QString(v).replace(0, 1, QString(v).at(0).toUpper()));
-        a->setToolTip(tr("Camera: %1 view").arg(v));
-        connect(a, &QAction::triggered, this, [this, v] {
-            if (auto* sc = view3d_->scene()) sc->setCamera(v);
-            view3d_->update();
-        });
-    }
-    tb->addSeparator();
-    auto overlay = [&](const QString& text, const char* name, auto member, bool on) {
-        QAction* a = tb->addAction(text);
-        a->setObjectName(name);
-        a->setCheckable(true);
-        a->setChecked(on);
-        connect(a, &QAction::toggled, this, [this, member](bool v) {
-            if (auto* sc = view3d_->scene()) {
-                render::Overlays o = sc->overlays();
-                o.*member = v;
-                sc->setOverlays(o);
-                view3d_->update();
-            }
-        });
-    };
-    overlay(tr("Slice"), "overlaySlice", &render::Overlays::floor_slice, false);
-    auto* height = new QDoubleSpinBox;
-    height->setRange(0.1, 10);
-    height->setSingleStep(0.25);
-    height->setValue(1.0);
-    height->setSuffix(tr(" m"));
-    height->setToolTip(tr("Height of the horizontal slice"));
-    tb->addWidget(height);
-    connect(height, &QDoubleSpinBox::valueChanged, this, [this](double h) {
-        if (auto* sc = view3d_->scene()) {
-            render::Overlays o = sc->overlays();
-            o.slice_height_m = h;
-            sc->setOverlays(o);
-            view3d_->update();
-        }
-    });
-    overlay(tr("Aisle slice"), "overlayAisle", &render::Overlays::aisle_slice, false);
-    overlay(tr("27 °C surface"), "overlayIso", &render::Overlays::isosurface, false);
-    overlay(tr("Streamlines"), "overlayStreamlines", &render::Overlays::streamlines, false);
-    overlay(tr("Links"), "overlayLinks", &render::Overlays::links, true);
-    overlay(tr("Labels"), "overlayLabels", &render::Overlays::labels, true);
 }
 
 QString MainWindow::demoScenarioPath() {

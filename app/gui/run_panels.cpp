@@ -93,7 +93,7 @@ ChartsPanel::ChartsPanel(const RunController& run, QWidget* parent) : QWidget(pa
     chart->addSeries(cursor_);
     x_ = new QValueAxis;
     x_->setTitleText(tr("time (min)"));
-    x_->setLabelFormat("%.0f");
+    x_->setLabelFormat("%.1f");
     x_->setTickCount(7);
     y_ = new QValueAxis;
     chart->addAxis(x_, Qt::AlignBottom);
