@@ -1,6 +1,7 @@
 #include "checks_panel.hpp"
 
 #include "scenario_document.hpp"
+#include "table_util.hpp"
 
 #include <clustertwin/sim/impact.hpp>
 
@@ -12,15 +13,6 @@
 namespace ct::app {
 
 namespace {
-QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
-    auto* t = new QTableWidget(0, headers.size(), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->verticalHeader()->hide();
-    t->horizontalHeader()->setStretchLastSection(true);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    return t;
-}
 void addRow(QTableWidget* t, const QStringList& cells, const QColor& colour = {}) {
     const int row = t->rowCount();
     t->insertRow(row);
@@ -36,10 +28,10 @@ ChecksPanel::ChecksPanel(const ScenarioDocument& doc, QWidget* parent) : QWidget
     setObjectName("checksPanel");
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
-    table_ = makeTable(this, {tr("severity"), tr("check"), tr("entity"), tr("finding")});
+    table_ = makeListTable(this, {tr("severity"), tr("check"), tr("entity"), tr("finding")});
     table_->setObjectName("checksTable");
     impact_title_ = new QLabel(this);
-    impact_ = makeTable(this, {tr("loses"), tr("entity")});
+    impact_ = makeListTable(this, {tr("loses"), tr("entity")});
     impact_->setObjectName("impactTable");
     impact_title_->hide();
     impact_->hide();

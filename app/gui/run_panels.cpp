@@ -1,6 +1,7 @@
 #include "run_panels.hpp"
 
 #include "run_controller.hpp"
+#include "table_util.hpp"
 
 #include <clustertwin/model/time.hpp>
 
@@ -27,15 +28,6 @@ QString formatValue(double v, const std::string& unit, const std::string& metric
     return QString("%1 %2").arg(v, 0, 'g', 5).arg(QString::fromStdString(unit));
 }
 
-QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
-    auto* t = new QTableWidget(0, headers.size(), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->verticalHeader()->hide();
-    t->horizontalHeader()->setStretchLastSection(true);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    return t;
-}
 } // namespace
 
 // ------------------------------------------------------------------ values
@@ -44,7 +36,7 @@ ValuesPanel::ValuesPanel(const RunController& run, QWidget* parent) : QWidget(pa
     setObjectName("valuesPanel");
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
-    table_ = makeTable(this, {tr("metric"), tr("value now")});
+    table_ = makeListTable(this, {tr("metric"), tr("value now")});
     l->addWidget(table_);
     connect(&run_, &RunController::timeChanged, this, &ValuesPanel::refresh);
     connect(&run_, &RunController::runChanged, this, &ValuesPanel::refresh);
@@ -170,7 +162,7 @@ AlertsPanel::AlertsPanel(const RunController& run, QWidget* parent) : QWidget(pa
     setObjectName("alertsPanel");
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
-    table_ = makeTable(this, {tr("time"), tr("alert"), tr("entity"), tr("message")});
+    table_ = makeListTable(this, {tr("time"), tr("alert"), tr("entity"), tr("message")});
     l->addWidget(table_);
     connect(&run_, &RunController::runChanged, this, [this] {
         shown_ = -1;

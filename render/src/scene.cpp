@@ -264,6 +264,8 @@ struct Scene::Impl {
     void updateBars();
     double metricHi(const MetricInfo& m) const;
     bool boundsOf(const std::string& id, double lo[3], double hi[3]) const;
+    /// The ray through a pixel (origin top-left): from the near plane `o` along `dir` to the far plane.
+    bool ray(int x, int y, double o[3], double dir[3]) const;
     void aislePlane(bool& along_x, double& where_m) const;
 };
 
@@ -844,6 +846,23 @@ void Scene::Impl::outline(Outline& o, const std::vector<std::pair<std::string, s
     o.actor->SetVisibility(o.boxes > 0);
 }
 
+bool Scene::Impl::ray(int x, int y, double o[3], double dir[3]) const {
+    const int* size = win->GetSize();
+    double n[4], f[4];
+    ren->SetDisplayPoint(x, size[1] - 1 - y, 0);
+    ren->DisplayToWorld();
+    ren->GetWorldPoint(n);
+    ren->SetDisplayPoint(x, size[1] - 1 - y, 1);
+    ren->DisplayToWorld();
+    ren->GetWorldPoint(f);
+    if (n[3] == 0 || f[3] == 0) return false;
+    for (int a = 0; a < 3; ++a) {
+        o[a] = n[a] / n[3];
+        dir[a] = f[a] / f[3] - o[a];
+    }
+    return true;
+}
+
 bool Scene::Impl::boundsOf(const std::string& id, double lo[3], double hi[3]) const {
     for (const auto* set : {&nodes, &racks, &units}) {
         const auto& index = set == &nodes ? node_index : set == &racks ? rack_index : unit_index;
@@ -1031,22 +1050,8 @@ bool Scene::focus(const std::string& id) {
 }
 
 std::string Scene::pick(int x, int y) const {
-    const int* size = d_->win->GetSize();
-    vtkRenderer* ren = d_->ren;
-    double o[4], f[4];
-    ren->SetDisplayPoint(x, size[1] - 1 - y, 0);
-    ren->DisplayToWorld();
-    ren->GetWorldPoint(o);
-    ren->SetDisplayPoint(x, size[1] - 1 - y, 1);
-    ren->DisplayToWorld();
-    ren->GetWorldPoint(f);
-    if (o[3] == 0 || f[3] == 0) return {};
-    double dir[3];
-    for (int a = 0; a < 3; ++a) {
-        o[a] /= o[3];
-        f[a] /= f[3];
-        dir[a] = f[a] - o[a];
-    }
+    double o[3], dir[3];
+    if (!d_->ray(x, y, o, dir)) return {};
     double best = std::numeric_limits<double>::infinity();
     std::string hit;
     for (const auto* set : {&d_->nodes, &d_->racks, &d_->units})
@@ -1062,26 +1067,13 @@ std::string Scene::pick(int x, int y) const {
 }
 
 bool Scene::floorPoint(int x, int y, double& x_m, double& y_m) const {
-    const int* size = d_->win->GetSize();
-    vtkRenderer* ren = d_->ren;
-    double o[4], f[4];
-    ren->SetDisplayPoint(x, size[1] - 1 - y, 0);
-    ren->DisplayToWorld();
-    ren->GetWorldPoint(o);
-    ren->SetDisplayPoint(x, size[1] - 1 - y, 1);
-    ren->DisplayToWorld();
-    ren->GetWorldPoint(f);
-    if (o[3] == 0 || f[3] == 0) return false;
-    for (int a = 0; a < 3; ++a) {
-        o[a] /= o[3];
-        f[a] /= f[3];
-    }
-    const double dz = f[2] - o[2];
-    if (std::abs(dz) < 1e-12) return false;
-    const double t = -o[2] / dz;
+    double o[3], dir[3];
+    if (!d_->ray(x, y, o, dir)) return false;
+    if (std::abs(dir[2]) < 1e-12) return false;
+    const double t = -o[2] / dir[2];
     if (t < 0) return false;
-    x_m = o[0] + t * (f[0] - o[0]);
-    y_m = o[1] + t * (f[1] - o[1]);
+    x_m = o[0] + t * dir[0];
+    y_m = o[1] + t * dir[1];
     return true;
 }
 
