@@ -172,8 +172,16 @@ void TstRender::pickReturnsTheEntityUnderThePixel() {
     scene.render();
     const auto& node = rack.nodes.front();
     QVERIFY(scene.project(node.id, x, y));
-    const std::string hit = scene.pick(x, y);
-    QVERIFY2(hit == node.id || hit.rfind(rack.id, 0) == 0 || !hit.empty(), hit.c_str());
+    // The node's centre lies inside its rack: near it, the pixels show either the node (its face standing proud
+    // of the rack) or the rack's side wall, and at least one shows the node.
+    bool node_seen = false;
+    for (int dy = -30; dy <= 30; dy += 2)
+        for (int dx = -30; dx <= 30; dx += 2) {
+            const std::string hit = scene.pick(x + dx, y + dy);
+            node_seen = node_seen || hit == node.id;
+        }
+    QVERIFY(node_seen);
+    QVERIFY(!scene.pick(x, y).empty());  // inside the rack's silhouette something is always hit
     QVERIFY(!scene.project("no-such-rack", x, y));
 }
 
