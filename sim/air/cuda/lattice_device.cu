@@ -1,0 +1,224 @@
+// CUDA side of the lattice: launch wrappers around the per-cell update in lbm_kernel.hpp (the CPU's loop body,
+// bounds made explicit), the ports, the periodic halo copies and the failure check.
+#include "../lattice_device.hpp"
+#include "../lbm_kernel.hpp"
+#include "../../cuda/check.cuh"
+
+#include <climits>
+
+namespace ct::sim::detail {
+
+namespace {
+
+constexpr int kQ = lbm::kQ;
+constexpr float kMaxSpeed = 0.35f, kMinRho = 0.5f, kMaxRho = 1.5f;  // as lattice.cpp
+
+template <class T>
+struct Buf {
+    T* p = nullptr;
+    std::size_t n = 0;
+    void alloc(std::size_t count) {
+        if (count == n) return;
+        free();
+        if (count > 0) CT_CUDA_CHECK(cudaMalloc(&p, count * sizeof(T)));
+        n = count;
+    }
+    void free() {
+        if (p) cudaFree(p);  // in destructors: nothing to report to
+        p = nullptr;
+        n = 0;
+    }
+    void upload(const T* host, std::size_t count) {
+        alloc(count);
+        if (count) CT_CUDA_CHECK(cudaMemcpy(p, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    void download(T* host, std::size_t count) const {
+        if (count) CT_CUDA_CHECK(cudaMemcpy(host, p, count * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    ~Buf() { free(); }
+};
+
+struct Dims {
+    int px, py, pz;
+    unsigned long long n;
+};
+
+/// The bounce-back pre-pass: each link's solid-side population becomes the fluid cell's opposite one plus the
+/// wall's motion term, so that the collision kernel is a pure pull.
+__global__ void bounceKernel(float* f, unsigned long long n, const int* solid, const int* fluid, const unsigned char* qs,
+                             const float* term, int count) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= count) return;
+    const int q = qs[e];
+    f[q * n + static_cast<unsigned long long>(solid[e])] = f[lbm::opposite(q) * n + static_cast<unsigned long long>(fluid[e])] + term[e];
+}
+
+__global__ void collideKernel(const float* __restrict__ src, float* __restrict__ dst, const unsigned char* __restrict__ flag,
+                              const float* __restrict__ temp, float* __restrict__ sum_u,
+                              float* __restrict__ sum_nu, Dims d, LatticeStepParams prm, unsigned long long* bad) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y, k = blockIdx.z;
+    const int nx = d.px - 2, ny = d.py - 2;
+    if (i >= nx) return;
+    const long long p = (i + 1) + static_cast<long long>(d.px) * ((j + 1) + static_cast<long long>(d.py) * (k + 1));
+    const long long c = i + static_cast<long long>(nx) * (j + static_cast<long long>(ny) * k);
+    float f[kQ];
+    CT_UNROLL
+    for (int q = 0; q < kQ; ++q) {
+        const long long s = p - (lbm::cx(q) + static_cast<long long>(d.px) * (lbm::cy(q) + static_cast<long long>(d.py) * lbm::cz(q)));
+        f[q] = src[static_cast<unsigned long long>(q) * d.n + s];
+    }
+    lbm::CellForce force{prm.fx, prm.fy, prm.fz};
+    if (prm.buoyancy) force.fz += prm.buoy * (temp[c] - prm.t_ref);
+    const lbm::CellMoments m = lbm::collide(f, prm.tau0, prm.smag2, force);
+    const bool fluid = flag[p] == 0;
+    CT_UNROLL
+    for (int q = 0; q < kQ; ++q) dst[static_cast<unsigned long long>(q) * d.n + p] = fluid ? f[q] : 0.f;
+    if (!fluid) return;
+    if (prm.sampling) {
+        sum_u[3 * c] += m.ux;
+        sum_u[3 * c + 1] += m.uy;
+        sum_u[3 * c + 2] += m.uz;
+        sum_nu[c] += m.nu_t;
+    }
+    const float u2 = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
+    if (!(m.rho > kMinRho && m.rho < kMaxRho && u2 < kMaxSpeed * kMaxSpeed)) atomicMin(bad, static_cast<unsigned long long>(p));
+}
+
+__global__ void portKernel(float* f, unsigned long long n, const int* cells, const int* port_of, int count, const float* q,
+                           const unsigned char* source, const float* jet) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= count) return;
+    const int pt = port_of[e];
+    const unsigned long long c = static_cast<unsigned long long>(cells[e]);
+    float v[kQ];
+    CT_UNROLL
+    for (int qd = 0; qd < kQ; ++qd) v[qd] = f[qd * n + c];
+    lbm::portExchange(v, q[pt], source[pt] != 0, jet[3 * pt], jet[3 * pt + 1], jet[3 * pt + 2]);
+    CT_UNROLL
+    for (int qd = 0; qd < kQ; ++qd) f[qd * n + c] = v[qd];
+}
+
+/// Copies the opposite interior layer into the halo on one periodic axis (all 19 fields).
+__global__ void periodicKernel(float* f, Dims d, int axis) {
+    const int a = blockIdx.x * blockDim.x + threadIdx.x;
+    const int b = blockIdx.y;
+    const int q = blockIdx.z;
+    float* v = f + static_cast<unsigned long long>(q) * d.n;
+    auto at = [&](int i, int j, int k) { return i + static_cast<long long>(d.px) * (j + static_cast<long long>(d.py) * k); };
+    if (axis == 0) {
+        if (a >= d.py || b >= d.pz) return;
+        v[at(0, a, b)] = v[at(d.px - 2, a, b)];
+        v[at(d.px - 1, a, b)] = v[at(1, a, b)];
+    } else if (axis == 1) {
+        if (a >= d.px || b >= d.pz) return;
+        v[at(a, 0, b)] = v[at(a, d.py - 2, b)];
+        v[at(a, d.py - 1, b)] = v[at(a, 1, b)];
+    } else {
+        if (a >= d.px || b >= d.py) return;
+        v[at(a, b, 0)] = v[at(a, b, d.pz - 2)];
+        v[at(a, b, d.pz - 1)] = v[at(a, b, 1)];
+    }
+}
+
+} // namespace
+
+struct LatticeDevice::Impl {
+    Dims d{};
+    Buf<float> a, b, link_term, temp, sum_u, sum_nu, port_q, port_jet;
+    Buf<unsigned char> flag, port_source, link_q;
+    Buf<int> port_cells, port_of, link_solid, link_fluid;
+    int links = 0;
+    Buf<unsigned long long> bad;
+    int port_entries = 0;
+};
+
+LatticeDevice::LatticeDevice(int px, int py, int pz) : d_(std::make_unique<Impl>()) {
+    d_->d = {px, py, pz, static_cast<unsigned long long>(px) * py * pz};
+    d_->a.alloc(d_->d.n * kQ);
+    d_->b.alloc(d_->d.n * kQ);
+    CT_CUDA_CHECK(cudaMemset(d_->a.p, 0, d_->a.n * sizeof(float)));
+    CT_CUDA_CHECK(cudaMemset(d_->b.p, 0, d_->b.n * sizeof(float)));
+    d_->bad.alloc(1);
+    const std::size_t interior = static_cast<std::size_t>(px - 2) * (py - 2) * (pz - 2);
+    d_->sum_u.alloc(3 * interior);
+    d_->sum_nu.alloc(interior);
+    resetSums();
+}
+
+LatticeDevice::~LatticeDevice() = default;
+
+void LatticeDevice::setGeometry(const std::vector<unsigned char>& flag, const std::vector<int>& link_solid,
+                                const std::vector<int>& link_fluid, const std::vector<unsigned char>& link_q,
+                                const std::vector<float>& link_term) {
+    d_->flag.upload(flag.data(), flag.size());
+    d_->link_solid.upload(link_solid.data(), link_solid.size());
+    d_->link_fluid.upload(link_fluid.data(), link_fluid.size());
+    d_->link_q.upload(link_q.data(), link_q.size());
+    d_->link_term.upload(link_term.data(), link_term.size());
+    d_->links = static_cast<int>(link_solid.size());
+}
+
+void LatticeDevice::setPorts(const std::vector<int>& cells, const std::vector<int>& port_of) {
+    d_->port_cells.upload(cells.data(), cells.size());
+    d_->port_of.upload(port_of.data(), port_of.size());
+    d_->port_entries = static_cast<int>(cells.size());
+}
+
+void LatticeDevice::setPortState(const std::vector<float>& q, const std::vector<unsigned char>& source, const std::vector<float>& jet) {
+    d_->port_q.upload(q.data(), q.size());
+    d_->port_source.upload(source.data(), source.size());
+    d_->port_jet.upload(jet.data(), jet.size());
+}
+
+void LatticeDevice::setPopulations(const std::vector<float>& f) { d_->a.upload(f.data(), f.size()); }
+void LatticeDevice::getPopulations(std::vector<float>& f) const {
+    f.resize(d_->a.n);
+    d_->a.download(f.data(), f.size());
+}
+
+void LatticeDevice::setTemperature(const float* t, std::size_t cells) { d_->temp.upload(t, cells); }
+
+long long LatticeDevice::step(const LatticeStepParams& p) {
+    Impl& s = *d_;
+    const Dims& d = s.d;
+    for (int axis = 0; axis < 3; ++axis) {
+        if (!p.periodic[axis]) continue;
+        const int ea = axis == 0 ? d.py : d.px, eb = axis == 2 ? d.py : d.pz;
+        periodicKernel<<<dim3((ea + 127) / 128, eb, kQ), 128>>>(s.a.p, d, axis);
+        CT_CUDA_CHECK(cudaGetLastError());
+    }
+    if (s.links > 0) {
+        bounceKernel<<<(s.links + 255) / 256, 256>>>(s.a.p, d.n, s.link_solid.p, s.link_fluid.p, s.link_q.p, s.link_term.p, s.links);
+        CT_CUDA_CHECK(cudaGetLastError());
+    }
+    const unsigned long long none = ULLONG_MAX;
+    CT_CUDA_CHECK(cudaMemcpy(s.bad.p, &none, sizeof none, cudaMemcpyHostToDevice));
+    const int nx = d.px - 2;
+    collideKernel<<<dim3((nx + 63) / 64, d.py - 2, d.pz - 2), 64>>>(s.a.p, s.b.p, s.flag.p, p.buoyancy ? s.temp.p : nullptr,
+                                                                  s.sum_u.p, s.sum_nu.p, d, p, s.bad.p);
+    CT_CUDA_CHECK(cudaGetLastError());
+    if (s.port_entries > 0) {
+        portKernel<<<(s.port_entries + 127) / 128, 128>>>(s.b.p, d.n, s.port_cells.p, s.port_of.p, s.port_entries, s.port_q.p,
+                                                         s.port_source.p, s.port_jet.p);
+        CT_CUDA_CHECK(cudaGetLastError());
+    }
+    std::swap(s.a.p, s.b.p);
+    unsigned long long bad = 0;
+    CT_CUDA_CHECK(cudaMemcpy(&bad, s.bad.p, sizeof bad, cudaMemcpyDeviceToHost));
+    return bad == ULLONG_MAX ? -1 : static_cast<long long>(bad);
+}
+
+void LatticeDevice::resetSums() {
+    CT_CUDA_CHECK(cudaMemset(d_->sum_u.p, 0, d_->sum_u.n * sizeof(float)));
+    CT_CUDA_CHECK(cudaMemset(d_->sum_nu.p, 0, d_->sum_nu.n * sizeof(float)));
+}
+
+void LatticeDevice::getSums(std::vector<float>& su, std::vector<float>& snu) const {
+    su.resize(d_->sum_u.n);
+    snu.resize(d_->sum_nu.n);
+    d_->sum_u.download(su.data(), su.size());
+    d_->sum_nu.download(snu.data(), snu.size());
+}
+
+} // namespace ct::sim::detail

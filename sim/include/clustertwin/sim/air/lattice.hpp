@@ -1,0 +1,102 @@
+#pragma once
+// A D3Q19 lattice-Boltzmann fluid on a box of cells, in lattice units (cell = 1, step = 1, ρ0 = 1): regularised
+// BGK collision, Smagorinsky LES, Guo body forces (a uniform acceleration and Boussinesq buoyancy from a
+// temperature field), bounce-back walls and solids (domain faces may move tangentially, as a cavity's lid),
+// periodic axes, and ports: cells where air enters with a momentum or leaves, with exact mass. The air module
+// (air/lbm_solver) maps the hall's physical units onto it; the benchmarks of ../reference/air.md run on it
+// directly. The per-cell update is sim/air/lbm_kernel.hpp, shared by the CPU loop and CUDA.
+#include <clustertwin/sim/backend.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ct::sim {
+
+class ThreadPool;
+
+enum class GridFace { XLow, XHigh, YLow, YHigh, ZLow, ZHigh };
+
+struct LatticeSpec {
+    int nx = 1, ny = 1, nz = 1;
+    bool periodic_x = false, periodic_y = false, periodic_z = false;
+    double tau = 0.6;                 ///< molecular relaxation time, ν = (τ − ½)/3; must be > ½
+    double smagorinsky_cs = 0;        ///< C_s (the filter width is one cell); 0 for laminar runs
+    std::size_t min_parallel_cells = 100000;
+    Backend backend = Backend::Cpu;
+};
+
+/// The lattice went unstable: NaN, a density far from 1 or a speed beyond what the lattice can carry.
+class LatticeUnstable : public SimError {
+public:
+    LatticeUnstable(const std::string& what, int ci, int cj, int ck, std::int64_t at_step)
+        : SimError(what), i(ci), j(cj), k(ck), step(at_step) {}
+    int i, j, k;
+    std::int64_t step;
+};
+
+class Lattice {
+public:
+    /// Throws SimError for an empty box, τ ≤ ½ or a CUDA request this build or machine cannot run.
+    Lattice(const LatticeSpec& spec, ThreadPool& pool);
+    ~Lattice();
+    Lattice(const Lattice&) = delete;
+    Lattice& operator=(const Lattice&) = delete;
+
+    int nx() const;
+    int ny() const;
+    int nz() const;
+    std::size_t cellCount() const;
+    int index(int i, int j, int k) const { return i + nx_ * (j + ny_ * k); }
+
+    /// Solid cells are bounce-back walls. Set the geometry before ports and the first step.
+    void setSolid(int cell, bool solid);
+    bool solid(int cell) const;
+    /// Tangential velocity of a (non-periodic) domain face; edges and corners take the velocity of the
+    /// face listed later in GridFace, so a lid's corners add no mass.
+    void setWallVelocity(GridFace face, double ux, double uy, double uz);
+
+    /// A port on fluid cells: a source adds air moving along (dx, dy, dz) (a unit axis or any direction), a sink
+    /// takes it out. Returns the port's number. Throws SimError for solid or out-of-range cells.
+    int addPort(const std::vector<int>& cells, bool source, double dx = 0, double dy = 0, double dz = 0);
+    /// The port's flow in lattice volume per step (spread evenly over its cells) and, for a source, the speed
+    /// its air enters with (lattice units; e.g. flow / open area).
+    void setPortFlow(int port, double volume_per_step, double jet_speed = 0);
+    double portFlow(int port) const;
+
+    /// A uniform acceleration (lattice units), e.g. the pressure gradient of a channel.
+    void setBodyForce(double fx, double fy, double fz);
+    /// Boussinesq buoyancy: an upward (+z) acceleration `per_kelvin`·(T − t_ref) from a temperature field laid
+    /// out like the cells (i + nx·(j + ny·k)). The field is read at every step; pass nullptr to switch it off.
+    void setBuoyancy(const float* temperature, double per_kelvin, double t_ref);
+
+    /// Fills the lattice with air at rest (ρ = 1).
+    void reset();
+    /// Advances `steps` steps. Throws LatticeUnstable (naming the cell and step) the step the lattice fails.
+    void step(int steps = 1);
+    std::int64_t steps() const;
+
+    /// While sampling, every step adds its velocity and eddy viscosity to running sums.
+    void setSampling(bool on);
+    void resetMeans();
+    int meanSamples() const;
+    /// Mean velocity since resetMeans(), 3 per cell (x, y, z); zero in solids. Without samples: the current one.
+    std::vector<float> meanVelocity() const;
+    /// Mean Smagorinsky eddy viscosity per cell since resetMeans() (lattice units).
+    std::vector<float> meanEddyViscosity() const;
+
+    /// The current density and velocity of a cell (from its populations).
+    void moments(int cell, double& rho, double& ux, double& uy, double& uz) const;
+    /// Σ ρ over fluid cells (lattice mass).
+    double totalMass() const;
+    /// Largest |u| of the current state over fluid cells.
+    double maxSpeed() const;
+    Backend backend() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d_;
+    int nx_ = 0, ny_ = 0, nz_ = 0;
+};
+
+} // namespace ct::sim

@@ -1,0 +1,269 @@
+// The lattice-Boltzmann fluid against the classic benchmarks (issue 14; values in ../shared/reference/air.md):
+// plane Poiseuille (analytic), the lid-driven cavity at Re 100 and 1000 (Ghia, Ghia & Shin 1982), mass at ports,
+// failure detection, thread-count independence. Every test runs on every backend; a CUDA row skips without a
+// device (STYLE.md habit 7).
+#include <clustertwin/sim/air/lattice.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace ct::sim;
+
+Q_DECLARE_METATYPE(ct::sim::Backend)
+
+class TstLbm : public QObject {
+    Q_OBJECT
+private slots:
+    void poiseuilleMatchesTheParabola_data() { backends(); }
+    void poiseuilleMatchesTheParabola();
+    void cavityRe100MatchesGhia_data() { backends(); }
+    void cavityRe100MatchesGhia();
+    void cavityRe1000MatchesGhia_data() { backends(); }
+    void cavityRe1000MatchesGhia();
+    void portsMoveExactlyTheirMass_data() { backends(); }
+    void portsMoveExactlyTheirMass();
+    void instabilityNamesTheCellAndStep();
+    void resultsDoNotDependOnThreadCount();
+    void badSpecsAreRefused();
+
+private:
+    static void backends() {
+        QTest::addColumn<Backend>("backend");
+        QTest::newRow("cpu") << Backend::Cpu;
+        QTest::newRow("cuda") << Backend::Cuda;
+    }
+};
+
+namespace {
+
+#define SKIP_WITHOUT(backend)                                                                       \
+    do {                                                                                            \
+        if ((backend) == Backend::Cuda) {                                                           \
+            try {                                                                                   \
+                chooseBackend("cuda");                                                              \
+            } catch (const SimError& e) {                                                           \
+                QSKIP(qPrintable(QString("no CUDA device: ") + e.what()));                          \
+            }                                                                                       \
+        }                                                                                           \
+    } while (0)
+
+/// Runs until the largest change of any velocity component over `check` steps is below `tol` (lattice units).
+int runToSteady(Lattice& l, int check, double tol, int max_steps) {
+    std::vector<float> prev = l.meanVelocity();
+    int done = 0;
+    while (done < max_steps) {
+        l.step(check);
+        done += check;
+        const std::vector<float> now = l.meanVelocity();
+        double d = 0;
+        for (std::size_t c = 0; c < now.size(); ++c) d = std::max(d, static_cast<double>(std::fabs(now[c] - prev[c])));
+        if (d < tol) break;
+        prev = now;
+    }
+    return done;
+}
+
+/// Linear interpolation of samples at cell centres (c + ½)/n, with the wall values at 0 and 1.
+double interp(const std::vector<double>& v, double x, double lo, double hi) {
+    const int n = static_cast<int>(v.size());
+    const double s = x * n - 0.5;
+    if (s <= 0) return lo + (v.front() - lo) * (x * n / 0.5);
+    if (s >= n - 1) return v.back() + (hi - v.back()) * ((x * n - (n - 0.5)) / 0.5);
+    const int i = static_cast<int>(std::floor(s));
+    const double f = s - i;
+    return v[static_cast<std::size_t>(i)] * (1 - f) + v[static_cast<std::size_t>(i) + 1] * f;
+}
+
+// Ghia, Ghia & Shin (1982), Tables I and II: u on x = 0.5 and v on y = 0.5.
+const double kGhiaY[] = {0.9766, 0.9688, 0.9609, 0.9531, 0.8516, 0.7344, 0.6172, 0.5000, 0.4531, 0.2813, 0.1719, 0.1016, 0.0703, 0.0625, 0.0547};
+const double kGhiaU100[] = {0.84123, 0.78871, 0.73722, 0.68717, 0.23151, 0.00332, -0.13641, -0.20581, -0.21090, -0.15662, -0.10150, -0.06434, -0.04775, -0.04192, -0.03717};
+const double kGhiaU1000[] = {0.65928, 0.57492, 0.51117, 0.46604, 0.33304, 0.18719, 0.05702, -0.06080, -0.10648, -0.27805, -0.38289, -0.29730, -0.22220, -0.20196, -0.18109};
+const double kGhiaX[] = {0.9688, 0.9609, 0.9531, 0.9453, 0.9063, 0.8594, 0.8047, 0.5000, 0.2344, 0.2266, 0.1563, 0.0938, 0.0781, 0.0703, 0.0625};
+const double kGhiaV100[] = {-0.05906, -0.07391, -0.08864, -0.10313, -0.16914, -0.22445, -0.24533, 0.05454, 0.17527, 0.17507, 0.16077, 0.12317, 0.10890, 0.10091, 0.09233};
+const double kGhiaV1000[] = {-0.21388, -0.27669, -0.33714, -0.39188, -0.51550, -0.42665, -0.31966, 0.02526, 0.32235, 0.33075, 0.37095, 0.32627, 0.30353, 0.29012, 0.27485};
+
+/// The lid-driven cavity as a one-cell slab with periodic z; returns the worst deviation from Ghia's centrelines
+/// in units of the lid speed.
+double cavity(Backend backend, int n, double re, const double* ghia_u, const double* ghia_v, int threads) {
+    const double lid = 0.1;
+    ThreadPool pool(threads);
+    LatticeSpec spec;
+    spec.nx = n;
+    spec.ny = n;
+    spec.nz = 1;
+    spec.periodic_z = true;
+    spec.tau = 0.5 + 3 * lid * n / re;
+    spec.backend = backend;
+    spec.min_parallel_cells = 0;
+    Lattice l(spec, pool);
+    l.setWallVelocity(GridFace::YHigh, lid, 0, 0);
+    l.reset();
+    const int steps = runToSteady(l, 1000, 2e-6, 300000);
+    const std::vector<float> u = l.meanVelocity();
+    // Centrelines: n is even, so x = 0.5 lies between columns n/2 − 1 and n/2.
+    std::vector<double> uc(static_cast<std::size_t>(n)), vc(static_cast<std::size_t>(n));
+    for (int j = 0; j < n; ++j)
+        uc[static_cast<std::size_t>(j)] = 0.5 * (u[3 * l.index(n / 2 - 1, j, 0)] + u[3 * l.index(n / 2, j, 0)]) / lid;
+    for (int i = 0; i < n; ++i)
+        vc[static_cast<std::size_t>(i)] = 0.5 * (u[3 * l.index(i, n / 2 - 1, 0) + 1] + u[3 * l.index(i, n / 2, 0) + 1]) / lid;
+    double worst = 0;
+    for (int s = 0; s < 15; ++s) {
+        worst = std::max(worst, std::fabs(interp(uc, kGhiaY[s], 0, 1) - ghia_u[s]));
+        worst = std::max(worst, std::fabs(interp(vc, kGhiaX[s], 0, 0) - ghia_v[s]));
+    }
+    qInfo("cavity Re %.0f on %dx%d (tau %.4f): steady after %d steps, max deviation from Ghia %.4f of the lid speed", re, n, n,
+          spec.tau, steps, worst);
+    return worst;
+}
+
+} // namespace
+
+void TstLbm::poiseuilleMatchesTheParabola() {
+    QFETCH(Backend, backend);
+    SKIP_WITHOUT(backend);
+    // Channel between walls at y = 0 and y = H (halfway bounce-back), driven by a uniform body force.
+    const int h = 24;
+    const double tau = 0.8, nu = (tau - 0.5) / 3, umax = 0.05, f = 8 * nu * umax / (h * h);
+    ThreadPool pool(1);
+    LatticeSpec spec;
+    spec.nx = 4;
+    spec.ny = h;
+    spec.nz = 1;
+    spec.periodic_x = spec.periodic_z = true;
+    spec.tau = tau;
+    spec.backend = backend;
+    Lattice l(spec, pool);
+    l.setBodyForce(f, 0, 0);
+    l.reset();
+    const int steps = runToSteady(l, 500, 1e-9, 200000);
+    const std::vector<float> u = l.meanVelocity();
+    double num = 0, den = 0;
+    for (int j = 0; j < h; ++j) {
+        const double y = j + 0.5;
+        const double exact = f * y * (h - y) / (2 * nu);
+        const double got = u[3 * l.index(1, j, 0)];
+        num += (got - exact) * (got - exact);
+        den += exact * exact;
+        QVERIFY(std::fabs(u[3 * l.index(1, j, 0) + 1]) < 1e-6);
+    }
+    const double l2 = std::sqrt(num / den);
+    qInfo("Poiseuille, %d cells across, tau %.2f: steady after %d steps, L2 error %.4f %%", h, tau, steps, 100 * l2);
+    QVERIFY2(l2 < 0.01, "velocity profile off the parabola by more than 1 % (L2)");
+}
+
+void TstLbm::cavityRe100MatchesGhia() {
+    QFETCH(Backend, backend);
+    SKIP_WITHOUT(backend);
+    QVERIFY2(cavity(backend, 64, 100, kGhiaU100, kGhiaV100, 2) <= 0.02, "Re 100 centrelines deviate from Ghia by more than 0.02");
+}
+
+void TstLbm::cavityRe1000MatchesGhia() {
+    QFETCH(Backend, backend);
+    SKIP_WITHOUT(backend);
+    QVERIFY2(cavity(backend, 128, 1000, kGhiaU1000, kGhiaV1000, 2) <= 0.03, "Re 1000 centrelines deviate from Ghia by more than 0.03");
+}
+
+void TstLbm::portsMoveExactlyTheirMass() {
+    QFETCH(Backend, backend);
+    SKIP_WITHOUT(backend);
+    // A closed box with a source on one side and a sink of a different flow on the other: the mass changes by
+    // exactly the difference every step; with equal flows it stays constant.
+    ThreadPool pool(1);
+    LatticeSpec spec;
+    spec.nx = 12;
+    spec.ny = 8;
+    spec.nz = 6;
+    spec.tau = 0.56;
+    spec.smagorinsky_cs = 0.1;
+    spec.backend = backend;
+    Lattice l(spec, pool);
+    const int in = l.addPort({l.index(0, 3, 2), l.index(0, 4, 2)}, true, 1, 0, 0);
+    const int out = l.addPort({l.index(11, 3, 3), l.index(11, 4, 3)}, false);
+    l.reset();
+    l.setPortFlow(in, 0.02, 0.05);
+    l.setPortFlow(out, 0.02);
+    const double m0 = l.totalMass();
+    l.step(2000);
+    QVERIFY2(std::fabs(l.totalMass() - m0) < 1e-3 * 0.02 * 2000, "balanced ports changed the mass");
+    l.setPortFlow(out, 0.015);
+    const double m1 = l.totalMass();
+    l.step(1000);
+    const double gained = l.totalMass() - m1;
+    qInfo("unbalanced ports: gained %.5f of %.5f", gained, 0.005 * 1000);
+    QVERIFY(std::fabs(gained - 5.0) < 5.0 * 1e-3);
+    // The jet leaves the source along +x.
+    double rho, ux, uy, uz;
+    l.moments(l.index(1, 3, 2), rho, ux, uy, uz);
+    QVERIFY(ux > 0);
+}
+
+void TstLbm::instabilityNamesTheCellAndStep() {
+    // A force far beyond what the lattice carries: the run stops the step a cell fails, naming it.
+    ThreadPool pool(1);
+    LatticeSpec spec;
+    spec.nx = spec.ny = spec.nz = 8;
+    spec.periodic_x = true;
+    spec.tau = 0.5001;
+    Lattice l(spec, pool);
+    l.setBodyForce(0.02, 0, 0);
+    l.reset();
+    try {
+        l.step(1000);
+        QFAIL("no failure reported");
+    } catch (const LatticeUnstable& e) {
+        qInfo("%s", e.what());
+        QVERIFY(e.step > 0 && e.step < 1000);
+        QVERIFY(QString(e.what()).contains("cell ("));
+        QVERIFY(e.i >= 0 && e.i < 8 && e.k >= 0 && e.k < 8);
+    }
+}
+
+void TstLbm::resultsDoNotDependOnThreadCount() {
+    auto run = [](int threads) {
+        ThreadPool pool(threads);
+        LatticeSpec spec;
+        spec.nx = 20;
+        spec.ny = 16;
+        spec.nz = 12;
+        spec.tau = 0.52;
+        spec.smagorinsky_cs = 0.12;
+        spec.min_parallel_cells = 0;
+        Lattice l(spec, pool);
+        for (int k = 0; k < 6; ++k)
+            for (int j = 6; j < 10; ++j) l.setSolid(l.index(10, j, k), true);
+        std::vector<float> temp(l.cellCount(), 20.f);
+        for (int k = 0; k < 3; ++k) temp[static_cast<std::size_t>(l.index(5, 8, k))] = 40.f;
+        l.setBuoyancy(temp.data(), 1e-4, 20);
+        const int in = l.addPort({l.index(9, 7, 2), l.index(9, 8, 2)}, false);
+        const int out = l.addPort({l.index(11, 7, 2), l.index(11, 8, 2)}, true, 1, 0, 0);
+        l.reset();
+        l.setPortFlow(in, 0.03);
+        l.setPortFlow(out, 0.03, 0.06);
+        l.setSampling(true);
+        l.step(300);
+        return l.meanVelocity();
+    };
+    const auto a = run(1), b = run(2);
+    QCOMPARE(a.size(), b.size());
+    QVERIFY(a == b);
+}
+
+void TstLbm::badSpecsAreRefused() {
+    ThreadPool pool(1);
+    LatticeSpec spec;
+    spec.tau = 0.5;
+    QVERIFY_THROWS_EXCEPTION(SimError, Lattice(spec, pool));
+    spec.tau = 0.6;
+    spec.nx = 0;
+    QVERIFY_THROWS_EXCEPTION(SimError, Lattice(spec, pool));
+    spec.nx = 4;
+    Lattice l(spec, pool);
+    l.setSolid(0, true);
+    QVERIFY_THROWS_EXCEPTION(SimError, l.addPort({0}, true));
+    QVERIFY_THROWS_EXCEPTION(SimError, l.addPort({99}, true));
+}
+
+QTEST_GUILESS_MAIN(TstLbm)
+#include "tst_lbm.moc"
