@@ -3,6 +3,7 @@
 // failure detection, thread-count independence. Every test runs on every backend; a CUDA row skips without a
 // device (STYLE.md habit 7).
 #include <clustertwin/sim/air/lattice.hpp>
+#include <clustertwin/sim/air_model.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
 #include <QTest>
@@ -22,6 +23,8 @@ private slots:
     void cavityRe100MatchesGhia();
     void cavityRe1000MatchesGhia_data() { backends(); }
     void cavityRe1000MatchesGhia();
+    void heatedCavityMatchesDeVahlDavis_data();
+    void heatedCavityMatchesDeVahlDavis();
     void portsMoveExactlyTheirMass_data() { backends(); }
     void portsMoveExactlyTheirMass();
     void instabilityNamesTheCellAndStep();
@@ -163,6 +166,77 @@ void TstLbm::cavityRe1000MatchesGhia() {
     QFETCH(Backend, backend);
     SKIP_WITHOUT(backend);
     QVERIFY2(cavity(backend, 128, 1000, kGhiaU1000, kGhiaV1000, 2) <= 0.03, "Re 1000 centrelines deviate from Ghia by more than 0.03");
+}
+
+void TstLbm::heatedCavityMatchesDeVahlDavis_data() {
+    QTest::addColumn<double>("ra");
+    QTest::addColumn<double>("nusselt");
+    // de Vahl Davis (1983): mean Nusselt number on the hot wall.
+    QTest::newRow("Ra 1e3") << 1e3 << 1.118;
+    QTest::newRow("Ra 1e4") << 1e4 << 2.243;
+    QTest::newRow("Ra 1e5") << 1e5 << 4.519;
+}
+
+void TstLbm::heatedCavityMatchesDeVahlDavis() {
+    // The coupling the hall uses: the lattice carries the air with Boussinesq buoyancy from the finite-volume
+    // temperature, whose face fluxes come from the lattice's velocity projected to exact mass, advected by van
+    // Leer TVD. A 64 × 64 slab (periodic z), hot wall x = 0, cold wall x = L, adiabatic top and bottom.
+    QFETCH(double, ra);
+    QFETCH(double, nusselt);
+    const int n = 64;
+    const double pr = 0.71, u_ff = 0.0577;  // free-fall velocity √(gβΔT·L): lattice Mach 0.1
+    const double nu = u_ff * n * std::sqrt(pr / ra), alpha = nu / pr, g_beta = u_ff * u_ff / n;  // ΔT = 1
+    ThreadPool pool(1);
+    LatticeSpec spec;
+    spec.nx = spec.nz = n;  // gravity along −z: the cavity is the x–z plane, one cell deep in y
+    spec.ny = 1;
+    spec.periodic_y = true;
+    spec.tau = 0.5 + 3 * nu;
+    Lattice l(spec, pool);
+    l.reset();
+    // Physical units for the finite-volume side: 0.1 m cells, one second per lattice step.
+    const double h = 0.1, dt = 1.0, vel = h / dt;
+    AirGridSpec as;
+    as.width_m = as.height_m = n * h;
+    as.depth_m = h;
+    as.cell_m = h;
+    as.kappa_m2s = alpha * h * h / dt;
+    as.tvd = true;
+    AirModel air(as, pool);
+    air.fill(0.0);
+    air.setWallTemperature(GridFace::XLow, 0.5);
+    air.setWallTemperature(GridFace::XHigh, -0.5);
+    const double area = h * h;
+    std::vector<float> fx(static_cast<std::size_t>((n + 1) * n)), fy(static_cast<std::size_t>(2 * n * n)), fz(static_cast<std::size_t>(n * (n + 1)));
+    double nu_hot = 0, last = -1;
+    int steps = 0;
+    std::vector<float> temp;
+    for (; steps < 200000; ++steps) {
+        temp = air.temperatures();
+        l.setBuoyancy(temp.data(), g_beta, 0.0);
+        l.step(1);
+        const std::vector<float> u = l.meanVelocity();
+        for (int k = 0; k < n; ++k)
+            for (int i = 1; i < n; ++i)
+                fx[static_cast<std::size_t>(i + (n + 1) * k)] =
+                    static_cast<float>(0.5 * (u[3 * l.index(i - 1, 0, k)] + u[3 * l.index(i, 0, k)]) * vel * area);
+        for (int k = 1; k < n; ++k)
+            for (int i = 0; i < n; ++i)
+                fz[static_cast<std::size_t>(i + n * k)] =
+                    static_cast<float>(0.5 * (u[3 * l.index(i, 0, k - 1) + 2] + u[3 * l.index(i, 0, k) + 2]) * vel * area);
+        air.setFluxes(fx, fy, fz, 1e-6);
+        air.advance(dt, nullptr);
+        if (steps % 2000 == 1999) {
+            nu_hot = air.wallHeatFlow(GridFace::XLow) / (as.kappa_m2s * 1.0 * h);
+            if (std::fabs(nu_hot - last) < 1e-4 * nu_hot) break;
+            last = nu_hot;
+        }
+    }
+    const double nu_cold = -air.wallHeatFlow(GridFace::XHigh) / (as.kappa_m2s * 1.0 * h);
+    qInfo("heated cavity Ra %.0e on %dx%d (tau %.4f): %d steps, Nu hot %.4f, cold %.4f, de Vahl Davis %.3f (%.2f %%)", ra, n, n, spec.tau, steps,
+          nu_hot, nu_cold, nusselt, 100 * (nu_hot - nusselt) / nusselt);
+    QVERIFY2(std::fabs(nu_hot - nusselt) <= 0.03 * nusselt, "mean Nusselt number off de Vahl Davis by more than 3 %");
+    QVERIFY2(std::fabs(nu_hot - nu_cold) <= 0.005 * nusselt, "heat in at the hot wall differs from heat out at the cold wall");
 }
 
 void TstLbm::portsMoveExactlyTheirMass() {

@@ -1,204 +1,13 @@
-#include <clustertwin/sim/air_model.hpp>
-#ifdef CT_HAVE_CUDA
-#include "../air_device.hpp"
-// Device calls report CUDA failures (call, file, line) as the engine's SimError.
-#define CT_ON_DEVICE(...)                                                                                   \
-    do {                                                                                                    \
-        try {                                                                                               \
-            __VA_ARGS__;                                                                                    \
-        } catch (const ::ct::sim::SimError&) {                                                              \
-            throw;                                                                                          \
-        } catch (const std::runtime_error& e) {                                                             \
-            throw ::ct::sim::SimError(std::string("CUDA backend: ") + e.what());                            \
-        }                                                                                                   \
-    } while (0)
-#endif
-#include <clustertwin/sim/kernels.hpp>
-#include <clustertwin/sim/thread_pool.hpp>
-
-#include <algorithm>
-#include <cmath>
-#include <limits>
+#include "air_model_impl.hpp"
 
 namespace ct::sim {
-
-namespace k = kernels;
 
 std::uint64_t airModelBytes(const AirGridSpec& s) {
     if (!(s.cell_m > 0)) return 0;
     const double n = std::ceil(s.width_m / s.cell_m) * std::ceil(s.depth_m / s.cell_m) * std::ceil(s.height_m / s.cell_m);
-    // T, T2, fx, fy, fz (float) + φ and five CG vectors (double) + s (double) + two masks.
-    return static_cast<std::uint64_t>(n * (5 * 4 + 7 * 8 + 2));
+    // T, T2, κ_t, fx, fy, fz (float) + φ and five CG vectors (double) + s (double) + three masks.
+    return static_cast<std::uint64_t>(n * (6 * 4 + 7 * 8 + 3));
 }
-
-struct AirModel::Impl {
-    AirGridSpec spec;
-    ThreadPool& pool;
-    int nx, ny, nz;
-    double h, vol, diff;
-    std::vector<unsigned char> solid, nb;
-    std::vector<float> t, t2, fx, fy, fz;  ///< t, t2: one padding element before cell 0 and after the last
-    float* T() { return t.data() + 1; }
-    const float* T() const { return t.data() + 1; }
-    std::vector<double> phi;
-    struct Port {
-        std::vector<int> cells;
-        bool source;
-        double q = 0;
-        double t_in = 20;
-    };
-    std::vector<Port> ports;
-    bool geometry_dirty = true;
-    double stable_dt = 0;
-    std::vector<double> src;  ///< per-cell net source of the last flow solve (m³/s)
-
-#ifdef CT_HAVE_CUDA
-    // CUDA backend: the device holds T; the host copy is refreshed only when read (host_stale), and
-    // uploaded again after host-side writes (device_stale).
-    std::unique_ptr<detail::AirDevice> dev;
-    bool host_stale = false, device_stale = true, ports_stale = true, port_state_stale = true, geometry_on_device = false;
-    std::vector<double> port_sums;
-    bool port_sums_valid = false;
-#endif
-    bool onDevice() const {
-#ifdef CT_HAVE_CUDA
-        return dev != nullptr;
-#else
-        return false;
-#endif
-    }
-    /// Brings the host's T up to date before it is read.
-    void syncHost() {
-#ifdef CT_HAVE_CUDA
-        if (dev && host_stale) {
-            CT_ON_DEVICE(dev->getTemperature(T()));
-            host_stale = false;
-        }
-#endif
-    }
-    /// After the host wrote T: the device copy must be refreshed before the next step.
-    void hostWrote() {
-#ifdef CT_HAVE_CUDA
-        device_stale = true;
-        port_sums_valid = false;
-#endif
-    }
-
-    Impl(const AirGridSpec& s, ThreadPool& p) : spec(s), pool(p) {}
-
-    /// Chunked loops: across the pool for large grids; in the calling thread when a step is too short to
-    /// pay for waking the others. Chunks are the same either way, so results are too.
-    void run(std::size_t chunks, const std::function<void(std::size_t)>& fn) {
-        if (n() < spec.min_parallel_cells) {
-            for (std::size_t c = 0; c < chunks; ++c) fn(c);
-        } else {
-            pool.run(chunks, fn);
-        }
-    }
-
-    std::size_t n() const { return static_cast<std::size_t>(nx) * ny * nz; }
-    int idx(int i, int j, int kk) const { return i + nx * (j + ny * kk); }
-    int fxi(int i, int j, int kk) const { return i + (nx + 1) * (j + ny * kk); }
-    int fyi(int i, int j, int kk) const { return i + nx * (j + (ny + 1) * kk); }
-    int fzi(int i, int j, int kk) const { return i + nx * (j + ny * kk); }
-
-    void updateNeighbours() {
-        if (!geometry_dirty) return;
-        for (int kk = 0; kk < nz; ++kk)
-            for (int j = 0; j < ny; ++j)
-                for (int i = 0; i < nx; ++i) {
-                    const int c = idx(i, j, kk);
-                    unsigned char m = 0;
-                    if (!solid[c]) {
-                        if (i > 0 && !solid[c - 1]) m |= k::kWest;
-                        if (i + 1 < nx && !solid[c + 1]) m |= k::kEast;
-                        if (j > 0 && !solid[c - nx]) m |= k::kSouth;
-                        if (j + 1 < ny && !solid[c + nx]) m |= k::kNorth;
-                        if (kk > 0 && !solid[c - nx * ny]) m |= k::kDown;
-                        if (kk + 1 < nz && !solid[c + nx * ny]) m |= k::kUp;
-                    }
-                    nb[c] = m;
-                }
-        geometry_dirty = false;
-    }
-
-    /// y = M x over fluid cells, one z-plane per chunk.
-    void apply(const std::vector<double>& x, std::vector<double>& y) {
-        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-            const int kk = static_cast<int>(kc);
-            for (int j = 0; j < ny; ++j)
-                for (int i = 0; i < nx; ++i) {
-                    const int c = idx(i, j, kk);
-                    if (solid[c]) {
-                        y[c] = 0;
-                        continue;
-                    }
-                    const unsigned char m = nb[c];
-                    y[c] = k::laplaceApply(x[c], (m & k::kWest) ? x[c - 1] : 0, (m & k::kEast) ? x[c + 1] : 0,
-                                           (m & k::kSouth) ? x[c - nx] : 0, (m & k::kNorth) ? x[c + nx] : 0,
-                                           (m & k::kDown) ? x[c - nx * ny] : 0, (m & k::kUp) ? x[c + nx * ny] : 0, m, h);
-                }
-        });
-    }
-
-    /// Σ a·b with per-plane partial sums added in plane order: the same bits for any thread count.
-    double dot(const std::vector<double>& a, const std::vector<double>& b) {
-        std::vector<double> part(static_cast<std::size_t>(nz), 0.0);
-        const std::size_t plane = static_cast<std::size_t>(nx) * ny;
-        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-            double s = 0;
-            for (std::size_t c = kc * plane; c < (kc + 1) * plane; ++c) s += a[c] * b[c];
-            part[kc] = s;
-        });
-        double s = 0;
-        for (double p : part) s += p;
-        return s;
-    }
-
-    template <class F>
-    void forAll(F&& f) {
-        const std::size_t plane = static_cast<std::size_t>(nx) * ny;
-        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-            for (std::size_t c = kc * plane; c < (kc + 1) * plane; ++c) f(c);
-        });
-    }
-
-    std::vector<double> sources() const {
-        std::vector<double> s(n(), 0.0);
-        for (const Port& p : ports) {
-            const double per = p.q / static_cast<double>(p.cells.size());
-            for (int c : p.cells) s[c] += p.source ? per : -per;
-        }
-        return s;
-    }
-
-    void computeStableDt() {
-        std::vector<double> sink(n(), 0.0);
-        for (const Port& p : ports)
-            if (!p.source)
-                for (int c : p.cells) sink[c] += p.q / static_cast<double>(p.cells.size());
-        std::vector<double> part(static_cast<std::size_t>(nz), 0.0);
-        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-            const int kk = static_cast<int>(kc);
-            double worst = 0;
-            for (int j = 0; j < ny; ++j)
-                for (int i = 0; i < nx; ++i) {
-                    const int c = idx(i, j, kk);
-                    if (solid[c]) continue;
-                    const unsigned char m = nb[c];
-                    int deg = 0;
-                    for (unsigned char bit : {k::kWest, k::kEast, k::kSouth, k::kNorth, k::kDown, k::kUp}) deg += (m & bit) ? 1 : 0;
-                    const double out = k::posf(fx[fxi(i + 1, j, kk)]) + k::posf(-fx[fxi(i, j, kk)]) +
-                                       k::posf(fy[fyi(i, j + 1, kk)]) + k::posf(-fy[fyi(i, j, kk)]) +
-                                       k::posf(fz[fzi(i, j, kk + 1)]) + k::posf(-fz[fzi(i, j, kk)]);
-                    worst = std::max(worst, out + sink[c] + diff * deg);
-                }
-            part[kc] = worst;
-        });
-        const double worst = *std::max_element(part.begin(), part.end());
-        stable_dt = worst > 0 ? 0.95 * vol / worst : 1e9;
-    }
-};
 
 AirModel::AirModel(const AirGridSpec& spec, ThreadPool& pool) : d_(std::make_unique<Impl>(spec, pool)) {
     if (!(spec.cell_m >= 0.05 && spec.cell_m <= 1.0)) throw SimError("air grid: cell size must be within 0.05–1 m");
@@ -214,8 +23,8 @@ AirModel::AirModel(const AirGridSpec& spec, ThreadPool& pool) : d_(std::make_uni
     const std::size_t n = d.n();
     d.solid.assign(n, 0);
     d.nb.assign(n, 0);
-    d.t.assign(n + 2, 20.f);
-    d.t2.assign(n + 2, 20.f);
+    d.t.assign(n + 2 * Impl::kPad, 20.f);
+    d.t2.assign(n + 2 * Impl::kPad, 20.f);
     d.fx.assign(static_cast<std::size_t>(nx_ + 1) * ny_ * nz_, 0.f);
     d.fy.assign(static_cast<std::size_t>(nx_) * (ny_ + 1) * nz_, 0.f);
     d.fz.assign(static_cast<std::size_t>(nx_) * ny_ * (nz_ + 1), 0.f);
@@ -317,135 +126,6 @@ double AirModel::portMeanTemperature(int port) const {
     return s / static_cast<double>(p.cells.size());
 }
 
-FlowSolveStats AirModel::solveFlow(double rel_res, int max_iter) {
-    Impl& d = *d_;
-    d.updateNeighbours();
-    const std::size_t n = d.n();
-    std::vector<double> s = d.sources();
-    // Each component of the room must balance its sources; remove any net mismatch evenly over fluid cells.
-    double net = 0, total = 0;
-    std::size_t fluid = 0;
-    for (std::size_t c = 0; c < n; ++c)
-        if (!d.solid[c]) {
-            net += s[c];
-            total += std::fabs(s[c]);
-            ++fluid;
-        }
-    if (fluid > 0 && std::fabs(net) > 0)
-        for (std::size_t c = 0; c < n; ++c)
-            if (!d.solid[c]) s[c] -= net / static_cast<double>(fluid);
-
-    std::vector<double> b(n), r(n), z(n), p(n), ap(n), diag(n);
-    for (std::size_t c = 0; c < n; ++c) {
-        b[c] = d.solid[c] ? 0.0 : -s[c];
-        int deg = 0;
-        for (unsigned char bit : {k::kWest, k::kEast, k::kSouth, k::kNorth, k::kDown, k::kUp}) deg += (d.nb[c] & bit) ? 1 : 0;
-        diag[c] = deg > 0 ? d.h * deg : 1.0;
-        if (d.solid[c]) d.phi[c] = 0;
-    }
-    FlowSolveStats st;
-    const double bnorm = std::sqrt(d.dot(b, b));
-    std::vector<double>& x = d.phi;
-    if (bnorm > 0 && d.onDevice()) {
-#ifdef CT_HAVE_CUDA
-        double achieved = 0;
-        CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); st.iterations = d.dev->solve(b, diag, x, d.h, rel_res, max_iter, achieved));
-        st.relative_residual = achieved;
-        if (st.relative_residual > rel_res)
-            throw SimError("air flow solver (CUDA) did not converge: residual " + std::to_string(st.relative_residual) + " after " +
-                           std::to_string(st.iterations) + " iterations");
-#endif
-    } else if (bnorm > 0) {
-        d.apply(x, ap);
-        d.forAll([&](std::size_t c) { r[c] = b[c] - ap[c]; });
-        d.forAll([&](std::size_t c) { z[c] = r[c] / diag[c]; p[c] = z[c]; });
-        double rz = d.dot(r, z);
-        double rnorm = std::sqrt(d.dot(r, r));
-        int it = 0;
-        while (rnorm / bnorm > rel_res && it < max_iter) {
-            d.apply(p, ap);
-            const double pap = d.dot(p, ap);
-            if (!(pap > 0)) break;
-            const double alpha = rz / pap;
-            d.forAll([&](std::size_t c) {
-                x[c] += alpha * p[c];
-                r[c] -= alpha * ap[c];
-                z[c] = r[c] / diag[c];
-            });
-            const double rz_new = d.dot(r, z);
-            const double beta = rz_new / rz;
-            rz = rz_new;
-            d.forAll([&](std::size_t c) { p[c] = z[c] + beta * p[c]; });
-            rnorm = std::sqrt(d.dot(r, r));
-            ++it;
-        }
-        st.iterations = it;
-        st.relative_residual = rnorm / bnorm;
-        if (st.relative_residual > rel_res)
-            throw SimError("air flow solver did not converge: residual " + std::to_string(st.relative_residual) +
-                           " after " + std::to_string(it) + " iterations");
-    } else {
-        std::fill(x.begin(), x.end(), 0.0);
-    }
-    // Face fluxes F = A/h·Δφ = h·Δφ between fluid cells; zero at walls and solids.
-    const double h = d.h;
-    d.run(static_cast<std::size_t>(nz_), [&](std::size_t kc) {
-        const int kk = static_cast<int>(kc);
-        for (int j = 0; j < ny_; ++j)
-            for (int i = 0; i <= nx_; ++i) {
-                float f = 0.f;
-                if (i > 0 && i < nx_) {
-                    const int c = d.idx(i, j, kk);
-                    if (!d.solid[c] && !d.solid[c - 1]) f = static_cast<float>(h * (x[c] - x[c - 1]));
-                }
-                d.fx[d.fxi(i, j, kk)] = f;
-            }
-        for (int j = 0; j <= ny_; ++j)
-            for (int i = 0; i < nx_; ++i) {
-                float f = 0.f;
-                if (j > 0 && j < ny_) {
-                    const int c = d.idx(i, j, kk);
-                    if (!d.solid[c] && !d.solid[c - nx_]) f = static_cast<float>(h * (x[c] - x[c - nx_]));
-                }
-                d.fy[d.fyi(i, j, kk)] = f;
-            }
-    });
-    d.run(static_cast<std::size_t>(nz_ + 1), [&](std::size_t kc) {
-        const int kk = static_cast<int>(kc);
-        for (int j = 0; j < ny_; ++j)
-            for (int i = 0; i < nx_; ++i) {
-                float f = 0.f;
-                if (kk > 0 && kk < nz_) {
-                    const int c = d.idx(i, j, kk);
-                    if (!d.solid[c] && !d.solid[c - nx_ * ny_]) f = static_cast<float>(h * (x[c] - x[c - nx_ * ny_]));
-                }
-                d.fz[d.fzi(i, j, kk)] = f;
-            }
-    });
-    d.src = std::move(s);
-#ifdef CT_HAVE_CUDA
-    if (d.dev) {
-        CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); d.dev->setFluxes(d.fx, d.fy, d.fz));
-        d.geometry_on_device = true;
-    }
-#endif
-    double worst = 0, scale = 0;
-    for (const auto& port : d.ports) scale = std::max(scale, port.q / static_cast<double>(port.cells.size()));
-    for (std::size_t c = 0; c < n; ++c)
-        if (!d.solid[c]) worst = std::max(worst, std::fabs(divergenceError(static_cast<int>(c))));
-    st.max_divergence_error = scale > 0 ? worst / scale : worst;
-    d.computeStableDt();
-    return st;
-}
-
-double AirModel::divergenceError(int c) const {
-    const Impl& d = *d_;
-    const int i = c % nx_, j = (c / nx_) % ny_, kk = c / (nx_ * ny_);
-    const double out = static_cast<double>(d.fx[d.fxi(i + 1, j, kk)]) - d.fx[d.fxi(i, j, kk)] +
-                       d.fy[d.fyi(i, j + 1, kk)] - d.fy[d.fyi(i, j, kk)] + d.fz[d.fzi(i, j, kk + 1)] - d.fz[d.fzi(i, j, kk)];
-    return out - (d.src.empty() ? 0.0 : d.src[c]);
-}
-
 double AirModel::stableDt() const { return d_->stable_dt; }
 
 namespace {
@@ -530,23 +210,31 @@ void AirModel::step(double dt) {
         return;
     }
 #endif
-    StepArgs a{d.t.data() + 1, d.t2.data() + 1, d.fx.data(), d.fy.data(), d.fz.data(), d.nb.data(),
+    if (d.spec.tvd || !d.kt.empty() || d.anyWall()) {
+        d.stepTvd(dt);
+        return;
+    }
+    StepArgs a{d.T(), d.t2.data() + Impl::kPad, d.fx.data(), d.fy.data(), d.fz.data(), d.nb.data(),
                nx_, ny_, nz_, nx_ * ny_, static_cast<float>(d.diff), static_cast<float>(dt / d.vol)};
     const int nx = nx_, ny = ny_, nz = nz_;
     d.run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         const int kk = static_cast<int>(kc);
         for (int j = 0; j < ny; ++j) interiorRow(a, j, kk, 0, nx);
     });
-    float* t2 = d.t2.data() + 1;
-    const float* t = d.T();
-    const float dt_v = a.dt_v;
+    d.applyPorts(a.dt_v);
+    std::swap(d.t, d.t2);
+}
+
+void AirModel::Impl::applyPorts(float dt_v) {
+    Impl& d = *this;
+    float* out = d.t2.data() + kPad;
+    const float* in = d.T();
     for (const auto& p : d.ports) {
         const float q = static_cast<float>(p.q / static_cast<double>(p.cells.size()));
         for (int c : p.cells)
-            t2[c] = p.source ? k::portExchange(t2[c], t[c], q, static_cast<float>(p.t_in), 0.f, dt_v)
-                             : k::portExchange(t2[c], t[c], 0.f, 0.f, q, dt_v);
+            out[c] = p.source ? k::portExchange(out[c], in[c], q, static_cast<float>(p.t_in), 0.f, dt_v)
+                              : k::portExchange(out[c], in[c], 0.f, 0.f, q, dt_v);
     }
-    std::swap(d.t, d.t2);
 }
 
 int AirModel::advance(double duration, const std::function<void(double)>& before) {
@@ -602,5 +290,140 @@ double AirModel::maxSpeedMs() const {
     for (float f : d_->fz) m = std::max(m, std::fabs(f));
     return m / (d_->h * d_->h);
 }
+
+
+namespace {
+
+struct TvdArgs {
+    const float* t;
+    float* t2;
+    const float* kt;  ///< padded like t
+    const float* fx;
+    const float* fy;
+    const float* fz;
+    const unsigned char* nb;
+    const unsigned char* nb2;
+    int nx, ny, nz, plane;
+    float h, kappa, dt_v;
+    bool tvd;
+};
+
+/// One row of the TVD / variable-diffusivity step. Rows and planes beyond the grid are replaced by the row
+/// itself (their bits are clear, so they never count), as in interiorRow.
+__attribute__((target_clones("avx2", "default"))) void tvdRow(const TvdArgs& a, int j, int kk) {
+    const int row = a.nx * (j + a.ny * kk);
+    const float* __restrict t = a.t + row;
+    auto rowAt = [&](const float* base, int dj, int dk) {
+        const int jj = j + dj, kq = kk + dk;
+        if (jj < 0 || jj >= a.ny || kq < 0 || kq >= a.nz) return base + row;
+        return base + row + dj * a.nx + dk * a.plane;
+    };
+    const float *__restrict ts = rowAt(a.t, -1, 0), *__restrict tn = rowAt(a.t, 1, 0), *__restrict td = rowAt(a.t, 0, -1),
+                *__restrict tu = rowAt(a.t, 0, 1), *__restrict tss = rowAt(a.t, -2, 0), *__restrict tnn = rowAt(a.t, 2, 0),
+                *__restrict tdd = rowAt(a.t, 0, -2), *__restrict tuu = rowAt(a.t, 0, 2);
+    const float* __restrict k0 = a.kt + row;
+    const float *__restrict ks = rowAt(a.kt, -1, 0), *__restrict kn = rowAt(a.kt, 1, 0), *__restrict kd = rowAt(a.kt, 0, -1),
+                *__restrict ku = rowAt(a.kt, 0, 1);
+    float* __restrict t2 = a.t2 + row;
+    const float* __restrict fxr = a.fx + (a.nx + 1) * (j + a.ny * kk);
+    const float* __restrict fys = a.fy + a.nx * (j + (a.ny + 1) * kk);
+    const float* __restrict fyn = fys + a.nx;
+    const float* __restrict fzd = a.fz + row;
+    const float* __restrict fzu = fzd + a.plane;
+    const unsigned char* __restrict nb = a.nb + row;
+    const unsigned char* __restrict nb2 = a.nb2 + row;
+    const float h = a.h, kappa = a.kappa, dt_v = a.dt_v;
+    const bool tvd = a.tvd;
+#pragma GCC ivdep
+    for (int i = 0; i < a.nx; ++i) {
+        const unsigned m = nb[i];
+        const float kc = k0[i];
+        // Conductance κ_eff·A/h per face, zero towards walls and solids.
+        const float gw = static_cast<float>(m & 1u) * h * (kappa + 0.5f * (kc + k0[i - 1]));
+        const float ge = static_cast<float>((m >> 1) & 1u) * h * (kappa + 0.5f * (kc + k0[i + 1]));
+        const float gs = static_cast<float>((m >> 2) & 1u) * h * (kappa + 0.5f * (kc + ks[i]));
+        const float gn = static_cast<float>((m >> 3) & 1u) * h * (kappa + 0.5f * (kc + kn[i]));
+        const float gd = static_cast<float>((m >> 4) & 1u) * h * (kappa + 0.5f * (kc + kd[i]));
+        const float gu = static_cast<float>((m >> 5) & 1u) * h * (kappa + 0.5f * (kc + ku[i]));
+        k::Stencil13 v{t[i], t[i - 1], t[i + 1], ts[i], tn[i], td[i], tu[i], t[i - 2], t[i + 2], tss[i], tnn[i], tdd[i], tuu[i]};
+        // Upwind is the limiter switched off: far values equal to the near ones give no correction.
+        const unsigned char far = tvd ? nb2[i] : static_cast<unsigned char>(0);
+        t2[i] = k::advectDiffuseTvd(v, fxr[i], fxr[i + 1], fys[i], fyn[i], fzd[i], fzu[i], nb[i], far, gw, ge, gs, gn, gd, gu, dt_v);
+    }
+}
+
+} // namespace
+
+bool AirModel::Impl::anyWall() const {
+    for (const auto& w : walls)
+        if (w.fixed) return true;
+    return false;
+}
+
+std::vector<int> AirModel::Impl::faceCells(int face) const {
+    std::vector<int> cells;
+    const int axis = face / 2;
+    const bool hi = face % 2 == 1;
+    const int dims[3] = {nx, ny, nz};
+    const int fixed = hi ? dims[axis] - 1 : 0;
+    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    for (int v = 0; v < dims[a2]; ++v)
+        for (int u = 0; u < dims[a1]; ++u) {
+            int ijk[3];
+            ijk[axis] = fixed;
+            ijk[a1] = u;
+            ijk[a2] = v;
+            cells.push_back(idx(ijk[0], ijk[1], ijk[2]));
+        }
+    return cells;
+}
+
+void AirModel::Impl::stepTvd(double dt) {
+    if (kt.empty()) kt.assign(n() + 2 * kPad, 0.f);
+#ifdef CT_HAVE_CUDA
+    if (dev) throw SimError("the CUDA air backend steps first-order upwind with uniform diffusivity only; TVD advection, eddy "
+                            "diffusivity and fixed-temperature walls run on the CPU backend (--backend cpu)");
+#endif
+    const float dt_v = static_cast<float>(dt / vol);
+    TvdArgs a{T(), t2.data() + kPad, kt.data() + kPad, fx.data(), fy.data(), fz.data(), nb.data(), nb2.data(), nx, ny, nz, nx * ny,
+              static_cast<float>(h), static_cast<float>(spec.kappa_m2s), dt_v, spec.tvd};
+    run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+        for (int j = 0; j < ny; ++j) tvdRow(a, j, static_cast<int>(kc));
+    });
+    // Fixed-temperature faces: conduction across the half cell to the wall.
+    const float* tc = T();
+    float* t2c = t2.data() + kPad;
+    for (int f = 0; f < 6; ++f) {
+        wall_flow[f] = 0;
+        if (!walls[f].fixed) continue;
+        for (int c : faceCells(f)) {
+            if (solid[c]) continue;
+            const double q = wallConductance(c) * (walls[f].t_c - tc[c]);
+            t2c[c] += static_cast<float>(dt / vol * q);
+            wall_flow[f] += q;
+        }
+    }
+    applyPorts(dt_v);
+    std::swap(t, t2);
+}
+
+void AirModel::setEddyDiffusivity(const std::vector<float>& kappa_t) {
+    Impl& d = *d_;
+    if (kappa_t.empty()) {
+        d.kt.clear();
+    } else {
+        if (kappa_t.size() != d.n()) throw SimError("eddy diffusivity: one value per cell expected");
+        d.kt.assign(d.n() + 2 * Impl::kPad, 0.f);
+        for (std::size_t c = 0; c < d.n(); ++c) d.kt[c + Impl::kPad] = d.solid[c] ? 0.f : std::max(0.f, kappa_t[c]);
+    }
+    d.computeStableDt();
+}
+
+void AirModel::setWallTemperature(GridFace face, double t_c) {
+    d_->walls[static_cast<int>(face)] = {true, t_c};
+    d_->computeStableDt();
+}
+
+double AirModel::wallHeatFlow(GridFace face) const { return d_->wall_flow[static_cast<int>(face)]; }
 
 } // namespace ct::sim

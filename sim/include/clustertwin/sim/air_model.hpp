@@ -4,6 +4,7 @@
 // (∇²φ = s, zero normal flow at walls and solids, u = ∇φ) solved by preconditioned conjugate gradients;
 // temperature advected (conservative first-order upwind) and diffused explicitly, sub-stepped within the
 // computed stability limit.
+#include <clustertwin/sim/air/lattice.hpp>  // GridFace
 #include <clustertwin/sim/backend.hpp>
 
 #include <cstdint>
@@ -25,6 +26,9 @@ struct AirGridSpec {
     /// Where the temperature steps and the flow solve run (choose with chooseBackend()). CUDA keeps the field
     /// on the device and copies it back only when asked for.
     Backend backend = Backend::Cpu;
+    /// Advection: first-order upwind (false; the quick mode) or van Leer TVD (true; second order where smooth,
+    /// bounded, half the upwind step).
+    bool tvd = false;
 };
 
 /// Memory the air model needs for a grid (bytes), to refuse grids that do not fit before allocating.
@@ -74,6 +78,17 @@ public:
     /// Solves the potential flow for the current port flows to a relative residual. Net source must be ~0
     /// (each rack and unit takes in what it blows out); a mismatch is removed evenly and reported.
     FlowSolveStats solveFlow(double relative_residual = 1e-6, int max_iterations = 20000);
+    /// Takes face fluxes computed elsewhere (m³/s, layouts as fluxX() etc.; e.g. from the lattice's velocity),
+    /// then projects them onto the port sources: the smallest potential correction F += A·∇ψ/h that makes every
+    /// cell's net outflow equal its port source exactly, so heat is carried with exact mass. Walls and solids
+    /// keep zero flux. Throws SimError when sizes do not match or the correction solve does not converge.
+    FlowSolveStats setFluxes(std::vector<float> fx, std::vector<float> fy, std::vector<float> fz, double relative_residual = 1e-6);
+    /// Eddy diffusivity per cell (m²/s, added to κ; e.g. ν_t / Pr_t from LES); empty to clear.
+    void setEddyDiffusivity(const std::vector<float>& kappa_t_m2s);
+    /// A domain face held at a temperature (a validation case's heated wall); halls have adiabatic walls.
+    void setWallTemperature(GridFace face, double t_c);
+    /// Heat flowing in through a fixed-temperature face over the last step (W / (ρ c_p), i.e. m³·K/s).
+    double wallHeatFlow(GridFace face) const;
     /// The largest stable explicit time step for the current flow (CFL, diffusion and ports together).
     double stableDt() const;
     /// Advances by `duration_s` in equal sub-steps no longer than stableDt(); `before_substep(dt)` runs before

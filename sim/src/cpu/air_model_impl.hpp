@@ -1,0 +1,260 @@
+#pragma once
+// AirModel's state, shared by its files (air_model.cpp: grid, ports, temperature steps; air_flow.cpp: the
+// potential-flow solve and the projection of given fluxes). Private to ct_sim.
+#include <clustertwin/sim/air_model.hpp>
+#ifdef CT_HAVE_CUDA
+#include "../air_device.hpp"
+// Device calls report CUDA failures (call, file, line) as the engine's SimError.
+#define CT_ON_DEVICE(...)                                                                                   \
+    do {                                                                                                    \
+        try {                                                                                               \
+            __VA_ARGS__;                                                                                    \
+        } catch (const ::ct::sim::SimError&) {                                                              \
+            throw;                                                                                          \
+        } catch (const std::runtime_error& e) {                                                             \
+            throw ::ct::sim::SimError(std::string("CUDA backend: ") + e.what());                            \
+        }                                                                                                   \
+    } while (0)
+#endif
+#include <clustertwin/sim/kernels.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace ct::sim {
+
+namespace k = kernels;
+
+struct AirModel::Impl {
+    AirGridSpec spec;
+    ThreadPool& pool;
+    int nx, ny, nz;
+    double h, vol, diff;
+    std::vector<unsigned char> solid, nb, nb2;  ///< nb2: neighbour bits of the cells two away (TVD)
+    std::vector<float> t, t2, fx, fy, fz;  ///< t, t2: kPad padding elements before cell 0 and after the last
+    std::vector<float> kt;  ///< eddy diffusivity per cell (m²/s), padded like t; empty when none was set
+    struct Wall {
+        bool fixed = false;
+        double t_c = 20;
+    };
+    Wall walls[6];  ///< fixed-temperature domain faces (GridFace order); adiabatic otherwise
+    static constexpr int kPad = 2;
+    float* T() { return t.data() + kPad; }
+    const float* T() const { return t.data() + kPad; }
+    float* KT() { return kt.data() + kPad; }
+    std::vector<double> phi;
+    struct Port {
+        std::vector<int> cells;
+        bool source;
+        double q = 0;
+        double t_in = 20;
+    };
+    std::vector<Port> ports;
+    bool geometry_dirty = true;
+    double stable_dt = 0;
+    std::vector<double> src;  ///< per-cell net source of the last flow solve (m³/s)
+
+#ifdef CT_HAVE_CUDA
+    // CUDA backend: the device holds T; the host copy is refreshed only when read (host_stale), and
+    // uploaded again after host-side writes (device_stale).
+    std::unique_ptr<detail::AirDevice> dev;
+    bool host_stale = false, device_stale = true, ports_stale = true, port_state_stale = true, geometry_on_device = false;
+    std::vector<double> port_sums;
+    bool port_sums_valid = false;
+#endif
+    bool onDevice() const {
+#ifdef CT_HAVE_CUDA
+        return dev != nullptr;
+#else
+        return false;
+#endif
+    }
+    /// Brings the host's T up to date before it is read.
+    void syncHost() {
+#ifdef CT_HAVE_CUDA
+        if (dev && host_stale) {
+            CT_ON_DEVICE(dev->getTemperature(T()));
+            host_stale = false;
+        }
+#endif
+    }
+    /// After the host wrote T: the device copy must be refreshed before the next step.
+    void hostWrote() {
+#ifdef CT_HAVE_CUDA
+        device_stale = true;
+        port_sums_valid = false;
+#endif
+    }
+
+    Impl(const AirGridSpec& s, ThreadPool& p) : spec(s), pool(p) {}
+
+    /// Chunked loops: across the pool for large grids; in the calling thread when a step is too short to
+    /// pay for waking the others. Chunks are the same either way, so results are too.
+    void run(std::size_t chunks, const std::function<void(std::size_t)>& fn) {
+        if (n() < spec.min_parallel_cells) {
+            for (std::size_t c = 0; c < chunks; ++c) fn(c);
+        } else {
+            pool.run(chunks, fn);
+        }
+    }
+
+    std::size_t n() const { return static_cast<std::size_t>(nx) * ny * nz; }
+    int idx(int i, int j, int kk) const { return i + nx * (j + ny * kk); }
+    int fxi(int i, int j, int kk) const { return i + (nx + 1) * (j + ny * kk); }
+    int fyi(int i, int j, int kk) const { return i + nx * (j + (ny + 1) * kk); }
+    int fzi(int i, int j, int kk) const { return i + nx * (j + ny * kk); }
+
+    void updateNeighbours() {
+        if (!geometry_dirty) return;
+        nb2.assign(n(), 0);
+        for (int kk = 0; kk < nz; ++kk)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const int c = idx(i, j, kk);
+                    unsigned char m = 0;
+                    if (!solid[c]) {
+                        if (i > 0 && !solid[c - 1]) m |= k::kWest;
+                        if (i + 1 < nx && !solid[c + 1]) m |= k::kEast;
+                        if (j > 0 && !solid[c - nx]) m |= k::kSouth;
+                        if (j + 1 < ny && !solid[c + nx]) m |= k::kNorth;
+                        if (kk > 0 && !solid[c - nx * ny]) m |= k::kDown;
+                        if (kk + 1 < nz && !solid[c + nx * ny]) m |= k::kUp;
+                    }
+                    nb[c] = m;
+                }
+        // Two away: through a fluid neighbour to its fluid neighbour in the same direction.
+        const int plane = nx * ny;
+        for (int kk = 0; kk < nz; ++kk)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const int c = idx(i, j, kk);
+                    const unsigned char m = nb[c];
+                    unsigned char m2 = 0;
+                    if ((m & k::kWest) && (nb[c - 1] & k::kWest)) m2 |= k::kWest;
+                    if ((m & k::kEast) && (nb[c + 1] & k::kEast)) m2 |= k::kEast;
+                    if ((m & k::kSouth) && (nb[c - nx] & k::kSouth)) m2 |= k::kSouth;
+                    if ((m & k::kNorth) && (nb[c + nx] & k::kNorth)) m2 |= k::kNorth;
+                    if ((m & k::kDown) && (nb[c - plane] & k::kDown)) m2 |= k::kDown;
+                    if ((m & k::kUp) && (nb[c + plane] & k::kUp)) m2 |= k::kUp;
+                    nb2[c] = m2;
+                }
+        geometry_dirty = false;
+    }
+
+    /// y = M x over fluid cells, one z-plane per chunk.
+    void apply(const std::vector<double>& x, std::vector<double>& y) {
+        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            const int kk = static_cast<int>(kc);
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const int c = idx(i, j, kk);
+                    if (solid[c]) {
+                        y[c] = 0;
+                        continue;
+                    }
+                    const unsigned char m = nb[c];
+                    y[c] = k::laplaceApply(x[c], (m & k::kWest) ? x[c - 1] : 0, (m & k::kEast) ? x[c + 1] : 0,
+                                           (m & k::kSouth) ? x[c - nx] : 0, (m & k::kNorth) ? x[c + nx] : 0,
+                                           (m & k::kDown) ? x[c - nx * ny] : 0, (m & k::kUp) ? x[c + nx * ny] : 0, m, h);
+                }
+        });
+    }
+
+    /// Σ a·b with per-plane partial sums added in plane order: the same bits for any thread count.
+    double dot(const std::vector<double>& a, const std::vector<double>& b) {
+        std::vector<double> part(static_cast<std::size_t>(nz), 0.0);
+        const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            double s = 0;
+            for (std::size_t c = kc * plane; c < (kc + 1) * plane; ++c) s += a[c] * b[c];
+            part[kc] = s;
+        });
+        double s = 0;
+        for (double p : part) s += p;
+        return s;
+    }
+
+    template <class F>
+    void forAll(F&& f) {
+        const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            for (std::size_t c = kc * plane; c < (kc + 1) * plane; ++c) f(c);
+        });
+    }
+
+    std::vector<double> sources() const {
+        std::vector<double> s(n(), 0.0);
+        for (const Port& p : ports) {
+            const double per = p.q / static_cast<double>(p.cells.size());
+            for (int c : p.cells) s[c] += p.source ? per : -per;
+        }
+        return s;
+    }
+
+    /// Conductance of the face between fluid cells a and b: κ_eff·A/h with κ_eff = κ + the mean eddy diffusivity.
+    double conductance(int a, int b) const {
+        if (kt.empty()) return diff;
+        return h * (spec.kappa_m2s + 0.5 * (static_cast<double>(kt[a + kPad]) + kt[b + kPad]));
+    }
+    /// Conductance to a fixed-temperature wall half a cell away.
+    double wallConductance(int c) const { return 2.0 * h * (spec.kappa_m2s + (kt.empty() ? 0.0 : kt[c + kPad])); }
+    /// Cells on a domain face.
+    std::vector<int> faceCells(int face) const;
+    bool anyWall() const;
+    double wall_flow[6] = {0, 0, 0, 0, 0, 0};  ///< heat into the room through each fixed face, last step (m³·K/s)
+    /// The TVD / variable-diffusivity step (CPU).
+    void stepTvd(double dt);
+    /// Port exchanges onto t2 from t.
+    void applyPorts(float dt_v);
+    /// Solves M x = −s (net mismatch removed evenly) and sets the face fluxes to h·Δx, or adds them (`add`).
+    FlowSolveStats potential(std::vector<double> s, std::vector<double>& x, bool add, double rel_res, int max_iter, double abs_res = 0);
+    FlowSolveStats finishFlow(FlowSolveStats st);
+    /// Net outflow through a cell's faces minus its port source (m³/s).
+    double divergence(int c) const;
+    std::vector<double> psi;  ///< the projection's correction potential, kept to warm-start the next one
+
+    void computeStableDt() {
+        std::vector<double> sink(n(), 0.0);
+        for (const Port& p : ports)
+            if (!p.source)
+                for (int c : p.cells) sink[c] += p.q / static_cast<double>(p.cells.size());
+        std::vector<double> wall_g(n(), 0.0);
+        for (int f = 0; f < 6; ++f)
+            if (walls[f].fixed)
+                for (int c : faceCells(f))
+                    if (!solid[c]) wall_g[c] += wallConductance(c);
+        std::vector<double> part(static_cast<std::size_t>(nz), 0.0);
+        const int plane = nx * ny;
+        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            const int kk = static_cast<int>(kc);
+            double worst = 0;
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const int c = idx(i, j, kk);
+                    if (solid[c]) continue;
+                    const unsigned char m = nb[c];
+                    double g = wall_g[c];
+                    if (m & k::kWest) g += conductance(c, c - 1);
+                    if (m & k::kEast) g += conductance(c, c + 1);
+                    if (m & k::kSouth) g += conductance(c, c - nx);
+                    if (m & k::kNorth) g += conductance(c, c + nx);
+                    if (m & k::kDown) g += conductance(c, c - plane);
+                    if (m & k::kUp) g += conductance(c, c + plane);
+                    const double out = k::posf(fx[fxi(i + 1, j, kk)]) + k::posf(-fx[fxi(i, j, kk)]) +
+                                       k::posf(fy[fyi(i, j + 1, kk)]) + k::posf(-fy[fyi(i, j, kk)]) +
+                                       k::posf(fz[fzi(i, j, kk + 1)]) + k::posf(-fz[fzi(i, j, kk)]);
+                    // TVD (van Leer) needs half the upwind step for its advective part.
+                    worst = std::max(worst, (spec.tvd ? 2.0 : 1.0) * out + sink[c] + g);
+                }
+            part[kc] = worst;
+        });
+        const double worst = *std::max_element(part.begin(), part.end());
+        stable_dt = worst > 0 ? 0.95 * vol / worst : 1e9;
+    }
+};
+
+
+} // namespace ct::sim
