@@ -3,6 +3,7 @@
 // failure detection, thread-count independence. Every test runs on every backend; a CUDA row skips without a
 // device (STYLE.md habit 7).
 #include <clustertwin/sim/air/lattice.hpp>
+#include <clustertwin/sim/air/lbm_air.hpp>
 #include <clustertwin/sim/air_model.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
@@ -25,6 +26,7 @@ private slots:
     void cavityRe1000MatchesGhia();
     void heatedCavityMatchesDeVahlDavis_data();
     void heatedCavityMatchesDeVahlDavis();
+    void roomBalancesHeatAtSteadyState();
     void portsMoveExactlyTheirMass_data() { backends(); }
     void portsMoveExactlyTheirMass();
     void instabilityNamesTheCellAndStep();
@@ -237,6 +239,68 @@ void TstLbm::heatedCavityMatchesDeVahlDavis() {
           nu_hot, nu_cold, nusselt, 100 * (nu_hot - nusselt) / nusselt);
     QVERIFY2(std::fabs(nu_hot - nusselt) <= 0.03 * nusselt, "mean Nusselt number off de Vahl Davis by more than 3 %");
     QVERIFY2(std::fabs(nu_hot - nu_cold) <= 0.005 * nusselt, "heat in at the hot wall differs from heat out at the cold wall");
+}
+
+void TstLbm::roomBalancesHeatAtSteadyState() {
+    // A 6 × 5 × 3 m room: a 10 kW rack (intake north, exhaust south) and a cooling unit supplying 18 °C low on
+    // its east face and taking its return on top. At steady state the heat the rack puts in is what the unit
+    // removes (adiabatic walls), and every temperature lies between the supply and the rack's exhaust.
+    ThreadPool pool(2);
+    LbmAirSpec spec;
+    spec.grid.width_m = 6;
+    spec.grid.depth_m = 5;
+    spec.grid.height_m = 3;
+    spec.grid.cell_m = 0.2;
+    spec.grid.kappa_m2s = 2.2e-5;  // molecular; the LES adds the eddy part
+    spec.max_speed_ms = 1.0;
+    LbmAir room(spec, pool);
+    room.addSolidBox(2.0, 2.0, 0, 2.6, 3.2, 2.0);
+    room.addSolidBox(0.0, 1.0, 0, 0.8, 3.6, 1.8);
+    AirModel& a = room.air();
+    auto cells = [&](double x0, double x1, double y0, double y1, double z0, double z1) {
+        std::vector<int> c;
+        for (double x = x0 + 0.1; x < x1; x += 0.2)
+            for (double y = y0 + 0.1; y < y1; y += 0.2)
+                for (double z = z0 + 0.1; z < z1; z += 0.2) {
+                    int i, j, k;
+                    a.cellOf(x, y, z, i, j, k);
+                    c.push_back(a.index(i, j, k));
+                }
+        return c;
+    };
+    const double q = 0.8, rho_cp = 1.2 * 1005, power = 10e3;
+    const int intake = room.addPort(cells(2.0, 2.6, 3.2, 3.4, 0, 2.0), false, 0, 1, 0);
+    const int exhaust = room.addPort(cells(2.0, 2.6, 1.8, 2.0, 0, 2.0), true, 0, -1, 0);
+    const int supply = room.addPort(cells(0.8, 1.0, 1.0, 3.6, 0, 1.0), true, 1, 0, 0);
+    const int ret = room.addPort(cells(0.0, 0.8, 1.0, 3.6, 1.8, 2.0), false, 0, 0, 1);
+    for (int p : {intake, exhaust, supply, ret}) room.setPortFlow(p, q);
+    a.fill(18.0);
+    double heat_in = 0, removed = 0, t_min = 1e9, t_max = -1e9;
+    const int rack_in = intake, rack_out = exhaust, unit_sup = supply, unit_ret = ret;
+    // The AirModel's port numbers are the room's (ports were added to both in the same order).
+    for (int s = 0; s < 1200; ++s) {
+        const bool window = s >= 1140;
+        room.advance(1.0, [&](double dt) {
+            const double t_in = a.portMeanTemperature(rack_in);
+            const double t_out = t_in + power / (rho_cp * q);
+            a.setPortTemperature(rack_out, t_out);
+            a.setPortTemperature(unit_sup, 18.0);
+            if (window) {
+                heat_in += rho_cp * q * (t_out - t_in) * dt;
+                removed += rho_cp * q * (a.portMeanTemperature(unit_ret) - 18.0) * dt;
+            }
+        });
+    }
+    for (std::size_t c = 0; c < a.cellCount(); ++c)
+        if (!a.solid(static_cast<int>(c))) {
+            t_min = std::min(t_min, a.temperature(static_cast<int>(c)));
+            t_max = std::max(t_max, a.temperature(static_cast<int>(c)));
+        }
+    qInfo("room on the lattice (%s): over the last minute heat in %.0f W, removed %.0f W (%.2f %%); air %.2f–%.2f °C, return %.2f °C", room.summary().c_str(),
+          heat_in / 60, removed / 60, 100 * (removed - heat_in) / heat_in, t_min, t_max, a.portMeanTemperature(unit_ret));
+    QVERIFY2(std::fabs(removed - heat_in) <= 0.01 * heat_in, "heat removed differs from heat put in by more than 1 % at steady state");
+    QVERIFY(t_min >= 18.0 - 0.05);
+    QVERIFY(t_max <= 18.0 + 2 * power / (rho_cp * q));
 }
 
 void TstLbm::portsMoveExactlyTheirMass() {

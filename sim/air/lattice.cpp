@@ -398,7 +398,29 @@ struct Lattice::Impl {
                                           ") at step " + std::to_string(steps) + ": " + why,
                                       i, j, k, steps);
             }
-        throw LatticeUnstable("lattice unstable in plane k = " + std::to_string(k) + " at step " + std::to_string(steps), 0, 0, k, steps);
+        // The check saw the streamed state, this is the collided one: name the cell furthest from rest.
+        int wi = 0, wj = 0;
+        double worst = -1, wrho = 1, wsp = 0;
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                const int p = pad(i, j, k);
+                if (flag[p]) continue;
+                double rho, ux, uy, uz;
+                cellMoments(p, rho, ux, uy, uz);
+                const double sp = std::sqrt(ux * ux + uy * uy + uz * uz);
+                const double score = std::isfinite(rho + sp) ? std::max(sp / kMaxSpeed, std::fabs(rho - 1) / 0.5) : 1e300;
+                if (score > worst) {
+                    worst = score;
+                    wi = i;
+                    wj = j;
+                    wrho = rho;
+                    wsp = sp;
+                }
+            }
+        throw LatticeUnstable("lattice unstable at cell (" + std::to_string(wi) + ", " + std::to_string(wj) + ", " + std::to_string(k) +
+                                  ") at step " + std::to_string(steps) + ": speed " + std::to_string(wsp) + ", density " + std::to_string(wrho) +
+                                  " in lattice units, near the limits (speed 0.35, density 0.5–1.5)",
+                              wi, wj, k, steps);
     }
 };
 
