@@ -276,18 +276,16 @@ void TstLbm::roomBalancesHeatAtSteadyState() {
     for (int p : {intake, exhaust, supply, ret}) room.setPortFlow(p, q);
     a.fill(18.0);
     double heat_in = 0, removed = 0, t_min = 1e9, t_max = -1e9;
-    const int rack_in = intake, rack_out = exhaust, unit_sup = supply, unit_ret = ret;
-    // The AirModel's port numbers are the room's (ports were added to both in the same order).
     for (int s = 0; s < 1200; ++s) {
         const bool window = s >= 1140;
         room.advance(1.0, [&](double dt) {
-            const double t_in = a.portMeanTemperature(rack_in);
+            const double t_in = a.portMeanTemperature(intake);
             const double t_out = t_in + power / (rho_cp * q);
-            a.setPortTemperature(rack_out, t_out);
-            a.setPortTemperature(unit_sup, 18.0);
+            a.setPortTemperature(exhaust, t_out);
+            a.setPortTemperature(supply, 18.0);
             if (window) {
                 heat_in += rho_cp * q * (t_out - t_in) * dt;
-                removed += rho_cp * q * (a.portMeanTemperature(unit_ret) - 18.0) * dt;
+                removed += rho_cp * q * (a.portMeanTemperature(ret) - 18.0) * dt;
             }
         });
     }
@@ -297,7 +295,7 @@ void TstLbm::roomBalancesHeatAtSteadyState() {
             t_max = std::max(t_max, a.temperature(static_cast<int>(c)));
         }
     qInfo("room on the lattice (%s): over the last minute heat in %.0f W, removed %.0f W (%.2f %%); air %.2f–%.2f °C, return %.2f °C", room.summary().c_str(),
-          heat_in / 60, removed / 60, 100 * (removed - heat_in) / heat_in, t_min, t_max, a.portMeanTemperature(unit_ret));
+          heat_in / 60, removed / 60, 100 * (removed - heat_in) / heat_in, t_min, t_max, a.portMeanTemperature(ret));
     QVERIFY2(std::fabs(removed - heat_in) <= 0.01 * heat_in, "heat removed differs from heat put in by more than 1 % at steady state");
     QVERIFY(t_min >= 18.0 - 0.05);
     QVERIFY(t_max <= 18.0 + 2 * power / (rho_cp * q));

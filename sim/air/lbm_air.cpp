@@ -20,7 +20,6 @@ struct LbmAir::Impl {
     double h = 0, dt = 0, t = 0;
     bool solids_synced = false;
     struct Port {
-        int air_port, lat_port;
         double cells, open;
     };
     std::vector<Port> ports;
@@ -93,16 +92,18 @@ int LbmAir::addPort(const std::vector<int>& cells, bool source, double dx, doubl
     d.syncSolids();
     const int a = d.air->addPort(cells, source);
     const int l = d.lat->addPort(cells, source, dx, dy, dz);
-    d.ports.push_back({a, l, static_cast<double>(cells.size()), open_fraction});
-    return static_cast<int>(d.ports.size()) - 1;
+    // Every port goes through here, so a port's number is the same in air(), the lattice and this list.
+    if (a != static_cast<int>(d.ports.size()) || l != a) throw SimError("lattice air: ports added to air() directly");
+    d.ports.push_back({static_cast<double>(cells.size()), open_fraction});
+    return a;
 }
 
 void LbmAir::setPortFlow(int port, double q) {
     Impl& d = *d_;
     const auto& p = d.ports.at(static_cast<std::size_t>(port));
-    d.air->setPortFlow(p.air_port, q);
+    d.air->setPortFlow(port, q);
     const double jet_ms = q / (p.cells * d.h * d.h * p.open);
-    d.lat->setPortFlow(p.lat_port, q * d.dt / (d.h * d.h * d.h), jet_ms * d.dt / d.h);
+    d.lat->setPortFlow(port, q * d.dt / (d.h * d.h * d.h), jet_ms * d.dt / d.h);
 }
 
 int LbmAir::advance(double duration, const std::function<void(double)>& before) {

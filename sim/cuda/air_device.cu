@@ -1,6 +1,7 @@
 // CUDA side of the air model: thin launch wrappers around the per-cell functions in kernels.hpp.
 #include "../src/air_device.hpp"
 #include "check.cuh"
+#include "device_buffer.cuh"
 
 #include <clustertwin/sim/kernels.hpp>
 
@@ -19,29 +20,7 @@ namespace k = kernels;
 namespace {
 
 template <class T>
-struct Buf {
-    T* p = nullptr;
-    std::size_t n = 0;
-    void alloc(std::size_t count) {
-        if (count == n) return;
-        free();
-        if (count > 0) CT_DEV_CHECK(cudaMalloc(&p, count * sizeof(T)));
-        n = count;
-    }
-    void free() {
-        if (p) cudaFree(p);  // in destructors: nothing to report to
-        p = nullptr;
-        n = 0;
-    }
-    void upload(const T* host, std::size_t count) {
-        alloc(count);
-        if (count) CT_DEV_CHECK(cudaMemcpy(p, host, count * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    void download(T* host, std::size_t count) const {
-        if (count) CT_DEV_CHECK(cudaMemcpy(host, p, count * sizeof(T), cudaMemcpyDeviceToHost));
-    }
-    ~Buf() { free(); }
-};
+using Buf = cuda::DeviceBuffer<T>;
 
 struct Grid {
     int nx, ny, nz;

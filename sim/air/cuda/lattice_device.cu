@@ -2,7 +2,7 @@
 // bounds made explicit), the ports, the periodic halo copies and the failure check.
 #include "../lattice_device.hpp"
 #include "../lbm_kernel.hpp"
-#include "../../cuda/check.cuh"
+#include "../../cuda/device_buffer.cuh"
 
 #include <climits>
 
@@ -14,29 +14,7 @@ constexpr int kQ = lbm::kQ;
 constexpr float kMaxSpeed = 0.35f, kMinRho = 0.5f, kMaxRho = 1.5f;  // as lattice.cpp
 
 template <class T>
-struct Buf {
-    T* p = nullptr;
-    std::size_t n = 0;
-    void alloc(std::size_t count) {
-        if (count == n) return;
-        free();
-        if (count > 0) CT_CUDA_CHECK(cudaMalloc(&p, count * sizeof(T)));
-        n = count;
-    }
-    void free() {
-        if (p) cudaFree(p);  // in destructors: nothing to report to
-        p = nullptr;
-        n = 0;
-    }
-    void upload(const T* host, std::size_t count) {
-        alloc(count);
-        if (count) CT_CUDA_CHECK(cudaMemcpy(p, host, count * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    void download(T* host, std::size_t count) const {
-        if (count) CT_CUDA_CHECK(cudaMemcpy(host, p, count * sizeof(T), cudaMemcpyDeviceToHost));
-    }
-    ~Buf() { free(); }
-};
+using Buf = cuda::DeviceBuffer<T>;
 
 struct Dims {
     int px, py, pz;
@@ -203,7 +181,7 @@ long long LatticeDevice::step(const LatticeStepParams& p) {
                                                          s.port_source.p, s.port_jet.p);
         CT_CUDA_CHECK(cudaGetLastError());
     }
-    std::swap(s.a.p, s.b.p);
+    s.a.swap(s.b);
     unsigned long long bad = 0;
     CT_CUDA_CHECK(cudaMemcpy(&bad, s.bad.p, sizeof bad, cudaMemcpyDeviceToHost));
     return bad == ULLONG_MAX ? -1 : static_cast<long long>(bad);

@@ -45,7 +45,8 @@ public:
 
     void addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1);
     /// A port on fluid cells: a source blows along (dx, dy, dz) through `open_fraction` of its face area (a
-    /// perforated tile: its open-area ratio), so its jet leaves at q / (cells·h²·open_fraction).
+    /// perforated tile: its open-area ratio), so its jet leaves at q / (cells·h²·open_fraction). The number
+    /// returned is also the port's number in air() (read its temperatures there; add ports only here).
     int addPort(const std::vector<int>& cells, bool source, double dx, double dy, double dz, double open_fraction = 1.0);
     void setPortFlow(int port, double q_m3s);
 
