@@ -19,6 +19,7 @@
 #include <QLineSeries>
 #include <QPushButton>
 #include "main_window.hpp"
+#include "simulation_options.hpp"
 #include "problems_dialog.hpp"
 #include "properties_panel.hpp"
 #include "scenario_document.hpp"
@@ -62,6 +63,11 @@ void TstApp::initTestCase() {
     w_ = std::make_unique<MainWindow>();
     QVERIFY(!MainWindow::demoScenarioPath().isEmpty());
     QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+    // These tests drive the app, not the air physics (tst_lbm, tst_air_solver): quick air keeps their runs short.
+    auto* quick = w_->findChild<QAction*>("actionAirQuick");
+    QVERIFY(quick && w_->findChild<QAction*>("actionAirLbm")->isChecked());
+    quick->trigger();
+    QCOMPARE(w_->simulationOptions()->air(), std::string("quick"));
     w_->show();
     QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
 }

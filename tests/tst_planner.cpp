@@ -5,6 +5,7 @@
 #include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
 #include "main_window.hpp"
+#include "simulation_options.hpp"
 #include "properties_panel.hpp"
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
@@ -70,6 +71,11 @@ void TstPlanner::initTestCase() {
     QFile::setPermissions(file_, QFile::ReadOwner | QFile::WriteOwner);
     w_ = std::make_unique<MainWindow>();
     QVERIFY(w_->openScenario(file_));
+    // These tests drive the app, not the air physics (tst_lbm, tst_air_solver): quick air keeps their runs short.
+    auto* quick = w_->findChild<QAction*>("actionAirQuick");
+    QVERIFY(quick && w_->findChild<QAction*>("actionAirLbm")->isChecked());
+    quick->trigger();
+    QCOMPARE(w_->simulationOptions()->air(), std::string("quick"));
     w_->show();
     QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
 }

@@ -327,8 +327,8 @@ const std::map<std::string, Command>& commands() {
         {"import", {ct::cli::cmdImport, {"json", "help"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every"}}},
         {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
-        {"simulate", {ct::cli::cmdSimulate, {"json", "help"},
-                      {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory"}}},
+        {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady"},
+                      {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
         {"impact", {ct::cli::cmdImpact, {"json", "help"}, {"fail"}}},
     };

@@ -4,10 +4,13 @@
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
+#include <clustertwin/sim/air/air_solver.hpp>
 #include <clustertwin/sim/engine.hpp>
+#include <clustertwin/sim/steady.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -18,11 +21,18 @@ namespace ct::cli {
 namespace m = ct::model;
 using json = nlohmann::ordered_json;
 
-const char* kSimulateHelp = R"(Usage: clustertwin-cli simulate SCENARIO --duration 1h --out RUN.sqlite [options]
+const char* kSimulateHelp = R"(Usage: clustertwin-cli simulate SCENARIO (--duration 1h | --steady) --out RUN.sqlite [options]
 
 Runs the coupled power / equipment heat / liquid / room-air model and records the run into a SQLite store
 (the same store imported telemetry goes into, so both replay alike). Progress goes to stderr.
-  --duration T        simulated time (90s, 15m, 1h, 1h30m)
+  --duration T        simulated time (90s, 15m, 1h, 1h30m); with --steady, the most to run (4h)
+  --steady            run until every rack inlet moves less than 0.05 K over one flow-through time of the
+                      room air, then stop and report how long it took (exit 1 if --duration ends it first)
+  --air S             room-air solver: lbm (lattice Boltzmann with turbulence and buoyancy; the default) or
+                      quick (potential flow: no momentum or buoyancy, approximate, fast); overrides the
+                      scenario's simulation.air
+  --lattice-stride N  lbm: once the flow has settled, run the lattice one step in N and carry heat on its
+                      mean flow in between (4; 1 = every step)
   --step T            engine step (1s)
   --events FILE       more events: a JSON array of {time_s, kind, target, value?} or {"events": [...]}
   --jobs FILE         more jobs, as in a scenario's "jobs" (an array or {"jobs": [...]}); jobs with a
@@ -48,7 +58,8 @@ namespace {
 int cmdSimulate(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
     const std::string file = a.positional()[0];
-    if (!a.has("duration")) throw UsageError("simulate needs --duration");
+    const bool steady = a.flag("steady");
+    if (!a.has("duration") && !steady) throw UsageError("simulate needs --duration or --steady");
     const std::string out = a.get("out");
     if (out.empty()) throw UsageError("simulate needs --out RUN.sqlite");
     auto duration = [&](const char* opt, const std::string& fallback) {
@@ -58,12 +69,19 @@ int cmdSimulate(const Args& a) {
             throw UsageError(std::string("--") + opt + ": " + e.what());
         }
     };
-    const double duration_s = duration("duration", "");
+    const double duration_s = duration("duration", steady ? "4h" : "");
     sim::EngineOptions opt;
     opt.step_s = duration("step", "1s");
     opt.cell_m = a.getDouble("cell", opt.cell_m);
     opt.threads = a.getInt("threads", 0);
     opt.backend = a.get("backend", "cpu");
+    opt.air = a.get("air", "");
+    if (!opt.air.empty()) {
+        const auto names = sim::airSolverNames();
+        if (std::find(names.begin(), names.end(), opt.air) == names.end()) throw UsageError("--air must be lbm or quick");
+    }
+    opt.lattice_stride = a.getInt("lattice-stride", opt.lattice_stride);
+    if (opt.lattice_stride < 1) throw UsageError("--lattice-stride must be >= 1");
     if (a.has("max-grid-memory")) {
         const double mib = a.getDouble("max-grid-memory", 0);
         if (!(mib > 0)) throw UsageError("--max-grid-memory must be > 0 (MiB)");
@@ -126,10 +144,15 @@ int cmdSimulate(const Args& a) {
         return 2;
     }
     engine->addEvents(extra);
+    std::cerr << "simulate: room air: " << engine->stats().air_summary << "\n";
+    if (engine->stats().air_approximate)
+        std::cerr << "simulate: quick mode is approximate: potential flow has no momentum or buoyancy, so jets do not cross "
+                     "the room (docs/simulation.md); use --air lbm for answers to plan with\n";
 
     auto store = importers::TelemetryStore::open(out);
     json meta{{"scenario_file", file}, {"duration_s", duration_s}, {"step_s", opt.step_s}, {"cell_m", opt.cell_m},
-              {"backend", opt.backend}, {"grid_cells", engine->stats().grid_cells}};
+              {"backend", opt.backend}, {"grid_cells", engine->stats().grid_cells}, {"air", engine->stats().air_solver},
+              {"air_summary", engine->stats().air_summary}, {"steady", steady}};
     importers::RunRecorder rec(store, rep.scenario, rep.catalog, "simulate " + rep.scenario.id, meta.dump());
     const std::int64_t run = rec.run();
     rec.record(engine->frame());
@@ -144,6 +167,8 @@ int cmdSimulate(const Args& a) {
     double next_record = record_s, next_field = 0, peak_inlet = -1e9, it_energy = 0, fac_energy = 0;
     std::string peak_rack;
     int last_pct = -1;
+    std::unique_ptr<sim::SteadyDetector> detector;
+    bool reached_steady = false;
     for (std::int64_t s = 1; s <= steps; ++s) {
         const bool field_step = field_s > 0 && (engine->timeS() + opt.step_s + 1e-9 >= next_field || s == steps);
         const m::Frame& f = engine->step(field_step);
@@ -157,15 +182,24 @@ int cmdSimulate(const Args& a) {
             peak_inlet = f.max_inlet_c;
             peak_rack = f.max_inlet_rack;
         }
+        if (steady) {
+            if (!detector) detector = std::make_unique<sim::SteadyDetector>(engine->flowThroughTimeS());
+            reached_steady = detector->update(f);
+        }
         rec.collectAlerts(f);
         for (const auto& al : f.alerts) {
             const std::string key = al.kind + '\x1f' + al.entity;
             if (al.kind != "event" && !alerts.count(key))
                 alerts[key] = json{{"kind", al.kind}, {"entity", al.entity}, {"time_s", al.time_s}, {"message", al.message}};
         }
-        if (f.time_s + 1e-9 >= next_record || s == steps) {
+        if (f.time_s + 1e-9 >= next_record || s == steps || reached_steady) {
             rec.record(f);
             next_record += record_s;
+        }
+        if (reached_steady) {
+            if (field_s > 0 && !field_step)
+                if (const m::Frame& g = engine->step(true); g.air) store.writeAirField(run, g.time_s, *g.air);
+            break;
         }
         const int pct = static_cast<int>(100 * s / steps);
         if (pct != last_pct && (pct % 5 == 0 || s == steps)) {
@@ -177,6 +211,15 @@ int cmdSimulate(const Args& a) {
     }
     std::cerr << "\n";
     rec.finish(engine->timeS());
+    if (steady) {
+        if (reached_steady)
+            std::cerr << "simulate: steady after " << m::formatDuration(engine->timeS()) << " simulated ("
+                      << engine->timeS() / detector->windowS() << " flow-through times of " << detector->windowS()
+                      << " s; inlets moved " << detector->lastChangeK() << " K over the last one)\n";
+        else
+            std::cerr << "simulate: not steady after " << m::formatDuration(engine->timeS()) << ": inlets still moved "
+                      << (detector ? detector->lastChangeK() : 0.0) << " K over one flow-through time (limit 0.05 K)\n";
+    }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     const m::Frame& f = engine->frame();
@@ -217,6 +260,10 @@ int cmdSimulate(const Args& a) {
                {"grid_cells", engine->stats().grid_cells},
                {"air_substeps", engine->stats().air_substeps},
                {"flow_solves", engine->stats().flow_solves},
+               {"air", engine->stats().air_solver},
+               {"air_approximate", engine->stats().air_approximate},
+               {"air_summary", engine->stats().air_summary},
+               {"lattice_steps", engine->stats().lattice_steps},
                {"alerts", alert_list}};
         json jobs = json::array();
         for (const auto& j : f.jobs)
@@ -227,9 +274,17 @@ int cmdSimulate(const Args& a) {
         for (std::size_t i = 0; i < f.links.size() && i < 10; ++i)
             links.push_back({{"link", f.links[i].id}, {"utilization", f.links[i].utilization}, {"failed", f.links[i].failed}});
         o["busiest_links"] = links;
+        if (steady)
+            o["steady"] = {{"reached", reached_steady},
+                           {"time_s", engine->timeS()},
+                           {"flow_through_s", detector ? detector->windowS() : 0.0},
+                           {"last_change_k", detector && std::isfinite(detector->lastChangeK()) ? detector->lastChangeK() : -1.0}};
+        json inlets = json::array();
+        for (const auto& r : f.racks) inlets.push_back({{"rack", r.id}, {"inlet_mean_c", r.inlet_mean_c}, {"inlet_max_c", r.inlet_max_c}});
+        o["rack_inlets"] = inlets;
         std::cout << o.dump(2) << "\n";
     }
-    return 0;
+    return steady && !reached_steady ? 1 : 0;
 }
 
 } // namespace ct::cli

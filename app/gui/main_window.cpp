@@ -11,6 +11,7 @@
 #include "scenario_tree.hpp"
 #include "scene_toolbar.hpp"
 #include "simulation_job.hpp"
+#include "simulation_options.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
 
@@ -217,6 +218,11 @@ void MainWindow::buildMenus() {
         QString error;
         if (!showImpact(selection_, &error)) QMessageBox::information(this, tr("Impact"), error);
     });
+    QAction* steady = analysis->addAction(tr("&Steady state"), this, [this] {
+        if (!runSimulation(4 * 3600.0, {}, {}, true)) statusBar()->showMessage(tr("A simulation is already running"));
+    });
+    steady->setObjectName("actionSteadyState");
+    steady->setToolTip(tr("Simulate until every rack inlet moves less than 0.05 K over one flow-through time of the room air"));
     analysis->addAction(tr("&Clear highlights"), this, [this] {
         if (auto* sc = view3d_->scene()) sc->setHighlighted({});
         view3d_->update();
@@ -226,6 +232,10 @@ void MainWindow::buildMenus() {
     run->setObjectName("actionRunSimulation");
     run->setShortcut(QKeySequence(Qt::Key_F5));
     sim->addAction(tr("&Cancel"), this, &MainWindow::cancelSimulation);
+    sim_options_ = new SimulationOptions(this);
+    sim_options_->populate(sim);
+    sim_options_->setAir(doc_->scenario().simulation.air);
+    connect(doc_, &ScenarioDocument::changed, this, [this] { sim_options_->setAir(doc_->scenario().simulation.air); });
     sim->addSeparator();
     sim->addAction(tr("&What-if: fail the selection and compare…"), this, &MainWindow::whatIfDialog);
     compare_action_ = sim->addAction(tr("Colour by &difference from the baseline"));
@@ -296,7 +306,7 @@ void MainWindow::select(const EntityRef& ref) {
     charts_->setEntity(ref);
 }
 
-bool MainWindow::runSimulation(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events) {
+bool MainWindow::runSimulation(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady) {
     if (job_ || doc_->scenario().halls.empty() || !(duration_s > 0)) return false;
     QString db = db_path;
     if (db.isEmpty()) {
@@ -305,12 +315,21 @@ bool MainWindow::runSimulation(double duration_s, const QString& db_path, const 
         db = dir + QString("/%1-%2.sqlite").arg(QString::fromStdString(doc_->scenario().id), QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
     }
     job_ = new SimulationJob(doc_->scenario(), doc_->catalog(), duration_s, db, extra_events, this);
+    job_->setAir(sim_options_->air());
+    job_->setSteady(steady);
     connect(job_, &SimulationJob::progress, progress_, &QProgressBar::setValue);
+    connect(job_, &SimulationJob::airSolver, this, [this](const QString& summary, bool approximate) {
+        air_label_ = approximate ? tr("quick air (approximate)") : tr("lattice-Boltzmann air");
+        progress_->setToolTip(summary);
+        statusBar()->showMessage(tr("Simulating with %1: %2").arg(air_label_, summary));
+    });
     connect(job_, &SimulationJob::liveFrame, this, [this](const model::Frame& f) {
         if (!run_->hasRun() || !run_->playing()) view3d_->setFrame(f);
     });
     connect(job_, &SimulationJob::succeeded, this, [this](const QString& path, qint64 run) {
-        endSimulation("finished", tr("Simulation finished: %1").arg(path));
+        const QString note = job_->note();
+        endSimulation("finished", note.isEmpty() ? tr("Simulation finished (%1): %2").arg(air_label_, path)
+                                                 : tr("Simulation finished (%1), %2: %3").arg(air_label_, note, path));
         if (pending_whatif_) {
             // The baseline is done: keep it for the comparison and run the what-if.
             try {

@@ -37,6 +37,7 @@ class ValuesPanel;
 class ChartsPanel;
 class AlertsPanel;
 class SimulationJob;
+class SimulationOptions;
 class ChecksPanel;
 class EditController;
 
@@ -53,7 +54,9 @@ public:
     void openRun(const QString& db_path);
     /// Simulation > Run without the dialog: simulates the open scenario for `duration_s` into `db_path`
     /// ("" = a new file under the app's data folder) in a worker thread. False when one is running.
-    bool runSimulation(double duration_s, const QString& db_path = {}, const std::vector<model::Event>& extra_events = {});
+    /// `steady`: stop once the inlets hold still (Analysis > Steady state), with duration_s as the most it runs.
+    bool runSimulation(double duration_s, const QString& db_path = {}, const std::vector<model::Event>& extra_events = {},
+                       bool steady = false);
     /// What-if (issue 6): simulates the scenario as it is (the baseline) and with `target` failing after one
     /// minute, each for `duration_s`, into two databases in `dir` ("" = the app's data folder); then replays
     /// the what-if run coloured by the change of node inlet against the baseline. False when it cannot start.
@@ -91,6 +94,7 @@ public:
     ChecksPanel* checks() const { return checks_; }
     EditController* edits() const { return edits_; }
     QProgressBar* progressBar() const { return progress_; }
+    SimulationOptions* simulationOptions() const { return sim_options_; }
     QComboBox* metricBox() const { return metric_box_; }
     const EntityRef& selection() const { return selection_; }
     /// The last problems dialog shown (nullptr if none), for tests.
@@ -140,6 +144,8 @@ private:
     QMenu* view_menu_ = nullptr;
     QDialog* problems_ = nullptr;
     SimulationJob* job_ = nullptr;
+    SimulationOptions* sim_options_ = nullptr;
+    QString air_label_;  ///< the running solver, for the status bar
     EntityRef selection_;
     QString runs_folder_;
     ChecksPanel* checks_;

@@ -1,7 +1,8 @@
 #pragma once
 // Simulation > Run: the engine in a worker thread, recorded into a run database like clustertwin-cli simulate.
 // Reports progress and live frames to the GUI thread; cancel stops it at the next step and keeps what was
-// recorded as a shorter run.
+// recorded as a shorter run. In steady mode it stops once every rack inlet holds still (sim::SteadyDetector),
+// with the duration as the most it runs.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
@@ -10,6 +11,7 @@
 #include <QThread>
 
 #include <atomic>
+#include <string>
 
 namespace ct::app {
 
@@ -19,10 +21,17 @@ public:
     SimulationJob(model::Scenario s, model::Catalog c, double duration_s, QString db_path, std::vector<model::Event> extra_events = {},
                   QObject* parent = nullptr);
     void cancel() { cancel_ = true; }
+    /// Before start(): the room-air solver ("lbm", "quick"; empty: the scenario's) and steady mode.
+    void setAir(std::string name) { air_ = std::move(name); }
+    void setSteady(bool on) { steady_ = on; }
+    /// After the run: how it ended in words ("steady after 6m 30s, 14 flow-through times"), or empty.
+    const QString& note() const { return note_; }
     const QString& databasePath() const { return db_; }
 
 signals:
     void progress(int percent);
+    /// Once the engine is built: the air solver's summary and whether its results are approximate.
+    void airSolver(const QString& summary, bool approximate);
     /// About four times a second, with the air field.
     void liveFrame(const ct::model::Frame& f);
     void succeeded(const QString& db_path, qint64 run);
@@ -39,6 +48,9 @@ private:
     std::vector<model::Event> extra_;
     QString db_;
     std::atomic<bool> cancel_{false};
+    std::string air_;
+    bool steady_ = false;
+    QString note_;
 };
 
 } // namespace ct::app

@@ -90,6 +90,12 @@ void read(ObjReader& r, RackModel& m) {
     r.get("max_static_load_kg", m.max_static_load_kg);
 }
 
+void read(ObjReader& r, FloorTileModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("open_fraction", m.open_fraction);
+    r.get("size_m", m.size_m);
+}
+
 void read(ObjReader& r, CoolingUnitModel& m) {
     readCommon(r, m.name, m.source);
     r.get("kind", m.kind);
@@ -196,6 +202,7 @@ void Catalog::merge(std::string_view json_text, const std::string& pointer_prefi
     mergeSection(top, "racks", racks, diags);
     mergeSection(top, "cooling_units", cooling_units, diags);
     mergeSection(top, "cdus", cdus, diags);
+    mergeSection(top, "floor_tiles", floor_tiles, diags);
     mergeSection(top, "switches", switches, diags);
     mergeSection(top, "ups", ups, diags);
     mergeSection(top, "efficiency_curves", efficiency_curves, diags);
@@ -224,6 +231,7 @@ const ServerModel* Catalog::server(std::string_view id) const { return findById(
 const RackModel* Catalog::rack(std::string_view id) const { return findById(racks, id); }
 const CoolingUnitModel* Catalog::coolingUnit(std::string_view id) const { return findById(cooling_units, id); }
 const CduModel* Catalog::cdu(std::string_view id) const { return findById(cdus, id); }
+const FloorTileModel* Catalog::floorTile(std::string_view id) const { return findById(floor_tiles, id); }
 const SwitchModel* Catalog::switchModel(std::string_view id) const { return findById(switches, id); }
 const UpsModel* Catalog::upsModel(std::string_view id) const { return findById(ups, id); }
 const EfficiencyCurve* Catalog::curve(std::string_view id) const { return findById(efficiency_curves, id); }
@@ -329,6 +337,13 @@ Diagnostics Catalog::check() const {
         c.positive("weight_kg", r.weight_kg);
         c.positive("max_static_load_kg", r.max_static_load_kg);
         if (r.height_u * units::kRackUnitM > r.height_m) c.err("height_u", "more U than fit in height_m");
+    }
+    for (const auto& t : floor_tiles) {
+        Checker c{d, "floor_tiles/" + t.id};
+        uniq("floor_tiles", t.id);
+        c.common(t.name, t.source);
+        if (!(t.open_fraction > 0 && t.open_fraction <= 1)) c.err("open_fraction", "must be within (0, 1]");
+        c.positive("size_m", t.size_m);
     }
     for (const auto& u : cooling_units) {
         Checker c{d, "cooling_units/" + u.id};

@@ -123,6 +123,7 @@ void read(ObjReader& r, Hall& h, Diagnostics& d) {
         if (fr.valid()) {
             RaisedFloor f;
             fr.get("height_m", f.height_m, true);
+            fr.get("tile", f.tile);
             f.extra = fr.finish();
             h.raised_floor = f;
         }
@@ -380,6 +381,7 @@ ojson write(const Hall& h) {
     if (h.raised_floor) {
         ojson f;
         f["height_m"] = num(h.raised_floor->height_m);
+        f["tile"] = h.raised_floor->tile;
         putExtras(f, h.raised_floor->extra);
         o["raised_floor"] = std::move(f);
     }
@@ -497,6 +499,8 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
         x.get("pump_power_w", p.pump_power_w);
         x.get("facility_water_temp_c", p.facility_water_temp_c);
     });
+    readObject<SimulationSettings>(r, "simulation", s.simulation, d,
+                                   [](ObjReader& x, SimulationSettings& o, Diagnostics&) { x.get("air", o.air); });
     readObject<Network>(r, "network", s.network, d, [](ObjReader& x, Network& n, Diagnostics&) { read(x, n); });
     readList(r, "jobs", false, s.jobs, d, [&](ObjReader& x, Job& j) { readJob(x, j, d); });
     readList(r, "events", false, s.events, d, readEvent);
@@ -536,6 +540,12 @@ std::string scenarioToJson(const Scenario& s) {
         plant["facility_water_temp_c"] = num(s.plant.facility_water_temp_c);
         putExtras(plant, s.plant.extra);
         o["plant"] = std::move(plant);
+    }
+    if (!s.simulation.air.empty() || !s.simulation.extra.empty()) {
+        ojson sim;
+        putIfNotEmpty(sim, "air", s.simulation.air);
+        putExtras(sim, s.simulation.extra);
+        o["simulation"] = std::move(sim);
     }
     o["power"] = write(s.power);
     {

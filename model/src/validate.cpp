@@ -164,6 +164,8 @@ private:
             const double rf = h.raised_floor->height_m;
             if (!(rf > 0) || rf >= h.height_m)
                 err(hp + "/raised_floor/height_m", "must be > 0 and below the hall height (is " + num(rf) + ")");
+            if (!c_.floorTile(h.raised_floor->tile))
+                err(hp + "/raised_floor/tile", "unknown floor tile '" + h.raised_floor->tile + "' (the catalog's floor_tiles)");
         }
         std::vector<Placed> placed;
         const bool dims_ok = h.width_m > 0 && h.depth_m > 0;

@@ -16,21 +16,77 @@ struct LbmAir::Impl {
     LbmAirSpec spec;
     ThreadPool& pool;
     std::unique_ptr<AirModel> air;
-    std::unique_ptr<Lattice> lat;
+    std::unique_ptr<Lattice> lat;  // built at the first advance
     double h = 0, dt = 0, t = 0;
-    bool solids_synced = false;
     struct Port {
-        double cells, open;
+        std::vector<int> cells;
+        bool source;
+        PortJet jet;
+        double q = 0;
     };
     std::vector<Port> ports;
     std::vector<float> temp, velocity;
+    AirSolverStats stats;
+    std::vector<double> flow_ref;            // port flows when the flow last changed
+    double settle_until = 0, next_lattice = 0;
+
+    /// True when the flow changed for real since the last change (or never ran): a port's flow moved by a
+    /// quarter of itself (a unit failed or came back), or all ports together by 10 % of the total. Fans that
+    /// follow their inlets drift less and do not count.
+    bool flowsMoved() {
+        double total = 0, moved = 0;
+        bool big = flow_ref.size() != ports.size();
+        for (std::size_t i = 0; i < ports.size(); ++i) {
+            total += std::fabs(ports[i].q);
+            if (big) continue;
+            const double d = std::fabs(ports[i].q - flow_ref[i]);
+            moved += d;
+            big = d > 0.25 * std::max(std::fabs(flow_ref[i]), std::fabs(ports[i].q)) && d > 1e-9;
+        }
+        if (!big && moved <= 0.1 * total) return false;
+        flow_ref.resize(ports.size());
+        for (std::size_t i = 0; i < ports.size(); ++i) flow_ref[i] = ports[i].q;
+        return true;
+    }
+
+    /// Two flow-through times of the room (fluid volume over the air blown in), within 10–120 s.
+    double settleTime() const {
+        double q = 0;
+        for (const Port& p : ports)
+            if (p.source) q += p.q;
+        const double v = static_cast<double>(air->cellCount() - air->solidCount()) * h * h * h;
+        return q > 0 ? std::clamp(2.0 * v / q, 10.0, 120.0) : 120.0;
+    }
 
     Impl(const LbmAirSpec& s, ThreadPool& p) : spec(s), pool(p) {}
 
-    void syncSolids() {
-        if (solids_synced) return;
-        for (std::size_t c = 0; c < air->cellCount(); ++c) lat->setSolid(static_cast<int>(c), air->solid(static_cast<int>(c)));
-        solids_synced = true;
+    double jetMs(const Port& p) const { return p.q / (static_cast<double>(p.cells.size()) * h * h * p.jet.open_fraction); }
+
+    void pushFlow(int port) {
+        const Port& p = ports[static_cast<std::size_t>(port)];
+        lat->setPortFlow(port, p.q * dt / (h * h * h), jetMs(p) * dt / h);
+    }
+
+    void buildLattice() {
+        dt = spec.mach * kCs * h / spec.max_speed_ms;
+        LatticeSpec ls;
+        ls.nx = air->nx();
+        ls.ny = air->ny();
+        ls.nz = air->nz();
+        ls.tau = 0.5 + 3.0 * spec.nu_m2s * dt / (h * h);
+        ls.smagorinsky_cs = spec.smagorinsky_cs;
+        // A lattice update costs ~20 temperature updates: threads pay off on far smaller grids.
+        ls.min_parallel_cells = spec.grid.min_parallel_cells / 16;
+        ls.backend = spec.grid.backend;
+        lat = std::make_unique<Lattice>(ls, pool);
+        for (std::size_t c = 0; c < air->cellCount(); ++c)
+            if (air->solid(static_cast<int>(c))) lat->setSolid(static_cast<int>(c), true);
+        for (std::size_t i = 0; i < ports.size(); ++i) {
+            const Port& p = ports[i];
+            lat->addPort(p.cells, p.source, p.jet.dx, p.jet.dy, p.jet.dz);
+            pushFlow(static_cast<int>(i));
+        }
+        lat->reset();
     }
 
     /// Face fluxes (m³/s) from the lattice's mean velocity: the average of the two cells' normal velocity times
@@ -63,53 +119,81 @@ LbmAir::LbmAir(const LbmAirSpec& spec, ThreadPool& pool) : d_(std::make_unique<I
     d.air = std::make_unique<AirModel>(g, pool);
     d.h = d.air->cellM();
     d.dt = spec.mach * kCs * d.h / spec.max_speed_ms;
-    LatticeSpec ls;
-    ls.nx = d.air->nx();
-    ls.ny = d.air->ny();
-    ls.nz = d.air->nz();
-    ls.tau = 0.5 + 3.0 * spec.nu_m2s * d.dt / (d.h * d.h);
-    ls.smagorinsky_cs = spec.smagorinsky_cs;
-    ls.min_parallel_cells = g.min_parallel_cells;
-    ls.backend = g.backend;
-    d.lat = std::make_unique<Lattice>(ls, pool);
-    d.lat->reset();
 }
 
 LbmAir::~LbmAir() = default;
 
 AirModel& LbmAir::air() { return *d_->air; }
 const AirModel& LbmAir::air() const { return *d_->air; }
-const Lattice& LbmAir::lattice() const { return *d_->lat; }
+
+const Lattice& LbmAir::lattice() const {
+    if (!d_->lat) throw SimError("lattice air: the lattice is built at the first advance");
+    return *d_->lat;
+}
+
+void LbmAir::setMaxSpeed(double ms) {
+    if (d_->lat) throw SimError("lattice air: the fastest speed is set before the first advance");
+    if (!(ms > 0)) throw SimError("lattice air: the fastest expected air speed must be positive");
+    d_->spec.max_speed_ms = ms;
+    d_->dt = d_->spec.mach * kCs * d_->h / ms;
+}
 
 void LbmAir::addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1) {
+    if (d_->lat) throw SimError("lattice air: solids are added before the first advance");
     d_->air->addSolidBox(x0, y0, z0, x1, y1, z1);
-    d_->solids_synced = false;
 }
 
 int LbmAir::addPort(const std::vector<int>& cells, bool source, double dx, double dy, double dz, double open_fraction) {
+    return addPort(cells, source, PortJet{dx, dy, dz, open_fraction});
+}
+
+int LbmAir::addPort(const std::vector<int>& cells, bool source, const PortJet& jet) {
     Impl& d = *d_;
-    if (!(open_fraction > 0 && open_fraction <= 1)) throw SimError("air port: the open fraction must be within (0, 1]");
-    d.syncSolids();
+    if (d.lat) throw SimError("lattice air: ports are added before the first advance");
+    if (!(jet.open_fraction > 0 && jet.open_fraction <= 1)) throw SimError("air port: the open fraction must be within (0, 1]");
     const int a = d.air->addPort(cells, source);
-    const int l = d.lat->addPort(cells, source, dx, dy, dz);
     // Every port goes through here, so a port's number is the same in air(), the lattice and this list.
-    if (a != static_cast<int>(d.ports.size()) || l != a) throw SimError("lattice air: ports added to air() directly");
-    d.ports.push_back({static_cast<double>(cells.size()), open_fraction});
+    if (a != static_cast<int>(d.ports.size())) throw SimError("lattice air: ports added to air() directly");
+    d.ports.push_back({cells, source, jet, 0.0});
     return a;
 }
 
 void LbmAir::setPortFlow(int port, double q) {
     Impl& d = *d_;
-    const auto& p = d.ports.at(static_cast<std::size_t>(port));
+    d.ports.at(static_cast<std::size_t>(port)).q = q;
     d.air->setPortFlow(port, q);
-    const double jet_ms = q / (p.cells * d.h * d.h * p.open);
-    d.lat->setPortFlow(port, q * d.dt / (d.h * d.h * d.h), jet_ms * d.dt / d.h);
+    if (d.lat) d.pushFlow(port);
 }
 
 int LbmAir::advance(double duration, const std::function<void(double)>& before) {
     Impl& d = *d_;
     if (!(duration > 0)) return 0;
-    d.syncSolids();
+    if (!d.lat) d.buildLattice();
+    // A jet faster than the lattice was set up for would run at a Mach number where it is no longer air.
+    for (std::size_t i = 0; i < d.ports.size(); ++i) {
+        const auto& p = d.ports[i];
+        const double mach = d.jetMs(p) * d.dt / d.h / kCs;
+        if (p.source && mach > 0.2) {
+            char msg[300];
+            std::snprintf(msg, sizeof msg,
+                          "lattice air: port %zu blows at %.2f m/s, Mach %.2f on a lattice set up for %.2f m/s (at most 0.2 is air); "
+                          "its flow exceeds the equipment's maximum airflow",
+                          i, d.jetMs(p), mach, d.spec.max_speed_ms);
+            throw SimError(msg);
+        }
+    }
+    if (d.flowsMoved()) d.settle_until = d.t + d.settleTime();
+    if (d.t + 1e-9 < d.settle_until || d.t + 1e-9 >= d.next_lattice || d.spec.lattice_stride <= 1) {
+        d.next_lattice = d.t + duration * std::max(1, d.spec.lattice_stride);
+        runLattice(duration);
+    }
+    const int sub = d.air->advance(duration, before);
+    d.t += duration;
+    return sub;
+}
+
+void LbmAir::runLattice(double duration) {
+    Impl& d = *d_;
     // Buoyancy from the temperature at the start of the interval, relative to the room's mean.
     d.temp = d.air->temperatures();
     double sum = 0;
@@ -125,35 +209,43 @@ int LbmAir::advance(double duration, const std::function<void(double)>& before) 
     const int n = std::max(1, static_cast<int>(std::lround(duration / d.dt)));
     d.lat->resetMeans();
     d.lat->setSampling(true);
+    const std::int64_t s0 = d.lat->steps();
     try {
         d.lat->step(n);
     } catch (const LatticeUnstable& e) {
-        char when[64];
-        std::snprintf(when, sizeof when, " (simulated time %.3f s)", static_cast<double>(e.step) * d.dt);
+        char when[128];
+        std::snprintf(when, sizeof when, " (at x %.2f, y %.2f, z %.2f m in the hall, simulated time %.3f s)", (e.i + 0.5) * d.h,
+                      (e.j + 0.5) * d.h, (e.k + 0.5) * d.h, d.t + static_cast<double>(e.step - s0) * d.dt);
         throw LatticeUnstable(std::string(e.what()) + when, e.i, e.j, e.k, e.step);
     }
     d.velocity = d.lat->meanVelocity();
     std::vector<float> fx, fy, fz;
     d.faceFluxes(fx, fy, fz);
-    d.air->setFluxes(std::move(fx), std::move(fy), std::move(fz), 1e-6);
+    const FlowSolveStats fs = d.air->setFluxes(std::move(fx), std::move(fy), std::move(fz), 1e-6);
+    d.stats.lattice_steps += n;
+    ++d.stats.flow_solves;
+    d.stats.flow_iterations += fs.iterations;
+    d.stats.last_flow_residual = fs.relative_residual;
+    d.stats.max_divergence_error = std::max(d.stats.max_divergence_error, fs.max_divergence_error);
     // Eddy diffusivity of heat from the LES: κ_t = ν_t / Pr_t, lattice → m²/s.
     std::vector<float> kt = d.lat->meanEddyViscosity();
     const double to_si = d.h * d.h / d.dt / d.spec.prandtl_t;
     for (float& v : kt) v = static_cast<float>(v * to_si);
     d.air->setEddyDiffusivity(kt);
-    const int sub = d.air->advance(duration, before);
-    d.t += duration;
-    return sub;
 }
 
 double LbmAir::latticeDtS() const { return d_->dt; }
 double LbmAir::timeS() const { return d_->t; }
+const AirSolverStats& LbmAir::stats() const { return d_->stats; }
 
 std::string LbmAir::summary() const {
     const Impl& d = *d_;
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "D3Q19 TRT + Smagorinsky LES (C_s %.2f), cell %.2f m, lattice step %.2f ms (Mach %.2f at %.1f m/s), %s",
-                  d.spec.smagorinsky_cs, d.h, d.dt * 1e3, d.spec.mach, d.spec.max_speed_ms, d.spec.buoyancy ? "buoyancy on" : "no buoyancy");
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "lattice Boltzmann D3Q19 TRT + Smagorinsky LES (C_s %.2f), %d x %d x %d cells of %.2f m, lattice step %.2f ms "
+                  "(Mach %.2f at %.2f m/s, the fastest jet), %s, quasi-steady stride %d; heat: van Leer TVD with eddy diffusivity (Pr_t %.2f)",
+                  d.spec.smagorinsky_cs, d.air->nx(), d.air->ny(), d.air->nz(), d.h, d.dt * 1e3, d.spec.mach, d.spec.max_speed_ms,
+                  d.spec.buoyancy ? "Boussinesq buoyancy" : "no buoyancy", d.spec.lattice_stride, d.spec.prandtl_t);
     return buf;
 }
 
@@ -162,6 +254,14 @@ std::vector<float> LbmAir::velocityMs() const {
     const float s = static_cast<float>(d_->h / d_->dt);
     for (float& x : v) x *= s;
     return v;
+}
+
+std::unique_ptr<AirSolver> makeLbmAir(const AirSolverSpec& spec, ThreadPool& pool) {
+    LbmAirSpec l;
+    l.grid = spec.grid;
+    l.max_speed_ms = spec.max_speed_ms;
+    l.lattice_stride = spec.lattice_stride;
+    return std::make_unique<LbmAir>(l, pool);
 }
 
 } // namespace ct::sim

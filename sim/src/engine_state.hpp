@@ -3,7 +3,7 @@
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
-#include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/air/air_solver.hpp>
 
 #include <memory>
 #include <string>
@@ -91,10 +91,10 @@ struct ChainRt {   ///< floor PDU, UPS or utility feed
 };
 
 struct HallRt {
-    std::unique_ptr<AirModel> air;
+    std::unique_ptr<AirSolver> solver;
+    AirModel* air = nullptr;  ///< the solver's temperature side
     int tile_port = -1;   ///< raised floor: perforated tiles in front of the racks, fed by every live unit
     std::vector<int> racks, units;
-    std::vector<double> port_flow_at_solve;
 };
 
 } // namespace ct::sim::detail

@@ -84,6 +84,15 @@ struct CoolingUnitModel {
     bool operator==(const CoolingUnitModel&) const = default;
 };
 
+/// A raised-floor tile that lets the plenum's air into the room (perforated or grate): its open-area ratio sets
+/// the speed of the jet it makes, q / (tile area · open fraction).
+struct FloorTileModel {
+    std::string id, name, source;
+    double open_fraction = 0.25;    ///< open area / tile area
+    double size_m = 0.6;            ///< square tile edge
+    bool operator==(const FloorTileModel&) const = default;
+};
+
 struct CduModel {
     std::string id, name, source;
     double capacity_w = 0;
@@ -121,6 +130,7 @@ public:
     std::vector<RackModel> racks;
     std::vector<CoolingUnitModel> cooling_units;
     std::vector<CduModel> cdus;
+    std::vector<FloorTileModel> floor_tiles;
     std::vector<SwitchModel> switches;
     std::vector<UpsModel> ups;
     std::vector<EfficiencyCurve> efficiency_curves;
@@ -139,6 +149,7 @@ public:
     const RackModel* rack(std::string_view id) const;
     const CoolingUnitModel* coolingUnit(std::string_view id) const;
     const CduModel* cdu(std::string_view id) const;
+    const FloorTileModel* floorTile(std::string_view id) const;
     const SwitchModel* switchModel(std::string_view id) const;
     const UpsModel* upsModel(std::string_view id) const;
     const EfficiencyCurve* curve(std::string_view id) const;

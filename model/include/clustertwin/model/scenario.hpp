@@ -106,6 +106,7 @@ struct Cdu {
 
 struct RaisedFloor {
     double height_m = 0.6;
+    std::string tile = "perforated-25";  ///< catalog floor tile in front of the racks (its open-area ratio)
     Extras extra;
     bool operator==(const RaisedFloor&) const = default;
 };
@@ -157,6 +158,13 @@ struct PowerChain {
 };
 
 /// The cooling plant behind the CRAHs and CDUs (gives cooling power, hence PUE).
+/// How this scenario is best simulated; command-line and app choices override it.
+struct SimulationSettings {
+    std::string air;   ///< room-air solver: "lbm" (the default when empty) or "quick" (potential flow, approximate)
+    Extras extra;
+    bool operator==(const SimulationSettings&) const = default;
+};
+
 struct Plant {
     double chiller_cop = 5.0;
     double pump_power_w = 0;
@@ -277,6 +285,7 @@ struct Scenario {
     std::vector<Hall> halls;
     PowerChain power;
     Plant plant;
+    SimulationSettings simulation;
     Network network;
     std::vector<Job> jobs;
     std::vector<Event> events;

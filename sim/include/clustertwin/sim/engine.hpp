@@ -24,6 +24,10 @@ struct EngineOptions {
     double unit_airflow_margin = 1.1;  ///< cooling units blow this multiple of the racks' airflow (up to their maximum)
     std::uint64_t max_grid_bytes = 0;  ///< 0 = 80 % of physical memory
     std::string backend = "cpu";      ///< "cpu" (reference); "cuda" arrives with issue 7
+    /// Room-air solver (airSolverNames()): "" takes the scenario's simulation.air, and lbm when it has none.
+    std::string air;
+    /// lbm: once the flow has settled, the lattice runs one engine step in this many (LbmAirSpec::lattice_stride).
+    int lattice_stride = 4;
 };
 
 /// Counters for progress and benchmarks.
@@ -33,8 +37,12 @@ struct EngineStats {
     std::int64_t flow_solves = 0;
     std::int64_t flow_iterations = 0;
     std::uint64_t grid_cells = 0;
+    std::int64_t lattice_steps = 0;
     double last_flow_residual = 0;
     double max_divergence_error = 0;
+    std::string air_solver;        ///< the room-air solver in use ("lbm", "quick")
+    bool air_approximate = false;  ///< quick mode: label results approximate
+    std::string air_summary;       ///< one line per hall: method, grid, time step
 };
 
 class Engine {
@@ -56,6 +64,9 @@ public:
     const model::Frame& frame() const;
     double timeS() const;
     const EngineStats& stats() const;
+    /// One flow-through time of the room air (fluid volume / air the units blow in now), in seconds; the window
+    /// of SteadyDetector. Infinite without airflow.
+    double flowThroughTimeS() const;
     /// Air temperature at a point (°C); NaN inside solids.
     double airTemperatureAt(double x_m, double y_m, double z_m, int hall = 0) const;
 

@@ -1,9 +1,9 @@
 #pragma once
-// A D3Q19 lattice-Boltzmann fluid on a box of cells, in lattice units (cell = 1, step = 1, ρ0 = 1): regularised
-// BGK collision, Smagorinsky LES, Guo body forces (a uniform acceleration and Boussinesq buoyancy from a
+// A D3Q19 lattice-Boltzmann fluid on a box of cells, in lattice units (cell = 1, step = 1, ρ0 = 1): two-relaxation-
+// time (TRT, Λ = 3/16) collision, Smagorinsky LES, Guo body forces (a uniform acceleration and Boussinesq buoyancy from a
 // temperature field), bounce-back walls and solids (domain faces may move tangentially, as a cavity's lid),
 // periodic axes, and ports: cells where air enters with a momentum or leaves, with exact mass. The air module
-// (air/lbm_solver) maps the hall's physical units onto it; the benchmarks of ../reference/air.md run on it
+// (LbmAir) maps the hall's physical units onto it; the benchmarks of ../reference/air.md run on it
 // directly. The per-cell update is sim/air/lbm_kernel.hpp, shared by the CPU loop and CUDA.
 #include <clustertwin/sim/backend.hpp>
 

@@ -5,8 +5,8 @@
 //
 // Units: the lattice step follows from the cell size and the fastest expected air speed, dt = Ma·c_s·h / U_max
 // with c_s = 1/√3 (lattice Mach Ma at U_max, 0.1 by default); viscosity ν·dt/h², accelerations a·dt²/h.
+#include <clustertwin/sim/air/air_solver.hpp>
 #include <clustertwin/sim/air/lattice.hpp>
-#include <clustertwin/sim/air_model.hpp>
 
 #include <functional>
 #include <memory>
@@ -28,42 +28,58 @@ struct LbmAirSpec {
     double gravity_ms2 = 9.81;
     double reference_temp_c = 25.0;   ///< β = 1 / T_ref(K)
     bool buoyancy = true;
+    /// Quasi-steady stride: once the flow has settled (two flow-through times after the start or after the port
+    /// flows changed: one by a quarter of itself, or all by 10 % of the total), the lattice runs one interval in `lattice_stride` and heat is
+    /// carried on the last interval's mean flow in between. The flow settles in seconds, the hall's heat in
+    /// minutes; 1 runs the lattice through every interval.
+    int lattice_stride = 4;
 };
 
-class LbmAir {
+class LbmAir final : public AirSolver {
 public:
-    /// Throws SimError for a Mach number outside 0.01–0.2, a non-positive speed or what AirModel and Lattice refuse.
+    /// Throws SimError for a Mach number outside 0.01–0.2, a non-positive speed or what AirModel refuses.
     LbmAir(const LbmAirSpec& spec, ThreadPool& pool);
-    ~LbmAir();
+    ~LbmAir() override;
     LbmAir(const LbmAir&) = delete;
     LbmAir& operator=(const LbmAir&) = delete;
 
+    std::string_view name() const override { return "lbm"; }
+    bool approximate() const override { return false; }
     /// The temperature side: grid, solids, ports, temperatures (read it; change geometry through this class).
-    AirModel& air();
-    const AirModel& air() const;
+    AirModel& air() override;
+    const AirModel& air() const override;
+    /// The lattice, built at the first advance (from the geometry and the fastest speed then known).
     const Lattice& lattice() const;
 
-    void addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1);
+    /// The fastest expected air speed (m/s), which sets the lattice step; only before the first advance.
+    void setMaxSpeed(double ms);
+    void setFastestJet(double ms) override { setMaxSpeed(ms); }
+
+    void addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1) override;
     /// A port on fluid cells: a source blows along (dx, dy, dz) through `open_fraction` of its face area (a
     /// perforated tile: its open-area ratio), so its jet leaves at q / (cells·h²·open_fraction). The number
     /// returned is also the port's number in air() (read its temperatures there; add ports only here).
     int addPort(const std::vector<int>& cells, bool source, double dx, double dy, double dz, double open_fraction = 1.0);
-    void setPortFlow(int port, double q_m3s);
+    int addPort(const std::vector<int>& cells, bool source, const PortJet& jet) override;
+    void setPortFlow(int port, double q_m3s) override;
 
     /// Advances `duration_s`: the lattice runs the matching number of its steps with buoyancy from the
     /// temperature at the start, then heat is carried over the same time on the mean velocity of those steps.
     /// `before_substep(dt)` runs before each temperature sub-step (port temperatures). Returns the sub-steps.
-    /// Throws LatticeUnstable (with the simulated time added) when the lattice fails.
-    int advance(double duration_s, const std::function<void(double)>& before_substep);
+    /// Throws LatticeUnstable (with the simulated time added) when the lattice fails, and SimError when a
+    /// port's jet is faster than the lattice can carry (Mach above 0.2).
+    int advance(double duration_s, const std::function<void(double)>& before_substep) override;
 
     double latticeDtS() const;
     double timeS() const;
     /// "D3Q19 TRT + LES, 0.25 m, dt 3.6 ms (Ma 0.10 at 4.0 m/s), ν_lat 1.4e-6": for run summaries.
-    std::string summary() const;
+    std::string summary() const override;
+    const AirSolverStats& stats() const override;
     /// Cell-centred mean velocity of the last advance (m/s), 3 per cell.
     std::vector<float> velocityMs() const;
 
 private:
+    void runLattice(double duration_s);
     struct Impl;
     std::unique_ptr<Impl> d_;
 };

@@ -1,0 +1,77 @@
+// Quick mode: heat carried on the potential flow of the ports (AirModel::solveFlow), first-order upwind. No
+// momentum and no buoyancy, so a jet does not cross the room: approximate, and labelled so (docs/simulation.md).
+#include <clustertwin/sim/air/air_solver.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace ct::sim {
+
+namespace {
+
+class QuickAir final : public AirSolver {
+public:
+    QuickAir(const AirSolverSpec& spec, ThreadPool& pool) : spec_(spec) {
+        AirGridSpec g = spec.grid;
+        g.tvd = false;
+        air_ = std::make_unique<AirModel>(g, pool);
+    }
+
+    std::string_view name() const override { return "quick"; }
+    bool approximate() const override { return true; }
+    AirModel& air() override { return *air_; }
+    const AirModel& air() const override { return *air_; }
+    void addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1) override {
+        air_->addSolidBox(x0, y0, z0, x1, y1, z1);
+    }
+    int addPort(const std::vector<int>& cells, bool source, const PortJet&) override {
+        const int p = air_->addPort(cells, source);
+        at_solve_.push_back(-1.0);  // never solved
+        return p;
+    }
+    void setPortFlow(int port, double q) override { air_->setPortFlow(port, q); }
+
+    int advance(double duration, const std::function<void(double)>& before) override {
+        // Solve again only when the port flows moved by enough of the hall's airflow (a unit failed, fans
+        // changed speed): the L1 change since the last solve against the total.
+        double total = 0, moved = 0;
+        bool never = false;
+        for (std::size_t p = 0; p < at_solve_.size(); ++p) {
+            const double q = air_->portFlow(static_cast<int>(p));
+            total += std::fabs(q);
+            if (at_solve_[p] < 0) never = true;
+            else moved += std::fabs(q - at_solve_[p]);
+        }
+        if (never || moved > spec_.flow_resolve_change * std::max(total, 1e-12)) {
+            const FlowSolveStats st = air_->solveFlow(spec_.flow_residual);
+            ++stats_.flow_solves;
+            stats_.flow_iterations += st.iterations;
+            stats_.last_flow_residual = st.relative_residual;
+            stats_.max_divergence_error = std::max(stats_.max_divergence_error, st.max_divergence_error);
+            for (std::size_t p = 0; p < at_solve_.size(); ++p) at_solve_[p] = air_->portFlow(static_cast<int>(p));
+        }
+        return air_->advance(duration, before);
+    }
+
+    std::string summary() const override {
+        char buf[240];
+        std::snprintf(buf, sizeof buf,
+                      "quick (approximate): potential flow, no momentum or buoyancy, %d x %d x %d cells of %.2f m; heat: first-order upwind",
+                      air_->nx(), air_->ny(), air_->nz(), air_->cellM());
+        return buf;
+    }
+    const AirSolverStats& stats() const override { return stats_; }
+
+private:
+    AirSolverSpec spec_;
+    std::unique_ptr<AirModel> air_;
+    std::vector<double> at_solve_;
+    AirSolverStats stats_;
+};
+
+} // namespace
+
+std::unique_ptr<AirSolver> makeQuickAir(const AirSolverSpec& spec, ThreadPool& pool) { return std::make_unique<QuickAir>(spec, pool); }
+
+} // namespace ct::sim

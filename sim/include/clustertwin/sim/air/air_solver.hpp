@@ -1,0 +1,80 @@
+#pragma once
+// A room-air solver (MODELS.md §3): the geometry (solids, ports) and the port flows go in, the temperature field
+// comes out, advanced in time. Every solver carries heat with the conservative finite-volume transport of
+// AirModel (air()); they differ in where the velocity comes from:
+//   lbm    lattice Boltzmann with LES and buoyancy (LbmAir): jets, plumes and recirculation; the default
+//   quick  potential flow (∇²φ = s, multigrid-preconditioned CG): no momentum, no buoyancy; approximate
+// A new solver is one file with a factory and one line in the table of air_solver.cpp.
+#include <clustertwin/sim/air_model.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ct::sim {
+
+struct AirSolverSpec {
+    AirGridSpec grid;
+    /// lbm: the fastest air speed expected anywhere (the strongest jet at the equipment's maximum airflow); the
+    /// lattice's time step follows from it (Mach 0.1 there).
+    double max_speed_ms = 2.0;
+    int lattice_stride = 4;  ///< lbm: LbmAirSpec::lattice_stride
+    /// quick: relative residual of the flow solve, and the share of the hall's airflow that port flows must move
+    /// by before the flow is solved again.
+    double flow_residual = 1e-6;
+    double flow_resolve_change = 0.05;
+};
+
+struct AirSolverStats {
+    std::int64_t flow_solves = 0, flow_iterations = 0;  ///< quick: potential solves; lbm: projections
+    std::int64_t lattice_steps = 0;                     ///< lbm
+    double last_flow_residual = 0;
+    double max_divergence_error = 0;
+};
+
+/// Where a source port's air goes: a unit direction and the open share of its face (a perforated tile's
+/// open-area ratio), so the jet leaves at q / (cells · h² · open_fraction). Sinks ignore it.
+struct PortJet {
+    double dx = 0, dy = 0, dz = 0;
+    double open_fraction = 1.0;
+};
+
+class AirSolver {
+public:
+    virtual ~AirSolver() = default;
+    /// "lbm" or "quick": the name the CLI, the app and scenarios use.
+    virtual std::string_view name() const = 0;
+    /// True where the answer is known to be rough (quick mode), to label it so in summaries and the app.
+    virtual bool approximate() const = 0;
+
+    /// The temperature side: grid, cells, port temperatures. Change geometry and flows through this class.
+    virtual AirModel& air() = 0;
+    virtual const AirModel& air() const = 0;
+
+    virtual void addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1) = 0;
+    /// A port on fluid cells; the number is also the port's number in air().
+    virtual int addPort(const std::vector<int>& cells, bool source, const PortJet& jet) = 0;
+    virtual void setPortFlow(int port, double q_m3s) = 0;
+    /// The fastest jet the ports can make at the equipment's maximum airflow (m/s), known once the geometry is
+    /// built; a solver whose time step depends on it (lbm) takes it before its first advance.
+    virtual void setFastestJet(double /*ms*/) {}
+
+    /// Advances `duration_s`; `before_substep(dt)` runs before each temperature sub-step (to set source
+    /// temperatures from sink temperatures). Returns the number of temperature sub-steps. Throws SimError
+    /// (LatticeUnstable for the lattice, naming cell, time and cause) when the solver fails.
+    virtual int advance(double duration_s, const std::function<void(double)>& before_substep) = 0;
+
+    /// One line for run summaries: the method, its grid and time step.
+    virtual std::string summary() const = 0;
+    virtual const AirSolverStats& stats() const = 0;
+};
+
+/// The registered solvers, in order: the first is the default.
+std::vector<std::string> airSolverNames();
+/// Builds the named solver; throws SimError naming the known ones for an unknown name.
+std::unique_ptr<AirSolver> makeAirSolver(std::string_view name, const AirSolverSpec& spec, ThreadPool& pool);
+
+} // namespace ct::sim

@@ -1,0 +1,183 @@
+// The frame of a step: every entity's state and the hall metrics (RCI, RTI, SHI, PUE), with the air field when asked.
+#include "engine_impl.hpp"
+
+#include <clustertwin/model/geometry.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ct::sim {
+
+namespace u = model::units;
+
+// ------------------------------------------------------------------ the frame
+
+void Engine::Impl::finishFrame(bool with_air) {
+    model::Frame& f = frame;
+    f.time_s = t;
+    f.gpus.clear();
+    f.nodes.clear();
+    f.racks.clear();
+    f.cooling_units.clear();
+    f.cdus.clear();
+    f.rack_pdus.clear();
+    f.pdus.clear();
+    f.ups.clear();
+    f.feeds.clear();
+    f.it_power_w = f.heat_in_w = f.heat_removed_w = f.liquid_heat_w = 0;
+    for (const auto& n : nodes) {
+        for (std::size_t g = 0; g < n.gpus.size(); ++g) {
+            const auto& gr = n.gpus[g];
+            f.gpus.push_back({model::gpuId(n.node->id, static_cast<int>(g)), gr.util, gr.power_w, gr.temp_c, gr.throttle,
+                              gr.failed || gr.shutdown || n.failed || !n.powered});
+        }
+        f.nodes.push_back({n.node->id, n.power_dc_w, n.power_ac_w, n.psu_loss_w, n.fan_speed, n.fan_power_w, n.airflow_m3s,
+                           n.inlet_c, n.heat_liquid_w, n.powered, n.failed});
+        f.it_power_w += n.power_ac_w;
+        f.liquid_heat_w += n.heat_liquid_w;
+    }
+    f.max_inlet_c = -1e9;
+    double rci_hi_sum = 0, rci_lo_sum = 0, t_in_q = 0, t_out_q = 0, q_r = 0, shi_num = 0, shi_den = 0;
+    int levels_n = 0;
+    double t_supply_q = 0, t_return_q = 0, q_u = 0;
+    for (const auto& ur : units) {
+        t_supply_q += ur.supply_c * ur.q_m3s;
+        t_return_q += ur.return_c * ur.q_m3s;
+        q_u += ur.q_m3s;
+    }
+    const double t_sup_mean = q_u > 0 ? t_supply_q / q_u : 0;
+    for (const auto& rr : racks) {
+        model::RackFrame rf;
+        rf.id = rr.rack->id;
+        double q = 0, tin = 0, tout = 0;
+        rf.inlet_max_c = -1e9;
+        for (int ni : rr.nodes) rf.power_w += nodes[ni].power_ac_w;
+        for (const auto& lv : rr.levels) {
+            rf.inlet_c.push_back(lv.inlet_c);
+            rf.level_height_m.push_back(lv.z_m);
+            rf.heat_to_air_w += lv.heat_w;
+            if (lv.q_m3s <= 0) continue;
+            q += lv.q_m3s;
+            tin += lv.q_m3s * lv.inlet_c;
+            tout += lv.q_m3s * lv.exhaust_c;
+            rf.inlet_max_c = std::max(rf.inlet_max_c, lv.inlet_c);
+            // RCI over every breathing level (Herrlin): over-temperature against 27 °C (of 27–32), under against 18 °C.
+            rci_hi_sum += std::max(0.0, lv.inlet_c - kInletLimitC);
+            rci_lo_sum += std::max(0.0, kInletLowC - lv.inlet_c);
+            ++levels_n;
+            shi_num += lv.q_m3s * (lv.inlet_c - t_sup_mean);
+            shi_den += lv.q_m3s * (lv.exhaust_c - t_sup_mean);
+        }
+        rf.airflow_m3s = q;
+        rf.inlet_mean_c = q > 0 ? tin / q : (rr.levels.empty() ? 0 : rr.levels.front().inlet_c);
+        rf.exhaust_c = q > 0 ? tout / q : rf.inlet_mean_c;
+        if (rf.inlet_max_c < -1e8) rf.inlet_max_c = rf.inlet_mean_c;
+        t_in_q += tin;
+        t_out_q += tout;
+        q_r += q;
+        f.heat_in_w += rf.heat_to_air_w;
+        if (rf.inlet_max_c > f.max_inlet_c) {
+            f.max_inlet_c = rf.inlet_max_c;
+            f.max_inlet_rack = rf.id;
+        }
+        alert("inlet_high", rf.id, "rack " + rf.id + " inlet above 27 °C", rf.inlet_max_c > kInletLimitC);
+        f.racks.push_back(std::move(rf));
+    }
+    f.rci_hi = levels_n ? 100.0 * (1.0 - rci_hi_sum / (levels_n * (kInletAllowableC - kInletLimitC))) : 100.0;
+    f.rci_lo = levels_n ? 100.0 * (1.0 - rci_lo_sum / (levels_n * (kInletLowC - kInletLowAllowableC))) : 100.0;
+    // RTI: (return − supply) / (rack exhaust − rack intake), airflow-weighted; SHI: (T_in − T_sup)/(T_out − T_sup).
+    const double dt_units = q_u > 0 ? (t_return_q - t_supply_q) / q_u : 0;
+    const double dt_racks = q_r > 0 ? (t_out_q - t_in_q) / q_r : 0;
+    f.rti = dt_racks > 0 ? 100.0 * dt_units / dt_racks : 0;
+    f.shi = shi_den > 0 ? shi_num / shi_den : 0;
+
+    double cooling_w = 0, plant_heat = 0;
+    for (const auto& ur : units) {
+        f.cooling_units.push_back({ur.unit->id, ur.return_c, ur.supply_c, ur.load_w, ur.q_m3s, ur.fan_power_w, ur.failed, ur.over_capacity});
+        f.heat_removed_w += ur.load_w;
+        plant_heat += ur.load_w;
+        cooling_w += ur.fan_power_w;
+        alert("cooling_short", ur.unit->id, "cooling unit " + ur.unit->id + " is at capacity; supply above setpoint", ur.over_capacity);
+    }
+    for (const auto& c : cdus) {
+        f.cdus.push_back({c.cdu->id, c.supply_c, c.return_c, c.load_w, c.failed, c.over_capacity});
+        plant_heat += c.load_w;
+        cooling_w += c.failed ? 0 : c.model->pump_power_w;
+    }
+    for (const auto& r : rpdus) {
+        model::RackPduFrame rf;
+        rf.id = r.pdu->id;
+        rf.load_w = r.load_w;
+        rf.alive = r.alive;
+        const double v = r.pdu->voltage_v * r.pdu->power_factor;
+        double imax = 0, imin = 1e300, isum = 0;
+        const int ph = r.pdu->phases == 3 ? 3 : 1;
+        for (int p = 0; p < ph; ++p) {
+            rf.phase_current_a[p] = r.phase_w[p] / v;
+            imax = std::max(imax, rf.phase_current_a[p]);
+            imin = std::min(imin, rf.phase_current_a[p]);
+            isum += rf.phase_current_a[p];
+        }
+        rf.breaker_utilization = imax / r.pdu->breaker_a;
+        rf.phase_imbalance = isum > 0 ? (imax - imin) / (isum / ph) : 0;
+        alert("breaker_high", rf.id, "rack PDU " + rf.id + " above 80 % of its breaker", rf.breaker_utilization > u::kContinuousLoadFraction);
+        f.rack_pdus.push_back(rf);
+    }
+    auto chain = [&](const std::vector<ChainRt>& v, std::vector<model::PowerNodeFrame>& out, const char* what) {
+        for (const auto& x : v) {
+            out.push_back({x.id, x.load_w, x.loss_w, x.capacity_w > 0 ? x.load_w / x.capacity_w : 0, x.alive});
+            alert("feed_overload", x.id, std::string(what) + " " + x.id + " above its capacity", x.capacity_w > 0 && x.load_w > x.capacity_w);
+        }
+    };
+    chain(pdus, f.pdus, "PDU");
+    chain(ups, f.ups, "UPS");
+    chain(feeds, f.feeds, "feed");
+    f.ups_loss_w = 0;
+    for (const auto& x : ups) f.ups_loss_w += x.loss_w;
+    f.cooling_power_w = cooling_w + plant_heat / scenario.plant.chiller_cop + scenario.plant.pump_power_w;
+    f.facility_power_w = f.it_power_w + f.ups_loss_w + f.cooling_power_w;
+    f.pue = f.it_power_w > 0 ? f.facility_power_w / f.it_power_w : 0;
+    if (f.max_inlet_c < -1e8) f.max_inlet_c = 0;
+
+    f.air.reset();
+    if (with_air && !halls.empty()) {
+        const AirModel& air = *halls.front().air;
+        model::AirField af{air.nx(), air.ny(), air.nz(), air.cellM(), air.temperatures(), {}, {}};
+        for (std::size_t c = 0; c < af.temp_c.size(); ++c)
+            if (air.solid(static_cast<int>(c))) af.temp_c[c] = std::nanf("");
+        // Cell-centred velocity: the mean of the two opposite face fluxes over the face area.
+        const int nx = air.nx(), ny = air.ny(), nz = air.nz();
+        const auto& fx = air.fluxX();
+        const auto& fy = air.fluxY();
+        const auto& fz = air.fluxZ();
+        const float inv_area = static_cast<float>(1.0 / (air.cellM() * air.cellM()));
+        af.velocity_ms.resize(3 * af.temp_c.size());
+        for (int kk = 0; kk < nz; ++kk)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const std::size_t c = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny) * kk);
+                    const std::size_t xf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx + 1) * (j + static_cast<std::size_t>(ny) * kk);
+                    const std::size_t yf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny + 1) * kk);
+                    af.velocity_ms[3 * c] = 0.5f * (fx[xf] + fx[xf + 1]) * inv_area;
+                    af.velocity_ms[3 * c + 1] = 0.5f * (fy[yf] + fy[yf + nx]) * inv_area;
+                    af.velocity_ms[3 * c + 2] = 0.5f * (fz[c] + fz[c + static_cast<std::size_t>(nx) * ny]) * inv_area;
+                }
+        // Streamline seeds: the cells where supply air enters (unit fronts or floor tiles), thinned to ~300.
+        std::vector<int> inlets;
+        const HallRt& hr = halls.front();
+        if (hr.tile_port >= 0 && air.portFlow(hr.tile_port) > 0) inlets = air.portCells(hr.tile_port);
+        for (int ui : hr.units)
+            if (air.portFlow(units[ui].supply_port) > 0)
+                for (int cell : air.portCells(units[ui].supply_port)) inlets.push_back(cell);
+        const std::size_t stride = std::max<std::size_t>(1, inlets.size() / 300);
+        const double cm = air.cellM();
+        for (std::size_t q = 0; q < inlets.size(); q += stride) {
+            const int cell = inlets[q];
+            const int i = cell % nx, j = (cell / nx) % ny, kk = cell / (nx * ny);
+            af.supply_points_m.insert(af.supply_points_m.end(), {static_cast<float>((i + 0.5) * cm), static_cast<float>((j + 0.5) * cm),
+                                                                 static_cast<float>((kk + 0.5) * cm)});
+        }
+        f.air = std::move(af);
+    }
+}
+} // namespace ct::sim

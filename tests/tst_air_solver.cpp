@@ -1,0 +1,195 @@
+// The air solvers behind the engine (issue 14): the registry, the hall's ports (directions, floor tiles, the
+// fastest jet), the scenario's choice of solver, steady-state detection, and both solvers in a whole hall
+// (heat balance at steady state, independence of the thread count).
+#include "../sim/air/hall_air.hpp"
+#include "sim_fixtures.hpp"
+
+#include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/sim/air/air_solver.hpp>
+#include <clustertwin/sim/steady.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+
+using namespace ct;
+
+class TstAirSolver : public QObject {
+    Q_OBJECT
+private slots:
+    void registryNamesTheSolversAndRefusesOthers();
+    void scenarioChoosesTheSolverAndRoundTrips();
+    void hallPortsBlowTheRightWayAndTilesUseTheirOpenArea();
+    void steadyDetectorWaitsForTheInletsToHoldStill();
+    void bothSolversBalanceHeatInAHallAtSteadyState_data();
+    void bothSolversBalanceHeatInAHallAtSteadyState();
+    void latticeHallIsIndependentOfTheThreadCount();
+};
+
+void TstAirSolver::registryNamesTheSolversAndRefusesOthers() {
+    const auto names = sim::airSolverNames();
+    QCOMPARE(names.size(), std::size_t{2});
+    QCOMPARE(names.front(), std::string("lbm"));  // the default: right first
+    sim::ThreadPool pool(1);
+    sim::AirSolverSpec spec;
+    spec.grid = sim::AirGridSpec{2, 2, 2, 0.25, 0.01};
+    for (const auto& n : names) {
+        auto s = sim::makeAirSolver(n, spec, pool);
+        QCOMPARE(std::string(s->name()), n);
+        QCOMPARE(s->approximate(), n == "quick");
+        QVERIFY(!s->summary().empty());
+    }
+    try {
+        sim::makeAirSolver("cfd", spec, pool);
+        QFAIL("an unknown solver was built");
+    } catch (const sim::SimError& e) {
+        QVERIFY2(QString(e.what()).contains("lbm") && QString(e.what()).contains("quick"), e.what());
+    }
+}
+
+void TstAirSolver::scenarioChoosesTheSolverAndRoundTrips() {
+    auto l = fixtures::sample("lab-8node", 0.5);
+    l.scenario.simulation.air = "quick";
+    const auto back = model::parseScenario(model::scenarioToJson(l.scenario));
+    QCOMPARE(back.scenario.simulation.air, std::string("quick"));
+    {
+        sim::Engine e(l.scenario, l.catalog, {});
+        QCOMPARE(e.stats().air_solver, std::string("quick"));
+        QVERIFY(e.stats().air_approximate);
+    }
+    sim::EngineOptions o;
+    o.air = "lbm";  // the command line overrides the scenario
+    {
+        sim::Engine e(l.scenario, l.catalog, o);
+        QCOMPARE(e.stats().air_solver, std::string("lbm"));
+        QVERIFY(!e.stats().air_approximate);
+        QVERIFY(QString::fromStdString(e.stats().air_summary).contains("Mach"));
+    }
+    l.scenario.simulation.air = "potential";
+    try {
+        sim::Engine e(l.scenario, l.catalog, {});
+        QFAIL("an unknown solver in the scenario was accepted");
+    } catch (const sim::SimError& e) {
+        QVERIFY2(QString(e.what()).startsWith("/simulation/air"), e.what());
+    }
+}
+
+void TstAirSolver::hallPortsBlowTheRightWayAndTilesUseTheirOpenArea() {
+    model::HallParams p;
+    p.rows = 2;
+    p.racks_per_row = 3;
+    p.server_model = "dgx-h100";
+    p.raised_floor_m = 0.6;
+    const model::Scenario s = model::buildHall(p);
+    const model::Catalog& cat = model::Catalog::builtin();
+    QCOMPARE(s.halls[0].raised_floor->tile, std::string("grate-56"));  // 40 kW racks stand on grates
+    sim::ThreadPool pool(1);
+    sim::AirSolverSpec spec;
+    spec.grid = sim::AirGridSpec{s.halls[0].width_m, s.halls[0].depth_m, s.halls[0].height_m, 0.25, 0.01};
+    auto solver = sim::makeAirSolver("quick", spec, pool);
+    const sim::HallAirPorts ports = sim::buildHallAir(s.halls[0], cat, *solver, 1.1);
+    QCOMPARE(ports.racks.size(), std::size_t{6});
+    QCOMPARE(ports.units.size(), s.halls[0].cooling_units.size());
+    QVERIFY(ports.tiles >= 0);
+    const sim::AirModel& air = solver->air();
+    // Tiles lie on the floor, in front of the racks, apart from every intake.
+    for (int c : air.portCells(ports.tiles)) QCOMPARE(c / (air.nx() * air.ny()), 0);
+    for (const auto& r : ports.racks)
+        for (int in : r.intake)
+            for (int c : air.portCells(in))
+                QVERIFY(std::find(air.portCells(ports.tiles).begin(), air.portCells(ports.tiles).end(), c) == air.portCells(ports.tiles).end());
+    // The fastest jet: the tiles at the units' airflow (at most 1.1 × the racks' maximum) through their open area.
+    double rack_q = 0;
+    for (const auto& row : s.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) rack_q += cat.server(n.model)->airflow_m3s;
+    double unit_q = 0;
+    for (const auto& u : s.halls[0].cooling_units) unit_q += cat.coolingUnit(u.model)->airflow_m3s;
+    const double open_area = 6 * cat.rack(s.halls[0].rows[0].racks[0].model)->width_m * 0.6 * 0.56;
+    const double tile_jet = std::min(unit_q, 1.1 * rack_q) / open_area;
+    qInfo("fastest jet %.2f m/s; the tiles' %.2f m/s", ports.fastest_jet_ms, tile_jet);
+    QVERIFY(ports.fastest_jet_ms >= tile_jet * 0.99);
+    // A rack's node levels cover each node once.
+    for (const auto& r : ports.racks)
+        for (const auto& nl : r.node_levels) {
+            double share = 0;
+            for (const auto& [lvl, f] : nl) share += f;
+            QVERIFY(std::fabs(share - 1) < 1e-9);
+        }
+}
+
+void TstAirSolver::steadyDetectorWaitsForTheInletsToHoldStill() {
+    // Inlets approach 30 °C as 30 − 10·e^(−t/τ), τ = 60 s, with ±0.5 K of flicker at 2 s period; window 20 s.
+    // Window means of the smooth part differ by ≈ 10·e^(−t/τ)·(1 − e^(−W/τ))·τ/W ≈ 2.83·e^(−t/60): below 0.05 K
+    // after t ≈ 60·ln(2.83/0.05) ≈ 242 s.
+    sim::SteadyDetector d(20.0, 0.05);
+    model::Frame f;
+    f.racks.resize(3);
+    double reached = -1;
+    for (int s = 0; s <= 900; ++s) {
+        f.time_s = s;
+        for (std::size_t i = 0; i < f.racks.size(); ++i)
+            f.racks[i].inlet_mean_c = 30 - 10 * std::exp(-s / 60.0) + 0.5 * std::sin(M_PI * s + static_cast<double>(i));
+        if (d.update(f) && reached < 0) reached = s;
+    }
+    qInfo("steady at %.0f s, last change %.4f K", reached, d.lastChangeK());
+    QVERIFY(reached > 230 && reached < 300);
+    QVERIFY(d.lastChangeK() < 0.05);
+}
+
+void TstAirSolver::bothSolversBalanceHeatInAHallAtSteadyState_data() {
+    QTest::addColumn<QString>("solver");
+    QTest::newRow("lbm") << "lbm";
+    QTest::newRow("quick") << "quick";
+}
+
+void TstAirSolver::bothSolversBalanceHeatInAHallAtSteadyState() {
+    QFETCH(QString, solver);
+    auto l = fixtures::sample("lab-8node", 0.8);
+    sim::EngineOptions o;
+    o.air = solver.toStdString();
+    o.step_s = 2;
+    sim::Engine e(l.scenario, l.catalog, o);
+    sim::SteadyDetector steady(e.flowThroughTimeS());
+    const model::Frame* f = &e.frame();
+    while (!steady.update(*f) && e.timeS() < 4 * 3600) f = &e.step();
+    // The heat removed is the units' over the step; average the balance over a few steps for the flicker.
+    double in = 0, out = 0;
+    for (int s = 0; s < 30; ++s) {
+        f = &e.step();
+        in += f->heat_in_w;
+        out += f->heat_removed_w;
+    }
+    const double rel = std::fabs(in - out) / in;
+    double lo = 1e9, hi = -1e9;
+    for (const auto& r : f->racks) {
+        lo = std::min(lo, r.inlet_mean_c);
+        hi = std::max(hi, r.inlet_mean_c);
+    }
+    qInfo("%s: steady after %.0f s (flow-through %.1f s); heat in %.0f W, removed %.0f W (%.3f %%); inlets %.1f–%.1f °C",
+          qPrintable(solver), e.timeS(), steady.windowS(), in / 30, out / 30, 100 * rel, lo, hi);
+    QVERIFY2(steady.steady(), "no steady state within 4 h");
+    QVERIFY2(rel < 0.01, "heat in and heat removed differ by more than 1 % at steady state");
+}
+
+void TstAirSolver::latticeHallIsIndependentOfTheThreadCount() {
+    auto l = fixtures::sample("lab-8node", 0.7);
+    std::vector<float> air[2];
+    for (int threads : {1, 2}) {
+        sim::EngineOptions o;
+        o.threads = threads;
+        o.air = "lbm";
+        sim::Engine e(l.scenario, l.catalog, o);
+        e.addEvents({fixtures::event(10, "cooling_unit_fail", "crah-02")});
+        for (int s = 0; s < 20; ++s) e.step(false);
+        air[threads - 1] = e.step(true).air->temp_c;
+    }
+    QCOMPARE(air[0].size(), air[1].size());
+    QVERIFY(std::memcmp(air[0].data(), air[1].data(), air[0].size() * sizeof(float)) == 0);
+}
+
+QTEST_GUILESS_MAIN(TstAirSolver)
+#include "tst_air_solver.moc"
