@@ -41,6 +41,14 @@ inline Loaded sample(const char* name, double util = 0, const std::string& catal
     return l;
 }
 
+/// Engine options with the quick (potential-flow) air: for tests of power, equipment, jobs and rendering, whose
+/// subject is not the air and whose runs last simulated hours. The lattice's engine path is tst_air_solver's.
+inline ct::sim::EngineOptions quickAir() {
+    ct::sim::EngineOptions o;
+    o.air = "quick";
+    return o;
+}
+
 inline ct::model::Event event(double t, const char* kind, const char* target, std::optional<double> v = std::nullopt) {
     ct::model::Event e;
     e.time_s = t;

@@ -252,6 +252,7 @@ void TstAir::sampleRackInletsMatchTheCpu() {
     std::vector<float> field[2];
     for (int pass = 0; pass < 2; ++pass) {
         ct::sim::EngineOptions o;
+        o.air = "quick";
         o.threads = 2;
         o.backend = pass == 0 ? "cpu" : backend.toStdString();
         ct::sim::Engine e(l.scenario, l.catalog, o);
@@ -275,6 +276,7 @@ void TstAir::cudaUnavailableSaysWhy() {
     if (all[1].available) QSKIP("a CUDA device is present: nothing to refuse");
     const auto l = fixtures::sample("lab-8node");
     ct::sim::EngineOptions o;
+    o.air = "quick";
     o.backend = "cuda";
     try {
         ct::sim::Engine e(l.scenario, l.catalog, o);

@@ -49,6 +49,7 @@ private slots:
     void renderWritesAPicture();
     void backendsListsTheCpu();
     void simulateRecordsARunAndSummarises();
+    void simulateQuickIsLabelledAndSteadyStops();
     void simulateRejectsBadEventsNamingThePointer();
     void simulateRefusesAGridTooFineForMemory();
     void simulateFinishesWhenCoolingFallsShortAndSaysSo();
@@ -185,6 +186,10 @@ void TstCli::simulateRecordsARunAndSummarises() {
     QVERIFY(o["pue"].toDouble() > 1.0);
     QVERIFY(o["facility_power_w"].toDouble() > o["it_power_w"].toDouble());
     QCOMPARE(o["max_inlet_rack"].toString().left(3), QString("r01"));
+    // The default air solver is the lattice, and the summary says how it was set up.
+    QCOMPARE(o["air"].toString(), QString("lbm"));
+    QVERIFY(!o["air_approximate"].toBool(true));
+    QVERIFY2(r.err.contains("room air: lattice Boltzmann") && r.err.contains("Mach 0.10"), qPrintable(r.err));
     auto store = ct::importers::TelemetryStore::open(db.toStdString());
     const auto runs = store.runs();
     QCOMPARE(runs.size(), std::size_t(1));
@@ -195,6 +200,25 @@ void TstCli::simulateRecordsARunAndSummarises() {
     QCOMPARE(it[0].points.size(), std::size_t(7));  // t = 0, 20, ..., 120
     QVERIFY(std::fabs(it[0].points.back().second - o["it_power_w"].toDouble()) < 1e-6);
     QCOMPARE(store.values(runs[0].id, "temp_c", {}, 0, 1e9).size(), std::size_t(64));  // every GPU
+}
+
+void TstCli::simulateQuickIsLabelledAndSteadyStops() {
+    QTemporaryDir tmp;
+    Run r = cli({"simulate", sample("lab-8node"), "--duration", "1m", "--air", "potential", "--out", tmp.filePath("x.sqlite")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--air"), qPrintable(r.err));
+    r = cli({"simulate", sample("lab-8node"), "--steady", "--duration", "2h", "--step", "5s", "--air", "quick", "--out",
+             tmp.filePath("s.sqlite"), "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("approximate") && r.err.contains("steady after"), qPrintable(r.err));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY(o["air_approximate"].toBool());
+    const QJsonObject st = o["steady"].toObject();
+    QVERIFY(st["reached"].toBool());
+    QVERIFY(st["time_s"].toDouble() < 7200);
+    QVERIFY(st["time_s"].toDouble() >= 2 * st["flow_through_s"].toDouble());
+    QVERIFY(st["last_change_k"].toDouble() < 0.05);
+    QCOMPARE(o["rack_inlets"].toArray().size(), 2);
 }
 
 void TstCli::simulateRejectsBadEventsNamingThePointer() {
@@ -232,7 +256,7 @@ void TstCli::simulateFinishesWhenCoolingFallsShortAndSaysSo() {
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(QJsonDocument(s).toJson());
     out.close();
-    const Run r = cli({"simulate", out.fileName(), "--duration", "5m", "--step", "5s", "--out", tmp.filePath("x.sqlite"), "--json"});
+    const Run r = cli({"simulate", out.fileName(), "--duration", "5m", "--step", "5s", "--air", "quick", "--out", tmp.filePath("x.sqlite"), "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.err.contains("cooling could not carry the load"));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -277,7 +301,7 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
     f.write(R"([{"id": "llm", "kind": "training", "gpus": 64,
                  "training": {"model_params": 7e9, "tokens_per_step": 524288, "tensor_parallel": 8}}])");
     f.close();
-    Run r = cli({"simulate", sample("superpod-h100-su"), "--duration", "30s", "--step", "5s", "--jobs", f.fileName(),
+    Run r = cli({"simulate", sample("superpod-h100-su"), "--duration", "30s", "--step", "5s", "--air", "quick", "--jobs", f.fileName(),
                  "--out", tmp.filePath("run.sqlite"), "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();

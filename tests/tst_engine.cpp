@@ -55,6 +55,7 @@ void TstEngine::heatInEqualsHeatRemovedAtSteadyState() {
         l = fixtures::sample("lab-8node", 0.8);
     }
     sim::EngineOptions o;
+    o.air = "quick";
     o.cell_m = 0.25;
     o.step_s = 2;
     sim::Engine e(l.scenario, l.catalog, o);
@@ -69,7 +70,7 @@ void TstEngine::heatInEqualsHeatRemovedAtSteadyState() {
 
 void TstEngine::rackExhaustIsIntakePlusPowerOverMassFlowCp() {
     auto l = fixtures::sample("lab-8node", 0.6);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     const model::Frame& f = runTo(e, 5);
     for (const auto& r : f.racks) {
         QVERIFY(r.airflow_m3s > 0);
@@ -86,6 +87,7 @@ void TstEngine::failedCoolingUnitRaisesInletsThatRecoverAfterRestore() {
     // Two 60 kW units for 81.6 kW of DGX at full load: one alone cannot hold the setpoint.
     auto l = fixtures::sample("lab-8node", 1.0, R"({"cooling_units": [{"id": "crah-cw-120kw", "capacity_w": 60000}]})");
     sim::EngineOptions o;
+    o.air = "quick";
     o.step_s = 2;
     sim::Engine e(l.scenario, l.catalog, o);
     e.addEvents({fixtures::event(1200, "cooling_unit_fail", "crah-01"), fixtures::event(2400, "cooling_unit_restore", "crah-01")});
@@ -102,6 +104,7 @@ void TstEngine::raisingTheSetpointPastThrottlingLowersGpuPower() {
     auto l = fixtures::sample("lab-8node", 1.0, R"({"gpus": [{"id": "h100-sxm5-80gb", "thermal_resistance_k_per_w": 0.09}]})");
     for (auto& u : l.scenario.halls[0].cooling_units) u.supply_setpoint_c = 16;
     sim::EngineOptions o;
+    o.air = "quick";
     o.step_s = 2;
     sim::Engine e(l.scenario, l.catalog, o);
     e.addEvents({fixtures::event(900, "setpoint_change", "crah-01", 27.0), fixtures::event(900, "setpoint_change", "crah-02", 27.0)});
@@ -123,6 +126,7 @@ void TstEngine::raisingTheSetpointPastThrottlingLowersGpuPower() {
 void TstEngine::liquidLoopCarriesItsShareWithTheRightDeltaT() {
     auto l = fixtures::sample("gb200-nvl72-liquid", 0.9);
     sim::EngineOptions o;
+    o.air = "quick";
     o.step_s = 5;
     sim::Engine e(l.scenario, l.catalog, o);
     const model::Frame& f = runTo(e, 300);
@@ -154,6 +158,7 @@ void TstEngine::sameInputsGiveBitIdenticalFramesForOneAndTwoThreads() {
     std::vector<double> gpu_t[2];
     for (int threads : {1, 2}) {
         sim::EngineOptions o;
+        o.air = "quick";
         o.threads = threads;
         sim::Engine e(l.scenario, l.catalog, o);
         e.addEvents({fixtures::event(30, "cooling_unit_fail", "crah-02")});
@@ -170,6 +175,7 @@ void TstEngine::sameInputsGiveBitIdenticalFramesForOneAndTwoThreads() {
 void TstEngine::gridTooFineForMemorySaysHowMuchItNeeds() {
     auto l = fixtures::sample("lab-8node");
     sim::EngineOptions o;
+    o.air = "quick";
     o.cell_m = 0.1;
     o.max_grid_bytes = 1 << 20;
     try {
@@ -183,6 +189,7 @@ void TstEngine::gridTooFineForMemorySaysHowMuchItNeeds() {
 void TstEngine::coolingThatCannotCarryTheLoadStillRunsAndSaysSo() {
     auto l = fixtures::sample("lab-8node", 1.0, R"({"cooling_units": [{"id": "crah-cw-120kw", "capacity_w": 20000}]})");
     sim::EngineOptions o;
+    o.air = "quick";
     o.step_s = 5;
     sim::Engine e(l.scenario, l.catalog, o);
     bool said = false;

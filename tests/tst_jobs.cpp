@@ -70,6 +70,7 @@ void TstJobs::failedSpineLinkLengthensTheStepAndLowersGpuPower() {
     // TP = 4: two data-parallel replicas per node, so the rings cross rails, hence the spines.
     auto l = trainingPod(4, 0.0, 1048576);
     sim::EngineOptions o;
+    o.air = "quick";
     o.step_s = 2;
     sim::Engine e(l.scenario, l.catalog, o);
     const model::Frame& before = fixtures::runTo(e, 60);
@@ -100,7 +101,7 @@ void TstJobs::failedSpineLinkLengthensTheStepAndLowersGpuPower() {
 
 void TstJobs::unreachableRanksStallTheJobAndRaiseAnAlert() {
     auto l = trainingPod(8);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     // Cut n0001's GPU 0 off the fabric: its rail ring has no path.
     const std::string link = "n0001/gpu0<->leaf0";
     e.addEvents({fixtures::event(5, "link_fail", link.c_str())});

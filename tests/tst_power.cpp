@@ -23,7 +23,7 @@ private slots:
 void TstPower::gpuAndNodePowerFollowTheCatalog() {
     // At utilization u a GPU draws P_idle + (P_max − P_idle)·u (α = 1): H100 at 0.5 → 70 + 630·0.5 = 385 W.
     auto l = fixtures::sample("lab-8node", 0.5);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     const model::Frame& f = e.step();
     for (const auto& g : f.gpus) {
         QCOMPARE(g.utilization, 0.5);
@@ -38,7 +38,7 @@ void TstPower::gpuAndNodePowerFollowTheCatalog() {
 
 void TstPower::psuLossesMatchTheEfficiencyCurve() {
     auto l = fixtures::sample("lab-8node", 0.5);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     const model::Frame& f = e.step();
     const auto& sm = l.catalog.requireServer("dgx-h100");
     const auto* curve = l.catalog.curve(sm.psu_curve);
@@ -55,7 +55,7 @@ void TstPower::psuLossesMatchTheEfficiencyCurve() {
 
 void TstPower::upsLossesMatchTheEfficiencyCurve() {
     auto l = fixtures::sample("lab-8node", 0.9);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     const model::Frame& f = e.step();
     double it = 0;
     for (const auto& n : f.nodes) it += n.power_ac_w;
@@ -72,7 +72,7 @@ void TstPower::upsLossesMatchTheEfficiencyCurve() {
 
 void TstPower::breakerUtilizationAndPhaseCurrents() {
     auto l = fixtures::sample("lab-8node", 1.0);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     const model::Frame& f = e.step();
     for (const auto& p : f.rack_pdus) {
         // I = P / (V · pf) per phase; utilization = the highest phase against the 100 A breaker.
@@ -91,7 +91,7 @@ void TstPower::breakerUtilizationAndPhaseCurrents() {
 
 void TstPower::feedFailureMovesTheLoadToTheOtherSide() {
     auto l = fixtures::sample("lab-8node", 0.8);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     e.addEvents({fixtures::event(10, "feed_fail", "util-a"), fixtures::event(20, "feed_restore", "util-a")});
     const model::Frame& before = runTo(e, 9);
     const double a_before = before.rack_pdus[0].load_w, b_before = before.rack_pdus[1].load_w, it_before = before.it_power_w;
@@ -121,7 +121,7 @@ void TstPower::feedFailureMovesTheLoadToTheOtherSide() {
 
 void TstPower::losingBothFeedsUnpowersTheNodes() {
     auto l = fixtures::sample("lab-8node", 0.8);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     e.addEvents({fixtures::event(5, "feed_fail", "util-a"), fixtures::event(5, "feed_fail", "util-b")});
     runTo(e, 5);
     const model::Frame& f = e.step();  // the step starting at t = 5 applies the failures
@@ -135,7 +135,7 @@ void TstPower::losingBothFeedsUnpowersTheNodes() {
 
 void TstPower::pueIsFacilityOverIt() {
     auto l = fixtures::sample("lab-8node", 0.8);
-    sim::Engine e(l.scenario, l.catalog, {});
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
     const model::Frame& f = runTo(e, 120);
     double fans = 0, removed = 0;
     for (const auto& u : f.cooling_units) {

@@ -65,6 +65,7 @@ void verifyNotBlank(const QString& png) {
 
 m::Frame simulate(const fixtures::Loaded& l, double seconds) {
     ct::sim::EngineOptions o;
+    o.air = "quick";
     o.threads = 2;
     ct::sim::Engine e(l.scenario, l.catalog, o);
     const int steps = static_cast<int>(seconds / o.step_s);
