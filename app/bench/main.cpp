@@ -424,12 +424,17 @@ int benchImport(bool as_json, int scrapes) {
 
 int benchRender(bool as_json);  // render_bench.cpp
 
+namespace ct::bench {
+int benchAir(bool as_json, double minutes);  // air_bench.cpp
+double triadBandwidthOf(sim::ThreadPool& pool) { return triadBandwidth(pool); }
+} // namespace ct::bench
+
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     const bool as_json = std::find(args.begin(), args.end(), "--json") != args.end();
     args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
     if (args.empty() || args[0] == "--help") {
-        std::cout << "Usage: clustertwin-bench thermal|simulate|network|import|render|campus [--json] [--backend cpu|cuda|auto]\n"
+        std::cout << "Usage: clustertwin-bench thermal|air|simulate|network|import|render|campus [--json] [--backend cpu|cuda|auto]\n"
                      "                         [--scrapes N] [--minutes M]\n";
         return args.empty() ? 2 : 0;
     }
@@ -445,6 +450,7 @@ int main(int argc, char** argv) {
             return b == sim::Backend::Cuda ? benchThermalCuda(as_json) : benchThermal(as_json);
         }
         if (args[0] == "campus") return benchCampus(as_json, backend, minutes);
+        if (args[0] == "air") return ct::bench::benchAir(as_json, minutes);
         if (args[0] == "simulate") return benchSimulate(as_json, CT_SOURCE_RESOURCE_DIR);
         if (args[0] == "network") return benchNetwork(as_json);
         if (args[0] == "render") return benchRender(as_json);

@@ -29,6 +29,23 @@ struct LbmAir::Impl {
     AirSolverStats stats;
     std::vector<double> flow_ref;            // port flows when the flow last changed
     double settle_until = 0, next_lattice = 0;
+    double step_debt = 0;  // lattice steps owed to the hall's clock (fractions)
+    std::vector<float> interval_u, interval_kt;  // the last lattice run's mean flow, for the stride between runs
+    bool interval_pending = false;               // not yet the heat's flow
+
+    /// The current `velocity` (lattice units) as the heat's flow, projected to exact port mass, and the lattice's
+    /// eddy viscosity as the heat's eddy diffusivity.
+    void applyFlow(std::vector<float>& kt, double to_si) {
+        std::vector<float> fx, fy, fz;
+        faceFluxes(fx, fy, fz);
+        const FlowSolveStats fs = air->setFluxes(std::move(fx), std::move(fy), std::move(fz), 1e-6);
+        ++stats.flow_solves;
+        stats.flow_iterations += fs.iterations;
+        stats.last_flow_residual = fs.relative_residual;
+        stats.max_divergence_error = std::max(stats.max_divergence_error, fs.max_divergence_error);
+        for (float& v : kt) v = static_cast<float>(v * to_si);
+        air->setEddyDiffusivity(kt);
+    }
 
     /// True when the flow changed for real since the last change (or never ran): a port's flow moved by a
     /// quarter of itself (a unit failed or came back), or all ports together by 10 % of the total. Fans that
@@ -183,55 +200,78 @@ int LbmAir::advance(double duration, const std::function<void(double)>& before) 
         }
     }
     if (d.flowsMoved()) d.settle_until = d.t + d.settleTime();
+    int sub = 0;
     if (d.t + 1e-9 < d.settle_until || d.t + 1e-9 >= d.next_lattice || d.spec.lattice_stride <= 1) {
         d.next_lattice = d.t + duration * std::max(1, d.spec.lattice_stride);
-        runLattice(duration);
+        sub = runLattice(duration, before);
+    } else {
+        if (d.interval_pending) {  // between lattice runs heat rides on the last run's mean flow
+            d.velocity = d.interval_u;
+            d.applyFlow(d.interval_kt, d.h * d.h / d.dt / d.spec.prandtl_t);
+            d.interval_pending = false;
+        }
+        sub = d.air->advance(duration, before);
     }
-    const int sub = d.air->advance(duration, before);
     d.t += duration;
     return sub;
 }
 
-void LbmAir::runLattice(double duration) {
+int LbmAir::runLattice(double duration, const std::function<void(double)>& before) {
     Impl& d = *d_;
-    // Buoyancy from the temperature at the start of the interval, relative to the room's mean.
-    d.temp = d.air->temperatures();
-    double sum = 0;
-    std::size_t fluid = 0;
-    for (std::size_t c = 0; c < d.temp.size(); ++c)
-        if (!d.air->solid(static_cast<int>(c))) {
-            sum += d.temp[c];
-            ++fluid;
-        }
-    const double t_ref = fluid ? sum / static_cast<double>(fluid) : 0.0;
+    // Heat follows the lattice in chunks of about coupling_s: each chunk's mean flow (projected to exact port
+    // mass) carries the heat over that chunk, so the eddies the LES resolves mix heat as they mix momentum, and
+    // buoyancy sees the temperature of the chunk before.
+    const int chunks = std::max(1, static_cast<int>(std::lround(duration / d.spec.coupling_s)));
+    const double chunk = duration / chunks;
     const double beta = 1.0 / (d.spec.reference_temp_c + 273.15);
-    if (d.spec.buoyancy) d.lat->setBuoyancy(d.temp.data(), d.spec.gravity_ms2 * beta * d.dt * d.dt / d.h, t_ref);
-    const int n = std::max(1, static_cast<int>(std::lround(duration / d.dt)));
-    d.lat->resetMeans();
-    d.lat->setSampling(true);
-    const std::int64_t s0 = d.lat->steps();
-    try {
-        d.lat->step(n);
-    } catch (const LatticeUnstable& e) {
-        char when[128];
-        std::snprintf(when, sizeof when, " (at x %.2f, y %.2f, z %.2f m in the hall, simulated time %.3f s)", (e.i + 0.5) * d.h,
-                      (e.j + 0.5) * d.h, (e.k + 0.5) * d.h, d.t + static_cast<double>(e.step - s0) * d.dt);
-        throw LatticeUnstable(std::string(e.what()) + when, e.i, e.j, e.k, e.step);
+    const double to_si = d.h * d.h / d.dt / d.spec.prandtl_t;  // lattice ν_t → κ_t in m²/s
+    std::vector<double> sum_u, sum_kt;
+    std::int64_t total = 0;
+    int sub = 0;
+    for (int c = 0; c < chunks; ++c) {
+        d.temp = d.air->temperatures();
+        double sum = 0;
+        std::size_t fluid = 0;
+        for (std::size_t q = 0; q < d.temp.size(); ++q)
+            if (!d.air->solid(static_cast<int>(q))) {
+                sum += d.temp[q];
+                ++fluid;
+            }
+        const double t_ref = fluid ? sum / static_cast<double>(fluid) : 0.0;
+        if (d.spec.buoyancy) d.lat->setBuoyancy(d.temp.data(), d.spec.gravity_ms2 * beta * d.dt * d.dt / d.h, t_ref);
+        // Whole lattice steps, the fractions carried over so the lattice keeps time with the hall.
+        d.step_debt += chunk / d.dt;
+        const int n = std::max(1, static_cast<int>(std::floor(d.step_debt)));
+        d.step_debt -= n;
+        d.lat->resetMeans();
+        d.lat->setSampling(true);
+        const std::int64_t s0 = d.lat->steps();
+        try {
+            d.lat->step(n);
+        } catch (const LatticeUnstable& e) {
+            char when[128];
+            std::snprintf(when, sizeof when, " (at x %.2f, y %.2f, z %.2f m in the hall, simulated time %.3f s)", (e.i + 0.5) * d.h,
+                          (e.j + 0.5) * d.h, (e.k + 0.5) * d.h, d.t + c * chunk + static_cast<double>(e.step - s0) * d.dt);
+            throw LatticeUnstable(std::string(e.what()) + when, e.i, e.j, e.k, e.step);
+        }
+        d.velocity = d.lat->meanVelocity();
+        std::vector<float> kt = d.lat->meanEddyViscosity();
+        sum_u.resize(d.velocity.size(), 0.0);
+        sum_kt.resize(kt.size(), 0.0);
+        for (std::size_t q = 0; q < d.velocity.size(); ++q) sum_u[q] += static_cast<double>(d.velocity[q]) * n;
+        for (std::size_t q = 0; q < kt.size(); ++q) sum_kt[q] += static_cast<double>(kt[q]) * n;
+        total += n;
+        d.applyFlow(kt, to_si);
+        sub += d.air->advance(chunk, before);
     }
-    d.velocity = d.lat->meanVelocity();
-    std::vector<float> fx, fy, fz;
-    d.faceFluxes(fx, fy, fz);
-    const FlowSolveStats fs = d.air->setFluxes(std::move(fx), std::move(fy), std::move(fz), 1e-6);
-    d.stats.lattice_steps += n;
-    ++d.stats.flow_solves;
-    d.stats.flow_iterations += fs.iterations;
-    d.stats.last_flow_residual = fs.relative_residual;
-    d.stats.max_divergence_error = std::max(d.stats.max_divergence_error, fs.max_divergence_error);
-    // Eddy diffusivity of heat from the LES: κ_t = ν_t / Pr_t, lattice → m²/s.
-    std::vector<float> kt = d.lat->meanEddyViscosity();
-    const double to_si = d.h * d.h / d.dt / d.spec.prandtl_t;
-    for (float& v : kt) v = static_cast<float>(v * to_si);
-    d.air->setEddyDiffusivity(kt);
+    // Kept for the quasi-steady stride: between lattice runs heat rides on the mean flow of the whole interval.
+    d.interval_u.resize(sum_u.size());
+    d.interval_kt.resize(sum_kt.size());
+    for (std::size_t q = 0; q < sum_u.size(); ++q) d.interval_u[q] = static_cast<float>(sum_u[q] / static_cast<double>(total));
+    for (std::size_t q = 0; q < sum_kt.size(); ++q) d.interval_kt[q] = static_cast<float>(sum_kt[q] / static_cast<double>(total));
+    d.interval_pending = true;
+    d.stats.lattice_steps += total;
+    return sub;
 }
 
 double LbmAir::latticeDtS() const { return d_->dt; }

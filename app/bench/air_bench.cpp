@@ -1,0 +1,149 @@
+// clustertwin-bench air (issue 14): the lattice-Boltzmann kernel's cell-updates/s and bytes per update against the
+// memory-bandwidth roofline measured in the same run (1 and 2 threads), then the generated 1024-GPU slab hall at
+// 0.25 m: steady state and simulated time with the lattice, one hour in quick mode, each with the lattice's share
+// of the roofline over the run.
+#include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/sim/air/lattice.hpp>
+#include <clustertwin/sim/engine.hpp>
+#include <clustertwin/sim/steady.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+namespace ct::bench {
+
+double triadBandwidthOf(sim::ThreadPool& pool);  // main.cpp
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::ordered_json;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Per cell-update: read and write 19 FP32 populations (152 B), read the temperature for buoyancy (4 B), and
+// add to the running means of velocity and eddy viscosity (4 floats read and written, 32 B).
+constexpr double kBytesPerUpdate = 188.0;
+
+void report(bool as_json, const json& j, const char* text) {
+    if (as_json) std::cout << j.dump() << "\n";
+    else std::fputs(text, stdout);
+}
+
+void kernel(bool as_json) {
+    for (int threads : {1, 2}) {
+        sim::ThreadPool pool(threads);
+        const double bw = triadBandwidthOf(pool);
+        sim::LatticeSpec ls;
+        ls.nx = 96;
+        ls.ny = 64;
+        ls.nz = 32;
+        ls.periodic_x = true;
+        ls.tau = 0.5001;  // air on a hall grid: τ0 ≈ ½, the LES carries the viscosity
+        ls.smagorinsky_cs = 0.17;
+        ls.min_parallel_cells = 0;
+        sim::Lattice l(ls, pool);
+        std::vector<float> temp(l.cellCount());
+        for (std::size_t c = 0; c < temp.size(); ++c) temp[c] = 20.f + static_cast<float>(c % 97) * 0.1f;
+        l.setBuoyancy(temp.data(), 1e-6, 25.0);
+        l.setBodyForce(1e-6, 0, 0);
+        l.setSampling(true);
+        l.reset();
+        l.step(20);  // warm-up
+        const int reps = 200;
+        const auto t0 = Clock::now();
+        l.step(reps);
+        const double s = since(t0);
+        const double rate = static_cast<double>(l.cellCount()) * reps / s;
+        const double roof = bw / kBytesPerUpdate;
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      "lbm_kernel_%dt  %zu cells  %6.1f M cell-updates/s  %3.0f B/update  bandwidth %5.1f GB/s  roofline %5.1f M/s  (%.0f %%)\n",
+                      threads, l.cellCount(), rate / 1e6, kBytesPerUpdate, bw / 1e9, roof / 1e6, 100 * rate / roof);
+        report(as_json,
+               {{"name", "lbm_kernel_" + std::to_string(threads) + "t"}, {"cells", l.cellCount()}, {"threads", threads},
+                {"cell_updates_per_s", rate}, {"bytes_per_cell_update", kBytesPerUpdate}, {"bandwidth_gbs", bw / 1e9},
+                {"roofline_fraction", rate / roof}},
+               text);
+    }
+}
+
+model::Scenario slabHall() {
+    model::HallParams p;
+    p.rows = 4;
+    p.racks_per_row = 8;
+    p.server_model = "dgx-h100";
+    model::Scenario s = model::buildHall(p);
+    model::Job j;
+    j.id = "bench";
+    j.utilization = 0.9;
+    for (const auto& row : s.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    s.jobs = {j};
+    return s;
+}
+
+void hall(bool as_json, double minutes) {
+    const model::Scenario s = slabHall();
+    const model::Catalog& cat = model::Catalog::builtin();
+    sim::ThreadPool probe(2);
+    const double bw = triadBandwidthOf(probe);
+    const double roof = bw / kBytesPerUpdate;
+    for (const char* air : {"lbm", "quick"}) {
+        sim::EngineOptions o;
+        o.cell_m = 0.25;
+        o.threads = 2;
+        o.air = air;
+        const auto t0 = Clock::now();
+        sim::Engine e(s, cat, o);
+        double steady_wall = -1, steady_sim = -1;
+        sim::SteadyDetector det(e.flowThroughTimeS());
+        const double end = minutes * 60;
+        while (e.timeS() < end - 1e-9) {
+            const model::Frame& f = e.step();
+            if (steady_wall < 0 && det.update(f)) {
+                steady_wall = since(t0);
+                steady_sim = f.time_s;
+            }
+        }
+        const double wall = since(t0);
+        const double updates = static_cast<double>(e.stats().lattice_steps) *
+                               static_cast<double>(e.stats().grid_cells);  // interior cells; the padding is extra work
+        const double lat_rate = updates / wall;
+        double lo = 1e9, hi = -1e9;
+        for (const auto& r : e.frame().racks) {
+            lo = std::min(lo, r.inlet_mean_c);
+            hi = std::max(hi, r.inlet_mean_c);
+        }
+        char text[400];
+        std::snprintf(text, sizeof text,
+                      "hall_1024gpu_slab_%s  %llu cells  %.0f simulated min in %.1f s wall (%.2fx real time); steady %s%.0f s simulated, "
+                      "%.1f s wall; lattice %.1f M cell-updates/s over the run (%.0f %% of the roofline); inlets %.1f-%.1f C\n",
+                      air, static_cast<unsigned long long>(e.stats().grid_cells), minutes, wall, end / wall, steady_wall < 0 ? "not reached, " : "at ",
+                      steady_sim, steady_wall, lat_rate / 1e6, 100 * lat_rate / roof, lo, hi);
+        report(as_json,
+               {{"name", std::string("hall_1024gpu_slab_") + air}, {"cells", e.stats().grid_cells}, {"simulated_s", end}, {"wall_s", wall},
+                {"times_real_time", end / wall}, {"steady_sim_s", steady_sim}, {"steady_wall_s", steady_wall},
+                {"lattice_cell_updates_per_s", lat_rate}, {"roofline_fraction", lat_rate / roof}, {"inlet_min_c", lo}, {"inlet_max_c", hi},
+                {"air_summary", e.stats().air_summary}},
+               text);
+    }
+}
+
+} // namespace
+
+int benchAir(bool as_json, double minutes) {
+    kernel(as_json);
+    hall(as_json, minutes);
+    return 0;
+}
+
+} // namespace ct::bench
