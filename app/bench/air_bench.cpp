@@ -20,6 +20,7 @@
 namespace ct::bench {
 
 double triadBandwidthOf(sim::ThreadPool& pool);  // main.cpp
+void runEveryNode(model::Scenario& s, const char* job_id, double utilization);
 
 namespace {
 
@@ -81,13 +82,7 @@ model::Scenario slabHall() {
     p.racks_per_row = 8;
     p.server_model = "dgx-h100";
     model::Scenario s = model::buildHall(p);
-    model::Job j;
-    j.id = "bench";
-    j.utilization = 0.9;
-    for (const auto& row : s.halls[0].rows)
-        for (const auto& r : row.racks)
-            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
-    s.jobs = {j};
+    runEveryNode(s, "bench", 0.9);
     return s;
 }
 
@@ -139,6 +134,17 @@ void hall(bool as_json, double minutes) {
 }
 
 } // namespace
+
+/// Puts every node of the first hall into one job at `utilization`, the benchmarks' load.
+void runEveryNode(model::Scenario& s, const char* job_id, double utilization) {
+    model::Job j;
+    j.id = job_id;
+    j.utilization = utilization;
+    for (const auto& row : s.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    s.jobs = {j};
+}
 
 int benchAir(bool as_json, double minutes) {
     kernel(as_json);

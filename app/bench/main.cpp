@@ -33,6 +33,10 @@ namespace im = ct::importers;
 using Clock = std::chrono::steady_clock;
 namespace sim = ct::sim;
 
+namespace ct::bench {
+void runEveryNode(ct::model::Scenario& s, const char* job_id, double utilization);  // air_bench.cpp
+} // namespace ct::bench
+
 namespace {
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
@@ -206,13 +210,7 @@ int benchCampus(bool as_json, const std::string& backend, double minutes) {
     p.nodes_per_rack = 4;
     p.topology = "none";
     ct::model::Scenario s = ct::model::buildHall(p);
-    ct::model::Job j;
-    j.id = "campus";
-    j.utilization = 0.8;
-    for (const auto& row : s.halls[0].rows)
-        for (const auto& r : row.racks)
-            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
-    s.jobs = {j};
+    ct::bench::runEveryNode(s, "campus", 0.8);
     const auto& cat = ct::model::Catalog::builtin();
     sim::EngineOptions o;
     o.backend = backend;
@@ -252,14 +250,7 @@ int benchSimulate(bool as_json, const std::string& resources) {
         std::cerr << path << ": invalid\n";
         return 2;
     }
-    // All 32 nodes in one training job at 90 %.
-    ct::model::Job j;
-    j.id = "bench";
-    j.utilization = 0.9;
-    for (const auto& row : rep.scenario.halls[0].rows)
-        for (const auto& r : row.racks)
-            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
-    rep.scenario.jobs = {j};
+    ct::bench::runEveryNode(rep.scenario, "bench", 0.9);  // all 32 nodes in one training job at 90 %
     sim::EngineOptions o;
     o.cell_m = 0.25;
     o.step_s = 1;
