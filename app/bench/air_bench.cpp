@@ -118,12 +118,14 @@ void hall(bool as_json, double minutes) {
             lo = std::min(lo, r.inlet_mean_c);
             hi = std::max(hi, r.inlet_mean_c);
         }
+        char steady_text[96] = "steady not reached";
+        if (steady_wall >= 0) std::snprintf(steady_text, sizeof steady_text, "steady at %.0f s simulated, %.1f s wall", steady_sim, steady_wall);
         char text[400];
         std::snprintf(text, sizeof text,
-                      "hall_1024gpu_slab_%s  %llu cells  %.0f simulated min in %.1f s wall (%.2fx real time); steady %s%.0f s simulated, "
-                      "%.1f s wall; lattice %.1f M cell-updates/s over the run (%.0f %% of the roofline); inlets %.1f-%.1f C\n",
-                      air, static_cast<unsigned long long>(e.stats().grid_cells), minutes, wall, end / wall, steady_wall < 0 ? "not reached, " : "at ",
-                      steady_sim, steady_wall, lat_rate / 1e6, 100 * lat_rate / roof, lo, hi);
+                      "hall_1024gpu_slab_%s  %llu cells  %.1f simulated min in %.1f s wall (%.2fx real time); %s; lattice %.1f M "
+                      "cell-updates/s over the run (%.0f %% of the roofline); inlets %.1f-%.1f C\n",
+                      air, static_cast<unsigned long long>(e.stats().grid_cells), minutes, wall, end / wall, steady_text, lat_rate / 1e6,
+                      100 * lat_rate / roof, lo, hi);
         report(as_json,
                {{"name", std::string("hall_1024gpu_slab_") + air}, {"cells", e.stats().grid_cells}, {"simulated_s", end}, {"wall_s", wall},
                 {"times_real_time", end / wall}, {"steady_sim_s", steady_sim}, {"steady_wall_s", steady_wall},
