@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -76,9 +75,10 @@ int cmdSimulate(const Args& a) {
     opt.threads = a.getInt("threads", 0);
     opt.backend = a.get("backend", "cpu");
     opt.air = a.get("air", "");
-    if (!opt.air.empty()) {
-        const auto names = sim::airSolverNames();
-        if (std::find(names.begin(), names.end(), opt.air) == names.end()) throw UsageError("--air must be lbm or quick");
+    try {
+        sim::requireAirSolver(opt.air);
+    } catch (const sim::SimError& e) {
+        throw UsageError(std::string("--air: ") + e.what());
     }
     opt.lattice_stride = a.getInt("lattice-stride", opt.lattice_stride);
     if (opt.lattice_stride < 1) throw UsageError("--lattice-stride must be >= 1");
@@ -167,12 +167,14 @@ int cmdSimulate(const Args& a) {
     double next_record = record_s, next_field = 0, peak_inlet = -1e9, it_energy = 0, fac_energy = 0;
     std::string peak_rack;
     int last_pct = -1;
-    std::unique_ptr<sim::SteadyDetector> detector;
+    sim::SteadyDetector detector(engine->flowThroughTimeS());
     bool reached_steady = false;
     for (std::int64_t s = 1; s <= steps; ++s) {
-        const bool field_step = field_s > 0 && (engine->timeS() + opt.step_s + 1e-9 >= next_field || s == steps);
-        const m::Frame& f = engine->step(field_step);
-        if (field_step && f.air) {
+        const bool field_due = field_s > 0 && (engine->timeS() + opt.step_s + 1e-9 >= next_field || s == steps);
+        // Steady mode asks for the field every step: the step that turns out steady stores it.
+        const m::Frame& f = engine->step(field_due || (steady && field_s > 0));
+        if (steady) reached_steady = detector.update(f);
+        if (f.air && (field_due || reached_steady)) {
             store.writeAirField(run, f.time_s, *f.air);
             next_field = f.time_s + field_s;
         }
@@ -181,10 +183,6 @@ int cmdSimulate(const Args& a) {
         if (f.max_inlet_c > peak_inlet) {
             peak_inlet = f.max_inlet_c;
             peak_rack = f.max_inlet_rack;
-        }
-        if (steady) {
-            if (!detector) detector = std::make_unique<sim::SteadyDetector>(engine->flowThroughTimeS());
-            reached_steady = detector->update(f);
         }
         rec.collectAlerts(f);
         for (const auto& al : f.alerts) {
@@ -196,11 +194,7 @@ int cmdSimulate(const Args& a) {
             rec.record(f);
             next_record += record_s;
         }
-        if (reached_steady) {
-            if (field_s > 0 && !field_step)
-                if (const m::Frame& g = engine->step(true); g.air) store.writeAirField(run, g.time_s, *g.air);
-            break;
-        }
+        if (reached_steady) break;
         const int pct = static_cast<int>(100 * s / steps);
         if (pct != last_pct && (pct % 5 == 0 || s == steps)) {
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -214,11 +208,11 @@ int cmdSimulate(const Args& a) {
     if (steady) {
         if (reached_steady)
             std::cerr << "simulate: steady after " << m::formatDuration(engine->timeS()) << " simulated ("
-                      << engine->timeS() / detector->windowS() << " flow-through times of " << detector->windowS()
-                      << " s; inlets moved " << detector->lastChangeK() << " K over the last one)\n";
+                      << engine->timeS() / detector.windowS() << " flow-through times of " << detector.windowS()
+                      << " s; inlets moved " << detector.lastChangeK() << " K over the last one)\n";
         else
             std::cerr << "simulate: not steady after " << m::formatDuration(engine->timeS()) << ": inlets still moved "
-                      << (detector ? detector->lastChangeK() : 0.0) << " K over one flow-through time (limit 0.05 K)\n";
+                      << detector.lastChangeK() << " K over one flow-through time (limit 0.05 K)\n";
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
@@ -277,8 +271,8 @@ int cmdSimulate(const Args& a) {
         if (steady)
             o["steady"] = {{"reached", reached_steady},
                            {"time_s", engine->timeS()},
-                           {"flow_through_s", detector ? detector->windowS() : 0.0},
-                           {"last_change_k", detector && std::isfinite(detector->lastChangeK()) ? detector->lastChangeK() : -1.0}};
+                           {"flow_through_s", detector.windowS()},
+                           {"last_change_k", std::isfinite(detector.lastChangeK()) ? detector.lastChangeK() : -1.0}};
         json inlets = json::array();
         for (const auto& r : f.racks) inlets.push_back({{"rack", r.id}, {"inlet_mean_c", r.inlet_mean_c}, {"inlet_max_c", r.inlet_max_c}});
         o["rack_inlets"] = inlets;

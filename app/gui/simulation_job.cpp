@@ -26,7 +26,7 @@ void SimulationJob::run() {
         sim::Engine engine(scenario_, catalog_, opt);
         engine.addEvents(extra_);
         emit airSolver(QString::fromStdString(engine.stats().air_summary), engine.stats().air_approximate);
-        std::unique_ptr<sim::SteadyDetector> steady;
+        sim::SteadyDetector steady(engine.flowThroughTimeS());
         auto store = importers::TelemetryStore::open(db_.toStdString());
         importers::RunRecorder rec(store, scenario_, catalog_, "app " + scenario_.id, "{\"source\": \"clustertwin app\"}");
         rec.record(engine.frame());
@@ -44,22 +44,18 @@ void SimulationJob::run() {
                 return;
             }
             const bool last = s == steps;
-            const bool field = (store_fields && engine.timeS() + opt.step_s + 1e-9 >= next_field) || live.elapsed() > 250 || last;
+            // Steady mode asks for the field every step: the step that settles stores it.
+            const bool field = (store_fields && (engine.timeS() + opt.step_s + 1e-9 >= next_field || steady_)) || live.elapsed() > 250 || last;
             const model::Frame& f = engine.step(field);
             rec.collectAlerts(f);
-            if (steady_) {
-                if (!steady) steady = std::make_unique<sim::SteadyDetector>(engine.flowThroughTimeS());
-                if (steady->update(f)) {
-                    note_ = tr("steady after %1 simulated (%2 flow-through times of %3 s)")
-                                .arg(QString::fromStdString(model::formatDuration(f.time_s)))
-                                .arg(f.time_s / steady->windowS(), 0, 'f', 1)
-                                .arg(steady->windowS(), 0, 'f', 1);
-                    rec.record(f);
-                    if (f.air && store_fields) store.writeAirField(rec.run(), f.time_s, *f.air);
-                    else if (store_fields)
-                        if (const model::Frame& g = engine.step(true); g.air) store.writeAirField(rec.run(), g.time_s, *g.air);
-                    break;
-                }
+            if (steady_ && steady.update(f)) {
+                note_ = tr("steady after %1 simulated (%2 flow-through times of %3 s)")
+                            .arg(QString::fromStdString(model::formatDuration(f.time_s)))
+                            .arg(f.time_s / steady.windowS(), 0, 'f', 1)
+                            .arg(steady.windowS(), 0, 'f', 1);
+                rec.record(f);
+                if (f.air && store_fields) store.writeAirField(rec.run(), f.time_s, *f.air);
+                break;
             }
             if (f.time_s + 1e-9 >= next_record || last) {
                 rec.record(f);
@@ -79,10 +75,10 @@ void SimulationJob::run() {
                 last_pct = pct;
             }
         }
-        if (steady_ && note_.isEmpty() && steady)
+        if (steady_ && note_.isEmpty())
             note_ = tr("not steady after %1: inlets still moved %2 K over one flow-through time")
                         .arg(QString::fromStdString(model::formatDuration(engine.timeS())))
-                        .arg(steady->lastChangeK(), 0, 'f', 2);
+                        .arg(steady.lastChangeK(), 0, 'f', 2);
         rec.finish(engine.timeS());
         emit succeeded(db_, rec.run());
     } catch (const std::exception& e) {

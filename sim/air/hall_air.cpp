@@ -197,7 +197,7 @@ private:
                 for (int layer = 2; layer <= layers; ++layer) {
                     bool blocked = false;
                     for (int cell : faceCells(b, r.facing, 0, 1, layer, &blocked))
-                        if (!used_.count(cell) && std::find(cells.begin(), cells.end(), cell) == cells.end()) cells.push_back(cell);
+                        if (used_.insert(cell).second) cells.push_back(cell);  // not another port's, not twice
                 }
                 open_area += rm.width_m * tile->size_m * tile->open_fraction;
             }

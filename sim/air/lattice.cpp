@@ -359,6 +359,18 @@ struct Lattice::Impl {
         }
     }
 
+    /// f(ρ, ux, uy, uz) for every fluid cell of the current (host) state.
+    template <class F>
+    void forFluidCells(F&& f) {
+        syncHost();
+        for (std::size_t c = 0; c < interior(); ++c) {
+            if (solid[c]) continue;
+            double rho, ux, uy, uz;
+            cellMoments(padOf(static_cast<int>(c)), rho, ux, uy, uz);
+            f(rho, ux, uy, uz);
+        }
+    }
+
     void cellMoments(int p, double& rho, double& ux, double& uy, double& uz) const {
         double d = 0, jx = 0, jy = 0, jz = 0;
         for (int q = 0; q < kQ; ++q) {
@@ -597,26 +609,14 @@ void Lattice::moments(int cell, double& rho, double& ux, double& uy, double& uz)
 }
 
 double Lattice::totalMass() const {
-    d_->syncHost();
     double m = 0;
-    for (std::size_t c = 0; c < d_->interior(); ++c) {
-        if (d_->solid[c]) continue;
-        double rho, ux, uy, uz;
-        d_->cellMoments(d_->padOf(static_cast<int>(c)), rho, ux, uy, uz);
-        m += rho;
-    }
+    d_->forFluidCells([&](double rho, double, double, double) { m += rho; });
     return m;
 }
 
 double Lattice::maxSpeed() const {
-    d_->syncHost();
     double m = 0;
-    for (std::size_t c = 0; c < d_->interior(); ++c) {
-        if (d_->solid[c]) continue;
-        double rho, ux, uy, uz;
-        d_->cellMoments(d_->padOf(static_cast<int>(c)), rho, ux, uy, uz);
-        m = std::max(m, std::sqrt(ux * ux + uy * uy + uz * uz));
-    }
+    d_->forFluidCells([&](double, double ux, double uy, double uz) { m = std::max(m, std::sqrt(ux * ux + uy * uy + uz * uz)); });
     return m;
 }
 

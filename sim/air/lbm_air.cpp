@@ -84,8 +84,13 @@ struct LbmAir::Impl {
         lat->setPortFlow(port, p.q * dt / (h * h * h), jetMs(p) * dt / h);
     }
 
+    /// The lattice step follows from the cell and the fastest expected speed: Mach `spec.mach` there.
+    void setMaxSpeed(double ms) {
+        spec.max_speed_ms = ms;
+        dt = spec.mach * kCs * h / ms;
+    }
+
     void buildLattice() {
-        dt = spec.mach * kCs * h / spec.max_speed_ms;
         LatticeSpec ls;
         ls.nx = air->nx();
         ls.ny = air->ny();
@@ -135,7 +140,7 @@ LbmAir::LbmAir(const LbmAirSpec& spec, ThreadPool& pool) : d_(std::make_unique<I
     g.tvd = true;
     d.air = std::make_unique<AirModel>(g, pool);
     d.h = d.air->cellM();
-    d.dt = spec.mach * kCs * d.h / spec.max_speed_ms;
+    d.setMaxSpeed(spec.max_speed_ms);
 }
 
 LbmAir::~LbmAir() = default;
@@ -151,8 +156,7 @@ const Lattice& LbmAir::lattice() const {
 void LbmAir::setMaxSpeed(double ms) {
     if (d_->lat) throw SimError("lattice air: the fastest speed is set before the first advance");
     if (!(ms > 0)) throw SimError("lattice air: the fastest expected air speed must be positive");
-    d_->spec.max_speed_ms = ms;
-    d_->dt = d_->spec.mach * kCs * d_->h / ms;
+    d_->setMaxSpeed(ms);
 }
 
 void LbmAir::addSolidBox(double x0, double y0, double z0, double x1, double y1, double z1) {

@@ -17,13 +17,11 @@ void Engine::Impl::build() {
     if (!(opt.cell_m >= 0.1 - 1e-12 && opt.cell_m <= 0.5 + 1e-12)) throw SimError("air cell size must be within 0.1–0.5 m");
     air_backend = chooseBackend(opt.backend);  // throws when unavailable, saying why
     air_solver = !opt.air.empty() ? opt.air : !scenario.simulation.air.empty() ? scenario.simulation.air : airSolverNames().front();
-    if (const auto names = airSolverNames(); std::find(names.begin(), names.end(), air_solver) == names.end()) {
-        std::string msg = opt.air.empty() ? "/simulation/air: " : "";
-        msg += "unknown air solver '";
-        msg += air_solver;
-        msg += "' (known:";
-        for (const auto& n : names) msg.append(" ").append(n);
-        throw SimError(msg + ")");
+    try {
+        requireAirSolver(air_solver);
+    } catch (const SimError& e) {
+        if (!opt.air.empty()) throw;
+        throw SimError(std::string("/simulation/air: ") + e.what());  // the scenario's choice: point at it
     }
     scenario.linkParents();
     placeJobs(scenario, catalog);

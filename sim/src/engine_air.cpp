@@ -35,11 +35,7 @@ void Engine::Impl::buildAir(int h) {
     spec.flow_residual = opt.flow_residual;
     spec.flow_resolve_change = opt.flow_resolve_change;
     spec.lattice_stride = opt.lattice_stride;
-    std::uint64_t need = airModelBytes(spec.grid);
-    if (air_solver == "lbm") {  // two copies of 19 populations, mean velocity and eddy viscosity, per padded cell
-        auto n = [&](double len) { return static_cast<std::uint64_t>(std::ceil(len / opt.cell_m - 1e-9)) + 2; };
-        need += n(hall.width_m) * n(hall.depth_m) * n(hall.height_m) * (2 * 19 + 8) * sizeof(float);
-    }
+    const std::uint64_t need = airSolverBytes(air_solver, spec.grid);
     const std::uint64_t limit = opt.max_grid_bytes ? opt.max_grid_bytes : physicalMemory() / 10 * 8;
     if (need > limit)
         throw SimError("hall " + hall.id + ": an air grid of " + std::to_string(opt.cell_m) + " m needs " + gib(need) +

@@ -74,7 +74,11 @@ public:
 
 /// The registered solvers, in order: the first is the default.
 std::vector<std::string> airSolverNames();
-/// Builds the named solver; throws SimError naming the known ones for an unknown name.
+/// Throws SimError naming the known solvers when `name` is not one of them ("" is the default).
+void requireAirSolver(std::string_view name);
+/// Builds the named solver; throws like requireAirSolver() for an unknown name.
 std::unique_ptr<AirSolver> makeAirSolver(std::string_view name, const AirSolverSpec& spec, ThreadPool& pool);
+/// Memory the named solver needs for a grid (bytes), to refuse grids that do not fit before allocating.
+std::uint64_t airSolverBytes(std::string_view name, const AirGridSpec& grid);
 
 } // namespace ct::sim
