@@ -27,6 +27,9 @@ private slots:
     void sampleRackInletsMatchTheCpu_data();
     void sampleRackInletsMatchTheCpu();
     void cudaUnavailableSaysWhy();
+    // Issue 14: the Capture Index tracer.
+    void tracerFollowsTheHeatExactly_data();
+    void tracerFollowsTheHeatExactly();
 };
 
 namespace {
@@ -288,6 +291,49 @@ void TstAir::cudaUnavailableSaysWhy() {
     AirGridSpec spec{4.0, 3.0, 2.5, 0.25, 0.05};
     spec.backend = Backend::Cuda;
     QVERIFY_THROWS_EXCEPTION(SimError, AirModel(spec, pool));
+}
+
+void TstAir::tracerFollowsTheHeatExactly_data() {
+    QTest::addColumn<bool>("tvd");
+    QTest::newRow("upwind") << false;
+    QTest::newRow("tvd") << true;
+}
+
+void TstAir::tracerFollowsTheHeatExactly() {
+    // The tracer obeys the temperature's equation (same flow, diffusivity and scheme). In buildRoom the unit
+    // supplies 18 °C and both racks exhaust 35 °C; with the tracer 1 at the supply, 0 at the exhausts and the room
+    // starting at 18 °C and 1, T = 35 − 17·c holds in every cell at every time (both schemes are invariant under
+    // that affine map), and at steady state the tracer balances: supplied = taken in by racks + returned.
+    QFETCH(bool, tvd);
+    ThreadPool pool(2);
+    AirGridSpec spec{6.0, 5.0, 3.0, 0.2, 0.01};
+    spec.tvd = tvd;
+    AirModel a(spec, pool);
+    buildRoom(a);
+    a.solveFlow(1e-9);
+    a.fill(18.0);
+    a.enableTracer(1.0);
+    QVERIFY(a.tracerEnabled());
+    a.setPortTracer(4, 1.0);  // the unit's supply; rack exhausts (1, 3) stay 0
+    a.advance(40.0, nullptr);
+    const std::vector<float> t = a.temperatures(), c = a.tracer();
+    float worst = 0, cmin = 1, cmax = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (a.solid(static_cast<int>(i))) continue;
+        worst = std::max(worst, std::fabs(t[i] - (35.f - 17.f * c[i])));
+        cmin = std::min(cmin, c[i]);
+        cmax = std::max(cmax, c[i]);
+    }
+    QVERIFY2(worst < 2e-3f, qPrintable(QString("T and 35 − 17·c differ by %1 K").arg(worst)));
+    QVERIFY2(cmin > 0.f && cmax <= 1.f + 1e-6f, qPrintable(QString("tracer outside (0, 1]: %1..%2").arg(cmin).arg(cmax)));
+    QVERIFY2(cmin < 0.9f, "the racks' exhaust never reached the room");
+    a.advance(600.0, nullptr);
+    const double supplied = a.portFlow(4) * 1.0;
+    const double taken = a.portFlow(0) * a.portMeanTracer(0) + a.portFlow(2) * a.portMeanTracer(2) + a.portFlow(5) * a.portMeanTracer(5);
+    QVERIFY2(std::fabs(taken - supplied) / supplied < 0.01,
+             qPrintable(QString("tracer supplied %1, taken out %2 (m³/s)").arg(supplied).arg(taken)));
+    // Racks breathe part of their own exhaust in this room: a Capture Index strictly between 0 and 1.
+    for (int in : {0, 2}) QVERIFY(a.portMeanTracer(in) > 0.05 && a.portMeanTracer(in) < 0.999);
 }
 
 QTEST_GUILESS_MAIN(TstAir)

@@ -177,11 +177,15 @@ void TstAirSolver::bothSolversBalanceHeatInAHallAtSteadyState() {
         out += f->heat_removed_w;
     }
     const double rel = std::fabs(in - out) / in;
-    double lo = 1e9, hi = -1e9;
+    double lo = 1e9, hi = -1e9, ci_lo = 1, ci_hi = 0;
     for (const auto& r : f->racks) {
         lo = std::min(lo, r.inlet_mean_c);
         hi = std::max(hi, r.inlet_mean_c);
+        QVERIFY2(r.capture_index >= 0 && r.capture_index <= 1 + 1e-6, qPrintable(QString::fromStdString(r.id) + ": Capture Index outside 0..1"));
+        ci_lo = std::min(ci_lo, r.capture_index);
+        ci_hi = std::max(ci_hi, r.capture_index);
     }
+    qInfo("%s: Capture Index %.2f–%.2f", qPrintable(solver), ci_lo, ci_hi);
     qInfo("%s: steady after %.0f s (flow-through %.1f s); heat in %.0f W, removed %.0f W (%.3f %%); inlets %.1f–%.1f °C",
           qPrintable(solver), e.timeS(), steady.windowS(), in / 30, out / 30, 100 * rel, lo, hi);
     QVERIFY2(steady.steady(), "no steady state within 4 h");

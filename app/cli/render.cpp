@@ -31,7 +31,7 @@ Where the colours come from:
   --time T              without --run: the scenario simulated here, its events included, up to T.
   neither               design values: nodes coloured by nameplate power.
 Metrics (--metric): inlet_c (default with values), gpu_temp_c, power_kw, gpu_util, throttle, rack_power_kw,
-rack_inlet_c, exhaust_c, nameplate_kw (default without).
+rack_inlet_c, exhaust_c, capture_index (cold-aisle Capture Index, %), nameplate_kw (default without).
 Air overlays need the air field: a simulation here, or a run stored with --field-every:
   --slice HEIGHT    horizontal slice at HEIGHT metres      --aisle-slice   vertical slice along the first aisle
   --iso C           isosurface at C °C (27 = ASHRAE)        --streamlines   streamlines from the supply openings

@@ -10,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 #include <map>
 
@@ -217,6 +219,18 @@ int cmdSimulate(const Args& a) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     const m::Frame& f = engine->frame();
+    if (!f.racks.empty()) {
+        // The planner's answer in one line: the range of rack inlets and the weakest Capture Index.
+        const auto [lo, hi] = std::minmax_element(f.racks.begin(), f.racks.end(),
+                                                  [](const auto& x, const auto& y) { return x.inlet_mean_c < y.inlet_mean_c; });
+        const m::RackFrame* worst = nullptr;
+        for (const auto& r : f.racks)
+            if (!std::isnan(r.capture_index) && (!worst || r.capture_index < worst->capture_index)) worst = &r;
+        std::cerr << "simulate: rack inlets (airflow-weighted) " << std::fixed << std::setprecision(1) << lo->inlet_mean_c << " to "
+                  << hi->inlet_mean_c << " °C (hottest " << hi->id << ")";
+        if (worst) std::cerr << "; lowest Capture Index " << std::setprecision(0) << 100 * worst->capture_index << " % (" << worst->id << ")";
+        std::cerr << std::defaultfloat << std::setprecision(6) << "\n";
+    }
     bool cooling_ok = true;
     json alert_list = json::array();
     for (auto& [k, v] : alerts) {
@@ -273,9 +287,19 @@ int cmdSimulate(const Args& a) {
                            {"time_s", engine->timeS()},
                            {"flow_through_s", detector.windowS()},
                            {"last_change_k", std::isfinite(detector.lastChangeK()) ? detector.lastChangeK() : -1.0}};
+        double ci_min = std::nan("");
+        for (const auto& r : f.racks)
+            if (!std::isnan(r.capture_index) && !(r.capture_index >= ci_min)) ci_min = r.capture_index;
+        o["min_capture_index"] = std::isnan(ci_min) ? json(nullptr) : json(ci_min);
         json inlets = json::array();
-        for (const auto& r : f.racks) inlets.push_back({{"rack", r.id}, {"inlet_mean_c", r.inlet_mean_c}, {"inlet_max_c", r.inlet_max_c}});
+        for (const auto& r : f.racks) inlets.push_back({{"rack", r.id}, {"inlet_mean_c", r.inlet_mean_c}, {"inlet_max_c", r.inlet_max_c},
+                              {"capture_index", std::isnan(r.capture_index) ? json(nullptr) : json(r.capture_index)},
+                              {"airflow_m3s", r.airflow_m3s}, {"heat_to_air_w", r.heat_to_air_w}});
         o["rack_inlets"] = inlets;
+        json units = json::array();
+        for (const auto& u : f.cooling_units)
+            units.push_back({{"unit", u.id}, {"airflow_m3s", u.airflow_m3s}, {"supply_c", u.supply_c}, {"return_c", u.return_c}, {"load_w", u.load_w}});
+        o["cooling_units"] = units;
         std::cout << o.dump(2) << "\n";
     }
     return steady && !reached_steady ? 1 : 0;

@@ -1,5 +1,7 @@
 #include <clustertwin/importers/recorder.hpp>
 
+#include <cmath>
+
 namespace ct::importers {
 
 std::vector<EntityInfo> scenarioEntities(const model::Scenario& s, const model::Catalog& c) {
@@ -62,6 +64,7 @@ void RunRecorder::record(const model::Frame& f) {
         put(r.id, "inlet_max_c", "degC", t, r.inlet_max_c);
         put(r.id, "inlet_mean_c", "degC", t, r.inlet_mean_c);
         put(r.id, "exhaust_c", "degC", t, r.exhaust_c);
+        if (!std::isnan(r.capture_index)) put(r.id, "capture_index", "ratio", t, r.capture_index);
     }
     for (const auto& u : f.cooling_units) {
         put(u.id, "return_c", "degC", t, u.return_c);

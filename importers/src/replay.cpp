@@ -112,6 +112,7 @@ model::Frame RunReplay::frameAt(double t) const {
             else if (metric == "inlet_max_c") r.inlet_max_c = v;
             else if (metric == "inlet_mean_c") r.inlet_mean_c = v;
             else if (metric == "exhaust_c") r.exhaust_c = v;
+            else if (metric == "capture_index") r.capture_index = v;
         } else if (kind == "cooling_unit") {
             auto& u = slot(f.cooling_units, ui, entity);
             if (metric == "return_c") u.return_c = v;

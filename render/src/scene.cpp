@@ -59,10 +59,11 @@ const std::vector<MetricInfo> kMetrics = {
     {"gpu_temp_c", "GPU temperature, hottest (°C)", 30, 90, false, true},
     {"power_kw", "Node power (kW)", 0, 0, false, true},
     {"gpu_util", "GPU utilization (%)", 0, 100, false, true},
-    {"throttle", "GPU clocks, lowest (%)", 50, 100, false, true},
+    {"throttle", "GPU clocks, lowest (%)", 50, 100, false, true, true},
     {"rack_power_kw", "Rack power (kW)", 0, 0, true, true},
     {"rack_inlet_c", "Rack inlet, hottest (°C)", 15, 40, true, true},
     {"exhaust_c", "Rack exhaust (°C)", 15, 55, true, true},
+    {"capture_index", "Rack Capture Index, cold aisle (%)", 0, 100, true, true, true},
     {"nameplate_kw", "Node nameplate (kW)", 0, 0, false, false},
     {"inlet_delta_c", "Node inlet change vs baseline (K)", -5, 5, false, true},
 };
@@ -565,6 +566,10 @@ void Scene::Impl::recolour(const model::Frame* f) {
     const double hi = metricHi(m);
     node_lut->SetTableRange(m.lo, hi);
     rack_lut->SetTableRange(m.lo, hi);
+    for (vtkLookupTable* lut : {node_lut.Get(), rack_lut.Get()}) {
+        lut->SetHueRange(m.high_is_good ? 0.0 : 0.66, m.high_is_good ? 0.66 : 0.0);
+        lut->ForceBuild();
+    }
 
     std::vector<double> nv(nodes.size(), kNaN), rv(racks.size(), kNaN);
     if (m.id == "nameplate_kw") {
@@ -593,7 +598,10 @@ void Scene::Impl::recolour(const model::Frame* f) {
         } else {  // rack-level
             for (const auto& r : f->racks)
                 if (auto it = rack_index.find(r.id); it != rack_index.end())
-                    rv[it->second] = m.id == "rack_power_kw" ? r.power_w / 1000.0 : m.id == "rack_inlet_c" ? r.inlet_max_c : r.exhaust_c;
+                    rv[it->second] = m.id == "rack_power_kw"   ? r.power_w / 1000.0
+                                     : m.id == "rack_inlet_c"  ? r.inlet_max_c
+                                     : m.id == "capture_index" ? 100.0 * r.capture_index
+                                                               : r.exhaust_c;
             for (std::size_t r = 0; r < racks.size(); ++r)
                 for (int n : rack_nodes[r]) nv[n] = rv[r];
         }

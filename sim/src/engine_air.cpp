@@ -70,6 +70,11 @@ void Engine::Impl::buildAir(int h) {
         ++n0;
     }
     hr.air->fill(n0 ? t0 / n0 : 22.0);
+    // Capture Index: a tracer at 1 in what the units supply (directly or through the tiles) and 0 in what racks
+    // exhaust; the room starts full of supply air, as its temperature does.
+    hr.air->enableTracer(1.0);
+    for (int ui : hr.units) hr.air->setPortTracer(units[ui].supply_port, 1.0);
+    if (hr.tile_port >= 0) hr.air->setPortTracer(hr.tile_port, 1.0);
 }
 
 // ------------------------------------------------------------------ air coupling (MODELS.md §3)
@@ -158,6 +163,8 @@ void Engine::Impl::advanceAir(double dt) {
             if (hr.tile_port >= 0 && mix_q > 0) air.setPortTemperature(hr.tile_port, mix_t / mix_q);
         });
         stats.air_substeps += n;  // inlet and exhaust stay those of the last sub-step, consistent with each other
+        for (int ri : hr.racks)
+            for (auto& lv : racks[ri].levels) lv.capture = air.portMeanTracer(lv.intake_port);
     }
     collectAirStats();
     for (auto& ur : units) {

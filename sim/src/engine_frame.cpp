@@ -49,7 +49,7 @@ void Engine::Impl::finishFrame(bool with_air) {
     for (const auto& rr : racks) {
         model::RackFrame rf;
         rf.id = rr.rack->id;
-        double q = 0, tin = 0, tout = 0;
+        double q = 0, tin = 0, tout = 0, capture = 0;
         rf.inlet_max_c = -1e9;
         for (int ni : rr.nodes) rf.power_w += nodes[ni].power_ac_w;
         for (const auto& lv : rr.levels) {
@@ -60,6 +60,7 @@ void Engine::Impl::finishFrame(bool with_air) {
             q += lv.q_m3s;
             tin += lv.q_m3s * lv.inlet_c;
             tout += lv.q_m3s * lv.exhaust_c;
+            capture += lv.q_m3s * lv.capture;
             rf.inlet_max_c = std::max(rf.inlet_max_c, lv.inlet_c);
             // RCI over every breathing level (Herrlin): over-temperature against 27 °C (of 27–32), under against 18 °C.
             rci_hi_sum += std::max(0.0, lv.inlet_c - kInletLimitC);
@@ -71,6 +72,7 @@ void Engine::Impl::finishFrame(bool with_air) {
         rf.airflow_m3s = q;
         rf.inlet_mean_c = q > 0 ? tin / q : (rr.levels.empty() ? 0 : rr.levels.front().inlet_c);
         rf.exhaust_c = q > 0 ? tout / q : rf.inlet_mean_c;
+        rf.capture_index = q > 0 ? capture / q : (rr.levels.empty() ? rf.capture_index : rr.levels.front().capture);
         if (rf.inlet_max_c < -1e8) rf.inlet_max_c = rf.inlet_mean_c;
         t_in_q += tin;
         t_out_q += tout;

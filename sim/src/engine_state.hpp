@@ -42,6 +42,7 @@ struct RackLevel {
     double z_m = 0;
     double q_m3s = 0, heat_w = 0;
     double inlet_c = 20, exhaust_c = 20;
+    double capture = 1;  ///< tracer at the intake (Capture Index)
 };
 
 struct RackRt {

@@ -207,33 +207,51 @@ void AirModel::step(double dt) {
         CT_ON_DEVICE(d.dev->step(static_cast<float>(d.diff), static_cast<float>(dt / d.vol)));
         d.host_stale = true;
         d.port_sums_valid = false;
+        d.stepTracer(dt);
         return;
     }
 #endif
+    d.stepCpu(dt, false);
+    std::swap(d.t, d.t2);
+    d.stepTracer(dt);
+}
+
+void AirModel::Impl::stepTracer(double dt) {
+    if (tr.empty()) return;
+    // The tracer takes T's place for one CPU step: the same kernels, fluxes and diffusivity.
+    std::swap(t, tr);
+    std::swap(t2, tr2);
+    stepCpu(dt, true);
+    std::swap(t, t2);
+    std::swap(t, tr);
+    std::swap(t2, tr2);
+}
+
+void AirModel::Impl::stepCpu(double dt, bool tracer) {
+    Impl& d = *this;
     if (d.spec.tvd || !d.kt.empty() || d.anyWall()) {
-        d.stepTvd(dt);
+        d.stepTvd(dt, tracer);
         return;
     }
     StepArgs a{d.T(), d.t2.data() + Impl::kPad, d.fx.data(), d.fy.data(), d.fz.data(), d.nb.data(),
-               nx_, ny_, nz_, nx_ * ny_, static_cast<float>(d.diff), static_cast<float>(dt / d.vol)};
-    const int nx = nx_, ny = ny_, nz = nz_;
-    d.run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+               nx, ny, nz, nx * ny, static_cast<float>(d.diff), static_cast<float>(dt / d.vol)};
+    run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         const int kk = static_cast<int>(kc);
-        for (int j = 0; j < ny; ++j) interiorRow(a, j, kk, 0, nx);
+        for (int j = 0; j < a.ny; ++j) interiorRow(a, j, kk, 0, a.nx);
     });
-    d.applyPorts(a.dt_v);
-    std::swap(d.t, d.t2);
+    d.applyPorts(a.dt_v, tracer);
 }
 
-void AirModel::Impl::applyPorts(float dt_v) {
+void AirModel::Impl::applyPorts(float dt_v, bool tracer) {
     Impl& d = *this;
     float* out = d.t2.data() + kPad;
     const float* in = d.T();
     for (const auto& p : d.ports) {
         const float q = static_cast<float>(p.q / static_cast<double>(p.cells.size()));
-        for (int c : p.cells)
-            out[c] = p.source ? k::portExchange(out[c], in[c], q, static_cast<float>(p.t_in), 0.f, dt_v)
-                              : k::portExchange(out[c], in[c], 0.f, 0.f, q, dt_v);
+        const float v = static_cast<float>(tracer ? p.c_in : p.t_in);
+        for (int cell : p.cells)
+            out[cell] = p.source ? k::portExchange(out[cell], in[cell], q, v, 0.f, dt_v)
+                                 : k::portExchange(out[cell], in[cell], 0.f, 0.f, q, dt_v);
     }
 }
 
@@ -247,6 +265,28 @@ int AirModel::advance(double duration, const std::function<void(double)>& before
         step(dt);
     }
     return n;
+}
+
+void AirModel::enableTracer(double initial) {
+    d_->tr.assign(d_->n() + 2 * Impl::kPad, static_cast<float>(initial));
+    d_->tr2 = d_->tr;
+}
+
+bool AirModel::tracerEnabled() const { return !d_->tr.empty(); }
+
+void AirModel::setPortTracer(int port, double value) { d_->ports.at(port).c_in = value; }
+
+double AirModel::portMeanTracer(int port) const {
+    const auto& p = d_->ports.at(port);
+    if (d_->tr.empty()) return std::nan("");
+    double s = 0;
+    for (int c : p.cells) s += d_->tr[static_cast<std::size_t>(c) + Impl::kPad];
+    return s / static_cast<double>(p.cells.size());
+}
+
+std::vector<float> AirModel::tracer() const {
+    if (d_->tr.empty()) return {};
+    return {d_->tr.begin() + Impl::kPad, d_->tr.end() - Impl::kPad};
 }
 
 void AirModel::fill(double t_c) {
@@ -378,7 +418,7 @@ std::vector<int> AirModel::Impl::faceCells(int face) const {
     return cells;
 }
 
-void AirModel::Impl::stepTvd(double dt) {
+void AirModel::Impl::stepTvd(double dt, bool tracer) {
     if (kt.empty()) kt.assign(n() + 2 * kPad, 0.f);
 #ifdef CT_HAVE_CUDA
     if (dev) throw SimError("the CUDA air backend steps first-order upwind with uniform diffusivity only; TVD advection, eddy "
@@ -394,6 +434,7 @@ void AirModel::Impl::stepTvd(double dt) {
     const float* tc = T();
     float* t2c = t2.data() + kPad;
     for (int f = 0; f < 6; ++f) {
+        if (tracer) break;
         wall_flow[f] = 0;
         if (!walls[f].fixed) continue;
         for (int c : faceCells(f)) {
@@ -403,8 +444,7 @@ void AirModel::Impl::stepTvd(double dt) {
             wall_flow[f] += q;
         }
     }
-    applyPorts(dt_v);
-    std::swap(t, t2);
+    applyPorts(dt_v, tracer);
 }
 
 void AirModel::setEddyDiffusivity(const std::vector<float>& kappa_t) {

@@ -36,6 +36,9 @@ struct AirModel::Impl {
     std::vector<unsigned char> solid, nb, nb2;  ///< nb2: neighbour bits of the cells two away (TVD)
     std::vector<float> t, t2, fx, fy, fz;  ///< t, t2: kPad padding elements before cell 0 and after the last
     std::vector<float> kt;  ///< eddy diffusivity per cell (m²/s), padded like t; empty when none was set
+    /// The passive tracer (Capture Index), padded like t; empty when off. Stepped on the host with the same
+    /// fluxes, diffusivity and scheme as T (the CPU kernels, whatever the backend).
+    std::vector<float> tr, tr2;
     struct Wall {
         bool fixed = false;
         double t_c = 20;
@@ -51,6 +54,7 @@ struct AirModel::Impl {
         bool source;
         double q = 0;
         double t_in = 20;
+        double c_in = 0;  ///< tracer a source blows in
     };
     std::vector<Port> ports;
     bool geometry_dirty = true;
@@ -205,10 +209,15 @@ struct AirModel::Impl {
     std::vector<int> faceCells(int face) const;
     bool anyWall() const;
     double wall_flow[6] = {0, 0, 0, 0, 0, 0};  ///< heat into the room through each fixed face, last step (m³·K/s)
+    /// One CPU step of the field in t into t2 (the caller swaps): TVD / variable diffusivity or first-order
+    /// upwind. `tracer`: the ports blow c_in and fixed-temperature walls are adiabatic to it.
+    void stepCpu(double dt, bool tracer);
+    /// Steps the tracer (when on) by dt on the current fluxes.
+    void stepTracer(double dt);
     /// The TVD / variable-diffusivity step (CPU).
-    void stepTvd(double dt);
+    void stepTvd(double dt, bool tracer);
     /// Port exchanges onto t2 from t.
-    void applyPorts(float dt_v);
+    void applyPorts(float dt_v, bool tracer);
     /// Solves M x = −s (net mismatch removed evenly) and sets the face fluxes to h·Δx, or adds them (`add`).
     FlowSolveStats potential(std::vector<double> s, std::vector<double>& x, bool add, double rel_res, int max_iter, double abs_res = 0);
     FlowSolveStats finishFlow(FlowSolveStats st);

@@ -2,6 +2,7 @@
 // One step of a simulated or replayed run: per-entity values plus totals and metrics. Defined in model so
 // render and app read frames without linking sim (STYLE.md). Plain data; SI units, °C.
 #include <array>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct RackFrame {
     double inlet_max_c = 0;
     double inlet_mean_c = 0;            ///< airflow-weighted
     double exhaust_c = 0;               ///< airflow-weighted mean exhaust
+    /// Cold-aisle Capture Index: the airflow-weighted fraction of the intake air that came straight from the
+    /// cooling supplies (a passive tracer, 1 at the supplies and 0 at rack exhausts); NaN when not known.
+    double capture_index = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct CoolingUnitFrame {

@@ -24,6 +24,7 @@ struct MetricInfo {
     double lo = 0, hi = 1;  ///< colour range (hi = 0: from the scenario's nameplates)
     bool rack_level = false;
     bool needs_frame = true;
+    bool high_is_good = false;  ///< the colour scale runs red (low) to blue (high): clocks, Capture Index
 };
 /// Every colouring metric, the default first.
 const std::vector<MetricInfo>& metrics();

@@ -97,6 +97,18 @@ public:
     /// One sub-step of exactly `dt_s` (must not exceed stableDt()).
     void step(double dt_s);
 
+    /// A passive tracer carried with the heat (same flow, diffusivity and scheme; on the host whatever the
+    /// backend): each source port blows its own concentration (setPortTracer, 0 until set), sinks take what reaches
+    /// them. With 1 at the cooling supplies and 0 at the rack exhausts, what a rack's intake takes in is its
+    /// Capture Index. The whole room starts at `initial`.
+    void enableTracer(double initial);
+    bool tracerEnabled() const;
+    void setPortTracer(int port, double value);
+    /// Mean tracer over a port's cells (as portMeanTemperature); NaN when the tracer is off.
+    double portMeanTracer(int port) const;
+    /// A copy of the tracer field (empty when off).
+    std::vector<float> tracer() const;
+
     void fill(double t_c);
     double temperature(int cell) const;
     void setTemperature(int cell, double t_c);
