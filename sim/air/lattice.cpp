@@ -30,13 +30,14 @@ constexpr float kMinRho = 0.5f, kMaxRho = 1.5f;
 struct RowArgs {
     const float* src;
     float* dst;
-    const unsigned char* flag;
+    const float* fluid;  ///< padded: 1 fluid, 0 solid or halo (float, so the loop vectorises 8 cells wide)
     const float* temp;  ///< interior layout, or null
-    float* sum_u;       ///< 3 per interior cell, or null when not sampling
+    float* sum_u;       ///< ux of every interior cell, then uy, then uz; or null when not sampling
     float* sum_nu;
     std::size_t n;      ///< padded cell count (stride between directions)
     int px, py;         ///< padded dims x, y
     int nx, ny;
+    std::size_t cells;  ///< interior cell count
     int off[kQ];
     float tau0, smag2, fx, fy, fz, buoy, t_ref;
 };
@@ -45,15 +46,17 @@ struct RowArgs {
 /// bounce-back pre-pass), the collision, and the sums when sampling. Returns true when a cell failed the
 /// stability check. Solid cells are computed too (the loop stays branch-free) and store zeros.
 template <bool kSample, bool kBuoyancy>
-__attribute__((target_clones("avx2", "default"))) bool latticeRow(const RowArgs& a, int j, int k) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool latticeRow(const RowArgs& a, int j, int k) {
     const std::size_t n = a.n;
     const int p0 = 1 + a.px * ((j + 1) + a.py * (k + 1));
     const int c0 = a.nx * (j + a.ny * k);
     const float* __restrict src = a.src;
     float* __restrict dst = a.dst + p0;
-    const unsigned char* __restrict flag = a.flag + p0;
+    const float* __restrict fluid_of = a.fluid + p0;
     const float* __restrict temp = a.temp ? a.temp + c0 : nullptr;
-    float* __restrict su = a.sum_u ? a.sum_u + 3 * c0 : nullptr;
+    float* __restrict sux = a.sum_u ? a.sum_u + c0 : nullptr;
+    float* __restrict suy = a.sum_u ? a.sum_u + a.cells + c0 : nullptr;
+    float* __restrict suz = a.sum_u ? a.sum_u + 2 * a.cells + c0 : nullptr;
     float* __restrict snu = a.sum_nu ? a.sum_nu + c0 : nullptr;
     const float* __restrict in[kQ];
     for (int q = 0; q < kQ; ++q) in[q] = src + static_cast<std::size_t>(q) * n + p0 - a.off[q];
@@ -67,13 +70,13 @@ __attribute__((target_clones("avx2", "default"))) bool latticeRow(const RowArgs&
         float fz = fz0;
         if constexpr (kBuoyancy) fz += buoy * (temp[i] - t_ref);
         const lbm::CellMoments m = lbm::collide(f, tau0, smag2, lbm::CellForce{fx, fy, fz});
-        const bool fluid = flag[i] == 0;
+        const bool fluid = fluid_of[i] != 0.f;
         CT_UNROLL
         for (int q = 0; q < kQ; ++q) dst[static_cast<std::size_t>(q) * n + i] = fluid ? f[q] : 0.f;
         if constexpr (kSample) {
-            su[3 * i] += fluid ? m.ux : 0.f;
-            su[3 * i + 1] += fluid ? m.uy : 0.f;
-            su[3 * i + 2] += fluid ? m.uz : 0.f;
+            sux[i] += fluid ? m.ux : 0.f;
+            suy[i] += fluid ? m.uy : 0.f;
+            suz[i] += fluid ? m.uz : 0.f;
             snu[i] += fluid ? m.nu_t : 0.f;
         }
         const float u2 = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
@@ -99,6 +102,7 @@ struct Lattice::Impl {
     std::size_t n;  ///< padded cells
     std::vector<float> a, b;  ///< populations, [q][padded cell]
     std::vector<unsigned char> flag;  ///< padded
+    std::vector<float> fluid;         ///< padded: 1 where flag is 0
     std::vector<unsigned char> solid;  ///< interior
     float wall[kMaxWallKinds * kQ] = {};
     /// Bounce-back links: population q of solid (or halo) cell `solid` is the one the fluid cell `solid + c_q`
@@ -197,6 +201,8 @@ struct Lattice::Impl {
                 }
         // Periodic images: flags copied from the opposite layer (after the walls, so they wrap solids too).
         copyPeriodic(flag.data(), 1);
+        fluid.resize(n);
+        for (std::size_t c = 0; c < n; ++c) fluid[c] = flag[c] == 0 ? 1.f : 0.f;
         buildLinks();
         geometry_dirty = false;
     }
@@ -267,7 +273,7 @@ struct Lattice::Impl {
         RowArgs r{};
         r.src = a.data();
         r.dst = b.data();
-        r.flag = flag.data();
+        r.fluid = fluid.data();
         r.temp = temp;
         r.sum_u = sampling ? sum_u.data() : nullptr;
         r.sum_nu = sampling ? sum_nu.data() : nullptr;
@@ -276,6 +282,7 @@ struct Lattice::Impl {
         r.py = py;
         r.nx = nx;
         r.ny = ny;
+        r.cells = interior();
         for (int q = 0; q < kQ; ++q) r.off[q] = lbm::cx(q) + px * (lbm::cy(q) + py * lbm::cz(q));
         r.tau0 = static_cast<float>(spec.tau);
         r.smag2 = static_cast<float>(spec.smagorinsky_cs * spec.smagorinsky_cs);
@@ -577,7 +584,9 @@ std::vector<float> Lattice::meanVelocity() const {
     std::vector<float> u(3 * d.interior(), 0.f);
     if (d.samples > 0) {
         const float inv = 1.f / static_cast<float>(d.samples);
-        for (std::size_t c = 0; c < u.size(); ++c) u[c] = d.sum_u[c] * inv;
+        const std::size_t cells = d.interior();
+        for (std::size_t c = 0; c < cells; ++c)
+            for (int ax = 0; ax < 3; ++ax) u[3 * c + static_cast<std::size_t>(ax)] = d.sum_u[static_cast<std::size_t>(ax) * cells + c] * inv;
         return u;
     }
     for (int k = 0; k < nz_; ++k)

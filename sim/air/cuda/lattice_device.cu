@@ -54,9 +54,11 @@ __global__ void collideKernel(const float* __restrict__ src, float* __restrict__
     for (int q = 0; q < kQ; ++q) dst[static_cast<unsigned long long>(q) * d.n + p] = fluid ? f[q] : 0.f;
     if (!fluid) return;
     if (prm.sampling) {
-        sum_u[3 * c] += m.ux;
-        sum_u[3 * c + 1] += m.uy;
-        sum_u[3 * c + 2] += m.uz;
+        // Structure of arrays: ux of every cell, then uy, then uz (coalesced).
+        const long long cells = static_cast<long long>(nx) * ny * (d.pz - 2);
+        sum_u[c] += m.ux;
+        sum_u[cells + c] += m.uy;
+        sum_u[2 * cells + c] += m.uz;
         sum_nu[c] += m.nu_t;
     }
     const float u2 = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
