@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <string>
 #include <vector>
 
 namespace ct::bench {
@@ -124,16 +125,22 @@ void hall(bool as_json, double minutes) {
         }
         char steady_text[96] = "steady not reached";
         if (steady_wall >= 0) std::snprintf(steady_text, sizeof steady_text, "steady at %.0f s simulated, %.1f s wall", steady_sim, steady_wall);
-        char text[400];
+        const sim::EngineStats& st = e.stats();
+        const double per_solve = st.flow_solves > 0 ? static_cast<double>(st.flow_iterations) / static_cast<double>(st.flow_solves) : 0.0;
+        char text[512];
         std::snprintf(text, sizeof text,
                       "hall_1024gpu_slab_%s  %llu cells  %.1f simulated min in %.1f s wall (%.2fx real time); %s; lattice %.1f M "
-                      "cell-updates/s over the run (%.0f %% of the roofline); inlets %.1f-%.1f C\n",
-                      air, static_cast<unsigned long long>(e.stats().grid_cells), minutes, wall, end / wall, steady_text, lat_rate / 1e6,
-                      100 * lat_rate / roof, lo, hi);
+                      "cell-updates/s over the run (%.0f %% of the roofline); %lld flow %s, %.1f CG iterations each, %.1f s (%.1f %% of the "
+                      "run); inlets %.1f-%.1f C\n",
+                      air, static_cast<unsigned long long>(st.grid_cells), minutes, wall, end / wall, steady_text, lat_rate / 1e6,
+                      100 * lat_rate / roof, static_cast<long long>(st.flow_solves), std::string(air) == "lbm" ? "projections" : "solves",
+                      per_solve, st.flow_seconds, 100 * st.flow_seconds / wall, lo, hi);
         report(as_json,
                {{"name", std::string("hall_1024gpu_slab_") + air}, {"cells", e.stats().grid_cells}, {"simulated_s", end}, {"wall_s", wall},
                 {"times_real_time", end / wall}, {"steady_sim_s", steady_sim}, {"steady_wall_s", steady_wall},
-                {"lattice_cell_updates_per_s", lat_rate}, {"roofline_fraction", lat_rate / roof}, {"inlet_min_c", lo}, {"inlet_max_c", hi},
+                {"lattice_cell_updates_per_s", lat_rate}, {"roofline_fraction", lat_rate / roof}, {"flow_solves", st.flow_solves},
+                {"flow_iterations", st.flow_iterations}, {"flow_s", st.flow_seconds}, {"flow_fraction", st.flow_seconds / wall},
+                {"inlet_min_c", lo}, {"inlet_max_c", hi},
                 {"air_summary", e.stats().air_summary}},
                text);
     }

@@ -268,6 +268,8 @@ int cmdSimulate(const Args& a) {
                {"grid_cells", engine->stats().grid_cells},
                {"air_substeps", engine->stats().air_substeps},
                {"flow_solves", engine->stats().flow_solves},
+               {"flow_iterations", engine->stats().flow_iterations},
+               {"flow_s", engine->stats().flow_seconds},
                {"air", engine->stats().air_solver},
                {"air_approximate", engine->stats().air_approximate},
                {"air_summary", engine->stats().air_summary},

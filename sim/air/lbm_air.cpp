@@ -3,6 +3,7 @@
 #include <clustertwin/sim/thread_pool.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -38,7 +39,9 @@ struct LbmAir::Impl {
     void applyFlow(std::vector<float>& kt, double to_si) {
         std::vector<float> fx, fy, fz;
         faceFluxes(fx, fy, fz);
+        const auto t0 = std::chrono::steady_clock::now();
         const FlowSolveStats fs = air->setFluxes(std::move(fx), std::move(fy), std::move(fz), 1e-6);
+        stats.flow_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         ++stats.flow_solves;
         stats.flow_iterations += fs.iterations;
         stats.last_flow_residual = fs.relative_residual;

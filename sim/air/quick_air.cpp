@@ -3,6 +3,7 @@
 #include <clustertwin/sim/air/air_solver.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -44,7 +45,9 @@ public:
             else moved += std::fabs(q - at_solve_[p]);
         }
         if (never || moved > spec_.flow_resolve_change * std::max(total, 1e-12)) {
+            const auto t0 = std::chrono::steady_clock::now();
             const FlowSolveStats st = air_->solveFlow(spec_.flow_residual);
+            stats_.flow_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             ++stats_.flow_solves;
             stats_.flow_iterations += st.iterations;
             stats_.last_flow_residual = st.relative_residual;

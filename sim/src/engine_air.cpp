@@ -121,12 +121,14 @@ void Engine::Impl::collectAirStats() {
         sum.lattice_steps += s.lattice_steps;
         sum.last_flow_residual = std::max(sum.last_flow_residual, s.last_flow_residual);
         sum.max_divergence_error = std::max(sum.max_divergence_error, s.max_divergence_error);
+        sum.flow_seconds += s.flow_seconds;
     }
     stats.flow_solves = sum.flow_solves;
     stats.flow_iterations = sum.flow_iterations;
     stats.lattice_steps = sum.lattice_steps;
     stats.last_flow_residual = sum.last_flow_residual;
     stats.max_divergence_error = sum.max_divergence_error;
+    stats.flow_seconds = sum.flow_seconds;
 }
 
 void Engine::Impl::advanceAir(double dt) {

@@ -1,5 +1,6 @@
 // The air model's flow: the potential-flow solve (quick mode) and the projection of fluxes given by another
-// solver (the lattice) onto the port sources. Both solve M x = −s with Jacobi-preconditioned CG, warm-started.
+// solver (the lattice) onto the port sources. Both solve M x = −s with CG, warm-started: on the CPU preconditioned
+// by a multigrid V-cycle (flow_multigrid.hpp), on CUDA by Jacobi.
 #include "air_model_impl.hpp"
 
 namespace ct::sim {
@@ -45,9 +46,16 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
                            std::to_string(st.iterations) + " iterations");
 #endif
     } else if (bnorm > 0) {
+        // CG preconditioned by one multigrid V-cycle (flow_multigrid.hpp).
+        if (d.mg_stale) {
+            d.mg.build(nx_, ny_, nz_, d.nb, d.h);
+            d.mg_stale = false;
+        }
+        const FlowMultigrid::Runner runner = [&d](std::size_t chunks, const std::function<void(std::size_t)>& fn) { d.run(chunks, fn); };
         d.apply(x, ap);
         d.forAll([&](std::size_t c) { r[c] = b[c] - ap[c]; });
-        d.forAll([&](std::size_t c) { z[c] = r[c] / diag[c]; p[c] = z[c]; });
+        d.mg.apply(r, z, runner);
+        d.forAll([&](std::size_t c) { p[c] = z[c]; });
         double rz = d.dot(r, z);
         double rnorm = std::sqrt(d.dot(r, r));
         int it = 0;
@@ -59,8 +67,8 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
             d.forAll([&](std::size_t c) {
                 x[c] += alpha * p[c];
                 r[c] -= alpha * ap[c];
-                z[c] = r[c] / diag[c];
             });
+            d.mg.apply(r, z, runner);
             const double rz_new = d.dot(r, z);
             const double beta = rz_new / rz;
             rz = rz_new;

@@ -16,6 +16,8 @@
         }                                                                                                   \
     } while (0)
 #endif
+#include "flow_multigrid.hpp"
+
 #include <clustertwin/sim/kernels.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
@@ -58,6 +60,8 @@ struct AirModel::Impl {
     };
     std::vector<Port> ports;
     bool geometry_dirty = true;
+    FlowMultigrid mg;      ///< the flow solve's preconditioner (CPU), rebuilt after the geometry changed
+    bool mg_stale = true;
     double stable_dt = 0;
     std::vector<double> src;  ///< per-cell net source of the last flow solve (m³/s)
 
@@ -146,6 +150,7 @@ struct AirModel::Impl {
                     nb2[c] = m2;
                 }
         geometry_dirty = false;
+        mg_stale = true;
     }
 
     /// y = M x over fluid cells, one z-plane per chunk.

@@ -40,6 +40,7 @@ struct EngineStats {
     std::int64_t lattice_steps = 0;
     double last_flow_residual = 0;
     double max_divergence_error = 0;
+    double flow_seconds = 0;  ///< wall time in the air's flow solves (quick) or flux projections (lbm)
     std::string air_solver;        ///< the room-air solver in use ("lbm", "quick")
     bool air_approximate = false;  ///< quick mode: label results approximate
     std::string air_summary;       ///< one line per hall: method, grid, time step

@@ -33,6 +33,7 @@ struct AirSolverStats {
     std::int64_t lattice_steps = 0;                     ///< lbm
     double last_flow_residual = 0;
     double max_divergence_error = 0;
+    double flow_seconds = 0;  ///< wall time spent in flow solves / projections
 };
 
 /// Where a source port's air goes: a unit direction and the open share of its face (a perforated tile's
