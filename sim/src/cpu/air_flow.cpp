@@ -24,12 +24,9 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
         for (std::size_t c = 0; c < n; ++c)
             if (!d.solid[c]) s[c] -= net / static_cast<double>(fluid);
 
-    std::vector<double> b(n), r(n), z(n), p(n), ap(n), diag(n);
+    std::vector<double> b(n), r(n), z(n), p(n), ap(n);
     for (std::size_t c = 0; c < n; ++c) {
         b[c] = d.solid[c] ? 0.0 : -s[c];
-        int deg = 0;
-        for (unsigned char bit : {k::kWest, k::kEast, k::kSouth, k::kNorth, k::kDown, k::kUp}) deg += (d.nb[c] & bit) ? 1 : 0;
-        diag[c] = deg > 0 ? d.h * deg : 1.0;
         if (d.solid[c]) x[c] = 0;
     }
     FlowSolveStats st;
@@ -38,6 +35,13 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
     if (abs_res > 0 && bnorm > 0) rel_res = std::max(rel_res, abs_res / bnorm);
     if (bnorm > 0 && d.onDevice()) {
 #ifdef CT_HAVE_CUDA
+        // The device's CG is Jacobi-preconditioned: M's diagonal, h·(open faces), 1 where a cell has none.
+        std::vector<double> diag(n);
+        for (std::size_t c = 0; c < n; ++c) {
+            int deg = 0;
+            for (unsigned char bit : {k::kWest, k::kEast, k::kSouth, k::kNorth, k::kDown, k::kUp}) deg += (d.nb[c] & bit) ? 1 : 0;
+            diag[c] = deg > 0 ? d.h * deg : 1.0;
+        }
         double achieved = 0;
         CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); st.iterations = d.dev->solve(b, diag, x, d.h, rel_res, max_iter, achieved));
         st.relative_residual = achieved;
