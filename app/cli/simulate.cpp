@@ -27,8 +27,10 @@ const char* kSimulateHelp = R"(Usage: clustertwin-cli simulate SCENARIO (--durat
 Runs the coupled power / equipment heat / liquid / room-air model and records the run into a SQLite store
 (the same store imported telemetry goes into, so both replay alike). Progress goes to stderr.
   --duration T        simulated time (90s, 15m, 1h, 1h30m); with --steady, the most to run (4h)
-  --steady            run until every rack inlet moves less than 0.05 K over one flow-through time of the
-                      room air, then stop and report how long it took (exit 1 if --duration ends it first)
+  --steady            run until no rack inlet drifts more than 0.05 K per flow-through time of the room
+                      air (a line through the means of at least four flow-through windows, 95 % bound), then
+                      stop, report how long it took and each rack's inlet averaged over those windows
+                      (exit 1 if --duration ends it first)
   --air S             room-air solver: lbm (lattice Boltzmann with turbulence and buoyancy; the default) or
                       quick (potential flow: no momentum or buoyancy, approximate, fast); overrides the
                       scenario's simulation.air
@@ -211,23 +213,33 @@ int cmdSimulate(const Args& a) {
         if (reached_steady)
             std::cerr << "simulate: steady after " << m::formatDuration(engine->timeS()) << " simulated ("
                       << engine->timeS() / detector.windowS() << " flow-through times of " << detector.windowS()
-                      << " s; inlets moved " << detector.lastChangeK() << " K over the last one)\n";
+                      << " s; over the last " << m::formatDuration(detector.averagingS()) << " no rack inlet drifts more than "
+                      << detector.lastChangeK() << " K per flow-through time, 95 % bound)\n";
+        else if (std::isfinite(detector.lastChangeK()))
+            std::cerr << "simulate: not steady after " << m::formatDuration(engine->timeS()) << ": rack inlets may still drift "
+                      << detector.lastChangeK() << " K per flow-through time (95 % bound; limit 0.05 K)\n";
         else
-            std::cerr << "simulate: not steady after " << m::formatDuration(engine->timeS()) << ": inlets still moved "
-                      << detector.lastChangeK() << " K over one flow-through time (limit 0.05 K)\n";
+            std::cerr << "simulate: not steady after " << m::formatDuration(engine->timeS()) << ": fewer than four flow-through times of "
+                      << detector.windowS() << " s ran\n";
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     const m::Frame& f = engine->frame();
+    // At steady state the answer is each rack's inlet averaged over the steady period, not the last frame's flicker.
+    const bool averaged = reached_steady && detector.steadyInlets().size() == f.racks.size();
+    auto answer = [&](std::size_t i) { return averaged ? detector.steadyInlets()[i] : f.racks[i].inlet_mean_c; };
     if (!f.racks.empty()) {
         // The planner's answer in one line: the range of rack inlets and the weakest Capture Index.
-        const auto [lo, hi] = std::minmax_element(f.racks.begin(), f.racks.end(),
-                                                  [](const auto& x, const auto& y) { return x.inlet_mean_c < y.inlet_mean_c; });
+        std::size_t lo = 0, hi = 0;
+        for (std::size_t i = 1; i < f.racks.size(); ++i) {
+            if (answer(i) < answer(lo)) lo = i;
+            if (answer(i) > answer(hi)) hi = i;
+        }
         const m::RackFrame* worst = nullptr;
         for (const auto& r : f.racks)
             if (!std::isnan(r.capture_index) && (!worst || r.capture_index < worst->capture_index)) worst = &r;
-        std::cerr << "simulate: rack inlets (airflow-weighted) " << std::fixed << std::setprecision(1) << lo->inlet_mean_c << " to "
-                  << hi->inlet_mean_c << " °C (hottest " << hi->id << ")";
+        std::cerr << "simulate: rack inlets (airflow-weighted" << (averaged ? ", mean over the steady period" : "") << ") " << std::fixed
+                  << std::setprecision(1) << answer(lo) << " to " << answer(hi) << " °C (hottest " << f.racks[hi].id << ")";
         if (worst) std::cerr << "; lowest Capture Index " << std::setprecision(0) << 100 * worst->capture_index << " % (" << worst->id << ")";
         std::cerr << std::defaultfloat << std::setprecision(6) << "\n";
     }
@@ -288,15 +300,21 @@ int cmdSimulate(const Args& a) {
             o["steady"] = {{"reached", reached_steady},
                            {"time_s", engine->timeS()},
                            {"flow_through_s", detector.windowS()},
+                           {"averaging_s", reached_steady ? detector.averagingS() : 0.0},
                            {"last_change_k", std::isfinite(detector.lastChangeK()) ? detector.lastChangeK() : -1.0}};
         double ci_min = std::nan("");
         for (const auto& r : f.racks)
             if (!std::isnan(r.capture_index) && !(r.capture_index >= ci_min)) ci_min = r.capture_index;
         o["min_capture_index"] = std::isnan(ci_min) ? json(nullptr) : json(ci_min);
         json inlets = json::array();
-        for (const auto& r : f.racks) inlets.push_back({{"rack", r.id}, {"inlet_mean_c", r.inlet_mean_c}, {"inlet_max_c", r.inlet_max_c},
-                              {"capture_index", std::isnan(r.capture_index) ? json(nullptr) : json(r.capture_index)},
-                              {"airflow_m3s", r.airflow_m3s}, {"heat_to_air_w", r.heat_to_air_w}});
+        for (std::size_t i = 0; i < f.racks.size(); ++i) {
+            const auto& r = f.racks[i];
+            json x{{"rack", r.id}, {"inlet_mean_c", r.inlet_mean_c}, {"inlet_max_c", r.inlet_max_c},
+                   {"capture_index", std::isnan(r.capture_index) ? json(nullptr) : json(r.capture_index)},
+                   {"airflow_m3s", r.airflow_m3s}, {"heat_to_air_w", r.heat_to_air_w}};
+            if (averaged) x["inlet_steady_c"] = answer(i);
+            inlets.push_back(std::move(x));
+        }
         o["rack_inlets"] = inlets;
         json units = json::array();
         for (const auto& u : f.cooling_units)

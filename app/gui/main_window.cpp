@@ -222,7 +222,7 @@ void MainWindow::buildMenus() {
         if (!runSimulation(4 * 3600.0, {}, {}, true)) statusBar()->showMessage(tr("A simulation is already running"));
     });
     steady->setObjectName("actionSteadyState");
-    steady->setToolTip(tr("Simulate until every rack inlet moves less than 0.05 K over one flow-through time of the room air"));
+    steady->setToolTip(tr("Simulate until no rack inlet drifts more than 0.05 K per flow-through time of the room air (averaged over at least four)"));
     analysis->addAction(tr("&Clear highlights"), this, [this] {
         if (auto* sc = view3d_->scene()) sc->setHighlighted({});
         view3d_->update();

@@ -7,6 +7,7 @@
 
 #include <QElapsedTimer>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ct::app {
@@ -53,6 +54,12 @@ void SimulationJob::run() {
                             .arg(QString::fromStdString(model::formatDuration(f.time_s)))
                             .arg(f.time_s / steady.windowS(), 0, 'f', 1)
                             .arg(steady.windowS(), 0, 'f', 1);
+                const auto& in = steady.steadyInlets();
+                if (!in.empty())
+                    note_ += tr("; rack inlets averaged over the last %1: %2–%3 °C")
+                                 .arg(QString::fromStdString(model::formatDuration(steady.averagingS())))
+                                 .arg(*std::min_element(in.begin(), in.end()), 0, 'f', 1)
+                                 .arg(*std::max_element(in.begin(), in.end()), 0, 'f', 1);
                 rec.record(f);
                 if (f.air && store_fields) store.writeAirField(rec.run(), f.time_s, *f.air);
                 break;

@@ -28,7 +28,8 @@ struct LbmAir::Impl {
     std::vector<Port> ports;
     std::vector<float> temp, velocity;
     AirSolverStats stats;
-    std::vector<double> flow_ref;            // port flows when the flow last changed
+    std::vector<double> flow_ref;            // port flows (smoothed) when the flow last changed
+    std::vector<double> flow_smooth;         // port flows, smoothed over ~10 s
     double settle_until = 0, next_lattice = 0;
     double step_debt = 0;  // lattice steps owed to the hall's clock (fractions)
     std::vector<float> interval_u, interval_kt;  // the last lattice run's mean flow, for the stride between runs
@@ -50,22 +51,29 @@ struct LbmAir::Impl {
         air->setEddyDiffusivity(kt);
     }
 
-    /// True when the flow changed for real since the last change (or never ran): a port's flow moved by a
-    /// quarter of itself (a unit failed or came back), or all ports together by 10 % of the total. Fans that
-    /// follow their inlets drift less and do not count.
-    bool flowsMoved() {
-        double total = 0, moved = 0;
+    /// True when the flow changed for real since the last change (or never ran): a port's flow, smoothed over
+    /// ~10 s, moved by a quarter of itself (a unit failed or came back, a job started), or the total by 10 % of
+    /// itself (the whole hall's load changed). Server fans follow the flicker of their inlets: on the 32-rack slab
+    /// hall single rack levels swing by ±30 % from one second to the next around a steady mean, which kept the
+    /// lattice running every step when each port's instant flow was compared.
+    bool flowsMoved(double duration) {
+        const double a = 1.0 - std::exp(-duration / 10.0);
+        if (flow_smooth.size() != ports.size()) {
+            flow_smooth.resize(ports.size());
+            for (std::size_t i = 0; i < ports.size(); ++i) flow_smooth[i] = ports[i].q;
+        }
+        double total = 0, total_ref = 0;
         bool big = flow_ref.size() != ports.size();
         for (std::size_t i = 0; i < ports.size(); ++i) {
-            total += std::fabs(ports[i].q);
+            const double q = flow_smooth[i] += (ports[i].q - flow_smooth[i]) * a;
+            total += std::fabs(q);
             if (big) continue;
-            const double d = std::fabs(ports[i].q - flow_ref[i]);
-            moved += d;
-            big = d > 0.25 * std::max(std::fabs(flow_ref[i]), std::fabs(ports[i].q)) && d > 1e-9;
+            total_ref += std::fabs(flow_ref[i]);
+            const double d = std::fabs(q - flow_ref[i]);
+            big = d > 0.25 * std::max(std::fabs(flow_ref[i]), std::fabs(q)) && d > 1e-9;
         }
-        if (!big && moved <= 0.1 * total) return false;
-        flow_ref.resize(ports.size());
-        for (std::size_t i = 0; i < ports.size(); ++i) flow_ref[i] = ports[i].q;
+        if (!big && std::fabs(total - total_ref) <= 0.1 * total_ref) return false;
+        flow_ref = flow_smooth;
         return true;
     }
 
@@ -206,7 +214,7 @@ int LbmAir::advance(double duration, const std::function<void(double)>& before) 
             throw SimError(msg);
         }
     }
-    if (d.flowsMoved()) d.settle_until = d.t + d.settleTime();
+    if (d.flowsMoved(duration)) d.settle_until = d.t + d.settleTime();
     int sub = 0;
     if (d.t + 1e-9 < d.settle_until || d.t + 1e-9 >= d.next_lattice || d.spec.lattice_stride <= 1) {
         d.next_lattice = d.t + duration * std::max(1, d.spec.lattice_stride);
