@@ -341,8 +341,7 @@ struct TvdArgs {
     const float* fx;
     const float* fy;
     const float* fz;
-    const unsigned char* nb;
-    const unsigned char* nb2;
+    const std::uint32_t* nbw;  ///< nb | nb2 << 8
     int nx, ny, nz, plane;
     float h, kappa, dt_v;
     bool tvd;
@@ -350,7 +349,7 @@ struct TvdArgs {
 
 /// One row of the TVD / variable-diffusivity step. Rows and planes beyond the grid are replaced by the row
 /// itself (their bits are clear, so they never count), as in interiorRow.
-__attribute__((target_clones("avx2", "default"))) void tvdRow(const TvdArgs& a, int j, int kk) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(const TvdArgs& a, int j, int kk) {
     const int row = a.nx * (j + a.ny * kk);
     const float* __restrict t = a.t + row;
     auto rowAt = [&](const float* base, int dj, int dk) {
@@ -370,13 +369,12 @@ __attribute__((target_clones("avx2", "default"))) void tvdRow(const TvdArgs& a, 
     const float* __restrict fyn = fys + a.nx;
     const float* __restrict fzd = a.fz + row;
     const float* __restrict fzu = fzd + a.plane;
-    const unsigned char* __restrict nb = a.nb + row;
-    const unsigned char* __restrict nb2 = a.nb2 + row;
+    const std::uint32_t* __restrict nbw = a.nbw + row;
     const float h = a.h, kappa = a.kappa, dt_v = a.dt_v;
-    const bool tvd = a.tvd;
+    const std::uint32_t far_mask = a.tvd ? 0xFFu : 0u;
 #pragma GCC ivdep
     for (int i = 0; i < a.nx; ++i) {
-        const unsigned m = nb[i];
+        const std::uint32_t m = nbw[i] & 0xFFu;
         const float kc = k0[i];
         // Conductance κ_eff·A/h per face, zero towards walls and solids.
         const float gw = static_cast<float>(m & 1u) * h * (kappa + 0.5f * (kc + k0[i - 1]));
@@ -387,8 +385,8 @@ __attribute__((target_clones("avx2", "default"))) void tvdRow(const TvdArgs& a, 
         const float gu = static_cast<float>((m >> 5) & 1u) * h * (kappa + 0.5f * (kc + ku[i]));
         k::Stencil13 v{t[i], t[i - 1], t[i + 1], ts[i], tn[i], td[i], tu[i], t[i - 2], t[i + 2], tss[i], tnn[i], tdd[i], tuu[i]};
         // Upwind is the limiter switched off: far values equal to the near ones give no correction.
-        const unsigned char far = tvd ? nb2[i] : static_cast<unsigned char>(0);
-        t2[i] = k::advectDiffuseTvd(v, fxr[i], fxr[i + 1], fys[i], fyn[i], fzd[i], fzu[i], nb[i], far, gw, ge, gs, gn, gd, gu, dt_v);
+        const std::uint32_t far = (nbw[i] >> 8) & far_mask;  // no control flow in the loop
+        t2[i] = k::advectDiffuseTvd(v, fxr[i], fxr[i + 1], fys[i], fyn[i], fzd[i], fzu[i], m, far, gw, ge, gs, gn, gd, gu, dt_v);
     }
 }
 
@@ -425,7 +423,7 @@ void AirModel::Impl::stepTvd(double dt, bool tracer) {
                             "diffusivity and fixed-temperature walls run on the CPU backend (--backend cpu)");
 #endif
     const float dt_v = static_cast<float>(dt / vol);
-    TvdArgs a{T(), t2.data() + kPad, kt.data() + kPad, fx.data(), fy.data(), fz.data(), nb.data(), nb2.data(), nx, ny, nz, nx * ny,
+    TvdArgs a{T(), t2.data() + kPad, kt.data() + kPad, fx.data(), fy.data(), fz.data(), nbw.data(), nx, ny, nz, nx * ny,
               static_cast<float>(h), static_cast<float>(spec.kappa_m2s), dt_v, spec.tvd};
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         for (int j = 0; j < ny; ++j) tvdRow(a, j, static_cast<int>(kc));

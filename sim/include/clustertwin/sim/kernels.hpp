@@ -43,7 +43,9 @@ CT_HD float vanLeerFlux(float f, float m2, float m1, float p1, float p2) {
     const bool pos = f > 0.f;
     const float up = pos ? m1 : p1, uu = pos ? m2 : p2, dn = pos ? p1 : m1;
     const float a = up - uu, b = dn - up, ab = a * b;
-    const float corr = ab > 0.f ? ab / (a + b) : 0.f;
+    // Branch-free (the CPU loop vectorises only without control flow): where ab ≤ 0 the correction is 0 / 1.
+    const bool smooth = ab > 0.f;
+    const float corr = (smooth ? ab : 0.f) / (smooth ? a + b : 1.f);
     return f * (up + corr);
 }
 
@@ -55,7 +57,7 @@ struct Stencil13 {
 /// One explicit, conservative step with van Leer TVD advection and diffusion through per-face conductances
 /// g (κ_eff·A/h, m³/s; zero where the neighbour is not fluid). `nb2` has the neighbour bits of the cells two
 /// away (set when both that cell and the one between are fluid). Stable for half the upwind step.
-CT_HD float advectDiffuseTvd(Stencil13 v, float fw, float fe, float fs, float fn, float fd, float fu, unsigned char nb, unsigned char nb2,
+CT_HD float advectDiffuseTvd(Stencil13 v, float fw, float fe, float fs, float fn, float fd, float fu, unsigned nb, unsigned nb2,
                              float gw, float ge, float gs, float gn, float gd, float gu, float dt_v) {
     // Where a neighbour is not fluid its face carries nothing; the limiter sees the cell's own value instead.
     const float w = (nb & kWest) ? v.w : v.t, e = (nb & kEast) ? v.e : v.t;
