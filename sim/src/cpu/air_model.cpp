@@ -136,7 +136,7 @@ struct StepArgs {
     const float* fx;
     const float* fy;
     const float* fz;
-    const unsigned char* nb;
+    const std::uint32_t* nbw;  ///< neighbour bits in the low byte (32-bit loads vectorise without spills)
     int nx, ny, nz, plane;
     float diff, dt_v;
 };
@@ -146,7 +146,7 @@ struct StepArgs {
 /// beyond the grid are replaced by the row itself; every such value is multiplied by a zero wall flux and a
 /// clear neighbour bit, so it never counts. Solid cells have zero fluxes and no fluid neighbours, so the same
 /// update leaves them unchanged. Compiled for AVX2 too, chosen at run time.
-__attribute__((target_clones("avx2", "default"))) void interiorRow(const StepArgs& a, int j, int kk, int i0, int i1) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void interiorRow(const StepArgs& a, int j, int kk, int i0, int i1) {
     const int row = a.nx * (j + a.ny * kk);
     const float* __restrict t = a.t + row;
     const float* __restrict ts = j > 0 ? t - a.nx : t;
@@ -159,12 +159,12 @@ __attribute__((target_clones("avx2", "default"))) void interiorRow(const StepArg
     const float* __restrict fyn = fys + a.nx;
     const float* __restrict fzd = a.fz + row;
     const float* __restrict fzu = fzd + a.plane;
-    const unsigned char* __restrict nb = a.nb + row;
+    const std::uint32_t* __restrict nbw = a.nbw + row;
     const float diff = a.diff, dt_v = a.dt_v;
 #pragma GCC ivdep
     for (int i = i0; i < i1; ++i) {
         t2[i] = k::advectDiffuse(t[i], t[i - 1], t[i + 1], ts[i], tn[i], td[i], tu[i], fxr[i], fxr[i + 1], fys[i], fyn[i],
-                                 fzd[i], fzu[i], nb[i], diff, dt_v);
+                                 fzd[i], fzu[i], nbw[i] & 0xFFu, diff, dt_v);
     }
 }
 
@@ -233,7 +233,7 @@ void AirModel::Impl::stepCpu(double dt, bool tracer) {
         d.stepTvd(dt, tracer);
         return;
     }
-    StepArgs a{d.T(), d.t2.data() + Impl::kPad, d.fx.data(), d.fy.data(), d.fz.data(), d.nb.data(),
+    StepArgs a{d.T(), d.t2.data() + Impl::kPad, d.fx.data(), d.fy.data(), d.fz.data(), d.nbw.data(),
                nx, ny, nz, nx * ny, static_cast<float>(d.diff), static_cast<float>(dt / d.vol)};
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         const int kk = static_cast<int>(kc);

@@ -19,7 +19,7 @@ CT_HD float posf(float x) { return x > 0.f ? x : 0.f; }
 /// `diff` = κ·A/h (m³/s) per fluid neighbour. `dt_v` = dt / cell volume. Sources and sinks of air are
 /// added separately (ports); the face fluxes' divergence balances them.
 CT_HD float advectDiffuse(float t, float tw, float te, float ts, float tn, float td, float tu, float fw, float fe,
-                          float fs, float fn, float fd, float fu, unsigned char nb, float diff, float dt_v) {
+                          float fs, float fn, float fd, float fu, unsigned nb, float diff, float dt_v) {
     // Advection: what leaves carries this cell's temperature, what enters carries the upwind neighbour's.
     const float out = posf(fe) + posf(-fw) + posf(fn) + posf(-fs) + posf(fu) + posf(-fd);
     const float in = posf(fw) * tw + posf(-fe) * te + posf(fs) * ts + posf(-fn) * tn + posf(fd) * td + posf(-fu) * tu;
