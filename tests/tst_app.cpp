@@ -274,7 +274,8 @@ void TstApp::exportWritesTheSelectionsSeries() {
     QVERIFY2(w_->exportSelectionCsv(csv, &error), qPrintable(error));
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    // RFC 4180 records (CRLF), the header `clustertwin-cli query --format csv` writes.
+    const QStringList lines = QString::fromUtf8(f.readAll()).split("\r\n", Qt::SkipEmptyParts);
     QCOMPARE(lines.first(), QString("time_s,entity,metric,value,unit"));
     QVERIFY(lines.size() > 4 * 60);
     QVERIFY(lines[1].contains(",r01-01,"));

@@ -1,5 +1,7 @@
 // clustertwin-bench: performance figures (not tests). `thermal`: air temperature step throughput against
 // the memory-bandwidth roofline; `simulate`: wall time per simulated hour of superpod-h100-su.
+#include "../cli/args.hpp"
+
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
@@ -22,8 +24,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -318,7 +323,13 @@ int benchNetwork(bool as_json) {
     // One 16k-rank ring all-reduce of 1 GiB, end to end (routing, rates, steps).
     std::vector<int> ranks;
     for (int n = 0; n < 2048; ++n)
-        for (int g = 0; g < 8; ++g) ranks.push_back(t.find("n" + std::to_string(n) + "/gpu" + std::to_string(g)));
+        for (int g = 0; g < 8; ++g) {
+            std::string id = "n";  // built by appending: GCC 12's -Wrestrict misfires on "n" + std::string
+            id += std::to_string(n);
+            id += "/gpu";
+            id += std::to_string(g);
+            ranks.push_back(t.find(id));
+        }
     t0 = Clock::now();
     const auto ar = net::runCollective(t, router, net::CollectiveOp::AllReduce, ranks, 1024.0 * 1024 * 1024);
     const double allreduce_s = seconds(t0, Clock::now());
@@ -420,41 +431,90 @@ int benchAir(bool as_json, double minutes);  // air_bench.cpp
 double triadBandwidthOf(sim::ThreadPool& pool) { return triadBandwidth(pool); }
 } // namespace ct::bench
 
+namespace {
+
+const char* kBenchHelp = R"(Usage: clustertwin-bench BENCHMARK [--json] [--backend cpu|cuda|auto] [--minutes M] [--scrapes N]
+
+Measures ClusterTwin's hot paths and prints each figure with a roofline or reference ratio measured in the
+same run (docs/performance.md records them).
+Benchmarks:
+  thermal    finite-volume temperature step: cell-updates/s against the memory-bandwidth roofline
+  air        lattice-Boltzmann kernel (1 and 2 threads) and the generated 1024-GPU slab hall (--minutes, 60)
+  simulate   the coupled engine on the shipped samples: simulated seconds per wall second
+  network    max-min flow sharing and collectives on growing fat trees
+  import     DCGM scrape parsing and storing (--scrapes, 360): samples/s
+  render     3D frame time of growing halls (needs a display; a private Xvfb is started without one)
+  campus     a 100k-GPU campus (--backend, --minutes)
+Options:
+  --json             one JSON object per figure on stdout
+  --backend B        cpu (default), cuda or auto, for thermal and campus
+  --minutes M        simulated minutes for air and campus
+  --scrapes N        scrapes for import
+  -h, --help         this help
+Exit codes: 0 done, 1 runtime error, 2 usage error (nothing is run).
+)";
+
+/// Resources (the samples) beside an installed or copied program, else the source tree's.
+std::string resourceDir(const char* argv0) {
+    namespace fs = std::filesystem;
+    if (const char* env = std::getenv("CT_RESOURCE_DIR"); env && *env) return env;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    const fs::path installed = (ec ? fs::path(argv0) : exe).parent_path() / "../share/clustertwin/resources";
+    if (fs::is_directory(installed / "scenarios", ec)) return installed.lexically_normal().string();
+    return CT_SOURCE_RESOURCE_DIR;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    const bool as_json = std::find(args.begin(), args.end(), "--json") != args.end();
-    args.erase(std::remove(args.begin(), args.end(), "--json"), args.end());
-    if (args.empty() || args[0] == "--help") {
-        std::cout << "Usage: clustertwin-bench thermal|air|simulate|network|import|render|campus [--json] [--backend cpu|cuda|auto]\n"
-                     "                         [--scrapes N] [--minutes M]\n";
-        return args.empty() ? 2 : 0;
-    }
+    const std::vector<std::string> argv_list(argv + 1, argv + argc);
+    std::optional<ct::cli::Args> parsed;
     try {
-        std::string backend = "cpu";
-        double minutes = 60;
-        for (std::size_t i = 1; i + 1 < args.size(); ++i) {
-            if (args[i] == "--backend") backend = args[i + 1];
-            if (args[i] == "--minutes") minutes = std::max(0.1, std::atof(args[i + 1].c_str()));
-        }
-        if (args[0] == "thermal") {
+        parsed.emplace(argv_list, std::set<std::string>{"json", "help"}, std::set<std::string>{"backend", "minutes", "scrapes"});
+    } catch (const ct::cli::UsageError& e) {
+        std::cerr << "clustertwin-bench: " << e.what() << "\n\n" << kBenchHelp;
+        return 2;
+    }
+    const ct::cli::Args& a = *parsed;
+    if (a.flag("help")) {
+        std::cout << kBenchHelp;
+        return 0;
+    }
+    if (argv_list.empty() && a.positional().empty()) {
+        std::cerr << kBenchHelp;
+        return 2;
+    }
+    static const std::set<std::string> known = {"thermal", "air", "simulate", "network", "import", "render", "campus"};
+    if (a.positional().size() != 1 || !known.count(a.positional()[0])) {
+        std::cerr << "clustertwin-bench: ";
+        if (a.positional().size() != 1) std::cerr << "give exactly one benchmark";
+        else std::cerr << "unknown benchmark '" << a.positional()[0] << "'";
+        std::cerr << "\n\n" << kBenchHelp;
+        return 2;
+    }
+    const std::string what = a.positional()[0];
+    const bool as_json = a.flag("json");
+    try {
+        const std::string backend = a.get("backend", "cpu");
+        const double minutes = a.getDouble("minutes", 60);
+        const int scrapes = a.getInt("scrapes", 360);
+        if (!(minutes > 0) || scrapes < 1) throw ct::cli::UsageError("--minutes must be > 0 and --scrapes >= 1");
+        if (what == "thermal") {
             const sim::Backend b = sim::chooseBackend(backend);  // says why when CUDA is asked for and absent
             return b == sim::Backend::Cuda ? benchThermalCuda(as_json) : benchThermal(as_json);
         }
-        if (args[0] == "campus") return benchCampus(as_json, backend, minutes);
-        if (args[0] == "air") return ct::bench::benchAir(as_json, minutes);
-        if (args[0] == "simulate") return benchSimulate(as_json, CT_SOURCE_RESOURCE_DIR);
-        if (args[0] == "network") return benchNetwork(as_json);
-        if (args[0] == "render") return benchRender(as_json);
-        if (args[0] == "import") {
-            int scrapes = 360;
-            for (std::size_t i = 1; i + 1 < args.size(); ++i)
-                if (args[i] == "--scrapes") scrapes = std::max(1, std::atoi(args[i + 1].c_str()));
-            return benchImport(as_json, scrapes);
-        }
+        if (what == "campus") return benchCampus(as_json, backend, minutes);
+        if (what == "air") return ct::bench::benchAir(as_json, minutes);
+        if (what == "simulate") return benchSimulate(as_json, resourceDir(argv[0]));
+        if (what == "network") return benchNetwork(as_json);
+        if (what == "render") return benchRender(as_json);
+        return benchImport(as_json, scrapes);
+    } catch (const ct::cli::UsageError& e) {
+        std::cerr << "clustertwin-bench: " << e.what() << "\n\n" << kBenchHelp;
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "clustertwin-bench: " << e.what() << "\n";
         return 1;
     }
-    std::cerr << "clustertwin-bench: unknown benchmark '" << args[0] << "'\n";
-    return 2;
 }

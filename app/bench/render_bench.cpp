@@ -2,6 +2,7 @@
 // offscreen (issue 5; target: 100k GPUs built in under 2 s).
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/catalog.hpp>
+#include <clustertwin/render/display.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/collectives.hpp>
 
@@ -21,6 +22,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 int benchRender(bool as_json) {
     using clock = std::chrono::steady_clock;
     const auto& cat = ct::model::Catalog::builtin();
+    const ct::render::OffscreenDisplay display;  // $DISPLAY or a private Xvfb; RenderError (exit 1) when neither
+    if (display.privateServer() && !as_json) std::printf("render: no DISPLAY; drawing on a private Xvfb (%s)\n", display.display().c_str());
     for (int gpus : {1000, 10000, 100000}) {
         // DGX H100 (8 GPUs) four to a rack, in rows of 16 racks.
         const int nodes = (gpus + 7) / 8;

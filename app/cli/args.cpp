@@ -5,9 +5,18 @@
 namespace ct::cli {
 
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& flags, const std::set<std::string>& options) {
+    bool options_end = false;
     for (std::size_t i = 0; i < argv.size(); ++i) {
         const std::string& a = argv[i];
-        if (a.size() > 2 && a.rfind("--", 0) == 0) {
+        if (options_end) {
+            positional_.push_back(a);
+        } else if (a == "--") {
+            options_end = true;  // everything after is positional, even "-x"
+        } else if (a == "-h" && flags.count("help")) {
+            flags_.insert("help");
+        } else if (a == "-q" && flags.count("quiet")) {
+            flags_.insert("quiet");
+        } else if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a.substr(2), value;
             const auto eq = name.find('=');
             const bool inline_value = eq != std::string::npos;

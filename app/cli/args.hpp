@@ -1,5 +1,6 @@
 #pragma once
-// Minimal command-line parsing for clustertwin-cli: --key value, --key=value, --flag, positionals.
+// Minimal command-line parsing for clustertwin-cli: --key value, --key=value, --flag, positionals; -h for --help,
+// -q for --quiet, -o for --out, "--" ends the options, "-" is a positional (stdin or stdout).
 #include <map>
 #include <set>
 #include <stdexcept>

@@ -51,7 +51,11 @@ Commands:
   impact FILE        what loses power, cooling or connectivity if --fail ID fails
   render FILE        render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
   backends           list the compute backends (CPU, CUDA) and whether they are usable
-  help COMMAND       help for one command
+  help COMMAND       help for one command (or COMMAND -h)
+
+Options of every command: -h/--help; "--" ends the options; "-" stands for standard input or output where a
+command reads or writes a file (scenarios, import, generate -o, render -o, query -o). --version prints the
+version.
 
 Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input.
 )";
@@ -93,7 +97,8 @@ when the servers need liquid) sized N+redundancy, a 2N power chain sized to the 
   --oversubscription X      leaf down:up ratio (1)
   --jobs N                  split the nodes into N training jobs
   --event T,KIND,TARGET[,VALUE]   add an event (repeatable), e.g. 600,cooling_unit_fail,crah-01
-  -o, --out FILE            where to write the scenario (atomically)
+  -o, --out FILE            where to write the scenario (atomically; "-" is stdout)
+  -q, --quiet               no summary line on stderr
 )"},
     {"simulate", ct::cli::kSimulateHelp},
     {"collective", ct::cli::kCollectiveHelp},
@@ -286,9 +291,15 @@ int cmdGenerate(const Args& a) {
     const m::Diagnostics d = m::validateScenario(s, m::Catalog::builtin());
     printDiagnostics(out, d);
     if (m::hasErrors(d)) throw InvalidInput{};
-    m::saveScenarioFile(s, out);
+    if (out == "-") {
+        std::cout << m::scenarioToJson(s) << std::flush;
+        if (!std::cout) throw std::runtime_error("cannot write to stdout");
+    } else {
+        m::saveScenarioFile(s, out);
+    }
     const m::ScenarioSummary sum = m::summarize(s, m::Catalog::builtin());
-    std::cerr << out << ": " << sum.racks << " racks, " << sum.nodes << " nodes, " << sum.gpus << " GPUs, "
+    if (!a.flag("quiet"))
+        std::cerr << (out == "-" ? std::string("<stdout>") : out) << ": " << sum.racks << " racks, " << sum.nodes << " nodes, " << sum.gpus << " GPUs, "
               << sum.nameplate_it_power_w / 1000 << " kW nameplate\n";
     return kOk;
 }
@@ -318,16 +329,16 @@ const std::map<std::string, Command>& commands() {
     static const std::map<std::string, Command> c = {
         {"validate", {cmdValidate, {"json", "help"}, {}}},
         {"info", {cmdInfo, {"json", "help"}, {}}},
-        {"generate", {cmdGenerate, {"help"},
+        {"generate", {cmdGenerate, {"help", "quiet"},
                       {"out", "id", "name", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
                        "levels", "oversubscription", "jobs", "event"}}},
-        {"render", {ct::cli::cmdRender, {"help", "aisle-slice", "streamlines", "no-links", "no-labels"},
+        {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
                     {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
-        {"import", {ct::cli::cmdImport, {"json", "help"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every"}}},
-        {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format"}}},
+        {"import", {ct::cli::cmdImport, {"json", "help", "quiet"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every"}}},
+        {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format", "out"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
-        {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady"},
+        {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
         {"impact", {ct::cli::cmdImpact, {"json", "help"}, {"fail"}}},
@@ -348,8 +359,8 @@ int main(int argc, char** argv) {
         std::cout << kMainHelp;
         return kOk;
     }
-    if (cmd == "--version") {
-        std::cout << "clustertwin-cli 0.1.0\n";
+    if (cmd == "--version" || cmd == "-V") {
+        std::cout << "clustertwin-cli " CT_VERSION "\n";
         return kOk;
     }
     if (cmd == "help") {

@@ -1,5 +1,7 @@
 #include "render.hpp"
 
+#include "io.hpp"
+
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
@@ -10,8 +12,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+
+#include <unistd.h>
 
 namespace ct::cli {
 
@@ -35,7 +40,8 @@ rack_inlet_c, exhaust_c, capture_index (cold-aisle Capture Index, %), nameplate_
 Air overlays need the air field: a simulation here, or a run stored with --field-every:
   --slice HEIGHT    horizontal slice at HEIGHT metres      --aisle-slice   vertical slice along the first aisle
   --iso C           isosurface at C °C (27 = ASHRAE)        --streamlines   streamlines from the supply openings
-Exit codes: 0 written, 1 runtime error (cannot write), 2 usage error or invalid input.
+-o - writes the PNG to stdout; SCENARIO may be - (stdin). -q/--quiet: no line on stderr once written.
+Exit codes: 0 written, 1 runtime error (cannot write, no display to render with), 2 usage error or invalid input.
 )";
 
 namespace {
@@ -103,7 +109,7 @@ int cmdRender(const Args& a) {
     if (a.has("run")) {
         const std::string db = a.get("run");
         if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
-        auto store = importers::TelemetryStore::open(db);
+        auto store = importers::TelemetryStore::open(db, importers::TelemetryStore::Mode::Existing);
         const auto runs = store.runs();
         if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
         const std::int64_t id = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
@@ -140,8 +146,24 @@ int cmdRender(const Args& a) {
     if (opt.metric.empty()) opt.metric = frame ? "inlet_c" : "nameplate_kw";
     if (render::metricInfo(opt.metric).needs_frame && !frame)
         throw UsageError("--metric " + opt.metric + " needs values: give --time T or --run DB");
-    render::renderScenarioPng(rep.scenario, rep.catalog, out, opt, frame ? &*frame : nullptr, std::move(links));
-    std::cerr << out << ": written (" << opt.width << "x" << opt.height << ", " << opt.view << ", " << opt.metric << ", " << source << ")\n";
+    if (out == "-") {
+        // A PNG on stdout: rendered to a temporary file (VTK's writer wants a path), then copied.
+        const char* dir = std::getenv("TMPDIR");
+        std::string tmp = std::string(dir && *dir ? dir : "/tmp") + "/clustertwin-render-XXXXXX.png";
+        const int fd = mkstemps(tmp.data(), 4);
+        if (fd < 0) throw std::runtime_error("cannot make a temporary file in " + tmp);
+        close(fd);
+        struct Remove {
+            std::string p;
+            ~Remove() { std::remove(p.c_str()); }
+        } remove_tmp{tmp};
+        render::renderScenarioPng(rep.scenario, rep.catalog, tmp, opt, frame ? &*frame : nullptr, std::move(links));
+        copyToStdout(tmp);
+    } else {
+        render::renderScenarioPng(rep.scenario, rep.catalog, out, opt, frame ? &*frame : nullptr, std::move(links));
+    }
+    if (!a.flag("quiet"))
+        std::cerr << (out == "-" ? std::string("<stdout>") : out) << ": written (" << opt.width << "x" << opt.height << ", " << opt.view << ", " << opt.metric << ", " << source << ")\n";
     return 0;
 }
 

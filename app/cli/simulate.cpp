@@ -1,5 +1,7 @@
 #include "simulate.hpp"
 
+#include "io.hpp"
+
 #include <clustertwin/importers/recorder.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
@@ -16,6 +18,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 namespace ct::cli {
 
@@ -50,8 +53,13 @@ Runs the coupled power / equipment heat / liquid / room-air model and records th
                       cuda where there is none is an error that says why
   --max-grid-memory M refuse air grids needing more than M MiB (default: 80 % of physical memory)
   --json              print a summary object on stdout
-Exit codes: 0 the run finished (even when cooling could not carry the load: see alerts), 1 runtime error,
-2 usage error or invalid input (scenario, events, a grid too fine for memory).
+  -q, --quiet         no progress and no notes on stderr (warnings and errors still)
+Progress is redrawn in place on a terminal and printed as plain lines every 10 % otherwise. Ctrl-C (SIGINT)
+or SIGTERM stops the run after the current step: what ran is kept in the database, marked interrupted
+(its metadata and an "interrupted" event), and the command exits 130.
+Exit codes: 0 the run finished (even when cooling could not carry the load: see alerts), 1 runtime error (or
+--steady not reached), 2 usage error or invalid input (scenario, events, a grid too fine for memory), 130
+interrupted.
 )";
 
 namespace {
@@ -148,9 +156,12 @@ int cmdSimulate(const Args& a) {
         return 2;
     }
     engine->addEvents(extra);
-    std::cerr << "simulate: room air: " << engine->stats().air_summary << "\n";
+    const bool quiet = a.flag("quiet");
+    std::ostringstream discard;
+    std::ostream& note = quiet ? static_cast<std::ostream&>(discard) : std::cerr;  // informational lines
+    note << "simulate: room air: " << engine->stats().air_summary << "\n";
     if (engine->stats().air_approximate)
-        std::cerr << "simulate: quick mode is approximate: potential flow has no momentum or buoyancy, so jets do not cross "
+        note << "simulate: quick mode is approximate: potential flow has no momentum or buoyancy, so jets do not cross "
                      "the room (docs/simulation.md); use --air lbm for answers to plan with\n";
 
     auto store = importers::TelemetryStore::open(out);
@@ -170,10 +181,15 @@ int cmdSimulate(const Args& a) {
     std::map<std::string, json> alerts;  // first occurrence per kind and entity
     double next_record = record_s, next_field = 0, peak_inlet = -1e9, it_energy = 0, fac_energy = 0;
     std::string peak_rack;
-    int last_pct = -1;
+    Progress progress("simulate: ", quiet);
     sim::SteadyDetector detector(engine->flowThroughTimeS());
-    bool reached_steady = false;
+    bool reached_steady = false, stopped = false;
+    catchInterrupt();
     for (std::int64_t s = 1; s <= steps; ++s) {
+        if (interrupted()) {
+            stopped = true;
+            break;
+        }
         const bool field_due = field_s > 0 && (engine->timeS() + opt.step_s + 1e-9 >= next_field || s == steps);
         // Steady mode asks for the field every step: the step that turns out steady stores it.
         const m::Frame& f = engine->step(field_due || (steady && field_s > 0));
@@ -200,18 +216,29 @@ int cmdSimulate(const Args& a) {
         }
         if (reached_steady) break;
         const int pct = static_cast<int>(100 * s / steps);
-        if (pct != last_pct && (pct % 5 == 0 || s == steps)) {
+        if (pct % 5 == 0 || s == steps) {
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-            std::cerr << "\rsimulate: " << pct << "% (" << m::formatDuration(f.time_s) << " of " << m::formatDuration(duration_s)
-                      << "), " << m::formatDuration(wall) << " wall" << std::flush;
-            last_pct = pct;
+            progress.update(pct, std::to_string(pct) + "% (" + m::formatDuration(f.time_s) + " of " + m::formatDuration(duration_s) + "), " +
+                                     m::formatDuration(wall) + " wall");
         }
     }
-    std::cerr << "\n";
+    progress.finish();
+    if (stopped) {
+        // Keep what ran and say so where the run is read: its metadata and its event list.
+        meta["interrupted"] = true;
+        meta["interrupted_at_s"] = engine->timeS();
+        store.setRunMeta(run, meta.dump());
+        rec.addEvent({engine->timeS(), "interrupted", "", std::nullopt, "run interrupted (SIGINT/SIGTERM) before its end"});
+    }
     rec.finish(engine->timeS());
+    if (stopped) {
+        std::cerr << "simulate: interrupted after " << m::formatDuration(engine->timeS()) << " of " << m::formatDuration(duration_s)
+                  << " simulated; the partial run " << run << " is kept in " << out << ", marked interrupted\n";
+        return 130;
+    }
     if (steady) {
         if (reached_steady)
-            std::cerr << "simulate: steady after " << m::formatDuration(engine->timeS()) << " simulated ("
+            note << "simulate: steady after " << m::formatDuration(engine->timeS()) << " simulated ("
                       << engine->timeS() / detector.windowS() << " flow-through times of " << detector.windowS()
                       << " s; over the last " << m::formatDuration(detector.averagingS()) << " no rack inlet drifts more than "
                       << detector.lastChangeK() << " K per flow-through time, 95 % bound)\n";
@@ -238,10 +265,10 @@ int cmdSimulate(const Args& a) {
         const m::RackFrame* worst = nullptr;
         for (const auto& r : f.racks)
             if (!std::isnan(r.capture_index) && (!worst || r.capture_index < worst->capture_index)) worst = &r;
-        std::cerr << "simulate: rack inlets (airflow-weighted" << (averaged ? ", mean over the steady period" : "") << ") " << std::fixed
+        note << "simulate: rack inlets (airflow-weighted" << (averaged ? ", mean over the steady period" : "") << ") " << std::fixed
                   << std::setprecision(1) << answer(lo) << " to " << answer(hi) << " °C (hottest " << f.racks[hi].id << ")";
-        if (worst) std::cerr << "; lowest Capture Index " << std::setprecision(0) << 100 * worst->capture_index << " % (" << worst->id << ")";
-        std::cerr << std::defaultfloat << std::setprecision(6) << "\n";
+        if (worst) note << "; lowest Capture Index " << std::setprecision(0) << 100 * worst->capture_index << " % (" << worst->id << ")";
+        note << std::defaultfloat << std::setprecision(6) << "\n";
     }
     bool cooling_ok = true;
     json alert_list = json::array();
@@ -250,7 +277,7 @@ int cmdSimulate(const Args& a) {
         alert_list.push_back(v);
     }
     if (!cooling_ok) std::cerr << "simulate: cooling could not carry the load during the run (see alerts)\n";
-    std::cerr << "simulate: run " << run << " recorded in " << out << " (" << engine->stats().steps << " steps, "
+    note << "simulate: run " << run << " recorded in " << out << " (" << engine->stats().steps << " steps, "
               << engine->stats().air_substeps << " air sub-steps, " << engine->stats().flow_solves << " flow solves, "
               << wall << " s)\n";
     if (a.flag("json")) {

@@ -1,5 +1,8 @@
 #include "telemetry.hpp"
 
+#include "io.hpp"
+
+#include <clustertwin/importers/export.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/slurm.hpp>
@@ -28,7 +31,8 @@ using json = nlohmann::ordered_json;
 const char* kImportHelp = R"(Usage: clustertwin-cli import FILE|DIR... --db DB [--name NAME] [--host HOST] [--scenario S]
                             [--skeleton OUT.json] [--sacct-format LIST] [--jobs-out JOBS.json] [--json]
 
-Imports telemetry into the store as one run. Formats are recognised by extension, then by content:
+Imports telemetry into the store as one run. FILE may be "-" (standard input) and any file may be
+gzip-compressed (recognised by its content; "x.prom.gz" is read as "x.prom"). Formats are recognised by extension, then by content:
 DCGM exporter / Prometheus text scrapes, the Prometheus HTTP API JSON, nvidia-smi --query-gpu CSV and -q -x
 XML, DMTF Redfish resources (one file or a mockup directory), Slurm sacct text (--parsable, --parsable2, any
 delimiter) and --json, InfiniBand perfquery counters and ibnetdiscover topologies, and the long CSV (time,
@@ -44,11 +48,21 @@ a run of the same --name again adds no duplicate samples or events.
   --sacct-format LIST  the sacct --format list of headerless sacct text
   --jobs-out FILE      with --scenario: write the Slurm jobs as a jobs file for `simulate --jobs`
   --flush-every N      samples held in memory before a sorted write (default 4000000; less uses less memory)
+  -q, --quiet          no progress on stderr
 )";
 
 const char* kQueryHelp = R"(Usage: clustertwin-cli query --db DB --metric M [--entity E]... [--from T --to T] [--run N] [--format csv|json]
 
 Prints the values of a metric (power_w, temp_c, utilization, ...) from a run (the latest by default).
+Reads only: a database that does not exist is an error, never created.
+  --db DB          the run database (simulate --out, import --db)
+  --metric M       the metric
+  --entity E       only this entity (repeatable)
+  --run N          the run id (the latest)
+  --from T, --to T the time window: seconds as stored, a duration from the run's start (90s, 15m, 1h30m)
+                   or ISO 8601 (2026-11-21T13:12:00Z, 2026-11-21T14:12:00+01:00)
+  --format F       csv (RFC 4180, header time_s,entity,metric,value,unit, as the app exports) or json
+  -o, --out FILE   write there instead of stdout ("-" is stdout)
 )";
 
 namespace {
@@ -84,7 +98,23 @@ int cmdImport(const Args& a) {
     if (a.has("jobs-out") && !a.has("scenario")) throw UsageError("--jobs-out needs --scenario (jobs run on its nodes)");
     if (a.has("skeleton") && a.has("scenario")) throw UsageError("--skeleton builds a scenario when there is none; drop --scenario");
     std::vector<std::pair<std::string, bool>> files;  // path, found by walking a directory
-    if (!collectFiles(a.positional(), files)) return 2;
+    // "-" is standard input, read once into a temporary file (detection and parsing both read it); messages
+    // name it <stdin>.
+    std::vector<std::string> args = a.positional();
+    std::unique_ptr<InputPath> stdin_copy;
+    for (auto& p : args)
+        if (p == "-") {
+            if (stdin_copy) throw UsageError("standard input (-) can be read only once");
+            stdin_copy = std::make_unique<InputPath>(p);
+            p = stdin_copy->path();
+        }
+    if (!collectFiles(args, files)) return 2;
+    auto shown = [&](std::string text) {  // the temporary file's name back to <stdin>
+        if (!stdin_copy) return text;
+        for (auto at = text.find(stdin_copy->path()); at != std::string::npos; at = text.find(stdin_copy->path(), at))
+            text.replace(at, stdin_copy->path().size(), stdin_copy->name());
+        return text;
+    };
 
     std::optional<model::Scenario> scenario;
     std::optional<im::EntityMapper> mapper;
@@ -120,25 +150,25 @@ int cmdImport(const Args& a) {
     auto note = [&](const std::vector<im::ImportWarning>& ws) {
         for (const auto& w : ws) {
             auto& [n, first] = warnings[w.kind];
-            if (n++ == 0) first = w.location + ": " + w.message;
+            if (n++ == 0) first = shown(w.location + ": " + w.message);
         }
     };
-    const bool tty = isatty(2);
+    const bool tty = isatty(2) && !a.flag("quiet"), quiet = a.flag("quiet");
     const long flush_every = a.has("flush-every") ? a.getInt("flush-every", 4000000) : 4000000;
     if (flush_every < 1) throw UsageError("--flush-every must be >= 1");
     im::BufferedWriter writer(store, static_cast<std::size_t>(flush_every));
     for (std::size_t k = 0; k < files.size(); ++k) {
         const auto& [file, walked] = files[k];
-        if (tty) std::cerr << "\rimport: " << (k + 1) << "/" << files.size() << " " << file << "\x1b[K" << std::flush;
-        else if (files.size() >= 20 && (k * 10 / files.size()) != ((k + 1) * 10 / files.size()))
+        if (tty) std::cerr << "\rimport: " << (k + 1) << "/" << files.size() << " " << shown(file) << "\x1b[K" << std::flush;
+        else if (!quiet && files.size() >= 20 && (k * 10 / files.size()) != ((k + 1) * 10 / files.size()))
             std::cerr << "import: " << (k + 1) << "/" << files.size() << " files\n";
         im::Detection det;
         try {
             det = im::detectFileFormat(file);
             if (det.format == im::Format::Unknown && a.has("sacct-format") && !walked) det.format = im::Format::SlurmSacct;
         } catch (const im::ImportError& e) {
-            std::cerr << "\n" << e.what() << "\n";
-            failed.push_back(file);
+            std::cerr << (tty ? "\n" : "") << shown(e.what()) << "\n";
+            failed.push_back(shown(file));
             continue;
         }
         if (det.format == im::Format::Unknown && walked) {  // a mockup's $metadata, a README: not telemetry
@@ -162,8 +192,8 @@ int cmdImport(const Args& a) {
                 slurm_jobs.insert(slurm_jobs.end(), sr.jobs.begin(), sr.jobs.end());
                 ++imported_files;
             } catch (const im::ImportError& e) {
-                std::cerr << "\n" << e.what() << "\n";
-                failed.push_back(file);
+                std::cerr << (tty ? "\n" : "") << shown(e.what()) << "\n";
+                failed.push_back(shown(file));
             }
             continue;
         }
@@ -171,8 +201,8 @@ int cmdImport(const Args& a) {
         try {
             r = im::parseFile(file, {}, a.get("host"));
         } catch (const im::ImportError& e) {
-            std::cerr << "\n" << e.what() << "\n";
-            failed.push_back(file);
+            std::cerr << (tty ? "\n" : "") << shown(e.what()) << "\n";
+            failed.push_back(shown(file));
             continue;
         }
         ++imported_files;
@@ -256,13 +286,13 @@ int cmdImport(const Args& a) {
         for (const auto& [kind, v] : warnings) std::cout << "  " << v.first << " warning(s) " << kind << ", first: " << v.second << "\n";
         if (mapper) {
             std::cout << "  mapping: " << matched << " entities matched, " << unmatched.size() << " did not";
-            std::size_t shown = 0;
+            std::size_t listed = 0;
             for (const auto& u : unmatched) {
-                if (shown++ == 10) {
+                if (listed++ == 10) {
                     std::cout << " ...";
                     break;
                 }
-                std::cout << (shown == 1 ? ": " : ", ") << u;
+                std::cout << (listed == 1 ? ": " : ", ") << u;
             }
             std::cout << "\n";
         }
@@ -279,30 +309,44 @@ int cmdQuery(const Args& a) {
     const std::string db = a.get("db");
     if (db.empty()) throw UsageError("query needs --db DB");
     if (!a.has("metric")) throw UsageError("query needs --metric");
+    if (!a.positional().empty()) throw UsageError("query takes no positional arguments");
     const std::string format = a.get("format", "csv");
     if (format != "csv" && format != "json") throw UsageError("--format must be csv or json");
-    auto store = im::TelemetryStore::open(db);
+    if (std::error_code ec; !std::filesystem::is_regular_file(db, ec)) throw UsageError("--db: " + db + " does not exist");
+    auto store = im::TelemetryStore::open(db, im::TelemetryStore::Mode::Existing);
     const auto runs = store.runs();
     if (runs.empty()) {
         std::cerr << db << ": no runs\n";
         return 2;
     }
     const std::int64_t run = a.has("run") ? a.getInt("run", 0) : runs.back().id;
-    const double from = a.getDouble("from", -1e300), to = a.getDouble("to", 1e300);
+    if (std::none_of(runs.begin(), runs.end(), [&](const im::RunInfo& r) { return r.id == run; }))
+        throw UsageError("--run: " + db + " has no run " + std::to_string(run));
+    const auto span = store.timeSpan(run);
+    const double start = span ? span->first : 0.0;
+    auto time = [&](const char* opt, double fallback) {
+        if (!a.has(opt)) return fallback;
+        const auto t = im::parseTimeSpec(a.get(opt), start);
+        if (!t) throw UsageError(std::string("--") + opt + ": '" + a.get(opt) + "' is not seconds, a duration (90s, 1h) or ISO 8601");
+        return *t;
+    };
+    const double from = time("from", -1e300), to = time("to", 1e300);
     const auto vals = store.values(run, a.get("metric"), a.all("entity"), from, to);
+    OutputFile out(a.get("out", "-"));
     if (format == "json") {
-        json out = json::array();
+        json arr = json::array();
         for (const auto& v : vals) {
             json pts = json::array();
             for (const auto& [t, x] : v.points) pts.push_back({t, std::isfinite(x) ? json(x) : json(nullptr)});
-            out.push_back({{"entity", v.key.entity}, {"metric", v.key.metric}, {"unit", v.key.unit}, {"points", pts}});
+            arr.push_back({{"entity", v.key.entity}, {"metric", v.key.metric}, {"unit", v.key.unit}, {"points", pts}});
         }
-        std::cout << out.dump(2) << "\n";
+        out.stream() << arr.dump(2) << "\n";
     } else {
-        std::cout << "time,entity,metric,value,unit\n";
+        out.stream() << im::kSeriesCsvHeader << "\r\n";
         for (const auto& v : vals)
-            for (const auto& [t, x] : v.points) std::printf("%.3f,%s,%s,%.9g,%s\n", t, v.key.entity.c_str(), v.key.metric.c_str(), x, v.key.unit.c_str());
+            for (const auto& [t, x] : v.points) out.stream() << im::seriesCsvRecord(t, v.key.entity, v.key.metric, x, v.key.unit);
     }
+    out.commit();
     return 0;
 }
 

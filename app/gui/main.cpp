@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName("ClusterTwin");
     QApplication::setApplicationName("ClusterTwin");
-    QApplication::setApplicationVersion("0.1.0");
+    QApplication::setApplicationVersion(QStringLiteral(CT_VERSION));  // project(VERSION) in CMakeLists.txt
     QCommandLineParser cli;
     cli.setApplicationDescription("ClusterTwin — digital twin of GPU data centers");
     cli.addHelpOption();

@@ -16,6 +16,7 @@
 #include "view3d.hpp"
 
 #include <clustertwin/model/time.hpp>
+#include <clustertwin/importers/export.hpp>
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/impact.hpp>
@@ -530,17 +531,16 @@ bool MainWindow::exportSelectionCsv(const QString& path, QString* error) {
         return false;
     }
     QSaveFile f(path);  // atomic: a temporary file renamed on commit
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) {
+    if (!f.open(QIODevice::WriteOnly)) {
         if (error) *error = f.errorString();
         return false;
     }
     QTextStream out(&f);
-    out << "time_s,entity,metric,value,unit\n";
+    // The same RFC 4180 vocabulary as `clustertwin-cli query --format csv`.
+    out << importers::kSeriesCsvHeader << "\r\n";
     const std::string id = selection_.id.toStdString();
     for (const auto& m : rp->metricsOf(id))
-        for (const auto& [t, v] : *rp->series(id, m))
-            out << QString::number(t, 'f', 3) << ',' << selection_.id << ',' << QString::fromStdString(m) << ','
-                << (std::isnan(v) ? QString() : QString::number(v, 'g', 10)) << ',' << QString::fromStdString(rp->unitOf(id, m)) << '\n';
+        for (const auto& [t, v] : *rp->series(id, m)) out << QString::fromStdString(importers::seriesCsvRecord(t, id, m, v, rp->unitOf(id, m)));
     out.flush();
     if (!f.commit()) {
         if (error) *error = f.errorString();

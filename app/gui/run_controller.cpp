@@ -23,7 +23,7 @@ void RunController::openAsync(const QString& db_path, std::int64_t run) {
         std::vector<double> fields;
         QString error;
         try {
-            auto store = importers::TelemetryStore::open(db_path.toStdString());
+            auto store = importers::TelemetryStore::open(db_path.toStdString(), importers::TelemetryStore::Mode::Existing);
             const auto runs = store.runs();
             if (runs.empty()) throw importers::ImportError(db_path.toStdString() + ": the database holds no run");
             const std::int64_t id = run > 0 ? run : runs.back().id;
@@ -55,7 +55,7 @@ void RunController::adopt(std::shared_ptr<importers::RunReplay> replay, std::vec
     store_.reset();
     if (!field_times_.empty()) {
         try {
-            store_ = std::make_unique<importers::TelemetryStore>(importers::TelemetryStore::open(db.toStdString()));
+            store_ = std::make_unique<importers::TelemetryStore>(importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing));
         } catch (const std::exception&) {
             field_times_.clear();  // replay without the air field
         }

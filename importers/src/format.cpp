@@ -1,5 +1,8 @@
 #include <clustertwin/importers/format.hpp>
 
+#include "input.hpp"
+
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -122,13 +125,11 @@ Detection detectFormat(std::string_view file_name, std::string_view head) {
 }
 
 Detection detectFileFormat(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ImportError(path + ": cannot open");
+    detail::InputFile in(path);  // a .gz is recognised by what it holds, under its name without ".gz"
     std::string head(64 * 1024, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    const auto slash = path.find_last_of('/');
-    return detectFormat(slash == std::string::npos ? path : path.substr(slash + 1), head);
+    in.stream().read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.stream().gcount()));
+    return detectFormat(in.formatName(), head);
 }
 
 } // namespace ct::importers

@@ -1,5 +1,6 @@
 #include <clustertwin/importers/parse.hpp>
 
+#include "input.hpp"
 #include "parse_common.hpp"
 
 #include <algorithm>
@@ -108,8 +109,9 @@ ParseResult parseFile(const std::string& path, const Progress& progress, const s
         return empty;
     }
     const Detection det = detectFileFormat(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ImportError(path + ": cannot open");
+    detail::InputFile file(path);
+    std::istream& in = file.stream();
+    const std::size_t size_hint = file.sizeHint();
     ParseOptions opt;
     opt.file_name = path;
     opt.host = host;
@@ -120,16 +122,16 @@ ParseResult parseFile(const std::string& path, const Progress& progress, const s
         opt.default_time_s = static_cast<double>(sys.time_since_epoch().count());
     }
     switch (det.format) {
-    case Format::PrometheusText: return parsePrometheusText(in, opt, progress, size);
-    case Format::LongCsv: return parseLongCsv(in, opt, progress, size);
-    case Format::NvidiaSmiCsv: return parseNvidiaSmiCsv(in, opt, progress, size);
-    case Format::PrometheusApiJson: return parsePrometheusApiJson(in, opt, progress, size);
-    case Format::IbPerfquery: return parsePerfquery(in, opt, progress, size);
-    case Format::NvidiaSmiXml: return parseNvidiaSmiXml(in, opt, progress, size);
-    case Format::RedfishJson: return parseRedfishJson(in, opt, progress, size);
-    case Format::IbNetdiscover: return parseIbnetdiscover(in, opt, progress, size);
-    case Format::IbSwinfo: return parseIbswinfo(in, opt, progress, size);
-    case Format::SlurmNodes: return parseSlurmNodes(in, opt, progress, size);
+    case Format::PrometheusText: return parsePrometheusText(in, opt, progress, size_hint);
+    case Format::LongCsv: return parseLongCsv(in, opt, progress, size_hint);
+    case Format::NvidiaSmiCsv: return parseNvidiaSmiCsv(in, opt, progress, size_hint);
+    case Format::PrometheusApiJson: return parsePrometheusApiJson(in, opt, progress, size_hint);
+    case Format::IbPerfquery: return parsePerfquery(in, opt, progress, size_hint);
+    case Format::NvidiaSmiXml: return parseNvidiaSmiXml(in, opt, progress, size_hint);
+    case Format::RedfishJson: return parseRedfishJson(in, opt, progress, size_hint);
+    case Format::IbNetdiscover: return parseIbnetdiscover(in, opt, progress, size_hint);
+    case Format::IbSwinfo: return parseIbswinfo(in, opt, progress, size_hint);
+    case Format::SlurmNodes: return parseSlurmNodes(in, opt, progress, size_hint);
     case Format::SlurmSacct:
     case Format::SlurmJson: throw ImportError(path + ": Slurm accounting holds jobs, not samples (read it with parseSlurmFile)");
     case Format::Unknown:

@@ -1,5 +1,6 @@
 #include <clustertwin/importers/slurm.hpp>
 
+#include "input.hpp"
 #include "parse_common.hpp"
 
 #include <nlohmann/json.hpp>
@@ -276,8 +277,8 @@ SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
 
 SlurmResult parseSlurmFile(const std::string& path, const std::string& fields) {
     const Detection det = detectFileFormat(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ImportError(path + ": cannot open");
+    detail::InputFile file(path);
+    std::istream& in = file.stream();
     ParseOptions opt;
     opt.file_name = path;
     if (det.format == Format::SlurmJson) return parseSlurmJson(in, opt);

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <algorithm>
 #include <map>
 
@@ -148,10 +150,22 @@ TelemetryStore::~TelemetryStore() = default;
 
 const std::string& TelemetryStore::path() const { return d_->path; }
 
-TelemetryStore TelemetryStore::open(const std::string& path) {
+TelemetryStore TelemetryStore::open(const std::string& path, Mode mode) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
-    if (sqlite3_open_v2(path.c_str(), &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(path, ec);
+    if (mode == Mode::Existing && !std::filesystem::is_regular_file(path, ec)) throw ImportError(path + ": no such run database");
+    if (exists && std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > 0) {
+        // SQLite would take over a small file of anything (a typo'd --db notes.txt): refuse what is not SQLite.
+        std::ifstream in(path, std::ios::binary);
+        char head[16] = {};
+        in.read(head, sizeof head);
+        if (in.gcount() < 16 || std::string(head, 16) != std::string("SQLite format 3\0", 16))
+            throw ImportError(path + ": not a ClusterTwin store (not an SQLite database); left untouched");
+    }
+    const int flags = SQLITE_OPEN_READWRITE | (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK) {
         const std::string msg = impl->db ? sqlite3_errmsg(impl->db) : "out of memory";
         throw ImportError(path + ": cannot open the database: " + msg);
     }
@@ -160,6 +174,11 @@ TelemetryStore TelemetryStore::open(const std::string& path) {
         impl->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY;");
     } catch (const ImportError& e) {
         throw ImportError(path + ": not a ClusterTwin store (" + e.what() + ")");
+    }
+    if (mode == Mode::Existing) {
+        // Only read what is there: a database without our meta table is not a store (and is left untouched).
+        Stmt has(impl->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'", impl->path);
+        if (!has.step()) throw ImportError(path + ": not a ClusterTwin store (no meta table)");
     }
     impl->transaction([&] {
         impl->exec(kSchema);
@@ -190,6 +209,23 @@ void TelemetryStore::finishRun(std::int64_t run, double end_s) {
     Stmt s(d_->db, "UPDATE runs SET end_s = ?1 WHERE id = ?2", d_->path);
     s.bind(1, end_s).bind(2, run);
     s.step();
+}
+
+void TelemetryStore::setRunMeta(std::int64_t run, const std::string& meta_json) {
+    Stmt s(d_->db, "UPDATE runs SET meta = ?1 WHERE id = ?2", d_->path);
+    s.bind(1, meta_json).bind(2, run);
+    s.step();
+}
+
+std::optional<std::pair<double, double>> TelemetryStore::timeSpan(std::int64_t run) const {
+    // Per series through the samples' primary key, not a scan of every sample.
+    Stmt s(d_->db,
+           "SELECT MIN((SELECT MIN(t) FROM samples WHERE series_id = r.id)), MAX((SELECT MAX(t) FROM samples WHERE series_id = r.id)) "
+           "FROM series r WHERE r.run_id = ?1",
+           d_->path);
+    s.bind(1, run);
+    if (!s.step() || s.null(0)) return std::nullopt;
+    return std::make_pair(s.real(0), s.real(1));
 }
 
 std::vector<RunInfo> TelemetryStore::runs() const {

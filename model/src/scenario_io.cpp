@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -674,6 +675,15 @@ EventsResult loadEventsFile(const std::string& path) {
 }
 
 std::string readTextFile(const std::string& path, std::uintmax_t max_bytes) {
+    if (path == "-") {  // standard input, as Unix tools read it
+        std::string text;
+        char buf[1 << 16];
+        while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+            text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+            if (text.size() > max_bytes) throw ModelError("<stdin>: too large (the limit is " + std::to_string(max_bytes >> 20) + " MiB)");
+        }
+        return text;
+    }
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto st = fs::status(path, ec);
@@ -697,8 +707,9 @@ std::string readTextFile(const std::string& path, std::uintmax_t max_bytes) {
 
 LoadResult loadScenarioFile(const std::string& path) {
     const std::string text = readTextFile(path);
-    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ParseError(path, 1, 1, "file is empty");
-    return parseScenario(text, path);
+    const std::string name = path == "-" ? "<stdin>" : path;
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ParseError(name, 1, 1, "file is empty");
+    return parseScenario(text, name);
 }
 
 void writeFileAtomically(const std::string& path, std::string_view contents) {

@@ -1,4 +1,5 @@
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/render/display.hpp>
 
 #include <clustertwin/model/analysis.hpp>
 #include <clustertwin/model/geometry.hpp>
@@ -887,7 +888,7 @@ bool Scene::Impl::boundsOf(const std::string& id, double lo[3], double hi[3]) co
 // ------------------------------------------------------------------ Scene
 
 Scene::Scene(const model::Scenario& s, const model::Catalog& c, std::vector<model::FabricLink> links, Target target)
-    : d_(std::make_unique<Impl>(s, c, target)) {
+    : d_((plainVtkMessagesWhenNotATerminal(), std::make_unique<Impl>(s, c, target))) {
     if (d_->scenario.halls.empty()) throw RenderError("the scenario has no hall to render");
     d_->hall = &d_->scenario.halls.front();
     d_->build(std::move(links));
@@ -1155,6 +1156,7 @@ void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const 
     std::string metric = opt.metric.empty() ? (frame ? metrics().front().id : std::string("nameplate_kw")) : opt.metric;
     const MetricInfo& m = metricInfo(metric);
     if (m.needs_frame && !frame) throw RenderError("colouring by '" + metric + "' needs values: give a run and a time");
+    const OffscreenDisplay display;  // $DISPLAY, or a private Xvfb while this picture is drawn
     Scene scene(s, c, std::move(links));
     scene.setSize(opt.width, opt.height);
     scene.setOverlays(opt.overlays);

@@ -31,6 +31,8 @@ public:
     void record(const model::Frame& f);
     /// Keeps the frame's alerts and timeline events for the run's event list.
     void collectAlerts(const model::Frame& f);
+    /// Adds one event of the run's own (e.g. "interrupted"), written with the others by finish().
+    void addEvent(StoredEvent e) { events_.push_back(std::move(e)); }
     /// Writes what is buffered, the events and the run's end. Throws ImportError.
     void finish(double end_s);
 

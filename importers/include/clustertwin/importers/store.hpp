@@ -63,9 +63,12 @@ struct Bucket {
 /// Every method throws ImportError with SQLite's message and the database path on failure.
 class TelemetryStore {
 public:
-    /// Opens or creates the database and its schema. A file that is not a ClusterTwin store (or of a newer
-    /// schema) is refused.
-    static TelemetryStore open(const std::string& path);
+    /// How open() treats a path with no database: create one (import, simulate) or refuse (query, render and
+    /// the app's Open Run, which only read: they never leave a new file behind).
+    enum class Mode { Create, Existing };
+    /// Opens (or creates, with Mode::Create) the database and its schema. A file that is not a ClusterTwin store
+    /// (or of a newer schema) is refused.
+    static TelemetryStore open(const std::string& path, Mode mode = Mode::Create);
     TelemetryStore(TelemetryStore&&) noexcept;
     TelemetryStore& operator=(TelemetryStore&&) noexcept;
     ~TelemetryStore();
@@ -73,7 +76,11 @@ public:
     std::int64_t createRun(const std::string& name, const std::string& kind, const std::string& scenario_id,
                            const std::string& meta_json = "{}");
     void finishRun(std::int64_t run, double end_s);
+    /// Replaces a run's metadata (a JSON object as text), e.g. to mark a run that was interrupted.
+    void setRunMeta(std::int64_t run, const std::string& meta_json);
     std::vector<RunInfo> runs() const;
+    /// The first and last sample times of a run; empty when it has no samples.
+    std::optional<std::pair<double, double>> timeSpan(std::int64_t run) const;
 
     void upsertEntities(const std::vector<EntityInfo>& entities);
     std::vector<EntityInfo> entities() const;

@@ -22,7 +22,7 @@ struct LoadResult {
 /// and reading goes on past it. `file` only names the source in messages.
 LoadResult parseScenario(std::string_view json_text, const std::string& file = "<memory>");
 
-/// Reads a file and parses it. Throws ModelError (unreadable, empty, larger than kMaxScenarioFileBytes)
+/// Reads a file ("-": standard input, named <stdin> in messages) and parses it. Throws ModelError (unreadable, empty, larger than kMaxScenarioFileBytes)
 /// or ParseError (syntax).
 LoadResult loadScenarioFile(const std::string& path);
 
@@ -54,7 +54,7 @@ struct JobsResult {
 JobsResult parseJobs(std::string_view json_text, const std::string& file = "<memory>");
 JobsResult loadJobsFile(const std::string& path);
 
-/// Reads a whole file with the size limit above. Throws ModelError.
+/// Reads a whole file ("-": standard input) with the size limit above. Throws ModelError.
 std::string readTextFile(const std::string& path, std::uintmax_t max_bytes = kMaxScenarioFileBytes);
 
 /// Writes a file atomically (temporary + rename). Throws ModelError.
