@@ -460,9 +460,13 @@ std::string resourceDir(const char* argv0) {
     if (const char* env = std::getenv("CT_RESOURCE_DIR"); env && *env) return env;
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    const fs::path installed = (ec ? fs::path(argv0) : exe).parent_path() / "../share/clustertwin/resources";
+    const fs::path dir = (ec ? fs::path(argv0) : exe).parent_path();
+    const fs::path installed = dir / "../share/clustertwin/resources";
     if (fs::is_directory(installed / "scenarios", ec)) return installed.lexically_normal().string();
-    return CT_SOURCE_RESOURCE_DIR;
+    // The source tree's only for a program run from its build tree.
+    const std::string build = fs::weakly_canonical(CT_BUILD_DIR, ec).string();
+    if (fs::weakly_canonical(dir, ec).string().rfind(build, 0) == 0) return CT_SOURCE_RESOURCE_DIR;
+    throw std::runtime_error("resources not found: set CT_RESOURCE_DIR or install them to " + installed.lexically_normal().string());
 }
 
 } // namespace

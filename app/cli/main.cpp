@@ -41,17 +41,17 @@ const char* kMainHelp = R"(clustertwin-cli — ClusterTwin without a display
 Usage: clustertwin-cli COMMAND [options]
 
 Commands:
-  validate FILE      check a scenario; every problem with its JSON pointer
-  info FILE          racks, nodes, GPUs, nameplate IT power, cooling capacity, N-1 cooling
-  generate           build a valid scenario from hall parameters
-  simulate FILE      run the coupled power/heat/air model and record the run (SQLite)
-  collective FILE    one collective (all-reduce, all-gather, ...) on the scenario's fabric
-  import FILE|DIR... telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
-  query              a metric's values from a run database
-  impact FILE        what loses power, cooling or connectivity if --fail ID fails
-  render FILE        render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
-  backends           list the compute backends (CPU, CUDA) and whether they are usable
-  help COMMAND       help for one command (or COMMAND -h)
+  validate FILE        check a scenario; every problem with its JSON pointer
+  info FILE            racks, nodes, GPUs, nameplate IT power, cooling capacity, N-1 cooling
+  generate             build a valid scenario from hall parameters
+  simulate FILE        run the coupled power/heat/air model and record the run (SQLite)
+  collective FILE      one collective (all-reduce, all-gather, ...) on the scenario's fabric
+  import FILE|DIR...   telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
+  query                a metric's values from a run database
+  impact FILE          what loses power, cooling or connectivity if --fail ID fails
+  render FILE          render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
+  backends             list the compute backends (CPU, CUDA) and whether they are usable
+  help COMMAND         help for one command (or COMMAND -h)
 
 Options of every command: -h/--help; "--" ends the options; "-" stands for standard input or output where a
 command reads or writes a file (scenarios, import, generate -o, render -o, query -o). --version prints the

@@ -259,7 +259,10 @@ void MainWindow::buildSceneToolbar() {
 QString MainWindow::demoScenarioPath() {
     QStringList dirs;
     if (qEnvironmentVariableIsSet("CT_RESOURCE_DIR")) dirs << qEnvironmentVariable("CT_RESOURCE_DIR");
-    dirs << QCoreApplication::applicationDirPath() + "/../share/clustertwin/resources" << QStringLiteral(CT_SOURCE_RESOURCE_DIR);
+    const QString app_dir = QCoreApplication::applicationDirPath();
+    dirs << app_dir + "/../share/clustertwin/resources";
+    // The source tree's only for a program run from its build tree: an installed or copied one uses its own.
+    if (QDir(app_dir).canonicalPath().startsWith(QDir(QStringLiteral(CT_BUILD_DIR)).canonicalPath())) dirs << QStringLiteral(CT_SOURCE_RESOURCE_DIR);
     for (const QString& d : dirs) {
         const QString p = QDir(d).filePath("scenarios/demo.json");
         if (QFileInfo::exists(p)) return QFileInfo(p).canonicalFilePath();
