@@ -26,6 +26,7 @@
 #include "scenario_tree.hpp"
 
 #include <QApplication>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QDir>
 #include <QLabel>
@@ -59,6 +60,9 @@ private:
 };
 
 void TstApp::initTestCase() {
+    // Settings (recent files, the window layout) in a folder of this run, not the user's.
+    static QTemporaryDir config;
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
     QApplication::setOrganizationName("ClusterTwinTests");
     w_ = std::make_unique<MainWindow>();
     QVERIFY(!MainWindow::demoScenarioPath().isEmpty());

@@ -8,6 +8,8 @@
 #include <QThread>
 #include <QTimer>
 
+#include <cstdio>
+
 #include "run_controller.hpp"
 #include "view3d.hpp"
 
@@ -23,6 +25,8 @@ int main(int argc, char** argv) {
     cli.addPositionalArgument("scenario", "Scenario file to open (default: the demo)");
     QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE after start-up and quit.", "FILE");
     cli.addOption(screenshot);
+    QCommandLineOption area("screenshot-area", "What --screenshot grabs: window (default) or view3d (the 3D view only).", "AREA", "window");
+    cli.addOption(area);
     QCommandLineOption run("run", "Open a run or telemetry database (its newest run) on the timeline.", "DB");
     cli.addOption(run);
     cli.process(app);
@@ -36,10 +40,15 @@ int main(int argc, char** argv) {
         // The 3D view draws into its own native window: grab the screen, not the widgets, once the run (if
         // any) has loaded and VTK has drawn.
         const QString out = cli.value(screenshot);
-        QTimer::singleShot(1500, &w, [&w, out] {
+        const bool view_only = cli.value(area) == "view3d";
+        if (!view_only && cli.value(area) != "window") {
+            std::fprintf(stderr, "clustertwin: --screenshot-area must be window or view3d\n");
+            return 2;
+        }
+        QTimer::singleShot(1500, &w, [&w, out, view_only] {
             if (w.run()->loading()) QThread::msleep(2000), QCoreApplication::processEvents();
             w.view3d()->renderNow();
-            const QPixmap shot = w.screen()->grabWindow(w.winId());
+            const QPixmap shot = w.screen()->grabWindow(view_only ? w.view3d()->winId() : w.winId());
             QApplication::exit(shot.save(out) ? 0 : 1);
         });
     }

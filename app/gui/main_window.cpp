@@ -14,6 +14,7 @@
 #include "simulation_options.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
+#include "window_extras.hpp"
 
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/importers/export.hpp>
@@ -38,7 +39,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
-#include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -182,6 +182,10 @@ MainWindow::MainWindow(QWidget* parent)
     resize(1400, 900);
     resizeDocks({tree_dock, props_dock}, {280, 360}, Qt::Horizontal);
     resizeDocks({charts_dock}, {220}, Qt::Vertical);
+    restoreWindowLayout(this);  // the last session's, over these defaults
+    auto* drops = new FileDrops(this);
+    connect(drops, &FileDrops::scenarioDropped, this, &MainWindow::openScenario);
+    connect(drops, &FileDrops::runDropped, this, &MainWindow::openRun);
 }
 
 MainWindow::~MainWindow() {
@@ -243,6 +247,7 @@ void MainWindow::buildMenus() {
     compare_action_->setCheckable(true);
     compare_action_->setEnabled(false);
     connect(compare_action_, &QAction::toggled, this, &MainWindow::setCompareWithBaseline);
+    populateHelpMenu(menuBar()->addMenu(tr("&Help")), this);
 }
 
 void MainWindow::buildSceneToolbar() {
@@ -257,17 +262,8 @@ void MainWindow::buildSceneToolbar() {
 }
 
 QString MainWindow::demoScenarioPath() {
-    QStringList dirs;
-    if (qEnvironmentVariableIsSet("CT_RESOURCE_DIR")) dirs << qEnvironmentVariable("CT_RESOURCE_DIR");
-    const QString app_dir = QCoreApplication::applicationDirPath();
-    dirs << app_dir + "/../share/clustertwin/resources";
-    // The source tree's only for a program run from its build tree: an installed or copied one uses its own.
-    if (QDir(app_dir).canonicalPath().startsWith(QDir(QStringLiteral(CT_BUILD_DIR)).canonicalPath())) dirs << QStringLiteral(CT_SOURCE_RESOURCE_DIR);
-    for (const QString& d : dirs) {
-        const QString p = QDir(d).filePath("scenarios/demo.json");
-        if (QFileInfo::exists(p)) return QFileInfo(p).canonicalFilePath();
-    }
-    return {};
+    const QString p = QDir(resourcesDir()).filePath("scenarios/demo.json");
+    return QFileInfo::exists(p) ? QFileInfo(p).canonicalFilePath() : QString();
 }
 
 bool MainWindow::openScenario(const QString& path) {
@@ -524,6 +520,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
         }
     }
     doc_->removeAutosave();  // a clean exit: nothing to recover
+    saveWindowLayout(this);
     e->accept();
 }
 
@@ -593,20 +590,14 @@ void MainWindow::exportDialog() {
 }
 
 void MainWindow::addRecent(const QString& path) {
-    QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent) recent.removeLast();
-    settings.setValue("recentFiles", recent);
+    rememberRecentFile(path, kMaxRecent);
     updateRecentMenu();
 }
 
 void MainWindow::updateRecentMenu() {
     recent_menu_->clear();
-    const QStringList recent = QSettings().value("recentFiles").toStringList();
-    for (const QString& p : recent) recent_menu_->addAction(p, this, [this, p] { openScenario(p); });
-    recent_menu_->setEnabled(!recent.isEmpty());
+    for (const QString& p : recentFiles()) recent_menu_->addAction(p, this, [this, p] { openScenario(p); });
+    recent_menu_->setEnabled(!recent_menu_->isEmpty());
 }
 
 } // namespace ct::app

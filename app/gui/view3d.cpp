@@ -13,6 +13,8 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
+#include <cmath>
+
 namespace ct::app {
 
 namespace {
@@ -72,7 +74,7 @@ void View3D::rebuild() {
     scene_ = std::make_unique<render::Scene>(doc_.scenario(), doc_.catalog(), std::move(links), render::Scene::Target::Window);
     scene_->setOverlays(ov);
     scene_->setMetric(metric);
-    scene_->setSize(width(), height());
+    setSceneSize();
     if (!camera.empty()) scene_->setCameraState(camera);
     if (!selected.empty()) scene_->setSelected(selected);
     std::vector<std::pair<std::string, int>> marks;
@@ -131,14 +133,27 @@ void View3D::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
     if (scene_ && !window_set_) {
         scene_->setWindowId(static_cast<std::uintptr_t>(winId()));
-        scene_->setSize(width(), height());
+        setSceneSize();
         window_set_ = true;
     }
 }
 
+QPoint View3D::toPixels(const QPointF& p) const {
+    // VTK counts device pixels; Qt's events are in device-independent ones (QT_SCALE_FACTOR, high-DPI screens).
+    const double r = devicePixelRatioF();
+    return QPoint(static_cast<int>(std::lround(p.x() * r)), static_cast<int>(std::lround(p.y() * r)));
+}
+
+void View3D::setSceneSize() {
+    if (!scene_) return;
+    const double r = devicePixelRatioF();
+    scene_->setSize(static_cast<int>(std::lround(width() * r)), static_cast<int>(std::lround(height() * r)));
+    scene_->setPixelRatio(r);  // text and lines as large as at ratio 1
+}
+
 void View3D::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
-    if (scene_) scene_->setSize(width(), height());
+    setSceneSize();
 }
 
 void View3D::paintEvent(QPaintEvent* e) {
@@ -150,7 +165,7 @@ void View3D::paintEvent(QPaintEvent* e) {
 }
 
 void View3D::mousePressEvent(QMouseEvent* e) {
-    press_pos_ = e->position().toPoint();
+    press_pos_ = toPixels(e->position());
     dragged_ = false;
     drag_id_.clear();
     if (!scene_) return;
@@ -169,15 +184,16 @@ void View3D::mousePressEvent(QMouseEvent* e) {
 }
 
 void View3D::mouseMoveEvent(QMouseEvent* e) {
-    if ((e->position().toPoint() - press_pos_).manhattanLength() > 3) dragged_ = true;
+    const QPoint p = toPixels(e->position());
+    if ((p - press_pos_).manhattanLength() > 3 * devicePixelRatioF()) dragged_ = true;
     if (!scene_ || !drag_id_.isEmpty()) return;
-    scene_->mouse(render::MouseEvent::Move, e->position().toPoint().x(), e->position().toPoint().y());
+    scene_->mouse(render::MouseEvent::Move, p.x(), p.y());
     if (e->buttons() != Qt::NoButton) update();
 }
 
 void View3D::mouseReleaseEvent(QMouseEvent* e) {
     if (!scene_) return;
-    const QPoint p = e->position().toPoint();
+    const QPoint p = toPixels(e->position());
     if (!drag_id_.isEmpty()) {
         double x = 0, y = 0;
         const QString id = drag_id_;
@@ -196,7 +212,7 @@ void View3D::mouseReleaseEvent(QMouseEvent* e) {
 
 void View3D::wheelEvent(QWheelEvent* e) {
     if (!scene_) return;
-    const QPoint p = e->position().toPoint();
+    const QPoint p = toPixels(e->position());
     scene_->mouse(e->angleDelta().y() > 0 ? render::MouseEvent::WheelForward : render::MouseEvent::WheelBackward, p.x(), p.y());
     update();
 }

@@ -54,6 +54,9 @@ protected:
     void wheelEvent(QWheelEvent* e) override;
 
 private:
+    /// The scene's size in device pixels, and the ratio its text and lines are scaled by.
+    void setSceneSize();
+    QPoint toPixels(const QPointF& p) const;
     void rebuild();
     const ScenarioDocument& doc_;
     std::unique_ptr<render::Scene> scene_;

@@ -31,6 +31,7 @@
 #include <vtkPolyDataMapper.h>
 #include <vtkProperty.h>
 #include <vtkRenderWindow.h>
+#include <vtkVersion.h>
 #include <vtkRenderer.h>
 #include <vtkScalarBarActor.h>
 #include <vtkStreamTracer.h>
@@ -1103,6 +1104,13 @@ bool Scene::project(const std::string& id, int& x, int& y, bool top) const {
 void Scene::setSize(int width, int height) {
     d_->win->SetSize(std::max(1, width), std::max(1, height));
     if (d_->target == Target::Window) d_->iren->SetSize(std::max(1, width), std::max(1, height));
+}
+
+std::string vtkVersionText() { return vtkVersion::GetVTKVersion(); }
+
+void Scene::setPixelRatio(double ratio) {
+    // VTK sizes text in points at the window's DPI (72 by default): a ratio of 2 doubles it, as Qt's widgets do.
+    d_->win->SetDPI(std::max(1, static_cast<int>(std::lround(72.0 * ratio))));
 }
 
 void Scene::render() { d_->win->Render(); }

@@ -45,6 +45,9 @@ struct Overlays {
 
 enum class MouseEvent { LeftPress, LeftRelease, RightPress, RightRelease, MiddlePress, MiddleRelease, Move, WheelForward, WheelBackward };
 
+/// The VTK version this library renders with ("9.1.0"), for About boxes.
+std::string vtkVersionText();
+
 class Scene {
 public:
     enum class Target { Offscreen, Window };
@@ -91,6 +94,8 @@ public:
     /// The pixel where an entity's centre (or the top of a rack) is drawn; false when unknown.
     bool project(const std::string& id, int& x, int& y, bool top = false) const;
 
+    /// Device pixels per logical pixel of the window (2 on a high-DPI screen): text is scaled to match.
+    void setPixelRatio(double ratio);
     void setSize(int width, int height);
     void render();
     /// Renders and writes a PNG (atomically: temporary file, then rename). Throws RenderError.

@@ -1,0 +1,50 @@
+#pragma once
+// What a desktop app is expected to have around its main window, apart from MainWindow itself: the Help menu,
+// the window and dock layout kept between sessions, and files dropped on the window.
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+class QMainWindow;
+class QMenu;
+
+namespace ct::app {
+
+/// The resources folder (catalog, sample scenarios, schema): $CT_RESOURCE_DIR, else beside an installed or
+/// copied program (../share/clustertwin/resources), else the source tree's for a program in its build tree.
+/// Empty when none has the samples.
+QString resourcesDir();
+
+/// The recently opened scenarios, newest first (QSettings), and adding one (keeping at most `max`).
+QStringList recentFiles();
+void rememberRecentFile(const QString& path, int max);
+
+/// Where the documentation is: beside an installed program (share/doc/clustertwin), else the source tree's
+/// docs/ for a program in its build tree. Empty when neither exists.
+QString documentationDir();
+
+/// Fills the Help menu: each document of docs/, the docs folder, About ClusterTwin (version, Qt, VTK), About Qt.
+void populateHelpMenu(QMenu* help, QMainWindow* window);
+
+/// The window's geometry and its docks' and toolbars' layout, saved on a clean close and restored at start.
+void restoreWindowLayout(QMainWindow* window);
+void saveWindowLayout(const QMainWindow* window);
+
+/// Accepts local files dragged onto the window: scenarios (.json) and run or telemetry databases (.sqlite,
+/// .db). A drop with both opens the scenario first.
+class FileDrops : public QObject {
+    Q_OBJECT
+public:
+    explicit FileDrops(QMainWindow* window);
+    /// What a dropped path is: "scenario", "run" or "" (refused).
+    static QString kindOf(const QString& path);
+
+signals:
+    void scenarioDropped(const QString& path);
+    void runDropped(const QString& path);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
+};
+
+} // namespace ct::app
