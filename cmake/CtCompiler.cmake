@@ -13,3 +13,13 @@ function(ct_warnings target)
       $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>)
   endif()
 endfunction()
+
+# CT_SANITIZE (preset "asan"): AddressSanitizer and UndefinedBehaviorSanitizer on everything we build, stopping at
+# the first finding (-fno-sanitize-recover). Leaks inside third-party libraries are suppressed by
+# tests/lsan.supp (Mesa, X11, D-Bus, fontconfig...), never ours.
+option(CT_SANITIZE "Build with ASan + UBSan (the asan preset)" OFF)
+if(CT_SANITIZE)
+  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=address,undefined> $<$<COMPILE_LANGUAGE:C,CXX>:-fno-sanitize-recover=all>
+                      $<$<COMPILE_LANGUAGE:C,CXX>:-fno-omit-frame-pointer>)
+  add_link_options(-fsanitize=address,undefined)
+endif()

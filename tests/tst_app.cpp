@@ -33,6 +33,8 @@
 #include <QSet>
 #include <QTreeWidget>
 
+#include "test_time.hpp"
+
 using namespace ct::app;
 
 class TstApp : public QObject {
@@ -198,11 +200,11 @@ void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
     run->trigger();
     QVERIFY(w_->simulationRunning());
     QVERIFY(w_->progressBar()->isVisible());
-    QVERIFY(ended.wait(120000));
+    QVERIFY(ended.wait(testMs(120000)));
     QCOMPARE(ended.first().first().toString(), QString("finished"));
     QCOMPARE(most, 100);
     QVERIFY(!w_->progressBar()->isVisible());
-    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun(), testMs(30000));
     QVERIFY(w_->run()->databasePath().startsWith(folder + "/demo-"));
     QCOMPARE(w_->run()->duration(), 600.0);
     QVERIFY(w_->timeline()->isEnabled());
@@ -256,11 +258,11 @@ void TstApp::cancellingASimulationStopsIt() {
     QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
     QVERIFY(w_->runSimulation(24 * 3600, db));
     QVERIFY(!w_->runSimulation(60, db));  // one at a time
-    QTRY_VERIFY_WITH_TIMEOUT(w_->progressBar()->value() >= 1, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->progressBar()->value() >= 1, testMs(60000));
     auto* cancel = w_->findChild<QPushButton*>("cancelSimulation");
     QVERIFY(cancel && cancel->isVisible());
     QTest::mouseClick(cancel, Qt::LeftButton);
-    QVERIFY(ended.wait(30000));
+    QVERIFY(ended.wait(testMs(30000)));
     QCOMPARE(ended.first().first().toString(), QString("cancelled"));
     QVERIFY(!w_->simulationRunning());
     QVERIFY(w_->progressBar()->value() < 100);

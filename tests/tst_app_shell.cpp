@@ -20,6 +20,8 @@
 #include <QTest>
 #include <QUrl>
 
+#include "test_time.hpp"
+
 #include <cmath>
 #include <memory>
 
@@ -38,7 +40,7 @@ QImage view3dAt(double scale, const QString& dir) {
     env.insert("XDG_CONFIG_HOME", dir);  // no saved layout
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(CT_APP_PATH), {sample("lab-8node"), "-qwindowgeometry", "800x500+0+0", "--screenshot", png, "--screenshot-area", "view3d"});
-    if (!p.waitForFinished(120000) || p.exitCode() != 0) return {};
+    if (!p.waitForFinished(testMs(120000)) || p.exitCode() != 0) return {};
     return QImage(png).convertToFormat(QImage::Format_RGB32);
 }
 

@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "test_time.hpp"
+
 #include <clustertwin/importers/store.hpp>
 
 #include <cmath>
@@ -26,7 +28,7 @@ struct Run {
 Run cli(const QStringList& args) {
     QProcess p;
     p.start(QStringLiteral(CT_CLI_PATH), args);
-    if (!p.waitForFinished(120000)) return {};
+    if (!p.waitForFinished(testMs(120000))) return {};
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
             QString::fromUtf8(p.readAllStandardError())};
 }

@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "test_time.hpp"
+
 #include <clustertwin/importers/store.hpp>
 
 #include <fstream>
@@ -32,7 +34,7 @@ Run exec(const QString& program, const QStringList& args, const QByteArray& stdi
     if (!p.waitForStarted()) return {};
     if (!stdin_data.isEmpty()) p.write(stdin_data);
     p.closeWriteChannel();
-    if (!p.waitForFinished(180000)) {
+    if (!p.waitForFinished(testMs(180000))) {
         p.kill();
         return {};
     }
@@ -110,7 +112,7 @@ void TstCliUnix::helpOnEveryCommandAndTheBench() {
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
     }
-    QVERIFY(t.elapsed() < 10000);
+    QVERIFY(t.elapsed() < testMs(10000));
 }
 
 void TstCliUnix::doubleDashEndsTheOptions() {
@@ -207,7 +209,7 @@ void TstCliUnix::sigintKeepsAndMarksThePartialRun() {
     QVERIFY2(err.contains("simulate: 0%"), err.constData());
     QTest::qWait(1500);
     QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGINT), 0);
-    QVERIFY(p.waitForFinished(60000));
+    QVERIFY(p.waitForFinished(testMs(60000)));
     err += p.readAllStandardError();
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), 130);

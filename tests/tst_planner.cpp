@@ -25,6 +25,8 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include "test_time.hpp"
+
 #include <clustertwin/importers/replay.hpp>
 
 #include <cmath>
@@ -247,7 +249,7 @@ void TstPlanner::impactHighlightsWhatIsAffected() {
 void TstPlanner::whatIfIsColouredByTheDifference() {
     QSignalSpy ready(w_.get(), &MainWindow::whatIfReady);
     QVERIFY(w_->runWhatIf({"cooling_unit", "crah-01"}, 600, dir_.path()));
-    QVERIFY(ready.wait(240000));
+    QVERIFY(ready.wait(testMs(240000)));
     QVERIFY(w_->comparing());
     QCOMPARE(w_->metricBox()->currentData().toString(), QString("inlet_delta_c"));
     RunController* run = w_->run();
