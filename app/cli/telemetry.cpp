@@ -111,7 +111,8 @@ int cmdImport(const Args& a) {
     if (!collectFiles(args, files)) return 2;
     auto shown = [&](std::string text) {  // the temporary file's name back to <stdin>
         if (!stdin_copy) return text;
-        for (auto at = text.find(stdin_copy->path()); at != std::string::npos; at = text.find(stdin_copy->path(), at))
+        for (auto at = text.find(stdin_copy->path()); at != std::string::npos;
+             at = text.find(stdin_copy->path(), at + stdin_copy->name().size()))
             text.replace(at, stdin_copy->path().size(), stdin_copy->name());
         return text;
     };
