@@ -3,6 +3,7 @@
 #include "../cli/args.hpp"
 
 #include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/data_paths.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/air_model.hpp>
@@ -454,21 +455,6 @@ Options:
 Exit codes: 0 done, 1 runtime error, 2 usage error (nothing is run).
 )";
 
-/// Resources (the samples) beside an installed or copied program, else the source tree's.
-std::string resourceDir(const char* argv0) {
-    namespace fs = std::filesystem;
-    if (const char* env = std::getenv("CT_RESOURCE_DIR"); env && *env) return env;
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    const fs::path dir = (ec ? fs::path(argv0) : exe).parent_path();
-    const fs::path installed = dir / "../share/clustertwin/resources";
-    if (fs::is_directory(installed / "scenarios", ec)) return installed.lexically_normal().string();
-    // The source tree's only for a program run from its build tree.
-    const std::string build = fs::weakly_canonical(CT_BUILD_DIR, ec).string();
-    if (fs::weakly_canonical(dir, ec).string().rfind(build, 0) == 0) return CT_SOURCE_RESOURCE_DIR;
-    throw std::runtime_error("resources not found: set CT_RESOURCE_DIR or install them to " + installed.lexically_normal().string());
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -485,7 +471,7 @@ int main(int argc, char** argv) {
         std::cout << kBenchHelp;
         return 0;
     }
-    if (argv_list.empty() && a.positional().empty()) {
+    if (argv_list.empty()) {
         std::cerr << kBenchHelp;
         return 2;
     }
@@ -510,7 +496,11 @@ int main(int argc, char** argv) {
         }
         if (what == "campus") return benchCampus(as_json, backend, minutes);
         if (what == "air") return ct::bench::benchAir(as_json, minutes);
-        if (what == "simulate") return benchSimulate(as_json, resourceDir(argv[0]));
+        if (what == "simulate") {
+            const std::string resources = ct::model::resourceDir();
+            if (resources.empty()) throw std::runtime_error("the sample scenarios were not found: set CT_RESOURCE_DIR");
+            return benchSimulate(as_json, resources);
+        }
         if (what == "network") return benchNetwork(as_json);
         if (what == "render") return benchRender(as_json);
         return benchImport(as_json, scrapes);

@@ -5,7 +5,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -27,29 +26,25 @@ void OutputFile::commit() {
     model::writeFileAtomically(path_, buf_.str());
 }
 
+TempFile::TempFile(const std::string& stem, const std::string& suffix) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/clustertwin-" + stem + "-XXXXXX" + suffix;
+    const int fd = mkstemps(tmpl.data(), static_cast<int>(suffix.size()));
+    if (fd < 0) throw std::runtime_error("cannot make a temporary file " + tmpl);
+    close(fd);
+    path_ = tmpl;
+}
+
+TempFile::~TempFile() { std::remove(path_.c_str()); }
+
 InputPath::InputPath(const std::string& arg) : path_(arg), name_(arg) {
     if (arg != "-") return;
     name_ = "<stdin>";
-    const char* dir = std::getenv("TMPDIR");
-    std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/clustertwin-stdin-XXXXXX";
-    const int fd = mkstemp(tmpl.data());
-    if (fd < 0) throw std::runtime_error("cannot make a temporary file for standard input in " + tmpl);
-    path_ = tmpl;
-    temporary_ = true;
-    char buf[1 << 16];
-    for (;;) {
-        const ssize_t n = read(0, buf, sizeof buf);
-        if (n == 0) break;
-        if (n < 0 || write(fd, buf, static_cast<std::size_t>(n)) != n) {
-            close(fd);
-            throw std::runtime_error("cannot copy standard input to " + path_);
-        }
-    }
-    close(fd);
-}
-
-InputPath::~InputPath() {
-    if (temporary_) std::remove(path_.c_str());
+    copy_ = std::make_unique<TempFile>("stdin");
+    path_ = copy_->path();
+    std::ofstream out(path_, std::ios::binary);
+    out << std::cin.rdbuf();
+    if (!out.flush()) throw std::runtime_error("cannot copy standard input to " + path_);
 }
 
 void copyToStdout(const std::string& path) {

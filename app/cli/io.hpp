@@ -23,22 +23,33 @@ private:
     std::ostringstream buf_;
 };
 
-/// Standard input copied to a temporary file (removed on destruction), for readers that need a path and may
-/// read twice (format detection, then parsing). Any other path is passed through unchanged.
+/// A new empty file in $TMPDIR (or /tmp) named clustertwin-STEM-XXXXXX[SUFFIX], removed on destruction.
+/// Throws std::runtime_error when it cannot be made.
+class TempFile {
+public:
+    explicit TempFile(const std::string& stem, const std::string& suffix = {});
+    ~TempFile();
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+/// Standard input copied to a temporary file, for readers that need a path and may read twice (format
+/// detection, then parsing). Any other path is passed through unchanged.
 class InputPath {
 public:
     explicit InputPath(const std::string& arg);
-    ~InputPath();
-    InputPath(const InputPath&) = delete;
-    InputPath& operator=(const InputPath&) = delete;
     /// The path to read.
     const std::string& path() const { return path_; }
     /// How messages name it: the argument, or "<stdin>".
     const std::string& name() const { return name_; }
 
 private:
+    std::unique_ptr<TempFile> copy_;
     std::string path_, name_;
-    bool temporary_ = false;
 };
 
 /// Copies a file's bytes to stdout (binary).

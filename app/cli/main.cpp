@@ -3,6 +3,7 @@
 #include "args.hpp"
 #include "collective.hpp"
 #include "impact.hpp"
+#include "io.hpp"
 #include "render.hpp"
 #include "simulate.hpp"
 #include "telemetry.hpp"
@@ -291,12 +292,9 @@ int cmdGenerate(const Args& a) {
     const m::Diagnostics d = m::validateScenario(s, m::Catalog::builtin());
     printDiagnostics(out, d);
     if (m::hasErrors(d)) throw InvalidInput{};
-    if (out == "-") {
-        std::cout << m::scenarioToJson(s) << std::flush;
-        if (!std::cout) throw std::runtime_error("cannot write to stdout");
-    } else {
-        m::saveScenarioFile(s, out);
-    }
+    ct::cli::OutputFile file(out);  // stdout for "-", else written atomically
+    file.stream() << m::scenarioToJson(s);
+    file.commit();
     const m::ScenarioSummary sum = m::summarize(s, m::Catalog::builtin());
     if (!a.flag("quiet"))
         std::cerr << (out == "-" ? std::string("<stdout>") : out) << ": " << sum.racks << " racks, " << sum.nodes << " nodes, " << sum.gpus << " GPUs, "

@@ -12,11 +12,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
-
-#include <unistd.h>
 
 namespace ct::cli {
 
@@ -148,17 +145,9 @@ int cmdRender(const Args& a) {
         throw UsageError("--metric " + opt.metric + " needs values: give --time T or --run DB");
     if (out == "-") {
         // A PNG on stdout: rendered to a temporary file (VTK's writer wants a path), then copied.
-        const char* dir = std::getenv("TMPDIR");
-        std::string tmp = std::string(dir && *dir ? dir : "/tmp") + "/clustertwin-render-XXXXXX.png";
-        const int fd = mkstemps(tmp.data(), 4);
-        if (fd < 0) throw std::runtime_error("cannot make a temporary file in " + tmp);
-        close(fd);
-        struct Remove {
-            std::string p;
-            ~Remove() { std::remove(p.c_str()); }
-        } remove_tmp{tmp};
-        render::renderScenarioPng(rep.scenario, rep.catalog, tmp, opt, frame ? &*frame : nullptr, std::move(links));
-        copyToStdout(tmp);
+        const TempFile tmp("render", ".png");
+        render::renderScenarioPng(rep.scenario, rep.catalog, tmp.path(), opt, frame ? &*frame : nullptr, std::move(links));
+        copyToStdout(tmp.path());
     } else {
         render::renderScenarioPng(rep.scenario, rep.catalog, out, opt, frame ? &*frame : nullptr, std::move(links));
     }

@@ -148,7 +148,7 @@ void View3D::setSceneSize() {
     if (!scene_) return;
     const double r = devicePixelRatioF();
     scene_->setSize(static_cast<int>(std::lround(width() * r)), static_cast<int>(std::lround(height() * r)));
-    scene_->setPixelRatio(r);  // text and lines as large as at ratio 1
+    scene_->setPixelRatio(r);  // text as large as at ratio 1
 }
 
 void View3D::resizeEvent(QResizeEvent* e) {

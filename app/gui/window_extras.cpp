@@ -1,5 +1,6 @@
 #include "window_extras.hpp"
 
+#include <clustertwin/model/data_paths.hpp>
 #include <clustertwin/render/scene.hpp>
 
 #include <QAction>
@@ -21,23 +22,9 @@ namespace ct::app {
 
 namespace {
 constexpr int kLayoutVersion = 1;  // bump when docks or toolbars change, so an old layout is not applied
-
-bool inBuildTree() {
-    return QDir(QCoreApplication::applicationDirPath()).canonicalPath().startsWith(QDir(QStringLiteral(CT_BUILD_DIR)).canonicalPath());
-}
-
 } // namespace
 
-QString resourcesDir() {
-    QStringList dirs;
-    if (qEnvironmentVariableIsSet("CT_RESOURCE_DIR")) dirs << qEnvironmentVariable("CT_RESOURCE_DIR");
-    dirs << QCoreApplication::applicationDirPath() + "/../share/clustertwin/resources";
-    // The source tree's only for a program run from its build tree: an installed or copied one uses its own.
-    if (inBuildTree()) dirs << QStringLiteral(CT_SOURCE_RESOURCE_DIR);
-    for (const QString& d : dirs)
-        if (QFileInfo::exists(QDir(d).filePath("scenarios/demo.json"))) return QDir(d).canonicalPath();
-    return {};
-}
+QString resourcesDir() { return QString::fromStdString(model::resourceDir()); }
 
 QStringList recentFiles() { return QSettings().value("recentFiles").toStringList(); }
 
@@ -50,16 +37,7 @@ void rememberRecentFile(const QString& path, int max) {
     settings.setValue("recentFiles", recent);
 }
 
-QString documentationDir() {
-    const QString app_dir = QCoreApplication::applicationDirPath();
-    const QString installed = QDir(app_dir).filePath("../share/doc/clustertwin");
-    if (QFileInfo::exists(installed + "/simulation.md")) return QDir(installed).canonicalPath();
-    if (inBuildTree()) {
-        const QString source = QStringLiteral(CT_SOURCE_RESOURCE_DIR) + "/../docs";
-        if (QFileInfo::exists(source + "/simulation.md")) return QDir(source).canonicalPath();
-    }
-    return {};
-}
+QString documentationDir() { return QString::fromStdString(model::documentationDir()); }
 
 void populateHelpMenu(QMenu* help, QMainWindow* window) {
     const QString docs = documentationDir();

@@ -10,18 +10,13 @@ class QMenu;
 
 namespace ct::app {
 
-/// The resources folder (catalog, sample scenarios, schema): $CT_RESOURCE_DIR, else beside an installed or
-/// copied program (../share/clustertwin/resources), else the source tree's for a program in its build tree.
-/// Empty when none has the samples.
+/// model::resourceDir() and model::documentationDir() as QStrings (empty when not found).
 QString resourcesDir();
+QString documentationDir();
 
 /// The recently opened scenarios, newest first (QSettings), and adding one (keeping at most `max`).
 QStringList recentFiles();
 void rememberRecentFile(const QString& path, int max);
-
-/// Where the documentation is: beside an installed program (share/doc/clustertwin), else the source tree's
-/// docs/ for a program in its build tree. Empty when neither exists.
-QString documentationDir();
 
 /// Fills the Help menu: each document of docs/, the docs folder, About ClusterTwin (version, Qt, VTK), About Qt.
 void populateHelpMenu(QMenu* help, QMainWindow* window);

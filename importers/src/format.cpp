@@ -2,10 +2,8 @@
 
 #include "input.hpp"
 
-
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 
 namespace ct::importers {
 

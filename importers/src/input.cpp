@@ -53,10 +53,10 @@ InputFile::InputFile(const std::string& path) {
     if (!probe) throw ImportError(path + ": cannot open");
     unsigned char magic[2] = {0, 0};
     probe.read(reinterpret_cast<char*>(magic), 2);
-    compressed_ = probe.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    const bool compressed = probe.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     const auto slash = path.find_last_of('/');
     name_ = slash == std::string::npos ? path : path.substr(slash + 1);
-    if (compressed_) {
+    if (compressed) {
         if (name_.size() > 3 && name_.compare(name_.size() - 3, 3, ".gz") == 0) name_.resize(name_.size() - 3);
         gz_ = std::make_unique<GzBuf>(path);
         stream_ = std::make_unique<std::istream>(gz_.get());

@@ -19,7 +19,6 @@ public:
     InputFile& operator=(const InputFile&) = delete;
 
     std::istream& stream() { return *stream_; }
-    bool compressed() const { return compressed_; }
     /// The name formats are recognised by: no directory, and no ".gz" when compressed.
     const std::string& formatName() const { return name_; }
     /// Bytes the parsers will read, for progress: the file's size, or 0 (unknown) when compressed.
@@ -29,7 +28,6 @@ private:
     class GzBuf;
     std::unique_ptr<GzBuf> gz_;
     std::unique_ptr<std::istream> stream_;
-    bool compressed_ = false;
     std::string name_;
     std::uint64_t size_hint_ = 0;
 };

@@ -154,9 +154,9 @@ TelemetryStore TelemetryStore::open(const std::string& path, Mode mode) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
     std::error_code ec;
-    const bool exists = std::filesystem::exists(path, ec);
-    if (mode == Mode::Existing && !std::filesystem::is_regular_file(path, ec)) throw ImportError(path + ": no such run database");
-    if (exists && std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > 0) {
+    const bool is_file = std::filesystem::is_regular_file(path, ec);
+    if (mode == Mode::Existing && !is_file) throw ImportError(path + ": no such run database");
+    if (is_file && std::filesystem::file_size(path, ec) > 0) {
         // SQLite would take over a small file of anything (a typo'd --db notes.txt): refuse what is not SQLite.
         std::ifstream in(path, std::ios::binary);
         char head[16] = {};

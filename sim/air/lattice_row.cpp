@@ -12,7 +12,7 @@ constexpr int kQ = lbm::kQ;
 /// bounce-back pre-pass), the collision, and the sums when sampling. Returns true when a cell failed the
 /// stability check. Solid cells are computed too (the loop stays branch-free) and store zeros.
 template <bool kSample, bool kBuoyancy>
-CT_VECTOR_CLONES bool latticeRow(const RowArgs& a, int j, int k) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool latticeRow(const RowArgs& a, int j, int k) {
     const std::size_t n = a.n;
     const int p0 = 1 + a.px * ((j + 1) + a.py * (k + 1));
     const int c0 = a.nx * (j + a.ny * k);

@@ -146,7 +146,7 @@ struct StepArgs {
 /// beyond the grid are replaced by the row itself; every such value is multiplied by a zero wall flux and a
 /// clear neighbour bit, so it never counts. Solid cells have zero fluxes and no fluid neighbours, so the same
 /// update leaves them unchanged. Compiled for AVX2 too, chosen at run time.
-CT_VECTOR_CLONES void interiorRow(const StepArgs& a, int j, int kk, int i0, int i1) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void interiorRow(const StepArgs& a, int j, int kk, int i0, int i1) {
     const int row = a.nx * (j + a.ny * kk);
     const float* __restrict t = a.t + row;
     const float* __restrict ts = j > 0 ? t - a.nx : t;
@@ -349,7 +349,7 @@ struct TvdArgs {
 
 /// One row of the TVD / variable-diffusivity step. Rows and planes beyond the grid are replaced by the row
 /// itself (their bits are clear, so they never count), as in interiorRow.
-CT_VECTOR_CLONES void tvdRow(const TvdArgs& a, int j, int kk) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(const TvdArgs& a, int j, int kk) {
     const int row = a.nx * (j + a.ny * kk);
     const float* __restrict t = a.t + row;
     auto rowAt = [&](const float* base, int dj, int dk) {

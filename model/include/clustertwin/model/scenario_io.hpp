@@ -22,8 +22,8 @@ struct LoadResult {
 /// and reading goes on past it. `file` only names the source in messages.
 LoadResult parseScenario(std::string_view json_text, const std::string& file = "<memory>");
 
-/// Reads a file ("-": standard input, named <stdin> in messages) and parses it. Throws ModelError (unreadable, empty, larger than kMaxScenarioFileBytes)
-/// or ParseError (syntax).
+/// Reads a file ("-": standard input, named <stdin> in messages) and parses it. Throws ModelError
+/// (unreadable, empty, larger than kMaxScenarioFileBytes) or ParseError (syntax).
 LoadResult loadScenarioFile(const std::string& path);
 
 /// Canonical JSON text of a scenario (2-space indent, trailing newline). Loading it gives back an equal

@@ -7,14 +7,6 @@
 #define CT_HD inline
 #endif
 
-// The CPU row loops are built for AVX-512, AVX2 and baseline x86-64, picked at load time
-// (CT_NO_VECTOR_CLONES: baseline only).
-#if defined(CT_NO_VECTOR_CLONES) || defined(__CUDACC__)
-#define CT_VECTOR_CLONES
-#else
-#define CT_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#endif
-
 namespace ct::sim::kernels {
 
 /// Neighbour bits of a fluid cell: set when the neighbour across that face is fluid.
