@@ -203,8 +203,8 @@ void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
     QVERIFY(ended.wait(testMs(120000)));
     QCOMPARE(ended.first().first().toString(), QString("finished"));
     QCOMPARE(most, 100);
-    QVERIFY(!w_->progressBar()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun(), testMs(30000));
+    QVERIFY(!w_->progressBar()->isVisible());  // the simulation's, then the run's loading
     QVERIFY(w_->run()->databasePath().startsWith(folder + "/demo-"));
     QCOMPARE(w_->run()->duration(), 600.0);
     QVERIFY(w_->timeline()->isEnabled());
@@ -271,6 +271,9 @@ void TstApp::cancellingASimulationStopsIt() {
     QCOMPARE(store.runs().size(), std::size_t(1));
     QVERIFY(store.runs().front().end_s.value_or(0) > 0);
     QVERIFY(store.runs().front().end_s.value_or(1e9) < 24 * 3600);
+    // ... and opened up to where it stopped (issue 16).
+    QTRY_COMPARE_WITH_TIMEOUT(w_->run()->databasePath(), db, testMs(30000));
+    QVERIFY(w_->run()->duration() > 0 && w_->run()->duration() < 24 * 3600);
 }
 
 void TstApp::exportWritesTheSelectionsSeries() {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -165,7 +166,10 @@ int cmdSimulate(const Args& a) {
                      "the room (docs/simulation.md); use --air lbm for answers to plan with\n";
 
     auto store = importers::TelemetryStore::open(out);
-    json meta{{"scenario_file", file}, {"duration_s", duration_s}, {"step_s", opt.step_s}, {"cell_m", opt.cell_m},
+    // The scenario's file (absolute, so that the app can offer to open it) and fingerprint: the app shows a run
+    // only on the scenario it was computed for.
+    json meta{{"scenario_file", file == "-" ? file : std::filesystem::absolute(file).lexically_normal().string()},
+              {"scenario_hash", m::scenarioHash(rep.scenario)}, {"duration_s", duration_s}, {"step_s", opt.step_s}, {"cell_m", opt.cell_m},
               {"backend", opt.backend}, {"grid_cells", engine->stats().grid_cells}, {"air", engine->stats().air_solver},
               {"air_summary", engine->stats().air_summary}, {"steady", steady}};
     importers::RunRecorder rec(store, rep.scenario, rep.catalog, "simulate " + rep.scenario.id, meta.dump());

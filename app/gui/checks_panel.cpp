@@ -56,6 +56,13 @@ void ChecksPanel::refresh() {
     }
 }
 
+void ChecksPanel::clearImpact() {
+    impact_->setRowCount(0);
+    impact_title_->clear();
+    impact_title_->hide();
+    impact_->hide();
+}
+
 void ChecksPanel::showImpact(const sim::ImpactReport& r) {
     impact_->setRowCount(0);
     auto add = [&](const QString& what, const std::vector<std::string>& ids) {

@@ -20,6 +20,8 @@ public:
     /// Shows what an impact query found, below the checks.
     void showImpact(const sim::ImpactReport& r);
     QTableWidget* impactTable() const { return impact_; }
+    /// Forgets the last impact query (another scenario was opened).
+    void clearImpact();
 
 signals:
     void entityActivated(const QString& id);

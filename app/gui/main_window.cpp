@@ -1,6 +1,9 @@
 #include "main_window.hpp"
 
 #include "checks_panel.hpp"
+#include "notice_bar.hpp"
+#include "run_binding.hpp"
+#include "simulation_control.hpp"
 #include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
 #include "problems_dialog.hpp"
@@ -10,12 +13,12 @@
 #include "scenario_document.hpp"
 #include "scenario_tree.hpp"
 #include "scene_toolbar.hpp"
-#include "simulation_job.hpp"
 #include "simulation_options.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
 #include "window_extras.hpp"
 
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/importers/export.hpp>
 #include <clustertwin/importers/replay.hpp>
@@ -75,6 +78,9 @@ MainWindow::MainWindow(QWidget* parent)
     auto* centre = new QWidget;
     auto* cl = new QVBoxLayout(centre);
     cl->setContentsMargins(0, 0, 0, 0);
+    cl->setSpacing(0);
+    notice_ = new NoticeBar(centre);
+    cl->addWidget(notice_);
     cl->addWidget(tabs_, 1);
     cl->addWidget(timeline_);
     setCentralWidget(centre);
@@ -106,7 +112,46 @@ MainWindow::MainWindow(QWidget* parent)
     cancel_->hide();
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
-    connect(cancel_, &QPushButton::clicked, this, &MainWindow::cancelSimulation);
+    connect(cancel_, &QPushButton::clicked, this, [this] {
+        if (run_->loading()) run_->cancelLoad();
+        else cancelSimulation();
+    });
+    sims_ = new SimulationControl(*doc_, this);
+    connect(sims_, &SimulationControl::started, this, [this](const QString& m) {
+        progress_->setValue(0);
+        progress_->show();
+        cancel_->show();
+        statusBar()->showMessage(m);
+    });
+    connect(sims_, &SimulationControl::progress, progress_, &QProgressBar::setValue);
+    connect(sims_, &SimulationControl::airSolver, this, [this](const QString& label, const QString& summary) {
+        progress_->setToolTip(summary);
+        statusBar()->showMessage(tr("Simulating with %1: %2").arg(label, summary));
+    });
+    connect(sims_, &SimulationControl::liveFrame, this, [this](const model::Frame& f) {
+        if (!run_->hasRun() || !run_->playing()) view3d_->setFrame(f);
+    });
+    connect(sims_, &SimulationControl::ended, this, &MainWindow::endSimulation);
+    connect(sims_, &SimulationControl::failed, this, [this](const QString& m) { QMessageBox::warning(this, tr("Simulation"), m); });
+    connect(sims_, &SimulationControl::runReady, this, [this](const QString& path, bool whatif) {
+        if (whatif) {
+            compare_action_->setEnabled(true);
+            connect(run_, &RunController::runChanged, this, [this] {
+                setCompareWithBaseline(true);
+                emit whatIfReady();
+            }, Qt::SingleShotConnection);
+        }
+        openRun(path);
+    });
+    // Opening a database: the same progress bar, and Cancel stops the load.
+    connect(run_, &RunController::loadProgress, progress_, &QProgressBar::setValue);
+    connect(run_, &RunController::loadingChanged, this, [this](bool on) {
+        if (sims_->running()) return;  // the bar is the simulation's
+        progress_->setVisible(on);
+        cancel_->setVisible(on);
+        if (!on && statusBar()->currentMessage().startsWith(tr("Loading"))) statusBar()->clearMessage();
+    });
+    run_->setGate([this](const importers::RunReplay& r, const QString& db) { return admitRun(r, db); });
 
     edits_ = new EditController(*doc_, this);
     autosave_ = new QTimer(this);
@@ -149,11 +194,21 @@ MainWindow::MainWindow(QWidget* parent)
             plan_->setSelection(multi);
             edits_->setTargets(multi);
         }
+        if (run_->hasRun()) {  // the scenario moved away from the run's version (or back to it)
+            const RunMatch m = matchRun(*run_->replay(), doc_->scenario(), doc_->catalog(), model::scenarioHash(doc_->scenario()));
+            const QString text = m.describe(QString::fromStdString(doc_->scenario().id));
+            notice_->setNotice(NoticeBar::Level::Warning, text);
+        }
         showFrame();
         updateTitle();
     });
     connect(run_, &RunController::timeChanged, this, &MainWindow::showFrame);
     connect(run_, &RunController::runChanged, this, [this] {
+        if (!run_->hasRun()) {
+            run_matches_ = false;
+            view3d_->clearFrame();
+            return;
+        }
         statusBar()->showMessage(tr("Run %1 of %2: %3 series, %4 events")
                                      .arg(run_->replay()->info().id)
                                      .arg(run_->databasePath())
@@ -167,13 +222,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(doc_, &ScenarioDocument::changed, this, [this] {
         const auto& s = doc_->scenario();
         updateTitle();
+        resetForNewScenario();
         select({"scenario", QString::fromStdString(s.id)});
         showFrame();
-        if (run_->hasRun() && !runMatchesScenario()) {
-            statusBar()->showMessage(tr("The open run belongs to scenario %1: its values are not shown on this one")
-                                         .arg(QString::fromStdString(run_->replay()->info().scenario_id)));
-            return;
-        }
         statusBar()->showMessage(doc_->warnings().empty()
                                      ? tr("Opened %1").arg(doc_->path())
                                      : tr("Opened %1 with %2 warning(s)").arg(doc_->path()).arg(doc_->warnings().size()));
@@ -188,12 +239,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(drops, &FileDrops::runDropped, this, &MainWindow::openRun);
 }
 
-MainWindow::~MainWindow() {
-    if (job_) {
-        job_->cancel();
-        job_->wait();
-    }
-}
+MainWindow::~MainWindow() = default;
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -204,10 +250,12 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this, [this] {
         QString error;
-        if (!saveScenario({}, &error)) QMessageBox::warning(this, tr("Save"), error);
+        const QString path = isShippedSample(doc_->path()) ? saveAsPath() : QString();  // a sample is never overwritten
+        if (isShippedSample(doc_->path()) && path.isEmpty()) return;
+        if (!saveScenario(path, &error)) QMessageBox::warning(this, tr("Save"), error);
     });
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"), doc_->path(), tr("Scenarios (*.json)"));
+        const QString path = saveAsPath();
         QString error;
         if (!path.isEmpty() && !saveScenario(path, &error)) QMessageBox::warning(this, tr("Save"), error);
     });
@@ -271,6 +319,8 @@ bool MainWindow::openScenario(const QString& path) {
     QString error;
     if (path.isEmpty()) {
         error = tr("The demo scenario was not found (set CT_RESOURCE_DIR to the resources folder).");
+    } else if (!settleUnsavedChanges(tr("Opening %1").arg(QFileInfo(path).fileName()))) {
+        return false;  // the user kept the edits
     } else if (doc_->load(path, problems, error)) {
         addRecent(QFileInfo(path).absoluteFilePath());
         offerRecovery(path);
@@ -288,11 +338,93 @@ void MainWindow::openRun(const QString& db_path) {
     run_->openAsync(db_path);
 }
 
-bool MainWindow::runMatchesScenario() const {
-    // Imported telemetry may name no scenario: its entities are matched by id.
-    if (!run_->hasRun()) return false;
-    const std::string& sid = run_->replay()->info().scenario_id;
-    return sid.empty() || sid == doc_->scenario().id;
+bool MainWindow::runMatchesScenario() const { return run_->hasRun() && run_matches_; }
+
+bool MainWindow::admitRun(const importers::RunReplay& run, const QString& db) {
+    const QString sid = QString::fromStdString(doc_->scenario().id);
+    const RunMatch m = matchRun(run, doc_->scenario(), doc_->catalog(), model::scenarioHash(doc_->scenario()));
+    if (m.shown()) {
+        run_matches_ = true;
+        notice_->setNotice(m.kind == RunMatch::Kind::Edited ? NoticeBar::Level::Warning : NoticeBar::Level::Info, m.describe(sid));
+        // A run that is not the what-if's ends the comparison (runReady reconnects it for the what-if's).
+        if (compare_) setCompareWithBaseline(false);
+        return true;
+    }
+    // Not this scenario's: keep what is shown and offer the run's own scenario when its file is known.
+    delete run_mismatch_;
+    run_mismatch_ = new QMessageBox(QMessageBox::Warning, tr("Open run"), m.describe(sid), QMessageBox::Cancel, this);
+    run_mismatch_->setObjectName("runMismatchDialog");
+    run_mismatch_->setInformativeText(tr("Run database: %1").arg(db));
+    const bool can_open = !m.scenario_file.isEmpty() && QFileInfo(m.scenario_file).isFile();
+    if (can_open) {
+        QPushButton* open = run_mismatch_->addButton(tr("Open scenario %1 and its run").arg(m.run_scenario), QMessageBox::AcceptRole);
+        open->setObjectName("openRunScenario");
+        const QString file = m.scenario_file;
+        connect(open, &QPushButton::clicked, this, [this, file, db] {
+            if (openScenario(file)) openRun(db);
+        });
+        run_mismatch_->setDefaultButton(open);
+    } else if (!m.run_scenario.isEmpty()) {
+        run_mismatch_->setInformativeText(tr("Run database: %1\nOpen scenario %2 first (File > Open scenario), then the run.").arg(db, m.run_scenario));
+    }
+    run_mismatch_->open();
+    statusBar()->showMessage(tr("Not shown: %1").arg(m.describe(sid)));
+    return false;
+}
+
+void MainWindow::resetForNewScenario() {
+    notice_->clear();
+    // The run first, so that nothing below paints it on the new scenario.
+    if (run_->hasRun()) {
+        const RunMatch m = matchRun(*run_->replay(), doc_->scenario(), doc_->catalog(), model::scenarioHash(doc_->scenario()));
+        run_matches_ = m.shown();  // e.g. the run's own scenario opened again
+        if (run_matches_) notice_->setNotice(NoticeBar::Level::Warning, m.describe(QString::fromStdString(doc_->scenario().id)));
+        else run_->close();  // the docks, the timeline and the 3D view go back to the scenario's design
+    }
+    // A what-if's baseline and its comparison belong to the scenario they were computed for.
+    if (compare_) setCompareWithBaseline(false);
+    sims_->dropBaseline();
+    compare_action_->setEnabled(false);
+    checks_->clearImpact();
+}
+
+bool MainWindow::settleUnsavedChanges(const QString& why) {
+    if (!doc_->isModified()) return true;
+    const bool sample = isShippedSample(doc_->path());
+    QMessageBox box(QMessageBox::Question, tr("Unsaved changes"),
+                    tr("%1: the changes to %2 are not saved.").arg(why, QFileInfo(doc_->path()).fileName()),
+                    QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName("unsavedChangesDialog");
+    QPushButton* save = box.addButton(sample ? tr("Save as…") : tr("Save"), QMessageBox::AcceptRole);
+    save->setObjectName("saveChanges");
+    if (sample) box.setInformativeText(tr("%1 is a sample shipped with ClusterTwin: your changes go to a file of your own.").arg(doc_->path()));
+    box.setDefaultButton(save);
+    box.exec();
+    if (box.clickedButton() == box.button(QMessageBox::Cancel) || !box.clickedButton()) return false;
+    if (box.clickedButton() == box.button(QMessageBox::Discard)) {
+        doc_->removeAutosave();  // discarded on purpose: nothing to recover later
+        return true;
+    }
+    QString target;
+    if (sample) {
+        target = saveAsPath();
+        if (target.isEmpty()) return false;
+    }
+    QString error;
+    if (!saveScenario(target, &error)) {
+        QMessageBox::warning(this, tr("Save"), error);
+        return false;
+    }
+    return true;
+}
+
+QString MainWindow::saveAsPath() {
+    // A shipped sample is never the place: start in the user's documents.
+    const QString start = doc_->path().isEmpty() || isShippedSample(doc_->path())
+                              ? QDir(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
+                                    .filePath(QFileInfo(doc_->path().isEmpty() ? QStringLiteral("scenario.json") : doc_->path()).fileName())
+                              : doc_->path();
+    return QFileDialog::getSaveFileName(this, tr("Save scenario as"), start, tr("Scenarios (*.json)"));
 }
 
 void MainWindow::select(const EntityRef& ref) {
@@ -307,91 +439,32 @@ void MainWindow::select(const EntityRef& ref) {
 }
 
 bool MainWindow::runSimulation(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady) {
-    if (job_ || doc_->scenario().halls.empty() || !(duration_s > 0)) return false;
-    QString db = db_path;
-    if (db.isEmpty()) {
-        const QString dir = runsFolder();
-        QDir().mkpath(dir);
-        db = dir + QString("/%1-%2.sqlite").arg(QString::fromStdString(doc_->scenario().id), QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
-    }
-    job_ = new SimulationJob(doc_->scenario(), doc_->catalog(), duration_s, db, extra_events, this);
-    job_->setAir(sim_options_->air());
-    job_->setSteady(steady);
-    connect(job_, &SimulationJob::progress, progress_, &QProgressBar::setValue);
-    connect(job_, &SimulationJob::airSolver, this, [this](const QString& summary, bool approximate) {
-        air_label_ = approximate ? tr("quick air (approximate)") : tr("lattice-Boltzmann air");
-        progress_->setToolTip(summary);
-        statusBar()->showMessage(tr("Simulating with %1: %2").arg(air_label_, summary));
-    });
-    connect(job_, &SimulationJob::liveFrame, this, [this](const model::Frame& f) {
-        if (!run_->hasRun() || !run_->playing()) view3d_->setFrame(f);
-    });
-    connect(job_, &SimulationJob::succeeded, this, [this](const QString& path, qint64 run) {
-        const QString note = job_->note();
-        endSimulation("finished", note.isEmpty() ? tr("Simulation finished (%1): %2").arg(air_label_, path)
-                                                 : tr("Simulation finished (%1), %2: %3").arg(air_label_, note, path));
-        if (pending_whatif_) {
-            // The baseline is done: keep it for the comparison and run the what-if.
-            try {
-                auto store = importers::TelemetryStore::open(path.toStdString());
-                baseline_ = std::make_shared<importers::RunReplay>(importers::RunReplay::load(store, run));
-            } catch (const std::exception& e) {
-                pending_whatif_.reset();
-                QMessageBox::warning(this, tr("What-if"), QString::fromStdString(e.what()));
-                return;
-            }
-            const auto p = std::move(pending_whatif_);
-            compare_action_->setEnabled(true);
-            runSimulation(p->duration_s, p->db, p->events);
-            connect(run_, &RunController::runChanged, this, [this] {
-                setCompareWithBaseline(true);
-                emit whatIfReady();
-            }, Qt::SingleShotConnection);
-            return;
-        }
-        openRun(path);
-    });
-    connect(job_, &SimulationJob::cancelled, this, [this](const QString& path, qint64) {
-        endSimulation("cancelled", tr("Simulation cancelled; the part that ran is in %1").arg(path));
-    });
-    connect(job_, &SimulationJob::failed, this, [this](const QString& m) {
-        endSimulation("failed", tr("Simulation failed: %1").arg(m));
-        QMessageBox::warning(this, tr("Simulation"), m);
-    });
-    progress_->setValue(0);
-    progress_->show();
-    cancel_->show();
-    statusBar()->showMessage(tr("Simulating %1 of %2…").arg(QString::fromStdString(model::formatDuration(duration_s)), doc_->path()));
-    job_->start();
-    return true;
+    return sims_->start(duration_s, db_path, extra_events, steady, sim_options_->air());
 }
 
+bool MainWindow::simulationRunning() const { return sims_->running(); }
+
+const importers::RunReplay* MainWindow::baseline() const { return sims_->baseline().get(); }
+
 void MainWindow::endSimulation(const QString& how, const QString& message) {
-    if (job_) {
-        job_->wait();
-        job_->deleteLater();
-        job_ = nullptr;
-    }
     progress_->hide();
     cancel_->hide();
     statusBar()->showMessage(message);
     emit simulationEnded(how);
 }
 
-void MainWindow::cancelSimulation() {
-    if (job_) job_->cancel();
-    pending_whatif_.reset();
-}
+void MainWindow::cancelSimulation() { sims_->cancel(); }
 
 void MainWindow::showFrame() {
-    if (!run_->hasRun() || !runMatchesScenario()) return;
-    if (!compare_ || !baseline_) {
+    if (!runMatchesScenario()) return;
+    const auto& baseline = sims_->baseline();
+    if (!compare_ || !baseline) {
         view3d_->setFrame(run_->frame());
         return;
     }
     // Difference colouring: each node's inlet minus the baseline's at the same time from the start.
     model::Frame f = run_->frame();
-    const model::Frame b = baseline_->frameAt(baseline_->startS() + run_->time() + 1e-6);
+    const model::Frame b = baseline->frameAt(baseline->startS() + run_->time() + 1e-6);
     std::map<std::string, double> base;
     for (const auto& n : b.nodes) base[n.id] = n.inlet_c;
     for (auto& n : f.nodes) {
@@ -403,7 +476,7 @@ void MainWindow::showFrame() {
 }
 
 void MainWindow::setCompareWithBaseline(bool on) {
-    compare_ = on && baseline_ != nullptr;
+    compare_ = on && sims_->baseline() != nullptr;
     if (compare_action_->isChecked() != compare_) compare_action_->setChecked(compare_);
     metric_box_->setCurrentIndex(metric_box_->findData(compare_ ? "inlet_delta_c" : "inlet_c"));
     showFrame();
@@ -415,19 +488,13 @@ bool MainWindow::runWhatIf(const EntityRef& target, double duration_s, const QSt
                                                          {"pdu", "feed_fail"},                  {"rack_pdu", "feed_fail"},
                                                          {"node", "node_fail"},                 {"gpu", "gpu_fail"}};
     auto it = kFail.find(target.kind);
-    if (job_ || it == kFail.end() || !(duration_s > 60)) return false;
-    const QString folder = dir.isEmpty() ? runsFolder() : dir;
-    QDir().mkpath(folder);
-    const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
-    const QString sid = QString::fromStdString(doc_->scenario().id);
+    if (it == kFail.end()) return false;
     model::Event e;
     e.time_s = 60;
     e.kind = it->second;
     e.target = target.id.toStdString();
-    pending_whatif_ = std::make_unique<PendingWhatIf>(PendingWhatIf{{e}, folder + QString("/%1-%2-fail-%3.sqlite").arg(sid, stamp, target.id), duration_s});
-    baseline_.reset();
     compare_ = false;
-    return runSimulation(duration_s, folder + QString("/%1-%2-baseline.sqlite").arg(sid, stamp));
+    return sims_->startWhatIf({e}, duration_s, dir, sim_options_->air());
 }
 
 void MainWindow::whatIfDialog() {
@@ -459,6 +526,11 @@ bool MainWindow::showImpact(const EntityRef& target, QString* error) {
 }
 
 bool MainWindow::saveScenario(const QString& path, QString* error) {
+    const QString target = path.isEmpty() ? doc_->path() : path;
+    if (isShippedSample(target)) {
+        if (error) *error = tr("%1 is a sample shipped with ClusterTwin and is not overwritten: use Save as to keep your changes.").arg(target);
+        return false;
+    }
     if (!doc_->save(path, error)) return false;
     addRecent(QFileInfo(doc_->path()).absoluteFilePath());
     statusBar()->showMessage(tr("Saved %1").arg(doc_->path()));
@@ -468,9 +540,9 @@ bool MainWindow::saveScenario(const QString& path, QString* error) {
 
 void MainWindow::setAutosaveInterval(int ms) { autosave_->setInterval(ms); }
 
-QString MainWindow::runsFolder() const {
-    return runs_folder_.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/runs" : runs_folder_;
-}
+QString MainWindow::runsFolder() const { return sims_->runsFolder(); }
+
+void MainWindow::setRunsFolder(const QString& dir) { sims_->setRunsFolder(dir); }
 
 void MainWindow::updateTitle() {
     const auto& s = doc_->scenario();
@@ -480,6 +552,12 @@ void MainWindow::updateTitle() {
 void MainWindow::offerRecovery(const QString& path) {
     const QString autosave = ScenarioDocument::autosavePathFor(path);
     const QFileInfo a(autosave), f(path);
+    if (!doc_->ownsAutosave()) {  // another ClusterTwin has this file open: its unsaved edits are its own
+        notice_->setNotice(NoticeBar::Level::Info, tr("%1 is also open in another ClusterTwin window: edits made here are not autosaved, "
+                                                      "and that window's unsaved changes are left to it.")
+                                                       .arg(f.fileName()));
+        return;
+    }
     if (!a.exists()) return;
     if (a.lastModified() < f.lastModified()) {  // older than the file: saved since
         QFile::remove(autosave);
@@ -503,21 +581,9 @@ void MainWindow::offerRecovery(const QString& path) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-    if (doc_->isModified()) {
-        const auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(doc_->path()),
-                                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-        if (answer == QMessageBox::Cancel) {
-            e->ignore();
-            return;
-        }
-        if (answer == QMessageBox::Save) {
-            QString error;
-            if (!saveScenario({}, &error)) {
-                QMessageBox::warning(this, tr("Save"), error);
-                e->ignore();
-                return;
-            }
-        }
+    if (!settleUnsavedChanges(tr("Quitting"))) {
+        e->ignore();
+        return;
     }
     doc_->removeAutosave();  // a clean exit: nothing to recover
     saveWindowLayout(this);

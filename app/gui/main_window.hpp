@@ -36,8 +36,9 @@ class Timeline;
 class ValuesPanel;
 class ChartsPanel;
 class AlertsPanel;
-class SimulationJob;
+class SimulationControl;
 class SimulationOptions;
+class NoticeBar;
 class ChecksPanel;
 class EditController;
 
@@ -64,19 +65,19 @@ public:
     /// Colours the replay by its difference from the baseline run (when one is loaded).
     void setCompareWithBaseline(bool on);
     bool comparing() const { return compare_; }
-    const importers::RunReplay* baseline() const { return baseline_.get(); }
+    const importers::RunReplay* baseline() const;
     /// Impact query on an entity: lists it in the checks dock and highlights what is affected in 3D.
     bool showImpact(const EntityRef& target, QString* error = nullptr);
     /// Saves the scenario (atomically); "" = its current file.
     bool saveScenario(const QString& path = {}, QString* error = nullptr);
     void setAutosaveInterval(int ms);
     /// Where Simulation > Run and What-if put their databases (default: runs/ in the app's data folder).
-    void setRunsFolder(const QString& dir) { runs_folder_ = dir; }
+    void setRunsFolder(const QString& dir);
     QString runsFolder() const;
     /// The recovery question shown when an autosave newer than the opened file exists (nullptr if none).
     QMessageBox* recoveryDialog() const { return recovery_; }
     void cancelSimulation();
-    bool simulationRunning() const { return job_ != nullptr; }
+    bool simulationRunning() const;
     void select(const EntityRef& ref);
     /// Writes the selection's recorded series as a long CSV (time_s,entity,metric,value,unit).
     bool exportSelectionCsv(const QString& path, QString* error = nullptr);
@@ -99,6 +100,10 @@ public:
     const EntityRef& selection() const { return selection_; }
     /// The last problems dialog shown (nullptr if none), for tests.
     QDialog* problemsDialog() const { return problems_; }
+    /// The last "this run belongs to another scenario" prompt (nullptr if none), for tests.
+    QMessageBox* runMismatchDialog() const { return run_mismatch_; }
+    /// What the notice bar above the 3D view says ("" when hidden).
+    NoticeBar* notice() const { return notice_; }
 
     /// The demo scenario shipped with the program ("" when it cannot be found).
     static QString demoScenarioPath();
@@ -123,8 +128,18 @@ private:
     void updateRecentMenu();
     void addRecent(const QString& path);
     void endSimulation(const QString& how, const QString& message);
-    /// Whether the open run was recorded for the open scenario (or names none).
+    /// Whether the open run belongs to the open scenario (RunMatch::shown()).
     bool runMatchesScenario() const;
+    /// The run controller's gate: shows a run that belongs to the open scenario (with a notice when it was
+    /// edited since), turns others away with a prompt that offers the run's own scenario.
+    bool admitRun(const importers::RunReplay& run, const QString& db);
+    /// A different scenario was opened: the run (unless it is this scenario's), the baseline, the comparison,
+    /// the impact and the notices are dropped, so that nothing of the last one is shown on this one.
+    void resetForNewScenario();
+    /// Before replacing the document: asks what to do with unsaved edits. False: the user cancelled.
+    bool settleUnsavedChanges(const QString& why);
+    /// Asks where to save (never proposing a shipped sample's folder); "" when the user cancelled.
+    QString saveAsPath();
 
     ScenarioDocument* doc_;
     RunController* run_;
@@ -143,24 +158,18 @@ private:
     QMenu* recent_menu_ = nullptr;
     QMenu* view_menu_ = nullptr;
     QDialog* problems_ = nullptr;
-    SimulationJob* job_ = nullptr;
+    SimulationControl* sims_ = nullptr;
     SimulationOptions* sim_options_ = nullptr;
-    QString air_label_;  ///< the running solver, for the status bar
+    NoticeBar* notice_ = nullptr;
+    QMessageBox* run_mismatch_ = nullptr;
+    bool run_matches_ = false;  ///< the open run belongs to the open scenario
     EntityRef selection_;
-    QString runs_folder_;
     ChecksPanel* checks_;
     EditController* edits_;
     QTimer* autosave_;
     QMessageBox* recovery_ = nullptr;
-    std::shared_ptr<importers::RunReplay> baseline_;
     bool compare_ = false;
     QAction* compare_action_ = nullptr;
-    struct PendingWhatIf {
-        std::vector<model::Event> events;
-        QString db;
-        double duration_s = 0;
-    };
-    std::unique_ptr<PendingWhatIf> pending_whatif_;
     void showFrame();
     void updateTitle();
     void offerRecovery(const QString& path);

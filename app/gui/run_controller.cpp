@@ -16,9 +16,14 @@ RunController::RunController(QObject* parent) : QObject(parent) {
 RunController::~RunController() = default;
 
 void RunController::openAsync(const QString& db_path, std::int64_t run) {
+    cancelLoad();  // the newest request wins
     loading_ = true;
+    emit loadingChanged(true);
+    emit loadProgress(0);
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    cancel_load_ = cancel;
     QPointer<RunController> self(this);
-    QThread* worker = QThread::create([self, db_path, run] {
+    QThread* worker = QThread::create([self, db_path, run, cancel] {
         std::shared_ptr<importers::RunReplay> replay;
         std::vector<double> fields;
         QString error;
@@ -27,22 +32,61 @@ void RunController::openAsync(const QString& db_path, std::int64_t run) {
             const auto runs = store.runs();
             if (runs.empty()) throw importers::ImportError(db_path.toStdString() + ": the database holds no run");
             const std::int64_t id = run > 0 ? run : runs.back().id;
-            replay = std::make_shared<importers::RunReplay>(importers::RunReplay::load(store, id));
+            int last = -1;
+            replay = std::make_shared<importers::RunReplay>(importers::RunReplay::load(store, id, [&](double f) {
+                const int pct = static_cast<int>(95 * f);
+                if (pct != last) {
+                    last = pct;
+                    QMetaObject::invokeMethod(qApp, [self, pct, cancel] { if (self && !*cancel) emit self->loadProgress(pct); }, Qt::QueuedConnection);
+                }
+                return !*cancel;
+            }));
             fields = store.airFieldTimes(id);
+        } catch (const importers::LoadCancelled&) {
+            replay.reset();
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }
         QMetaObject::invokeMethod(
-            qApp, [self, replay, fields, db_path, error] {
-                if (!self) return;
+            qApp, [self, replay, fields, db_path, error, cancel] {
+                if (!self || *cancel) return;  // cancelled, or a newer request took over
                 self->loading_ = false;
-                if (!replay) emit self->loadFailed(error);
-                else self->adopt(replay, fields, db_path);
+                self->cancel_load_.reset();
+                emit self->loadingChanged(false);
+                if (!replay) {
+                    emit self->loadFailed(error);
+                } else if (!self->gate_ || self->gate_(*replay, db_path)) {
+                    self->adopt(replay, fields, db_path);
+                }
             },
             Qt::QueuedConnection);
     });
     connect(worker, &QThread::finished, worker, &QObject::deleteLater);
     worker->start();
+}
+
+void RunController::cancelLoad() {
+    if (!cancel_load_) return;
+    *cancel_load_ = true;
+    cancel_load_.reset();
+    loading_ = false;
+    emit loadingChanged(false);
+}
+
+void RunController::close() {
+    cancelLoad();
+    if (!replay_) return;
+    pause();
+    replay_.reset();
+    store_.reset();
+    field_times_.clear();
+    field_.reset();
+    field_loaded_at_ = -1e300;
+    db_path_.clear();
+    frame_ = {};
+    t_ = 0;
+    emit runChanged();
+    emit timeChanged(t_);
 }
 
 void RunController::adopt(std::shared_ptr<importers::RunReplay> replay, std::vector<double> field_times, const QString& db) {

@@ -9,6 +9,8 @@
 #include <QString>
 #include <QTimer>
 
+#include <atomic>
+#include <functional>
 #include <memory>
 
 namespace ct::app {
@@ -19,8 +21,15 @@ public:
     explicit RunController(QObject* parent = nullptr);
     ~RunController() override;
 
-    /// Loads the newest run (or `run`) of a database in a worker thread; emits runChanged or loadFailed.
+    /// Loads the newest run (or `run`) of a database in a worker thread; emits runChanged or loadFailed (or
+    /// nothing when the gate turns it away or the load is cancelled). Reports loadProgress on the way.
     void openAsync(const QString& db_path, std::int64_t run = 0);
+    /// Stops a load in progress (its result is dropped; the shown run stays).
+    void cancelLoad();
+    /// Asked before a loaded run is shown: false keeps the current one (the gate says why to the user).
+    void setGate(std::function<bool(const importers::RunReplay&, const QString& db_path)> gate) { gate_ = std::move(gate); }
+    /// Drops the run: the views go back to the scenario's design values (runChanged with hasRun() false).
+    void close();
     bool loading() const { return loading_; }
     bool hasRun() const { return replay_ != nullptr; }
     const importers::RunReplay* replay() const { return replay_.get(); }
@@ -44,6 +53,9 @@ public:
 signals:
     void runChanged();
     void loadFailed(const QString& message);
+    /// While a database loads: percent done (0-100); loadingChanged(false) when it ends in any way.
+    void loadProgress(int percent);
+    void loadingChanged(bool loading);
     void timeChanged(double t_s);
     void playingChanged(bool playing);
 
@@ -60,6 +72,8 @@ private:
     model::Frame frame_;
     double t_ = 0, speed_ = 60;
     bool loading_ = false;
+    std::shared_ptr<std::atomic<bool>> cancel_load_;
+    std::function<bool(const importers::RunReplay&, const QString&)> gate_;
     QTimer timer_;
     QElapsedTimer wall_;
 };

@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QStandardPaths>
 #include <QUndoStack>
 
@@ -51,6 +52,7 @@ bool ScenarioDocument::load(const QString& path, model::Diagnostics& problems, Q
         for (auto& d : rep.diagnostics)
             if (d.severity != model::Severity::Error) warnings_.push_back(std::move(d));
         path_ = path;
+        lockAutosave();
     } catch (const std::exception& e) {  // unreadable file, syntax error, too large
         error_text = QString::fromStdString(e.what());
         return false;
@@ -98,7 +100,10 @@ bool ScenarioDocument::save(const QString& path, QString* error) {
         return false;
     }
     removeAutosave();
-    path_ = target;
+    if (target != path_) {
+        path_ = target;
+        lockAutosave();
+    }
     undo_->setClean();
     return true;
 }
@@ -109,8 +114,18 @@ QString ScenarioDocument::autosavePathFor(const QString& path) {
     return dir + "/" + QFileInfo(path).completeBaseName() + "-" + QString::fromLatin1(key) + ".json";
 }
 
+void ScenarioDocument::lockAutosave() {
+    lock_.reset();
+    if (path_.isEmpty()) return;
+    const QString file = autosavePathFor(path_);
+    QDir().mkpath(QFileInfo(file).absolutePath());
+    auto lock = std::make_unique<QLockFile>(file + ".lock");
+    lock->setStaleLockTime(0);  // held for as long as the file is open; stale only when its process is gone
+    if (lock->tryLock(0)) lock_ = std::move(lock);
+}
+
 bool ScenarioDocument::writeAutosave() {
-    if (!isModified() || path_.isEmpty()) return false;
+    if (!isModified() || path_.isEmpty() || !ownsAutosave()) return false;
     const QString file = autosavePathFor(path_);
     QDir().mkpath(QFileInfo(file).absolutePath());
     try {
@@ -122,7 +137,7 @@ bool ScenarioDocument::writeAutosave() {
 }
 
 void ScenarioDocument::removeAutosave() {
-    if (!path_.isEmpty()) QFile::remove(autosavePathFor(path_));
+    if (!path_.isEmpty() && ownsAutosave()) QFile::remove(autosavePathFor(path_));
 }
 
 bool ScenarioDocument::recoverFrom(const QString& autosave_path, QString* error) {

@@ -13,7 +13,9 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 
+class QLockFile;
 class QUndoStack;
 
 namespace ct::app {
@@ -52,6 +54,9 @@ public:
     /// Writes the autosave when there are unsaved edits. Returns whether one was written.
     bool writeAutosave();
     void removeAutosave();
+    /// Whether this instance holds the file's autosave (a lock beside it). False while another ClusterTwin has
+    /// the same file open: that one autosaves it, this one neither writes, removes nor recovers it.
+    bool ownsAutosave() const { return lock_ != nullptr; }
     /// Replaces the scenario with an autosave's content as one undoable edit (recovery after a crash).
     bool recoverFrom(const QString& autosave_path, QString* error = nullptr);
 
@@ -65,6 +70,7 @@ signals:
 private:
     friend class SnapshotCommand;
     void setScenario(const model::Scenario& s);
+    void lockAutosave();
     void recheck();
     model::Scenario scenario_;
     model::Catalog catalog_;
@@ -72,6 +78,7 @@ private:
     std::vector<model::LayoutFinding> findings_;
     QString path_;
     QUndoStack* undo_;
+    std::unique_ptr<QLockFile> lock_;
 };
 
 } // namespace ct::app

@@ -5,7 +5,10 @@
 #include <clustertwin/sim/engine.hpp>
 #include <clustertwin/sim/steady.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <QElapsedTimer>
+#include <QFileInfo>
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +32,9 @@ void SimulationJob::run() {
         emit airSolver(QString::fromStdString(engine.stats().air_summary), engine.stats().air_approximate);
         sim::SteadyDetector steady(engine.flowThroughTimeS());
         auto store = importers::TelemetryStore::open(db_.toStdString());
-        importers::RunRecorder rec(store, scenario_, catalog_, "app " + scenario_.id, "{\"source\": \"clustertwin app\"}");
+        nlohmann::json meta{{"source", "clustertwin app"}, {"air", engine.stats().air_solver}, {"steady", steady_}};
+        if (!scenario_file_.isEmpty()) meta["scenario_file"] = QFileInfo(scenario_file_).absoluteFilePath().toStdString();
+        importers::RunRecorder rec(store, scenario_, catalog_, "app " + scenario_.id, meta.dump());
         rec.record(engine.frame());
         const auto steps = static_cast<std::int64_t>(std::llround(duration_s_ / opt.step_s));
         const double record_s = 10, field_s = 60;

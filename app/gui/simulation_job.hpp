@@ -24,6 +24,8 @@ public:
     /// Before start(): the room-air solver ("lbm", "quick"; empty: the scenario's) and steady mode.
     void setAir(std::string name) { air_ = std::move(name); }
     void setSteady(bool on) { steady_ = on; }
+    /// Before start(): the scenario's file, recorded in the run's metadata (so the app can offer to open it).
+    void setScenarioFile(QString path) { scenario_file_ = std::move(path); }
     /// After the run: how it ended in words ("steady after 6m 30s, 14 flow-through times"), or empty.
     const QString& note() const { return note_; }
     const QString& databasePath() const { return db_; }
@@ -51,6 +53,7 @@ private:
     std::string air_;
     bool steady_ = false;
     QString note_;
+    QString scenario_file_;
 };
 
 } // namespace ct::app

@@ -84,6 +84,10 @@ void Timeline::onTimeChanged(double t) {
     const double d = run_.duration();
     slider_->setValue(d > 0 ? static_cast<int>(1000 * t / d + 0.5) : 0);
     syncing_ = false;
+    if (!run_.hasRun()) {
+        label_->setText(tr("no run"));
+        return;
+    }
     label_->setText(tr("%1 / %2").arg(QString::fromStdString(model::formatDuration(t)), QString::fromStdString(model::formatDuration(d))));
 }
 

@@ -12,6 +12,7 @@
 #include <QPainter>
 #include <QVBoxLayout>
 #include <QWheelEvent>
+#include <QWindow>
 
 #include <cmath>
 
@@ -68,8 +69,15 @@ void View3D::rebuild() {
     // After an edit the camera stays where the user put it; a newly opened scenario starts from the iso view.
     const std::vector<double> camera = scene_ && keep_camera_ ? scene_->cameraState() : std::vector<double>{};
     keep_camera_ = false;
+    const bool had_window = scene_ && window_set_;
     scene_.reset();
     window_set_ = false;
+    // VTK unmaps a window it does not own when its render window goes (vtkXOpenGLRenderWindow::DestroyWindow):
+    // without mapping it again the view stays black until Qt happens to show it anew (another tab and back).
+    if (had_window && windowHandle() && isVisible()) {
+        windowHandle()->setVisible(false);
+        windowHandle()->setVisible(true);
+    }
     if (doc_.scenario().halls.empty()) return;
     scene_ = std::make_unique<render::Scene>(doc_.scenario(), doc_.catalog(), std::move(links), render::Scene::Target::Window);
     scene_->setOverlays(ov);

@@ -1,5 +1,9 @@
 #include <clustertwin/importers/recorder.hpp>
 
+#include <clustertwin/model/scenario_io.hpp>
+
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 
 namespace ct::importers {
@@ -32,7 +36,11 @@ std::vector<EntityInfo> scenarioEntities(const model::Scenario& s, const model::
 RunRecorder::RunRecorder(TelemetryStore& store, const model::Scenario& s, const model::Catalog& c, const std::string& name,
                          const std::string& meta_json)
     : store_(store), site_(s.id) {
-    run_ = store_.createRun(name, "simulated", s.id, meta_json);
+    // The scenario's fingerprint goes with the run: the app shows a run only on the scenario it was made from.
+    nlohmann::json meta = meta_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(meta_json, nullptr, false);
+    if (!meta.is_object()) throw ImportError("run metadata is not a JSON object: " + meta_json);
+    if (!meta.contains("scenario_hash")) meta["scenario_hash"] = model::scenarioHash(s);
+    run_ = store_.createRun(name, "simulated", s.id, meta.dump());
     store_.upsertEntities(scenarioEntities(s, c));
 }
 

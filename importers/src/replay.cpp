@@ -24,7 +24,7 @@ double valueAt(const std::vector<std::pair<double, double>>& points, double t_s)
     return std::prev(it)->second;
 }
 
-RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run) {
+RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run, const std::function<bool(double)>& progress) {
     RunReplay r;
     bool found = false;
     for (const auto& ri : store.runs())
@@ -36,7 +36,7 @@ RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run) {
     for (const auto& e : store.entities()) r.kind_[e.id] = e.kind;
     r.t0_ = std::numeric_limits<double>::infinity();
     r.t1_ = -std::numeric_limits<double>::infinity();
-    for (auto& sv : store.allSeries(run)) {
+    for (auto& sv : store.allSeries(run, progress)) {
         if (!sv.points.empty()) {
             r.t0_ = std::min(r.t0_, sv.points.front().first);
             r.t1_ = std::max(r.t1_, sv.points.back().first);
@@ -59,6 +59,13 @@ RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run) {
     if (!std::isfinite(r.t0_)) r.t0_ = r.t1_ = 0;
     if (r.info_.end_s && *r.info_.end_s > r.t1_ && r.info_.kind == "simulated") r.t1_ = *r.info_.end_s;
     return r;
+}
+
+std::vector<std::string> RunReplay::entities() const {
+    std::vector<std::string> out;
+    out.reserve(metrics_.size());
+    for (const auto& [entity, metrics] : metrics_) out.push_back(entity);
+    return out;
 }
 
 std::vector<std::string> RunReplay::metricsOf(const std::string& entity) const {

@@ -431,7 +431,7 @@ std::optional<model::AirField> TelemetryStore::airFieldAt(std::int64_t run, doub
     return f;
 }
 
-std::vector<SeriesValues> TelemetryStore::allSeries(std::int64_t run) const {
+std::vector<SeriesValues> TelemetryStore::allSeries(std::int64_t run, const std::function<bool(double)>& progress) const {
     Stmt ser(d_->db, "SELECT id, entity, metric, unit, source FROM series WHERE run_id = ?1 ORDER BY id", d_->path);
     ser.bind(1, run);
     std::vector<SeriesValues> out;
@@ -443,8 +443,13 @@ std::vector<SeriesValues> TelemetryStore::allSeries(std::int64_t run) const {
     if (out.empty()) return out;
     Stmt pts(d_->db, "SELECT series_id, t, value FROM samples WHERE series_id >= ?1 AND series_id <= ?2 ORDER BY series_id, t", d_->path);
     pts.bind(1, out.front().series).bind(2, out.back().series);
+    std::size_t rows = 0;
     while (pts.step()) {
+        // Rows come by series: the series reached is a fair measure of the way done.
         auto it = at.find(pts.integer(0));
+        if (progress && ++rows % 65536 == 0 && it != at.end() &&
+            !progress(static_cast<double>(it->second + 1) / static_cast<double>(out.size())))
+            throw LoadCancelled();
         if (it != at.end()) out[it->second].points.emplace_back(pts.real(1), pts.null(2) ? std::nan("") : pts.real(2));
     }
     return out;

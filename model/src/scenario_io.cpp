@@ -519,6 +519,18 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
     return res;
 }
 
+std::string scenarioHash(const Scenario& s) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bit
+    for (unsigned char c : scenarioToJson(s)) {
+        h ^= c;
+        h *= 0x100000001b3ULL;
+    }
+    static const char* hex = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = hex[h & 15];
+    return out;
+}
+
 std::string scenarioToJson(const Scenario& s) {
     ojson o;
     o["format"] = kScenarioFormatName;

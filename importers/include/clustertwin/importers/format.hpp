@@ -15,6 +15,12 @@ public:
     using Error::Error;
 };
 
+/// A long read stopped on request (a progress callback said no).
+class LoadCancelled : public ImportError {
+public:
+    LoadCancelled() : ImportError("cancelled") {}
+};
+
 enum class Format {
     Unknown,
     PrometheusText,      ///< DCGM exporter / Prometheus text exposition

@@ -13,8 +13,9 @@ namespace ct::importers {
 
 class RunReplay {
 public:
-    /// Loads every series and event of `run` into memory. Throws ImportError (unknown run, SQLite failure).
-    static RunReplay load(const TelemetryStore& store, std::int64_t run);
+    /// Loads every series and event of `run` into memory. Throws ImportError (unknown run, SQLite failure), or
+    /// LoadCancelled when `progress` (told the fraction read) returns false.
+    static RunReplay load(const TelemetryStore& store, std::int64_t run, const std::function<bool(double)>& progress = {});
 
     const RunInfo& info() const { return info_; }
     double startS() const { return t0_; }
@@ -29,6 +30,8 @@ public:
     const std::vector<std::pair<double, double>>* series(const std::string& entity, const std::string& metric) const;
     std::string unitOf(const std::string& entity, const std::string& metric) const;
     std::size_t seriesCount() const { return series_.size(); }
+    /// The entities that have at least one series in the run.
+    std::vector<std::string> entities() const;
 
 private:
     struct Series {

@@ -12,6 +12,7 @@
 #include <clustertwin/model/frame.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -102,8 +103,9 @@ public:
     std::vector<Bucket> buckets(std::int64_t series, double t0_s, double t1_s, int n) const;
     std::vector<StoredEvent> events(std::int64_t run) const;
     std::int64_t sampleCount() const;
-    /// Every series of a run with all its points (for replay, which scrubs back and forth).
-    std::vector<SeriesValues> allSeries(std::int64_t run) const;
+    /// Every series of a run with all its points (for replay, which scrubs back and forth). `progress`, when
+    /// given, is told the fraction read now and then; returning false stops the read with LoadCancelled.
+    std::vector<SeriesValues> allSeries(std::int64_t run, const std::function<bool(double)>& progress = {}) const;
 
     /// Snapshots of the 3D air field of simulated runs (telemetry has none): written at the run's field
     /// interval, read back as the latest snapshot at or before `t_s`.

@@ -30,6 +30,11 @@ LoadResult loadScenarioFile(const std::string& path);
 /// Scenario; saving that gives the same bytes.
 std::string scenarioToJson(const Scenario& s);
 
+/// A fingerprint of the scenario's content (16 hex digits, FNV-1a 64 of scenarioToJson): equal scenarios give
+/// the same text, any edit a different one. Runs record it so that a run is shown only on the scenario it
+/// was computed for. Not a security hash.
+std::string scenarioHash(const Scenario& s);
+
 /// Writes atomically: a temporary file beside `path`, flushed, then renamed over it. Throws ModelError on
 /// failure, leaving any existing file untouched.
 void saveScenarioFile(const Scenario& s, const std::string& path);

@@ -1,0 +1,140 @@
+#include "simulation_control.hpp"
+
+#include "scenario_document.hpp"
+#include "simulation_job.hpp"
+
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/time.hpp>
+
+#include <QDateTime>
+#include <QDir>
+#include <QStandardPaths>
+
+namespace ct::app {
+
+SimulationControl::SimulationControl(const ScenarioDocument& doc, QObject* parent) : QObject(parent), doc_(doc) {}
+
+SimulationControl::~SimulationControl() {
+    if (job_) {
+        job_->cancel();
+        job_->wait();
+    }
+}
+
+QString SimulationControl::runsFolder() const {
+    return runs_folder_.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/runs" : runs_folder_;
+}
+
+bool SimulationControl::jobMatchesDocument() const {
+    return job_path_ == doc_.path() && job_id_ == QString::fromStdString(doc_.scenario().id);
+}
+
+bool SimulationControl::start(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady,
+                              const std::string& air) {
+    if (job_) return false;
+    pending_.reset();
+    running_whatif_ = false;
+    return launch(duration_s, db_path, extra_events, steady, air);
+}
+
+bool SimulationControl::launch(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady,
+                               const std::string& air) {
+    if (job_ || doc_.scenario().halls.empty() || !(duration_s > 0)) return false;
+    QString db = db_path;
+    if (db.isEmpty()) {
+        const QString dir = runsFolder();
+        QDir().mkpath(dir);
+        db = dir + QString("/%1-%2.sqlite").arg(QString::fromStdString(doc_.scenario().id), QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
+    }
+    job_path_ = doc_.path();
+    job_id_ = QString::fromStdString(doc_.scenario().id);
+    job_ = new SimulationJob(doc_.scenario(), doc_.catalog(), duration_s, db, extra_events, this);
+    job_->setAir(air);
+    job_->setSteady(steady);
+    job_->setScenarioFile(job_path_);
+    connect(job_, &SimulationJob::progress, this, &SimulationControl::progress);
+    connect(job_, &SimulationJob::airSolver, this, [this](const QString& summary, bool approximate) {
+        air_label_ = approximate ? tr("quick air (approximate)") : tr("lattice-Boltzmann air");
+        emit airSolver(air_label_, summary);
+    });
+    connect(job_, &SimulationJob::liveFrame, this, [this](const model::Frame& f) {
+        if (jobMatchesDocument()) emit liveFrame(f);
+    });
+    connect(job_, &SimulationJob::succeeded, this, [this](const QString& path, qint64 run) {
+        const QString note = job_->note();
+        const bool mine = jobMatchesDocument();
+        const QString scenario = job_id_;
+        QString message = note.isEmpty() ? tr("Simulation of %1 finished (%2): %3").arg(scenario, air_label_, path)
+                                         : tr("Simulation of %1 finished (%2), %3: %4").arg(scenario, air_label_, note, path);
+        if (!mine) message += tr(" — not shown: another scenario is open (File > Open run shows it on its own scenario)");
+        finish("finished", message);
+        if (!mine) {
+            pending_.reset();
+            return;
+        }
+        if (pending_) {
+            // The baseline is done: keep it for the comparison and run the what-if.
+            try {
+                auto store = importers::TelemetryStore::open(path.toStdString(), importers::TelemetryStore::Mode::Existing);
+                baseline_ = std::make_shared<importers::RunReplay>(importers::RunReplay::load(store, run));
+            } catch (const std::exception& e) {
+                pending_.reset();
+                emit failed(QString::fromStdString(e.what()));
+                return;
+            }
+            const auto p = std::move(pending_);
+            running_whatif_ = true;
+            launch(p->duration_s, p->db, p->events, false, p->air);
+            return;
+        }
+        emit runReady(path, running_whatif_);
+        running_whatif_ = false;
+    });
+    connect(job_, &SimulationJob::cancelled, this, [this](const QString& path, qint64) {
+        const bool mine = jobMatchesDocument();
+        finish("cancelled", tr("Simulation cancelled; the part that ran is in %1").arg(path));
+        pending_.reset();
+        // What ran is a run too: shown up to where it stopped (the what-if's comparison needs both whole).
+        if (mine && !running_whatif_) emit runReady(path, false);
+        running_whatif_ = false;
+    });
+    connect(job_, &SimulationJob::failed, this, [this](const QString& m) {
+        finish("failed", tr("Simulation failed: %1").arg(m));
+        pending_.reset();
+        running_whatif_ = false;
+        emit failed(m);
+    });
+    emit started(tr("Simulating %1 of %2…").arg(QString::fromStdString(model::formatDuration(duration_s)), doc_.path()));
+    job_->start();
+    return true;
+}
+
+bool SimulationControl::startWhatIf(const std::vector<model::Event>& failures, double duration_s, const QString& dir, const std::string& air) {
+    if (job_ || failures.empty() || !(duration_s > 60)) return false;
+    const QString folder = dir.isEmpty() ? runsFolder() : dir;
+    QDir().mkpath(folder);
+    const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+    const QString sid = QString::fromStdString(doc_.scenario().id);
+    const QString what = QString::fromStdString(failures.front().target);
+    baseline_.reset();
+    running_whatif_ = false;
+    if (!launch(duration_s, folder + QString("/%1-%2-baseline.sqlite").arg(sid, stamp), {}, false, air)) return false;
+    pending_ = std::make_unique<PendingWhatIf>(PendingWhatIf{failures, folder + QString("/%1-%2-fail-%3.sqlite").arg(sid, stamp, what), duration_s, air});
+    return true;
+}
+
+void SimulationControl::cancel() {
+    pending_.reset();
+    if (job_) job_->cancel();
+}
+
+void SimulationControl::finish(const QString& how, const QString& message) {
+    if (job_) {
+        job_->wait();
+        job_->deleteLater();
+        job_ = nullptr;
+    }
+    emit ended(how, message);
+}
+
+} // namespace ct::app
