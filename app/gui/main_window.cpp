@@ -1,6 +1,7 @@
 #include "main_window.hpp"
 
 #include "checks_panel.hpp"
+#include "document_guard.hpp"
 #include "notice_bar.hpp"
 #include "run_binding.hpp"
 #include "simulation_control.hpp"
@@ -154,6 +155,7 @@ MainWindow::MainWindow(QWidget* parent)
     run_->setGate([this](const importers::RunReplay& r, const QString& db) { return admitRun(r, db); });
 
     edits_ = new EditController(*doc_, this);
+    guard_ = new DocumentGuard(*doc_, *notice_, this, [this](const QString& path, QString* error) { return saveScenario(path, error); });
     autosave_ = new QTimer(this);
     autosave_->setInterval(30000);
     connect(autosave_, &QTimer::timeout, doc_, &ScenarioDocument::writeAutosave);
@@ -250,12 +252,12 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this, [this] {
         QString error;
-        const QString path = isShippedSample(doc_->path()) ? saveAsPath() : QString();  // a sample is never overwritten
+        const QString path = isShippedSample(doc_->path()) ? guard_->saveAsPath() : QString();  // a sample is never overwritten
         if (isShippedSample(doc_->path()) && path.isEmpty()) return;
         if (!saveScenario(path, &error)) QMessageBox::warning(this, tr("Save"), error);
     });
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, [this] {
-        const QString path = saveAsPath();
+        const QString path = guard_->saveAsPath();
         QString error;
         if (!path.isEmpty() && !saveScenario(path, &error)) QMessageBox::warning(this, tr("Save"), error);
     });
@@ -319,11 +321,11 @@ bool MainWindow::openScenario(const QString& path) {
     QString error;
     if (path.isEmpty()) {
         error = tr("The demo scenario was not found (set CT_RESOURCE_DIR to the resources folder).");
-    } else if (!settleUnsavedChanges(tr("Opening %1").arg(QFileInfo(path).fileName()))) {
+    } else if (!guard_->settle(tr("Opening %1").arg(QFileInfo(path).fileName()))) {
         return false;  // the user kept the edits
     } else if (doc_->load(path, problems, error)) {
         addRecent(QFileInfo(path).absoluteFilePath());
-        offerRecovery(path);
+        guard_->offerRecovery(path);
         return true;
     }
     delete problems_;
@@ -386,45 +388,6 @@ void MainWindow::resetForNewScenario() {
     sims_->dropBaseline();
     compare_action_->setEnabled(false);
     checks_->clearImpact();
-}
-
-bool MainWindow::settleUnsavedChanges(const QString& why) {
-    if (!doc_->isModified()) return true;
-    const bool sample = isShippedSample(doc_->path());
-    QMessageBox box(QMessageBox::Question, tr("Unsaved changes"),
-                    tr("%1: the changes to %2 are not saved.").arg(why, QFileInfo(doc_->path()).fileName()),
-                    QMessageBox::Discard | QMessageBox::Cancel, this);
-    box.setObjectName("unsavedChangesDialog");
-    QPushButton* save = box.addButton(sample ? tr("Save as…") : tr("Save"), QMessageBox::AcceptRole);
-    save->setObjectName("saveChanges");
-    if (sample) box.setInformativeText(tr("%1 is a sample shipped with ClusterTwin: your changes go to a file of your own.").arg(doc_->path()));
-    box.setDefaultButton(save);
-    box.exec();
-    if (box.clickedButton() == box.button(QMessageBox::Cancel) || !box.clickedButton()) return false;
-    if (box.clickedButton() == box.button(QMessageBox::Discard)) {
-        doc_->removeAutosave();  // discarded on purpose: nothing to recover later
-        return true;
-    }
-    QString target;
-    if (sample) {
-        target = saveAsPath();
-        if (target.isEmpty()) return false;
-    }
-    QString error;
-    if (!saveScenario(target, &error)) {
-        QMessageBox::warning(this, tr("Save"), error);
-        return false;
-    }
-    return true;
-}
-
-QString MainWindow::saveAsPath() {
-    // A shipped sample is never the place: start in the user's documents.
-    const QString start = doc_->path().isEmpty() || isShippedSample(doc_->path())
-                              ? QDir(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
-                                    .filePath(QFileInfo(doc_->path().isEmpty() ? QStringLiteral("scenario.json") : doc_->path()).fileName())
-                              : doc_->path();
-    return QFileDialog::getSaveFileName(this, tr("Save scenario as"), start, tr("Scenarios (*.json)"));
 }
 
 void MainWindow::select(const EntityRef& ref) {
@@ -538,6 +501,8 @@ bool MainWindow::saveScenario(const QString& path, QString* error) {
     return true;
 }
 
+QMessageBox* MainWindow::recoveryDialog() const { return guard_->recoveryDialog(); }
+
 void MainWindow::setAutosaveInterval(int ms) { autosave_->setInterval(ms); }
 
 QString MainWindow::runsFolder() const { return sims_->runsFolder(); }
@@ -549,39 +514,8 @@ void MainWindow::updateTitle() {
     setWindowTitle(tr("%1%2 — ClusterTwin").arg(QString::fromStdString(s.name.empty() ? s.id : s.name), doc_->isModified() ? "*" : ""));
 }
 
-void MainWindow::offerRecovery(const QString& path) {
-    const QString autosave = ScenarioDocument::autosavePathFor(path);
-    const QFileInfo a(autosave), f(path);
-    if (!doc_->ownsAutosave()) {  // another ClusterTwin has this file open: its unsaved edits are its own
-        notice_->setNotice(NoticeBar::Level::Info, tr("%1 is also open in another ClusterTwin window: edits made here are not autosaved, "
-                                                      "and that window's unsaved changes are left to it.")
-                                                       .arg(f.fileName()));
-        return;
-    }
-    if (!a.exists()) return;
-    if (a.lastModified() < f.lastModified()) {  // older than the file: saved since
-        QFile::remove(autosave);
-        return;
-    }
-    delete recovery_;
-    recovery_ = new QMessageBox(QMessageBox::Question, tr("Recover unsaved changes"),
-                                tr("%1 has unsaved changes from %2 (ClusterTwin did not close cleanly). Recover them?")
-                                    .arg(f.fileName(), a.lastModified().toString()),
-                                QMessageBox::Yes | QMessageBox::Discard, this);
-    recovery_->setObjectName("recoveryDialog");
-    connect(recovery_, &QMessageBox::finished, this, [this, autosave](int result) {
-        if (result == QMessageBox::Yes) {
-            QString error;
-            if (!doc_->recoverFrom(autosave, &error)) QMessageBox::warning(this, tr("Recover"), error);
-        } else {
-            QFile::remove(autosave);
-        }
-    });
-    recovery_->open();
-}
-
 void MainWindow::closeEvent(QCloseEvent* e) {
-    if (!settleUnsavedChanges(tr("Quitting"))) {
+    if (!guard_->settle(tr("Quitting"))) {
         e->ignore();
         return;
     }

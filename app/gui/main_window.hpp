@@ -39,6 +39,7 @@ class AlertsPanel;
 class SimulationControl;
 class SimulationOptions;
 class NoticeBar;
+class DocumentGuard;
 class ChecksPanel;
 class EditController;
 
@@ -75,7 +76,7 @@ public:
     void setRunsFolder(const QString& dir);
     QString runsFolder() const;
     /// The recovery question shown when an autosave newer than the opened file exists (nullptr if none).
-    QMessageBox* recoveryDialog() const { return recovery_; }
+    QMessageBox* recoveryDialog() const;
     void cancelSimulation();
     bool simulationRunning() const;
     void select(const EntityRef& ref);
@@ -136,10 +137,6 @@ private:
     /// A different scenario was opened: the run (unless it is this scenario's), the baseline, the comparison,
     /// the impact and the notices are dropped, so that nothing of the last one is shown on this one.
     void resetForNewScenario();
-    /// Before replacing the document: asks what to do with unsaved edits. False: the user cancelled.
-    bool settleUnsavedChanges(const QString& why);
-    /// Asks where to save (never proposing a shipped sample's folder); "" when the user cancelled.
-    QString saveAsPath();
 
     ScenarioDocument* doc_;
     RunController* run_;
@@ -167,12 +164,11 @@ private:
     ChecksPanel* checks_;
     EditController* edits_;
     QTimer* autosave_;
-    QMessageBox* recovery_ = nullptr;
+    DocumentGuard* guard_ = nullptr;
     bool compare_ = false;
     QAction* compare_action_ = nullptr;
     void showFrame();
     void updateTitle();
-    void offerRecovery(const QString& path);
     void whatIfDialog();
 };
 
