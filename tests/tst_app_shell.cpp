@@ -61,6 +61,7 @@ private slots:
     void helpMenuOffersTheDocsAboutAndAboutQt();
     void layoutIsSavedAndRestored();
     void droppedFilesAreOpened();
+    void withoutADisplayTheAppSaysSoInsteadOfAborting();
 
 private:
     QTemporaryDir config_;
@@ -155,6 +156,22 @@ void TstAppShell::droppedFilesAreOpened() {
     QApplication::sendEvent(&w, &refused);
     QVERIFY(!refused.isAccepted());
     QCOMPARE(ct::app::FileDrops::kindOf(sample("demo")), QString("scenario"));
+}
+
+void TstAppShell::withoutADisplayTheAppSaysSoInsteadOfAborting() {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(v);
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(CT_APP_PATH), {});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // Qt's xcb plugin used to abort (exit 134)
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("there is no display"));
+    p.start(QStringLiteral(CT_APP_PATH), {"--version"});  // needs no display
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains(QStringLiteral(CT_VERSION_TEXT)));
 }
 
 QTEST_MAIN(TstAppShell)

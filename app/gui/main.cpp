@@ -9,11 +9,34 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "run_controller.hpp"
 #include "view3d.hpp"
 
+namespace {
+bool wantsOnlyText(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        for (const char* o : {"-h", "--help", "-v", "--version", "--help-all"})
+            if (std::strcmp(argv[i], o) == 0) return true;
+    return false;
+}
+} // namespace
+
 int main(int argc, char** argv) {
+    // Without a display Qt's xcb plugin aborts the program: say what to do instead (help and version need none).
+    const auto set = [](const char* v) { return std::getenv(v) && *std::getenv(v); };
+    if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("QT_QPA_PLATFORM")) {
+        if (wantsOnlyText(argc, argv)) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        } else {
+            std::fprintf(stderr, "clustertwin: there is no display (DISPLAY is not set). Run it on a desktop or over ssh -X; on a "
+                                 "server, xvfb-run clustertwin --screenshot FILE saves a picture of the window, and clustertwin-cli "
+                                 "render draws a scenario without one.\n");
+            return 1;
+        }
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName("ClusterTwin");
     QApplication::setApplicationName("ClusterTwin");
