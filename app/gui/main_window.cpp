@@ -196,11 +196,7 @@ MainWindow::MainWindow(QWidget* parent)
             plan_->setSelection(multi);
             edits_->setTargets(multi);
         }
-        if (run_->hasRun()) {  // the scenario moved away from the run's version (or back to it)
-            const RunMatch m = matchRun(*run_->replay(), doc_->scenario(), doc_->catalog(), model::scenarioHash(doc_->scenario()));
-            const QString text = m.describe(QString::fromStdString(doc_->scenario().id));
-            notice_->setNotice(NoticeBar::Level::Warning, text);
-        }
+        if (run_->hasRun()) bindOpenRun();  // the scenario moved away from the run's version (or back to it)
         showFrame();
         updateTitle();
     });
@@ -251,9 +247,8 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Open r&un or telemetry database…"), this, &MainWindow::openRunDialog);
     file->addSeparator();
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this, [this] {
-        QString error;
-        const QString path = isShippedSample(doc_->path()) ? guard_->saveAsPath() : QString();  // a sample is never overwritten
-        if (isShippedSample(doc_->path()) && path.isEmpty()) return;
+        QString error, path;
+        if (isShippedSample(doc_->path()) && (path = guard_->saveAsPath()).isEmpty()) return;  // a sample is never overwritten
         if (!saveScenario(path, &error)) QMessageBox::warning(this, tr("Save"), error);
     });
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, [this] {
@@ -342,12 +337,27 @@ void MainWindow::openRun(const QString& db_path) {
 
 bool MainWindow::runMatchesScenario() const { return run_->hasRun() && run_matches_; }
 
+RunMatch MainWindow::matchWithScenario(const importers::RunReplay& run) const {
+    return matchRun(run, doc_->scenario(), doc_->catalog(), model::scenarioHash(doc_->scenario()));
+}
+
+void MainWindow::showRunMatch(const RunMatch& m) {
+    run_matches_ = m.shown();
+    notice_->setNotice(m.kind == RunMatch::Kind::Imported ? NoticeBar::Level::Info : NoticeBar::Level::Warning,
+                       m.shown() ? m.describe(QString::fromStdString(doc_->scenario().id)) : QString());
+}
+
+void MainWindow::bindOpenRun() {
+    const RunMatch m = matchWithScenario(*run_->replay());
+    showRunMatch(m);
+    if (!m.shown()) run_->close();  // the docks, the timeline and the 3D view go back to the design
+}
+
 bool MainWindow::admitRun(const importers::RunReplay& run, const QString& db) {
     const QString sid = QString::fromStdString(doc_->scenario().id);
-    const RunMatch m = matchRun(run, doc_->scenario(), doc_->catalog(), model::scenarioHash(doc_->scenario()));
+    const RunMatch m = matchWithScenario(run);
     if (m.shown()) {
-        run_matches_ = true;
-        notice_->setNotice(m.kind == RunMatch::Kind::Edited ? NoticeBar::Level::Warning : NoticeBar::Level::Info, m.describe(sid));
+        showRunMatch(m);
         // A run that is not the what-if's ends the comparison (runReady reconnects it for the what-if's).
         if (compare_) setCompareWithBaseline(false);
         return true;
@@ -376,13 +386,8 @@ bool MainWindow::admitRun(const importers::RunReplay& run, const QString& db) {
 
 void MainWindow::resetForNewScenario() {
     notice_->clear();
-    // The run first, so that nothing below paints it on the new scenario.
-    if (run_->hasRun()) {
-        const RunMatch m = matchRun(*run_->replay(), doc_->scenario(), doc_->catalog(), model::scenarioHash(doc_->scenario()));
-        run_matches_ = m.shown();  // e.g. the run's own scenario opened again
-        if (run_matches_) notice_->setNotice(NoticeBar::Level::Warning, m.describe(QString::fromStdString(doc_->scenario().id)));
-        else run_->close();  // the docks, the timeline and the 3D view go back to the scenario's design
-    }
+    // The run first, so that nothing below paints it on the new scenario (kept when it is this scenario's too).
+    if (run_->hasRun()) bindOpenRun();
     // A what-if's baseline and its comparison belong to the scenario they were computed for.
     if (compare_) setCompareWithBaseline(false);
     sims_->dropBaseline();

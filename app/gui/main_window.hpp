@@ -26,6 +26,7 @@ class QComboBox;
 class QTabWidget;
 
 namespace ct::app {
+struct RunMatch;
 class ScenarioDocument;
 class ScenarioTree;
 class PropertiesPanel;
@@ -131,6 +132,12 @@ private:
     void endSimulation(const QString& how, const QString& message);
     /// Whether the open run belongs to the open scenario (RunMatch::shown()).
     bool runMatchesScenario() const;
+    RunMatch matchWithScenario(const importers::RunReplay& run) const;
+    /// Sets run_matches_ and what the notice bar says for a run that is (or is not) shown.
+    void showRunMatch(const RunMatch& m);
+    /// Matches the open run with the open scenario again (after an edit or a switch); closes it when it no
+    /// longer belongs.
+    void bindOpenRun();
     /// The run controller's gate: shows a run that belongs to the open scenario (with a notice when it was
     /// edited since), turns others away with a prompt that offers the run's own scenario.
     bool admitRun(const importers::RunReplay& run, const QString& db);
