@@ -71,7 +71,16 @@ int main(int argc, char** argv) {
         QTimer::singleShot(1500, &w, [&w, out, view_only] {
             if (w.run()->loading()) QThread::msleep(2000), QCoreApplication::processEvents();
             w.view3d()->renderNow();
-            const QPixmap shot = w.screen()->grabWindow(view_only ? w.view3d()->winId() : w.winId());
+            if (view_only) {
+                // The view's own pixels, read back from VTK: reading the screen raced VTK's separate X connection
+                // under load (a frame not yet on the server).
+                QString error;
+                const bool ok = w.view3d()->saveScreenshot(out, &error);
+                if (!ok) std::fprintf(stderr, "clustertwin: %s\n", qPrintable(error));
+                QApplication::exit(ok ? 0 : 1);
+                return;
+            }
+            const QPixmap shot = w.screen()->grabWindow(w.winId());
             QApplication::exit(shot.save(out) ? 0 : 1);
         });
     }
