@@ -195,7 +195,10 @@ void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
             }
     });
     int most = 0;
-    connect(w_->progressBar(), &QProgressBar::valueChanged, this, [&most](int v) { most = std::max(most, v); });
+    // The connection ends with this function: `most` lives on its stack (ASan: stack-use-after-scope
+    // when a later test moved the bar).
+    QObject watch;
+    connect(w_->progressBar(), &QProgressBar::valueChanged, &watch, [&most](int v) { most = std::max(most, v); });
     QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
     run->trigger();
     QVERIFY(w_->simulationRunning());
