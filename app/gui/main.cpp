@@ -1,5 +1,9 @@
 // clustertwin: the desktop app. Opens the file given on the command line, else the demo scenario.
 #include "main_window.hpp"
+#include "run_controller.hpp"
+#include "scenario_tree.hpp"
+
+#include <clustertwin/model/time.hpp>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -12,7 +16,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "run_controller.hpp"
 #include "view3d.hpp"
 
 namespace {
@@ -52,6 +55,10 @@ int main(int argc, char** argv) {
     cli.addOption(area);
     QCommandLineOption run("run", "Open a run or telemetry database (its newest run) on the timeline.", "DB");
     cli.addOption(run);
+    QCommandLineOption select("select", "Select the entity with this id (a rack, node, GPU, unit…) once the run has loaded.", "ID");
+    cli.addOption(select);
+    QCommandLineOption at("time", "Move the timeline to this time of the run (seconds, or 90s, 5m, 1h).", "TIME");
+    cli.addOption(at);
     cli.process(app);
 
     ct::app::MainWindow w;
@@ -59,6 +66,29 @@ int main(int argc, char** argv) {
     w.openScenario(args.isEmpty() ? ct::app::MainWindow::demoScenarioPath() : args.first());
     w.show();
     if (cli.isSet(run)) w.openRun(cli.value(run));
+    double at_s = -1;
+    if (cli.isSet(at)) {
+        try {
+            at_s = ct::model::parseDurationS(cli.value(at).toStdString());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "clustertwin: --time: %s\n", e.what());
+            return 2;
+        }
+    }
+    if (cli.isSet(select) || at_s >= 0) {
+        // Once the run (if any) has loaded: what a person would click.
+        const QString id = cli.value(select);
+        auto apply = [&w, id, at_s] {
+            if (!id.isEmpty()) {
+                const ct::app::EntityRef ref = w.tree()->refFor(id);
+                if (ref.isValid()) w.select(ref);
+                else std::fprintf(stderr, "clustertwin: --select: no entity %s in this scenario\n", qPrintable(id));
+            }
+            if (at_s >= 0) w.run()->setTime(at_s);
+        };
+        if (w.run()->loading()) QObject::connect(w.run(), &ct::app::RunController::runChanged, &w, apply, Qt::SingleShotConnection);
+        else apply();
+    }
     if (cli.isSet(screenshot)) {
         // The 3D view draws into its own native window: grab the screen, not the widgets, once the run (if
         // any) has loaded and VTK has drawn.

@@ -152,7 +152,7 @@ MainWindow::MainWindow(QWidget* parent)
         cancel_->setVisible(on);
         if (!on && statusBar()->currentMessage().startsWith(tr("Loading"))) statusBar()->clearMessage();
     });
-    run_->setGate([this](const importers::RunReplay& r, const QString& db) { return admitRun(r, db); });
+    run_->setGate([this](importers::RunReplay& r, const QString& db) { return admitRun(r, db); });
 
     edits_ = new EditController(*doc_, this);
     guard_ = new DocumentGuard(*doc_, *notice_, this, [this](const QString& path, QString* error) { return saveScenario(path, error); });
@@ -348,13 +348,15 @@ void MainWindow::showRunMatch(const RunMatch& m) {
 }
 
 void MainWindow::bindOpenRun() {
+    run_->mapHosts(hostAliases(doc_->scenario()));  // telemetry's host names onto this scenario's nodes
     const RunMatch m = matchWithScenario(*run_->replay());
     showRunMatch(m);
     if (!m.shown()) run_->close();  // the docks, the timeline and the 3D view go back to the design
 }
 
-bool MainWindow::admitRun(const importers::RunReplay& run, const QString& db) {
+bool MainWindow::admitRun(importers::RunReplay& run, const QString& db) {
     const QString sid = QString::fromStdString(doc_->scenario().id);
+    run.mapHosts(hostAliases(doc_->scenario()));  // telemetry's host names onto this scenario's nodes
     const RunMatch m = matchWithScenario(run);
     if (m.shown()) {
         showRunMatch(m);

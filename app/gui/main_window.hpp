@@ -140,7 +140,7 @@ private:
     void bindOpenRun();
     /// The run controller's gate: shows a run that belongs to the open scenario (with a notice when it was
     /// edited since), turns others away with a prompt that offers the run's own scenario.
-    bool admitRun(const importers::RunReplay& run, const QString& db);
+    bool admitRun(importers::RunReplay& run, const QString& db);
     /// A different scenario was opened: the run (unless it is this scenario's), the baseline, the comparison,
     /// the impact and the notices are dropped, so that nothing of the last one is shown on this one.
     void resetForNewScenario();

@@ -3,6 +3,7 @@
 #include <clustertwin/importers/recorder.hpp>
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/model/data_paths.hpp>
+#include <clustertwin/model/scenario.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,16 @@ RunMatch matchRun(const importers::RunReplay& run, const model::Scenario& s, con
         m.kind = !recorded_hash.empty() && recorded_hash != scenario_hash ? RunMatch::Kind::Edited : RunMatch::Kind::Same;
     }
     return m;
+}
+
+std::map<std::string, std::string> hostAliases(const model::Scenario& s) {
+    std::map<std::string, std::string> out;
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& rack : row.racks)
+                for (const auto& n : rack.nodes)
+                    if (!n.hostname.empty() && n.hostname != n.id) out.emplace(n.hostname, n.id);
+    return out;
 }
 
 QString RunMatch::describe(const QString& scenario_id) const {

@@ -5,6 +5,7 @@
 // run's own scenario otherwise.
 #include <QString>
 
+#include <map>
 #include <string>
 
 namespace ct::importers {
@@ -38,6 +39,10 @@ struct RunMatch {
 
 /// Compares a loaded run with the open scenario. `scenario_hash` is model::scenarioHash of it.
 RunMatch matchRun(const importers::RunReplay& run, const model::Scenario& s, const model::Catalog& c, const std::string& scenario_hash);
+
+/// Host name -> node id of the scenario's nodes whose host name differs from their id, for
+/// RunReplay::mapHosts (telemetry names hosts; an imported skeleton calls them n0001 with that hostname).
+std::map<std::string, std::string> hostAliases(const model::Scenario& s);
 
 /// Whether `path` is one of the sample scenarios shipped with the program (never overwritten by Save).
 bool isShippedSample(const QString& path);

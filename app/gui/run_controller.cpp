@@ -110,6 +110,15 @@ void RunController::adopt(std::shared_ptr<importers::RunReplay> replay, std::vec
     emit timeChanged(t_);
 }
 
+std::size_t RunController::mapHosts(const std::map<std::string, std::string>& host_to_node) {
+    if (!replay_ || replay_->info().kind == "simulated") return 0;
+    const std::size_t n = replay_->mapHosts(host_to_node);
+    updateFrame();
+    emit runChanged();
+    emit timeChanged(t_);
+    return n;
+}
+
 double RunController::duration() const { return replay_ ? replay_->endS() - replay_->startS() : 0.0; }
 double RunController::absoluteTime() const { return replay_ ? replay_->startS() + t_ : t_; }
 

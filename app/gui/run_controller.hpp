@@ -6,6 +6,9 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+
+#include <map>
+#include <string>
 #include <QString>
 #include <QTimer>
 
@@ -27,7 +30,11 @@ public:
     /// Stops a load in progress (its result is dropped; the shown run stays).
     void cancelLoad();
     /// Asked before a loaded run is shown: false keeps the current one (the gate says why to the user).
-    void setGate(std::function<bool(const importers::RunReplay&, const QString& db_path)> gate) { gate_ = std::move(gate); }
+    /// Decides whether a loaded run is shown; it may rename the run's hosts to the scenario's nodes first.
+    void setGate(std::function<bool(importers::RunReplay&, const QString& db_path)> gate) { gate_ = std::move(gate); }
+    /// Renames imported hosts to the nodes of the open scenario (RunReplay::mapHosts) and refreshes what
+    /// shows the run. Returns how many entities are renamed.
+    std::size_t mapHosts(const std::map<std::string, std::string>& host_to_node);
     /// Drops the run: the views go back to the scenario's design values (runChanged with hasRun() false).
     void close();
     bool loading() const { return loading_; }
@@ -73,7 +80,7 @@ private:
     double t_ = 0, speed_ = 60;
     bool loading_ = false;
     std::shared_ptr<std::atomic<bool>> cancel_load_;
-    std::function<bool(const importers::RunReplay&, const QString&)> gate_;
+    std::function<bool(importers::RunReplay&, const QString&)> gate_;
     QTimer timer_;
     QElapsedTimer wall_;
 };

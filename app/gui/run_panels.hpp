@@ -40,9 +40,14 @@ public:
     void setEntity(const EntityRef& ref);
     QComboBox* metricBox() const { return metric_; }
     QLineSeries* series() const { return series_; }
+    /// The charted metric's stored id ("power_w"); the box shows its name ("Power").
+    QString currentMetric() const;
+    QValueAxis* valueAxis() const { return y_; }
+    QValueAxis* timeAxis() const { return x_; }
 
 private:
     void reload();
+    static void setNiceAxis(QValueAxis* axis, double lo, double hi);
     void moveCursor();
     const RunController& run_;
     EntityRef ref_;
@@ -52,6 +57,7 @@ private:
     QLineSeries* cursor_;
     QValueAxis* x_;
     QValueAxis* y_;
+    double time_unit_s_ = 60;
 };
 
 /// Alerts of the run up to the current time: inlet above 27 °C, breaker above 80 %, link above 90 %,

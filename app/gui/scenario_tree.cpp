@@ -90,6 +90,12 @@ QTreeWidgetItem* ScenarioTree::itemFor(const EntityRef& ref) const {
     return nullptr;
 }
 
+EntityRef ScenarioTree::refFor(const QString& id) const {
+    for (QTreeWidgetItemIterator it(const_cast<ScenarioTree*>(this)); *it; ++it)
+        if (const auto ref = (*it)->data(0, kRefRole).value<EntityRef>(); ref.id == id) return ref;
+    return {};
+}
+
 bool ScenarioTree::select(const EntityRef& ref) {
     QTreeWidgetItem* it = itemFor(ref);
     if (!it) return false;

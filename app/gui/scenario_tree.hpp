@@ -15,6 +15,8 @@ public:
     /// Selects the item of `ref` (no signal loop: emits entitySelected only on user changes).
     bool select(const EntityRef& ref);
     QTreeWidgetItem* itemFor(const EntityRef& ref) const;
+    /// The first entity with this id, of any kind (invalid when none).
+    EntityRef refFor(const QString& id) const;
 
 signals:
     void entitySelected(const ct::app::EntityRef& ref);

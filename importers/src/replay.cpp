@@ -61,6 +61,52 @@ RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run, const s
     return r;
 }
 
+std::size_t RunReplay::mapHosts(const std::map<std::string, std::string>& host_to_node) {
+    if (info_.kind == "simulated") return 0;
+    auto raw = [&](const std::string& name) {
+        auto it = raw_of_.find(name);
+        return it == raw_of_.end() ? name : it->second;
+    };
+    auto mapped = [&](const std::string& r) {
+        const auto slash = r.find('/');
+        auto it = host_to_node.find(r.substr(0, slash));
+        if (it == host_to_node.end() || it->second.empty()) return r;
+        return slash == std::string::npos ? it->second : it->second + r.substr(slash);
+    };
+    std::map<std::string, std::string> raw_of;
+    auto rename = [&](const std::string& current) {
+        const std::string r = raw(current);
+        std::string m = mapped(r);
+        if (m != r) raw_of[m] = r;
+        return m;
+    };
+    std::map<std::pair<std::string, std::string>, Series> series;
+    std::map<std::string, std::vector<std::string>> metrics;
+    for (auto& [key, s] : series_) {
+        const std::string e = rename(key.first);
+        auto& to = series[{e, key.second}];
+        if (to.points.empty()) {
+            metrics[e].push_back(key.second);
+            to.unit = s.unit;
+            to.points = std::move(s.points);
+        } else {  // a host and the node it maps to both had this metric: merge by time
+            to.points.insert(to.points.end(), s.points.begin(), s.points.end());
+            std::stable_sort(to.points.begin(), to.points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        }
+    }
+    std::map<std::string, std::string> kinds;
+    for (const auto& [e, k] : kind_) kinds.emplace(rename(e), k);
+    for (auto& e : events_) e.target = rename(e.target);
+    series_ = std::move(series);
+    metrics_ = std::move(metrics);
+    kind_ = std::move(kinds);
+    raw_of_ = std::move(raw_of);
+    std::size_t renamed = 0;
+    for (const auto& [m, r] : raw_of_)
+        if (metrics_.count(m)) ++renamed;
+    return renamed;
+}
+
 std::vector<std::string> RunReplay::entities() const {
     std::vector<std::string> out;
     out.reserve(metrics_.size());

@@ -3,6 +3,7 @@
 
 #include <clustertwin/model/analysis.hpp>
 #include <clustertwin/model/geometry.hpp>
+#include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/units.hpp>
 
 #include <vtkActor.h>
@@ -20,7 +21,10 @@
 #include <vtkGlyph3DMapper.h>
 #include <vtkImageData.h>
 #include <vtkInteractorStyleTrackballCamera.h>
-#include <vtkLabeledDataMapper.h>
+#include <vtkLabelPlacementMapper.h>
+#include <vtkPointSetToLabelHierarchy.h>
+#include <vtkLabelHierarchy.h>
+#include <vtkIntArray.h>
 #include <vtkLookupTable.h>
 #include <vtkNew.h>
 #include <vtkOutlineSource.h>
@@ -130,13 +134,49 @@ vtkSmartPointer<vtkLookupTable> makeLut(double lo, double hi, double nan_r, doub
     return lut;
 }
 
+/// Links: idle ones faint, thin-looking grey so that they do not hide the racks; busy ones from yellow through
+/// orange to an opaque red above 90 % (where link_high is raised). NaN = a failed link, solid magenta-red.
+vtkSmartPointer<vtkLookupTable> makeLinkLut() {
+    auto lut = vtkSmartPointer<vtkLookupTable>::New();
+    const int n = 256;
+    lut->SetNumberOfTableValues(n);
+    lut->SetTableRange(0, 100);
+    for (int i = 0; i < n; ++i) {
+        const double u = static_cast<double>(i) / (n - 1);
+        // Colour: grey-blue (idle) -> yellow (50 %) -> orange -> red (90 % and up).
+        double r, g, b;
+        if (u < 0.5) {
+            const double a = u / 0.5;
+            r = 0.62 + a * (0.98 - 0.62), g = 0.66 + a * (0.85 - 0.66), b = 0.74 + a * (0.15 - 0.74);
+        } else {
+            const double a = std::min(1.0, (u - 0.5) / 0.4);
+            r = 0.98 - a * 0.08, g = 0.85 - a * 0.75, b = 0.15 - a * 0.05;
+        }
+        // Opacity: 20 % when idle, opaque from 60 %.
+        const double alpha = 0.2 + 0.8 * std::clamp((u - 0.05) / 0.55, 0.0, 1.0);
+        lut->SetTableValue(i, r, g, b, alpha);
+    }
+    lut->SetNanColor(0.85, 0.1, 0.45, 1.0);
+    return lut;
+}
+
+/// Round labels at round values (0 / 2 / 4 / 6 / 8 / 10), each with the decimals that tell them apart.
+void niceLabels(vtkScalarBarActor* bar, double lo, double hi) {
+    const model::Ticks t = model::niceTicks(lo, hi, 6);
+    auto labels = vtkSmartPointer<vtkDoubleArray>::New();
+    for (int i = 0; i < t.count; ++i) labels->InsertNextValue(t.first + i * t.step);
+    bar->SetUseCustomLabels(true);
+    bar->SetCustomLabels(labels);
+    bar->SetLabelFormat(("%." + std::to_string(t.decimals) + "f").c_str());
+}
+
 vtkSmartPointer<vtkScalarBarActor> makeBar(vtkLookupTable* lut, const std::string& title, double x) {
     // Horizontal bars along the bottom edge, side by side, so their titles never overlap.
     auto bar = vtkSmartPointer<vtkScalarBarActor>::New();
     bar->SetLookupTable(lut);
     bar->SetTitle(title.c_str());
-    bar->SetNumberOfLabels(5);
-    bar->SetLabelFormat("%.0f");
+    const double* range = lut->GetTableRange();
+    niceLabels(bar, range[0], range[1]);
     bar->SetOrientationToHorizontal();
     bar->SetPosition(x, 0.015);
     bar->SetWidth(0.27);
@@ -328,9 +368,7 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     unit_lut->SetTableValue(1, 0.2, 0.8, 0.75);    // CDU
     unit_lut->SetTableValue(2, 0.9, 0.15, 0.15);   // failed
     unit_lut->SetTableRange(0, 2);
-    link_lut = makeLut(0, 100, 0.9, 0.1, 0.1);  // NaN = failed
-    link_lut->SetHueRange(0.33, 0.0);
-    link_lut->Build();
+    link_lut = makeLinkLut();
     air_lut = makeLut(15, 40, 0.3, 0.3, 0.3);
 
     racks.build(rack_lut, ren);
@@ -497,7 +535,7 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
     link_mapper->UseLookupTableScalarRangeOn();
     link_mapper->SetScalarModeToUseCellData();
     link_actor->SetMapper(link_mapper);
-    link_actor->GetProperty()->SetLineWidth(bundled ? 4 : 2);
+    link_actor->GetProperty()->SetLineWidth(bundled ? 3 : 1.5);
     link_actor->PickableOff();
     if (!lines.empty()) ren->AddActor(link_actor);
 
@@ -512,46 +550,61 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
 }
 
 void Scene::Impl::buildLabels() {
-    // Row names above their first rack; rack names when there are few enough to read; unit names.
+    // Row names above their first rack; rack names when there are few enough to read; unit names. Placed by
+    // VTK's label placer: a label that would overlap one of higher priority is left out for this view (zoom in
+    // to see it), and a label whose anchor is hidden behind something (depth buffer) is not drawn over it.
     vtkNew<vtkPoints> pts;
     vtkNew<vtkStringArray> names;
     names->SetName("labels");
-    auto add = [&](const std::string& text, double x, double y, double z) {
+    vtkNew<vtkIntArray> priority;
+    priority->SetName("priority");
+    auto add = [&](const std::string& text, double x, double y, double z, int prio) {
         pts->InsertNextPoint(x, y, z);
         names->InsertNextValue(text);
+        priority->InsertNextValue(prio);
     };
-    const bool rack_names = racks.size() <= 48;
+    const bool rack_names = racks.size() <= 400;
     for (const auto& row : hall->rows) {
         if (row.racks.empty()) continue;
         auto ri = rack_index.find(row.racks.front().id);
         if (ri == rack_index.end()) continue;
         const auto& b = racks.bounds[ri->second];
-        if (!rack_names) add(row.name.empty() ? row.id : row.name, b.lo[0], b.lo[1], b.hi[2] + 0.3);
+        if (!rack_names) add(row.name.empty() ? row.id : row.name, b.lo[0], b.lo[1], b.hi[2] + 0.3, 3);
     }
     if (rack_names)
         for (std::size_t i = 0; i < racks.size(); ++i) {
             const auto& b = racks.bounds[i];
-            add(racks.ids[i], (b.lo[0] + b.hi[0]) / 2, (b.lo[1] + b.hi[1]) / 2, b.hi[2] + 0.15);
+            add(racks.ids[i], (b.lo[0] + b.hi[0]) / 2, (b.lo[1] + b.hi[1]) / 2, b.hi[2] + 0.05, 1);
         }
-    if (units.size() <= 48)
+    if (units.size() <= 400)
         for (std::size_t i = 0; i < units.size(); ++i) {
             const auto& b = units.bounds[i];
-            add(units.ids[i], (b.lo[0] + b.hi[0]) / 2, (b.lo[1] + b.hi[1]) / 2, b.hi[2] + 0.15);
+            add(units.ids[i], (b.lo[0] + b.hi[0]) / 2, (b.lo[1] + b.hi[1]) / 2, b.hi[2] + 0.05, 2);
         }
     vtkNew<vtkPolyData> pd;
     pd->SetPoints(pts);
     pd->GetPointData()->AddArray(names);
-    vtkNew<vtkLabeledDataMapper> lm;
-    lm->SetInputData(pd);
-    lm->SetLabelModeToLabelFieldData();
-    lm->SetFieldDataName("labels");
-    lm->GetLabelTextProperty()->SetFontSize(12);
-    lm->GetLabelTextProperty()->SetColor(0.95, 0.95, 0.95);
-    lm->GetLabelTextProperty()->SetBold(0);
-    lm->GetLabelTextProperty()->SetItalic(0);
-    lm->GetLabelTextProperty()->SetShadow(1);
-    lm->GetLabelTextProperty()->SetJustificationToCentered();
-    label_actor->SetMapper(lm);
+    pd->GetPointData()->AddArray(priority);
+    vtkNew<vtkPointSetToLabelHierarchy> hierarchy;
+    hierarchy->SetInputData(pd);
+    hierarchy->SetLabelArrayName("labels");
+    hierarchy->SetPriorityArrayName("priority");
+    vtkTextProperty* text = hierarchy->GetTextProperty();
+    text->SetFontSize(12);
+    text->SetColor(0.95, 0.95, 0.95);
+    text->SetBold(0);
+    text->SetItalic(0);
+    text->SetShadow(1);
+    text->SetJustificationToCentered();
+    text->SetVerticalJustificationToBottom();
+    vtkNew<vtkLabelPlacementMapper> placer;
+    placer->SetInputConnection(hierarchy->GetOutputPort());
+    placer->SetShapeToNone();
+    placer->SetMaximumLabelFraction(0.4);  // the default 5 % of the screen drops most names of a small hall
+    placer->SetIteratorType(vtkLabelHierarchy::FULL_SORT);
+    placer->UseDepthBufferOn();
+    placer->SetMargin(2);
+    label_actor->SetMapper(placer);
     if (pts->GetNumberOfPoints() > 0) ren->AddActor2D(label_actor);
 }
 
@@ -560,7 +613,9 @@ double Scene::Impl::metricHi(const MetricInfo& m) const {
     const auto& v = m.rack_level ? rack_nameplate_kw : node_nameplate_kw;
     double hi = 1;
     for (double x : v) hi = std::max(hi, x);
-    return std::ceil(hi);
+    // Up to a round value, so that the colour bar's ends are labelled too (0…12, not 0…11).
+    const double step = model::niceTicks(0, hi, 6).step;
+    return std::ceil(hi / step - 1e-9) * step;
 }
 
 void Scene::Impl::recolour(const model::Frame* f) {
@@ -653,7 +708,8 @@ void Scene::Impl::updateBars() {
     const MetricInfo& m = metricInfo(metric);
     metric_bar->SetLookupTable(m.rack_level ? rack_lut.Get() : node_lut.Get());
     metric_bar->SetTitle(m.label.c_str());
-    metric_bar->SetLabelFormat(m.hi - m.lo < 10 && m.hi > 0 ? "%.1f" : "%.0f");
+    const double* range = (m.rack_level ? rack_lut : node_lut)->GetTableRange();
+    niceLabels(metric_bar, range[0], range[1]);
     metric_bar->SetVisibility(m.needs_frame ? has_frame : true);
     link_bar->SetVisibility(ov.links && has_frame && !lines.empty());
     const bool any_air = air && (ov.floor_slice || ov.aisle_slice || ov.isosurface || ov.streamlines);

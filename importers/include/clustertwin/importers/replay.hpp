@@ -33,6 +33,13 @@ public:
     /// The entities that have at least one series in the run.
     std::vector<std::string> entities() const;
 
+    /// Imported telemetry names hosts as the tools do ("cp-bm14r7", "cp-bm14r7/gpu0"); a scenario may give
+    /// its nodes other ids with that host name (an `import --skeleton` scenario: node n0001, hostname
+    /// cp-bm14r7). Renames every entity whose host (the part before the first '/') is a key of `host_to_node`
+    /// to that node id, undoing any earlier mapping first, so that a run can be matched to another scenario.
+    /// Returns how many entities now have another name. Simulated runs are never renamed.
+    std::size_t mapHosts(const std::map<std::string, std::string>& host_to_node);
+
 private:
     struct Series {
         std::string unit;
@@ -44,6 +51,7 @@ private:
     std::map<std::pair<std::string, std::string>, Series> series_;     // (entity, metric)
     std::map<std::string, std::vector<std::string>> metrics_;          // entity -> metrics
     std::vector<StoredEvent> events_;
+    std::map<std::string, std::string> raw_of_;                        // mapped name -> name in the store
 };
 
 /// The last value at or before `t_s` (NaN when none).
