@@ -1,16 +1,26 @@
 // Issue 16, "names and units a person can read": telemetry imported with a skeleton shows on that skeleton,
 // the inspector and the charts name metrics and units from one table, put power first, and label axes with
 // round ticks; alerts carry severity, value and threshold, and a click on one moves the timeline to it.
+#include "alerts_panel.hpp"
 #include "main_window.hpp"
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
 #include "run_panels.hpp"
 #include "scenario_tree.hpp"
+#include "timeline.hpp"
+#include "view3d.hpp"
 
 #include <clustertwin/importers/replay.hpp>
+#include <clustertwin/render/scene.hpp>
 
 #include <QApplication>
+#include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTreeWidget>
 #include <QLabel>
 #include <QLineSeries>
 #include <QProcess>
@@ -42,6 +52,11 @@ private slots:
     void telemetryImportedWithASkeletonShowsOnTheSkeleton();
     void theInspectorNamesMetricsAndPutsPowerFirst();
     void chartAxesHaveRoundTicks();
+    void alertsShowSeverityValueAndLimitGroupedByKind();
+    void clickingAnAlertMovesTheTimelineAndFramesItsEntity();
+    void alertsCanBeFilteredAndAcknowledged();
+    void pickingInTheTreeFramesItAndAnEventSeeksTheTimeline();
+    void theWheelZoomsTowardTheCursor();
 
 private:
     QTemporaryDir dir_;
@@ -126,6 +141,145 @@ void TstAppReading::chartAxesHaveRoundTicks() {
         }
         QVERIFY2(!c->valueAxis()->titleText().contains('_'), qPrintable(c->valueAxis()->titleText()));
     }
+}
+
+void TstAppReading::alertsShowSeverityValueAndLimitGroupedByKind() {
+    // The demo over 12 minutes: racks cross 27 °C, crah-02 fails at 10 min.
+    QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+    w_->findChild<QAction*>("actionAirQuick")->trigger();
+    QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+    QVERIFY(w_->runSimulation(720, dir_.filePath("demo.sqlite")));
+    QVERIFY(ended.wait(testMs(120000)));
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == dir_.filePath("demo.sqlite"), testMs(30000));
+    AlertsPanel* a = w_->alerts();
+    QVERIFY(a->shownCount() > 0);
+    QTreeWidget* t = a->tree();
+    QTreeWidgetItem* inlet = nullptr;
+    for (int i = 0; i < t->topLevelItemCount(); ++i)
+        if (t->topLevelItem(i)->text(2).startsWith("Inlet above 27 °C")) inlet = t->topLevelItem(i);
+    QVERIFY(inlet && inlet->childCount() > 0);
+    // Critical groups come first: the failed unit before the warnings.
+    QCOMPARE(t->topLevelItem(0)->text(1), QString("critical"));
+    QVERIFY(t->topLevelItem(0)->text(2).startsWith("Cooling failed"));
+    const QTreeWidgetItem* first = inlet->child(0);
+    QCOMPARE(first->text(1), QString("warning"));
+    QVERIFY2(first->text(4).endsWith("°C") && first->text(4).split(' ').first().toDouble() > 27.0, qPrintable(first->text(4)));
+    QCOMPARE(first->text(5), QString("27.0 °C"));
+    // Scenario events are on the timeline; the list shows them only when asked.
+    auto count = [&] {
+        int n = 0;
+        for (int i = 0; i < t->topLevelItemCount(); ++i) n += t->topLevelItem(i)->text(2).startsWith("Scenario event") ? 1 : 0;
+        return n;
+    };
+    QCOMPARE(count(), 0);
+    a->severityFilter()->setCurrentIndex(0);
+    QCOMPARE(count(), 1);
+    a->severityFilter()->setCurrentIndex(1);
+    // Saved for a person to look at (the dock as it is drawn).
+    a->window()->findChild<QWidget*>("alertsDock")->raise();
+    QVERIFY(a->grab().save(QDir::current().absoluteFilePath("tst_app_reading_alerts.png")));
+}
+
+void TstAppReading::clickingAnAlertMovesTheTimelineAndFramesItsEntity() {
+    QTreeWidget* t = w_->alerts()->tree();
+    QTreeWidgetItem* inlet = nullptr;
+    for (int i = 0; i < t->topLevelItemCount(); ++i)
+        if (t->topLevelItem(i)->text(2).startsWith("Inlet above")) inlet = t->topLevelItem(i);
+    QVERIFY(inlet);
+    QTreeWidgetItem* alert = inlet->child(inlet->childCount() - 1);
+    const QString rack = alert->text(3);
+    w_->run()->setTime(w_->run()->duration());
+    t->scrollToItem(alert);
+    QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(alert).center());
+    // The timeline is at the alert's time, the rack is selected and in the middle of the view.
+    QVERIFY(std::abs(w_->run()->time() - alert->data(0, Qt::UserRole + 1).toDouble()) < 1e-6);
+    QVERIFY(w_->run()->time() < w_->run()->duration());
+    QCOMPARE(w_->selection().id, rack);
+    if (auto* sc = w_->view3d()->scene()) {
+        int x = 0, y = 0;
+        QVERIFY(sc->project(rack.toStdString(), x, y));
+        const QSize s = w_->view3d()->size() * w_->view3d()->devicePixelRatioF();
+        QVERIFY2(std::abs(x - s.width() / 2) < s.width() / 6 && std::abs(y - s.height() / 2) < s.height() / 6,
+                 qPrintable(QString("%1,%2 in %3x%4").arg(x).arg(y).arg(s.width()).arg(s.height())));
+        // Near enough to read, far enough to see its neighbours: the camera is 6-30 m away.
+        const auto cam = sc->cameraState();
+        const double d = std::sqrt(std::pow(cam[0] - cam[3], 2) + std::pow(cam[1] - cam[4], 2) + std::pow(cam[2] - cam[5], 2));
+        QVERIFY2(d >= 6 && d <= 30, qPrintable(QString::number(d)));
+        QVERIFY(cam[2] - cam[5] > 0.6 * d);  // looking down enough that the row in front does not hide it
+    }
+}
+
+void TstAppReading::alertsCanBeFilteredAndAcknowledged() {
+    AlertsPanel* a = w_->alerts();
+    const int all = a->shownCount();
+    a->textFilter()->setText("r01-");
+    QVERIFY(a->shownCount() > 0 && a->shownCount() < all);
+    for (QTreeWidgetItemIterator it(a->tree()); *it; ++it)
+        if ((*it)->childCount() == 0) QVERIFY2((*it)->text(3).startsWith("r01-"), qPrintable((*it)->text(3)));
+    a->textFilter()->clear();
+    QCOMPARE(a->shownCount(), all);
+    // Acknowledge one: greyed; hidden when asked.
+    QTreeWidgetItem* leaf = nullptr;
+    for (QTreeWidgetItemIterator it(a->tree()); *it && !leaf; ++it)
+        if ((*it)->childCount() == 0) leaf = *it;
+    QVERIFY(leaf);
+    a->tree()->clearSelection();
+    leaf->setSelected(true);
+    a->acknowledgeSelected();
+    QCOMPARE(a->acknowledgedCount(), 1);
+    a->hideAcknowledged()->setChecked(true);
+    QCOMPARE(a->shownCount(), all - 1);
+    a->hideAcknowledged()->setChecked(false);
+    // Ungrouped, the list is flat and as long.
+    a->groupByKind()->setChecked(false);
+    QCOMPARE(a->tree()->topLevelItemCount(), all);
+    a->groupByKind()->setChecked(true);
+}
+
+void TstAppReading::pickingInTheTreeFramesItAndAnEventSeeksTheTimeline() {
+    if (!w_->view3d()->scene()) QSKIP("no 3D view here");
+    ct::render::Scene* sc = w_->view3d()->scene();
+    sc->setCamera("iso");
+    const auto before = sc->cameraState();
+    // A rack picked in the tree is framed.
+    w_->tree()->setCurrentItem(w_->tree()->itemFor({"rack", "r04-05"}));
+    QCOMPARE(w_->selection().id, QString("r04-05"));
+    QVERIFY(sc->cameraState() != before);
+    int x = 0, y = 0;
+    QVERIFY(sc->project("r04-05", x, y));
+    const QSize s = w_->view3d()->size() * w_->view3d()->devicePixelRatioF();
+    QVERIFY(std::abs(x - s.width() / 2) < s.width() / 6 && std::abs(y - s.height() / 2) < s.height() / 6);
+    // The scenario's first event (crah-02 fails at 10 min): the timeline goes there.
+    w_->run()->setTime(0);
+    w_->tree()->setCurrentItem(w_->tree()->itemFor({"event", "0"}));
+    QCOMPARE(w_->run()->time(), 600.0);
+    // Fit brings the whole hall back.
+    w_->findChild<QAction*>("actionZoomFit")->trigger();
+    QVERIFY(sc->project("r01-01", x, y) && x >= 0 && y >= 0 && x < s.width() && y < s.height());
+    QVERIFY(sc->project("crah-08", x, y) && x >= 0 && y >= 0 && x < s.width() && y < s.height());
+}
+
+void TstAppReading::theWheelZoomsTowardTheCursor() {
+    if (!w_->view3d()->scene()) QSKIP("no 3D view here");
+    ct::render::Scene* sc = w_->view3d()->scene();
+    sc->setCamera("iso");
+    // Put the cursor on a rack away from the centre; after zooming in, that rack stays under the cursor.
+    int x = 0, y = 0;
+    QVERIFY(sc->project("r01-05", x, y));
+    const auto before = sc->cameraState();
+    for (int i = 0; i < 3; ++i) sc->mouse(ct::render::MouseEvent::WheelForward, x, y);
+    const auto after = sc->cameraState();
+    const double d0 = std::hypot(before[0] - before[3], before[1] - before[4], before[2] - before[5]);
+    QVERIFY(after != before);
+    int x1 = 0, y1 = 0;
+    QVERIFY(sc->project("r01-05", x1, y1));
+    QVERIFY2(std::abs(x1 - x) <= 3 && std::abs(y1 - y) <= 3, qPrintable(QString("%1,%2 -> %3,%4").arg(x).arg(y).arg(x1).arg(y1)));
+    // The camera came closer to that rack.
+    double p[3];
+    QVERIFY(sc->hitPoint(x, y, p));
+    const double to0 = std::hypot(before[0] - p[0], before[1] - p[1], before[2] - p[2]);
+    const double to1 = std::hypot(after[0] - p[0], after[1] - p[1], after[2] - p[2]);
+    QVERIFY2(to1 < 0.6 * to0, qPrintable(QString("%1 -> %2 (d0 %3)").arg(to0).arg(to1).arg(d0)));
 }
 
 QTEST_MAIN(TstAppReading)

@@ -7,6 +7,7 @@
 #include "main_window.hpp"
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
+#include "alerts_panel.hpp"
 #include "run_panels.hpp"
 #include "scenario_document.hpp"
 #include "timeline.hpp"
@@ -155,7 +156,7 @@ void TstAppTruth::openingAnotherScenarioDropsTheRunAndEveryDockFollows() {
     QVERIFY(!w_->checks()->impactTable()->isVisibleTo(w_.get()));
     QCOMPARE(w_->values()->table()->rowCount(), 0);
     QCOMPARE(w_->charts()->series()->count(), 0);
-    QCOMPARE(w_->alerts()->table()->rowCount(), 0);
+    QCOMPARE(w_->alerts()->shownCount(), 0);
     QVERIFY(!w_->timeline()->isEnabled());
     QCOMPARE(w_->timeline()->timeLabel()->text(), QString("no run"));
     if (View3D::available()) QVERIFY(!w_->view3d()->scene()->hasFrame());

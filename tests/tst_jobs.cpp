@@ -5,6 +5,7 @@
 #include <clustertwin/sim/jobs.hpp>
 
 #include <cmath>
+#include <map>
 
 using namespace ct;
 
@@ -39,6 +40,7 @@ private slots:
     void stepTimeIsComputePlusExposedCommunication();
     void failedSpineLinkLengthensTheStepAndLowersGpuPower();
     void unreachableRanksStallTheJobAndRaiseAnAlert();
+    void aLinkBusyFromTheStartRaisesLinkHighOnce();
     void badJobShapesAreClearErrors();
     void placementPackedAndTopologyAware();
 };
@@ -97,6 +99,28 @@ void TstJobs::failedSpineLinkLengthensTheStepAndLowersGpuPower() {
     for (const auto& link : after.links) failed_listed += (link.id == spine && link.failed) ? 1 : 0;
     QCOMPARE(failed_listed, 1);
     QVERIFY(after.links.back().failed);
+}
+
+void TstJobs::aLinkBusyFromTheStartRaisesLinkHighOnce() {
+    // Issue 16, item 8: few tokens per step make the step all communication, so the rail links run at ~99 %
+    // from t = 0. The alert was raised while the engine was built and cleared before anyone saw it.
+    auto l = trainingPod(8, 0.0, 2048);
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
+    std::map<std::string, int> raised;
+    double busiest = 0;
+    for (int s = 0; s < 10; ++s) {
+        const model::Frame& f = e.step();
+        for (const auto& a : f.alerts)
+            if (a.kind == "link_high") {
+                ++raised[a.entity];
+                QVERIFY2(a.value > 0.9 && a.value <= 1.0 + 1e-9, qPrintable(QString::number(a.value)));
+                QCOMPARE(a.threshold, 0.9);
+            }
+        if (!f.links.empty()) busiest = std::max(busiest, f.links.front().utilization);
+    }
+    QVERIFY2(busiest > 0.95, qPrintable(QString::number(busiest)));
+    QVERIFY(raised.count("n0001/gpu0<->leaf0"));
+    for (const auto& [link, n] : raised) QVERIFY2(n == 1, link.c_str());  // once while it stays above 90 %
 }
 
 void TstJobs::unreachableRanksStallTheJobAndRaiseAnAlert() {

@@ -3,6 +3,8 @@
 #include <clustertwin/importers/store.hpp>
 
 #include <QFile>
+
+#include <sqlite3.h>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -18,6 +20,7 @@ private slots:
     void bucketsGiveMinMaxMean();
     void eventsAndRunsSurviveAReopen();
     void aFileThatIsNotAStoreIsRefused();
+    void alertsKeepTheirValueAndThresholdAndAVersion1StoreIsUpgraded();
 };
 
 void TstStore::writesAndQueriesSeries() {
@@ -94,6 +97,36 @@ void TstStore::eventsAndRunsSurviveAReopen() {
     QCOMPARE(ev[1].kind, std::string("setpoint_change"));
     QCOMPARE(*ev[1].value, 22.0);
     QCOMPARE(st.entities().size(), std::size_t(2));
+}
+
+void TstStore::alertsKeepTheirValueAndThresholdAndAVersion1StoreIsUpgraded() {
+    QTemporaryDir tmp;
+    const std::string path = tmp.filePath("v1.sqlite").toStdString();
+    {
+        // A store as version 1 wrote it: events without a threshold column.
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        const char* v1 = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES('schema_version', '1'), ('application', 'clustertwin');
+CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, scenario_id TEXT, created_at TEXT NOT NULL,
+                  end_s REAL, meta TEXT);
+INSERT INTO runs VALUES(1, 'old', 'simulated', 'lab', '2026-01-01T00:00:00Z', 60, '{}');
+CREATE TABLE events(run_id INTEGER NOT NULL, t REAL NOT NULL, kind TEXT NOT NULL, target TEXT, value REAL, message TEXT);
+INSERT INTO events VALUES(1, 10, 'inlet_high', 'r1', NULL, 'rack r1 inlet above 27 °C');
+)sql";
+        QCOMPARE(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+    }
+    auto st = TelemetryStore::open(path);
+    auto ev = st.events(1);
+    QCOMPARE(ev.size(), std::size_t(1));
+    QVERIFY(!ev[0].threshold && !ev[0].value);  // an old alert has neither
+    st.writeEvents(1, {{20, "link_high", "a<->b", 0.988, "link a<->b above 90 % utilization", 0.9}});
+    ev = TelemetryStore::open(path).events(1);
+    QCOMPARE(ev.size(), std::size_t(2));
+    QCOMPARE(*ev[1].value, 0.988);
+    QCOMPARE(*ev[1].threshold, 0.9);
 }
 
 void TstStore::aFileThatIsNotAStoreIsRefused() {

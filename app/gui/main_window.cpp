@@ -10,6 +10,7 @@
 #include "problems_dialog.hpp"
 #include "properties_panel.hpp"
 #include "run_controller.hpp"
+#include "alerts_panel.hpp"
 #include "run_panels.hpp"
 #include "scenario_document.hpp"
 #include "scenario_tree.hpp"
@@ -164,7 +165,12 @@ MainWindow::MainWindow(QWidget* parent)
     for (auto* d : {tree_dock, props_dock, charts_dock, alerts_dock, checks_dock}) view_menu_->addAction(d->toggleViewAction());
     buildSceneToolbar();
 
-    connect(tree_, &ScenarioTree::entitySelected, this, &MainWindow::select);
+    // A pick in the tree also shows it: the camera frames racks, nodes, GPUs and units; an event moves the
+    // timeline to its time; a job frames its first node.
+    connect(tree_, &ScenarioTree::entitySelected, this, [this](const EntityRef& ref) {
+        select(ref);
+        showInViewAndTime(ref);
+    });
     connect(plan_, &FloorPlanView::entitySelected, this, &MainWindow::select);
     connect(view3d_, &View3D::entitySelected, this, &MainWindow::select);
     auto activate = [this](const QString& id) {
@@ -174,7 +180,10 @@ MainWindow::MainWindow(QWidget* parent)
         tabs_->setCurrentWidget(view3d_);
         view3d_->focus(ref);
     };
-    connect(alerts_, &AlertsPanel::entityActivated, this, activate);
+    connect(alerts_, &AlertsPanel::alertActivated, this, [this, activate](const QString& id, double t_s) {
+        if (run_->hasRun()) run_->setTime(t_s);  // the timeline goes to the alert, so that what it names is seen
+        activate(id);
+    });
     connect(checks_, &ChecksPanel::entityActivated, this, activate);
     connect(plan_, &FloorPlanView::selectionChanged, this, [this](const QList<EntityRef>& refs) { edits_->setTargets(refs); });
     connect(plan_, &FloorPlanView::moveRequested, edits_, &EditController::move);
@@ -406,6 +415,23 @@ void MainWindow::select(const EntityRef& ref) {
     props_->show(ref);
     values_->setEntity(ref);
     charts_->setEntity(ref);
+}
+
+void MainWindow::showInViewAndTime(const EntityRef& ref) {
+    const auto& sc = doc_->scenario();
+    if (ref.kind == "event") {
+        const int i = ref.id.toInt();
+        if (run_->hasRun() && i >= 0 && i < static_cast<int>(sc.events.size())) run_->setTime(sc.events[static_cast<std::size_t>(i)].time_s);
+        const EntityRef target = i >= 0 && i < static_cast<int>(sc.events.size()) ? doc_->refOf(QString::fromStdString(sc.events[static_cast<std::size_t>(i)].target)) : EntityRef{};
+        if (target.isValid()) view3d_->focus(target);
+        return;
+    }
+    if (ref.kind == "job") {
+        for (const auto& j : sc.jobs)
+            if (QString::fromStdString(j.id) == ref.id && !j.nodes.empty()) view3d_->focus(doc_->refOf(QString::fromStdString(j.nodes.front())));
+        return;
+    }
+    if (ref.kind == "rack" || ref.kind == "node" || ref.kind == "gpu" || ref.kind == "cooling_unit" || ref.kind == "cdu") view3d_->focus(ref);
 }
 
 bool MainWindow::runSimulation(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady) {

@@ -195,41 +195,4 @@ void ChartsPanel::moveCursor() {
     cursor_->replace(QList<QPointF>{{x, y_->min()}, {x, y_->max()}});
 }
 
-// ------------------------------------------------------------------ alerts
-
-AlertsPanel::AlertsPanel(const RunController& run, QWidget* parent) : QWidget(parent), run_(run) {
-    setObjectName("alertsPanel");
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(0, 0, 0, 0);
-    table_ = makeListTable(this, {tr("time"), tr("alert"), tr("entity"), tr("message")});
-    l->addWidget(table_);
-    connect(&run_, &RunController::runChanged, this, [this] {
-        shown_ = -1;
-        refresh();
-    });
-    connect(&run_, &RunController::timeChanged, this, &AlertsPanel::refresh);
-    connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
-        if (auto* it = table_->item(row, 2)) emit entityActivated(it->text());
-    });
-}
-
-void AlertsPanel::refresh() {
-    const auto* rp = run_.replay();
-    std::vector<const importers::StoredEvent*> shown;
-    if (rp)
-        for (const auto& e : rp->events())
-            if (e.kind != "event" && e.t_s <= run_.absoluteTime() + 1e-6) shown.push_back(&e);
-    if (static_cast<int>(shown.size()) == shown_) return;  // nothing new: keep the user's selection
-    shown_ = static_cast<int>(shown.size());
-    table_->setRowCount(0);
-    for (const auto* e : shown) {
-        const int row = table_->rowCount();
-        table_->insertRow(row);
-        table_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(model::formatDuration(e->t_s - rp->startS()))));
-        table_->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(e->kind)));
-        table_->setItem(row, 2, new QTableWidgetItem(QString::fromStdString(e->target)));
-        table_->setItem(row, 3, new QTableWidgetItem(QString::fromStdString(e->message)));
-    }
-}
-
 } // namespace ct::app

@@ -1,6 +1,6 @@
 #pragma once
-// Docks that read the replayed run: the selection's current values, its metrics over time (Qt Charts), and
-// the run's alerts (a click selects and focuses the entity).
+// Docks that read the replayed run: the selection's current values and its metrics over time (Qt Charts).
+// The alerts are in alerts_panel.hpp.
 #include "entity_ref.hpp"
 
 #include <QWidget>
@@ -58,24 +58,6 @@ private:
     QValueAxis* x_;
     QValueAxis* y_;
     double time_unit_s_ = 60;
-};
-
-/// Alerts of the run up to the current time: inlet above 27 °C, breaker above 80 %, link above 90 %,
-/// throttling, unit failures, and the others the engine raises.
-class AlertsPanel : public QWidget {
-    Q_OBJECT
-public:
-    AlertsPanel(const RunController& run, QWidget* parent = nullptr);
-    QTableWidget* table() const { return table_; }
-
-signals:
-    void entityActivated(const QString& id);
-
-private:
-    void refresh();
-    const RunController& run_;
-    QTableWidget* table_;
-    int shown_ = -1;
 };
 
 } // namespace ct::app

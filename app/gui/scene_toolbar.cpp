@@ -28,6 +28,16 @@ SceneToolbar::SceneToolbar(View3D& view, QWidget* parent) : QToolBar(tr("3D view
             view_.update();
         });
     }
+    QAction* fit = addAction(tr("Fit"));
+    fit->setObjectName("actionZoomFit");
+    fit->setShortcut(Qt::Key_Home);
+    fit->setToolTip(tr("Zoom to fit the whole hall (Home)"));
+    connect(fit, &QAction::triggered, &view_, &View3D::fit);
+    QAction* frame = addAction(tr("Frame"));
+    frame->setObjectName("actionFrameSelection");
+    frame->setShortcut(Qt::Key_F);
+    frame->setToolTip(tr("Zoom to the selection (F); the wheel zooms toward the cursor"));
+    connect(frame, &QAction::triggered, &view_, &View3D::frameSelection);
     addSeparator();
     auto overlay = [&](const QString& text, const char* name, auto member, bool on) {
         QAction* a = addAction(text);

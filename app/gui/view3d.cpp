@@ -108,6 +108,7 @@ void View3D::clearFrame() {
 }
 
 void View3D::setSelected(const EntityRef& ref) {
+    selected_ = ref;
     if (!scene_) return;
     scene_->setSelected(ref.id.toStdString());
     update();
@@ -117,6 +118,17 @@ void View3D::focus(const EntityRef& ref) {
     setSelected(ref);
     if (scene_) scene_->focus(ref.id.toStdString());
     update();
+}
+
+void View3D::fit() {
+    if (scene_) scene_->fit();
+    update();
+}
+
+bool View3D::frameSelection() {
+    const bool ok = scene_ && selected_.isValid() && scene_->focus(selected_.id.toStdString());
+    update();
+    return ok;
 }
 
 void View3D::renderNow() {

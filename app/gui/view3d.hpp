@@ -32,6 +32,10 @@ public:
     void setSelected(const EntityRef& ref);
     /// Turns the camera to the entity and outlines it.
     void focus(const EntityRef& ref);
+    /// The whole hall in view (View > Zoom to fit, Home).
+    void fit();
+    /// Frames the selection (View > Frame selection, F); false when nothing selected is drawn.
+    bool frameSelection();
     /// Writes the view as a PNG (atomically). Returns false with a message on failure.
     bool saveScreenshot(const QString& path, QString* error = nullptr);
     /// Redraws now (tests, screenshots).
@@ -59,6 +63,7 @@ private:
     QPoint toPixels(const QPointF& p) const;
     void rebuild();
     const ScenarioDocument& doc_;
+    EntityRef selected_;
     std::unique_ptr<render::Scene> scene_;
     QPoint press_pos_;
     bool dragged_ = false;

@@ -115,7 +115,8 @@ void RunRecorder::record(const model::Frame& f) {
 }
 
 void RunRecorder::collectAlerts(const model::Frame& f) {
-    for (const auto& al : f.alerts) events_.push_back({al.time_s, al.kind, al.entity, std::nullopt, al.message});
+    auto opt = [](double v) { return std::isnan(v) ? std::nullopt : std::optional<double>(v); };
+    for (const auto& al : f.alerts) events_.push_back({al.time_s, al.kind, al.entity, opt(al.value), al.message, opt(al.threshold)});
 }
 
 void RunRecorder::flush() {

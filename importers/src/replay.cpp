@@ -225,7 +225,8 @@ model::Frame RunReplay::frameAt(double t) const {
     }
     std::sort(f.links.begin(), f.links.end(), [](const auto& a, const auto& b) { return a.utilization > b.utilization; });
     for (const auto& e : events_)
-        if (e.t_s <= t && e.kind != "event") f.alerts.push_back({e.t_s, e.kind, e.target, e.message});
+        if (e.t_s <= t && e.kind != "event")
+            f.alerts.push_back({e.t_s, e.kind, e.target, e.message, e.value.value_or(kNaN), e.threshold.value_or(kNaN)});
     // Timeline events ("cooling_unit_fail", "cdu_restore"...) set the failed flags up to t.
     auto failedAt = [&](const std::string& id, const std::string& what) {
         bool failed = false;

@@ -14,7 +14,8 @@ namespace ct::importers {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: events.threshold (the limit an alert crossed); a version 1 store gains the column when opened.
+constexpr int kSchemaVersion = 2;
 
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,7 +39,7 @@ CREATE TABLE IF NOT EXISTS samples(
   PRIMARY KEY(series_id, t)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS events(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  t REAL NOT NULL, kind TEXT NOT NULL, target TEXT, value REAL, message TEXT);
+  t REAL NOT NULL, kind TEXT NOT NULL, target TEXT, value REAL, message TEXT, threshold REAL);
 CREATE INDEX IF NOT EXISTS events_by_time ON events(run_id, t);
 CREATE TABLE IF NOT EXISTS air_fields(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -182,12 +183,25 @@ TelemetryStore TelemetryStore::open(const std::string& path, Mode mode) {
     }
     impl->transaction([&] {
         impl->exec(kSchema);
-        Stmt get(impl->db, "SELECT value FROM meta WHERE key = 'schema_version'", impl->path);
-        if (get.step()) {
-            const int v = std::stoi(get.text(0));
+        int v = -1;
+        {
+            Stmt get(impl->db, "SELECT value FROM meta WHERE key = 'schema_version'", impl->path);
+            if (get.step()) v = std::stoi(get.text(0));
+        }  // finalized before the schema may change below
+        if (v >= 0) {
             if (v > kSchemaVersion)
                 throw ImportError(path + ": store schema version " + std::to_string(v) + " is newer than this program's (" +
                                   std::to_string(kSchemaVersion) + ")");
+            if (v < 2) {
+                // Version 1: events without threshold. Add it (nullable: older rows have none).
+                bool has = false;
+                Stmt cols(impl->db, "PRAGMA table_info(events)", impl->path);
+                while (cols.step()) has = has || cols.text(1) == "threshold";
+                if (!has) impl->exec("ALTER TABLE events ADD COLUMN threshold REAL");
+                Stmt put(impl->db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'", impl->path);
+                put.bind(1, std::to_string(kSchemaVersion));
+                put.step();
+            }
         } else {
             Stmt put(impl->db, "INSERT INTO meta(key, value) VALUES('schema_version', ?1), ('application', 'clustertwin')", impl->path);
             put.bind(1, std::to_string(kSchemaVersion));
@@ -314,7 +328,7 @@ void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent
     d_->transaction([&] {
         // An event already stored (same run, time, kind and target) is not stored again: re-imports add nothing.
         Stmt s(d_->db,
-               "INSERT INTO events(run_id, t, kind, target, value, message) SELECT ?1, ?2, ?3, ?4, ?5, ?6 "
+               "INSERT INTO events(run_id, t, kind, target, value, message, threshold) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 "
                "WHERE NOT EXISTS (SELECT 1 FROM events WHERE run_id = ?1 AND t = ?2 AND kind = ?3 AND target = ?4)",
                d_->path);
         for (const auto& e : events) {
@@ -322,6 +336,8 @@ void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent
             if (e.value) s.bind(5, *e.value);
             else s.bindNull(5);
             s.bind(6, e.message);
+            if (e.threshold) s.bind(7, *e.threshold);
+            else s.bindNull(7);
             s.step();
             s.reset();
         }
@@ -382,12 +398,13 @@ std::vector<Bucket> TelemetryStore::buckets(std::int64_t series, double t0, doub
 }
 
 std::vector<StoredEvent> TelemetryStore::events(std::int64_t run) const {
-    Stmt s(d_->db, "SELECT t, kind, target, value, message FROM events WHERE run_id = ?1 ORDER BY t, rowid", d_->path);
+    Stmt s(d_->db, "SELECT t, kind, target, value, message, threshold FROM events WHERE run_id = ?1 ORDER BY t, rowid", d_->path);
     s.bind(1, run);
     std::vector<StoredEvent> out;
     while (s.step()) {
-        StoredEvent e{s.real(0), s.text(1), s.text(2), std::nullopt, s.text(4)};
+        StoredEvent e{s.real(0), s.text(1), s.text(2), std::nullopt, s.text(4), std::nullopt};
         if (!s.null(3)) e.value = s.real(3);
+        if (!s.null(5)) e.threshold = s.real(5);
         out.push_back(std::move(e));
     }
     return out;

@@ -1,6 +1,8 @@
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/render/display.hpp>
 
+#include "camera_ops.hpp"
+
 #include <clustertwin/model/analysis.hpp>
 #include <clustertwin/model/geometry.hpp>
 #include <clustertwin/model/metrics.hpp>
@@ -929,7 +931,10 @@ bool Scene::Impl::ray(int x, int y, double o[3], double dir[3]) const {
     return true;
 }
 
-bool Scene::Impl::boundsOf(const std::string& id, double lo[3], double hi[3]) const {
+bool Scene::Impl::boundsOf(const std::string& id_in, double lo[3], double hi[3]) const {
+    // A GPU is shown by its node ("n0001/gpu3" -> "n0001").
+    const auto slash = id_in.find("/gpu");
+    const std::string id = slash == std::string::npos ? id_in : id_in.substr(0, slash);
     for (const auto* set : {&nodes, &racks, &units}) {
         const auto& index = set == &nodes ? node_index : set == &racks ? rack_index : unit_index;
         auto it = index.find(id);
@@ -1100,18 +1105,24 @@ void Scene::setCameraState(const std::vector<double>& v) {
 bool Scene::focus(const std::string& id) {
     double lo[3], hi[3];
     if (!d_->boundsOf(id, lo, hi)) return false;
-    vtkCamera* cam = d_->ren->GetActiveCamera();
-    double fp[3], pos[3];
-    cam->GetFocalPoint(fp);
-    cam->GetPosition(pos);
-    const double c[3] = {(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2};
-    // Keep the viewing direction; come to a distance that frames the entity and its neighbours.
-    double dir[3] = {pos[0] - fp[0], pos[1] - fp[1], pos[2] - fp[2]};
-    const double len = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
-    const double dist = std::max(6.0, 4 * std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}));
-    cam->SetFocalPoint(c);
-    if (len > 0) cam->SetPosition(c[0] + dir[0] / len * dist, c[1] + dir[1] / len * dist, c[2] + dir[2] / len * dist);
-    d_->ren->ResetCameraClippingRange();
+    camera::frameBox(d_->ren, lo, hi);
+    return true;
+}
+
+void Scene::fit() { camera::fitAll(d_->ren); }
+
+bool Scene::hitPoint(int x, int y, double point[3]) const {
+    double o[3], dir[3];
+    if (!d_->ray(x, y, o, dir)) return false;
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto* set : {&d_->nodes, &d_->racks, &d_->units})
+        for (std::size_t i = 0; i < set->size(); ++i) {
+            double t = 0;
+            if (rayBox(o, dir, set->bounds[i].lo, set->bounds[i].hi, t) && t < best) best = t;
+        }
+    if (!std::isfinite(best) && std::abs(dir[2]) > 1e-12 && -o[2] / dir[2] > 0) best = -o[2] / dir[2];  // the floor
+    if (!std::isfinite(best)) return false;
+    for (int a = 0; a < 3; ++a) point[a] = o[a] + best * dir[a];
     return true;
 }
 
@@ -1199,6 +1210,14 @@ void Scene::setWindowId(std::uintptr_t id) {
 }
 
 void Scene::mouse(MouseEvent e, int x, int y, bool ctrl, bool shift) {
+    // The wheel zooms toward what is under the cursor (VTK's style zooms toward the view's centre).
+    if (e == MouseEvent::WheelForward || e == MouseEvent::WheelBackward) {
+        double p[3];
+        if (hitPoint(x, y, p)) {
+            camera::zoomToward(d_->ren, p, e == MouseEvent::WheelForward ? 0.2 : -0.25);
+            return;
+        }
+    }
     d_->iren->SetEventInformationFlipY(x, y, ctrl, shift);
     static const std::map<MouseEvent, unsigned long> kEvents = {
         {MouseEvent::LeftPress, vtkCommand::LeftButtonPressEvent},     {MouseEvent::LeftRelease, vtkCommand::LeftButtonReleaseEvent},

@@ -173,10 +173,11 @@ void Engine::Impl::applyEvent(const model::Event& e) {
     frame.alerts.push_back({t, "event", e.target, k + (e.value ? " " + std::to_string(*e.value) : std::string())});
 }
 
-void Engine::Impl::alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active) {
+void Engine::Impl::alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active, double value,
+                         double threshold) {
     const std::string key = kind + '\x1f' + entity;
     if (active) {
-        if (active_alerts.insert(key).second) frame.alerts.push_back({t, kind, entity, msg});
+        if (active_alerts.insert(key).second) frame.alerts.push_back({t, kind, entity, msg, value, threshold});
     } else {
         active_alerts.erase(key);
     }
@@ -225,7 +226,10 @@ void Engine::addEvents(const std::vector<model::Event>& events) {
 const model::Frame& Engine::step(bool with_air) {
     Impl& d = *d_;
     const double dt = d.opt.step_s;
-    d.frame.alerts.clear();
+    // The alerts of the initial frame (raised while the engine was built: a link busy from t = 0, a breaker
+    // loaded from the start) go out with the first step; they used to be cleared unseen, so a link at 98.8 %
+    // from the start never raised link_high (issue 16).
+    if (d.stats.steps > 0) d.frame.alerts.clear();
     d.applyEvents();
     d.workload->update(d.t, d.frame, d.frame);  // jobs pace themselves on the last step's clocks and the fabric
     d.powerChain();        // which feeds are live decides which nodes run

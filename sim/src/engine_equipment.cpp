@@ -5,10 +5,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace ct::sim {
 
 namespace u = model::units;
+
+namespace {
+std::string fixed1(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+}
+} // namespace
 
 // ------------------------------------------------------------------ equipment (MODELS.md §2, §4)
 
@@ -184,9 +194,10 @@ void Engine::Impl::gpuTemperatures(double dt) {
             const std::string gid = model::gpuId(n.node->id, static_cast<int>(g));
             if (!gr.shutdown && !gr.failed && gr.temp_c >= gm.shutdown_temp_c) {
                 gr.shutdown = true;
-                frame.alerts.push_back({t, "gpu_shutdown", gid, "GPU " + gid + " shut down at " + std::to_string(gr.temp_c) + " °C"});
+                frame.alerts.push_back({t, "gpu_shutdown", gid, "GPU " + gid + " shut down at " + fixed1(gr.temp_c) + " °C", gr.temp_c,
+                                        gm.shutdown_temp_c});
             }
-            alert("throttling", gid, "GPU " + gid + " is throttling", gr.throttle < 1.0 && !gr.shutdown);
+            alert("throttling", gid, "GPU " + gid + " is throttling", gr.throttle < 1.0 && !gr.shutdown, gr.throttle, 1.0);
         }
     }
 }

@@ -82,7 +82,7 @@ void Engine::Impl::finishFrame(bool with_air) {
             f.max_inlet_c = rf.inlet_max_c;
             f.max_inlet_rack = rf.id;
         }
-        alert("inlet_high", rf.id, "rack " + rf.id + " inlet above 27 °C", rf.inlet_max_c > kInletLimitC);
+        alert("inlet_high", rf.id, "rack " + rf.id + " inlet above 27 °C", rf.inlet_max_c > kInletLimitC, rf.inlet_max_c, kInletLimitC);
         f.racks.push_back(std::move(rf));
     }
     f.rci_hi = levels_n ? 100.0 * (1.0 - rci_hi_sum / (levels_n * (kInletAllowableC - kInletLimitC))) : 100.0;
@@ -122,13 +122,15 @@ void Engine::Impl::finishFrame(bool with_air) {
         }
         rf.breaker_utilization = imax / r.pdu->breaker_a;
         rf.phase_imbalance = isum > 0 ? (imax - imin) / (isum / ph) : 0;
-        alert("breaker_high", rf.id, "rack PDU " + rf.id + " above 80 % of its breaker", rf.breaker_utilization > u::kContinuousLoadFraction);
+        alert("breaker_high", rf.id, "rack PDU " + rf.id + " above 80 % of its breaker", rf.breaker_utilization > u::kContinuousLoadFraction,
+              rf.breaker_utilization, u::kContinuousLoadFraction);
         f.rack_pdus.push_back(rf);
     }
     auto chain = [&](const std::vector<ChainRt>& v, std::vector<model::PowerNodeFrame>& out, const char* what) {
         for (const auto& x : v) {
             out.push_back({x.id, x.load_w, x.loss_w, x.capacity_w > 0 ? x.load_w / x.capacity_w : 0, x.alive});
-            alert("feed_overload", x.id, std::string(what) + " " + x.id + " above its capacity", x.capacity_w > 0 && x.load_w > x.capacity_w);
+            alert("feed_overload", x.id, std::string(what) + " " + x.id + " above its capacity", x.capacity_w > 0 && x.load_w > x.capacity_w,
+                  x.load_w, x.capacity_w);
         }
     };
     chain(pdus, f.pdus, "PDU");

@@ -65,7 +65,8 @@ struct Engine::Impl {
     void liquid();
     void powerChain();
     void finishFrame(bool with_air);
-    void alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active);
+    void alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active,
+               double value = std::numeric_limits<double>::quiet_NaN(), double threshold = std::numeric_limits<double>::quiet_NaN());
 };
 
 } // namespace ct::sim

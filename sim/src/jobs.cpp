@@ -231,7 +231,8 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
     for (const auto& lf : out.links) {
         if (lf.utilization <= 0.9) continue;
         hot.insert(lf.id);
-        if (!hot_links_.count(lf.id)) out.alerts.push_back({t, "link_high", lf.id, "link " + lf.id + " above 90 % utilization"});
+        if (!hot_links_.count(lf.id))
+            out.alerts.push_back({t, "link_high", lf.id, "link " + lf.id + " above 90 % utilization", lf.utilization, 0.9});
     }
     hot_links_ = std::move(hot);
     // The busiest 500 links with traffic, then every failed one.

@@ -5,7 +5,7 @@
 //   entities(id, kind, parent, name)
 //   series(id, run_id, entity, metric, unit, source)   UNIQUE(run_id, entity, metric, source)
 //   samples(series_id, t, value)                       PRIMARY KEY(series_id, t), WITHOUT ROWID
-//   events(run_id, t, kind, target, value, message)
+//   events(run_id, t, kind, target, value, message, threshold)
 //   air_fields(run_id, t, nx, ny, nz, cell_m, temp, velocity, seeds)   float32 blobs, see model::AirField
 // Time t is in seconds: from the run's start for simulated runs, Unix time for imported telemetry.
 #include <clustertwin/importers/format.hpp>
@@ -47,6 +47,7 @@ struct StoredEvent {
     std::string kind, target;
     std::optional<double> value;
     std::string message;
+    std::optional<double> threshold;  ///< an alert's limit (schema version 2)
 };
 
 struct SeriesValues {

@@ -108,6 +108,8 @@ struct Alert {
     std::string kind;      ///< "inlet_high", "breaker_high", "throttling", "gpu_shutdown", "unit_failed", "cooling_short", "feed_overload", "node_unpowered", "rack_airflow"
     std::string entity;
     std::string message;
+    double value = std::numeric_limits<double>::quiet_NaN();      ///< what crossed (stored units: °C, ratio, W); NaN when none
+    double threshold = std::numeric_limits<double>::quiet_NaN();  ///< the limit it crossed; NaN when none
 };
 
 /// The 3D air temperature field, when asked for.

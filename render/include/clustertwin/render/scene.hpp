@@ -84,8 +84,13 @@ public:
     /// The camera as 10 numbers (position, focal point, view up, view angle), to keep it across a rebuild.
     std::vector<double> cameraState() const;
     void setCameraState(const std::vector<double>& state);
-    /// Points the camera at an entity (keeping its direction); false when unknown.
+    /// Frames an entity so that it can be seen (from the current side, looking down enough that the row in
+    /// front does not hide it); a GPU is framed by its node. False when unknown.
     bool focus(const std::string& id);
+    /// Everything in view, keeping the direction.
+    void fit();
+    /// Where the ray through a pixel (origin top-left) first meets a node, rack, unit or the floor.
+    bool hitPoint(int x, int y, double point[3]) const;
 
     /// The entity under a pixel (origin top-left): node, rack, cooling unit or CDU id; "" for none.
     std::string pick(int x, int y) const;
