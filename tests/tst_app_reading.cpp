@@ -18,6 +18,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTreeWidget>
@@ -57,6 +60,8 @@ private slots:
     void alertsCanBeFilteredAndAcknowledged();
     void pickingInTheTreeFramesItAndAnEventSeeksTheTimeline();
     void theWheelZoomsTowardTheCursor();
+    void aWhatIfListsEveryEventItContains();
+    void aResultOutsidePhysicsShowsABannerWithItsCause();
 
 private:
     QTemporaryDir dir_;
@@ -280,6 +285,46 @@ void TstAppReading::theWheelZoomsTowardTheCursor() {
     const double to0 = std::hypot(before[0] - p[0], before[1] - p[1], before[2] - p[2]);
     const double to1 = std::hypot(after[0] - p[0], after[1] - p[1], after[2] - p[2]);
     QVERIFY2(to1 < 0.6 * to0, qPrintable(QString("%1 -> %2 (d0 %3)").arg(to0).arg(to1).arg(d0)));
+}
+
+void TstAppReading::aWhatIfListsEveryEventItContains() {
+    // Issue 16, item 9: a what-if silently included the scenario's own scheduled failures (the demo fails
+    // crah-02 at 10 min). Fail crah-01 and run 12 minutes: the banner names both.
+    QSignalSpy ready(w_.get(), &MainWindow::whatIfReady);
+    QVERIFY(w_->runWhatIf({"cooling_unit", "crah-01"}, 720, dir_.filePath("whatif")));
+    QVERIFY(ready.wait(testMs(240000)));
+    const QString text = w_->findChild<NoticeBar*>("resultNotice")->text();
+    QVERIFY2(text.contains("What-if: crah-01 fails at 1m 00s"), qPrintable(text));
+    QVERIFY2(text.contains("scenario's own events: crah-02 fails at 10m 00s"), qPrintable(text));
+}
+
+void TstAppReading::aResultOutsidePhysicsShowsABannerWithItsCause() {
+    // Issue 16, item 9: inlets far past where servers shut down were shown without a word. A generated
+    // 32-rack hall under the quick air model passes 45 °C within a minute.
+    const QString hall = dir_.filePath("hall32.json"), db = dir_.filePath("hall32.sqlite");
+    QProcess p;
+    p.start(CT_CLI_PATH, {"generate", "--rows", "4", "--racks-per-row", "8", "--server", "dgx-h100", "-o", hall});
+    QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+    p.start(CT_CLI_PATH, {"simulate", hall, "--duration", "2m", "--air", "quick", "--out", db, "--json"});
+    QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+    // The CLI says it too, on stderr and in its JSON.
+    QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("warning: rack"));
+    const QJsonArray findings = QJsonDocument::fromJson(p.readAllStandardOutput()).object().value("findings").toArray();
+    QVERIFY(!findings.isEmpty() && findings.first().toObject().value("level").toString() == "error");
+    QVERIFY(w_->openScenario(hall));
+    w_->openRun(db);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db && !w_->run()->loading(), testMs(30000));
+    NoticeBar* bar = w_->findChild<NoticeBar*>("resultNotice");
+    QVERIFY(bar->isVisible());
+    QCOMPARE(bar->level(), NoticeBar::Level::Error);
+    QVERIFY2(bar->text().contains("above 45 °C") && bar->text().contains("Likely cause"), qPrintable(bar->text()));
+    // ... and the alert list starts with it.
+    QTreeWidget* t = w_->alerts()->tree();
+    QVERIFY(t->topLevelItemCount() > 0);
+    QVERIFY2(t->topLevelItem(0)->text(2).startsWith("Result outside physical range"), qPrintable(t->topLevelItem(0)->text(2)));
+    // Another run, in range, clears the banner.
+    QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+    QVERIFY(bar->text().isEmpty());
 }
 
 QTEST_MAIN(TstAppReading)

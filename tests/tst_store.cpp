@@ -1,5 +1,7 @@
 // The telemetry store (issue 2 defines it, issue 4 fills it): batches, no duplicates, window queries, latest
 // value, buckets, events, reopening, refusing files that are not a store.
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/importers/run_checks.hpp>
 #include <clustertwin/importers/store.hpp>
 
 #include <QFile>
@@ -21,6 +23,7 @@ private slots:
     void eventsAndRunsSurviveAReopen();
     void aFileThatIsNotAStoreIsRefused();
     void alertsKeepTheirValueAndThresholdAndAVersion1StoreIsUpgraded();
+    void aHeatImbalanceAtSteadyStateIsAFinding();
 };
 
 void TstStore::writesAndQueriesSeries() {
@@ -127,6 +130,35 @@ INSERT INTO events VALUES(1, 10, 'inlet_high', 'r1', NULL, 'rack r1 inlet above 
     QCOMPARE(ev.size(), std::size_t(2));
     QCOMPARE(*ev[1].value, 0.988);
     QCOMPARE(*ev[1].threshold, 0.9);
+}
+
+void TstStore::aHeatImbalanceAtSteadyStateIsAFinding() {
+    // checkRun (issue 16): 20 simulated minutes of site totals, the inlet flat or rising.
+    QTemporaryDir tmp;
+    auto findings = [&](double removed_w, double inlet_rise_k) {
+        const std::string path = tmp.filePath(QString("h%1-%2.sqlite").arg(removed_w).arg(inlet_rise_k)).toStdString();
+        auto st = TelemetryStore::open(path);
+        const auto run = st.createRun("r", "simulated", "lab");
+        const auto in = st.series(run, {"site", "heat_in_w", "W", "sim"});
+        const auto out = st.series(run, {"site", "heat_removed_w", "W", "sim"});
+        const auto inlet = st.series(run, {"site", "max_inlet_c", "degC", "sim"});
+        std::vector<Sample> s;
+        for (int t = 0; t <= 1200; t += 10) {
+            s.push_back({in, double(t), 100e3});
+            s.push_back({out, double(t), removed_w});
+            s.push_back({inlet, double(t), 25 + inlet_rise_k * t / 1200.0});
+        }
+        st.writeBatch(s);
+        st.finishRun(run, 1200);
+        return checkRun(RunReplay::load(st, run));
+    };
+    const auto gap = findings(80e3, 0);
+    QCOMPARE(gap.size(), std::size_t(1));
+    QVERIFY2(gap[0].text.find("80 kW of the 100 kW") != std::string::npos, gap[0].text.c_str());
+    QVERIFY(gap[0].level == RunFinding::Level::Warning);
+    QVERIFY(findings(97e3, 0).empty());   // 3 % apart: within what a settled hall shows
+    QVERIFY(findings(80e3, 5).empty());   // still warming up: a transient, not an imbalance
+    QCOMPARE(findings(120e3, 0).size(), std::size_t(1));  // more out than in is a finding too
 }
 
 void TstStore::aFileThatIsNotAStoreIsRefused() {

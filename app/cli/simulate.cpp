@@ -3,6 +3,7 @@
 #include "io.hpp"
 
 #include <clustertwin/importers/recorder.hpp>
+#include <clustertwin/importers/run_checks.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
@@ -281,6 +282,18 @@ int cmdSimulate(const Args& a) {
         alert_list.push_back(v);
     }
     if (!cooling_ok) std::cerr << "simulate: cooling could not carry the load during the run (see alerts)\n";
+    // Results outside what the model represents say so (issue 16): the same findings the app shows in its banner.
+    json findings = json::array();
+    for (const auto& [k, v] : alerts)
+        if (v["kind"] == "physics_range") findings.push_back({{"level", "error"}, {"time_s", v["time_s"]}, {"entity", v["entity"]}, {"text", v["message"]}});
+    if (reached_steady && f.heat_in_w > 0 && std::abs(f.heat_in_w - f.heat_removed_w) / f.heat_in_w > ct::importers::kHeatImbalanceLimit) {
+        std::ostringstream t;
+        t << std::fixed << std::setprecision(0) << "at steady state the cooling removes " << f.heat_removed_w / 1e3 << " kW of the "
+          << f.heat_in_w / 1e3 << " kW put into the air (" << 100 * std::abs(f.heat_in_w - f.heat_removed_w) / f.heat_in_w
+          << " % apart, more than 5 %): energy is not balanced";
+        findings.push_back({{"level", "warning"}, {"time_s", engine->timeS()}, {"entity", ""}, {"text", t.str()}});
+    }
+    for (const auto& x : findings) std::cerr << "simulate: warning: " << x["text"].get<std::string>() << "\n";
     note << "simulate: run " << run << " recorded in " << out << " (" << engine->stats().steps << " steps, "
               << engine->stats().air_substeps << " air sub-steps, " << engine->stats().flow_solves << " flow solves, "
               << wall << " s)\n";
@@ -317,7 +330,8 @@ int cmdSimulate(const Args& a) {
                {"air_approximate", engine->stats().air_approximate},
                {"air_summary", engine->stats().air_summary},
                {"lattice_steps", engine->stats().lattice_steps},
-               {"alerts", alert_list}};
+               {"alerts", alert_list},
+               {"findings", findings}};
         json jobs = json::array();
         for (const auto& j : f.jobs)
             jobs.push_back({{"id", j.id}, {"running", j.running}, {"stalled", j.stalled}, {"step_time_s", j.step_time_s},

@@ -11,6 +11,7 @@
 #include "properties_panel.hpp"
 #include "run_controller.hpp"
 #include "alerts_panel.hpp"
+#include "run_explainer.hpp"
 #include "run_panels.hpp"
 #include "scenario_document.hpp"
 #include "scenario_tree.hpp"
@@ -83,6 +84,9 @@ MainWindow::MainWindow(QWidget* parent)
     cl->setSpacing(0);
     notice_ = new NoticeBar(centre);
     cl->addWidget(notice_);
+    auto* result_notice = new NoticeBar(centre);
+    result_notice->setObjectName("resultNotice");
+    cl->addWidget(result_notice);
     cl->addWidget(tabs_, 1);
     cl->addWidget(timeline_);
     setCentralWidget(centre);
@@ -94,6 +98,7 @@ MainWindow::MainWindow(QWidget* parent)
     inspector->addWidget(values_);
     charts_ = new ChartsPanel(*run_);
     alerts_ = new AlertsPanel(*run_);
+    explainer_ = new RunExplainer(*run_, *result_notice, this);
     QDockWidget* tree_dock = dock(this, tr("Scenario"), "scenarioDock", tree_, Qt::LeftDockWidgetArea);
     QDockWidget* props_dock = dock(this, tr("Inspector"), "propertiesDock", inspector, Qt::RightDockWidgetArea);
     QDockWidget* charts_dock = dock(this, tr("Charts"), "chartsDock", charts_, Qt::BottomDockWidgetArea);
@@ -139,6 +144,7 @@ MainWindow::MainWindow(QWidget* parent)
         if (whatif) {
             compare_action_->setEnabled(true);
             connect(run_, &RunController::runChanged, this, [this] {
+                explainer_->describeWhatIf(whatif_events_);
                 setCompareWithBaseline(true);
                 emit whatIfReady();
             }, Qt::SingleShotConnection);
@@ -490,6 +496,7 @@ bool MainWindow::runWhatIf(const EntityRef& target, double duration_s, const QSt
     e.kind = it->second;
     e.target = target.id.toStdString();
     compare_ = false;
+    whatif_events_ = {e};
     return sims_->startWhatIf({e}, duration_s, dir, sim_options_->air());
 }
 

@@ -6,7 +6,10 @@
 
 #include <QMainWindow>
 
+#include <clustertwin/model/scenario.hpp>
+
 #include <memory>
+#include <vector>
 
 class QMessageBox;
 class QTimer;
@@ -37,6 +40,7 @@ class Timeline;
 class ValuesPanel;
 class ChartsPanel;
 class AlertsPanel;
+class RunExplainer;
 class SimulationControl;
 class SimulationOptions;
 class NoticeBar;
@@ -106,6 +110,8 @@ public:
     QMessageBox* runMismatchDialog() const { return run_mismatch_; }
     /// What the notice bar above the 3D view says ("" when hidden).
     NoticeBar* notice() const { return notice_; }
+    /// What the result banner says about the open run ("" when nothing): out-of-range results, what-if events.
+    RunExplainer* explainer() const { return explainer_; }
 
     /// The demo scenario shipped with the program ("" when it cannot be found).
     static QString demoScenarioPath();
@@ -158,6 +164,8 @@ private:
     ValuesPanel* values_;
     ChartsPanel* charts_;
     AlertsPanel* alerts_;
+    RunExplainer* explainer_;
+    std::vector<model::Event> whatif_events_;  // the failures of the last what-if asked for
     QProgressBar* progress_;
     QPushButton* cancel_;
     QComboBox* metric_box_ = nullptr;

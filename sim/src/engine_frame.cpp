@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace ct::sim {
 
@@ -101,6 +102,7 @@ void Engine::Impl::finishFrame(bool with_air) {
         cooling_w += ur.fan_power_w;
         alert("cooling_short", ur.unit->id, "cooling unit " + ur.unit->id + " is at capacity; supply above setpoint", ur.over_capacity);
     }
+    physicsRange(f);
     for (const auto& c : cdus) {
         f.cdus.push_back({c.cdu->id, c.supply_c, c.return_c, c.load_w, c.failed, c.over_capacity});
         plant_heat += c.load_w;
@@ -184,4 +186,38 @@ void Engine::Impl::finishFrame(bool with_air) {
         f.air = std::move(af);
     }
 }
+void Engine::Impl::physicsRange(model::Frame& f) {
+    // Issue 16: a rack inlet past where IT equipment would have shut down (the model keeps it running and
+    // heating) is a result outside what the model represents: one critical alert naming the likely cause,
+    // raised when it happens and again only after the hall came back in range.
+    const bool beyond = f.max_inlet_c > kInletShutdownC;
+    if (beyond && !physics_alerted) {
+        int failed = 0, short_units = 0;
+        double working_w = 0;
+        for (const auto& ur : units) {
+            failed += ur.failed ? 1 : 0;
+            short_units += ur.over_capacity ? 1 : 0;
+            if (!ur.failed && ur.model) working_w += ur.model->capacity_w;
+        }
+        char buf[320];
+        std::string cause;
+        if (f.heat_in_w > working_w && working_w >= 0) {
+            std::snprintf(buf, sizeof buf, "cooling short: %.0f kW of heat into the air for %.0f kW of working cooling units", f.heat_in_w / 1e3,
+                          working_w / 1e3);
+            cause = buf;
+        } else if (failed > 0) {
+            cause = std::to_string(failed) + " of " + std::to_string(units.size()) + " cooling units failed";
+        } else if (short_units > 0) {
+            cause = std::to_string(short_units) + " cooling unit(s) at capacity";
+        } else {
+            cause = "hot exhaust reaches the inlets (recirculation: layout, containment or airflow)";
+        }
+        if (stats.air_approximate) cause += "; the quick air model (potential flow) cannot carry supply jets across the room";
+        std::snprintf(buf, sizeof buf, "rack %s inlet %.1f °C is above %.0f °C, where IT equipment shuts down: results from here on are outside "
+                      "what the model represents. Likely cause: ", f.max_inlet_rack.c_str(), f.max_inlet_c, kInletShutdownC);
+        frame.alerts.push_back({t, "physics_range", f.max_inlet_rack, buf + cause, f.max_inlet_c, kInletShutdownC});
+    }
+    physics_alerted = beyond;
+}
+
 } // namespace ct::sim

@@ -21,6 +21,9 @@ inline constexpr double kRhoCp = model::units::kAirDensityKgM3 * model::units::k
 inline constexpr double kInletLimitC = 27.0;       // ASHRAE recommended upper inlet (RCI_HI, alerts)
 inline constexpr double kInletAllowableC = 32.0;   // ASHRAE A1 allowable upper inlet
 inline constexpr double kInletLowC = 18.0, kInletLowAllowableC = 15.0;
+// ASHRAE class A4 allowable upper inlet: no IT equipment class is specified to run above it, so real servers
+// would throttle to a stop or shut down; a modelled hall past it is outside what the model represents.
+inline constexpr double kInletShutdownC = 45.0;
 } // namespace detail
 
 using namespace detail;
@@ -47,6 +50,7 @@ struct Engine::Impl {
     std::vector<model::Event> timeline;  // sorted by time
     std::size_t next_event = 0;
     std::set<std::string> active_alerts;
+    bool physics_alerted = false;  ///< physics_range raised and not yet back in range
     std::unordered_map<std::string, int> node_by_id, rack_by_id, unit_by_id, cdu_by_id, rpdu_by_id, pdu_by_id, ups_by_id,
         feed_by_id;
 
@@ -65,6 +69,8 @@ struct Engine::Impl {
     void liquid();
     void powerChain();
     void finishFrame(bool with_air);
+    /// Raises physics_range when the hottest inlet passes kInletShutdownC (once per excursion).
+    void physicsRange(model::Frame& f);
     void alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active,
                double value = std::numeric_limits<double>::quiet_NaN(), double threshold = std::numeric_limits<double>::quiet_NaN());
 };
