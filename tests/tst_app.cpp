@@ -2,6 +2,7 @@
 // properties, an invalid file opens a dialog listing its problems with their JSON pointers.
 #include "floor_plan_view.hpp"
 #include "run_controller.hpp"
+#include "run_dialog.hpp"
 #include "run_panels.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
@@ -10,6 +11,7 @@
 
 #include <QComboBox>
 #include <QInputDialog>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QSignalSpy>
@@ -186,11 +188,11 @@ void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
     const QString folder = QDir::current().absoluteFilePath("tst_app_runs");
     QDir(folder).removeRecursively();
     w_->setRunsFolder(folder);
-    // The menu asks for the simulated time; answer as a user would.
+    // The Run dialog asks for the simulated time (and more); answer as a user would.
     QTimer::singleShot(200, [] {
         for (QWidget* top : QApplication::topLevelWidgets())
-            if (auto* dlg = qobject_cast<QInputDialog*>(top)) {
-                dlg->setTextValue("10min");
+            if (auto* dlg = qobject_cast<RunDialog*>(top)) {
+                dlg->durationEdit()->setText("10min");
                 dlg->accept();
             }
     });
@@ -203,9 +205,12 @@ void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
     run->trigger();
     QVERIFY(w_->simulationRunning());
     QVERIFY(w_->progressBar()->isVisible());
+    QVERIFY(!run->isEnabled());  // F5 waits for this run
+    QTRY_VERIFY_WITH_TIMEOUT(w_->progressBar()->format().contains("left") || !w_->simulationRunning(), testMs(60000));
     QVERIFY(ended.wait(testMs(120000)));
     QCOMPARE(ended.first().first().toString(), QString("finished"));
     QCOMPARE(most, 100);
+    QVERIFY(run->isEnabled());
     QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun(), testMs(30000));
     QVERIFY(!w_->progressBar()->isVisible());  // the simulation's, then the run's loading
     QVERIFY(w_->run()->databasePath().startsWith(folder + "/demo-"));
@@ -262,6 +267,8 @@ void TstApp::cancellingASimulationStopsIt() {
     QVERIFY(w_->runSimulation(24 * 3600, db));
     QVERIFY(!w_->runSimulation(60, db));  // one at a time
     QTRY_VERIFY_WITH_TIMEOUT(w_->progressBar()->value() >= 1, testMs(60000));
+    // A long run says how long it has left (issue 16), once its pace is known.
+    QTRY_VERIFY_WITH_TIMEOUT(w_->progressBar()->format().contains("left"), testMs(60000));
     auto* cancel = w_->findChild<QPushButton*>("cancelSimulation");
     QVERIFY(cancel && cancel->isVisible());
     QTest::mouseClick(cancel, Qt::LeftButton);

@@ -5,6 +5,7 @@
 #include "main_window.hpp"
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
+#include "run_dialog.hpp"
 #include "run_panels.hpp"
 #include "scenario_tree.hpp"
 #include "timeline.hpp"
@@ -18,6 +19,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
+#include <QTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -62,6 +65,7 @@ private slots:
     void theWheelZoomsTowardTheCursor();
     void aWhatIfListsEveryEventItContains();
     void aResultOutsidePhysicsShowsABannerWithItsCause();
+    void theRunDialogTakesJobsEventsStepSolverAndSteady();
 
 private:
     QTemporaryDir dir_;
@@ -325,6 +329,59 @@ void TstAppReading::aResultOutsidePhysicsShowsABannerWithItsCause() {
     // Another run, in range, clears the banner.
     QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
     QVERIFY(bar->text().isEmpty());
+}
+
+void TstAppReading::theRunDialogTakesJobsEventsStepSolverAndSteady() {
+    // Issue 16: the Run dialog asked only for a duration. Now: a jobs file (checked, with its pointer), an
+    // events file, the step, the solver and steady state; F5 is off while a run goes.
+    QVERIFY(w_->openScenario(QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json"));
+    const QString jobs = dir_.filePath("jobs.json"), events = dir_.filePath("events.json");
+    auto write = [](const QString& path, const QByteArray& text) {
+        QFile f(path);
+        return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text) == text.size();
+    };
+    const QByteArray nodes = R"(["n0001","n0002","n0003","n0004","n0005","n0006","n0007","n0008"])";
+    QVERIFY(write(jobs, R"({"jobs": [{"id": "llm", "kind": "training", "nodes": )" + nodes +
+                            R"(, "training": {"model_params": -7e9, "tokens_per_step": 65536, "tensor_parallel": 8}}]})"));
+    QVERIFY(write(events, R"([{"time_s": 60, "kind": "cooling_unit_fail", "target": "crah-01"}])"));
+    QString problems;
+    bool second_try = false;
+    QTimer::singleShot(200, [&] {
+        auto* d = qobject_cast<RunDialog*>(QApplication::activeModalWidget());
+        if (!d) return;
+        d->durationEdit()->setText("3min");
+        d->stepEdit()->setText("2s");
+        d->airBox()->setCurrentIndex(d->airBox()->findData("quick"));
+        d->jobsEdit()->setText(jobs);
+        d->eventsEdit()->setText(events);
+        d->accept();  // the job's model_params is negative: refused, with the file and the pointer
+        problems = d->problems()->isVisible() ? d->problems()->text() : QString();
+        d->grab().save(QDir::current().absoluteFilePath("tst_app_reading_run_dialog.png"));  // for a person to look at
+        second_try = d->isVisible();
+        write(jobs, R"({"jobs": [{"id": "llm", "kind": "training", "nodes": )" + nodes +
+                        R"(, "training": {"model_params": 7e9, "tokens_per_step": 65536, "tensor_parallel": 8}}]})");
+        d->accept();
+    });
+    QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+    w_->findChild<QAction*>("actionRunSimulation")->trigger();
+    QVERIFY2(problems.contains(jobs + ": error: /jobs/0/training/model_params"), qPrintable(problems));
+    QVERIFY(second_try);
+    QVERIFY(w_->simulationRunning());
+    QVERIFY(!w_->findChild<QAction*>("actionRunSimulation")->isEnabled());
+    QVERIFY(ended.wait(testMs(120000)));
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && !w_->run()->loading() && w_->run()->replay()->info().scenario_id == "lab-8node", testMs(30000));
+    QVERIFY(w_->findChild<QAction*>("actionRunSimulation")->isEnabled());
+    const auto* rp = w_->run()->replay();
+    QCOMPARE(w_->run()->duration(), 180.0);
+    QVERIFY(rp->series("llm", "step_time_s"));  // the job from the file ran
+    bool failed = false;
+    for (const auto& e : rp->events()) failed = failed || (e.kind == "event" && e.target == "crah-01" && std::abs(e.t_s - 60) < 1e-6);
+    QVERIFY(failed);  // the event from the file happened
+    const QJsonObject meta = QJsonDocument::fromJson(QByteArray::fromStdString(rp->info().meta_json)).object();
+    QCOMPARE(meta.value("step_s").toDouble(), 2.0);
+    QCOMPARE(meta.value("run_options").toObject().value("extra_jobs").toInt(), 1);
+    // The run still belongs to the open scenario: no "edited since" notice for the run's own options.
+    QVERIFY2(w_->notice()->text().isEmpty(), qPrintable(w_->notice()->text()));
 }
 
 QTEST_MAIN(TstAppReading)

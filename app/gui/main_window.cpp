@@ -11,6 +11,7 @@
 #include "properties_panel.hpp"
 #include "run_controller.hpp"
 #include "alerts_panel.hpp"
+#include "run_dialog.hpp"
 #include "run_explainer.hpp"
 #include "run_panels.hpp"
 #include "scenario_document.hpp"
@@ -126,11 +127,16 @@ MainWindow::MainWindow(QWidget* parent)
     sims_ = new SimulationControl(*doc_, this);
     connect(sims_, &SimulationControl::started, this, [this](const QString& m) {
         progress_->setValue(0);
+        progress_->setFormat("%p%");
         progress_->show();
+        run_action_->setEnabled(false);
         cancel_->show();
         statusBar()->showMessage(m);
     });
     connect(sims_, &SimulationControl::progress, progress_, &QProgressBar::setValue);
+    connect(sims_, &SimulationControl::timeLeft, this, [this](double s) {
+        progress_->setFormat(std::isfinite(s) ? tr("%p% · %1 left").arg(QString::fromStdString(model::formatDuration(std::ceil(s)))) : QString("%p%"));
+    });
     connect(sims_, &SimulationControl::airSolver, this, [this](const QString& label, const QString& summary) {
         progress_->setToolTip(summary);
         statusBar()->showMessage(tr("Simulating with %1: %2").arg(label, summary));
@@ -296,6 +302,7 @@ void MainWindow::buildMenus() {
     QAction* run = sim->addAction(tr("&Run…"), this, &MainWindow::simulateDialog);
     run->setObjectName("actionRunSimulation");
     run->setShortcut(QKeySequence(Qt::Key_F5));
+    run_action_ = run;  // disabled while a run is going: one at a time
     sim->addAction(tr("&Cancel"), this, &MainWindow::cancelSimulation);
     sim_options_ = new SimulationOptions(this);
     sim_options_->populate(sim);
@@ -441,8 +448,15 @@ void MainWindow::showInViewAndTime(const EntityRef& ref) {
 }
 
 bool MainWindow::runSimulation(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady) {
-    return sims_->start(duration_s, db_path, extra_events, steady, sim_options_->air());
+    RunRequest r;
+    r.duration_s = duration_s;
+    r.extra_events = extra_events;
+    r.steady = steady;
+    r.air = sim_options_->air();
+    return runSimulation(r, db_path);
 }
+
+bool MainWindow::runSimulation(const RunRequest& request, const QString& db_path) { return sims_->start(request, db_path); }
 
 bool MainWindow::simulationRunning() const { return sims_->running(); }
 
@@ -450,6 +464,7 @@ const importers::RunReplay* MainWindow::baseline() const { return sims_->baselin
 
 void MainWindow::endSimulation(const QString& how, const QString& message) {
     progress_->hide();
+    run_action_->setEnabled(true);
     cancel_->hide();
     statusBar()->showMessage(message);
     emit simulationEnded(how);
@@ -602,16 +617,11 @@ void MainWindow::openRunDialog() {
 }
 
 void MainWindow::simulateDialog() {
-    bool ok = false;
-    // The lattice runs near real time on two cores: a quarter of an hour by default (Analysis > Steady state for
-    // the settled answer).
-    const QString text = QInputDialog::getText(this, tr("Run simulation"), tr("Simulated time (e.g. 15min, 1h):"), QLineEdit::Normal, "15min", &ok);
-    if (!ok) return;
-    try {
-        runSimulation(model::parseDurationS(text.toStdString()));
-    } catch (const std::exception& e) {
-        QMessageBox::warning(this, tr("Run simulation"), QString::fromStdString(e.what()));
-    }
+    // The lattice runs near real time on two cores: a quarter of an hour by default (or until steady).
+    RunDialog d(doc_->scenario(), doc_->catalog(), sim_options_->air(), this);
+    if (d.exec() != QDialog::Accepted) return;
+    sim_options_->setAir(d.request().air);
+    if (!runSimulation(d.request())) statusBar()->showMessage(tr("A simulation is already running"));
 }
 
 void MainWindow::screenshotDialog() {

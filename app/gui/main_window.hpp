@@ -41,6 +41,7 @@ class ValuesPanel;
 class ChartsPanel;
 class AlertsPanel;
 class RunExplainer;
+struct RunRequest;
 class SimulationControl;
 class SimulationOptions;
 class NoticeBar;
@@ -62,6 +63,8 @@ public:
     /// Simulation > Run without the dialog: simulates the open scenario for `duration_s` into `db_path`
     /// ("" = a new file under the app's data folder) in a worker thread. False when one is running.
     /// `steady`: stop once the inlets hold still (Analysis > Steady state), with duration_s as the most it runs.
+    /// A run with the Run dialog's options (more jobs, events left out, step, solver, steady).
+    bool runSimulation(const RunRequest& request, const QString& db_path = {});
     bool runSimulation(double duration_s, const QString& db_path = {}, const std::vector<model::Event>& extra_events = {},
                        bool steady = false);
     /// What-if (issue 6): simulates the scenario as it is (the baseline) and with `target` failing after one
@@ -165,6 +168,7 @@ private:
     ChartsPanel* charts_;
     AlertsPanel* alerts_;
     RunExplainer* explainer_;
+    QAction* run_action_ = nullptr;
     std::vector<model::Event> whatif_events_;  // the failures of the last what-if asked for
     QProgressBar* progress_;
     QPushButton* cancel_;

@@ -4,11 +4,16 @@
 #include "simulation_job.hpp"
 
 #include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <QDateTime>
 #include <QDir>
 #include <QStandardPaths>
+
+#include <cmath>
 
 namespace ct::app {
 
@@ -29,16 +34,15 @@ bool SimulationControl::jobMatchesDocument() const {
     return job_path_ == doc_.path() && job_id_ == QString::fromStdString(doc_.scenario().id);
 }
 
-bool SimulationControl::start(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady,
-                              const std::string& air) {
+bool SimulationControl::start(const RunRequest& request, const QString& db_path) {
     if (job_) return false;
     pending_.reset();
     running_whatif_ = false;
-    return launch(duration_s, db_path, extra_events, steady, air);
+    return launch(request, db_path);
 }
 
-bool SimulationControl::launch(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady,
-                               const std::string& air) {
+bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
+    const double duration_s = r.duration_s;
     if (job_ || doc_.scenario().halls.empty() || !(duration_s > 0)) return false;
     QString db = db_path;
     if (db.isEmpty()) {
@@ -48,10 +52,21 @@ bool SimulationControl::launch(double duration_s, const QString& db_path, const 
     }
     job_path_ = doc_.path();
     job_id_ = QString::fromStdString(doc_.scenario().id);
-    job_ = new SimulationJob(doc_.scenario(), doc_.catalog(), duration_s, db, extra_events, this);
-    job_->setAir(air);
-    job_->setSteady(steady);
+    const bool options = !r.extra_jobs.empty() || !r.skipped_events.empty();
+    job_ = new SimulationJob(options ? r.applyTo(doc_.scenario()) : doc_.scenario(), doc_.catalog(), duration_s, db, r.extra_events, this);
+    job_->setAir(r.air);
+    job_->setSteady(r.steady);
+    job_->setStep(r.step_s);
     job_->setScenarioFile(job_path_);
+    if (options) {
+        nlohmann::json o{{"extra_jobs", r.extra_jobs.size()}, {"skipped_events", r.skipped_events}, {"extra_events", r.extra_events.size()}};
+        job_->setScenarioHash(model::scenarioHash(doc_.scenario()), o.dump());
+    }
+    clock_.start();
+    connect(job_, &SimulationJob::progress, this, [this](int pct) {
+        const double elapsed = clock_.elapsed() / 1000.0;
+        emit timeLeft(pct >= 2 && elapsed > 2 ? elapsed * (100 - pct) / pct : std::nan(""));
+    });
     connect(job_, &SimulationJob::progress, this, &SimulationControl::progress);
     connect(job_, &SimulationJob::airSolver, this, [this](const QString& summary, bool approximate) {
         air_label_ = approximate ? tr("quick air (approximate)") : tr("lattice-Boltzmann air");
@@ -84,7 +99,7 @@ bool SimulationControl::launch(double duration_s, const QString& db_path, const 
             }
             const auto p = std::move(pending_);
             running_whatif_ = true;
-            launch(p->duration_s, p->db, p->events, false, p->air);
+            launch(p->request, p->db);
             return;
         }
         emit runReady(path, running_whatif_);
@@ -118,8 +133,13 @@ bool SimulationControl::startWhatIf(const std::vector<model::Event>& failures, d
     const QString what = QString::fromStdString(failures.front().target);
     baseline_.reset();
     running_whatif_ = false;
-    if (!launch(duration_s, folder + QString("/%1-%2-baseline.sqlite").arg(sid, stamp), {}, false, air)) return false;
-    pending_ = std::make_unique<PendingWhatIf>(PendingWhatIf{failures, folder + QString("/%1-%2-fail-%3.sqlite").arg(sid, stamp, what), duration_s, air});
+    RunRequest base;
+    base.duration_s = duration_s;
+    base.air = air;
+    if (!launch(base, folder + QString("/%1-%2-baseline.sqlite").arg(sid, stamp))) return false;
+    RunRequest fail = base;
+    fail.extra_events = failures;
+    pending_ = std::make_unique<PendingWhatIf>(PendingWhatIf{fail, folder + QString("/%1-%2-fail-%3.sqlite").arg(sid, stamp, what)});
     return true;
 }
 

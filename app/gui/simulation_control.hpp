@@ -9,6 +9,9 @@
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
 
+#include "run_dialog.hpp"
+
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 
@@ -30,7 +33,7 @@ public:
 
     /// Starts a run of the open scenario (see MainWindow::runSimulation). False when one is running or the
     /// scenario has no hall.
-    bool start(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady, const std::string& air);
+    bool start(const RunRequest& request, const QString& db_path);
     /// A what-if: the baseline run, then the run with `failures` (each an event of the what-if). False when it
     /// cannot start.
     bool startWhatIf(const std::vector<model::Event>& failures, double duration_s, const QString& dir, const std::string& air);
@@ -48,6 +51,8 @@ public:
 signals:
     void started(const QString& message);
     void progress(int percent);
+    /// With each progress: the wall-clock seconds left, estimated from the pace so far (NaN before it can tell).
+    void timeLeft(double seconds);
     /// The air solver's summary once the engine is built, and whether its results are approximate.
     void airSolver(const QString& label, const QString& summary);
     /// Live frames, only while the job's scenario is the open one.
@@ -60,7 +65,7 @@ signals:
     void failed(const QString& message);
 
 private:
-    bool launch(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady, const std::string& air);
+    bool launch(const RunRequest& request, const QString& db_path);
     void finish(const QString& how, const QString& message);
     const ScenarioDocument& doc_;
     SimulationJob* job_ = nullptr;
@@ -69,13 +74,12 @@ private:
     QString runs_folder_;
     std::shared_ptr<importers::RunReplay> baseline_;
     struct PendingWhatIf {
-        std::vector<model::Event> events;
+        RunRequest request;  // the baseline's, with the failures as its extra events
         QString db;
-        double duration_s = 0;
-        std::string air;
     };
     std::unique_ptr<PendingWhatIf> pending_;
     bool running_whatif_ = false;
+    QElapsedTimer clock_;  // since the job started, for timeLeft
 };
 
 } // namespace ct::app

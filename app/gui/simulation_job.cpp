@@ -27,13 +27,16 @@ void SimulationJob::run() {
         sim::EngineOptions opt;
         opt.threads = std::max(1, QThread::idealThreadCount() - 1);  // leave a core to the GUI
         opt.air = air_;
+        opt.step_s = step_s_;
         sim::Engine engine(scenario_, catalog_, opt);
         engine.addEvents(extra_);
         emit airSolver(QString::fromStdString(engine.stats().air_summary), engine.stats().air_approximate);
         sim::SteadyDetector steady(engine.flowThroughTimeS());
         auto store = importers::TelemetryStore::open(db_.toStdString());
-        nlohmann::json meta{{"source", "clustertwin app"}, {"air", engine.stats().air_solver}, {"steady", steady_}};
+        nlohmann::json meta{{"source", "clustertwin app"}, {"air", engine.stats().air_solver}, {"steady", steady_}, {"step_s", opt.step_s}};
         if (!scenario_file_.isEmpty()) meta["scenario_file"] = QFileInfo(scenario_file_).absoluteFilePath().toStdString();
+        if (!scenario_hash_.empty()) meta["scenario_hash"] = scenario_hash_;
+        if (!options_json_.empty()) meta["run_options"] = nlohmann::json::parse(options_json_, nullptr, false);
         importers::RunRecorder rec(store, scenario_, catalog_, "app " + scenario_.id, meta.dump());
         rec.record(engine.frame());
         const auto steps = static_cast<std::int64_t>(std::llround(duration_s_ / opt.step_s));

@@ -24,8 +24,16 @@ public:
     /// Before start(): the room-air solver ("lbm", "quick"; empty: the scenario's) and steady mode.
     void setAir(std::string name) { air_ = std::move(name); }
     void setSteady(bool on) { steady_ = on; }
+    /// Before start(): the engine step in seconds (default 1).
+    void setStep(double s) { step_s_ = s > 0 ? s : 1.0; }
     /// Before start(): the scenario's file, recorded in the run's metadata (so the app can offer to open it).
     void setScenarioFile(QString path) { scenario_file_ = std::move(path); }
+    /// Before start(): the document's content hash, when the run simulates it with run options (more jobs,
+    /// events left out): the run still belongs to that document. Also the options, for the run's metadata.
+    void setScenarioHash(std::string hash, std::string options_json) {
+        scenario_hash_ = std::move(hash);
+        options_json_ = std::move(options_json);
+    }
     /// After the run: how it ended in words ("steady after 6m 30s, 14 flow-through times"), or empty.
     const QString& note() const { return note_; }
     const QString& databasePath() const { return db_; }
@@ -52,8 +60,10 @@ private:
     std::atomic<bool> cancel_{false};
     std::string air_;
     bool steady_ = false;
+    double step_s_ = 1.0;
     QString note_;
     QString scenario_file_;
+    std::string scenario_hash_, options_json_;
 };
 
 } // namespace ct::app

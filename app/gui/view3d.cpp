@@ -7,6 +7,7 @@
 
 #include <QGuiApplication>
 #include <QLabel>
+#include <QTimer>
 #include <QMouseEvent>
 #include <QStringList>
 #include <QPainter>
@@ -32,6 +33,14 @@ bool View3D::available() { return QGuiApplication::platformName() == "xcb"; }
 View3D::View3D(const ScenarioDocument& doc, QWidget* parent) : QWidget(parent), doc_(doc) {
     setObjectName("view3d");
     setMinimumSize(200, 150);
+    settle_ = new QTimer(this);
+    settle_->setSingleShot(true);
+    settle_->setInterval(300);
+    connect(settle_, &QTimer::timeout, this, [this] {
+        if (scene_ && fast_) scene_->setFastRendering(false);
+        fast_ = false;
+        update();
+    });
     if (available()) {
         setAttribute(Qt::WA_NativeWindow);
         setAttribute(Qt::WA_PaintOnScreen);
@@ -57,6 +66,7 @@ QPaintEngine* View3D::paintEngine() const { return available() ? nullptr : QWidg
 
 void View3D::rebuild() {
     if (!available()) return;
+    fast_ = false;  // a new scene draws at full quality
     std::vector<model::FabricLink> links;
     try {
         links = sim::net::fabricLinks(doc_.scenario(), doc_.catalog());
@@ -95,8 +105,16 @@ void View3D::rebuild() {
     update();
 }
 
+void View3D::busy() {
+    if (!scene_) return;
+    if (!fast_) scene_->setFastRendering(true);
+    fast_ = true;
+    settle_->start();  // the full-quality picture once frames stop coming
+}
+
 void View3D::setFrame(const model::Frame& f) {
     if (!scene_) return;
+    busy();
     scene_->setFrame(f);
     update();
 }
@@ -208,7 +226,10 @@ void View3D::mouseMoveEvent(QMouseEvent* e) {
     if ((p - press_pos_).manhattanLength() > 3 * devicePixelRatioF()) dragged_ = true;
     if (!scene_ || !drag_id_.isEmpty()) return;
     scene_->mouse(render::MouseEvent::Move, p.x(), p.y());
-    if (e->buttons() != Qt::NoButton) update();
+    if (e->buttons() != Qt::NoButton) {
+        busy();
+        update();
+    }
 }
 
 void View3D::mouseReleaseEvent(QMouseEvent* e) {
@@ -233,6 +254,7 @@ void View3D::mouseReleaseEvent(QMouseEvent* e) {
 void View3D::wheelEvent(QWheelEvent* e) {
     if (!scene_) return;
     const QPoint p = toPixels(e->position());
+    busy();
     scene_->mouse(e->angleDelta().y() > 0 ? render::MouseEvent::WheelForward : render::MouseEvent::WheelBackward, p.x(), p.y());
     update();
 }

@@ -8,6 +8,8 @@
 
 #include <QWidget>
 
+class QTimer;
+
 #include <memory>
 
 namespace ct::render {
@@ -62,7 +64,12 @@ private:
     void setSceneSize();
     QPoint toPixels(const QPointF& p) const;
     void rebuild();
+    /// Frames in quick succession (playback, live frames, dragging, the wheel): draw fast until 300 ms pass
+    /// without one, then once at full quality (render::Scene::setFastRendering).
+    void busy();
     const ScenarioDocument& doc_;
+    QTimer* settle_ = nullptr;
+    bool fast_ = false;
     EntityRef selected_;
     std::unique_ptr<render::Scene> scene_;
     QPoint press_pos_;

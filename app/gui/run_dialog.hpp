@@ -1,0 +1,69 @@
+#pragma once
+// Simulation > Run: what a run needs besides the scenario — simulated time, engine step, room-air solver, stop
+// at steady state, more jobs from a jobs file, which of the scenario's scheduled events to include and more
+// events from an events file (issue 16). Files are checked when OK is pressed; problems are listed with their
+// file and JSON pointer and the dialog stays open.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/scenario.hpp>
+
+#include <QDialog>
+
+#include <string>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+
+namespace ct::app {
+
+struct RunRequest {
+    double duration_s = 900;
+    double step_s = 1;
+    std::string air = "lbm";  ///< "lbm" or "quick"
+    bool steady = false;
+    std::vector<model::Job> extra_jobs;
+    std::vector<model::Event> extra_events;
+    std::vector<int> skipped_events;  ///< indices into the scenario's events left out of this run
+
+    /// The scenario as this run simulates it: extra jobs added, skipped events removed (extra events are
+    /// given to the engine separately, so they stay visible as this run's own).
+    model::Scenario applyTo(const model::Scenario& s) const;
+};
+
+class RunDialog : public QDialog {
+    Q_OBJECT
+public:
+    RunDialog(const model::Scenario& s, const model::Catalog& c, const std::string& air, QWidget* parent = nullptr);
+    /// What was asked (valid after accept()).
+    const RunRequest& request() const { return request_; }
+    /// For tests: the fields.
+    QLineEdit* durationEdit() const { return duration_; }
+    QLineEdit* stepEdit() const { return step_; }
+    QComboBox* airBox() const { return air_; }
+    QCheckBox* steadyBox() const { return steady_; }
+    QLineEdit* jobsEdit() const { return jobs_; }
+    QLineEdit* eventsEdit() const { return events_; }
+    QListWidget* scenarioEvents() const { return scenario_events_; }
+    QLabel* problems() const { return problems_; }
+
+public slots:
+    void accept() override;
+
+private:
+    const model::Scenario& scenario_;
+    const model::Catalog& catalog_;
+    QLineEdit* duration_;
+    QLineEdit* step_;
+    QComboBox* air_;
+    QCheckBox* steady_;
+    QLineEdit* jobs_;
+    QLineEdit* events_;
+    QListWidget* scenario_events_;
+    QLabel* problems_;
+    RunRequest request_;
+};
+
+} // namespace ct::app
