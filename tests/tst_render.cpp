@@ -86,6 +86,7 @@ private slots:
     void imageNetworkLinks();
     void pickReturnsTheEntityUnderThePixel();
     void frameRecoloursWithoutRebuilding();
+    void aHintSaysWhyTheColoursSayNothing();
     void linksBundleAboveTheLimit();
     void badMetricOrViewIsAnError();
     void replayFrameIsLastKnownValue();
@@ -213,6 +214,41 @@ void TstRender::frameRecoloursWithoutRebuilding() {
     QVERIFY2(hot.red() > 2 * hot.blue() && hot.red() > 2 * hot.green(), qPrintable(hot.name()));
     QVERIFY2(cold.blue() > 2 * cold.red(), qPrintable(cold.name()));
     QCOMPARE(scene.nodeCount(), std::size_t(8));
+}
+
+void TstRender::aHintSaysWhyTheColoursSayNothing() {
+    // Issue 16: before a run, a run metric greyed every node without a word; nameplate painted all alike.
+    const auto l = fixtures::sample("lab-8node");
+    r::Scene scene(l.scenario, l.catalog);
+    scene.setSize(640, 400);
+    scene.setMetric("nameplate_kw");
+    QVERIFY2(scene.hint().find("All nodes have the same value") != std::string::npos, scene.hint().c_str());
+    scene.setMetric("inlet_c");
+    QVERIFY2(scene.hint().find("No values yet to colour by node inlet") != std::string::npos, scene.hint().c_str());
+    // With values that differ, nothing to say.
+    m::Frame f;
+    double inlet = 20;
+    for (const auto& row : l.scenario.halls[0].rows)
+        for (const auto& rack : row.racks)
+            for (const auto& n : rack.nodes) {
+                f.nodes.push_back({});
+                f.nodes.back().id = n.id;
+                f.nodes.back().inlet_c = inlet += 1;
+            }
+    scene.setFrame(f);
+    QCOMPARE(scene.hint(), std::string());
+    // A run that recorded no GPU values for these nodes says so.
+    scene.setMetric("gpu_temp_c");
+    QVERIFY2(scene.hint().find("records no") != std::string::npos, scene.hint().c_str());
+    // The hint is drawn: the top-left corner is no longer plain background.
+    scene.setMetric("inlet_c");
+    scene.clearFrame();
+    scene.savePng(out("hint").toStdString());
+    const QImage img(out("hint"));
+    int bright = 0;
+    for (int y = 5; y < 40; ++y)
+        for (int x = 5; x < 300; ++x) bright += qGray(img.pixel(x, y)) > 180 ? 1 : 0;
+    QVERIFY2(bright > 100, qPrintable(QString::number(bright)));
 }
 
 void TstRender::linksBundleAboveTheLimit() {

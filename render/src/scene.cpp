@@ -42,13 +42,17 @@
 #include <vtkScalarBarActor.h>
 #include <vtkStreamTracer.h>
 #include <vtkStringArray.h>
+#include <vtkTextActor.h>
 #include <vtkTextProperty.h>
 #include <vtkUnsignedCharArray.h>
 #include <vtkWindowToImageFilter.h>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -164,7 +168,11 @@ vtkSmartPointer<vtkLookupTable> makeLinkLut() {
 
 /// Round labels at round values (0 / 2 / 4 / 6 / 8 / 10), each with the decimals that tell them apart.
 void niceLabels(vtkScalarBarActor* bar, double lo, double hi) {
-    const model::Ticks t = model::niceTicks(lo, hi, 6);
+    // A bar a quarter of the view wide: six short labels (15 / 20 / … / 40) or five longer ones (0 / 5 / 10).
+    model::Ticks t = model::niceTicks(lo, hi, 6);
+    char widest[32];
+    std::snprintf(widest, sizeof widest, "%.*f", t.decimals, std::max(std::abs(lo), std::abs(hi)));
+    if (std::strlen(widest) > 3 || t.decimals > 0) t = model::niceTicks(lo, hi, 5);
     auto labels = vtkSmartPointer<vtkDoubleArray>::New();
     for (int i = 0; i < t.count; ++i) labels->InsertNextValue(t.first + i * t.step);
     bar->SetUseCustomLabels(true);
@@ -274,6 +282,9 @@ struct Scene::Impl {
     std::unordered_map<std::string, int> line_of_link;
 
     vtkNew<vtkActor2D> label_actor;
+    vtkNew<vtkTextActor> hint_actor;  // top left: why the colours say nothing (no run yet, all equal)
+    std::string hint;
+    bool show_hint = true;
     vtkNew<vtkOutlineSource> sel_box;
     vtkNew<vtkActor> sel_actor;
 
@@ -306,6 +317,7 @@ struct Scene::Impl {
     void buildLinks(std::vector<model::FabricLink> fabric);
     void buildLabels();
     void recolour(const model::Frame* f);
+    void updateHint(const MetricInfo& m, const model::Frame* f, const std::vector<double>& nv);
     void rebuildAir();
     void updateBars();
     double metricHi(const MetricInfo& m) const;
@@ -394,6 +406,19 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     ren->AddActor2D(metric_bar);
     ren->AddActor2D(link_bar);
     ren->AddActor2D(air_bar);
+    hint_actor->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+    hint_actor->SetPosition(0.015, 0.94);
+    vtkTextProperty* hp = hint_actor->GetTextProperty();
+    hp->SetFontSize(14);
+    hp->SetColor(0.96, 0.96, 0.96);
+    hp->SetBackgroundColor(0.05, 0.06, 0.08);
+    hp->SetBackgroundOpacity(0.75);
+    hp->SetFrame(0);
+    hp->SetBold(0);
+    hp->SetShadow(0);
+    hp->SetVerticalJustificationToTop();
+    hint_actor->SetVisibility(0);
+    ren->AddActor2D(hint_actor);
 
     win->AddRenderer(ren);
     full_multisamples = win->GetMultiSamples();
@@ -622,6 +647,32 @@ double Scene::Impl::metricHi(const MetricInfo& m) const {
     return std::ceil(hi / step - 1e-9) * step;
 }
 
+void Scene::Impl::updateHint(const MetricInfo& m, const model::Frame* f, const std::vector<double>& nv) {
+    // Issue 16: grey nodes or one flat colour with no word about why.
+    std::string label = m.label;
+    if (auto p = label.find(" ("); p != std::string::npos) label.erase(p);  // "Node inlet (°C)" -> "Node inlet"
+    for (auto& c : label) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    std::size_t n = 0;
+    for (double v : nv)
+        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v), ++n;
+    char buf[256];
+    if (m.needs_frame && !f) {
+        hint = "No values yet to colour by " + label + ":\nrun a simulation (Simulation > Run, F5) or open a run (File > Open run).";
+    } else if (n == 0 && nodes.size() > 0) {
+        hint = "This run records no " + label + " for these nodes:\npick another colouring.";
+    } else if (n > 1 && hi - lo < 1e-9 * std::max(1.0, std::abs(hi))) {
+        std::snprintf(buf, sizeof buf, "All nodes have the same value: %.4g%s (%s).\n%s", hi,
+                      m.label.find("(kW)") != std::string::npos ? " kW" : m.label.find("(°C)") != std::string::npos ? " °C" : "", label.c_str(),
+                      f ? "Pick another colouring to see differences." : "Run a simulation (F5) to colour by what differs.");
+        hint = buf;
+    } else {
+        hint.clear();
+    }
+    hint_actor->SetInput(hint.c_str());
+    hint_actor->SetVisibility(show_hint && !hint.empty());
+}
+
 void Scene::Impl::recolour(const model::Frame* f) {
     const MetricInfo& m = metricInfo(metric);
     const double hi = metricHi(m);
@@ -671,6 +722,7 @@ void Scene::Impl::recolour(const model::Frame* f) {
             if (n.failed || !n.powered)
                 if (auto it = node_index.find(n.id); it != node_index.end()) nv[it->second] = kNaN;
     }
+    updateHint(m, f, nv);
     for (std::size_t i = 0; i < nodes.size(); ++i) nodes.value->SetValue(static_cast<vtkIdType>(i), nv[i]);
     for (std::size_t i = 0; i < racks.size(); ++i) racks.value->SetValue(static_cast<vtkIdType>(i), rv[i]);
     nodes.changed();
@@ -702,6 +754,7 @@ void Scene::Impl::recolour(const model::Frame* f) {
     link_pd->Modified();
     link_mapper->SetScalarVisibility(f != nullptr);
     link_actor->GetProperty()->SetColor(0.6, 0.62, 0.66);
+    link_actor->GetProperty()->SetOpacity(f ? 1.0 : 0.3);  // before a run: the fabric's shape, faint
     link_actor->SetVisibility(ov.links);
     switches->actor->SetVisibility(ov.links);
     label_actor->SetVisibility(ov.labels);
@@ -1184,6 +1237,13 @@ void Scene::setPixelRatio(double ratio) {
 
 void Scene::render() { d_->win->Render(); }
 
+const std::string& Scene::hint() const { return d_->hint; }
+
+void Scene::setShowHint(bool on) {
+    d_->show_hint = on;
+    d_->hint_actor->SetVisibility(on && !d_->hint.empty());
+}
+
 void Scene::setFastRendering(bool fast) {
     // Multisampling (VTK's default, 8 samples) is most of a frame's cost in software OpenGL: 75 ms against 42 ms
     // for a 32-rack hall at 1280 × 800 (clustertwin-bench render). Frames that follow each other (playback,
@@ -1250,6 +1310,7 @@ void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const 
     if (m.needs_frame && !frame) throw RenderError("colouring by '" + metric + "' needs values: give a run and a time");
     const OffscreenDisplay display;  // $DISPLAY, or a private Xvfb while this picture is drawn
     Scene scene(s, c, std::move(links));
+    scene.setShowHint(false);  // the app's advice ("run a simulation, F5") does not belong in an exported picture
     scene.setSize(opt.width, opt.height);
     scene.setOverlays(opt.overlays);
     scene.setMetric(metric);

@@ -106,6 +106,11 @@ public:
     /// Frames in quick succession: draw without multisampling (about twice as fast in software OpenGL) until
     /// set back; screenshots and the picture left on screen use the full quality.
     void setFastRendering(bool fast);
+    /// What the view says at its top left about the colouring ("" when nothing): no values yet for a run
+    /// metric, none recorded, or every node the same.
+    const std::string& hint() const;
+    /// Whether the hint is drawn (the app: yes; clustertwin-cli render: no). The text is kept either way.
+    void setShowHint(bool on);
     /// Renders and writes a PNG (atomically: temporary file, then rename). Throws RenderError.
     void savePng(const std::string& path);
 
