@@ -1,0 +1,218 @@
+#pragma once
+// The scene's internals (render-private): what Scene::Impl holds and the helpers its parts share. scene.cpp
+// has the public API, colouring and picking; scene_build.cpp builds the hall, fabric and labels from a
+// scenario; scene_air.cpp draws the air overlays.
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/geometry.hpp>
+#include <clustertwin/model/metrics.hpp>
+#include <clustertwin/model/units.hpp>
+#include <vtkActor.h>
+#include <vtkActor2D.h>
+#include <vtkCamera.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkCommand.h>
+#include <vtkCubeSource.h>
+#include <vtkDataSetMapper.h>
+#include <vtkDoubleArray.h>
+#include <vtkFloatArray.h>
+#include <vtkFlyingEdges3D.h>
+#include <vtkGenericRenderWindowInteractor.h>
+#include <vtkGlyph3DMapper.h>
+#include <vtkImageData.h>
+#include <vtkInteractorStyleTrackballCamera.h>
+#include <vtkLabelPlacementMapper.h>
+#include <vtkPointSetToLabelHierarchy.h>
+#include <vtkLabelHierarchy.h>
+#include <vtkIntArray.h>
+#include <vtkLookupTable.h>
+#include <vtkNew.h>
+#include <vtkOutlineSource.h>
+#include <vtkPNGWriter.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
+#include <vtkRenderWindow.h>
+#include <vtkVersion.h>
+#include <vtkRenderer.h>
+#include <vtkScalarBarActor.h>
+#include <vtkStreamTracer.h>
+#include <vtkStringArray.h>
+#include <vtkTextActor.h>
+#include <vtkTextProperty.h>
+#include <vtkUnsignedCharArray.h>
+#include <vtkWindowToImageFilter.h>
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace ct::render::detail {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Boxes {
+    vtkNew<vtkPoints> points;
+    vtkNew<vtkDoubleArray> scale;
+    vtkNew<vtkDoubleArray> value;
+    vtkNew<vtkPolyData> pd;
+    vtkNew<vtkCubeSource> cube;
+    vtkNew<vtkGlyph3DMapper> mapper;
+    vtkNew<vtkActor> actor;
+    struct Bounds {
+        double lo[3], hi[3];
+    };
+    std::vector<Bounds> bounds;
+    std::vector<std::string> ids;
+
+    Boxes() {
+        scale->SetNumberOfComponents(3);
+        scale->SetName("scale");
+        value->SetName("value");
+    }
+    void add(const std::string& id, double x0, double y0, double z0, double x1, double y1, double z1, double v) {
+        points->InsertNextPoint((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2);
+        scale->InsertNextTuple3(x1 - x0, y1 - y0, z1 - z0);
+        value->InsertNextValue(v);
+        bounds.push_back({{x0, y0, z0}, {x1, y1, z1}});
+        ids.push_back(id);
+    }
+    std::size_t size() const { return ids.size(); }
+    void build(vtkLookupTable* lut, vtkRenderer* ren) {
+        pd->SetPoints(points);
+        pd->GetPointData()->AddArray(scale);
+        pd->GetPointData()->SetScalars(value);
+        mapper->SetInputData(pd);
+        mapper->SetSourceConnection(cube->GetOutputPort());
+        mapper->SetScaleArray("scale");
+        mapper->SetScaleModeToScaleByVectorComponents();
+        mapper->SetLookupTable(lut);
+        mapper->UseLookupTableScalarRangeOn();
+        mapper->ScalarVisibilityOn();
+        actor->SetMapper(mapper);
+        if (size() > 0) ren->AddActor(actor);
+    }
+    void changed() {
+        value->Modified();
+        pd->Modified();
+    }
+};
+
+/// The colour table of node and rack metrics (blue to red over [lo, hi]; NaN in the given colour).
+vtkSmartPointer<vtkLookupTable> makeLut(double lo, double hi, double nan_r, double nan_g, double nan_b);
+/// Links: idle faint grey, busy yellow to opaque red; NaN (failed) magenta-red.
+vtkSmartPointer<vtkLookupTable> makeLinkLut();
+/// Round labels at round values, each with the decimals that tell them apart.
+void niceLabels(vtkScalarBarActor* bar, double lo, double hi);
+/// A horizontal scalar bar along the bottom edge at x (normalized viewport).
+vtkSmartPointer<vtkScalarBarActor> makeBar(vtkLookupTable* lut, const std::string& title, double x);
+/// Where a ray (origin o, direction d) enters a box; false when it misses.
+bool rayBox(const double o[3], const double d[3], const double lo[3], const double hi[3], double& t_hit);
+/// "n0001/gpu3" -> "n0001".
+std::string nodeOfGpu(const std::string& gpu);
+
+} // namespace ct::render::detail
+
+namespace ct::render {
+
+using namespace detail;
+
+struct Scene::Impl {
+    const model::Hall* hall = nullptr;
+    model::Scenario scenario;  // a copy: the scene outlives the caller's document edits
+    const model::Catalog& catalog;
+    Target target;
+    std::string metric = "nameplate_kw";
+    Overlays ov;
+    std::string selected;
+    bool has_frame = false;
+    model::Frame last;                    // the frame shown (without its air field), for recolouring
+    std::optional<model::AirField> air;   // the air field shown
+    std::size_t n_cooling_units = 0;      // units' glyphs: cooling units first, then CDUs
+
+    vtkNew<vtkRenderer> ren;
+    vtkNew<vtkRenderWindow> win;
+    int full_multisamples = 8;  // the window's default, restored after fast frames
+    vtkNew<vtkGenericRenderWindowInteractor> iren;
+    vtkNew<vtkInteractorStyleTrackballCamera> style;
+
+    Boxes racks, nodes, units;
+    std::unique_ptr<Boxes> switches = std::make_unique<Boxes>();
+    std::vector<std::string> node_rack;             // per node glyph: its rack id
+    std::vector<double> node_nameplate_kw, rack_nameplate_kw;
+    std::unordered_map<std::string, int> node_index, rack_index, unit_index, switch_index;
+    std::vector<std::vector<int>> rack_nodes;
+    vtkSmartPointer<vtkLookupTable> node_lut, rack_lut, unit_lut, link_lut, air_lut;
+    vtkSmartPointer<vtkScalarBarActor> metric_bar, link_bar, air_bar;
+
+    // Links: one line per link or per bundle.
+    struct Line {
+        int a_end = -1, b_end = -1;  // point indices
+        std::vector<std::string> ids;
+    };
+    std::vector<model::FabricLink> links;
+    vtkNew<vtkPoints> link_points;
+    vtkNew<vtkPolyData> link_pd;
+    vtkNew<vtkDoubleArray> link_value;
+    vtkNew<vtkPolyDataMapper> link_mapper;
+    vtkNew<vtkActor> link_actor;
+    std::vector<Line> lines;
+    std::unordered_map<std::string, int> line_of_link;
+
+    vtkNew<vtkActor2D> label_actor;
+    vtkNew<vtkTextActor> hint_actor;  // top left: why the colours say nothing (no run yet, all equal)
+    std::string hint;
+    bool show_hint = true;
+    vtkNew<vtkOutlineSource> sel_box;
+    vtkNew<vtkActor> sel_actor;
+
+    // Outlines: findings and impact highlights.
+    struct Outline {
+        vtkNew<vtkPoints> pts;
+        vtkNew<vtkCellArray> lines;
+        vtkNew<vtkUnsignedCharArray> colours;
+        vtkNew<vtkPolyData> pd;
+        vtkNew<vtkPolyDataMapper> mapper;
+        vtkNew<vtkActor> actor;
+        std::size_t boxes = 0;
+    };
+    Outline markers, highlights;
+    std::vector<std::string> highlighted_ids;
+    void outline(Outline& o, const std::vector<std::pair<std::string, std::array<unsigned char, 3>>>& items, double grow);
+
+    // Air overlays, rebuilt per frame.
+    std::vector<vtkSmartPointer<vtkProp>> air_props;
+
+    Impl(const model::Scenario& s, const model::Catalog& c, Target t) : scenario(s), catalog(c), target(t) {}
+
+    double nodeZ0(const model::RackModel& rm) const {
+        // Rails start where the rack's U space, centred in its height, begins.
+        return std::max(0.0, (rm.height_m - rm.height_u * model::units::kRackUnitM) / 2);
+    }
+
+    void build(std::vector<model::FabricLink> fabric);
+    void buildFloor();
+    void buildLinks(std::vector<model::FabricLink> fabric);
+    void buildLabels();
+    void recolour(const model::Frame* f);
+    void updateHint(const MetricInfo& m, const model::Frame* f, const std::vector<double>& nv);
+    void rebuildAir();
+    void updateBars();
+    double metricHi(const MetricInfo& m) const;
+    bool boundsOf(const std::string& id, double lo[3], double hi[3]) const;
+    /// The ray through a pixel (origin top-left): from the near plane `o` along `dir` to the far plane.
+    bool ray(int x, int y, double o[3], double dir[3]) const;
+    void aislePlane(bool& along_x, double& where_m) const;
+};
+
+} // namespace ct::render
