@@ -12,6 +12,7 @@
 #include "run_controller.hpp"
 #include "alerts_panel.hpp"
 #include "run_dialog.hpp"
+#include "navigator.hpp"
 #include "run_explainer.hpp"
 #include "run_panels.hpp"
 #include "scenario_document.hpp"
@@ -24,7 +25,6 @@
 
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
-#include <clustertwin/importers/export.hpp>
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/impact.hpp>
@@ -45,7 +45,6 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -179,24 +178,16 @@ MainWindow::MainWindow(QWidget* parent)
 
     // A pick in the tree also shows it: the camera frames racks, nodes, GPUs and units; an event moves the
     // timeline to its time; a job frames its first node.
-    connect(tree_, &ScenarioTree::entitySelected, this, [this](const EntityRef& ref) {
+    auto* nav = new Navigator(*doc_, *run_, *view3d_, *tabs_, this);
+    connect(nav, &Navigator::selectRequested, this, &MainWindow::select);
+    connect(tree_, &ScenarioTree::entitySelected, this, [this, nav](const EntityRef& ref) {
         select(ref);
-        showInViewAndTime(ref);
+        nav->showInViewAndTime(ref);
     });
     connect(plan_, &FloorPlanView::entitySelected, this, &MainWindow::select);
     connect(view3d_, &View3D::entitySelected, this, &MainWindow::select);
-    auto activate = [this](const QString& id) {
-        const EntityRef ref = doc_->refOf(id);
-        if (!ref.isValid()) return;
-        select(ref);
-        tabs_->setCurrentWidget(view3d_);
-        view3d_->focus(ref);
-    };
-    connect(alerts_, &AlertsPanel::alertActivated, this, [this, activate](const QString& id, double t_s) {
-        if (run_->hasRun()) run_->setTime(t_s);  // the timeline goes to the alert, so that what it names is seen
-        activate(id);
-    });
-    connect(checks_, &ChecksPanel::entityActivated, this, activate);
+    connect(alerts_, &AlertsPanel::alertActivated, nav, [nav](const QString& id, double t_s) { nav->activate(id, t_s); });
+    connect(checks_, &ChecksPanel::entityActivated, nav, [nav](const QString& id) { nav->activate(id); });
     connect(plan_, &FloorPlanView::selectionChanged, this, [this](const QList<EntityRef>& refs) { edits_->setTargets(refs); });
     connect(plan_, &FloorPlanView::moveRequested, edits_, &EditController::move);
     connect(view3d_, &View3D::moveRequested, edits_, &EditController::move);
@@ -430,23 +421,6 @@ void MainWindow::select(const EntityRef& ref) {
     charts_->setEntity(ref);
 }
 
-void MainWindow::showInViewAndTime(const EntityRef& ref) {
-    const auto& sc = doc_->scenario();
-    if (ref.kind == "event") {
-        const int i = ref.id.toInt();
-        if (run_->hasRun() && i >= 0 && i < static_cast<int>(sc.events.size())) run_->setTime(sc.events[static_cast<std::size_t>(i)].time_s);
-        const EntityRef target = i >= 0 && i < static_cast<int>(sc.events.size()) ? doc_->refOf(QString::fromStdString(sc.events[static_cast<std::size_t>(i)].target)) : EntityRef{};
-        if (target.isValid()) view3d_->focus(target);
-        return;
-    }
-    if (ref.kind == "job") {
-        for (const auto& j : sc.jobs)
-            if (QString::fromStdString(j.id) == ref.id && !j.nodes.empty()) view3d_->focus(doc_->refOf(QString::fromStdString(j.nodes.front())));
-        return;
-    }
-    if (ref.kind == "rack" || ref.kind == "node" || ref.kind == "gpu" || ref.kind == "cooling_unit" || ref.kind == "cdu") view3d_->focus(ref);
-}
-
 bool MainWindow::runSimulation(double duration_s, const QString& db_path, const std::vector<model::Event>& extra_events, bool steady) {
     RunRequest r;
     r.duration_s = duration_s;
@@ -580,28 +554,11 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 }
 
 bool MainWindow::exportSelectionCsv(const QString& path, QString* error) {
-    const auto* rp = run_->replay();
-    if (!rp || !selection_.isValid()) {
+    if (!run_->replay() || !selection_.isValid()) {
         if (error) *error = tr("Open a run and select an entity first.");
         return false;
     }
-    QSaveFile f(path);  // atomic: a temporary file renamed on commit
-    if (!f.open(QIODevice::WriteOnly)) {
-        if (error) *error = f.errorString();
-        return false;
-    }
-    QTextStream out(&f);
-    // The same RFC 4180 vocabulary as `clustertwin-cli query --format csv`.
-    out << importers::kSeriesCsvHeader << "\r\n";
-    const std::string id = selection_.id.toStdString();
-    for (const auto& m : rp->metricsOf(id))
-        for (const auto& [t, v] : *rp->series(id, m)) out << QString::fromStdString(importers::seriesCsvRecord(t, id, m, v, rp->unitOf(id, m)));
-    out.flush();
-    if (!f.commit()) {
-        if (error) *error = f.errorString();
-        return false;
-    }
-    return true;
+    return writeSeriesCsv(*run_->replay(), selection_.id, path, error);
 }
 
 void MainWindow::openDialog() {

@@ -147,8 +147,6 @@ private:
     /// Matches the open run with the open scenario again (after an edit or a switch); closes it when it no
     /// longer belongs.
     void bindOpenRun();
-    /// After a pick in the tree: frames the entity in 3D; an event also moves the timeline to its time.
-    void showInViewAndTime(const EntityRef& ref);
     /// The run controller's gate: shows a run that belongs to the open scenario (with a notice when it was
     /// edited since), turns others away with a prompt that offers the run's own scenario.
     bool admitRun(importers::RunReplay& run, const QString& db);

@@ -3,6 +3,8 @@
 #include "run_controller.hpp"
 #include "table_util.hpp"
 
+#include <clustertwin/importers/export.hpp>
+#include <clustertwin/importers/replay.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/time.hpp>
 
@@ -11,6 +13,8 @@
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLineSeries>
+#include <QSaveFile>
+#include <QTextStream>
 #include <QTableWidget>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -193,6 +197,26 @@ void ChartsPanel::setNiceAxis(QValueAxis* axis, double lo, double hi) {
 void ChartsPanel::moveCursor() {
     const double x = run_.time() / time_unit_s_;
     cursor_->replace(QList<QPointF>{{x, y_->min()}, {x, y_->max()}});
+}
+
+bool writeSeriesCsv(const importers::RunReplay& rp, const QString& entity, const QString& path, QString* error) {
+    QSaveFile f(path);  // atomic: a temporary file renamed on commit
+    if (!f.open(QIODevice::WriteOnly)) {
+        if (error) *error = f.errorString();
+        return false;
+    }
+    QTextStream out(&f);
+    // The same RFC 4180 vocabulary as `clustertwin-cli query --format csv`.
+    out << importers::kSeriesCsvHeader << "\r\n";
+    const std::string id = entity.toStdString();
+    for (const auto& m : rp.metricsOf(id))
+        for (const auto& [t, v] : *rp.series(id, m)) out << QString::fromStdString(importers::seriesCsvRecord(t, id, m, v, rp.unitOf(id, m)));
+    out.flush();
+    if (!f.commit()) {
+        if (error) *error = f.errorString();
+        return false;
+    }
+    return true;
 }
 
 } // namespace ct::app

@@ -12,6 +12,10 @@ class QLineSeries;
 class QTableWidget;
 class QValueAxis;
 
+namespace ct::importers {
+class RunReplay;
+}
+
 namespace ct::app {
 class RunController;
 
@@ -59,5 +63,9 @@ private:
     QValueAxis* y_;
     double time_unit_s_ = 60;
 };
+
+/// Every series of `entity` in the run as RFC 4180 CSV (`time_s,entity,metric,value,unit`, CRLF; the same as
+/// `clustertwin-cli query --format csv`), written atomically. False with a message on failure.
+bool writeSeriesCsv(const importers::RunReplay& run, const QString& entity, const QString& path, QString* error);
 
 } // namespace ct::app
