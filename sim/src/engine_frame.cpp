@@ -186,6 +186,7 @@ void Engine::Impl::finishFrame(bool with_air) {
         f.air = std::move(af);
     }
 }
+
 void Engine::Impl::physicsRange(model::Frame& f) {
     // Issue 16: a rack inlet past where IT equipment would have shut down (the model keeps it running and
     // heating) is a result outside what the model represents: one critical alert naming the likely cause,
@@ -201,7 +202,7 @@ void Engine::Impl::physicsRange(model::Frame& f) {
         }
         char buf[320];
         std::string cause;
-        if (f.heat_in_w > working_w && working_w >= 0) {
+        if (f.heat_in_w > working_w) {
             std::snprintf(buf, sizeof buf, "cooling short: %.0f kW of heat into the air for %.0f kW of working cooling units", f.heat_in_w / 1e3,
                           working_w / 1e3);
             cause = buf;
