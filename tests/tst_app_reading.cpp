@@ -6,6 +6,7 @@
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
 #include "run_dialog.hpp"
+#include "scenario_document.hpp"
 #include "run_panels.hpp"
 #include "scenario_tree.hpp"
 #include "timeline.hpp"
@@ -33,6 +34,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 #include <QValueAxis>
 
 #include <cmath>
@@ -109,6 +111,12 @@ void TstAppReading::telemetryImportedWithASkeletonShowsOnTheSkeleton() {
     bool drawn = false;
     for (const auto& g : w_->run()->frame().gpus) drawn = drawn || (g.id == "n0001/gpu0" && std::isfinite(g.power_w));
     QVERIFY(drawn);
+    // An edit maps the same hosts again: nothing changes, so the docks see no new run.
+    QSignalSpy changed(w_->run(), &RunController::runChanged);
+    QVERIFY(w_->document().apply("rename", [](ct::model::Scenario& s) { s.name = "Skeleton, renamed"; }));
+    w_->document().undoStack()->undo();  // unedited again: the next test opens other scenarios without a question
+    QCOMPARE(changed.count(), 0);
+    QVERIFY(w_->run()->replay()->series("n0001/gpu0", "power_w"));
 }
 
 void TstAppReading::theInspectorNamesMetricsAndPutsPowerFirst() {

@@ -113,8 +113,6 @@ public:
     QMessageBox* runMismatchDialog() const { return run_mismatch_; }
     /// What the notice bar above the 3D view says ("" when hidden).
     NoticeBar* notice() const { return notice_; }
-    /// What the result banner says about the open run ("" when nothing): out-of-range results, what-if events.
-    RunExplainer* explainer() const { return explainer_; }
 
     /// The demo scenario shipped with the program ("" when it cannot be found).
     static QString demoScenarioPath();

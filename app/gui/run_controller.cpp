@@ -112,6 +112,9 @@ void RunController::adopt(std::shared_ptr<importers::RunReplay> replay, std::vec
 
 std::size_t RunController::mapHosts(const std::map<std::string, std::string>& host_to_node) {
     if (!replay_ || replay_->info().kind == "simulated") return 0;
+    // Called after every edit: the same host names change nothing, and must not look like a new run to the
+    // docks (the alert list would drop its acknowledgements).
+    if (replay_->hostMap() == host_to_node) return 0;
     const std::size_t n = replay_->mapHosts(host_to_node);
     updateFrame();
     emit runChanged();

@@ -33,7 +33,8 @@ public:
     /// Decides whether a loaded run is shown; it may rename the run's hosts to the scenario's nodes first.
     void setGate(std::function<bool(importers::RunReplay&, const QString& db_path)> gate) { gate_ = std::move(gate); }
     /// Renames imported hosts to the nodes of the open scenario (RunReplay::mapHosts) and refreshes what
-    /// shows the run. Returns how many entities are renamed.
+    /// shows the run. Returns how many entities are renamed (0 too when the names are those already applied:
+    /// then nothing is refreshed).
     std::size_t mapHosts(const std::map<std::string, std::string>& host_to_node);
     /// Drops the run: the views go back to the scenario's design values (runChanged with hasRun() false).
     void close();

@@ -76,6 +76,4 @@ void RunExplainer::explain() {
     bar_.setNotice(level, lines.join("\n"));
 }
 
-QString RunExplainer::text() const { return bar_.text(); }
-
 } // namespace ct::app

@@ -19,8 +19,6 @@ public:
     RunExplainer(const RunController& run, NoticeBar& bar, QObject* parent = nullptr);
     /// The open run is a what-if of these failures: list them and the run's other events.
     void describeWhatIf(const std::vector<model::Event>& failures);
-    /// What the banner says now ("" when hidden).
-    QString text() const;
 
 private:
     void explain();

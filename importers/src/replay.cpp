@@ -101,6 +101,7 @@ std::size_t RunReplay::mapHosts(const std::map<std::string, std::string>& host_t
     metrics_ = std::move(metrics);
     kind_ = std::move(kinds);
     raw_of_ = std::move(raw_of);
+    host_map_ = host_to_node;
     std::size_t renamed = 0;
     for (const auto& [m, r] : raw_of_)
         if (metrics_.count(m)) ++renamed;

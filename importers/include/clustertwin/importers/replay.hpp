@@ -39,6 +39,8 @@ public:
     /// to that node id, undoing any earlier mapping first, so that a run can be matched to another scenario.
     /// Returns how many entities now have another name. Simulated runs are never renamed.
     std::size_t mapHosts(const std::map<std::string, std::string>& host_to_node);
+    /// The host names last given to mapHosts (empty before).
+    const std::map<std::string, std::string>& hostMap() const { return host_map_; }
 
 private:
     struct Series {
@@ -52,6 +54,7 @@ private:
     std::map<std::string, std::vector<std::string>> metrics_;          // entity -> metrics
     std::vector<StoredEvent> events_;
     std::map<std::string, std::string> raw_of_;                        // mapped name -> name in the store
+    std::map<std::string, std::string> host_map_;                      // what mapHosts was last given
 };
 
 /// The last value at or before `t_s` (NaN when none).

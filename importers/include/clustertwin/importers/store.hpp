@@ -47,7 +47,7 @@ struct StoredEvent {
     std::string kind, target;
     std::optional<double> value;
     std::string message;
-    std::optional<double> threshold;  ///< an alert's limit (schema version 2)
+    std::optional<double> threshold = std::nullopt;  ///< an alert's limit (schema version 2)
 };
 
 struct SeriesValues {
