@@ -11,8 +11,6 @@
 #include <clustertwin/sim/engine.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
-#include <clustertwin/importers/parse.hpp>
-#include <clustertwin/importers/store.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -35,7 +33,6 @@
 #include <vector>
 
 using json = nlohmann::ordered_json;
-namespace im = ct::importers;
 using Clock = std::chrono::steady_clock;
 namespace sim = ct::sim;
 
@@ -352,79 +349,7 @@ int benchNetwork(bool as_json) {
 
 } // namespace
 
-/// Parse + store throughput for a generated DCGM scrape series (issue 4): `gpus` GPUs × 40 metrics × `scrapes`
-/// scrapes, each scrape a Prometheus text page parsed by the real parser and written by the real store.
-int benchImport(bool as_json, int scrapes) {
-    const int gpus = 1024, metrics = 40, gpus_per_host = 8;
-    // Metric names: the DCGM ones the parser maps plus DCGM_FI_PROF_* style extras up to 40.
-    std::vector<std::string> names = {"DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL",
-                                      "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE",
-                                      "DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_PROF_GR_ENGINE_ACTIVE"};
-    for (int k = static_cast<int>(names.size()); k < metrics; ++k) names.push_back("DCGM_FI_DEV_BENCH_FIELD_" + std::to_string(k));
-    const std::string db = (std::filesystem::temp_directory_path() / ("ct-bench-import-" + std::to_string(::getpid()) + ".sqlite")).string();
-    double parse_s = 0, store_s = 0;
-    std::size_t samples = 0;
-    {
-        auto store = im::TelemetryStore::open(db);
-        const auto run = store.createRun("bench", "imported", "");
-        std::unordered_map<std::string, std::int64_t> series;  // entity + metric → id (what `import` does per series)
-        std::string page;
-        im::BufferedWriter writer(store);
-        for (int s = 0; s < scrapes; ++s) {
-            page.clear();
-            char line[256];
-            for (const auto& n : names) {
-                page += "# HELP " + n + " bench\n# TYPE " + n + " gauge\n";
-                for (int g = 0; g < gpus; ++g) {
-                    const double v = 30 + (g * 7 + s * 13 + static_cast<int>(n.size())) % 60 + 0.125;
-                    std::snprintf(line, sizeof line, "%s{gpu=\"%d\",UUID=\"GPU-%08d\",device=\"nvidia%d\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"dgx%04d\"} %.3f\n",
-                                  n.c_str(), g % gpus_per_host, g, g % gpus_per_host, g / gpus_per_host, v);
-                    page += line;
-                }
-            }
-            const auto t0 = Clock::now();
-            std::istringstream in(page);
-            im::ParseOptions opt;
-            opt.file_name = "scrape";
-            opt.default_time_s = 1.7e9 + 10.0 * s;
-            const im::ParseResult r = im::parsePrometheusText(in, opt, {}, page.size());
-            const auto t1 = Clock::now();
-            std::string key;
-            std::vector<im::SeriesKey> fresh;
-            for (const auto& x : r.samples) {
-                key.assign(x.entity).append(1, '\x1f').append(x.metric);
-                if (!series.count(key)) fresh.push_back({x.entity, x.metric, x.unit, "bench"});
-            }
-            const auto ids = store.seriesMany(run, fresh);
-            for (std::size_t k = 0; k < fresh.size(); ++k) series[fresh[k].entity + '\x1f' + fresh[k].metric] = ids[k];
-            for (const auto& x : r.samples) {
-                key.assign(x.entity).append(1, '\x1f').append(x.metric);
-                writer.add({series[key], x.t_s, x.value});
-            }
-            if (s + 1 == scrapes) writer.flush();
-            const auto t2 = Clock::now();
-            parse_s += std::chrono::duration<double>(t1 - t0).count();
-            store_s += std::chrono::duration<double>(t2 - t1).count();
-            samples += r.samples.size();
-        }
-    }
-    std::filesystem::remove(db);
-    std::filesystem::remove(db + "-wal");
-    std::filesystem::remove(db + "-shm");
-    const double total = parse_s + store_s;
-    if (as_json) {
-        std::cout << json{{"name", "import_dcgm"}, {"gpus", gpus}, {"metrics", metrics}, {"scrapes", scrapes}, {"samples", samples},
-                          {"parse_s", parse_s}, {"store_s", store_s}, {"samples_per_s", samples / total},
-                          {"parse_samples_per_s", samples / parse_s}, {"store_samples_per_s", samples / store_s}}
-                  << "\n";
-    } else {
-        std::printf("import: %zu samples (%d GPUs x %d metrics x %d scrapes) in %.2f s: %.2f M samples/s end to end "
-                    "(parse %.2f M/s, store %.2f M/s; target >= 1 M/s)\n",
-                    samples, gpus, metrics, scrapes, total, samples / total / 1e6, samples / parse_s / 1e6, samples / store_s / 1e6);
-    }
-    return 0;
-}
-
+int benchImport(bool as_json, int scrapes);  // import_bench.cpp
 int benchRender(bool as_json);  // render_bench.cpp
 
 namespace ct::bench {

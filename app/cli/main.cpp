@@ -333,7 +333,7 @@ const std::map<std::string, Command>& commands() {
                        "levels", "oversubscription", "jobs", "event"}}},
         {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
                     {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
-        {"import", {ct::cli::cmdImport, {"json", "help", "quiet"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every"}}},
+        {"import", {ct::cli::cmdImport, {"json", "help", "quiet"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz"}}},
         {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format", "out"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},

@@ -3,6 +3,7 @@
 #include "io.hpp"
 
 #include <clustertwin/importers/export.hpp>
+#include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/slurm.hpp>
@@ -29,7 +30,7 @@ namespace im = ct::importers;
 using json = nlohmann::ordered_json;
 
 const char* kImportHelp = R"(Usage: clustertwin-cli import FILE|DIR... --db DB [--name NAME] [--host HOST] [--scenario S]
-                            [--skeleton OUT.json] [--sacct-format LIST] [--jobs-out JOBS.json] [--json]
+                            [--skeleton OUT.json] [--sacct-format LIST] [--jobs-out JOBS.json] [--tz OFFSET] [--json]
 
 Imports telemetry into the store as one run. FILE may be "-" (standard input) and any file may be
 gzip-compressed (recognised by its content; "x.prom.gz" is read as "x.prom"). Formats are recognised by extension, then by content:
@@ -38,8 +39,14 @@ XML, DMTF Redfish resources (one file or a mockup directory), Slurm sacct text (
 delimiter) and --json, InfiniBand perfquery counters and ibnetdiscover topologies, and the long CSV (time,
 entity, metric, value, unit). Directories are walked recursively in name order; files in them that are not
 telemetry are skipped and counted. A series of scrapes becomes a time series (each at its file's time).
-Bad records are skipped with a warning (file:line or file#/json/pointer); the rest is kept. Importing into
-a run of the same --name again adds no duplicate samples or events.
+Bad records are skipped with a warning (file:line or file#/json/pointer); the rest is kept, and every file
+with warnings is named. Importing into a run of the same --name again adds to it: a file whose content was
+imported into that run before is not read again, and readings already there are not stored twice. Readings
+that land on a series and time that already hold another value are collisions: counted and reported.
+The summary says how many readings were read and where each went (stored, already there, collisions).
+
+Exit status: 0 everything was read; 3 some files or records could not be read (each named); 2 nothing
+could be read (no run is left behind); 130 interrupted (Ctrl-C; what was read before is kept).
 
   --host HOST          host of files that do not name one (nvidia-smi XML, Redfish)
   --scenario S         map entities onto S (its telemetry_mapping rules, then hostnames, ids, GPU UUIDs,
@@ -47,6 +54,8 @@ a run of the same --name again adds no duplicate samples or events.
   --skeleton OUT.json  without --scenario: write a scenario built from the telemetry (hosts -> nodes)
   --sacct-format LIST  the sacct --format list of headerless sacct text
   --jobs-out FILE      with --scenario: write the Slurm jobs as a jobs file for `simulate --jobs`
+  --tz OFFSET          the zone of times written without one (sacct, nvidia-smi, long CSV): +05:30, -0800,
+                       UTC (the default)
   --flush-every N      samples held in memory before a sorted write (default 4000000; less uses less memory)
   -q, --quiet          no progress on stderr
 )";
@@ -87,6 +96,81 @@ bool collectFiles(const std::vector<std::string>& args, std::vector<std::pair<st
         }
     }
     return true;
+}
+
+/// The summary: what was read, and where every reading went (stored + already there + collisions = read).
+void printImportSummary(const im::ImportSummary& s, bool as_json, const std::function<void(json&)>& extra) {
+    const auto& w = s.written;
+    const std::string& collision = s.collision_note;
+    if (as_json) {
+        json kinds = json::object();
+        for (const auto& [kind, v] : s.warning_kinds) kinds[kind] = {{"count", v.first}, {"first", v.second}};
+        json files = json::array();
+        for (const auto& f : s.warnings) {
+            json first = json::array();
+            for (const auto& x : f.first) first.push_back({{"location", x.location}, {"kind", x.kind}, {"message", x.message}});
+            files.push_back({{"file", f.file}, {"count", f.count}, {"first", first}});
+        }
+        json out = {{"run", s.run_removed ? json(nullptr) : json(s.run)},
+                    {"files", s.files},
+                    {"skipped_files", s.skipped_files},
+                    {"unchanged_files", s.unchanged_files},
+                    {"failed", s.failed},
+                    {"formats", s.formats},
+                    {"series", s.series},
+                    {"samples_read", s.samples_read},
+                    {"samples", w.stored},
+                    {"duplicates", w.duplicates},
+                    {"collisions", w.conflicts},
+                    {"links", s.links},
+                    {"jobs", s.jobs.size()},
+                    {"warnings", kinds},
+                    {"files_with_warnings", files},
+                    {"exit_code", s.cancelled ? 130 : s.exitCode()}};
+        if (!collision.empty()) out["collision"] = collision;
+        if (!s.unmatched.empty() || s.matched)
+            out["mapping"] = {{"matched", s.matched}, {"unmatched", std::vector<std::string>(s.unmatched.begin(), s.unmatched.end())}};
+        extra(out);
+        std::cout << out.dump(2) << "\n";
+        return;
+    }
+    if (s.run_removed) std::cout << "nothing imported (no run was kept): ";
+    else std::cout << "run " << s.run << ": ";
+    std::cout << s.files << " file(s)";
+    if (s.skipped_files) std::cout << " (" << s.skipped_files << " other file(s) skipped)";
+    if (s.unchanged_files) std::cout << ", " << s.unchanged_files << " file(s) already imported into this run (same content)";
+    std::cout << ", " << s.series << " series, " << w.stored << " samples stored";
+    if (w.duplicates || w.conflicts)
+        std::cout << " of " << s.samples_read << " read (" << w.duplicates << " already in the run, " << w.conflicts << " collisions)";
+    if (s.links) std::cout << ", " << s.links << " links";
+    if (!s.jobs.empty()) std::cout << ", " << s.jobs.size() << " Slurm jobs";
+    std::cout << "\n";
+    if (!s.failed.empty()) std::cout << "  " << s.failed.size() << " file(s) could not be read (named on stderr)\n";
+    if (!collision.empty()) std::cout << "  warning: " << collision << "\n";
+    for (const auto& [kind, v] : s.warning_kinds) std::cout << "  " << v.first << " warning(s) " << kind << ", first: " << v.second << "\n";
+    // Every file with problems is named (the first 20; --json lists them all).
+    if (s.warnings.size() > 1) {
+        std::size_t listed = 0;
+        for (const auto& f : s.warnings) {
+            if (listed++ == 20) {
+                std::cout << "  ... and " << s.warnings.size() - 20 << " more file(s) with warnings (--json lists them)\n";
+                break;
+            }
+            std::cout << "  " << f.file << ": " << f.count << " warning(s), first: " << f.first.front().location << ": " << f.first.front().message << "\n";
+        }
+    }
+    if (!s.unmatched.empty() || s.matched) {
+        std::cout << "  mapping: " << s.matched << " entities matched, " << s.unmatched.size() << " did not";
+        std::size_t listed = 0;
+        for (const auto& u : s.unmatched) {
+            if (listed++ == 10) {
+                std::cout << " ...";
+                break;
+            }
+            std::cout << (listed == 1 ? ": " : ", ") << u;
+        }
+        std::cout << "\n";
+    }
 }
 
 } // namespace
@@ -132,121 +216,49 @@ int cmdImport(const Args& a) {
         }
     }
 
-    auto store = im::TelemetryStore::open(db);
-    // Importing into a run of the same name adds to it; samples already there are not stored twice.
-    const std::string name = a.get("name", "import");
-    std::int64_t run = 0;
-    for (const auto& r : store.runs())
-        if (r.kind == "imported" && r.name == name) run = r.id;
-    if (run == 0) run = store.createRun(name, "imported", scenario ? scenario->id : "");
-    std::size_t samples = 0, imported_files = 0, skipped_files = 0, links = 0;
-    std::map<std::string, std::pair<std::size_t, std::string>> warnings;  // kind → count, first location
-    std::set<std::pair<std::string, std::string>> series;  // (entity, metric), counted once across files
-    std::map<std::string, std::size_t> format_count;
-    std::vector<std::string> failed;
-    std::set<std::string> unmatched;
-    std::size_t matched = 0;
-    std::vector<im::ImportedEntity> all_entities;
-    std::vector<im::SlurmJob> slurm_jobs;
-    auto note = [&](const std::vector<im::ImportWarning>& ws) {
-        for (const auto& w : ws) {
-            auto& [n, first] = warnings[w.kind];
-            if (n++ == 0) first = shown(w.location + ": " + w.message);
-        }
-    };
-    const bool tty = isatty(2) && !a.flag("quiet"), quiet = a.flag("quiet");
+    double tz = 0;
+    if (a.has("tz")) {
+        const auto off = im::parseUtcOffset(a.get("tz"));
+        if (!off) throw UsageError("--tz: '" + a.get("tz") + "' is not an offset from UTC (+05:30, -0800, UTC)");
+        tz = *off;
+    }
     const long flush_every = a.has("flush-every") ? a.getInt("flush-every", 4000000) : 4000000;
     if (flush_every < 1) throw UsageError("--flush-every must be >= 1");
-    im::BufferedWriter writer(store, static_cast<std::size_t>(flush_every));
-    for (std::size_t k = 0; k < files.size(); ++k) {
-        const auto& [file, walked] = files[k];
-        if (tty) std::cerr << "\rimport: " << (k + 1) << "/" << files.size() << " " << shown(file) << "\x1b[K" << std::flush;
-        else if (!quiet && files.size() >= 20 && (k * 10 / files.size()) != ((k + 1) * 10 / files.size()))
-            std::cerr << "import: " << (k + 1) << "/" << files.size() << " files\n";
-        im::Detection det;
-        try {
-            det = im::detectFileFormat(file);
-            if (det.format == im::Format::Unknown && a.has("sacct-format") && !walked) det.format = im::Format::SlurmSacct;
-        } catch (const im::ImportError& e) {
-            std::cerr << (tty ? "\n" : "") << shown(e.what()) << "\n";
-            failed.push_back(shown(file));
-            continue;
-        }
-        if (det.format == im::Format::Unknown && walked) {  // a mockup's $metadata, a README: not telemetry
-            ++skipped_files;
-            continue;
-        }
-        ++format_count[std::string(im::toString(det.format))];
-        if (det.format == im::Format::SlurmSacct || det.format == im::Format::SlurmJson) {
-            try {
-                im::SlurmResult sr = im::parseSlurmFile(file, a.get("sacct-format"));
-                note(sr.warnings);
-                std::vector<im::StoredEvent> evs;
-                for (const auto& j : sr.jobs) {
-                    std::string nodes;
-                    for (const auto& n : j.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-                    const std::string msg = j.name + " (" + j.state + ", " + std::to_string(j.gpus) + " GPUs) on " + (nodes.empty() ? "no nodes" : nodes);
-                    if (j.start_s) evs.push_back({*j.start_s, "job_start", "slurm-" + j.id, std::nullopt, msg});
-                    if (j.end_s && j.start_s) evs.push_back({*j.end_s, "job_stop", "slurm-" + j.id, std::nullopt, j.state});
-                }
-                store.writeEvents(run, evs);
-                slurm_jobs.insert(slurm_jobs.end(), sr.jobs.begin(), sr.jobs.end());
-                ++imported_files;
-            } catch (const im::ImportError& e) {
-                std::cerr << (tty ? "\n" : "") << shown(e.what()) << "\n";
-                failed.push_back(shown(file));
+    auto store = im::TelemetryStore::open(db);
+    im::ImportOptions opt;
+    opt.run_name = a.get("name", "import");  // importing into a run of the same name adds to it
+    opt.scenario_id = scenario ? scenario->id : "";
+    opt.host = a.get("host");
+    opt.sacct_format = a.get("sacct-format");
+    opt.tz_offset_s = tz;
+    opt.mapper = mapper ? &*mapper : nullptr;
+    opt.flush_every = static_cast<std::size_t>(flush_every);
+    im::ImportSession session(store, opt);
+    catchInterrupt();
+    Progress progress("import: ", a.flag("quiet"), 10);
+    session.importFiles(
+        files,
+        [&](std::size_t k, std::size_t n, double within, const std::string& file) {
+            if (k < n) {
+                const int pct = static_cast<int>(100.0 * (static_cast<double>(k) + within) / static_cast<double>(n));
+                progress.update(pct, std::to_string(pct) + "% (file " + std::to_string(k + 1) + " of " + std::to_string(n) + ") " + file);
             }
-            continue;
-        }
-        im::ParseResult r;
-        try {
-            r = im::parseFile(file, {}, a.get("host"));
-        } catch (const im::ImportError& e) {
-            std::cerr << (tty ? "\n" : "") << shown(e.what()) << "\n";
-            failed.push_back(shown(file));
-            continue;
-        }
-        ++imported_files;
-        if (mapper) {
-            const im::MappingReport rep = mapper->apply(r);
-            matched += rep.matched;
-            unmatched.insert(rep.unmatched.begin(), rep.unmatched.end());
-        }
-        std::vector<im::EntityInfo> ents;
-        for (const auto& e : r.entities) ents.push_back({e.id, e.kind, e.parent, e.name});
-        for (const auto& l : r.links)
-            ents.push_back({l.from + ":" + std::to_string(l.from_port) + "-" + l.to + ":" + std::to_string(l.to_port), "link", l.from,
-                            l.speed + " to " + l.to});
-        links += r.links.size();
-        store.upsertEntities(ents);
-        all_entities.insert(all_entities.end(), r.entities.begin(), r.entities.end());
-        // Series of this file in one transaction; samples buffered across files and written sorted.
-        std::vector<im::SeriesKey> keys;
-        std::map<std::pair<std::string, std::string>, std::size_t> key_index;
-        std::vector<std::size_t> sample_key(r.samples.size());
-        for (std::size_t i = 0; i < r.samples.size(); ++i) {
-            const auto& smp = r.samples[i];
-            auto [it, fresh] = key_index.try_emplace({smp.entity, smp.metric}, keys.size());
-            if (fresh) {
-                keys.push_back({smp.entity, smp.metric, smp.unit, std::string(im::toString(det.format))});
-                series.insert(it->first);
-            }
-            sample_key[i] = it->second;
-        }
-        const std::vector<std::int64_t> ids = store.seriesMany(run, keys);
-        for (std::size_t i = 0; i < r.samples.size(); ++i) writer.add({ids[sample_key[i]], r.samples[i].t_s, r.samples[i].value});
-        samples += r.samples.size();
-        note(r.warnings);
-    }
-    if (tty) std::cerr << "\n";
-    writer.flush();
-    store.finishRun(run, 0);
+            return !interrupted();
+        },
+        shown);
+    progress.finish();
+    im::ImportSummary sum = session.finish();
+    for (const auto& f : sum.failed) std::cerr << f << "\n";
+    if (sum.cancelled) std::cerr << "import: interrupted; what was read before is kept\n";
 
     // Slurm jobs for the replay, and a skeleton scenario.
     std::size_t replay_jobs = 0;
     if (a.has("jobs-out")) {
-        const im::ReplayJobs rj = im::slurmToJobs(slurm_jobs, *mapper);
-        note(rj.skipped);
+        const im::ReplayJobs rj = im::slurmToJobs(sum.jobs, *mapper);
+        for (const auto& w : rj.skipped) {
+            auto& [n, first] = sum.warning_kinds[w.kind];
+            if (n++ == 0) first = w.location + ": " + w.message;
+        }
         model::Scenario holder;
         holder.jobs = rj.jobs;
         // The jobs file is {"jobs": [...]} as `simulate --jobs` reads it; written atomically.
@@ -259,7 +271,7 @@ int cmdImport(const Args& a) {
     std::vector<std::string> skeleton_notes;
     if (a.has("skeleton")) {
         try {
-            const model::Scenario sk = im::skeletonScenario(all_entities, &skeleton_notes);
+            const model::Scenario sk = im::skeletonScenario(sum.entities, &skeleton_notes);
             model::writeFileAtomically(a.get("skeleton"), model::scenarioToJson(sk));
         } catch (const Error& e) {
             std::cerr << "skeleton: " << e.what() << "\n";
@@ -267,43 +279,19 @@ int cmdImport(const Args& a) {
         }
     }
 
-    if (a.flag("json")) {
-        json w = json::object();
-        for (const auto& [kind, v] : warnings) w[kind] = {{"count", v.first}, {"first", v.second}};
-        json out = {{"run", run},         {"files", imported_files}, {"skipped_files", skipped_files}, {"failed", failed},
-                    {"formats", format_count}, {"series", series.size()}, {"samples", samples},       {"links", links},
-                    {"jobs", slurm_jobs.size()}, {"warnings", w}};
-        if (mapper) out["mapping"] = {{"matched", matched}, {"unmatched", std::vector<std::string>(unmatched.begin(), unmatched.end())}};
+    printImportSummary(sum, a.flag("json"), [&](json& out) {
         if (a.has("jobs-out")) out["replay_jobs"] = replay_jobs;
         if (a.has("skeleton")) out["skeleton_notes"] = skeleton_notes;
-        std::cout << out.dump(2) << "\n";
-    } else {
-        std::cout << "run " << run << ": " << imported_files << " file(s)";
-        if (skipped_files) std::cout << " (" << skipped_files << " other file(s) skipped)";
-        std::cout << ", " << series.size() << " series, " << samples << " samples";
-        if (links) std::cout << ", " << links << " links";
-        if (!slurm_jobs.empty()) std::cout << ", " << slurm_jobs.size() << " Slurm jobs";
-        std::cout << "\n";
-        for (const auto& [kind, v] : warnings) std::cout << "  " << v.first << " warning(s) " << kind << ", first: " << v.second << "\n";
-        if (mapper) {
-            std::cout << "  mapping: " << matched << " entities matched, " << unmatched.size() << " did not";
-            std::size_t listed = 0;
-            for (const auto& u : unmatched) {
-                if (listed++ == 10) {
-                    std::cout << " ...";
-                    break;
-                }
-                std::cout << (listed == 1 ? ": " : ", ") << u;
-            }
-            std::cout << "\n";
-        }
+    });
+    if (!a.flag("json")) {
         if (a.has("jobs-out")) std::cout << "  " << replay_jobs << " job(s) written to " << a.get("jobs-out") << "\n";
         if (a.has("skeleton")) {
             std::cout << "  skeleton scenario written to " << a.get("skeleton") << "\n";
             for (const auto& n : skeleton_notes) std::cout << "  note: " << n << "\n";
         }
     }
-    return failed.empty() ? 0 : (imported_files ? 0 : 2);
+    if (sum.cancelled) return 130;
+    return sum.exitCode();
 }
 
 int cmdQuery(const Args& a) {

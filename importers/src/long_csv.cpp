@@ -80,7 +80,7 @@ ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progre
             continue;
         }
         double t = 0, v = 0;
-        if (!detail::parseNumber(f[ti], t) && !detail::parseIsoTime(f[ti], t)) {
+        if (!detail::parseNumber(f[ti], t) && !detail::parseIsoTime(f[ti], t, opt.tz_offset_s)) {
             warn(lineno, "bad_value", "bad time '" + f[ti] + "'");
             continue;
         }
@@ -98,6 +98,12 @@ ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progre
 }
 
 ParseResult parseFile(const std::string& path, const Progress& progress, const std::string& host) {
+    ParseOptions base;
+    base.host = host;
+    return parseFile(path, base, progress);
+}
+
+ParseResult parseFile(const std::string& path, const ParseOptions& base, const Progress& progress) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
@@ -111,9 +117,8 @@ ParseResult parseFile(const std::string& path, const Progress& progress, const s
     detail::InputFile file(path);
     std::istream& in = file.stream();
     const std::size_t size_hint = file.sizeHint();
-    ParseOptions opt;
+    ParseOptions opt = base;
     opt.file_name = path;
-    opt.host = host;
     const auto mtime = fs::last_write_time(path, ec);
     if (!ec) {
         const auto sys = std::chrono::time_point_cast<std::chrono::seconds>(

@@ -142,7 +142,7 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
     }
     if (doc.is_object() && doc.value("status", "success") != "success")
         res.warnings.push_back({opt.file_name, "no_data", "status is " + doc.value("status", std::string("?"))});
-    std::set<std::string> seen;
+    detail::PromState state;
     for (std::size_t i = 0; i < result->size(); ++i) {
         const auto& series = (*result)[i];
         const std::string where = opt.file_name + "#/data/result/" + std::to_string(i);
@@ -171,7 +171,7 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
                 res.warnings.push_back({where + "/values/" + std::to_string(k), "bad_value", "not a number: " + p[1].dump()});
                 continue;
             }
-            detail::addPromSample(name, labels, t, v, [&] { return where; }, res, seen);
+            detail::addPromSample(name, labels, t, v, [&] { return where; }, res, state);
         }
     }
     return res;

@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +15,11 @@ namespace ct::importers::detail {
 
 bool validUtf8(std::string_view s) {
     std::size_t i = 0;
+    // ASCII eight bytes at a time (nearly every telemetry line), then the careful way from the first high bit.
+    for (std::uint64_t w; i + 8 <= s.size(); i += 8) {
+        std::memcpy(&w, s.data() + i, 8);
+        if (w & 0x8080808080808080ULL) break;
+    }
     while (i < s.size()) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
         std::size_t n;
@@ -70,13 +78,17 @@ bool parseNumber(std::string_view s, double& out) {
         out = -HUGE_VAL;
         return true;
     }
+    // from_chars: no locale, no copy; strtod for what it does not take (a leading '+', hex floats).
+    const char* b = s.data() + (s.front() == '+' && s.size() > 1 && s[1] != '-' ? 1 : 0);
+    const auto r = std::from_chars(b, s.data() + s.size(), out);
+    if (r.ec == std::errc() && r.ptr == s.data() + s.size()) return true;
     const std::string tmp(s);
     char* end = nullptr;
     out = std::strtod(tmp.c_str(), &end);
     return end == tmp.c_str() + tmp.size();
 }
 
-bool parseIsoTime(std::string_view s, double& out) {
+bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s) {
     int Y, M, D, h, m;
     double sec;
     char tail[16] = {0};
@@ -92,14 +104,37 @@ bool parseIsoTime(std::string_view s, double& out) {
     tm.tm_sec = 0;
     double t = static_cast<double>(timegm(&tm)) + sec;
     const std::string z(tail);
-    if (!z.empty() && z != "Z") {
-        int oh = 0, om = 0;
-        char sign = 0;
-        if (std::sscanf(z.c_str(), "%c%2d:%2d", &sign, &oh, &om) < 2 || (sign != '+' && sign != '-')) return false;
-        t -= (sign == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+    if (z.empty()) {
+        t -= zoneless_offset_s;
+    } else {
+        const auto off = parseUtcOffset(z);
+        if (!off) return false;
+        t -= *off;
     }
     out = t;
     return true;
 }
 
 } // namespace ct::importers::detail
+
+namespace ct::importers {
+
+std::optional<double> parseUtcOffset(std::string_view z) {
+    if (z == "Z" || z == "UTC" || z == "GMT" || z == "utc") return 0.0;
+    if (z.size() < 3 || (z[0] != '+' && z[0] != '-')) return std::nullopt;
+    const double sign = z[0] == '+' ? 1 : -1;
+    std::string digits;
+    for (std::size_t i = 1; i < z.size(); ++i) {
+        if (z[i] == ':' && i == 3) continue;  // +05:30
+        if (!std::isdigit(static_cast<unsigned char>(z[i]))) return std::nullopt;
+        digits += z[i];
+    }
+    if (digits.size() != 2 && digits.size() != 4) return std::nullopt;  // +05, +0530, +05:30
+    if (z.size() == 6 && z[3] != ':') return std::nullopt;
+    const int hh = std::stoi(digits.substr(0, 2)), mm = digits.size() == 4 ? std::stoi(digits.substr(2, 2)) : 0;
+    if (hh > 14 || mm > 59) return std::nullopt;
+    return sign * (hh * 3600 + mm * 60);
+}
+
+
+} // namespace ct::importers

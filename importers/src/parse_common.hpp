@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace ct::importers::detail {
 
@@ -18,8 +19,9 @@ namespace ct::importers::detail {
 bool validUtf8(std::string_view s);
 /// Parses a double; accepts NaN, +Inf, -Inf, Inf. False when not a complete number.
 bool parseNumber(std::string_view s, double& out);
-/// "2026-11-21T13:12:00Z", "...+02:00", fractional seconds: Unix seconds. False when not ISO 8601.
-bool parseIsoTime(std::string_view s, double& out);
+/// "2026-11-21T13:12:00Z", "...+02:00", "...+0530", fractional seconds: Unix seconds. A time without a zone
+/// is local time `zoneless_offset_s` east of UTC (0: UTC). False when not ISO 8601.
+bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s = 0);
 /// A label set reused from line to line (no allocation once warm). Later duplicates win.
 class Labels {
 public:
@@ -46,9 +48,17 @@ private:
     std::size_t n_ = 0;
 };
 
+/// What a Prometheus parse remembers from sample to sample: the entities listed, and the last host and
+/// metric family (consecutive samples usually share them).
+struct MetricName;
+struct PromState {
+    std::unordered_set<std::string> seen;
+    std::string last_host, entity, metric, lowered;
+    const MetricName* mapped = nullptr;
+};
 /// `where` makes the location of a warning (only called when there is one).
-bool addPromSample(const std::string& metric, const Labels& labels, double t, double value,
-                   const std::function<std::string()>& where, ParseResult& res, std::set<std::string>& seen);
+bool addPromSample(std::string_view metric, const Labels& labels, double t, double value,
+                   const std::function<std::string()>& where, ParseResult& res, PromState& st);
 /// The line of a JSON document where nlohmann's exception `e` points (1 when it names no byte offset, as
 /// out_of_range for a number like 6E1226 does).
 std::size_t jsonErrorLine(const std::string& text, const std::exception& e);

@@ -9,17 +9,21 @@
 
 namespace ct::importers {
 
-namespace {
-
-struct MetricMap {
+namespace detail {
+struct MetricName {
     const char* name;
     const char* unit;
     double scale;
 };
+} // namespace detail
+
+namespace {
+
+using detail::MetricName;
 
 /// DCGM fields with engine names (so imported and simulated runs replay alike); others keep their own name.
-const std::unordered_map<std::string, MetricMap>& dcgmNames() {
-    static const std::unordered_map<std::string, MetricMap> m = {
+const std::unordered_map<std::string, MetricName>& dcgmNames() {
+    static const std::unordered_map<std::string, MetricName> m = {
         {"DCGM_FI_DEV_GPU_TEMP", {"temp_c", "degC", 1}},
         {"DCGM_FI_DEV_MEMORY_TEMP", {"memory_temp_c", "degC", 1}},
         {"DCGM_FI_DEV_POWER_USAGE", {"power_w", "W", 1}},
@@ -45,9 +49,16 @@ bool isSentinel(double v) {
     return false;
 }
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+std::string lower(std::string_view v) {
+    std::string s(v);
+    for (char& c : s)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     return s;
+}
+
+/// [A-Za-z0-9_] without the locale lookups of std::isalnum.
+inline bool wordChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 /// Parses `{a="x",b="y"}` starting at s[i] == '{'; leaves i after '}'. False on a syntax error.
@@ -60,7 +71,7 @@ bool parseLabels(const std::string& s, std::size_t& i, detail::Labels& labels, s
             return true;
         }
         const std::size_t k0 = i;
-        while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+        while (i < s.size() && wordChar(s[i])) ++i;
         if (i == k0 || i >= s.size() || s[i] != '=') {
             err = "expected label=\"value\"";
             return false;
@@ -74,17 +85,20 @@ bool parseLabels(const std::string& s, std::size_t& i, detail::Labels& labels, s
         ++i;
         std::string& val = labels.add(key);
         for (;;) {
+            // Plain runs are copied whole; escapes one at a time.
+            std::size_t j = i;
+            while (j < s.size() && s[j] != '"' && s[j] != '\\') ++j;
+            val.append(s, i, j - i);
+            i = j;
             if (i >= s.size()) {
                 err = "unterminated label value";
                 return false;
             }
             const char c = s[i++];
             if (c == '"') break;
-            if (c == '\\' && i < s.size()) {
+            if (i < s.size()) {  // a backslash: \n, \\, \"
                 const char e = s[i++];
                 val += e == 'n' ? '\n' : e;
-            } else {
-                val += c;
             }
         }
     }
@@ -96,21 +110,27 @@ namespace detail {
 
 /// Turns one Prometheus sample (name, labels, time, value) into an ImportedSample with DCGM names and units,
 /// recording host/GPU/MIG entities once. False (with a warning) for DCGM no-data sentinels.
-bool addPromSample(const std::string& metric, const Labels& labels, double t, double value,
-                   const std::function<std::string()>& where, ParseResult& res, std::set<std::string>& seen) {
+bool addPromSample(std::string_view metric, const Labels& labels, double t, double value, const std::function<std::string()>& where,
+                   ParseResult& res, PromState& st) {
     if (isSentinel(value)) {
-        res.warnings.push_back({where(), "no_data", metric + ": DCGM reports no data"});
+        res.warnings.push_back({where(), "no_data", std::string(metric) + ": DCGM reports no data"});
         return false;
     }
     const std::string* hp = labels.find("Hostname");
     if (!hp) hp = labels.find("hostname");
-    std::string host = hp ? *hp : "";
-    if (host.empty()) host = labels.find("instance") ? *labels.find("instance") : "unknown-host";
-    std::string entity = host;
-    if (seen.insert(host).second) res.entities.push_back({host, "node", "", host, {}});
+    if (!hp || hp->empty()) hp = labels.find("instance");
+    static const std::string unknown = "unknown-host";
+    const std::string& host = hp && !hp->empty() ? *hp : unknown;
+    if (host != st.last_host) {  // scrapes name one host many times in a row
+        st.last_host = host;
+        if (st.seen.insert(host).second) res.entities.push_back({host, "node", "", host, {}});
+    }
+    std::string& entity = st.entity;
+    entity = host;
     if (const std::string* gpu_label = labels.find("gpu")) {
-        entity = host + "/gpu" + *gpu_label;
-        if (seen.insert(entity).second) {
+        entity.append("/gpu").append(*gpu_label);
+        if (st.seen.find(entity) == st.seen.end()) {
+            st.seen.insert(entity);
             std::map<std::string, std::string> gl;
             if (const std::string* u = labels.find("UUID")) gl["uuid"] = *u;
             if (const std::string* b = labels.find("pci_bus_id")) gl["pci_bus_id"] = *b;
@@ -118,25 +138,27 @@ bool addPromSample(const std::string& metric, const Labels& labels, double t, do
         }
         if (const std::string* gi = labels.find("GPU_I_ID"); gi && !gi->empty()) {
             const std::string gpu = entity;
-            entity += "/mig" + *gi;
-            if (seen.insert(entity).second)
-                res.entities.push_back({entity, "mig", gpu, labels.get("GPU_I_PROFILE"), {}});
+            entity.append("/mig").append(*gi);
+            if (st.seen.insert(entity).second) res.entities.push_back({entity, "mig", gpu, labels.get("GPU_I_PROFILE"), {}});
         }
     }
-    const auto& names = dcgmNames();
-    auto it = names.find(metric);
-    ImportedSample smp;
-    smp.entity = std::move(entity);
+    if (metric != st.metric) {  // a metric family's samples come together: look its name up once
+        st.metric.assign(metric);
+        const auto& names = dcgmNames();
+        auto it = names.find(st.metric);
+        st.mapped = it != names.end() ? &it->second : nullptr;
+        st.lowered = st.mapped ? std::string(st.mapped->name) : lower(metric);
+    }
+    ImportedSample& smp = res.samples.emplace_back();
+    smp.entity = entity;
+    smp.metric = st.lowered;
     smp.t_s = t;
-    if (it != names.end()) {
-        smp.metric = it->second.name;
-        smp.unit = it->second.unit;
-        smp.value = value * it->second.scale;
+    if (st.mapped) {
+        smp.unit = st.mapped->unit;
+        smp.value = value * st.mapped->scale;
     } else {
-        smp.metric = lower(metric);
         smp.value = value;
     }
-    res.samples.push_back(std::move(smp));
     return true;
 }
 
@@ -144,7 +166,7 @@ bool addPromSample(const std::string& metric, const Labels& labels, double t, do
 
 ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
-    std::set<std::string> seen_entities;
+    detail::PromState state;
     std::string line, metric;
     detail::Labels labels;
     detail::LineReader reader(in, opt, progress, size_hint, res);
@@ -153,7 +175,7 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
         const std::size_t lineno = reader.lineno();
         if (line.empty() || line[0] == '#') continue;
         std::size_t i = 0;
-        while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == ':')) ++i;
+        while (i < line.size() && (wordChar(line[i]) || line[i] == ':')) ++i;
         if (i == 0) {
             warn(lineno, "syntax", "expected a metric name");
             continue;
@@ -190,7 +212,7 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
             warn(lineno, "missing_field", metric + ": no timestamp and no scrape time");
             continue;
         }
-        detail::addPromSample(metric, labels, t, value, [&] { return detail::loc(opt, lineno); }, res, seen_entities);
+        detail::addPromSample(metric, labels, t, value, [&] { return detail::loc(opt, lineno); }, res, state);
     }
     return res;
 }

@@ -120,7 +120,7 @@ void RunRecorder::collectAlerts(const model::Frame& f) {
 }
 
 void RunRecorder::flush() {
-    store_.writeBatch(batch_);
+    store_.writeBatch(std::move(batch_));
     batch_.clear();
 }
 

@@ -28,10 +28,10 @@ std::vector<std::string> split(const std::string& s, const std::string& delim) {
     }
 }
 
-std::optional<double> slurmTime(const std::string& s) {
+std::optional<double> slurmTime(const std::string& s, double tz_offset_s) {
     double t = 0;
     if (s.empty() || s == "Unknown" || s == "None" || s == "(null)" || s == "N/A") return std::nullopt;
-    if (detail::parseIsoTime(s, t)) return t;
+    if (detail::parseIsoTime(s, t, tz_offset_s)) return t;
     return std::nullopt;
 }
 
@@ -142,8 +142,8 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
             auto it = job_index.find(job_id);
             if (it != job_index.end()) {
                 SlurmJob& j = res.jobs[it->second];
-                if (!j.start_s) j.start_s = slurmTime(row["Start"]);
-                if (!j.end_s) j.end_s = slurmTime(row["End"]);
+                if (!j.start_s) j.start_s = slurmTime(row["Start"], opt.tz_offset_s);
+                if (!j.end_s) j.end_s = slurmTime(row["End"], opt.tz_offset_s);
             }
             continue;
         }
@@ -158,9 +158,9 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
         } catch (const ImportError& e) {
             warn("bad_value", e.what());
         }
-        j.submit_s = slurmTime(row["Submit"]);
-        j.start_s = slurmTime(row["Start"]);
-        j.end_s = slurmTime(row["End"]);
+        j.submit_s = slurmTime(row["Submit"], opt.tz_offset_s);
+        j.start_s = slurmTime(row["Start"], opt.tz_offset_s);
+        j.end_s = slurmTime(row["End"], opt.tz_offset_s);
         const std::string tres = row.count("AllocTRES") ? row["AllocTRES"] : "";
         if (const auto g = tres.find("gres/gpu="); g != std::string::npos) j.gpus = std::atoi(tres.c_str() + g + 9);
         job_index[job_id] = res.jobs.size();
@@ -274,12 +274,13 @@ SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
     return res;
 }
 
-SlurmResult parseSlurmFile(const std::string& path, const std::string& fields) {
+SlurmResult parseSlurmFile(const std::string& path, const std::string& fields, double tz_offset_s) {
     const Detection det = detectFileFormat(path);
     detail::InputFile file(path);
     std::istream& in = file.stream();
     ParseOptions opt;
     opt.file_name = path;
+    opt.tz_offset_s = tz_offset_s;
     if (det.format == Format::SlurmJson) return parseSlurmJson(in, opt);
     if (det.format == Format::SlurmSacct || !fields.empty()) return parseSacct(in, opt, fields);
     throw ImportError(path + ": not Slurm accounting (" + std::string(toString(det.format)) + "); for sacct without a header pass its --format list");

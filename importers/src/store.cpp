@@ -1,9 +1,8 @@
 #include <clustertwin/importers/store.hpp>
 
-#include <sqlite3.h>
+#include "store_impl.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -12,10 +11,13 @@
 
 namespace ct::importers {
 
+using detail::Stmt;
+
 namespace {
 
 // 2: events.threshold (the limit an alert crossed); a version 1 store gains the column when opened.
-constexpr int kSchemaVersion = 2;
+// 3: samples in compressed chunks (and sources); a version 2 store's samples are moved into chunks when opened.
+constexpr int kSchemaVersion = 3;
 
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -34,9 +36,13 @@ CREATE TABLE IF NOT EXISTS series(
   entity TEXT NOT NULL, metric TEXT NOT NULL, unit TEXT NOT NULL, source TEXT NOT NULL,
   UNIQUE(run_id, entity, metric, source));
 CREATE INDEX IF NOT EXISTS series_by_metric ON series(run_id, metric);
-CREATE TABLE IF NOT EXISTS samples(
-  series_id INTEGER NOT NULL, t REAL NOT NULL, value REAL,
-  PRIMARY KEY(series_id, t)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chunks(
+  series_id INTEGER NOT NULL, t0 REAL NOT NULL, t1 REAL NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL,
+  PRIMARY KEY(series_id, t0)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sources(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  hash TEXT NOT NULL, name TEXT, samples INTEGER, imported_at TEXT,
+  PRIMARY KEY(run_id, hash));
 CREATE TABLE IF NOT EXISTS events(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   t REAL NOT NULL, kind TEXT NOT NULL, target TEXT, value REAL, message TEXT, threshold REAL);
@@ -48,61 +54,6 @@ CREATE TABLE IF NOT EXISTS air_fields(
   PRIMARY KEY(run_id, t));
 )sql";
 
-/// A prepared statement, finalized on destruction.
-class Stmt {
-public:
-    Stmt(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path) {
-        if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) fail("prepare");
-    }
-    ~Stmt() { sqlite3_finalize(s_); }
-    Stmt(const Stmt&) = delete;
-    Stmt& operator=(const Stmt&) = delete;
-    Stmt& bind(int i, double v) { return check(sqlite3_bind_double(s_, i, v)); }
-    Stmt& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(s_, i, v)); }
-    Stmt& bind(int i, const std::string& v) { return check(sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT)); }
-    Stmt& bindNull(int i) { return check(sqlite3_bind_null(s_, i)); }
-    Stmt& bindFloats(int i, const std::vector<float>& v) {
-        if (v.empty()) return bindNull(i);
-        return check(sqlite3_bind_blob64(s_, i, v.data(), v.size() * sizeof(float), SQLITE_TRANSIENT));
-    }
-    std::vector<float> floats(int c) const {
-        const auto* p = static_cast<const float*>(sqlite3_column_blob(s_, c));
-        const auto n = static_cast<std::size_t>(sqlite3_column_bytes(s_, c)) / sizeof(float);
-        return p ? std::vector<float>(p, p + n) : std::vector<float>();
-    }
-    /// Steps once: true while a row is available.
-    bool step() {
-        const int rc = sqlite3_step(s_);
-        if (rc == SQLITE_ROW) return true;
-        if (rc == SQLITE_DONE) return false;
-        fail("step");
-        return false;
-    }
-    void reset() {
-        sqlite3_reset(s_);
-        sqlite3_clear_bindings(s_);
-    }
-    double real(int c) const { return sqlite3_column_double(s_, c); }
-    std::int64_t integer(int c) const { return sqlite3_column_int64(s_, c); }
-    bool null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
-    std::string text(int c) const {
-        const auto* p = sqlite3_column_text(s_, c);
-        return p ? std::string(reinterpret_cast<const char*>(p)) : std::string();
-    }
-
-private:
-    Stmt& check(int rc) {
-        if (rc != SQLITE_OK) fail("bind");
-        return *this;
-    }
-    [[noreturn]] void fail(const char* what) const {
-        throw ImportError(path_ + ": SQLite " + what + " failed: " + sqlite3_errmsg(db_));
-    }
-    sqlite3* db_;
-    sqlite3_stmt* s_ = nullptr;
-    const std::string& path_;
-};
-
 std::string nowIso() {
     const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm tm{};
@@ -113,36 +64,6 @@ std::string nowIso() {
 }
 
 } // namespace
-
-struct TelemetryStore::Impl {
-    sqlite3* db = nullptr;
-    std::string path;
-    std::map<std::pair<std::int64_t, std::string>, std::int64_t> series_cache;  // (run, entity\x1fmetric\x1fsource)
-
-    ~Impl() {
-        if (db) sqlite3_close_v2(db);
-    }
-    /// Runs fn inside BEGIN/COMMIT; rolls back and rethrows on failure.
-    template <class F>
-    void transaction(F&& fn) {
-        exec("BEGIN");
-        try {
-            fn();
-            exec("COMMIT");
-        } catch (...) {
-            sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-            throw;
-        }
-    }
-    void exec(const char* sql) {
-        char* msg = nullptr;
-        if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
-            std::string m = msg ? msg : "unknown error";
-            sqlite3_free(msg);
-            throw ImportError(path + ": SQLite: " + m);
-        }
-    }
-};
 
 TelemetryStore::TelemetryStore(std::unique_ptr<Impl> impl) : d_(std::move(impl)) {}
 TelemetryStore::TelemetryStore(TelemetryStore&&) noexcept = default;
@@ -192,12 +113,16 @@ TelemetryStore TelemetryStore::open(const std::string& path, Mode mode) {
             if (v > kSchemaVersion)
                 throw ImportError(path + ": store schema version " + std::to_string(v) + " is newer than this program's (" +
                                   std::to_string(kSchemaVersion) + ")");
-            if (v < 2) {
-                // Version 1: events without threshold. Add it (nullable: older rows have none).
-                bool has = false;
-                Stmt cols(impl->db, "PRAGMA table_info(events)", impl->path);
-                while (cols.step()) has = has || cols.text(1) == "threshold";
-                if (!has) impl->exec("ALTER TABLE events ADD COLUMN threshold REAL");
+            if (v < 3) {
+                if (v < 2) {
+                    // Version 1: events without threshold. Add it (nullable: older rows have none).
+                    bool has = false;
+                    Stmt cols(impl->db, "PRAGMA table_info(events)", impl->path);
+                    while (cols.step()) has = has || cols.text(1) == "threshold";
+                    if (!has) impl->exec("ALTER TABLE events ADD COLUMN threshold REAL");
+                }
+                // Versions 1 and 2: one row per sample. Into chunks, then the old table goes.
+                detail::moveRowSamplesIntoChunks(impl->db, impl->path);
                 Stmt put(impl->db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'", impl->path);
                 put.bind(1, std::to_string(kSchemaVersion));
                 put.step();
@@ -231,17 +156,6 @@ void TelemetryStore::setRunMeta(std::int64_t run, const std::string& meta_json) 
     s.step();
 }
 
-std::optional<std::pair<double, double>> TelemetryStore::timeSpan(std::int64_t run) const {
-    // Per series through the samples' primary key, not a scan of every sample.
-    Stmt s(d_->db,
-           "SELECT MIN((SELECT MIN(t) FROM samples WHERE series_id = r.id)), MAX((SELECT MAX(t) FROM samples WHERE series_id = r.id)) "
-           "FROM series r WHERE r.run_id = ?1",
-           d_->path);
-    s.bind(1, run);
-    if (!s.step() || s.null(0)) return std::nullopt;
-    return std::make_pair(s.real(0), s.real(1));
-}
-
 std::vector<RunInfo> TelemetryStore::runs() const {
     Stmt s(d_->db, "SELECT id, name, kind, scenario_id, created_at, end_s, meta FROM runs ORDER BY id", d_->path);
     std::vector<RunInfo> out;
@@ -273,54 +187,35 @@ std::vector<EntityInfo> TelemetryStore::entities() const {
     return out;
 }
 
-std::int64_t TelemetryStore::series(std::int64_t run, const SeriesKey& key) {
-    const std::string ck = key.entity + '\x1f' + key.metric + '\x1f' + key.source;
-    if (auto it = d_->series_cache.find({run, ck}); it != d_->series_cache.end()) return it->second;
-    Stmt ins(d_->db, "INSERT OR IGNORE INTO series(run_id, entity, metric, unit, source) VALUES(?1, ?2, ?3, ?4, ?5)", d_->path);
-    ins.bind(1, run).bind(2, key.entity).bind(3, key.metric).bind(4, key.unit).bind(5, key.source);
-    ins.step();
-    Stmt get(d_->db, "SELECT id FROM series WHERE run_id = ?1 AND entity = ?2 AND metric = ?3 AND source = ?4", d_->path);
-    get.bind(1, run).bind(2, key.entity).bind(3, key.metric).bind(4, key.source);
-    if (!get.step()) throw ImportError(d_->path + ": series not found after insert");
-    const std::int64_t id = get.integer(0);
-    d_->series_cache[{run, ck}] = id;
-    return id;
-}
+std::int64_t TelemetryStore::series(std::int64_t run, const SeriesKey& key) { return seriesMany(run, {key}).front(); }
 
 std::vector<std::int64_t> TelemetryStore::seriesMany(std::int64_t run, const std::vector<SeriesKey>& keys) {
     std::vector<std::int64_t> ids(keys.size());
-    d_->transaction([&] {
-        for (std::size_t i = 0; i < keys.size(); ++i) ids[i] = series(run, keys[i]);
-    });
-    return ids;
-}
-
-BufferedWriter::~BufferedWriter() {
-    try {
-        flush();
-    } catch (...) {  // a destructor must not throw; callers who care call flush() themselves
+    std::vector<std::size_t> missing;
+    std::string ck;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        ck.assign(keys[i].entity).append(1, '\x1f').append(keys[i].metric).append(1, '\x1f').append(keys[i].source);
+        if (auto it = d_->series_cache.find({run, ck}); it != d_->series_cache.end()) ids[i] = it->second;
+        else missing.push_back(i);
     }
-}
-
-void BufferedWriter::flush() {
-    if (buf_.empty()) return;
-    std::sort(buf_.begin(), buf_.end(), [](const Sample& a, const Sample& b) { return a.series != b.series ? a.series < b.series : a.t_s < b.t_s; });
-    store_.writeBatch(buf_);
-    buf_.clear();
-}
-
-void TelemetryStore::writeBatch(const std::vector<Sample>& samples) {
-    if (samples.empty()) return;
+    if (missing.empty()) return ids;
     d_->transaction([&] {
-        Stmt s(d_->db, "INSERT OR IGNORE INTO samples(series_id, t, value) VALUES(?1, ?2, ?3)", d_->path);
-        for (const Sample& x : samples) {
-            s.bind(1, x.series).bind(2, x.t_s);
-            if (std::isfinite(x.value)) s.bind(3, x.value);
-            else s.bindNull(3);  // NaN/Inf are stored as missing values
-            s.step();
-            s.reset();
+        Stmt ins(d_->db, "INSERT OR IGNORE INTO series(run_id, entity, metric, unit, source) VALUES(?1, ?2, ?3, ?4, ?5)", d_->path);
+        Stmt get(d_->db, "SELECT id FROM series WHERE run_id = ?1 AND entity = ?2 AND metric = ?3 AND source = ?4", d_->path);
+        for (std::size_t i : missing) {
+            const SeriesKey& key = keys[i];
+            ins.bind(1, run).bind(2, key.entity).bind(3, key.metric).bind(4, key.unit).bind(5, key.source);
+            ins.step();
+            ins.reset();
+            get.bind(1, run).bind(2, key.entity).bind(3, key.metric).bind(4, key.source);
+            if (!get.step()) throw ImportError(d_->path + ": series not found after insert");
+            ids[i] = get.integer(0);
+            get.reset();
         }
     });
+    for (std::size_t i : missing)  // after the commit: a rolled-back id is never remembered
+        d_->series_cache[{run, keys[i].entity + '\x1f' + keys[i].metric + '\x1f' + keys[i].source}] = ids[i];
+    return ids;
 }
 
 void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent>& events) {
@@ -344,59 +239,6 @@ void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent
     });
 }
 
-std::vector<SeriesValues> TelemetryStore::values(std::int64_t run, const std::string& metric,
-                                                 const std::vector<std::string>& entities, double t0, double t1) const {
-    Stmt ser(d_->db, "SELECT id, entity, metric, unit, source FROM series WHERE run_id = ?1 AND metric = ?2 ORDER BY entity, source",
-             d_->path);
-    ser.bind(1, run).bind(2, metric);
-    std::vector<SeriesValues> out;
-    while (ser.step()) {
-        SeriesValues v;
-        v.series = ser.integer(0);
-        v.key = {ser.text(1), ser.text(2), ser.text(3), ser.text(4)};
-        if (!entities.empty() && std::find(entities.begin(), entities.end(), v.key.entity) == entities.end()) continue;
-        out.push_back(std::move(v));
-    }
-    Stmt pts(d_->db, "SELECT t, value FROM samples WHERE series_id = ?1 AND t >= ?2 AND t <= ?3 ORDER BY t", d_->path);
-    for (auto& v : out) {
-        pts.bind(1, v.series).bind(2, t0).bind(3, t1);
-        while (pts.step()) v.points.emplace_back(pts.real(0), pts.null(1) ? std::nan("") : pts.real(1));
-        pts.reset();
-    }
-    return out;
-}
-
-std::optional<double> TelemetryStore::latest(std::int64_t series, double t_s) const {
-    Stmt s(d_->db, "SELECT value FROM samples WHERE series_id = ?1 AND t <= ?2 ORDER BY t DESC LIMIT 1", d_->path);
-    s.bind(1, series).bind(2, t_s);
-    if (s.step() && !s.null(0)) return s.real(0);
-    return std::nullopt;
-}
-
-std::vector<Bucket> TelemetryStore::buckets(std::int64_t series, double t0, double t1, int n) const {
-    if (n < 1 || !(t1 > t0)) throw ImportError("buckets: need n >= 1 and t1 > t0");
-    std::vector<Bucket> out(static_cast<std::size_t>(n));
-    const double w = (t1 - t0) / n;
-    for (int i = 0; i < n; ++i) {
-        out[i].t0_s = t0 + i * w;
-        out[i].t1_s = t0 + (i + 1) * w;
-    }
-    Stmt s(d_->db,
-           "SELECT MIN(CAST((t - ?2) / ?4 AS INTEGER), ?5 - 1) AS b, MIN(value), MAX(value), AVG(value), COUNT(value) "
-           "FROM samples WHERE series_id = ?1 AND t >= ?2 AND t <= ?3 AND value IS NOT NULL GROUP BY b ORDER BY b",
-           d_->path);
-    s.bind(1, series).bind(2, t0).bind(3, t1).bind(4, w).bind(5, static_cast<std::int64_t>(n));
-    while (s.step()) {
-        const auto b = s.integer(0);
-        if (b < 0 || b >= n) continue;
-        out[b].min = s.real(1);
-        out[b].max = s.real(2);
-        out[b].mean = s.real(3);
-        out[b].count = s.integer(4);
-    }
-    return out;
-}
-
 std::vector<StoredEvent> TelemetryStore::events(std::int64_t run) const {
     Stmt s(d_->db, "SELECT t, kind, target, value, message, threshold FROM events WHERE run_id = ?1 ORDER BY t, rowid", d_->path);
     s.bind(1, run);
@@ -408,12 +250,6 @@ std::vector<StoredEvent> TelemetryStore::events(std::int64_t run) const {
         out.push_back(std::move(e));
     }
     return out;
-}
-
-std::int64_t TelemetryStore::sampleCount() const {
-    Stmt s(d_->db, "SELECT COUNT(*) FROM samples", d_->path);
-    s.step();
-    return s.integer(0);
 }
 
 void TelemetryStore::writeAirField(std::int64_t run, double t_s, const model::AirField& f) {
@@ -446,30 +282,6 @@ std::optional<model::AirField> TelemetryStore::airFieldAt(std::int64_t run, doub
     if (f.temp_c.size() != n || (!f.velocity_ms.empty() && f.velocity_ms.size() != 3 * n))
         throw ImportError(d_->path + ": the air field of run " + std::to_string(run) + " near t=" + std::to_string(t_s) + " is damaged");
     return f;
-}
-
-std::vector<SeriesValues> TelemetryStore::allSeries(std::int64_t run, const std::function<bool(double)>& progress) const {
-    Stmt ser(d_->db, "SELECT id, entity, metric, unit, source FROM series WHERE run_id = ?1 ORDER BY id", d_->path);
-    ser.bind(1, run);
-    std::vector<SeriesValues> out;
-    std::map<std::int64_t, std::size_t> at;
-    while (ser.step()) {
-        at[ser.integer(0)] = out.size();
-        out.push_back({ser.integer(0), {ser.text(1), ser.text(2), ser.text(3), ser.text(4)}, {}});
-    }
-    if (out.empty()) return out;
-    Stmt pts(d_->db, "SELECT series_id, t, value FROM samples WHERE series_id >= ?1 AND series_id <= ?2 ORDER BY series_id, t", d_->path);
-    pts.bind(1, out.front().series).bind(2, out.back().series);
-    std::size_t rows = 0;
-    while (pts.step()) {
-        // Rows come by series: the series reached is a fair measure of the way done.
-        auto it = at.find(pts.integer(0));
-        if (progress && ++rows % 65536 == 0 && it != at.end() &&
-            !progress(static_cast<double>(it->second + 1) / static_cast<double>(out.size())))
-            throw LoadCancelled();
-        if (it != at.end()) out[it->second].points.emplace_back(pts.real(1), pts.null(2) ? std::nan("") : pts.real(2));
-    }
-    return out;
 }
 
 } // namespace ct::importers

@@ -7,7 +7,9 @@
 #include <istream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ct::importers {
@@ -55,7 +57,12 @@ struct ParseOptions {
     /// Host the file came from, for formats that do not say (nvidia-smi XML, Redfish): entity ids are prefixed
     /// with it. Empty: "unknown-host" for nvidia-smi, no prefix for Redfish.
     std::string host;
+    /// Offset from UTC of times written without a zone (Slurm, nvidia-smi XML and dmon), in seconds.
+    double tz_offset_s = 0;
 };
+
+/// An offset from UTC ("+05:30", "+0530", "-08", "Z", "UTC") in seconds east of UTC; nullopt when it is none.
+std::optional<double> parseUtcOffset(std::string_view text);
 
 /// Progress in 0..1; return false to cancel (the result keeps what was parsed so far).
 using Progress = std::function<bool(double)>;
@@ -102,5 +109,8 @@ ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Pro
 /// file's modification time. Throws ImportError when the file cannot be read or its format is not supported yet.
 /// Slurm files (sacct text or JSON) hold jobs, not samples: use parseSlurmFile in slurm.hpp for them.
 ParseResult parseFile(const std::string& path, const Progress& progress = {}, const std::string& host = {});
+/// The same with options: `base.host` and `base.tz_offset_s` are used (file_name and the default time are the
+/// file's).
+ParseResult parseFile(const std::string& path, const ParseOptions& base, const Progress& progress = {});
 
 } // namespace ct::importers

@@ -39,6 +39,7 @@ SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt);
 
 /// Detects sacct text or JSON by content and parses the file. `fields`: the --format list for headerless text.
 /// Throws ImportError when the file cannot be read or is neither.
-SlurmResult parseSlurmFile(const std::string& path, const std::string& fields = {});
+/// `tz_offset_s`: the offset from UTC of the zone-less times sacct prints (0: read as UTC).
+SlurmResult parseSlurmFile(const std::string& path, const std::string& fields = {}, double tz_offset_s = 0);
 
 } // namespace ct::importers

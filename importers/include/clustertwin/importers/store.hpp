@@ -1,13 +1,18 @@
 #pragma once
 // The telemetry store: one SQLite database (WAL) for simulated runs and imported telemetry, so both replay
-// the same way. Schema (version 1):
+// the same way. Schema (version 3):
 //   runs(id, name, kind 'simulated'|'imported', scenario_id, created_at, end_s, meta)
 //   entities(id, kind, parent, name)
 //   series(id, run_id, entity, metric, unit, source)   UNIQUE(run_id, entity, metric, source)
-//   samples(series_id, t, value)                       PRIMARY KEY(series_id, t), WITHOUT ROWID
+//   chunks(series_id, t0, t1, n, data)                 PRIMARY KEY(series_id, t0), WITHOUT ROWID: up to 240
+//                                                      points of a series, compressed (chunk_codec.hpp); the
+//                                                      chunks of a series never overlap in time
 //   events(run_id, t, kind, target, value, message, threshold)
 //   air_fields(run_id, t, nx, ny, nz, cell_m, temp, velocity, seeds)   float32 blobs, see model::AirField
+//   sources(run_id, hash, name, samples, imported_at)  what an import read, by content hash
 // Time t is in seconds: from the run's start for simulated runs, Unix time for imported telemetry.
+// Version 1 (no events.threshold) and 2 (one row per sample in samples(series_id, t, value)) are upgraded
+// when opened.
 #include <clustertwin/importers/format.hpp>
 #include <clustertwin/model/frame.hpp>
 
@@ -50,6 +55,33 @@ struct StoredEvent {
     std::optional<double> threshold = std::nullopt;  ///< an alert's limit (schema version 2)
 };
 
+/// What a write did with its samples: each is stored, already there with the same value (a re-import), or
+/// dropped because the series already has a different value at that time (a collision, never silent: the
+/// caller reports it).
+struct WriteStats {
+    std::int64_t stored = 0, duplicates = 0, conflicts = 0;
+    /// The first collision: series, time, the value kept and the value dropped.
+    std::int64_t conflict_series = 0;
+    double conflict_t_s = 0, conflict_kept = 0, conflict_dropped = 0;
+    WriteStats& operator+=(const WriteStats& o);
+};
+
+/// A file (or other source) an import has read into a run, by a hash of its content: importing the same
+/// content into the run again is recognised, whatever the file's name or modification time.
+struct SourceRecord {
+    std::int64_t run = 0;
+    std::string hash, name;
+    std::int64_t samples = 0;
+};
+
+/// A series with its sample count and time range.
+struct SeriesSummary {
+    std::int64_t series = 0;
+    SeriesKey key;
+    std::int64_t count = 0;
+    double t0_s = 0, t1_s = 0;
+};
+
 struct SeriesValues {
     std::int64_t series = 0;
     SeriesKey key;
@@ -89,8 +121,16 @@ public:
 
     /// The id of a series, created when new.
     std::int64_t series(std::int64_t run, const SeriesKey& key);
-    /// Writes samples in one transaction; a sample already stored (same series and time) is left as it is.
-    void writeBatch(const std::vector<Sample>& samples);
+    /// Writes samples (any order) in one transaction, with the sources they came from; a sample already
+    /// stored (same series and time) is left as it is, and counted as a duplicate or a conflict. Within the
+    /// batch the first of several samples at one time wins.
+    WriteStats writeBatch(std::vector<Sample> samples, const std::vector<SourceRecord>& sources = {});
+    /// The source of this content already imported into the run, if any.
+    std::optional<SourceRecord> source(std::int64_t run, const std::string& hash) const;
+    /// Removes a run with its series, samples, events and air fields (an import that read nothing).
+    void deleteRun(std::int64_t run);
+    /// Every series of a run with its sample count and time range.
+    std::vector<SeriesSummary> seriesSummary(std::int64_t run) const;
     /// The ids of many series, created where missing, in one transaction (the first scrape of 40k series).
     std::vector<std::int64_t> seriesMany(std::int64_t run, const std::vector<SeriesKey>& keys);
     void writeEvents(std::int64_t run, const std::vector<StoredEvent>& events);
@@ -104,6 +144,8 @@ public:
     std::vector<Bucket> buckets(std::int64_t series, double t0_s, double t1_s, int n) const;
     std::vector<StoredEvent> events(std::int64_t run) const;
     std::int64_t sampleCount() const;
+    /// Bytes the database takes on disk (its pages; after a WAL checkpoint).
+    std::int64_t diskBytes();
     /// Every series of a run with all its points (for replay, which scrubs back and forth). `progress`, when
     /// given, is told the fraction read now and then; returning false stops the read with LoadCancelled.
     std::vector<SeriesValues> allSeries(std::int64_t run, const std::function<bool(double)>& progress = {}) const;
@@ -136,12 +178,19 @@ public:
         buf_.push_back(s);
         if (buf_.size() >= flush_at_) flush();
     }
+    /// A source whose samples have all been add()ed: recorded with the flush that stores the last of them,
+    /// so a killed import never marks a file read whose samples were lost.
+    void addSource(SourceRecord s) { sources_.push_back(std::move(s)); }
     void flush();
+    /// What the flushes so far did.
+    const WriteStats& stats() const { return stats_; }
 
 private:
     TelemetryStore& store_;
     std::size_t flush_at_;
     std::vector<Sample> buf_;
+    std::vector<SourceRecord> sources_;
+    WriteStats stats_;
 };
 
 } // namespace ct::importers

@@ -1,0 +1,169 @@
+// clustertwin-cli import loses nothing and names every failure (issue 17): on every file of the shared
+// testdata the summary's stored count is what the database holds and every reading is accounted for; exit
+// codes 0/3/2; a failed import leaves no run; re-imports are recognised by content, not file time; --tz and
+// ISO offsets without a colon.
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "test_time.hpp"
+
+#include <clustertwin/importers/store.hpp>
+
+#include <fstream>
+
+#include <utime.h>
+
+namespace {
+struct Run {
+    int code = -1;
+    QString out, err;
+    QJsonObject json() const { return QJsonDocument::fromJson(out.toUtf8()).object(); }
+};
+
+Run cli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(CT_CLI_PATH), args);
+    if (!p.waitForFinished(testMs(120000))) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+std::int64_t storedSamples(const QString& db) {
+    auto st = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+    return st.sampleCount();
+}
+} // namespace
+
+class TstImportCli : public QObject {
+    Q_OBJECT
+private slots:
+    void everyTestdataFileIsAccountedFor_data();
+    void everyTestdataFileIsAccountedFor();
+    void exitCodesAndNoEmptyRun();
+    void reimportIsRecognisedByContentNotFileTime();
+    void zonesAreApplied();
+};
+
+void TstImportCli::everyTestdataFileIsAccountedFor_data() {
+    QTest::addColumn<QString>("file");
+    const QString dir = QStringLiteral(CT_SHARED_TESTDATA_DIR);
+    if (!QDir(dir).exists()) QSKIP("shared/testdata not found beside the checkout");
+    QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
+    QStringList files;
+    while (it.hasNext()) files << it.next();
+    files.sort();
+    for (const QString& f : files) {
+        if (f.endsWith(".md") || f.contains("/source_docs/")) continue;
+        QTest::newRow(qPrintable(QDir(dir).relativeFilePath(f))) << f;
+    }
+}
+
+void TstImportCli::everyTestdataFileIsAccountedFor() {
+    QFETCH(QString, file);
+    QTemporaryDir tmp;
+    const QString db = tmp.filePath("t.sqlite");
+    const Run r = cli({"import", file, "--db", db, "--json", "-q"});
+    if (r.code == 2) {  // not telemetry this importer reads (a service root, a schema): named, and no run left
+        QVERIFY2((r.out + r.err).contains(QFileInfo(file).fileName()), qPrintable(file));  // named, with why
+        if (QFile::exists(db)) {
+            auto st = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+            QVERIFY(st.runs().empty());
+        }
+        return;
+    }
+    QVERIFY2(r.code == 0 || r.code == 3, qPrintable(r.err + r.out));
+    const QJsonObject s = r.json();
+    const qint64 read = s["samples_read"].toInteger(), stored = s["samples"].toInteger();
+    QCOMPARE(read, stored + s["duplicates"].toInteger() + s["collisions"].toInteger());
+    QCOMPARE(storedSamples(db), stored);
+    // 3 exactly when something was lost, and then a file is named.
+    const bool lost = !s["failed"].toArray().isEmpty() || s["collisions"].toInteger() > 0 || !s["warnings"].toObject().isEmpty();
+    if (r.code == 3) QVERIFY2(lost && (!s["files_with_warnings"].toArray().isEmpty() || !s["failed"].toArray().isEmpty()), qPrintable(r.out));
+}
+
+void TstImportCli::exitCodesAndNoEmptyRun() {
+    QTemporaryDir tmp;
+    const QString db = tmp.filePath("t.sqlite");
+    // Nothing readable: 2, the file named, no run.
+    QFile junk(tmp.filePath("junk.prom"));
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write("this is not telemetry {{{\n");
+    junk.close();
+    Run r = cli({"import", tmp.filePath("missing.prom"), "--db", db});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("missing.prom"), qPrintable(r.err));
+    // A truncated long CSV (a row cut in half) and a good file: 3, the bad one named with its line.
+    {
+        std::ofstream good(tmp.filePath("good.csv").toStdString());
+        good << "time,entity,metric,value,unit\n1700000000,n1/gpu0,power_w,300,W\n1700000010,n1/gpu0,power_w,310,W\n";
+        std::ofstream cut(tmp.filePath("cut.csv").toStdString());
+        cut << "time,entity,metric,value,unit\n1700000000,n2/gpu0,power_w,300,W\n1700000010,n2/gpu0,pow";
+    }
+    r = cli({"import", tmp.filePath("good.csv"), tmp.filePath("cut.csv"), "--db", db, "--json"});
+    QCOMPARE(r.code, 3);
+    const QJsonArray named = r.json()["files_with_warnings"].toArray();
+    QCOMPARE(named.size(), 1);
+    QVERIFY2(named[0].toObject()["first"].toArray()[0].toObject()["location"].toString().endsWith("cut.csv:3"), qPrintable(r.out));
+    QCOMPARE(r.json()["samples"].toInt(), 3);
+    // Only junk: 2 and the database holds no empty run for `query` to pick.
+    const QString db2 = tmp.filePath("t2.sqlite");
+    r = cli({"import", junk.fileName(), "--db", db2, "--json"});
+    QCOMPARE(r.code, 2);
+    auto st = ct::importers::TelemetryStore::open(db2.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+    QVERIFY(st.runs().empty());
+    QCOMPARE(cli({"query", "--db", db2, "--metric", "power_w"}).code, 2);
+}
+
+void TstImportCli::reimportIsRecognisedByContentNotFileTime() {
+    // A scrape without timestamps takes its file's time; touching the file must not duplicate it.
+    const QString src = QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom";
+    if (!QFile::exists(src)) QSKIP("shared/testdata not found beside the checkout");
+    QTemporaryDir tmp;
+    const QString copy = tmp.filePath("scrape.prom"), db = tmp.filePath("t.sqlite");
+    QVERIFY(QFile::copy(src, copy));
+    Run r = cli({"import", copy, "--db", db, "--json"});
+    QCOMPARE(r.code, 0);
+    const int first = r.json()["samples"].toInt();
+    QVERIFY(first > 20);
+    utimbuf later{1900000000, 1900000000};
+    QCOMPARE(::utime(copy.toUtf8().constData(), &later), 0);
+    r = cli({"import", copy, "--db", db, "--json"});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.json()["unchanged_files"].toInt(), 1);
+    QCOMPARE(storedSamples(db), std::int64_t(first));
+    // Another run name reads it again.
+    r = cli({"import", copy, "--db", db, "--name", "second", "--json"});
+    QCOMPARE(r.json()["samples"].toInt(), first);
+}
+
+void TstImportCli::zonesAreApplied() {
+    QTemporaryDir tmp;
+    const QString csv = tmp.filePath("z.csv"), db = tmp.filePath("t.sqlite");
+    {
+        // 2023-11-14T22:13:20Z is 1700000000. +0530 (no colon) is 5 h 30 min east.
+        std::ofstream out(csv.toStdString());
+        out << "time,entity,metric,value,unit\n"
+            << "2023-11-15T03:43:20+0530,a,power_w,1,W\n"
+            << "2023-11-15T03:43:20+05:30,b,power_w,2,W\n"
+            << "2023-11-14T14:13:20,c,power_w,3,W\n";
+    }
+    Run r = cli({"import", csv, "--db", db, "--tz", "-08:00", "--json"});
+    QCOMPARE(r.code, 0);
+    auto st = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+    for (const auto& v : st.values(st.runs().back().id, "power_w", {}, 0, 2e9)) {
+        QCOMPARE(v.points.size(), std::size_t(1));
+        QCOMPARE(v.points[0].first, 1700000000.0);  // each written in its own zone; c in --tz's
+    }
+    QCOMPARE(cli({"import", csv, "--db", db, "--tz", "Mars/Olympus"}).code, 2);
+}
+
+QTEST_GUILESS_MAIN(TstImportCli)
+#include "tst_import_cli.moc"
