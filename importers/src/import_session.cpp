@@ -319,7 +319,8 @@ void ImportSession::importFiles(const std::vector<std::pair<std::string, bool>>&
     std::size_t k = 0;
     auto launch_next = [&] {
         for (; k < files.size() && !d.cancel; ++k) {
-            const auto& [file, walked] = files[k];
+            const std::string& file = files[k].first;  // not a structured binding: clang 14 cannot capture one
+            const bool walked = files[k].second;
             std::string hash;
             try {
                 hash = contentHash(file);
@@ -341,7 +342,7 @@ void ImportSession::importFiles(const std::vector<std::pair<std::string, bool>>&
                 old = std::move(spent.back());
                 spent.pop_back();
             }
-            auto task = [&d, &file, walked = walked, parse_progress, old = std::move(old)]() mutable {
+            auto task = [&d, &file, walked, parse_progress, old = std::move(old)]() mutable {
                 old = Parsed{};
                 return d.parse(file, walked, parse_progress);
             };
