@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <deque>
 #include <future>
@@ -55,7 +54,7 @@ int benchImport(bool as_json, int scrapes) {
         }
     }
     const std::string db = (std::filesystem::temp_directory_path() / ("ct-bench-import-" + std::to_string(::getpid()) + ".sqlite")).string();
-    double parse_s = 0, store_s = 0, wall_s = 0, wait_s = 0;
+    double parse_s = 0, store_s = 0, wall_s = 0;
     std::int64_t samples = 0, stored = 0, bytes = 0;
     {
         auto store = im::TelemetryStore::open(db);
@@ -78,22 +77,19 @@ int benchImport(bool as_json, int scrapes) {
         };
         // As many pages parsed ahead as there are cores (at least one): parsing is the larger part.
         const int ahead = std::max(1u, std::thread::hardware_concurrency());
-        const auto policy = std::getenv("CT_BENCH_SERIAL") ? std::launch::deferred : std::launch::async;
         std::deque<std::future<std::pair<im::ParseResult, double>>> pending;
         std::vector<im::ParseResult> spent(static_cast<std::size_t>(ahead));
         int launched = 0;
         auto launch = [&] {
             if (launched < scrapes) {
-                pending.push_back(std::async(policy, parse, launched, std::move(spent[static_cast<std::size_t>(launched % ahead)])));
+                pending.push_back(std::async(std::launch::async, parse, launched, std::move(spent[static_cast<std::size_t>(launched % ahead)])));
                 ++launched;
             }
         };
         for (int i = 0; i < ahead; ++i) launch();
         for (int s = 0; s < scrapes; ++s) {
-            const auto w0 = Clock::now();
             auto [r, took] = pending.front().get();
             pending.pop_front();
-            wait_s += seconds(w0, Clock::now());
             parse_s += took;
             const auto t0 = Clock::now();
             samples += static_cast<std::int64_t>(r.samples.size());
@@ -104,7 +100,6 @@ int benchImport(bool as_json, int scrapes) {
         }
         const auto t0 = Clock::now();
         const im::ImportSummary sum = session.finish();
-        if (std::getenv("CT_BENCH_DEBUG")) std::fprintf(stderr, "finish %.3f s of store %.3f s, waited %.3f s\n", seconds(t0, Clock::now()), store_s, wait_s);
         store_s += seconds(t0, Clock::now());
         wall_s = seconds(t_start, Clock::now());
         stored = sum.written.stored;

@@ -18,9 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <optional>
-#include <set>
 
 #include <unistd.h>
 
