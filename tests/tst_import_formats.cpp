@@ -77,44 +77,52 @@ void TstImportFormats::nvidiaSmiXmlAcrossVersions() {
     QVERIFY(hasEntity(a100, "node7/gpu0/mig3") && hasEntity(a100, "node7/gpu0/mig6"));
     QCOMPARE(find(a100, "node7/gpu0", "temp_c")->t_s, 1691149470.0);  // Fri Aug  4 11:44:30 2023 (UTC)
     QVERIFY(!find(a100, "node7/gpu0", "utilization"));                  // N/A under MIG: skipped, not zero
-    // v13: average_power_draw / instant_power_draw, clocks_event_reasons.
+    // v13: average_power_draw (what power.draw reports) / instant_power_draw, clocks_event_reasons. No host
+    // in the file: the host is the file's name.
     const ParseResult v13 = parseFile(kData + "/nvidia_smi_xml/telegraf__rtx-3080-v13.nvidia-smi-q-x.xml");
-    QCOMPARE(value(v13, "unknown-host/gpu0", "power_w"), 142.33);
-    QCOMPARE(value(v13, "unknown-host/gpu0", "power_avg_w"), 139.62);
-    QCOMPARE(value(v13, "unknown-host/gpu0", "utilization"), 0.65);
-    QCOMPARE(value(v13, "unknown-host/gpu0", "power_limit_w"), 320.0);
-    QCOMPARE(value(v13, "unknown-host/gpu0", "throttle_thermal"), 0.0);
+    const std::string g = "telegraf__rtx-3080-v13/gpu0";
+    QCOMPARE(value(v13, g, "power_w"), 139.62);
+    QCOMPARE(value(v13, g, "power_instant_w"), 142.33);
+    QCOMPARE(value(v13, g, "utilization"), 0.65);
+    QCOMPARE(value(v13, g, "power_limit_w"), 320.0);
+    QCOMPARE(value(v13, g, "throttle_thermal"), 0.0);
     bool uuid = false;
     for (const auto& e : v13.entities) uuid = uuid || (e.kind == "gpu" && e.labels.count("uuid") && e.labels.at("uuid") == "GPU-19d6d965-2acc-f646-00f8-4c76979aabb4");
     QVERIFY(uuid);
     // An old (pre-v12) file: <power_readings><power_draw> N/A, temperature read.
     const ParseResult old = parseFile(kData + "/nvidia_smi_xml/telegraf__gtx-1070-ti.nvidia-smi-q-x.xml");
-    QCOMPARE(value(old, "unknown-host/gpu0", "temp_c"), 39.0);
-    QVERIFY(!find(old, "unknown-host/gpu0", "power_w"));
+    QCOMPARE(value(old, "telegraf__gtx-1070-ti/gpu0", "temp_c"), 39.0);
+    QVERIFY(!find(old, "telegraf__gtx-1070-ti/gpu0", "power_w"));
 }
 
 void TstImportFormats::redfishLegacyAndNewResources() {
     NEED_DATA();
     const std::string t = kData + "/redfish/telegraf-testdata";
+    // Files saved loose in a directory: the directory is the host (dell/, hp/).
     const ParseResult thermal = parseFile(t + "/dell/dell_thermal.json");
-    QCOMPARE(value(thermal, "System.Embedded.1/system_board_fan1a", "fan_rpm"), 17760.0);
-    QCOMPARE(value(thermal, "System.Embedded.1/cpu1_temp", "temp_c"), 40.0);
+    QCOMPARE(value(thermal, "dell/System.Embedded.1/system_board_fan1a", "fan_rpm"), 17760.0);
+    QCOMPARE(value(thermal, "dell/System.Embedded.1/cpu1_temp", "temp_c"), 40.0);
     const ParseResult power = parseFile(t + "/dell/dell_power.json");
-    QCOMPARE(value(power, "System.Embedded.1", "power_w"), 429.0);
+    QCOMPARE(value(power, "dell/System.Embedded.1", "power_w"), 429.0);
     bool null_warned = false;  // "LastPowerOutputWatts": null → no_data with its JSON pointer
     for (const auto& w : power.warnings) null_warned = null_warned || (w.kind == "no_data" && w.location.find("#/PowerSupplies/0/") != std::string::npos);
     QVERIFY(null_warned);
-    QCOMPARE(value(parseFile(t + "/hp/hp_power.json"), "1", "power_w"), 221.0);
+    QCOMPARE(value(parseFile(t + "/hp/hp_power.json"), "hp/1", "power_w"), 221.0);
     const ParseResult metrics = parseFile(t + "/hp/thermal_subsys/hp_thermal_metrics.json");
-    QCOMPARE(value(metrics, "1", "ambient_c"), 19.0);
-    QCOMPARE(value(metrics, "1/01_inlet_ambient", "temp_c"), 19.0);
-    // DMTF mockups: a Sensor (L/min), an outlet's excerpts, a fan's SpeedPercent.
+    QCOMPARE(value(metrics, "thermal_subsys/1", "ambient_c"), 19.0);
+    QCOMPARE(value(metrics, "thermal_subsys/1/01_inlet_ambient", "temp_c"), 19.0);
+    // DMTF mockups: a Sensor (L/min), an outlet's excerpts, a fan's SpeedPercent. The mockup mirrors the URIs
+    // below its directory, which is the host.
     const std::string d = kData + "/redfish/dmtf-Redfish-Publications__public-";
-    QCOMPARE(value(parseFile(d + "cooling-unit/Chassis/CDU/Sensors/PrimaryFlow/index.json"), "CDU/Sensors/PrimaryFlow", "flow_lpm"), 42.0);
+    QCOMPARE(value(parseFile(d + "cooling-unit/Chassis/CDU/Sensors/PrimaryFlow/index.json"),
+                   "dmtf-Redfish-Publications__public-cooling-unit/CDU/Sensors/PrimaryFlow", "flow_lpm"),
+             42.0);
     const ParseResult outlet = parseFile(d + "pdu/PowerEquipment/RackPDUs/1/Outlets/A1/index.json");
-    QCOMPARE(value(outlet, "PowerEquipment/RackPDUs/1/Outlets/A1", "power_w"), 197.4);
-    QCOMPARE(value(outlet, "PowerEquipment/RackPDUs/1/Outlets/A1", "current_a"), 1.68);
-    QCOMPARE(value(parseFile(d + "liquid-cooled-server/Chassis/1U/ThermalSubsystem/Fans/Bay1/index.json"), "1U/ThermalSubsystem/Fans/Bay1", "fan_speed"),
+    const std::string a1 = "dmtf-Redfish-Publications__public-pdu/PowerEquipment/RackPDUs/1/Outlets/A1";
+    QCOMPARE(value(outlet, a1, "power_w"), 197.4);
+    QCOMPARE(value(outlet, a1, "current_a"), 1.68);
+    QCOMPARE(value(parseFile(d + "liquid-cooled-server/Chassis/1U/ThermalSubsystem/Fans/Bay1/index.json"),
+                   "dmtf-Redfish-Publications__public-liquid-cooled-server/1U/ThermalSubsystem/Fans/Bay1", "fan_speed"),
              0.45);
     // A MetricReport carries its own times and names the property it reports by URI#pointer.
     const ParseResult rep = parseText(parseRedfishJson, R"({"@odata.id": "/redfish/v1/TelemetryService/MetricReports/P", "@odata.type": "#MetricReport.v1_4_0.MetricReport",

@@ -255,7 +255,9 @@ struct ImportSession::Impl {
         sum.jobs.insert(sum.jobs.end(), sr.jobs.begin(), sr.jobs.end());
     }
 
-    Parsed parse(const std::string& file, bool walked, const Progress& progress) const {
+    /// `real_name`: the path is the file's own name (not a stand-in such as standard input's temporary copy),
+    /// so a host may be named after it.
+    Parsed parse(const std::string& file, bool walked, bool real_name, const Progress& progress) const {
         Parsed p;
         try {
             Detection det = detectFileFormat(file);
@@ -272,6 +274,7 @@ struct ImportSession::Impl {
             }
             ParseOptions po;
             po.host = opt.host;
+            po.host_from_path = real_name;
             po.tz_offset_s = opt.tz_offset_s;
             p.result = parseFile(file, po, progress);
             p.kind = Parsed::Kind::Samples;
@@ -341,9 +344,10 @@ void ImportSession::importFiles(const std::vector<std::pair<std::string, bool>>&
                 old = std::move(spent.back());
                 spent.pop_back();
             }
-            auto task = [&d, &file, walked, parse_progress, old = std::move(old)]() mutable {
+            const bool real_name = show(file) == file;
+            auto task = [&d, &file, walked, real_name, parse_progress, old = std::move(old)]() mutable {
                 old = Parsed{};
-                return d.parse(file, walked, parse_progress);
+                return d.parse(file, walked, real_name, parse_progress);
             };
             pending.push_back({k, std::move(hash), std::move(within), std::async(std::launch::async, std::move(task))});
             ++k;

@@ -68,6 +68,10 @@ ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progre
                 else if (h == "value") vi = k;
                 else if (h == "unit") ui = k;
             }
+            if (reader.unterminated()) {
+                warn(lineno, "truncated", "the file ends inside its header line (no newline, no rows)");
+                return res;
+            }
             if (ti < 0 || ei < 0 || mi < 0 || vi < 0) {
                 warn(lineno, "missing_field", "header must name time, entity, metric and value");
                 return res;
@@ -100,6 +104,7 @@ ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progre
 ParseResult parseFile(const std::string& path, const Progress& progress, const std::string& host) {
     ParseOptions base;
     base.host = host;
+    base.host_from_path = true;
     return parseFile(path, base, progress);
 }
 

@@ -109,12 +109,16 @@ std::string EntityMapper::map(const ImportedEntity& e) const {
     if (const std::string guid = label("guid"); !guid.empty())
         if (std::string r = impl_->rule("ib_guid", guid); !r.empty()) return r;
     if (const std::string chassis = label("chassis"); !chassis.empty()) {
+        // A crawl saved per server names its host (the crawl's directory): "<host>/<chassis>/...". The chassis
+        // id is tried first (a rule, a scenario id, a hostname), then the host.
+        const std::string host = label("host");
         std::string base = impl_->rule("chassis", chassis);
         if (base.empty()) base = impl_->ids.count(chassis) ? chassis : node(chassis);
+        if (base.empty() && !host.empty()) base = node(host);
         if (base.empty()) return {};
         // The chassis' own readings, or a sensor below it: keep the part after the chassis id.
-        const auto at = e.id.find(chassis);
-        const std::string rest = at == std::string::npos ? "" : e.id.substr(at + chassis.size());
+        const std::string prefix = (host.empty() ? "" : host + "/") + chassis;
+        const std::string rest = e.id.rfind(prefix, 0) == 0 ? e.id.substr(prefix.size()) : "";
         return base + rest;
     }
     if (e.kind == "node") return node(e.id);

@@ -2,6 +2,7 @@
 #include <clustertwin/importers/parse.hpp>
 
 #include "parse_common.hpp"
+#include "vocabulary.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -35,24 +36,6 @@ std::vector<std::string> splitComma(const std::string& line) {
     return out;
 }
 
-struct SmiField {
-    const char* name;
-    const char* unit;
-    double scale;
-};
-
-/// nvidia-smi fields with engine names; others become their own name with '.' → '_'.
-const SmiField* smiName(const std::string& field) {
-    static const std::map<std::string, SmiField> m = {
-        {"temperature.gpu", {"temp_c", "degC", 1}},     {"power.draw", {"power_w", "W", 1}},
-        {"utilization.gpu", {"utilization", "ratio", 0.01}}, {"clocks.current.sm", {"sm_clock_mhz", "MHz", 1}},
-        {"clocks.sm", {"sm_clock_mhz", "MHz", 1}},      {"memory.used", {"fb_used_mib", "MiB", 1}},
-        {"fan.speed", {"fan_speed", "ratio", 0.01}},
-    };
-    auto it = m.find(field);
-    return it == m.end() ? nullptr : &it->second;
-}
-
 } // namespace
 
 ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
@@ -71,6 +54,8 @@ ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const P
                 fields.push_back(b == std::string::npos ? c : c.substr(0, b));
                 units.push_back(b == std::string::npos ? "" : c.substr(b + 2, c.size() - b - 3));
             }
+            if (reader.unterminated())  // the file ends inside its header: the last column name may be cut
+                res.warnings.push_back({detail::loc(opt, lineno), "truncated", "the file ends inside its header line (no newline, no rows)"});
             continue;
         }
         if (cells.size() != fields.size()) {
@@ -78,42 +63,52 @@ ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const P
             continue;
         }
         double t = opt.default_time_s;
-        std::string host, index = std::to_string(res.entities.size()), model;
+        std::string host, index = std::to_string(res.entities.size()), model, uuid;
         for (std::size_t k = 0; k < fields.size(); ++k) {
             if (fields[k] == "timestamp") {
                 std::string ts = cells[k];
                 std::replace(ts.begin(), ts.end(), '/', '-');
                 double v = 0;
-                if (detail::parseIsoTime(ts, v)) t = v;
+                if (detail::parseIsoTime(ts, v, opt.tz_offset_s)) t = v;
             } else if (fields[k] == "index") {
                 index = cells[k];
             } else if (fields[k] == "name") {
                 model = cells[k];
-            } else if (fields[k] == "hostname" && cells[k].front() != '[') {
+            } else if (fields[k] == "uuid" && !cells[k].empty() && cells[k].front() != '[') {
+                uuid = cells[k];
+            } else if (fields[k] == "hostname" && !cells[k].empty() && cells[k].front() != '[') {
                 host = cells[k];
             }
         }
-        if (host.empty()) host = "unknown-host";
+        if (host.empty()) host = detail::defaultHost(opt, "unknown-host");
         const std::string gpu = host + "/gpu" + index;
         if (seen.insert(gpu).second) {
             if (seen.insert(host).second) res.entities.push_back({host, "node", "", host, {}});
-            res.entities.push_back({gpu, "gpu", host, model, {}});
+            std::map<std::string, std::string> labels;
+            if (!uuid.empty()) labels["uuid"] = uuid;
+            res.entities.push_back({gpu, "gpu", host, model, labels});
+        }
+        if (std::isnan(t)) {
+            res.warnings.push_back({detail::loc(opt, lineno), "missing_field", "no timestamp column and no file time: row dropped"});
+            continue;
         }
         for (std::size_t k = 0; k < fields.size(); ++k) {
-            std::string v = cells[k];
-            if (v.empty()) continue;
-            if (v.front() == '[') {  // [N/A], [Not Supported], [Requested functionality has been deprecated]
-                continue;
-            }
-            // "28.16 W", "100 %", "1980 MHz": drop the unit after the number.
+            const std::string& v = cells[k];
+            if (v.empty() || v.front() == '[') continue;  // [N/A], [Not Supported], [Requested functionality has been deprecated]
+            if (detail::smiIdentityField(fields[k])) continue;  // index, serial, versions: labels, not readings
+            // "28.16 W", "100 %", "1980 MHz": the unit after the number, when the header does not give it.
             const auto sp = v.find(' ');
-            std::string num = sp == std::string::npos ? v : v.substr(0, sp);
+            const std::string num = sp == std::string::npos ? v : v.substr(0, sp);
+            std::string unit = units[k];
+            if (unit.empty() && sp != std::string::npos) unit = v.substr(sp + 1);
             double x = 0;
-            if (!detail::parseNumber(num, x)) continue;  // text fields (names, P-states, "Not Active")
-            const SmiField* f = smiName(fields[k]);
-            std::string metric = fields[k];
-            std::replace(metric.begin(), metric.end(), '.', '_');
-            res.samples.push_back({gpu, f ? f->name : metric, f ? f->unit : units[k], t, f ? x * f->scale : x});
+            if (!detail::parseNumber(num, x) && !(fields[k] == "pstate" && detail::parsePstate(num, x))) continue;  // text fields
+            if (const auto term = detail::smiTerm(fields[k], unit)) {
+                res.samples.push_back({gpu, std::string(term->metric), std::string(term->unit), t, x * term->scale});
+            } else {
+                const detail::OwnTerm own = detail::smiOwnTerm(fields[k], unit);
+                res.samples.push_back({gpu, own.metric, own.unit, t, x * own.scale});
+            }
         }
     }
     if (fields.empty()) res.warnings.push_back({detail::loc(opt, std::max<std::size_t>(1, reader.lineno())), "missing_field", "no header line"});
@@ -143,6 +138,7 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
     if (doc.is_object() && doc.value("status", "success") != "success")
         res.warnings.push_back({opt.file_name, "no_data", "status is " + doc.value("status", std::string("?"))});
     detail::PromState state;
+    state.default_host = detail::defaultHost(opt, "unknown-host");
     for (std::size_t i = 0; i < result->size(); ++i) {
         const auto& series = (*result)[i];
         const std::string where = opt.file_name + "#/data/result/" + std::to_string(i);
@@ -174,6 +170,7 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
             detail::addPromSample(name, labels, t, v, [&] { return where; }, res, state);
         }
     }
+    detail::finishPromParse(res, state);
     return res;
 }
 

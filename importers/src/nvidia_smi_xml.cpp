@@ -3,6 +3,7 @@
 #include <clustertwin/importers/parse.hpp>
 
 #include "parse_common.hpp"
+#include "vocabulary.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -15,39 +16,58 @@ namespace ct::importers {
 
 namespace {
 
-struct Metric {
-    const char* name;
-    const char* unit;
-    double scale;
-};
+/// Leaf paths below <gpu> (or <mig_device>) → the nvidia-smi query field that reports the same quantity, so
+/// names and units come from the one vocabulary (vocabulary.hpp). Version drift: power_readings (v10/v11),
+/// gpu_power_readings (v12+); v13 has no power_draw, and its average_power_draw is what power.draw reports
+/// on those GPUs (nvidia-smi --help-query-gpu: "on Ampere or newer devices, returns average power draw").
+const char* gpuField(const std::string& path) {
+    static const std::map<std::string, const char*> m = {
+        {"temperature/gpu_temp", "temperature.gpu"},
+        {"temperature/memory_temp", "temperature.memory"},
+        {"power_readings/power_draw", "power.draw"},
+        {"gpu_power_readings/power_draw", "power.draw"},
+        {"gpu_power_readings/average_power_draw", "power.draw"},
+        {"gpu_power_readings/instant_power_draw", "power.draw.instant"},
+        {"power_readings/power_limit", "power.limit"},
+        {"gpu_power_readings/power_limit", "power.limit"},
+        {"power_readings/enforced_power_limit", "enforced.power.limit"},
+        {"gpu_power_readings/enforced_power_limit", "enforced.power.limit"},
+        {"gpu_power_readings/current_power_limit", "enforced.power.limit"},
+        {"power_readings/default_power_limit", "power.default_limit"},
+        {"gpu_power_readings/default_power_limit", "power.default_limit"},
+        {"power_readings/min_power_limit", "power.min_limit"},
+        {"gpu_power_readings/min_power_limit", "power.min_limit"},
+        {"power_readings/max_power_limit", "power.max_limit"},
+        {"gpu_power_readings/max_power_limit", "power.max_limit"},
+        {"utilization/gpu_util", "utilization.gpu"},
+        {"utilization/memory_util", "utilization.memory"},
+        {"utilization/encoder_util", "utilization.encoder"},
+        {"utilization/decoder_util", "utilization.decoder"},
+        {"fan_speed", "fan.speed"},
+        {"performance_state", "pstate"},
+        {"clocks/graphics_clock", "clocks.current.graphics"},
+        {"clocks/sm_clock", "clocks.current.sm"},
+        {"clocks/mem_clock", "clocks.current.memory"},
+        {"clocks/video_clock", "clocks.current.video"},
+        {"max_clocks/graphics_clock", "clocks.max.graphics"},
+        {"max_clocks/sm_clock", "clocks.max.sm"},
+        {"max_clocks/mem_clock", "clocks.max.memory"},
+        {"fb_memory_usage/total", "memory.total"},
+        {"fb_memory_usage/reserved", "memory.reserved"},
+        {"fb_memory_usage/used", "memory.used"},
+        {"fb_memory_usage/free", "memory.free"},
+    };
+    auto it = m.find(path);
+    return it == m.end() ? nullptr : it->second;
+}
 
-/// Leaf paths below <gpu> (or <mig_device>) → metric. Version drift: power_readings (v10/v11),
-/// gpu_power_readings (v12+), average/instant_power_draw (v13), power_limit → current_power_limit.
-const Metric* gpuMetric(const std::string& path) {
-    static const std::map<std::string, Metric> m = {
-        {"temperature/gpu_temp", {"temp_c", "degC", 1}},
-        {"temperature/memory_temp", {"memory_temp_c", "degC", 1}},
+/// Quantities the query interface does not have: their own names.
+const detail::Term* ownMetric(const std::string& path) {
+    static const std::map<std::string, detail::Term> m = {
         {"temperature/gpu_temp_slow_threshold", {"temp_slowdown_c", "degC", 1}},
         {"temperature/gpu_temp_max_threshold", {"temp_shutdown_c", "degC", 1}},
-        {"power_readings/power_draw", {"power_w", "W", 1}},
-        {"gpu_power_readings/power_draw", {"power_w", "W", 1}},
-        {"gpu_power_readings/instant_power_draw", {"power_w", "W", 1}},
-        {"gpu_power_readings/average_power_draw", {"power_avg_w", "W", 1}},
-        {"power_readings/power_limit", {"power_limit_w", "W", 1}},
-        {"gpu_power_readings/power_limit", {"power_limit_w", "W", 1}},
-        {"power_readings/enforced_power_limit", {"power_limit_w", "W", 1}},
-        {"gpu_power_readings/current_power_limit", {"power_limit_w", "W", 1}},
         {"module_power_readings/power_draw", {"module_power_w", "W", 1}},
         {"module_power_readings/instant_power_draw", {"module_power_w", "W", 1}},
-        {"utilization/gpu_util", {"utilization", "ratio", 0.01}},
-        {"utilization/memory_util", {"mem_copy_utilization", "ratio", 0.01}},
-        {"fan_speed", {"fan_speed", "ratio", 0.01}},
-        {"clocks/graphics_clock", {"graphics_clock_mhz", "MHz", 1}},
-        {"clocks/sm_clock", {"sm_clock_mhz", "MHz", 1}},
-        {"clocks/mem_clock", {"mem_clock_mhz", "MHz", 1}},
-        {"fb_memory_usage/total", {"fb_total_mib", "MiB", 1}},
-        {"fb_memory_usage/used", {"fb_used_mib", "MiB", 1}},
-        {"fb_memory_usage/free", {"fb_free_mib", "MiB", 1}},
         {"pci/tx_util", {"pcie_tx_kbps", "KB/s", 1}},
         {"pci/rx_util", {"pcie_rx_kbps", "KB/s", 1}},
     };
@@ -118,7 +138,7 @@ std::string trim(const std::string& s) {
 struct Device {  // one <gpu> or <mig_device> being read
     std::string entity;
     std::size_t depth = 0;  // stack depth of its element
-    std::vector<std::pair<const Metric*, double>> values;
+    std::vector<std::pair<detail::Term, double>> values;
     std::map<std::string, bool> throttle;  // reason → active
 };
 
@@ -126,7 +146,7 @@ class SmiXmlReader {
 public:
     SmiXmlReader(const std::string& text, const ParseOptions& opt, const Progress& progress, ParseResult& res)
         : s_(text), opt_(opt), progress_(progress), res_(res) {
-        host_ = opt.host.empty() ? "unknown-host" : opt.host;
+        host_ = detail::defaultHost(opt, "unknown-host");
         t_ = opt.default_time_s;
     }
 
@@ -273,7 +293,7 @@ private:
     void value(const std::string& v) {
         if (stack_.size() == 2 && stack_[1] == "timestamp") {
             double t;
-            if (parseCtime(v, t)) t_ = t;
+            if (parseCtime(v, t)) t_ = t - opt_.tz_offset_s;  // local time of the machine: --tz says its offset
             else warn("bad_value", "timestamp \"" + v + "\" is not in ctime form");
             return;
         }
@@ -301,14 +321,25 @@ private:
             if (v == "Active" || v == "Not Active") d.throttle[reason] = v == "Active";
             return;
         }
-        const Metric* m = gpuMetric(path);
-        if (!m || isPlaceholder(v)) return;
+        const char* field = gpuField(path);
+        const detail::Term* own = field ? nullptr : ownMetric(path);
+        if ((!field && !own) || isPlaceholder(v)) return;
         double x;
-        if (!leadingNumber(v, x)) {
+        if (!leadingNumber(v, x) && !(field && detail::parsePstate(v, x))) {
             warn("bad_value", path + ": \"" + v + "\" is not a number");
             return;
         }
-        d.values.emplace_back(m, x * m->scale);
+        if (own) {
+            d.values.emplace_back(*own, x);
+            return;
+        }
+        const auto sp = v.find(' ');  // "33 C", "70.93 W", "0 %"
+        const auto term = detail::smiTerm(field, sp == std::string::npos ? std::string_view() : std::string_view(v).substr(sp + 1));
+        if (!term) {
+            warn("bad_value", path + ": unit of \"" + v + "\" not understood");
+            return;
+        }
+        d.values.emplace_back(*term, x * term->scale);
     }
 
     void finishDevice() {
@@ -319,7 +350,7 @@ private:
             warn("missing_field", "no <timestamp> and no default time; samples of " + d.entity + " dropped");
             return;
         }
-        for (const auto& [m, x] : d.values) res_.samples.push_back({d.entity, m->name, m->unit, t_, x});
+        for (const auto& [m, x] : d.values) res_.samples.push_back({d.entity, std::string(m.metric), std::string(m.unit), t_, x});
         if (!d.throttle.empty()) {
             auto active = [&](std::initializer_list<const char*> names) {
                 for (const char* n : names)

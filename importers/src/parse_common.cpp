@@ -46,6 +46,7 @@ bool LineReader::next(std::string& line) {
     while (std::getline(in_, line)) {
         ++lineno_;
         bytes_ += line.size() + 1;
+        unterminated_ = in_.eof();
         if (progress_ && (lineno_ % 4096) == 0 &&
             !progress_(size_hint_ ? std::min(1.0, static_cast<double>(bytes_) / static_cast<double>(size_hint_)) : 0.0)) {
             res_.cancelled = true;
@@ -60,6 +61,14 @@ bool LineReader::next(std::string& line) {
     }
     if (progress_) progress_(1.0);
     return false;
+}
+
+std::string defaultHost(const ParseOptions& opt, const std::string& fallback) {
+    if (!opt.host.empty()) return opt.host;
+    if (!opt.host_from_path) return fallback;
+    std::string name = opt.file_name.substr(opt.file_name.find_last_of('/') + 1);
+    name = name.substr(0, name.find('.'));
+    return name.empty() ? fallback : name;
 }
 
 bool parseNumber(std::string_view s, double& out) {

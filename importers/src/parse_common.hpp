@@ -7,10 +7,12 @@
 #include <istream>
 #include <vector>
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace ct::importers::detail {
@@ -42,23 +44,38 @@ public:
         const std::string* v = find(key);
         return v ? *v : std::string();
     }
+    std::size_t size() const { return n_; }
+    const std::pair<std::string, std::string>& operator[](std::size_t i) const { return kv_[i]; }
 
 private:
     std::vector<std::pair<std::string, std::string>> kv_;
     std::size_t n_ = 0;
 };
 
-/// What a Prometheus parse remembers from sample to sample: the entities listed, and the last host and
-/// metric family (consecutive samples usually share them).
-struct MetricName;
+/// What a Prometheus parse remembers from sample to sample: the entities listed, the last host and metric
+/// family (consecutive samples usually share them), nvidia_gpu_exporter's GPUs, and the labels beyond the
+/// entity's that each sample carried (to tell apart series that would otherwise collide).
 struct PromState {
     std::unordered_set<std::string> seen;
-    std::string last_host, entity, metric, lowered;
-    const MetricName* mapped = nullptr;
+    std::string default_host = "unknown-host";  ///< for samples without a Hostname/hostname/instance label
+    std::string last_host, entity, metric, name, unit, tag;
+    double scale = 1;
+    bool skip = false;  ///< the family is not telemetry (nvidia_gpu_exporter's *_info identity series)
+    std::map<std::string, std::pair<std::string, std::string>> exporter_gpus;  ///< uuid → (index, name)
+    std::map<std::string, std::string> uuid_entity;                            ///< uuid → "<host>/gpu-<uuid>"
+    std::vector<std::string> tagsets{std::string()};
+    std::unordered_map<std::string, std::uint32_t> tag_index;
+    std::vector<std::uint32_t> tag_of;  ///< per sample once any carried extra labels (empty before)
+    std::vector<std::string> keys;      ///< the label names of the last sample
+    std::vector<std::size_t> extra;     ///< positions of its extra labels, in name order
 };
 /// `where` makes the location of a warning (only called when there is one).
 bool addPromSample(std::string_view metric, const Labels& labels, double t, double value,
                    const std::function<std::string()>& where, ParseResult& res, PromState& st);
+/// After the last sample: nvidia_gpu_exporter GPUs renamed "<host>/gpu<index>" where nvidia_smi_gpu_info
+/// gave the index; series of one entity and metric that differ in other labels (pid, container, le) and
+/// would collide at one time with different values get those labels in their metric name.
+void finishPromParse(ParseResult& res, PromState& st);
 /// The line of a JSON document where nlohmann's exception `e` points (1 when it names no byte offset, as
 /// out_of_range for a number like 6E1226 does).
 std::size_t jsonErrorLine(const std::string& text, const std::exception& e);
@@ -74,6 +91,8 @@ public:
     bool next(std::string& line);
     std::size_t lineno() const { return lineno_; }
     std::string location() const { return loc(opt_, lineno_); }
+    /// The line just read ended the file without its newline: cut off, for formats whose lines all end in one.
+    bool unterminated() const { return unterminated_; }
 
 private:
     std::istream& in_;
@@ -81,6 +100,11 @@ private:
     Progress progress_;  // a copy: callers may pass a temporary
     std::size_t size_hint_, lineno_ = 0, bytes_ = 0;
     ParseResult& res_;
+    bool unterminated_ = false;
 };
+
+/// The host of a file that names none: ParseOptions::host, else (host_from_path) the file's name up to its
+/// first '.', else `fallback`.
+std::string defaultHost(const ParseOptions& opt, const std::string& fallback);
 
 } // namespace ct::importers::detail

@@ -9,52 +9,7 @@
 
 namespace ct::importers {
 
-namespace detail {
-struct MetricName {
-    const char* name;
-    const char* unit;
-    double scale;
-};
-} // namespace detail
-
 namespace {
-
-using detail::MetricName;
-
-/// DCGM fields with engine names (so imported and simulated runs replay alike); others keep their own name.
-const std::unordered_map<std::string, MetricName>& dcgmNames() {
-    static const std::unordered_map<std::string, MetricName> m = {
-        {"DCGM_FI_DEV_GPU_TEMP", {"temp_c", "degC", 1}},
-        {"DCGM_FI_DEV_MEMORY_TEMP", {"memory_temp_c", "degC", 1}},
-        {"DCGM_FI_DEV_POWER_USAGE", {"power_w", "W", 1}},
-        {"DCGM_FI_DEV_GPU_UTIL", {"utilization", "ratio", 0.01}},
-        {"DCGM_FI_DEV_MEM_COPY_UTIL", {"mem_copy_utilization", "ratio", 0.01}},
-        {"DCGM_FI_DEV_SM_CLOCK", {"sm_clock_mhz", "MHz", 1}},
-        {"DCGM_FI_DEV_MEM_CLOCK", {"mem_clock_mhz", "MHz", 1}},
-        {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", {"energy_j", "J", 0.001}},
-        {"DCGM_FI_DEV_FB_USED", {"fb_used_mib", "MiB", 1}},
-        {"DCGM_FI_DEV_FB_FREE", {"fb_free_mib", "MiB", 1}},
-        {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", {"gr_engine_active", "ratio", 1}},
-        {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", {"tensor_active", "ratio", 1}},
-        {"DCGM_FI_PROF_DRAM_ACTIVE", {"dram_active", "ratio", 1}},
-    };
-    return m;
-}
-
-/// DCGM's "no data" sentinels (blank / not found / not supported / no permission) for int64, int32 and fp64.
-bool isSentinel(double v) {
-    if (v >= 9223372036854775792.0 && v <= 9223372036854775808.0) return true;
-    if (v >= 2147483632.0 && v <= 2147483635.0) return true;
-    if (v >= 140737488355328.0 && v <= 140737488355331.0) return true;
-    return false;
-}
-
-std::string lower(std::string_view v) {
-    std::string s(v);
-    for (char& c : s)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return s;
-}
 
 /// [A-Za-z0-9_] without the locale lookups of std::isalnum.
 inline bool wordChar(char c) {
@@ -106,67 +61,10 @@ bool parseLabels(const std::string& s, std::size_t& i, detail::Labels& labels, s
 
 } // namespace
 
-namespace detail {
-
-/// Turns one Prometheus sample (name, labels, time, value) into an ImportedSample with DCGM names and units,
-/// recording host/GPU/MIG entities once. False (with a warning) for DCGM no-data sentinels.
-bool addPromSample(std::string_view metric, const Labels& labels, double t, double value, const std::function<std::string()>& where,
-                   ParseResult& res, PromState& st) {
-    if (isSentinel(value)) {
-        res.warnings.push_back({where(), "no_data", std::string(metric) + ": DCGM reports no data"});
-        return false;
-    }
-    const std::string* hp = labels.find("Hostname");
-    if (!hp) hp = labels.find("hostname");
-    if (!hp || hp->empty()) hp = labels.find("instance");
-    static const std::string unknown = "unknown-host";
-    const std::string& host = hp && !hp->empty() ? *hp : unknown;
-    if (host != st.last_host) {  // scrapes name one host many times in a row
-        st.last_host = host;
-        if (st.seen.insert(host).second) res.entities.push_back({host, "node", "", host, {}});
-    }
-    std::string& entity = st.entity;
-    entity = host;
-    if (const std::string* gpu_label = labels.find("gpu")) {
-        entity.append("/gpu").append(*gpu_label);
-        if (st.seen.find(entity) == st.seen.end()) {
-            st.seen.insert(entity);
-            std::map<std::string, std::string> gl;
-            if (const std::string* u = labels.find("UUID")) gl["uuid"] = *u;
-            if (const std::string* b = labels.find("pci_bus_id")) gl["pci_bus_id"] = *b;
-            res.entities.push_back({entity, "gpu", host, labels.get("modelName"), gl});
-        }
-        if (const std::string* gi = labels.find("GPU_I_ID"); gi && !gi->empty()) {
-            const std::string gpu = entity;
-            entity.append("/mig").append(*gi);
-            if (st.seen.insert(entity).second) res.entities.push_back({entity, "mig", gpu, labels.get("GPU_I_PROFILE"), {}});
-        }
-    }
-    if (metric != st.metric) {  // a metric family's samples come together: look its name up once
-        st.metric.assign(metric);
-        const auto& names = dcgmNames();
-        auto it = names.find(st.metric);
-        st.mapped = it != names.end() ? &it->second : nullptr;
-        st.lowered = st.mapped ? std::string(st.mapped->name) : lower(metric);
-    }
-    ImportedSample& smp = res.samples.emplace_back();
-    smp.entity = entity;
-    smp.metric = st.lowered;
-    smp.t_s = t;
-    if (st.mapped) {
-        smp.unit = st.mapped->unit;
-        smp.value = value * st.mapped->scale;
-    } else {
-        smp.value = value;
-    }
-    return true;
-}
-
-} // namespace detail
-
 ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
     detail::PromState state;
+    state.default_host = detail::defaultHost(opt, "unknown-host");
     std::string line, metric;
     detail::Labels labels;
     detail::LineReader reader(in, opt, progress, size_hint, res);
@@ -174,6 +72,10 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
     while (reader.next(line)) {
         const std::size_t lineno = reader.lineno();
         if (line.empty() || line[0] == '#') continue;
+        if (reader.unterminated()) {  // exposition lines end in '\n': a last line without one was cut off
+            warn(lineno, "truncated", "the file ends inside this line (no newline): sample not read");
+            break;
+        }
         std::size_t i = 0;
         while (i < line.size() && (wordChar(line[i]) || line[i] == ':')) ++i;
         if (i == 0) {
@@ -214,6 +116,7 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
         }
         detail::addPromSample(metric, labels, t, value, [&] { return detail::loc(opt, lineno); }, res, state);
     }
+    detail::finishPromParse(res, state);
     return res;
 }
 

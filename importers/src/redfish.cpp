@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <set>
@@ -55,6 +56,7 @@ Metric propertyMetric(const std::string& key) {
         {"PowerInputWatts", {"power_in_w", "W"}},
         {"InputPowerWatts", {"power_in_w", "W"}},
         {"LastPowerOutputWatts", {"power_out_w", "W"}},
+        {"PowerOutputWatts", {"power_out_w", "W"}},
         {"OutputPowerWatts", {"power_out_w", "W"}},
         {"LineInputVoltage", {"voltage_in_v", "V"}},
         {"InputVoltage", {"voltage_in_v", "V"}},
@@ -78,17 +80,68 @@ Metric propertyMetric(const std::string& key) {
         {"HeatRemovedkW", {"heat_removed_w", "W", 1000}},
         {"DewPointCelsius", {"dew_point_c", "degC"}},
         {"TemperatureReadingsCelsius", {"temp_c", "degC"}},
+        {"TemperatureSummaryCelsius", {"temp_c", "degC"}},
+        {"FanSpeedPercent", {"fan_speed", "ratio", 0.01}},
         {"AverageConsumedWatts", {"power_avg_w", "W"}},
         {"MaxConsumedWatts", {"power_max_w", "W"}},
         {"MinConsumedWatts", {"power_min_w", "W"}},
         {"LimitInWatts", {"power_limit_w", "W"}},
     };
     if (auto it = m.find(key); it != m.end()) return it->second;
+    // Other properties say their unit at the end of their name (Redfish's naming rule): RailCurrentAmps,
+    // CellVoltages, ChargePercent, StoredEnergyWattHours.
+    struct Suffix {
+        const char* suffix;
+        const char* name_end;
+        Metric unit;
+    };
+    static const Suffix suffixes[] = {
+        {"Celsius", "_c", {"", "degC"}},   {"WattHours", "_wh", {"", "Wh"}}, {"kWh", "_kwh", {"", "kWh"}},
+        {"kW", "_w", {"", "W", 1000}},     {"Watts", "_w", {"", "W"}},       {"Amps", "_a", {"", "A"}},
+        {"Voltages", "_v", {"", "V"}},     {"Voltage", "_v", {"", "V"}},     {"Volts", "_v", {"", "V"}},
+        {"Percent", "", {"", "ratio", 0.01}}, {"RPM", "_rpm", {"", "RPM"}},  {"Hz", "_hz", {"", "Hz"}},
+        {"LitersPerMinute", "_lpm", {"", "L/min"}}, {"LPM", "_lpm", {"", "L/min"}}, {"kPa", "_kpa", {"", "kPa"}},
+    };
+    for (const auto& sf : suffixes) {
+        const std::size_t n = std::strlen(sf.suffix);
+        if (key.size() > n && key.compare(key.size() - n, n, sf.suffix) == 0) {
+            Metric m2 = sf.unit;
+            m2.name = snake(key.substr(0, key.size() - n)) + sf.name_end;
+            return m2;
+        }
+    }
     return {snake(key), ""};
 }
 
-/// Sensor resources: ReadingType (and ReadingUnits, UCUM) → metric.
-Metric sensorMetric(const std::string& type, const std::string& units) {
+/// A Sensor without ReadingType: its ReadingUnits (UCUM, as Redfish specifies) say what it measures.
+Metric unitMetric(const std::string& units) {
+    static const std::map<std::string, Metric> m = {
+        {"Cel", {"temp_c", "degC"}},      {"W", {"power_w", "W"}},           {"kW", {"power_w", "W", 1000}},
+        {"V", {"voltage_v", "V"}},        {"A", {"current_a", "A"}},         {"Hz", {"frequency_hz", "Hz"}},
+        {"kW.h", {"energy_kwh", "kWh"}},  {"J", {"energy_j", "J"}},          {"L/min", {"flow_lpm", "L/min"}},
+        {"kPa", {"pressure_kpa", "kPa"}}, {"Pa", {"pressure_kpa", "kPa", 0.001}}, {"RPM", {"fan_rpm", "RPM"}},
+        {"{rev}/min", {"fan_rpm", "RPM"}}, {"%", {"percent", "ratio", 0.01}},
+    };
+    if (auto it = m.find(units); it != m.end()) return it->second;
+    return {"reading", units};
+}
+
+/// Sensor resources: ReadingType (and ReadingUnits, UCUM) → metric. A percentage is named by what the
+/// sensor is (its Id, Name and PhysicalContext): a fan's or pump's speed, humidity, a valve's opening, a load.
+Metric sensorMetric(const std::string& type, const std::string& units, const std::string& what) {
+    if (type == "Percent" || (type.empty() && units == "%")) {
+        std::string w;
+        for (char c : what) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        auto has = [&](const char* k) { return w.find(k) != std::string::npos; };
+        if (has("fan")) return {"fan_speed", "ratio", 0.01};
+        if (has("pump")) return {"pump_speed", "ratio", 0.01};
+        if (has("humid")) return {"humidity", "ratio", 0.01};
+        if (has("valve")) return {"valve_opening", "ratio", 0.01};
+        if (has("util") || has("load") || has("usage")) return {"utilization", "ratio", 0.01};
+        if (has("level") || has("fill") || has("reservoir")) return {"level", "ratio", 0.01};
+        return {"percent", "ratio", 0.01};
+    }
+    if (type.empty()) return unitMetric(units);
     if (type == "Temperature") return {"temp_c", "degC"};
     if (type == "Power") return units == "kW" ? Metric{"power_w", "W", 1000} : Metric{"power_w", "W"};
     if (type == "Voltage") return {"voltage_v", "V"};
@@ -102,8 +155,14 @@ Metric sensorMetric(const std::string& type, const std::string& units) {
         return units == "Pa" ? Metric{"pressure_kpa", "kPa", 0.001} : Metric{"pressure_kpa", "kPa"};
     if (type == "Heat") return units == "kW" ? Metric{"heat_w", "W", 1000} : Metric{"heat_w", "W"};
     if (type == "Rotational" || units == "RPM") return {"fan_rpm", "RPM"};
-    if (type == "Percent") return {"percent", "ratio", 0.01};
-    return {type.empty() ? "reading" : snake(type), units};
+    return {snake(type), units};
+}
+
+/// Not a reading: a sensor or device that is not there, or switched off (Status.State).
+bool notPresent(const json& item) {
+    if (!item.is_object() || !item.contains("Status") || !item["Status"].is_object()) return false;
+    const std::string state = item["Status"].value("State", std::string());
+    return state == "Absent" || state == "Disabled" || state == "UnavailableOffline" || state == "StandbyOffline";
 }
 
 std::string urlDecode(const std::string& s) {
@@ -152,6 +211,41 @@ Owner ownerOf(std::string uri) {
     return o;
 }
 
+/// The host of a resource saved from a crawl, when none was given: the directory the crawl was saved in. A
+/// mockup-style tree (…/<crawl>/Chassis/1U/Thermal/index.json, or …/<crawl>/redfish/v1/Chassis/…) mirrors
+/// the resource's URI below that directory; a loose file (hp/hp_power.json) is in it.
+std::string crawlHost(const std::string& file, const std::string& odata_id) {
+    std::vector<std::string> dirs;
+    for (std::size_t b = 0; b < file.size();) {
+        const auto e = file.find('/', b);
+        const std::string seg = file.substr(b, e == std::string::npos ? std::string::npos : e - b);
+        if (!seg.empty() && seg != ".") dirs.push_back(seg);
+        if (e == std::string::npos) break;
+        b = e + 1;
+    }
+    if (dirs.empty()) return {};
+    const std::string name = dirs.back();
+    dirs.pop_back();
+    if (name == "index.json" || name == "index.json.gz") {
+        std::string uri = urlDecode(odata_id.substr(0, odata_id.find('#')));
+        std::vector<std::string> segs;
+        for (std::size_t b = 0; b < uri.size();) {
+            const auto e = uri.find('/', b);
+            const std::string seg = uri.substr(b, e == std::string::npos ? std::string::npos : e - b);
+            if (!seg.empty()) segs.push_back(seg);
+            if (e == std::string::npos) break;
+            b = e + 1;
+        }
+        while (!segs.empty() && !dirs.empty() && dirs.back() == segs.back()) {
+            dirs.pop_back();
+            segs.pop_back();
+        }
+        if (!dirs.empty() && dirs.back() == "v1") dirs.pop_back();
+        if (!dirs.empty() && dirs.back() == "redfish") dirs.pop_back();
+    }
+    return dirs.empty() ? std::string() : dirs.back();
+}
+
 class RedfishReader {
 public:
     RedfishReader(const ParseOptions& opt, ParseResult& res) : opt_(opt), res_(res) {}
@@ -165,12 +259,16 @@ public:
             warn("", "missing_field", "resource has no @odata.id; its readings cannot be placed");
             return;
         }
+        host_ = opt_.host;
+        if (host_.empty() && opt_.host_from_path) host_ = crawlHost(opt_.file_name, id);
         const Owner o = ownerOf(id);
         owner_ = entity(o);
+        if (absent(r, "")) return;  // a sensor, supply or fan that is not there: no readings, however shown
         if (type == "Thermal") thermal(r);
         else if (type == "Power") power(r);
         else if (type == "Sensor") sensor(r);
         else if (type == "MetricReport") metricReport(r);
+        else if (type == "Control") control(r);
         else if (type.find("Collection") == std::string::npos) excerpts(r, "", owner_);
     }
 
@@ -180,24 +278,36 @@ private:
     }
 
     std::string entity(const Owner& o) {
-        std::string id = opt_.host.empty() ? o.entity : opt_.host + "/" + o.entity;
-        if (id.empty()) id = opt_.host.empty() ? "redfish" : opt_.host;
+        std::string id = host_.empty() ? o.entity : host_ + "/" + o.entity;
+        if (id.empty()) id = host_.empty() ? "redfish" : host_;
         if (entities_.insert(id).second) {
             std::map<std::string, std::string> labels;
             if (!o.chassis.empty()) labels["chassis"] = o.chassis;
+            if (!host_.empty()) labels["host"] = host_;
             const std::string kind = o.top == "Chassis" ? "chassis" : o.top == "PowerEquipment" ? "power" : o.top == "ThermalEquipment" ? "cooling" : "redfish";
             res_.entities.push_back({id, kind, "", o.entity, labels});
         }
         return id;
     }
 
-    std::string child(const std::string& parent, const json& item, std::size_t index) {
-        std::string name;
+    static std::string itemName(const json& item) {
         for (const char* k : {"Name", "FanName", "DeviceName", "MemberId"})
-            if (item.contains(k) && item[k].is_string() && !item[k].get<std::string>().empty()) {
-                name = item[k].get<std::string>();
-                break;
+            if (item.contains(k) && item[k].is_string() && !item[k].get<std::string>().empty()) return item[k].get<std::string>();
+        return {};
+    }
+
+    /// The entity of array member `index`: named by its Name, unless another member of the array has the same
+    /// name (HPE lists every supply as "HpeServerPowerSupply"): then by MemberId, or by position.
+    std::string child(const std::string& parent, const json& item, std::size_t index, const json* array = nullptr) {
+        std::string name = itemName(item);
+        if (array && !name.empty()) {
+            std::size_t same = 0;
+            for (const auto& other : *array) same += other.is_object() && itemName(other) == name;
+            if (same > 1) {
+                const std::string member = item.contains("MemberId") && item["MemberId"].is_string() ? item["MemberId"].get<std::string>() : "";
+                name += "_" + (member.empty() || member == name ? std::to_string(index) : member);
             }
+        }
         const std::string id = parent + "/" + (name.empty() ? std::to_string(index) : snake(name));
         if (entities_.insert(id).second) res_.entities.push_back({id, "sensor", parent, name, {}});
         return id;
@@ -231,16 +341,20 @@ private:
                 const json& s = r["Temperatures"][i];
                 if (!s.is_object() || !s.contains("ReadingCelsius")) continue;
                 const std::string ptr = "/Temperatures/" + std::to_string(i) + "/ReadingCelsius";
-                add(child(owner_, s, i), {"temp_c", "degC"}, s["ReadingCelsius"], ptr, now());
+                if (absent(s, "/Temperatures/" + std::to_string(i))) continue;
+                add(child(owner_, s, i, &r["Temperatures"]), {"temp_c", "degC"}, s["ReadingCelsius"], ptr, now());
                 if (s.value("PhysicalContext", std::string()) == "Intake") add(owner_, {"inlet_c", "degC"}, s["ReadingCelsius"], ptr, now());
             }
         if (r.contains("Fans") && r["Fans"].is_array())
             for (std::size_t i = 0; i < r["Fans"].size(); ++i) {
                 const json& f = r["Fans"][i];
-                if (!f.is_object() || !f.contains("Reading")) continue;
-                const bool percent = f.value("ReadingUnits", std::string()) == "Percent";  // HPE
-                add(child(owner_, f, i), percent ? Metric{"fan_speed", "ratio", 0.01} : Metric{"fan_rpm", "RPM"}, f["Reading"],
-                    "/Fans/" + std::to_string(i) + "/Reading", now());
+                // Thermal v1.0 (iLO 4) calls the reading CurrentReading, in percent unless Units says otherwise.
+                const char* key = f.is_object() && f.contains("Reading") ? "Reading" : f.is_object() && f.contains("CurrentReading") ? "CurrentReading" : nullptr;
+                if (!key || absent(f, "/Fans/" + std::to_string(i))) continue;
+                const std::string units = f.value("ReadingUnits", f.value("Units", std::string(key == std::string("CurrentReading") ? "Percent" : "RPM")));
+                const bool percent = units == "Percent" || units == "%";  // HPE
+                add(child(owner_, f, i, &r["Fans"]), percent ? Metric{"fan_speed", "ratio", 0.01} : Metric{"fan_rpm", "RPM"}, f[key],
+                    "/Fans/" + std::to_string(i) + "/" + key, now());
             }
     }
 
@@ -250,8 +364,9 @@ private:
             for (std::size_t i = 0; i < r[key].size(); ++i) {
                 const json& item = r[key][i];
                 if (!item.is_object()) continue;
-                const std::string ent = first_is_owner && i == 0 ? owner_ : child(owner_, item, i);
                 const std::string base = std::string("/") + key + "/" + std::to_string(i) + "/";
+                if (absent(item, base.substr(0, base.size() - 1))) continue;
+                const std::string ent = first_is_owner && i == 0 ? owner_ : child(owner_, item, i, &r[key]);
                 for (const char* p : props)
                     if (item.contains(p)) add(ent, propertyMetric(p), item[p], base + p, now());
                 if (item.contains("PowerLimit") && item["PowerLimit"].is_object() && item["PowerLimit"].contains("LimitInWatts"))
@@ -262,13 +377,14 @@ private:
             }
         };
         list("PowerControl", {"PowerConsumedWatts", "PowerCapacityWatts"}, true);
-        list("PowerSupplies", {"PowerInputWatts", "LastPowerOutputWatts", "LineInputVoltage", "PowerCapacityWatts"}, false);
+        list("PowerSupplies", {"PowerInputWatts", "LastPowerOutputWatts", "PowerOutputWatts", "LineInputVoltage", "PowerCapacityWatts"}, false);
         list("Voltages", {"ReadingVolts"}, false);
     }
 
     void sensor(const json& r) {
         if (!r.contains("Reading")) return;
-        const Metric m = sensorMetric(r.value("ReadingType", std::string()), r.value("ReadingUnits", std::string()));
+        const std::string what = r.value("Id", std::string()) + " " + r.value("Name", std::string()) + " " + r.value("PhysicalContext", std::string());
+        const Metric m = sensorMetric(r.value("ReadingType", std::string()), r.value("ReadingUnits", std::string()), what);
         add(owner_, m, r["Reading"], "/Reading", now());
         if (m.name == "temp_c" && r.value("PhysicalContext", std::string()) == "Intake") {
             // The inlet of the chassis the sensor belongs to.
@@ -299,12 +415,65 @@ private:
                         m.name += "_" + snake(s.key());
                     add(ent, m, s.value()["Reading"], p + "/" + s.key() + "/Reading", now());
                 }
+            } else if (v.is_array() && !v.empty() && v[0].is_object() && (v[0].contains("Time") || v[0].contains("Timestamp"))) {
+                timedArray(key, v, p, ent);
             } else if (v.is_array()) {
                 for (std::size_t i = 0; i < v.size(); ++i)
                     if (v[i].is_object() && v[i].contains("Reading"))
-                        add(child(ent, v[i], i), propertyMetric(key), v[i]["Reading"], p + "/" + std::to_string(i) + "/Reading", now());
+                        add(child(ent, v[i], i, &v), propertyMetric(key), v[i]["Reading"], p + "/" + std::to_string(i) + "/Reading", now());
             }
         }
+    }
+
+    /// A Control (a power limit, a pump's speed set point): the reading of the sensor it controls.
+    void control(const json& r) {
+        if (!r.contains("Sensor") || !r["Sensor"].is_object() || !r["Sensor"].contains("Reading")) return;
+        const std::string what = r.value("Id", std::string()) + " " + r.value("Name", std::string());
+        const Metric m = sensorMetric(r.value("ControlType", std::string()), r.value("SetPointUnits", std::string()), what);
+        add(owner_, m, r["Sensor"]["Reading"], "/Sensor/Reading", now());
+    }
+
+    /// A member that is not there (Status.State Absent, Disabled, offline): its readings are not readings.
+    bool absent(const json& item, const std::string& ptr) {
+        if (!notPresent(item)) return false;
+        warn(ptr + "/Status/State", "no_data", "sensor is " + item["Status"].value("State", std::string()) + ": its readings are not read");
+        return true;
+    }
+
+    /// An array of timestamped records (HPE's FastPowerMeter and PowerMeter: PowerDetail, one record per 10 s
+    /// or 5 min with Time, Average, Minimum, Peak, AmbTemp, CpuUtil, ...): every number of a record at its time.
+    void timedArray(const std::string& key, const json& v, const std::string& p, const std::string& ent) {
+        static const std::map<std::string, Metric> power_detail = {
+            {"Average", {"power_w", "W"}},         {"Minimum", {"power_min_w", "W"}},   {"Peak", {"power_max_w", "W"}},
+            {"AmbTemp", {"inlet_c", "degC"}},      {"CpuUtil", {"cpu_utilization", "ratio", 0.01}},
+            {"CpuWatts", {"cpu_power_w", "W"}},    {"DimmWatts", {"dimm_power_w", "W"}}, {"GpuWatts", {"gpu_power_w", "W"}},
+            {"CpuMax", {"cpu_power_max_w", "W"}}, {"CpuAvgFreq", {"cpu_clock_mhz", "MHz"}},
+        };
+        std::size_t added = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const json& item = v[i];
+            const std::string ip = p + "/" + std::to_string(i);
+            if (!item.is_object()) {
+                warn(ip, "syntax", "expected a record with a Time");
+                continue;
+            }
+            const char* tk = item.contains("Time") ? "Time" : "Timestamp";
+            double t = 0;
+            if (!item.contains(tk) || !item[tk].is_string() || !detail::parseIsoTime(item[tk].get<std::string>(), t)) {
+                warn(ip + "/" + tk, "bad_value", "record without an ISO 8601 time: not read");
+                continue;
+            }
+            for (auto it = item.begin(); it != item.end(); ++it) {
+                if (it.key() == tk || !(it.value().is_number() || it.value().is_null())) continue;
+                Metric m;
+                if (auto pm = power_detail.find(it.key()); key == "PowerDetail" && pm != power_detail.end()) m = pm->second;
+                else m = propertyMetric(it.key());
+                const std::size_t before = res_.samples.size();
+                add(ent, m, it.value(), ip + "/" + it.key(), t);
+                added += res_.samples.size() - before;
+            }
+        }
+        if (added == 0) warn(p, "no_data", key + ": " + std::to_string(v.size()) + " timed records, no numeric readings in them");
     }
 
     void metricReport(const json& r) {
@@ -337,7 +506,7 @@ private:
 
     const ParseOptions& opt_;
     ParseResult& res_;
-    std::string owner_;
+    std::string owner_, host_;
     std::set<std::string> entities_;
 };
 

@@ -57,6 +57,10 @@ struct ParseOptions {
     /// Host the file came from, for formats that do not say (nvidia-smi XML, Redfish): entity ids are prefixed
     /// with it. Empty: "unknown-host" for nvidia-smi, no prefix for Redfish.
     std::string host;
+    /// When `host` is empty, name the host after the file instead: nvidia-smi files (XML, CSV without a
+    /// hostname column) take the file's name up to its first '.', Redfish resources the directory of their
+    /// crawl. parseFile sets it; a parse of a stream leaves it off.
+    bool host_from_path = false;
     /// Offset from UTC of times written without a zone (Slurm, nvidia-smi XML and dmon), in seconds.
     double tz_offset_s = 0;
 };
@@ -106,11 +110,11 @@ ParseResult parseIbswinfo(std::istream& in, const ParseOptions& opt, const Progr
 ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
 
 /// Detects the format of a file (extension, then content) and parses it; a scrape without timestamps takes the
-/// file's modification time. Throws ImportError when the file cannot be read or its format is not supported yet.
+/// file's modification time; files that name no host are named after the file (host_from_path). Throws ImportError when the file cannot be read or its format is not supported yet.
 /// Slurm files (sacct text or JSON) hold jobs, not samples: use parseSlurmFile in slurm.hpp for them.
 ParseResult parseFile(const std::string& path, const Progress& progress = {}, const std::string& host = {});
-/// The same with options: `base.host` and `base.tz_offset_s` are used (file_name and the default time are the
-/// file's).
+/// The same with options: `base.host`, `base.host_from_path` and `base.tz_offset_s` are used (file_name and
+/// the default time are the file's).
 ParseResult parseFile(const std::string& path, const ParseOptions& base, const Progress& progress = {});
 
 } // namespace ct::importers
