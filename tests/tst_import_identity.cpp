@@ -3,6 +3,7 @@
 // ../shared/testdata or, where none has the case, a fixture under tests/data/import (named with its source).
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/parse.hpp>
+#include <clustertwin/importers/slurm.hpp>
 #include <clustertwin/importers/store.hpp>
 
 #include <QDir>
@@ -67,6 +68,7 @@ private slots:
     void prometheusSeriesDifferingOnlyInPid();
     void oneVocabularyAcrossFormats();
     void cutFilesAreWarned();
+    void slurmMultiLineNodesAndRunningJobs();
 };
 
 void TstImportIdentity::redfishPowerSuppliesWithOneName() {
@@ -280,6 +282,47 @@ void TstImportIdentity::cutFilesAreWarned() {
     const ParseResult whole = parseText(parseNvidiaSmiCsv, "index, temperature.gpu\n0, 41");
     QCOMPARE(whole.samples.size(), std::size_t(1));
     QVERIFY(whole.warnings.empty());
+}
+
+void TstImportIdentity::slurmMultiLineNodesAndRunningJobs() {
+    // scontrol show node without -o: Gres= and CfgTRES= on indented lines (records written after the examples
+    // of Slurm's scontrol man page). Before, the continuation lines were skipped and no GPU was created.
+    const ParseResult nodes = parseText(parseSlurmNodes, "NodeName=gpu-a01 Arch=x86_64 CoresPerSocket=32\n"
+                                                         "   CPUAlloc=64 CPUEfctv=64 CPUTot=64 CPULoad=12.50\n"
+                                                         "   Gres=gpu:a100:4(S:0-1)\n"
+                                                         "   State=ALLOCATED ThreadsPerCore=1 TmpDisk=0 Weight=1\n"
+                                                         "   CfgTRES=cpu=64,mem=500G,billing=64,gres/gpu=4\n"
+                                                         "   CurrentWatts=1850 AveWatts=1700\n"
+                                                         "\n"
+                                                         "NodeName=gpu-h01 Arch=x86_64 CoresPerSocket=56\n"
+                                                         "   Gres=(null)\n"
+                                                         "   CfgTRES=cpu=112,mem=2000G,billing=112,gres/gpu=8,gres/gpu:h100=8\n");
+    std::map<std::string, int> gpus;
+    std::map<std::string, std::string> model;
+    for (const auto& e : nodes.entities)
+        if (e.kind == "gpu") {
+            ++gpus[e.parent];
+            model[e.parent] = e.name;
+        }
+    QCOMPARE(gpus["gpu-a01"], 4);
+    QCOMPARE(model["gpu-a01"], std::string("a100"));
+    QCOMPARE(gpus["gpu-h01"], 8);
+    QCOMPARE(model["gpu-h01"], std::string("h100"));
+    QCOMPARE(value(nodes, "gpu-a01", "power_w"), 1850.0);
+    QVERIFY(nodes.warnings.empty());
+    // squeue: a RUNNING job's END_TIME is its time limit, not a stop; its user is kept.
+    QTemporaryDir dir;
+    const std::string f = dir.path().toStdString() + "/squeue.txt";
+    write(f, "JOBID|NAME|USER|PARTITION|STATE|SUBMIT_TIME|START_TIME|END_TIME|NODELIST|TRES_ALLOC\n"
+             "4242|train|alice|gpu|RUNNING|2024-03-05T09:00:00|2024-03-05T09:05:00|2024-03-06T09:05:00|gpu-a01|cpu=64,gres/gpu=4\n"
+             "4243|eval|bob|gpu|COMPLETED|2024-03-05T08:00:00|2024-03-05T08:01:00|2024-03-05T08:31:00|gpu-a01|cpu=8,gres/gpu=1\n");
+    const SlurmResult jobs = parseSlurmFile(f);
+    QCOMPARE(jobs.jobs.size(), std::size_t(2));
+    QCOMPARE(jobs.jobs[0].user, std::string("alice"));
+    QVERIFY(jobs.jobs[0].start_s && !jobs.jobs[0].end_s);
+    QCOMPARE(jobs.jobs[0].gpus, 4);
+    QVERIFY(jobs.jobs[1].end_s);
+    QCOMPARE(*jobs.jobs[1].end_s - *jobs.jobs[1].start_s, 1800.0);
 }
 
 QTEST_GUILESS_MAIN(TstImportIdentity)

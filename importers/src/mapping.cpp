@@ -3,6 +3,8 @@
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/catalog.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -187,8 +189,8 @@ ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& ma
         }
         if (!missing.empty())
             out.skipped.push_back({j.id, "partial", "job " + j.id + ": " + std::to_string(missing.size()) + " node(s) not in the scenario, e.g. " + missing.front()});
-        mj.extra["slurm_state"] = "\"" + j.state + "\"";
-        if (!j.user.empty()) mj.extra["slurm_user"] = "\"" + j.user + "\"";
+        mj.extra["slurm_state"] = nlohmann::json(j.state).dump();  // extra holds JSON text: escaped
+        if (!j.user.empty()) mj.extra["slurm_user"] = nlohmann::json(j.user).dump();
         out.jobs.push_back(std::move(mj));
     }
     return out;

@@ -161,6 +161,11 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
         j.submit_s = slurmTime(row["Submit"], opt.tz_offset_s);
         j.start_s = slurmTime(row["Start"], opt.tz_offset_s);
         j.end_s = slurmTime(row["End"], opt.tz_offset_s);
+        // squeue's END_TIME (and sacct's End) of a job still queued or running is its time limit, a projection:
+        // the job has not stopped.
+        static const std::set<std::string> live = {"RUNNING", "PENDING", "SUSPENDED", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING",
+                                                   "R", "PD", "S", "CF", "CG"};
+        if (live.count(j.state)) j.end_s.reset();
         const std::string tres = row.count("AllocTRES") ? row["AllocTRES"] : "";
         if (const auto g = tres.find("gres/gpu="); g != std::string::npos) j.gpus = std::atoi(tres.c_str() + g + 9);
         job_index[job_id] = res.jobs.size();
@@ -314,6 +319,29 @@ ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Pro
         res.entities.push_back({host, "node", "", host, {}});
         for (int i = 0; i < count; ++i) res.entities.push_back({host + "/gpu" + std::to_string(i), "gpu", host, model, {}});
     };
+    std::string record, record_loc;  // the scontrol record being read, and where it began
+    auto flush_record = [&] {
+        if (record.empty()) return;
+        const auto nn = record.find("NodeName=");
+        const std::string host = record.substr(nn + 9, record.find_first_of(" \t", nn) - nn - 9);
+        int count = 0;
+        std::string model;
+        // Gres= names the GPUs; CfgTRES (gres/gpu=) is read only when Gres does not say.
+        const auto gres = record.find("Gres=");
+        if (gres != std::string::npos) gpus(record.substr(gres + 5, record.find_first_of(" \t", gres) - gres - 5), count, model);
+        if (count == 0) gpus(record, count, model);
+        if (host.empty()) {
+            res.warnings.push_back({record_loc, "missing_field", "NodeName= without a name"});
+        } else {
+            node(host, count, model);
+            if (const auto w = record.find("CurrentWatts="); w != std::string::npos && !std::isnan(opt.default_time_s)) {
+                double v;
+                if (detail::parseNumber(record.substr(w + 13, record.find(' ', w) - w - 13), v) && v > 0)
+                    res.samples.push_back({host, "power_w", "W", opt.default_time_s, v});
+            }
+        }
+        record.clear();
+    };
     int csv_gpu = -1, csv_model = -1;  // Alibaba GPU trace node list: "sn,cpu_milli,memory_mib,gpu,model"
     while (reader.next(line)) {
         if (line.empty()) continue;
@@ -337,25 +365,19 @@ ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Pro
             node(cells[0], static_cast<int>(n), csv_model >= 0 ? cells[static_cast<std::size_t>(csv_model)] : "");
             continue;
         }
-        const auto nn = line.find("NodeName=");
-        if (nn != std::string::npos) {  // scontrol show node, one line per node (-o) or the record's first line
-            const std::string host = line.substr(nn + 9, line.find_first_of(" \t", nn) - nn - 9);
-            int count = 0;
-            std::string model;
-            gpus(line, count, model);
-            if (host.empty()) {
-                res.warnings.push_back({reader.location(), "missing_field", "NodeName= without a name"});
-                continue;
-            }
-            node(host, count, model);
-            if (const auto w = line.find("CurrentWatts="); w != std::string::npos && !std::isnan(opt.default_time_s)) {
-                double v;
-                if (detail::parseNumber(line.substr(w + 13, line.find(' ', w) - w - 13), v) && v > 0)
-                    res.samples.push_back({host, "power_w", "W", opt.default_time_s, v});
-            }
+        // scontrol show node: a record is the NodeName= line and the indented lines after it (Gres=, CfgTRES=,
+        // CurrentWatts= come on later lines unless -o put it all on one line).
+        if (line.find("NodeName=") != std::string::npos) {
+            flush_record();
+            record = line;
+            record_loc = reader.location();
             continue;
         }
-        if (line[0] == ' ' || line[0] == '\t') continue;  // continuation of a multi-line record
+        if (line[0] == ' ' || line[0] == '\t') {
+            if (!record.empty()) record += " " + line;
+            continue;
+        }
+        flush_record();
         // sinfo -N -O nodehost,gres: "a0001    gpu:a100:4(S:0-3),..."
         const auto sp = line.find_first_of(" \t");
         if (sp == std::string::npos) {
@@ -367,6 +389,7 @@ ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Pro
         gpus(line.substr(sp), count, model);
         node(line.substr(0, sp), count, model);
     }
+    flush_record();
     return res;
 }
 
