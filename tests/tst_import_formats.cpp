@@ -367,6 +367,15 @@ void TstImportFormats::mappingRulesAndUnmatchedReport() {
     const std::string node0 = s.halls[0].rows[0].racks[0].nodes[0].id;
     s.telemetry_mapping.push_back({"hostname", "gpu1-wl8sg", node0, {}});
     QVERIFY(!ct::model::hasErrors(ct::model::validateScenario(s, rep.catalog)));
+    // The documented "<node>/gpuN" target of a gpu_uuid rule is accepted (it was refused); a GPU the node
+    // does not have is not.
+    s.telemetry_mapping.push_back({"gpu_uuid", "GPU-19d6d965-.*", node0 + "/gpu0", {}});
+    QVERIFY(!ct::model::hasErrors(ct::model::validateScenario(s, rep.catalog)));
+    s.telemetry_mapping.back().entity = node0 + "/gpu99";
+    bool gpu_named = false;
+    for (const auto& d : ct::model::validateScenario(s, rep.catalog)) gpu_named = gpu_named || d.location == "/telemetry_mapping/1/entity";
+    QVERIFY(gpu_named);
+    s.telemetry_mapping.pop_back();
     EntityMapper m(s);
     ParseResult l40s = parseFile(kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom");
     ParseResult t4 = parseFile(kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-ericsson-ccd__1x-tesla-t4__drv590.48.01__nohelp.metrics.prom");

@@ -69,6 +69,7 @@ private slots:
     void oneVocabularyAcrossFormats();
     void cutFilesAreWarned();
     void slurmMultiLineNodesAndRunningJobs();
+    void infinibandNamesAndGroupedOutput();
 };
 
 void TstImportIdentity::redfishPowerSuppliesWithOneName() {
@@ -323,6 +324,32 @@ void TstImportIdentity::slurmMultiLineNodesAndRunningJobs() {
     QCOMPARE(jobs.jobs[0].gpus, 4);
     QVERIFY(jobs.jobs[1].end_s);
     QCOMPARE(*jobs.jobs[1].end_s - *jobs.jobs[1].start_s, 1800.0);
+}
+
+void TstImportIdentity::infinibandNamesAndGroupedOutput() {
+    // The example of ibnetdiscover's man page (grouped output with its "Non-Chassis Nodes" header, warned
+    // about before), with a managed switch whose node description has '/' and ':' (it became the id).
+    const ParseResult r = parseText(parseIbnetdiscover, "#\n# Topology file: generated on Tue Jun  5 14:15:10 2007\n#\n"
+                                                        "# Max of 3 hops discovered\n# Initiated from node 0008f10403960558 port 0008f10403960559\n\n"
+                                                        "Non-Chassis Nodes\n\n"
+                                                        "vendid=0x8f1\ndevid=0x5a06\nsysimgguid=0x5442ba00003000\n"
+                                                        "switchguid=0x5442ba00003080(5442ba00003080)\n"
+                                                        "Switch  24 \"S-005442ba00003080\"         # \"MF0;ib-sw17:MSB7800/U1\" base port 0 lid 6 lmc 0\n"
+                                                        "[22]    \"H-0008f10403961354\"[1](8f10403961355)         # \"node17 HCA-1\" lid 4 4xSDR\n\n"
+                                                        "vendid=0x2c9\ndevid=0x5a44\ncaguid=0x8f10403961354\n"
+                                                        "Ca      2 \"H-0008f10403961354\"         # \"node17 HCA-1\"\n"
+                                                        "[1](8f10403961355)     \"S-005442ba00003080\"[22]         # lid 4 lmc 0 \"MF0;ib-sw17:MSB7800/U1\" lid 6 4xSDR\n");
+    QVERIFY2(r.warnings.empty(), r.warnings.empty() ? "" : r.warnings[0].message.c_str());
+    bool sw = false, hca = false;
+    for (const auto& e : r.entities) {
+        if (e.kind == "ib_switch") {
+            sw = e.id == "ibsw-005442ba00003080" && e.labels.at("description") == "MF0;ib-sw17:MSB7800/U1";
+            QVERIFY2(e.id.find('/') == std::string::npos && e.id.find(':') == std::string::npos, e.id.c_str());
+        }
+        hca = hca || (e.id == "node17/hca-1" && e.parent == "node17");
+    }
+    QVERIFY(sw && hca);
+    QCOMPARE(r.links.size(), std::size_t(1));
 }
 
 QTEST_GUILESS_MAIN(TstImportIdentity)

@@ -5,6 +5,8 @@
 
 #include "parse_common.hpp"
 
+#include <algorithm>
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -68,7 +70,13 @@ public:
         e.labels = {{"guid", guid}, {"description", desc}};
         if (!lid.empty()) e.labels["lid"] = lid;
         const auto sp = desc.find(' ');
-        if (type == "CA" && sp != std::string::npos && desc.find(' ', sp + 1) == std::string::npos) {
+        // A description names the device only when it is a plain host name: "MF0;sw-17:MSB7800/U1" (a managed
+        // switch's node description) would put '/' and ':' into an id whose '/' means "part of".
+        auto plain = [](const std::string& w) {
+            return !w.empty() && std::all_of(w.begin(), w.end(), [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; });
+        };
+        if (type == "CA" && sp != std::string::npos && desc.find(' ', sp + 1) == std::string::npos && plain(desc.substr(0, sp)) &&
+            plain(desc.substr(sp + 1))) {
             const std::string host = desc.substr(0, sp);
             std::string hca = desc.substr(sp + 1);
             for (auto& c : hca) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -76,7 +84,7 @@ public:
             e.kind = "hca";
             e.parent = host;
             if (hosts_.insert(host).second) res_.entities.push_back({host, "node", "", host, {}});
-        } else if (type == "SW" && !desc.empty() && sp == std::string::npos && !ids_.count(desc)) {
+        } else if (type == "SW" && plain(desc) && !ids_.count(desc)) {
             e.id = desc;
             e.kind = "ib_switch";
         } else {
@@ -180,6 +188,10 @@ ParseResult parseIbnetdiscover(std::istream& in, const ParseOptions& opt, const 
             continue;
         }
         if (t.rfind("vendid=", 0) == 0 || t.rfind("devid=", 0) == 0 || t.rfind("sysimgguid=", 0) == 0) continue;
+        // ibnetdiscover -g groups its output under headers of its own: "Chassis 3 (guid 0x...)", "Non-Chassis Nodes".
+        if (t == "Non-Chassis Nodes" || (t.rfind("Chassis ", 0) == 0 && t.back() == ')') ||
+            t.find_first_not_of("-=") == std::string::npos)
+            continue;
         if (t.rfind("switchguid=", 0) == 0 || t.rfind("caguid=", 0) == 0 || t.rfind("rtguid=", 0) == 0) {
             pending_guid = t.substr(t.find('=') + 1);
             pending_guid = pending_guid.substr(0, pending_guid.find('('));

@@ -531,7 +531,7 @@ private:
                 err(p + "/pattern", "not a regular expression: " + std::string(e.what()));
             }
             if (m.entity.empty()) err(p + "/entity", "must not be empty");
-            else if (m.entity.find('$') == std::string::npos && !isKind(m.entity, EntityKind::Node) && !isKind(m.entity, EntityKind::Gpu) &&
+            else if (m.entity.find('$') == std::string::npos && !isKind(m.entity, EntityKind::Node) && !gpuExists(m.entity) &&
                      !isKind(m.entity, EntityKind::Rack) && !isKind(m.entity, EntityKind::RackPdu) &&
                      !isKind(m.entity, EntityKind::CoolingUnit) && !isKind(m.entity, EntityKind::Cdu))
                 err(p + "/entity", "'" + m.entity + "' is not an entity of this scenario");
