@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -264,6 +265,36 @@ void TstImportIdentity::oneVocabularyAcrossFormats() {
     const ParseResult v13 = parseFile(kData + "/nvidia_smi_xml/telegraf__rtx-3080-v13.nvidia-smi-q-x.xml");
     QCOMPARE(value(v13, "telegraf__rtx-3080-v13/gpu0", "power_w"), 139.62);
     QCOMPARE(value(v13, "telegraf__rtx-3080-v13/gpu0", "power_instant_w"), 142.33);
+    // Every row of docs/importers.md's vocabulary table is what the CSV parser does with that field.
+    std::ifstream doc(std::string(CT_TEST_DATA_DIR) + "/../../docs/importers.md");
+    QVERIFY(doc.good());
+    std::string line;
+    int rows = 0;
+    bool in_table = false;
+    while (std::getline(doc, line)) {
+        if (line.rfind("| nvidia-smi field |", 0) == 0) in_table = true;
+        else if (in_table && line.rfind("| `", 0) != 0 && line.rfind("|---", 0) != 0) in_table = false;
+        if (!in_table || line.rfind("| `", 0) != 0) continue;
+        std::vector<std::string> cells;
+        for (std::size_t p = 1; p < line.size();) {
+            const auto e = line.find('|', p);
+            std::string c = line.substr(p, e - p);
+            c.erase(0, c.find_first_not_of(' '));
+            c.erase(c.find_last_not_of(' ') + 1);
+            c.erase(std::remove(c.begin(), c.end(), '`'), c.end());
+            cells.push_back(c);
+            p = e + 1;
+        }
+        QVERIFY(cells.size() >= 4);
+        const std::string field = cells[0], smi_unit = cells[1], metric = cells[2], u = cells[3];
+        const std::string header = "index, " + field + (smi_unit.empty() || smi_unit == "C" ? "" : " [" + smi_unit + "]");
+        const ParseResult one = parseText(parseNvidiaSmiCsv, header + "\n0, " + (field == "pstate" ? "P3" : "7") + "\n");
+        QVERIFY2(find(one, "unknown-host/gpu0", metric), (field + " -> " + metric).c_str());
+        const std::string want_unit = u == "(0–15)" ? "" : u;
+        QCOMPARE(unit(one, "unknown-host/gpu0", metric), want_unit);
+        ++rows;
+    }
+    QCOMPARE(rows, 28);
     // No GPU metric from any of these formats is without a unit unless it is a count or a state.
     for (const ParseResult* r : {&csv, &dcgm, &xml, &v13})
         for (const auto& s : r->samples)
