@@ -162,8 +162,8 @@ bool addPromSample(std::string_view metric, const Labels& labels, double t, doub
         }
     }
     // The labels beyond the entity's, as "k=v" pairs in key order: series that differ only there are
-    // different series (processes, containers, histogram buckets).
-    // Consecutive samples carry the same label names: which of them are extra is worked out once per name list.
+    // different series (processes, containers, histogram buckets). Consecutive samples carry the same label
+    // names: which of them are extra is worked out once per list of names.
     st.tag.clear();
     bool same_keys = labels.size() == st.keys.size();
     for (std::size_t i = 0; same_keys && i < labels.size(); ++i) same_keys = labels[i].first == st.keys[i];
@@ -177,11 +177,13 @@ bool addPromSample(std::string_view metric, const Labels& labels, double t, doub
         std::sort(st.extra.begin(), st.extra.end(), [&](std::size_t a, std::size_t b) { return labels[a].first < labels[b].first; });
     }
     for (std::size_t i : st.extra) st.tag.append(labels[i].first).append("=\"").append(labels[i].second).append("\",");
-    if (!st.tag.empty() || !st.tag_of.empty()) {
+    if (!st.tag.empty()) {  // tag 0 is "no extra labels"
         auto [it, added] = st.tag_index.try_emplace(st.tag, static_cast<std::uint32_t>(st.tagsets.size()));
         if (added) st.tagsets.push_back(st.tag);
         if (st.tag_of.empty()) st.tag_of.assign(res.samples.size(), 0);
-        st.tag_of.push_back(st.tag.empty() ? 0 : it->second);
+        st.tag_of.push_back(it->second);
+    } else if (!st.tag_of.empty()) {
+        st.tag_of.push_back(0);
     }
     ImportedSample& smp = res.samples.emplace_back();
     smp.entity = entity;
