@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include "image_checks.hpp"
+#include "cli_run.hpp"
 #include "test_time.hpp"
 
 #include <clustertwin/importers/store.hpp>
@@ -20,18 +21,6 @@
 #include <sqlite3.h>
 
 namespace {
-struct Run {
-    int code = -1;
-    QString out, err;
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(CT_CLI_PATH), args);
-    if (!p.waitForFinished(testMs(120000))) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
 QString invalid(const char* name) { return QStringLiteral(CT_TEST_DATA_DIR) + "/invalid/" + name + ".json"; }
@@ -63,7 +52,7 @@ private slots:
 };
 
 void TstCli::helpAndUsage() {
-    Run r = cli({"--help"});
+    CliRun r = cli({"--help"});
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.contains("validate") && r.out.contains("generate"));
     QCOMPARE(cli({"validate", "--help"}).code, 0);
@@ -85,12 +74,12 @@ void TstCli::validateAcceptsEverySample_data() {
 
 void TstCli::validateAcceptsEverySample() {
     QFETCH(QString, path);
-    const Run r = cli({"validate", path});
+    const CliRun r = cli({"validate", path});
     QVERIFY2(r.code == 0, qPrintable(r.err));
 }
 
 void TstCli::validateRejectsMalformedFilesNamingThePointer() {
-    Run r = cli({"validate", invalid("overlap")});
+    CliRun r = cli({"validate", invalid("overlap")});
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("/halls/0/rows/0/racks/1/position_m: overlaps rack r01-01"));
     r = cli({"validate", "--json", invalid("several_problems")});
@@ -107,7 +96,7 @@ void TstCli::validateRejectsMalformedFilesNamingThePointer() {
 }
 
 void TstCli::infoReportsTheSuperpod() {
-    const Run r = cli({"info", "--json", sample("superpod-h100-su")});
+    const CliRun r = cli({"info", "--json", sample("superpod-h100-su")});
     QCOMPARE(r.code, 0);
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(o["gpus"].toInt(), 256);
@@ -115,13 +104,13 @@ void TstCli::infoReportsTheSuperpod() {
     QVERIFY(qAbs(o["nameplate_it_power_w"].toDouble() - 32 * 10200.0) < 1.0);
     QVERIFY(o["cooling_survives_single_failure"].toBool());
     QVERIFY(o["air_cooling_capacity_w"].toDouble() > 0);
-    const Run text = cli({"info", sample("lab-8node")});
+    const CliRun text = cli({"info", sample("lab-8node")});
     QCOMPARE(text.code, 0);
     QVERIFY(text.out.contains("GPUs 64"));
 }
 
 void TstCli::infoRefusesAnInvalidFile() {
-    const Run r = cli({"info", invalid("duplicate_id")});
+    const CliRun r = cli({"info", invalid("duplicate_id")});
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("duplicate id"));
 }
@@ -129,7 +118,7 @@ void TstCli::infoRefusesAnInvalidFile() {
 void TstCli::generateWritesAValidScenario() {
     QTemporaryDir tmp;
     const QString out = tmp.filePath("gen.json");
-    Run r = cli({"generate", "--rows", "3", "--racks-per-row", "5", "--server", "hgx-b200", "--nodes-per-rack", "3",
+    CliRun r = cli({"generate", "--rows", "3", "--racks-per-row", "5", "--server", "hgx-b200", "--nodes-per-rack", "3",
                  "--jobs", "2", "--event", "10m,cooling_unit_fail,crah-01", "-o", out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     r = cli({"info", "--json", out});
@@ -141,7 +130,7 @@ void TstCli::generateWritesAValidScenario() {
 
 void TstCli::generateRejectsBadParameters() {
     QTemporaryDir tmp;
-    Run r = cli({"generate", "--rows", "zero", "-o", tmp.filePath("x.json")});
+    CliRun r = cli({"generate", "--rows", "zero", "-o", tmp.filePath("x.json")});
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("--rows"));
     r = cli({"generate", "--server", "dgx-h900", "-o", tmp.filePath("x.json")});
@@ -158,7 +147,7 @@ void TstCli::renderWritesAPicture() {
     // On the display the suite is given (Xvfb in CI); tst_cli_unix renders with DISPLAY unset.
     QTemporaryDir tmp;
     const QString png = tmp.filePath("lab.png");
-    const Run r = cli({"render", sample("lab-8node"), "--size", "320x200", "-o", png});
+    const CliRun r = cli({"render", sample("lab-8node"), "--size", "320x200", "-o", png});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QImage img(png);
     QCOMPARE(img.size(), QSize(320, 200));
@@ -167,7 +156,7 @@ void TstCli::renderWritesAPicture() {
 }
 
 void TstCli::backendsListsTheCpu() {
-    const Run r = cli({"backends"});
+    const CliRun r = cli({"backends"});
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.contains("cpu: available"));
 }
@@ -175,7 +164,7 @@ void TstCli::backendsListsTheCpu() {
 void TstCli::simulateRecordsARunAndSummarises() {
     QTemporaryDir tmp;
     const QString db = tmp.filePath("run.sqlite");
-    const Run r = cli({"simulate", sample("lab-8node"), "--duration", "2m", "--step", "2s", "--record-every", "20s", "--out", db, "--json"});
+    const CliRun r = cli({"simulate", sample("lab-8node"), "--duration", "2m", "--step", "2s", "--record-every", "20s", "--out", db, "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.err.contains("simulate: 100%"));  // progress on stderr
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -202,7 +191,7 @@ void TstCli::simulateRecordsARunAndSummarises() {
 
 void TstCli::simulateQuickIsLabelledAndSteadyStops() {
     QTemporaryDir tmp;
-    Run r = cli({"simulate", sample("lab-8node"), "--duration", "1m", "--air", "potential", "--out", tmp.filePath("x.sqlite")});
+    CliRun r = cli({"simulate", sample("lab-8node"), "--duration", "1m", "--air", "potential", "--out", tmp.filePath("x.sqlite")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("--air"), qPrintable(r.err));
     r = cli({"simulate", sample("lab-8node"), "--steady", "--duration", "2h", "--step", "5s", "--air", "quick", "--out",
@@ -236,7 +225,7 @@ void TstCli::simulateRejectsBadEventsNamingThePointer() {
     f.write(R"({"events": [{"time_s": 30, "kind": "cooling_unit_fail", "target": "crah-42"},
                           {"time_s": 7200, "kind": "cooling_unit_restore", "target": "crah-01"}]})");
     f.close();
-    const Run r = cli({"simulate", sample("lab-8node"), "--duration", "10m", "--events", f.fileName(), "--out", tmp.filePath("x.sqlite")});
+    const CliRun r = cli({"simulate", sample("lab-8node"), "--duration", "10m", "--events", f.fileName(), "--out", tmp.filePath("x.sqlite")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("/events/0/target: 'crah-42' is not a cooling unit"), qPrintable(r.err));
     QVERIFY(r.err.contains("/events/1/time_s: at 7200 s, after the end of the run (600 s)"));
@@ -245,7 +234,7 @@ void TstCli::simulateRejectsBadEventsNamingThePointer() {
 
 void TstCli::simulateRefusesAGridTooFineForMemory() {
     QTemporaryDir tmp;
-    const Run r = cli({"simulate", sample("demo"), "--duration", "1m", "--cell", "0.1", "--max-grid-memory", "8",
+    const CliRun r = cli({"simulate", sample("demo"), "--duration", "1m", "--cell", "0.1", "--max-grid-memory", "8",
                        "--out", tmp.filePath("x.sqlite")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("needs") && r.err.contains("GiB") && r.err.contains("--cell"), qPrintable(r.err));
@@ -264,7 +253,7 @@ void TstCli::simulateFinishesWhenCoolingFallsShortAndSaysSo() {
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(QJsonDocument(s).toJson());
     out.close();
-    const Run r = cli({"simulate", out.fileName(), "--duration", "5m", "--step", "5s", "--air", "quick", "--out", tmp.filePath("x.sqlite"), "--json"});
+    const CliRun r = cli({"simulate", out.fileName(), "--duration", "5m", "--step", "5s", "--air", "quick", "--out", tmp.filePath("x.sqlite"), "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.err.contains("cooling could not carry the load"));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -275,7 +264,7 @@ void TstCli::simulateFinishesWhenCoolingFallsShortAndSaysSo() {
 }
 
 void TstCli::collectiveReportsTimeBusBandwidthAndBusiestLinks() {
-    Run r = cli({"collective", sample("superpod-h100-su"), "--op", "hierarchical-allreduce", "--bytes", "1GiB", "--json"});
+    CliRun r = cli({"collective", sample("superpod-h100-su"), "--op", "hierarchical-allreduce", "--bytes", "1GiB", "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(o["ranks"].toInt(), 256);
@@ -291,7 +280,7 @@ void TstCli::collectiveReportsTimeBusBandwidthAndBusiestLinks() {
 
 void TstCli::collectiveRejectsBadArguments() {
     QCOMPARE(cli({"collective", sample("superpod-h100-su"), "--op", "broadcast", "--bytes", "1GiB"}).code, 2);
-    Run r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "-5MB"});
+    CliRun r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "-5MB"});
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("--bytes"));
     r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--ranks", "999"});
@@ -309,7 +298,7 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
     f.write(R"([{"id": "llm", "kind": "training", "gpus": 64,
                  "training": {"model_params": 7e9, "tokens_per_step": 524288, "tensor_parallel": 8}}])");
     f.close();
-    Run r = cli({"simulate", sample("superpod-h100-su"), "--duration", "30s", "--step", "5s", "--air", "quick", "--jobs", f.fileName(),
+    CliRun r = cli({"simulate", sample("superpod-h100-su"), "--duration", "30s", "--step", "5s", "--air", "quick", "--jobs", f.fileName(),
                  "--out", tmp.filePath("run.sqlite"), "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -336,7 +325,7 @@ void TstCli::importAndQueryDcgmScrapesWithoutDuplicates() {
     const QString db = tmp.filePath("t.sqlite");
     QStringList files;
     for (const QString& f : QDir(dir).entryList({"*.prom"}, QDir::Files)) files << QDir(dir).filePath(f);
-    Run r = cli(QStringList{"import"} + files + QStringList{"--db", db, "--json"});
+    CliRun r = cli(QStringList{"import"} + files + QStringList{"--db", db, "--json"});
     // The kops capture starts with the line "Received metrics:" (the test tool's, not Prometheus'): a record
     // that cannot be read, so exit status 3 with the file and line named.
     QVERIFY2(r.code == 3, qPrintable(r.err));

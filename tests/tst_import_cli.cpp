@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "cli_run.hpp"
 #include "test_time.hpp"
 
 #include <clustertwin/importers/store.hpp>
@@ -22,19 +23,6 @@
 #include <utime.h>
 
 namespace {
-struct Run {
-    int code = -1;
-    QString out, err;
-    QJsonObject json() const { return QJsonDocument::fromJson(out.toUtf8()).object(); }
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(CT_CLI_PATH), args);
-    if (!p.waitForFinished(testMs(120000))) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 std::int64_t storedSamples(const QString& db) {
     auto st = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
@@ -70,7 +58,7 @@ void TstImportCli::everyTestdataFileIsAccountedFor() {
     QFETCH(QString, file);
     QTemporaryDir tmp;
     const QString db = tmp.filePath("t.sqlite");
-    const Run r = cli({"import", file, "--db", db, "--json", "-q"});
+    const CliRun r = cli({"import", file, "--db", db, "--json", "-q"});
     if (r.code == 2) {  // not telemetry this importer reads (a service root, a schema): named, and no run left
         QVERIFY2((r.out + r.err).contains(QFileInfo(file).fileName()), qPrintable(file));  // named, with why
         if (QFile::exists(db)) {
@@ -97,7 +85,7 @@ void TstImportCli::exitCodesAndNoEmptyRun() {
     QVERIFY(junk.open(QIODevice::WriteOnly));
     junk.write("this is not telemetry {{{\n");
     junk.close();
-    Run r = cli({"import", tmp.filePath("missing.prom"), "--db", db});
+    CliRun r = cli({"import", tmp.filePath("missing.prom"), "--db", db});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("missing.prom"), qPrintable(r.err));
     // A truncated long CSV (a row cut in half) and a good file: 3, the bad one named with its line.
@@ -129,7 +117,7 @@ void TstImportCli::reimportIsRecognisedByContentNotFileTime() {
     QTemporaryDir tmp;
     const QString copy = tmp.filePath("scrape.prom"), db = tmp.filePath("t.sqlite");
     QVERIFY(QFile::copy(src, copy));
-    Run r = cli({"import", copy, "--db", db, "--json"});
+    CliRun r = cli({"import", copy, "--db", db, "--json"});
     QCOMPARE(r.code, 0);
     const int first = r.json()["samples"].toInt();
     QVERIFY(first > 20);
@@ -155,7 +143,7 @@ void TstImportCli::zonesAreApplied() {
             << "2023-11-15T03:43:20+05:30,b,power_w,2,W\n"
             << "2023-11-14T14:13:20,c,power_w,3,W\n";
     }
-    Run r = cli({"import", csv, "--db", db, "--tz", "-08:00", "--json"});
+    CliRun r = cli({"import", csv, "--db", db, "--tz", "-08:00", "--json"});
     QCOMPARE(r.code, 0);
     auto st = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
     for (const auto& v : st.values(st.runs().back().id, "power_w", {}, 0, 2e9)) {

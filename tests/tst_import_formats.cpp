@@ -7,6 +7,8 @@
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 
+#include "parse_checks.hpp"
+
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
@@ -17,35 +19,13 @@
 #include <sstream>
 
 using namespace ct::importers;
+using namespace parse_checks;
 
 namespace {
 const std::string kData = CT_SHARED_TESTDATA_DIR;
-const ImportedSample* find(const ParseResult& r, const std::string& entity, const std::string& metric) {
-    for (const auto& s : r.samples)
-        if (s.entity == entity && s.metric == metric) return &s;
-    return nullptr;
-}
-double value(const ParseResult& r, const std::string& entity, const std::string& metric) {
-    const ImportedSample* s = find(r, entity, metric);
-    if (!s) qWarning("no %s %s", entity.c_str(), metric.c_str());
-    return s ? s->value : std::nan("");
-}
-bool hasEntity(const ParseResult& r, const std::string& id) {
-    for (const auto& e : r.entities)
-        if (e.id == id) return true;
-    return false;
-}
 std::string readAll(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-using Parser = ParseResult (*)(std::istream&, const ParseOptions&, const Progress&, std::size_t);
-ParseResult parseText(Parser fn, const std::string& text, const std::string& name = "t") {
-    std::istringstream in(text);
-    ParseOptions o;
-    o.file_name = name;
-    o.default_time_s = 1000;
-    return fn(in, o, {}, text.size());
 }
 #define NEED_DATA()                                                                   \
     if (!QDir(CT_SHARED_TESTDATA_DIR).exists()) QSKIP("shared/testdata not found beside the checkout")

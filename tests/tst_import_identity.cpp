@@ -6,6 +6,8 @@
 #include <clustertwin/importers/slurm.hpp>
 #include <clustertwin/importers/store.hpp>
 
+#include "parse_checks.hpp"
+
 #include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
@@ -19,36 +21,11 @@
 #include <sstream>
 
 using namespace ct::importers;
+using namespace parse_checks;
 
 namespace {
 const std::string kData = CT_SHARED_TESTDATA_DIR;
 const std::string kOwn = std::string(CT_TEST_DATA_DIR) + "/import";
-const ImportedSample* find(const ParseResult& r, const std::string& entity, const std::string& metric) {
-    for (const auto& s : r.samples)
-        if (s.entity == entity && s.metric == metric) return &s;
-    return nullptr;
-}
-double value(const ParseResult& r, const std::string& entity, const std::string& metric) {
-    const ImportedSample* s = find(r, entity, metric);
-    if (!s) qWarning("no %s %s", entity.c_str(), metric.c_str());
-    return s ? s->value : std::nan("");
-}
-std::string unit(const ParseResult& r, const std::string& entity, const std::string& metric) {
-    const ImportedSample* s = find(r, entity, metric);
-    return s ? s->unit : "<none>";
-}
-bool hasWarning(const ParseResult& r, const std::string& kind, const std::string& text) {
-    for (const auto& w : r.warnings)
-        if (w.kind == kind && (w.message + w.location).find(text) != std::string::npos) return true;
-    return false;
-}
-ParseResult parseText(ParseResult (*fn)(std::istream&, const ParseOptions&, const Progress&, std::size_t), const std::string& text) {
-    std::istringstream in(text);
-    ParseOptions o;
-    o.file_name = "t";
-    o.default_time_s = 1000;
-    return fn(in, o, {}, text.size());
-}
 void write(const std::string& path, const std::string& text) {
     std::filesystem::create_directories(std::filesystem::path(path).parent_path());
     std::ofstream(path, std::ios::binary) << text;

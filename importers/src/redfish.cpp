@@ -120,7 +120,7 @@ Metric unitMetric(const std::string& units) {
         {"V", {"voltage_v", "V"}},        {"A", {"current_a", "A"}},         {"Hz", {"frequency_hz", "Hz"}},
         {"kW.h", {"energy_kwh", "kWh"}},  {"J", {"energy_j", "J"}},          {"L/min", {"flow_lpm", "L/min"}},
         {"kPa", {"pressure_kpa", "kPa"}}, {"Pa", {"pressure_kpa", "kPa", 0.001}}, {"RPM", {"fan_rpm", "RPM"}},
-        {"{rev}/min", {"fan_rpm", "RPM"}}, {"%", {"percent", "ratio", 0.01}},
+        {"{rev}/min", {"fan_rpm", "RPM"}},
     };
     if (auto it = m.find(units); it != m.end()) return it->second;
     return {"reading", units};
@@ -178,6 +178,19 @@ std::string urlDecode(const std::string& s) {
     return out;
 }
 
+/// The non-empty '/'-separated parts of a path or URI.
+std::vector<std::string> segments(const std::string& path) {
+    std::vector<std::string> out;
+    for (std::size_t b = 0; b < path.size();) {
+        const auto e = path.find('/', b);
+        std::string seg = path.substr(b, e == std::string::npos ? std::string::npos : e - b);
+        if (!seg.empty() && seg != ".") out.push_back(std::move(seg));
+        if (e == std::string::npos) break;
+        b = e + 1;
+    }
+    return out;
+}
+
 /// "/redfish/v1/Chassis/1U/ThermalSubsystem/ThermalMetrics" → {"1U/ThermalSubsystem", chassis "1U"}: the
 /// entity that owns the readings. Vendor prefixes (/hmc, /api-explorer/resources) are skipped; the metric
 /// resource names themselves (Thermal, Power, ThermalMetrics, EnvironmentMetrics, Metrics) are dropped.
@@ -189,15 +202,7 @@ Owner ownerOf(std::string uri) {
     const auto v1 = uri.find("redfish/v1/");
     std::string path = v1 == std::string::npos ? uri : uri.substr(v1 + 11);
     while (!path.empty() && path.back() == '/') path.pop_back();
-    std::vector<std::string> segs;
-    std::size_t b = 0;
-    while (b <= path.size()) {
-        const auto e = path.find('/', b);
-        const std::string seg = path.substr(b, e == std::string::npos ? std::string::npos : e - b);
-        if (!seg.empty()) segs.push_back(seg);
-        if (e == std::string::npos) break;
-        b = e + 1;
-    }
+    std::vector<std::string> segs = segments(path);
     static const std::set<std::string> resource_names = {"Thermal", "Power", "ThermalSubsystem", "PowerSubsystem", "ThermalMetrics", "EnvironmentMetrics", "Metrics"};
     while (segs.size() > 1 && resource_names.count(segs.back())) segs.pop_back();
     Owner o;
@@ -215,27 +220,12 @@ Owner ownerOf(std::string uri) {
 /// mockup-style tree (…/<crawl>/Chassis/1U/Thermal/index.json, or …/<crawl>/redfish/v1/Chassis/…) mirrors
 /// the resource's URI below that directory; a loose file (hp/hp_power.json) is in it.
 std::string crawlHost(const std::string& file, const std::string& odata_id) {
-    std::vector<std::string> dirs;
-    for (std::size_t b = 0; b < file.size();) {
-        const auto e = file.find('/', b);
-        const std::string seg = file.substr(b, e == std::string::npos ? std::string::npos : e - b);
-        if (!seg.empty() && seg != ".") dirs.push_back(seg);
-        if (e == std::string::npos) break;
-        b = e + 1;
-    }
+    std::vector<std::string> dirs = segments(file);
     if (dirs.empty()) return {};
     const std::string name = dirs.back();
     dirs.pop_back();
     if (name == "index.json" || name == "index.json.gz") {
-        std::string uri = urlDecode(odata_id.substr(0, odata_id.find('#')));
-        std::vector<std::string> segs;
-        for (std::size_t b = 0; b < uri.size();) {
-            const auto e = uri.find('/', b);
-            const std::string seg = uri.substr(b, e == std::string::npos ? std::string::npos : e - b);
-            if (!seg.empty()) segs.push_back(seg);
-            if (e == std::string::npos) break;
-            b = e + 1;
-        }
+        std::vector<std::string> segs = segments(urlDecode(odata_id.substr(0, odata_id.find('#'))));
         while (!segs.empty() && !dirs.empty() && dirs.back() == segs.back()) {
             dirs.pop_back();
             segs.pop_back();
@@ -351,7 +341,8 @@ private:
                 // Thermal v1.0 (iLO 4) calls the reading CurrentReading, in percent unless Units says otherwise.
                 const char* key = f.is_object() && f.contains("Reading") ? "Reading" : f.is_object() && f.contains("CurrentReading") ? "CurrentReading" : nullptr;
                 if (!key || absent(f, "/Fans/" + std::to_string(i))) continue;
-                const std::string units = f.value("ReadingUnits", f.value("Units", std::string(key == std::string("CurrentReading") ? "Percent" : "RPM")));
+                const std::string dflt = std::string(key) == "CurrentReading" ? "Percent" : "RPM";
+                const std::string units = f.value("ReadingUnits", f.value("Units", dflt));
                 const bool percent = units == "Percent" || units == "%";  // HPE
                 add(child(owner_, f, i, &r["Fans"]), percent ? Metric{"fan_speed", "ratio", 0.01} : Metric{"fan_rpm", "RPM"}, f[key],
                     "/Fans/" + std::to_string(i) + "/" + key, now());
