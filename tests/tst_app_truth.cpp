@@ -7,6 +7,7 @@
 #include "main_window.hpp"
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
+#include "run_picker.hpp"
 #include "alerts_panel.hpp"
 #include "run_panels.hpp"
 #include "scenario_document.hpp"
@@ -18,6 +19,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QLabel>
 #include <QLineSeries>
@@ -32,6 +34,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 #include "test_time.hpp"
@@ -69,6 +72,7 @@ class TstAppTruth : public QObject {
 private slots:
     void initTestCase();
     void aRunOfAnotherScenarioIsNotPaintedAndItsScenarioIsOffered();
+    void aDatabaseWithSeveralRunsAsksWhichToOpen();
     void openingAnotherScenarioDropsTheRunAndEveryDockFollows();
     void anEditedScenarioKeepsItsRunWithANotice();
     void aRunFinishingAfterASwitchStaysWithItsScenario();
@@ -130,6 +134,42 @@ void TstAppTruth::aRunOfAnotherScenarioIsNotPaintedAndItsScenarioIsOffered() {
     QCOMPARE(w_->document().scenario().id, std::string("lab-8node"));
     QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == lab_db_, testMs(20000));
     if (View3D::available()) QVERIFY(w_->view3d()->scene()->hasFrame());
+}
+
+void TstAppTruth::aDatabaseWithSeveralRunsAsksWhichToOpen() {
+    // The lab's run, then an empty run after it (an import that was cut off before its first reading): the
+    // empty one is never opened in place of the run with data, and File > Open run lets the user choose.
+    const QString db = dir_.filePath("two-runs.sqlite");
+    QVERIFY(QFile::copy(lab_db_, db));
+    std::int64_t empty = 0;
+    {
+        auto store = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+        empty = store.createRun("cut-off import", "imported", "");
+    }
+    w_->openRun(db);  // no choice asked: the newest run that holds samples
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db && !w_->run()->loading(), testMs(20000));
+    QVERIFY(w_->run()->replay()->info().id != empty);
+    w_->run()->close();
+    w_->chooseRun(db);
+    RunPicker* picker = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((picker = w_->findChild<RunPicker*>("runPicker")) && picker->isVisible(), testMs(10000));
+    auto* table = picker->findChild<QTableWidget*>("runTable");
+    QCOMPARE(table->rowCount(), 2);
+    QVERIFY(picker->run() != empty);  // offered first: the run with data
+    auto* open = picker->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Open);
+    table->setCurrentCell(1, 0);
+    QCOMPARE(picker->run(), empty);
+    QVERIFY(!open->isEnabled());  // an empty run shows nothing: it cannot be opened
+    QVERIFY(table->item(1, 4)->text().contains("no samples"));
+    table->setCurrentCell(0, 0);
+    QVERIFY(open->isEnabled());
+    const auto* details = picker->findChild<QTreeWidget*>("runDetails");
+    QVERIFY(details->topLevelItemCount() >= 2);
+    QVERIFY(details->topLevelItem(1)->text(0).startsWith("Metrics"));
+    QVERIFY(details->topLevelItem(1)->childCount() > 5);
+    const std::int64_t chosen = picker->run();
+    open->click();
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && !w_->run()->loading() && w_->run()->replay()->info().id == chosen, testMs(20000));
 }
 
 void TstAppTruth::openingAnotherScenarioDropsTheRunAndEveryDockFollows() {

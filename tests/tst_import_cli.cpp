@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -38,6 +39,7 @@ private slots:
     void exitCodesAndNoEmptyRun();
     void reimportIsRecognisedByContentNotFileTime();
     void zonesAreApplied();
+    void runsListsWhatADatabaseHolds();
 };
 
 void TstImportCli::everyTestdataFileIsAccountedFor_data() {
@@ -151,6 +153,56 @@ void TstImportCli::zonesAreApplied() {
         QCOMPARE(v.points[0].first, 1700000000.0);  // each written in its own zone; c in --tz's
     }
     QCOMPARE(cli({"import", csv, "--db", db, "--tz", "Mars/Olympus"}).code, 2);
+}
+
+void TstImportCli::runsListsWhatADatabaseHolds() {
+    // Two imports into one database (dmon readings, then Slurm jobs) and a failed one that leaves no run:
+    // `runs` lists both with their source files, time range, entities by kind and metrics (unit, samples).
+    QTemporaryDir tmp;
+    const QString db = tmp.filePath("t.sqlite");
+    const QString own = QStringLiteral(CT_TEST_DATA_DIR) + "/import/";
+    QCOMPARE(cli({"import", own + "gpu-node-3.dmon-dt.txt", "--db", db, "--name", "dmon", "-q"}).code, 3);  // a bad value, a cut row
+    QCOMPARE(cli({"import", own + "scontrol_show_job.txt", "--db", db, "--name", "jobs", "-q"}).code, 0);
+    const QString junk = tmp.filePath("junk.bin");
+    QFile f(junk);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("\x01\x02 not telemetry");
+    f.close();
+    QCOMPARE(cli({"import", junk, "--db", db, "--name", "junk", "-q"}).code, 2);
+    const CliRun r = cli({"runs", "--db", db, "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonArray runs = r.json()["runs"].toArray();
+    QCOMPARE(runs.size(), 2);  // the failed import left none
+    const QJsonObject dmon = runs[0].toObject();
+    QCOMPARE(dmon["name"].toString(), QString("dmon"));
+    QCOMPARE(dmon["kind"].toString(), QString("imported"));
+    QVERIFY(dmon["complete"].toBool());
+    QCOMPARE(dmon["samples"].toInt(), 44);
+    QCOMPARE(dmon["t0_s"].toDouble(), 1718100901.0);
+    QCOMPARE(dmon["t1_s"].toDouble(), 1718100903.0);
+    QCOMPARE(dmon["entities"].toObject()["gpu"].toInt(), 2);
+    QVERIFY(dmon["sources"].toArray()[0].toObject()["name"].toString().endsWith("gpu-node-3.dmon-dt.txt"));
+    bool power = false;
+    for (const auto& m : dmon["metrics"].toArray()) {
+        const QJsonObject o = m.toObject();
+        if (o["metric"].toString() != "power_w") continue;
+        power = true;
+        QCOMPARE(o["unit"].toString(), QString("W"));
+        QCOMPARE(o["samples"].toInt(), 4);
+        QCOMPARE(o["entities"].toInt(), 2);
+    }
+    QVERIFY(power);
+    const QJsonObject jobs = runs[1].toObject();
+    QCOMPARE(jobs["jobs"].toInt(), 2);  // the pending job never started
+    QVERIFY(jobs["t0_s"].isNull());
+    const CliRun text = cli({"runs", "--db", db});
+    QCOMPARE(text.code, 0);
+    QVERIFY(text.out.contains("2 run(s)"));
+    QVERIFY(text.out.contains("2024-06-11 10:15:01 UTC to 2024-06-11 10:15:03 UTC"));
+    QVERIFY(text.out.contains(QRegularExpression("power_w +W +4 samples on +2 entities")));
+    QCOMPARE(cli({"runs", "--db", db, "--run", "99"}).code, 2);
+    QCOMPARE(cli({"runs", "--db", tmp.filePath("none.sqlite")}).code, 2);
+    QVERIFY(!QFileInfo::exists(tmp.filePath("none.sqlite")));  // a read never creates a database
 }
 
 QTEST_GUILESS_MAIN(TstImportCli)

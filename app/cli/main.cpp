@@ -3,6 +3,7 @@
 #include "args.hpp"
 #include "collective.hpp"
 #include "impact.hpp"
+#include "runs.hpp"
 #include "io.hpp"
 #include "render.hpp"
 #include "simulate.hpp"
@@ -49,6 +50,7 @@ Commands:
   collective FILE      one collective (all-reduce, all-gather, ...) on the scenario's fabric
   import FILE|DIR...   telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
   query                a metric's values from a run database
+  runs                 what a run database holds: its runs, their sources, entities and metrics
   impact FILE          what loses power, cooling or connectivity if --fail ID fails
   render FILE          render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
   backends             list the compute backends (CPU, CUDA) and whether they are usable
@@ -105,6 +107,7 @@ when the servers need liquid) sized N+redundancy, a 2N power chain sized to the 
     {"collective", ct::cli::kCollectiveHelp},
     {"import", ct::cli::kImportHelp},
     {"query", ct::cli::kQueryHelp},
+    {"runs", ct::cli::kRunsHelp},
     {"render", ct::cli::kRenderHelp},
     {"impact", ct::cli::kImpactHelp},
     {"backends", R"(Usage: clustertwin-cli backends [--json]
@@ -333,8 +336,9 @@ const std::map<std::string, Command>& commands() {
                        "levels", "oversubscription", "jobs", "event"}}},
         {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
                     {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
-        {"import", {ct::cli::cmdImport, {"json", "help", "quiet"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz"}}},
+        {"import", {ct::cli::cmdImport, {"json", "help", "quiet"}, {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz", "trace-start"}}},
         {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format", "out"}}},
+        {"runs", {ct::cli::cmdRuns, {"json", "help"}, {"db", "run"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},

@@ -28,14 +28,17 @@ namespace im = ct::importers;
 using json = nlohmann::ordered_json;
 
 const char* kImportHelp = R"(Usage: clustertwin-cli import FILE|DIR... --db DB [--name NAME] [--host HOST] [--scenario S]
-                            [--skeleton OUT.json] [--sacct-format LIST] [--jobs-out JOBS.json] [--tz OFFSET] [--json]
+                            [--skeleton OUT.json] [--sacct-format LIST] [--jobs-out JOBS.json] [--tz OFFSET]
+                            [--trace-start TIME] [--json]
 
 Imports telemetry into the store as one run. FILE may be "-" (standard input) and any file may be
 gzip-compressed (recognised by its content; "x.prom.gz" is read as "x.prom"). Formats are recognised by extension, then by content:
 DCGM exporter / Prometheus text scrapes, the Prometheus HTTP API JSON, nvidia-smi --query-gpu CSV and -q -x
-XML, DMTF Redfish resources (one file or a mockup directory), Slurm sacct text (--parsable, --parsable2, any
-delimiter) and --json, InfiniBand perfquery counters and ibnetdiscover topologies, and the long CSV (time,
-entity, metric, value, unit). Directories are walked recursively in name order; files in them that are not
+XML, nvidia-smi dmon, DMTF Redfish resources (one file or a mockup directory), Slurm sacct text
+(--parsable, --parsable2, any delimiter) and --json, squeue, scontrol show job and show node, sinfo (-O
+columns and --json), InfiniBand perfquery counters and ibnetdiscover topologies, ClusterCockpit job archives
+(meta.json with data.json[.gz]), the Alibaba GPU trace (pod list: jobs; node list: nodes) and the long CSV
+(time, entity, metric, value, unit). Directories are walked recursively in name order; files in them that are not
 telemetry are skipped and counted. A series of scrapes becomes a time series (each at its file's time).
 Bad records are skipped with a warning (file:line or file#/json/pointer); the rest is kept, and every file
 with warnings is named. Importing into a run of the same --name again adds to it: a file whose content was
@@ -51,9 +54,13 @@ could be read (no run is left behind); 130 interrupted (Ctrl-C; what was read be
                        chassis ids) and report what did not match
   --skeleton OUT.json  without --scenario: write a scenario built from the telemetry (hosts -> nodes)
   --sacct-format LIST  the sacct --format list of headerless sacct text
-  --jobs-out FILE      with --scenario: write the Slurm jobs as a jobs file for `simulate --jobs`
+  --jobs-out FILE      with --scenario: write the jobs (Slurm, ClusterCockpit, a trace's pods) as a jobs file
+                       for `simulate --jobs`; jobs that name no nodes (a trace's) are placed on the
+                       scenario's GPUs in order of arrival and wait while none are free
   --tz OFFSET          the zone of times written without one (sacct, nvidia-smi, long CSV): +05:30, -0800,
                        UTC (the default)
+  --trace-start TIME   the time at which a trace that counts from its start (the Alibaba GPU trace) began:
+                       ISO 8601 or Unix seconds (default 1970-01-01T00:00:00Z)
   --flush-every N      samples held in memory before a sorted write (default 4000000; less uses less memory)
   -q, --quiet          no progress on stderr
 )";
@@ -132,7 +139,7 @@ void printImportSummary(const im::ImportSummary& s, bool as_json, const std::fun
         std::cout << out.dump(2) << "\n";
         return;
     }
-    if (s.run_removed) std::cout << "nothing imported (no run was kept): ";
+    if (s.run_removed) std::cout << (s.entities.empty() ? "nothing imported (no run was kept): " : "no readings (no run was kept; the inventory is recorded): ");
     else std::cout << "run " << s.run << ": ";
     std::cout << s.files << " file(s)";
     if (s.skipped_files) std::cout << " (" << s.skipped_files << " other file(s) skipped)";
@@ -141,7 +148,8 @@ void printImportSummary(const im::ImportSummary& s, bool as_json, const std::fun
     if (w.duplicates || w.conflicts)
         std::cout << " of " << s.samples_read << " read (" << w.duplicates << " already in the run, " << w.conflicts << " collisions)";
     if (s.links) std::cout << ", " << s.links << " links";
-    if (!s.jobs.empty()) std::cout << ", " << s.jobs.size() << " Slurm jobs";
+    if (!s.jobs.empty()) std::cout << ", " << s.jobs.size() << " jobs";
+    if (!s.entities.empty()) std::cout << ", " << s.entities.size() << " entities";
     std::cout << "\n";
     if (!s.failed.empty()) std::cout << "  " << s.failed.size() << " file(s) could not be read (named on stderr)\n";
     if (!collision.empty()) std::cout << "  warning: " << collision << "\n";
@@ -201,11 +209,13 @@ int cmdImport(const Args& a) {
 
     std::optional<model::Scenario> scenario;
     std::optional<im::EntityMapper> mapper;
+    model::Catalog catalog;
     if (a.has("scenario")) {
         model::ValidationReport rep = model::loadAndValidate(a.get("scenario"));
         for (const auto& d : rep.diagnostics) std::cerr << a.get("scenario") << ": " << d.toString() << "\n";
         if (model::hasErrors(rep.diagnostics)) return 2;
         scenario = std::move(rep.scenario);
+        catalog = std::move(rep.catalog);
         try {
             mapper.emplace(*scenario);
         } catch (const im::ImportError& e) {
@@ -220,6 +230,12 @@ int cmdImport(const Args& a) {
         if (!off) throw UsageError("--tz: '" + a.get("tz") + "' is not an offset from UTC (+05:30, -0800, UTC)");
         tz = *off;
     }
+    double trace_start = 0;
+    if (a.has("trace-start")) {
+        const auto t = im::parseTimeSpec(a.get("trace-start"), 0);
+        if (!t) throw UsageError("--trace-start: '" + a.get("trace-start") + "' is not ISO 8601 or Unix seconds");
+        trace_start = *t;
+    }
     const long flush_every = a.has("flush-every") ? a.getInt("flush-every", 4000000) : 4000000;
     if (flush_every < 1) throw UsageError("--flush-every must be >= 1");
     auto store = im::TelemetryStore::open(db);
@@ -229,6 +245,7 @@ int cmdImport(const Args& a) {
     opt.host = a.get("host");
     opt.sacct_format = a.get("sacct-format");
     opt.tz_offset_s = tz;
+    opt.trace_start_s = trace_start;
     opt.mapper = mapper ? &*mapper : nullptr;
     opt.flush_every = static_cast<std::size_t>(flush_every);
     im::ImportSession session(store, opt);
@@ -252,7 +269,8 @@ int cmdImport(const Args& a) {
     // Slurm jobs for the replay, and a skeleton scenario.
     std::size_t replay_jobs = 0;
     if (a.has("jobs-out")) {
-        const im::ReplayJobs rj = im::slurmToJobs(sum.jobs, *mapper);
+        im::ReplayJobs rj = im::slurmToJobs(sum.jobs, *mapper);
+        im::placeTraceJobs(rj, *scenario, catalog);
         for (const auto& w : rj.skipped) {
             auto& [n, first] = sum.warning_kinds[w.kind];
             if (n++ == 0) first = w.location + ": " + w.message;

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     const QStringList args = cli.positionalArguments();
     w.openScenario(args.isEmpty() ? ct::app::MainWindow::demoScenarioPath() : args.first());
     w.show();
-    if (cli.isSet(run)) w.openRun(cli.value(run));
+    if (cli.isSet(run)) w.chooseRun(cli.value(run));
     double at_s = -1;
     if (cli.isSet(at)) {
         try {

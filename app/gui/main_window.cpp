@@ -12,6 +12,7 @@
 #include "run_controller.hpp"
 #include "alerts_panel.hpp"
 #include "run_dialog.hpp"
+#include "run_picker.hpp"
 #include "navigator.hpp"
 #include "run_explainer.hpp"
 #include "run_panels.hpp"
@@ -246,7 +247,7 @@ MainWindow::MainWindow(QWidget* parent)
     restoreWindowLayout(this);  // the last session's, over these defaults
     auto* drops = new FileDrops(this);
     connect(drops, &FileDrops::scenarioDropped, this, &MainWindow::openScenario);
-    connect(drops, &FileDrops::runDropped, this, &MainWindow::openRun);
+    connect(drops, &FileDrops::runDropped, this, &MainWindow::chooseRun);
 }
 
 MainWindow::~MainWindow() = default;
@@ -570,7 +571,29 @@ void MainWindow::openDialog() {
 void MainWindow::openRunDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open run or telemetry database"), QDir::currentPath(),
                                                       tr("Run databases (*.sqlite *.db);;All files (*)"));
-    if (!path.isEmpty()) openRun(path);
+    if (!path.isEmpty()) chooseRun(path);
+}
+
+void MainWindow::chooseRun(const QString& db_path) {
+    std::vector<importers::RunOverview> runs;
+    try {
+        auto store = importers::TelemetryStore::open(db_path.toStdString(), importers::TelemetryStore::Mode::Existing);
+        runs = importers::describeRuns(store);
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Open run"), QString::fromStdString(e.what()));
+        return;
+    }
+    if (runs.size() <= 1) {
+        openRun(db_path);  // one run (or none: the load says so)
+        return;
+    }
+    auto* picker = new RunPicker(db_path, std::move(runs), this);
+    picker->setAttribute(Qt::WA_DeleteOnClose);
+    connect(picker, &QDialog::accepted, this, [this, picker, db_path] {
+        statusBar()->showMessage(tr("Loading %1…").arg(db_path));
+        run_->openAsync(db_path, picker->run());
+    });
+    picker->open();
 }
 
 void MainWindow::simulateDialog() {

@@ -60,6 +60,8 @@ public:
     bool openScenario(const QString& path);
     /// Opens a run or telemetry database (newest run) in the background; the timeline binds to it.
     void openRun(const QString& db_path);
+    /// Opens a database the user chose: with several runs, the run picker first (File > Open run, drops).
+    void chooseRun(const QString& db_path);
     /// Simulation > Run without the dialog: simulates the open scenario for `duration_s` into `db_path`
     /// ("" = a new file under the app's data folder) in a worker thread. False when one is running.
     /// `steady`: stop once the inlets hold still (Analysis > Steady state), with duration_s as the most it runs.

@@ -31,7 +31,15 @@ void RunController::openAsync(const QString& db_path, std::int64_t run) {
             auto store = importers::TelemetryStore::open(db_path.toStdString(), importers::TelemetryStore::Mode::Existing);
             const auto runs = store.runs();
             if (runs.empty()) throw importers::ImportError(db_path.toStdString() + ": the database holds no run");
-            const std::int64_t id = run > 0 ? run : runs.back().id;
+            // Without a choice: the newest run that holds samples (an import that failed or a run cut off
+            // before its first record is never opened in place of one that has data).
+            std::int64_t id = run > 0 ? run : runs.back().id;
+            if (run <= 0)
+                for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+                    if (store.timeSpan(it->id)) {
+                        id = it->id;
+                        break;
+                    }
             int last = -1;
             replay = std::make_shared<importers::RunReplay>(importers::RunReplay::load(store, id, [&](double f) {
                 const int pct = static_cast<int>(95 * f);

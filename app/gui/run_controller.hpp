@@ -24,7 +24,7 @@ public:
     explicit RunController(QObject* parent = nullptr);
     ~RunController() override;
 
-    /// Loads the newest run (or `run`) of a database in a worker thread; emits runChanged or loadFailed (or
+    /// Loads the newest run that holds samples (or `run`) of a database in a worker thread; emits runChanged or loadFailed (or
     /// nothing when the gate turns it away or the load is cancelled). Reports loadProgress on the way.
     void openAsync(const QString& db_path, std::int64_t run = 0);
     /// Stops a load in progress (its result is dropped; the shown run stays).

@@ -22,6 +22,12 @@ std::string_view toString(Format f) {
     case Format::IbSwinfo: return "ib-swinfo";
     case Format::SlurmNodes: return "slurm-nodes";
     case Format::LongCsv: return "long-csv";
+    case Format::NvidiaSmiDmon: return "nvidia-smi-dmon";
+    case Format::SlurmJobs: return "slurm-scontrol-jobs";
+    case Format::SlurmNodesJson: return "slurm-nodes-json";
+    case Format::ClusterCockpitJob: return "clustercockpit-job";
+    case Format::ClusterCockpitData: return "clustercockpit-data";
+    case Format::AlibabaPods: return "alibaba-pods";
     }
     return "unknown";
 }
@@ -58,6 +64,12 @@ Detection sniff(std::string_view head) {
         if (has(head, "\"resultType\"") && has(head, "\"result\"")) return {Format::PrometheusApiJson, 90, "\"resultType\" and \"result\""};
         if (has(head, "\"@odata.id\"") || has(head, "\"@odata.type\"")) return {Format::RedfishJson, 90, "\"@odata\" keys"};
         if (has(head, "\"jobs\"") && (has(head, "\"job_id\"") || has(head, "\"meta\""))) return {Format::SlurmJson, 80, "\"jobs\" with \"job_id\""};
+        if (has(head, "\"sinfo\"") || (has(head, "\"nodes\"") && (has(head, "\"gres\"") || has(head, "\"real_memory\"") || has(head, "\"cpus\""))))
+            return {Format::SlurmNodesJson, 80, "\"sinfo\" or \"nodes\" with gres/cpus"};
+        if (has(head, "\"jobId\"") && has(head, "\"startTime\"") && has(head, "\"resources\""))
+            return {Format::ClusterCockpitJob, 85, "\"jobId\", \"startTime\" and \"resources\" (ClusterCockpit meta.json)"};
+        if (has(head, "\"timestep\"") && has(head, "\"series\"") && has(head, "\"unit\""))
+            return {Format::ClusterCockpitData, 80, "metrics with \"timestep\" and \"series\" (ClusterCockpit data.json)"};
         // A bare result array as some clients save it: [{"metric": {...}, "values"|"value": ...}]
         if (first == '[' && has(head, "\"metric\"") && (has(head, "\"values\"") || has(head, "\"value\"")))
             return {Format::PrometheusApiJson, 75, "array of {metric, values}"};
@@ -75,9 +87,13 @@ Detection sniff(std::string_view head) {
     if ((has(head, "\nGUID ") && has(head, "\nfirmware version")) || (has(head, "=====\n") && has(head, "\npart number ")))
         return {Format::IbSwinfo, 80, "ibswinfo key | value table"};
     if (line.rfind("NodeName=", 0) == 0) return {Format::SlurmNodes, 85, "scontrol show node"};
+    if (line.rfind("JobId=", 0) == 0) return {Format::SlurmJobs, 85, "scontrol show job"};
+    if (line.size() > 1 && line[0] == '#' && has(line, "gpu") &&
+        (has(line, " pwr") || has(line, " sm ") || has(line, " mclk") || has(line, " gtemp") || has(line, " fb ")))
+        return {Format::NvidiaSmiDmon, 85, "nvidia-smi dmon header (# gpu pwr ...)"};
     if (line.rfind("sn,", 0) == 0 && has(line, "gpu")) return {Format::SlurmNodes, 70, "node list with GPU counts (sn,...,gpu,model)"};
     if (line.rfind("name,", 0) == 0 && has(line, "num_gpu") && has(line, "creation_time"))
-        return {Format::Unknown, 0, "Alibaba GPU trace pod list (job trace; not imported yet)"};
+        return {Format::AlibabaPods, 85, "Alibaba GPU trace pod list (name, num_gpu, creation_time)"};
     {
         const auto sp = line.find_first_of(" \t");
         if (sp != std::string_view::npos && sp > 0 && line.find_first_not_of(" \t", sp) != std::string_view::npos &&

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <deque>
 #include <future>
@@ -59,8 +60,10 @@ private:
     unsigned fill_ = 0;
 };
 
-/// Informational warnings: nothing was lost.
-bool informational(const std::string& kind) { return kind == "no_data" || kind == "empty" || kind == "note"; }
+/// Informational warnings: nothing was lost (a job that never started or uses no GPUs has nothing to replay).
+bool informational(const std::string& kind) {
+    return kind == "no_data" || kind == "empty" || kind == "note" || kind == "not_started" || kind == "no_gpus";
+}
 
 struct Parsed {
     enum class Kind { Samples, Jobs, Skipped, Failed } kind = Kind::Failed;
@@ -239,9 +242,10 @@ struct ImportSession::Impl {
         warn(std::move(ws), source, {});
     }
 
-    void storeJobs(SlurmResult& sr, const std::string& source, const std::string& hash) {
+    /// `hash` empty: the source is recorded with its samples.
+    void storeJobs(std::vector<SlurmJob>& jobs, const std::string& source, const std::string& hash) {
         std::vector<StoredEvent> evs;
-        for (const auto& j : sr.jobs) {
+        for (const auto& j : jobs) {
             std::string nodes;
             for (const auto& n : j.nodes) nodes += (nodes.empty() ? "" : ",") + n;
             const std::string msg = j.name + " (" + j.state + ", " + std::to_string(j.gpus) + " GPUs" +
@@ -252,7 +256,7 @@ struct ImportSession::Impl {
         store.writeEvents(sum.run, evs);
         events += evs.size();
         if (!hash.empty()) writer.addSource({sum.run, hash, source, 0});
-        sum.jobs.insert(sum.jobs.end(), sr.jobs.begin(), sr.jobs.end());
+        sum.jobs.insert(sum.jobs.end(), std::make_move_iterator(jobs.begin()), std::make_move_iterator(jobs.end()));
     }
 
     /// `real_name`: the path is the file's own name (not a stand-in such as standard input's temporary copy),
@@ -267,6 +271,13 @@ struct ImportSession::Impl {
                 p.kind = Parsed::Kind::Skipped;
                 return p;
             }
+            if (det.format == Format::ClusterCockpitData && walked) {  // read with its meta.json, when there is one
+                std::error_code ec;
+                if (std::filesystem::is_regular_file(std::filesystem::path(file).parent_path() / "meta.json", ec)) {
+                    p.kind = Parsed::Kind::Skipped;
+                    return p;
+                }
+            }
             if (det.format == Format::SlurmSacct || det.format == Format::SlurmJson) {
                 p.jobs = parseSlurmFile(file, opt.sacct_format, opt.tz_offset_s);
                 p.kind = Parsed::Kind::Jobs;
@@ -276,6 +287,7 @@ struct ImportSession::Impl {
             po.host = opt.host;
             po.host_from_path = real_name;
             po.tz_offset_s = opt.tz_offset_s;
+            po.trace_start_s = opt.trace_start_s;
             p.result = parseFile(file, po, progress);
             p.kind = Parsed::Kind::Samples;
         } catch (const std::exception& e) {
@@ -372,14 +384,17 @@ void ImportSession::importFiles(const std::vector<std::pair<std::string, bool>>&
                 ++d.sum.files;
                 ++d.sum.formats[std::string(toString(p.format))];
                 d.warn(std::move(p.jobs.warnings), file, shown);
-                d.storeJobs(p.jobs, show(file), cur.hash);
+                d.storeJobs(p.jobs.jobs, show(file), cur.hash);
                 break;
             case Parsed::Kind::Samples:
                 ++d.sum.files;
                 ++d.sum.formats[std::string(toString(p.format))];
                 d.warn(std::move(p.result.warnings), file, shown);
                 if (p.result.cancelled) d.cancel = true;  // a file cut short is not stored, nor marked read
-                else d.storeSamples(p.result, show(file), p.format, cur.hash);
+                else {
+                    if (!p.result.jobs.empty()) d.storeJobs(p.result.jobs, show(file), {});
+                    d.storeSamples(p.result, show(file), p.format, cur.hash);
+                }
                 break;
             }
         }
@@ -395,6 +410,7 @@ void ImportSession::add(ParseResult& r, const std::string& source, Format format
     ++d_->sum.formats[std::string(toString(format))];
     ++d_->sum.files;
     d_->warn(std::move(r.warnings), source, {});
+    if (!r.jobs.empty()) d_->storeJobs(r.jobs, source, {});
     d_->storeSamples(r, source, format, hash);
 }
 

@@ -141,6 +141,17 @@ ParseResult parseFile(const std::string& path, const ParseOptions& base, const P
     case Format::IbNetdiscover: return parseIbnetdiscover(in, opt, progress, size_hint);
     case Format::IbSwinfo: return parseIbswinfo(in, opt, progress, size_hint);
     case Format::SlurmNodes: return parseSlurmNodes(in, opt, progress, size_hint);
+    case Format::NvidiaSmiDmon: return parseNvidiaSmiDmon(in, opt, progress, size_hint);
+    case Format::SlurmJobs: return parseScontrolJobs(in, opt, progress, size_hint);
+    case Format::SlurmNodesJson: return parseSlurmNodesJson(in, opt, progress, size_hint);
+    case Format::AlibabaPods: return parseAlibabaPods(in, opt, progress, size_hint);
+    case Format::ClusterCockpitJob: return parseClusterCockpitJob(path, opt, progress);
+    case Format::ClusterCockpitData: {
+        const auto meta = fs::path(path).parent_path() / "meta.json";
+        if (!fs::is_regular_file(meta, ec))
+            throw ImportError(path + ": a ClusterCockpit data.json is read with the meta.json beside it (its start time and hosts), and there is none");
+        return parseClusterCockpitJob(meta.string(), opt, progress);
+    }
     case Format::SlurmSacct:
     case Format::SlurmJson: throw ImportError(path + ": Slurm accounting holds jobs, not samples (read it with parseSlurmFile)");
     case Format::Unknown:

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <map>
 #include <regex>
+#include <deque>
+#include <queue>
 #include <set>
 
 namespace ct::importers {
@@ -175,7 +177,18 @@ ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& ma
         mj.name = j.name;
         mj.start_s = std::max(0.0, *j.start_s - out.t0_s);
         if (j.end_s) mj.end_s = std::max(mj.start_s, *j.end_s - out.t0_s);
-        mj.utilization = utilization;
+        mj.utilization = utilization * j.gpu_share;
+        if (j.gpu_share < 1) mj.extra["gpu_share"] = nlohmann::json(j.gpu_share).dump();
+        if (j.nodes.empty() && j.gpus == 0) {  // a CPU-only pod of a trace: nothing for the GPUs to do
+            out.skipped.push_back({j.id, "no_gpus", "job " + j.id + " uses no GPUs"});
+            continue;
+        }
+        if (j.nodes.empty() && j.gpus > 0) {  // a trace's job: GPUs wanted, placed by placeTraceJobs (or the engine)
+            mj.gpus = j.gpus;
+            mj.extra["trace_state"] = nlohmann::json(j.state).dump();
+            out.jobs.push_back(std::move(mj));
+            continue;
+        }
         std::vector<std::string> missing;
         for (const auto& h : j.nodes) {
             const std::string n = mapper.node(h);
@@ -194,6 +207,105 @@ ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& ma
         out.jobs.push_back(std::move(mj));
     }
     return out;
+}
+
+std::size_t placeTraceJobs(ReplayJobs& rj, const model::Scenario& s, const model::Catalog& c) {
+    struct Node {
+        std::string id;
+        int gpus = 0, free = 0;
+    };
+    std::vector<Node> nodes;
+    int total = 0;
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes)
+                    if (const auto* sm = c.server(n.model); sm && sm->gpu_count > 0) {
+                        nodes.push_back({n.id, sm->gpu_count, sm->gpu_count});
+                        total += sm->gpu_count;
+                    }
+    // Jobs in order of arrival; each takes GPUs on the first node with room (several whole nodes when it wants
+    // more than one has) and waits, first come first served, while none has.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < rj.jobs.size(); ++i)
+        if (rj.jobs[i].nodes.empty() && rj.jobs[i].gpus > 0) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rj.jobs[a].start_s < rj.jobs[b].start_s; });
+    struct Release {
+        double t;
+        std::vector<std::pair<std::size_t, int>> gpus;  // node, GPUs
+        bool operator>(const Release& o) const { return t > o.t; }
+    };
+    std::priority_queue<Release, std::vector<Release>, std::greater<>> running;
+    std::deque<std::size_t> waiting;
+    std::vector<bool> drop(rj.jobs.size(), false);
+    std::size_t placed = 0, delayed = 0;
+    auto tryPlace = [&](std::size_t ji, double now) {
+        model::Job& j = rj.jobs[ji];
+        Release rel;
+        int need = j.gpus;
+        auto fits = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.free >= need; });
+        if (fits != nodes.end()) {
+            rel.gpus.push_back({static_cast<std::size_t>(fits - nodes.begin()), need});
+        } else {
+            for (std::size_t k = 0; k < nodes.size() && need > 0; ++k)
+                if (nodes[k].free == nodes[k].gpus) {
+                    rel.gpus.push_back({k, nodes[k].gpus});
+                    need -= nodes[k].gpus;
+                }
+            if (need > 0) return false;
+        }
+        const double wait = now - j.start_s;
+        if (wait > 0) {
+            j.extra["queued_s"] = nlohmann::json(wait).dump();
+            if (j.end_s) j.end_s = *j.end_s + wait;
+            j.start_s = now;
+            ++delayed;
+        }
+        // Its utilization is its share of each node's GPUs: jobs sharing a node add up.
+        double share = 0;
+        for (const auto& [k, g] : rel.gpus) {
+            nodes[k].free -= g;
+            j.nodes.push_back(nodes[k].id);
+            share = std::max(share, static_cast<double>(g) / nodes[k].gpus);
+        }
+        j.utilization *= share;
+        j.extra["trace_gpus"] = std::to_string(j.gpus);  // placed: the nodes say where, this how many it held
+        j.gpus = 0;
+        rel.t = j.end_s.value_or(HUGE_VAL);
+        running.push(std::move(rel));
+        ++placed;
+        return true;
+    };
+    auto release = [&](double upto) {
+        while (!running.empty() && running.top().t <= upto) {
+            const double t = running.top().t;
+            for (const auto& [k, g] : running.top().gpus) nodes[k].free += g;
+            running.pop();
+            while (!waiting.empty() && tryPlace(waiting.front(), t)) waiting.pop_front();
+        }
+    };
+    for (std::size_t ji : order) {
+        if (rj.jobs[ji].gpus > total) {
+            rj.skipped.push_back({rj.jobs[ji].id, "too_big", "job " + rj.jobs[ji].id + " wants " + std::to_string(rj.jobs[ji].gpus) +
+                                                                 " GPUs; the scenario has " + std::to_string(total)});
+            drop[ji] = true;
+            continue;
+        }
+        release(rj.jobs[ji].start_s);
+        if (!waiting.empty() || !tryPlace(ji, rj.jobs[ji].start_s)) waiting.push_back(ji);
+    }
+    release(HUGE_VAL);
+    for (std::size_t ji : waiting) {  // behind a job that never ends
+        rj.skipped.push_back({rj.jobs[ji].id, "never_placed", "job " + rj.jobs[ji].id + ": its GPUs never came free"});
+        drop[ji] = true;
+    }
+    if (delayed > 0)
+        rj.skipped.push_back({"", "note", std::to_string(delayed) + " job(s) waited for GPUs (the scenario has fewer than the trace's cluster); extra queued_s says how long"});
+    std::vector<model::Job> kept;
+    for (std::size_t i = 0; i < rj.jobs.size(); ++i)
+        if (!drop[i]) kept.push_back(std::move(rj.jobs[i]));
+    rj.jobs = std::move(kept);
+    return placed;
 }
 
 model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, std::vector<std::string>* notes) {

@@ -2,6 +2,7 @@
 
 #include "input.hpp"
 #include "parse_common.hpp"
+#include "slurm_common.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -12,9 +13,9 @@
 
 namespace ct::importers {
 
-namespace {
+namespace detail {
 
-std::vector<std::string> split(const std::string& s, const std::string& delim) {
+std::vector<std::string> splitOn(const std::string& s, const std::string& delim) {
     std::vector<std::string> out;
     std::size_t start = 0;
     for (;;) {
@@ -31,11 +32,55 @@ std::vector<std::string> split(const std::string& s, const std::string& delim) {
 std::optional<double> slurmTime(const std::string& s, double tz_offset_s) {
     double t = 0;
     if (s.empty() || s == "Unknown" || s == "None" || s == "(null)" || s == "N/A") return std::nullopt;
-    if (detail::parseIsoTime(s, t, tz_offset_s)) return t;
+    if (parseIsoTime(s, t, tz_offset_s)) return t;
     return std::nullopt;
 }
 
-} // namespace
+std::optional<double> slurmNumber(const nlohmann::json& v) {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_object()) {
+        if (v.value("set", true) == false || v.value("infinite", false) == true) return std::nullopt;
+        if (v.contains("number") && v["number"].is_number()) return v["number"].get<double>();
+    }
+    return std::nullopt;
+}
+
+std::optional<double> slurmEpoch(const nlohmann::json& v) {
+    auto t = slurmNumber(v);
+    if (t && *t <= 0) return std::nullopt;
+    return t;
+}
+
+void gresGpus(const std::string& text, int& count, std::string& model) {
+    for (std::size_t p = text.find("gpu:"); p != std::string::npos; p = text.find("gpu:", p + 4)) {
+        const std::string item = text.substr(p + 4, text.find_first_of(",( ", p) - p - 4);  // "a100:4" or "4"
+        if (p > 0 && text[p - 1] == '/' && item.find('=') != std::string::npos) continue;  // gres/gpu:a100=4 is read below
+        const auto colon = item.rfind(':');
+        const std::string n = colon == std::string::npos ? item : item.substr(colon + 1);
+        if (!n.empty() && n.size() < 5 && n.find_first_not_of("0123456789") == std::string::npos) {
+            count = std::max(count, std::stoi(n));
+            if (colon != std::string::npos) model = item.substr(0, colon);
+        }
+    }
+    if (const auto g = text.find("gres/gpu="); g != std::string::npos && count == 0) {
+        const std::string n = text.substr(g + 9, text.find_first_of(", ", g) - g - 9);
+        if (!n.empty() && n.size() < 5 && n.find_first_not_of("0123456789") == std::string::npos) count = std::stoi(n);
+    }
+    if (const auto g = text.find("gres/gpu:"); g != std::string::npos && model.empty()) model = text.substr(g + 9, text.find('=', g) - g - 9);
+}
+
+bool liveJobState(const std::string& state) {
+    static const std::set<std::string> live = {"RUNNING", "PENDING", "SUSPENDED", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING",
+                                               "R", "PD", "S", "CF", "CG"};
+    return live.count(state) > 0;
+}
+
+} // namespace detail
+
+using detail::slurmEpoch;
+using detail::slurmNumber;
+using detail::slurmTime;
+using detail::splitOn;
 
 std::vector<std::string> expandHostlist(const std::string& list) {
     std::vector<std::string> out;
@@ -65,7 +110,7 @@ std::vector<std::string> expandHostlist(const std::string& list) {
         }
         const auto rb = p.find(']', lb);
         const std::string prefix = p.substr(0, lb), suffix = p.substr(rb + 1), body = p.substr(lb + 1, rb - lb - 1);
-        for (const auto& range : split(body, ",")) {
+        for (const auto& range : splitOn(body, ",")) {
             const auto dash = range.find('-');
             const std::string a = range.substr(0, dash), b = dash == std::string::npos ? a : range.substr(dash + 1);
             if (a.empty() || b.empty() || a.find_first_not_of("0123456789") != std::string::npos ||
@@ -89,7 +134,7 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
     ParseResult lines_res;  // collects the line reader's warnings
     detail::LineReader reader(in, opt, {}, 0, lines_res);
     std::string line, delim;
-    std::vector<std::string> fields = fields_arg.empty() ? std::vector<std::string>{} : split(fields_arg, ",");
+    std::vector<std::string> fields = fields_arg.empty() ? std::vector<std::string>{} : splitOn(fields_arg, ",");
     std::map<std::string, std::size_t> job_index;
     auto warn = [&](const char* kind, std::string msg) { res.warnings.push_back({reader.location(), kind, std::move(msg)}); };
     while (reader.next(line)) {
@@ -104,7 +149,7 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
             std::string upper = line;
             std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
             if (upper.rfind("JOBID", 0) == 0 || upper.find(delim + "JOBID" + delim) != std::string::npos) {  // a header
-                fields = split(line, delim);
+                fields = splitOn(line, delim);
                 while (!fields.empty() && fields.back().empty()) fields.pop_back();
                 // squeue's column names → sacct's
                 static const std::map<std::string, std::string> alias = {
@@ -123,7 +168,7 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
                 break;
             }
         }
-        auto cells = split(line, delim);
+        auto cells = splitOn(line, delim);
         if (cells.size() == fields.size() + 1 && cells.back().empty()) cells.pop_back();  // --parsable's trailing delimiter
         if (cells.size() != fields.size()) {
             warn("syntax", "expected " + std::to_string(fields.size()) + " fields, got " + std::to_string(cells.size()));
@@ -163,9 +208,7 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
         j.end_s = slurmTime(row["End"], opt.tz_offset_s);
         // squeue's END_TIME (and sacct's End) of a job still queued or running is its time limit, a projection:
         // the job has not stopped.
-        static const std::set<std::string> live = {"RUNNING", "PENDING", "SUSPENDED", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING",
-                                                   "R", "PD", "S", "CF", "CG"};
-        if (live.count(j.state)) j.end_s.reset();
+        if (detail::liveJobState(j.state)) j.end_s.reset();
         const std::string tres = row.count("AllocTRES") ? row["AllocTRES"] : "";
         if (const auto g = tres.find("gres/gpu="); g != std::string::npos) j.gpus = std::atoi(tres.c_str() + g + 9);
         job_index[job_id] = res.jobs.size();
@@ -175,28 +218,7 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
     return res;
 }
 
-namespace {
-
 using json = nlohmann::json;
-
-/// A number, plain or wrapped ({"set": true, "infinite": false, "number": 1739832148}); nullopt when unset,
-/// infinite or a sentinel (0 for times).
-std::optional<double> slurmNumber(const json& v) {
-    if (v.is_number()) return v.get<double>();
-    if (v.is_object()) {
-        if (v.value("set", true) == false || v.value("infinite", false) == true) return std::nullopt;
-        if (v.contains("number") && v["number"].is_number()) return v["number"].get<double>();
-    }
-    return std::nullopt;
-}
-
-std::optional<double> slurmEpoch(const json& v) {
-    auto t = slurmNumber(v);
-    if (t && *t <= 0) return std::nullopt;
-    return t;
-}
-
-} // namespace
 
 SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
     SlurmResult res;
@@ -291,105 +313,84 @@ SlurmResult parseSlurmFile(const std::string& path, const std::string& fields, d
     throw ImportError(path + ": not Slurm accounting (" + std::string(toString(det.format)) + "); for sacct without a header pass its --format list");
 }
 
-ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
+ParseResult parseScontrolJobs(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
     detail::LineReader reader(in, opt, progress, size_hint, res);
-    std::string line;
-    std::set<std::string> seen;
-    // GPUs of a node from "gpu:a100:4(S:0-1)" (Gres) or "gres/gpu=4,gres/gpu:a100=4" (CfgTRES).
-    auto gpus = [](const std::string& text, int& count, std::string& model) {
-        for (std::size_t p = text.find("gpu:"); p != std::string::npos; p = text.find("gpu:", p + 4)) {
-            if (p > 0 && text[p - 1] == '/') continue;  // gres/gpu:a100=4 is read below
-            const std::string item = text.substr(p + 4, text.find_first_of(",(", p) - p - 4);  // "a100:4" or "4"
-            const auto colon = item.rfind(':');
-            const std::string n = colon == std::string::npos ? item : item.substr(colon + 1);
-            if (!n.empty() && n.size() < 5 && n.find_first_not_of("0123456789") == std::string::npos) {
-                count = std::max(count, std::stoi(n));
-                if (colon != std::string::npos) model = item.substr(0, colon);
-            }
-        }
-        if (const auto g = text.find("gres/gpu="); g != std::string::npos && count == 0) {
-            const std::string n = text.substr(g + 9, text.find(',', g) - g - 9);
-            if (!n.empty() && n.size() < 5 && n.find_first_not_of("0123456789") == std::string::npos) count = std::stoi(n);
-        }
-        if (const auto g = text.find("gres/gpu:"); g != std::string::npos && model.empty()) model = text.substr(g + 9, text.find('=', g) - g - 9);
-    };
-    auto node = [&](const std::string& host, int count, const std::string& model) {
-        if (!seen.insert(host).second) return;
-        res.entities.push_back({host, "node", "", host, {}});
-        for (int i = 0; i < count; ++i) res.entities.push_back({host + "/gpu" + std::to_string(i), "gpu", host, model, {}});
-    };
-    std::string record, record_loc;  // the scontrol record being read, and where it began
-    auto flush_record = [&] {
-        if (record.empty()) return;
-        const auto nn = record.find("NodeName=");
-        const std::string host = record.substr(nn + 9, record.find_first_of(" \t", nn) - nn - 9);
-        int count = 0;
-        std::string model;
-        // Gres= names the GPUs; CfgTRES (gres/gpu=) is read only when Gres does not say.
-        const auto gres = record.find("Gres=");
-        if (gres != std::string::npos) gpus(record.substr(gres + 5, record.find_first_of(" \t", gres) - gres - 5), count, model);
-        if (count == 0) gpus(record, count, model);
-        if (host.empty()) {
-            res.warnings.push_back({record_loc, "missing_field", "NodeName= without a name"});
-        } else {
-            node(host, count, model);
-            if (const auto w = record.find("CurrentWatts="); w != std::string::npos && !std::isnan(opt.default_time_s)) {
-                double v;
-                if (detail::parseNumber(record.substr(w + 13, record.find(' ', w) - w - 13), v) && v > 0)
-                    res.samples.push_back({host, "power_w", "W", opt.default_time_s, v});
-            }
-        }
-        record.clear();
-    };
-    int csv_gpu = -1, csv_model = -1;  // Alibaba GPU trace node list: "sn,cpu_milli,memory_mib,gpu,model"
-    while (reader.next(line)) {
-        if (line.empty()) continue;
-        if (reader.lineno() == 1 && line.rfind("sn,", 0) == 0) {
-            const auto cols = split(line, ",");
-            for (std::size_t k = 0; k < cols.size(); ++k) {
-                if (cols[k] == "gpu" || cols[k] == "num_gpu") csv_gpu = static_cast<int>(k);
-                if (cols[k] == "model") csv_model = static_cast<int>(k);
-            }
-            if (csv_gpu < 0) res.warnings.push_back({reader.location(), "missing_field", "no gpu column"});
-            continue;
-        }
-        if (csv_gpu >= 0) {
-            const auto cells = split(line, ",");
-            double n = 0;
-            if (cells.size() <= static_cast<std::size_t>(std::max(csv_gpu, csv_model)) || !detail::parseNumber(cells[static_cast<std::size_t>(csv_gpu)], n) ||
-                n < 0 || n > 64) {
-                res.warnings.push_back({reader.location(), "syntax", "bad node row"});
+    // A record is the JobId= line and the indented lines after it (one line per job with -o). Values are
+    // single words except Command=, WorkDir=, StdOut=, Comment= and Reason= text, which never hold the keys
+    // read here before them on their line.
+    std::map<std::string, std::string> kv;
+    std::string record_loc;
+    auto take = [&](const std::string& text) {
+        std::size_t p = 0;
+        while (p < text.size()) {
+            p = text.find_first_not_of(" \t", p);
+            if (p == std::string::npos) break;
+            const auto eq = text.find('=', p);
+            const auto sp = text.find_first_of(" \t", p);
+            if (eq == std::string::npos || (sp != std::string::npos && sp < eq)) {  // a word without '=': part of a value
+                p = sp;
                 continue;
             }
-            node(cells[0], static_cast<int>(n), csv_model >= 0 ? cells[static_cast<std::size_t>(csv_model)] : "");
-            continue;
+            const std::string key = text.substr(p, eq - p);
+            const auto end = text.find_first_of(" \t", eq + 1);
+            kv.emplace(key, text.substr(eq + 1, end == std::string::npos ? std::string::npos : end - eq - 1));
+            p = end;
         }
-        // scontrol show node: a record is the NodeName= line and the indented lines after it (Gres=, CfgTRES=,
-        // CurrentWatts= come on later lines unless -o put it all on one line).
-        if (line.find("NodeName=") != std::string::npos) {
-            flush_record();
-            record = line;
-            record_loc = reader.location();
-            continue;
+    };
+    auto flush = [&] {
+        if (kv.empty()) return;
+        SlurmJob j;
+        j.id = kv["JobId"];
+        if (!kv["ArrayJobId"].empty() && !kv["ArrayTaskId"].empty()) j.id = kv["ArrayJobId"] + "_" + kv["ArrayTaskId"];
+        if (!kv["HetJobId"].empty() && !kv["HetJobOffset"].empty()) j.id = kv["HetJobId"] + "+" + kv["HetJobOffset"];
+        if (j.id.empty()) {
+            res.warnings.push_back({record_loc, "missing_field", "JobId= without an id"});
+            kv.clear();
+            return;
         }
-        if (line[0] == ' ' || line[0] == '\t') {
-            if (!record.empty()) record += " " + line;
-            continue;
+        j.name = kv["JobName"];
+        j.user = kv["UserId"].substr(0, kv["UserId"].find('('));  // "k106eb10(210387)"
+        j.partition = kv["Partition"];
+        j.state = kv["JobState"];
+        try {
+            j.nodes = expandHostlist(kv["NodeList"]);
+        } catch (const ImportError& e) {
+            res.warnings.push_back({record_loc, "bad_value", e.what()});
         }
-        flush_record();
-        // sinfo -N -O nodehost,gres: "a0001    gpu:a100:4(S:0-3),..."
-        const auto sp = line.find_first_of(" \t");
-        if (sp == std::string::npos) {
-            res.warnings.push_back({reader.location(), "syntax", "expected \"host gres\" or NodeName="});
-            continue;
-        }
-        int count = 0;
+        j.submit_s = slurmTime(kv["SubmitTime"], opt.tz_offset_s);
+        j.start_s = slurmTime(kv["StartTime"], opt.tz_offset_s);
+        j.end_s = slurmTime(kv["EndTime"], opt.tz_offset_s);
+        if (detail::liveJobState(j.state)) j.end_s.reset();  // EndTime of a running job is its limit
+        if (j.state == "PENDING") j.start_s.reset();           // StartTime of a queued job is an estimate
         std::string model;
-        gpus(line.substr(sp), count, model);
-        node(line.substr(0, sp), count, model);
+        for (const char* k : {"AllocTRES", "TRES", "TRES_alloc"}) {
+            if (j.gpus == 0 && !kv[k].empty()) detail::gresGpus(kv[k], j.gpus, model);
+        }
+        if (j.gpus == 0 && !kv["TresPerNode"].empty()) {  // gres/gpu:4 on each of NumNodes
+            int per = 0;
+            detail::gresGpus(kv["TresPerNode"], per, model);
+            j.gpus = per * std::max(1, std::atoi(kv["NumNodes"].c_str()));
+        }
+        res.jobs.push_back(std::move(j));
+        kv.clear();
+    };
+    std::string line;
+    while (reader.next(line)) {
+        if (line.find_first_not_of(" \t") == std::string::npos) continue;
+        if (line.rfind("JobId=", 0) == 0) {
+            flush();
+            record_loc = reader.location();
+        } else if (line[0] != ' ' && line[0] != '\t') {
+            res.warnings.push_back({reader.location(), "syntax", "expected JobId= or an indented line of a job"});
+            continue;
+        } else if (kv.empty()) {
+            res.warnings.push_back({reader.location(), "syntax", "an indented line before the first JobId="});
+            continue;
+        }
+        take(line);
     }
-    flush_record();
+    flush();
     return res;
 }
 

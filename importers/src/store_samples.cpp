@@ -189,6 +189,14 @@ std::optional<SourceRecord> TelemetryStore::source(std::int64_t run, const std::
     return SourceRecord{run, hash, s.text(0), s.integer(1)};
 }
 
+std::vector<SourceRecord> TelemetryStore::sources(std::int64_t run) const {
+    Stmt s(d_->db, "SELECT hash, name, samples FROM sources WHERE run_id = ?1 ORDER BY rowid", d_->path);
+    s.bind(1, run);
+    std::vector<SourceRecord> out;
+    while (s.step()) out.push_back({run, s.text(0), s.text(1), s.integer(2)});
+    return out;
+}
+
 void TelemetryStore::deleteRun(std::int64_t run) {
     d_->transaction([&] {
         Stmt c(d_->db, "DELETE FROM chunks WHERE series_id IN (SELECT id FROM series WHERE run_id = ?1)", d_->path);

@@ -22,9 +22,9 @@ double ProfileWorkload::gpuDemand(std::size_t node, int, double t) const {
     if (node >= jobs_of_node_.size()) return 0;
     for (const model::Job* j : jobs_of_node_[node]) {
         if (t < j->start_s || (j->end_s && t >= *j->end_s)) continue;
-        u = std::max(u, j->profile ? j->profile->valueAt(t - j->start_s) : j->utilization);
+        u += j->profile ? j->profile->valueAt(t - j->start_s) : j->utilization;  // jobs sharing a node add up
     }
-    return u;
+    return std::min(1.0, u);
 }
 
 } // namespace ct::sim

@@ -35,6 +35,12 @@ enum class Format {
     IbSwinfo,            ///< ibswinfo switch health
     SlurmNodes,          ///< scontrol show node / sinfo gres: node inventory
     LongCsv,             ///< time, entity, metric, value, unit
+    NvidiaSmiDmon,       ///< nvidia-smi dmon: one row per GPU per interval
+    SlurmJobs,           ///< scontrol show job: jobs
+    SlurmNodesJson,      ///< sinfo --json / scontrol show nodes --json: node inventory
+    ClusterCockpitJob,   ///< ClusterCockpit job archive: meta.json (with its data.json[.gz] beside it)
+    ClusterCockpitData,  ///< ClusterCockpit job archive: data.json, read through the meta.json beside it
+    AlibabaPods,         ///< Alibaba cluster-trace-gpu-v2023 pod list: jobs of a trace
 };
 
 std::string_view toString(Format f);

@@ -27,6 +27,8 @@ struct ImportOptions {
     std::string sacct_format;         ///< the --format list of headerless sacct text
     /// Offset from UTC of times that carry no zone (Slurm, nvidia-smi, dmon), in seconds (0: UTC).
     double tz_offset_s = 0;
+    /// Unix time of t = 0 of traces that count from their start (the Alibaba GPU trace).
+    double trace_start_s = 0;
     const EntityMapper* mapper = nullptr;  ///< map entities onto a scenario's
     std::size_t flush_every = 4'000'000;
 };

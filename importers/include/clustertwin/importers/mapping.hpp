@@ -16,6 +16,10 @@ namespace ct::model {
 class Catalog;
 }
 
+namespace ct::model {
+class Catalog;
+}
+
 namespace ct::importers {
 
 struct MappingReport {
@@ -54,6 +58,13 @@ struct ReplayJobs {
 /// some of whose nodes are missing keeps the rest and is warned about.
 ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& mapper, std::optional<double> t0_s = std::nullopt,
                        double utilization = 0.9);
+
+/// Places the jobs of a trace that name no nodes (they want `gpus`) on the scenario's GPU nodes, in order of
+/// arrival: the first node with enough free GPUs (whole nodes when a job wants more than one has), waiting
+/// first come first served while none has (start and end move later; extra "queued_s"). A job's utilization
+/// becomes its share of its node's GPUs, so jobs sharing a node add up. Jobs larger than the scenario are
+/// skipped ("too_big"). Returns how many were placed.
+std::size_t placeTraceJobs(ReplayJobs& jobs, const model::Scenario& s, const model::Catalog& c);
 
 /// A scenario from telemetry alone: one node per host (in name order), server models chosen from the GPU
 /// model names (the nearest catalog server where the GPU is not in the catalog; listed in `notes`), racks of

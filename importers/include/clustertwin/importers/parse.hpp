@@ -42,11 +42,22 @@ struct ImportedLink {
     std::string speed;  ///< "4x EDR"
 };
 
+/// A job from a scheduler or a job trace (Slurm sacct/squeue/scontrol, ClusterCockpit, the Alibaba GPU trace).
+struct SlurmJob {
+    std::string id;              ///< "4034541", array task "5908801_3", het-job "176+0", pod "openb-pod-0017"
+    std::string name, user, partition, state;  ///< state without "by <uid>" ("CANCELLED")
+    std::vector<std::string> nodes;            ///< expanded host list; empty when none was assigned
+    std::optional<double> submit_s, start_s, end_s;  ///< Unix seconds
+    int gpus = 0;                ///< GPUs allocated (AllocTRES gres/gpu=N; 0 when absent)
+    double gpu_share = 1;        ///< the share of each GPU it may use: < 1 for GPU-sharing pods (gpu_milli/1000)
+};
+
 struct ParseResult {
     std::vector<ImportedSample> samples;
     std::vector<ImportWarning> warnings;
     std::vector<ImportedEntity> entities;
     std::vector<ImportedLink> links;
+    std::vector<SlurmJob> jobs;  ///< formats that describe jobs (scontrol show job, job archives, traces)
     bool cancelled = false;
 };
 
@@ -63,6 +74,8 @@ struct ParseOptions {
     bool host_from_path = false;
     /// Offset from UTC of times written without a zone (Slurm, nvidia-smi XML and dmon), in seconds.
     double tz_offset_s = 0;
+    /// Unix time of a trace's t = 0, for traces whose times count from their start (the Alibaba GPU trace).
+    double trace_start_s = 0;
 };
 
 /// An offset from UTC ("+05:30", "+0530", "-08", "Z", "UTC") in seconds east of UTC; nullopt when it is none.
@@ -108,6 +121,26 @@ ParseResult parseIbswinfo(std::istream& in, const ParseOptions& opt, const Progr
 /// Slurm node inventory (scontrol show node, sinfo -N -O nodehost,gres): nodes and their GPUs (count, model
 /// from Gres/CfgTRES), CurrentWatts where reported.
 ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// nvidia-smi dmon (whitespace or --format csv; any -s column set; -o D/T times in local time, else rows a
+/// second apart from the file's time): "<host>/gpu<idx>" in the vocabulary's names.
+ParseResult parseNvidiaSmiDmon(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// scontrol show job (multi-line or -o): jobs in ParseResult::jobs; a running or queued job has no end.
+ParseResult parseScontrolJobs(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// sinfo --json / scontrol show nodes --json ("nodes" or "sinfo" arrays): nodes and GPUs from gres, and the
+/// readings a node carries (current_watts, cpu_load, allocated CPUs and GPUs) at the document's last_update.
+ParseResult parseSlurmNodesJson(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
+
+/// A ClusterCockpit job archive entry: `meta_path` is its meta.json; data.json or data.json.gz beside it gives
+/// the metrics (node, socket, core, hwthread, memoryDomain and accelerator scopes; null = missing), the
+/// cluster.json of the archive the accelerators' device order. The job is in ParseResult::jobs.
+ParseResult parseClusterCockpitJob(const std::string& meta_path, const ParseOptions& opt, const Progress& progress = {});
+
+/// The Alibaba GPU trace's pod list (cluster-trace-gpu-v2023): one job per pod, times from the trace's start
+/// placed at ParseOptions::trace_start_s, GPU sharing (gpu_milli) as SlurmJob::gpu_share.
+ParseResult parseAlibabaPods(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
 
 /// Detects the format of a file (extension, then content) and parses it; a scrape without timestamps takes the
 /// file's modification time; files that name no host are named after the file (host_from_path). Throws ImportError when the file cannot be read or its format is not supported yet.

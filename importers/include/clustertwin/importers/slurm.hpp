@@ -9,14 +9,6 @@
 
 namespace ct::importers {
 
-struct SlurmJob {
-    std::string id;              ///< "4034541", array task "5908801_3", het-job "176+0"
-    std::string name, user, partition, state;  ///< state without "by <uid>" ("CANCELLED")
-    std::vector<std::string> nodes;            ///< expanded host list; empty when none was assigned
-    std::optional<double> submit_s, start_s, end_s;  ///< Unix seconds (sacct prints local time; read as UTC)
-    int gpus = 0;                ///< from AllocTRES gres/gpu=N (0 when absent)
-};
-
 struct SlurmResult {
     std::vector<SlurmJob> jobs;
     std::vector<ImportWarning> warnings;

@@ -127,6 +127,8 @@ public:
     WriteStats writeBatch(std::vector<Sample> samples, const std::vector<SourceRecord>& sources = {});
     /// The source of this content already imported into the run, if any.
     std::optional<SourceRecord> source(std::int64_t run, const std::string& hash) const;
+    /// What imports read into a run, in the order they were read.
+    std::vector<SourceRecord> sources(std::int64_t run) const;
     /// Removes a run with its series, samples, events and air fields (an import that read nothing).
     void deleteRun(std::int64_t run);
     /// Every series of a run with its sample count and time range.

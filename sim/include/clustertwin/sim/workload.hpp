@@ -22,7 +22,8 @@ public:
 };
 
 /// Utilization from the scenario's jobs: while a job runs, its nodes follow its profile (or its constant
-/// `utilization`); nodes outside any running job idle at 0.
+/// `utilization`); nodes outside any running job idle at 0. Jobs that share a node (a trace's small jobs, each
+/// with its share of the node as its utilization) add up, to at most 1.
 class ProfileWorkload : public Workload {
 public:
     explicit ProfileWorkload(const model::Scenario& s);

@@ -1,0 +1,33 @@
+#pragma once
+// File > Open run: a database's runs side by side (kind, scenario, time range, complete or not, samples), the
+// chosen run's entities by kind and metrics, and which to open. A database with one run opens without it.
+#include <clustertwin/importers/run_overview.hpp>
+
+#include <QDialog>
+
+#include <vector>
+
+class QLabel;
+class QTableWidget;
+class QTreeWidget;
+
+namespace ct::app {
+
+class RunPicker : public QDialog {
+    Q_OBJECT
+public:
+    RunPicker(const QString& db, std::vector<importers::RunOverview> runs, QWidget* parent);
+    /// The run chosen (0 before one is).
+    std::int64_t run() const;
+    /// The run to offer first: the newest that holds samples (an empty or failed run is never the default).
+    static std::int64_t defaultRun(const std::vector<importers::RunOverview>& runs);
+
+private:
+    void showDetails(int row);
+    std::vector<importers::RunOverview> runs_;
+    QTableWidget* table_ = nullptr;
+    QTreeWidget* details_ = nullptr;
+    QLabel* summary_ = nullptr;
+};
+
+} // namespace ct::app

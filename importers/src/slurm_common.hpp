@@ -1,0 +1,27 @@
+#pragma once
+// Helpers the Slurm readers share (sacct, squeue, scontrol show job/node, sinfo, their --json). Private.
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ct::importers::detail {
+
+/// `s` cut at every `delim`.
+std::vector<std::string> splitOn(const std::string& s, const std::string& delim);
+/// A Slurm time ("2023-08-31T12:29:47", local `tz_offset_s` east of UTC); nullopt for Unknown/None/(null)/N/A.
+std::optional<double> slurmTime(const std::string& s, double tz_offset_s);
+/// A number, plain or wrapped ({"set": true, "infinite": false, "number": 1739832148}); nullopt when unset or
+/// infinite.
+std::optional<double> slurmNumber(const nlohmann::json& v);
+/// A time in Unix seconds: slurmNumber, and nullopt for 0 (Slurm's "not set").
+std::optional<double> slurmEpoch(const nlohmann::json& v);
+/// The GPUs in a Gres or TRES string: "gpu:a100:4(S:0-1)", "gpu:4", "gres/gpu=4,gres/gpu:a100=4". `count`
+/// and `model` are left alone when it names none.
+void gresGpus(const std::string& text, int& count, std::string& model);
+/// States of a job that has not finished: its end time, when printed, is its limit and not a stop.
+bool liveJobState(const std::string& state);
+
+} // namespace ct::importers::detail
