@@ -6,10 +6,13 @@
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/importers/parse.hpp>
+#include <clustertwin/importers/prometheus_http.hpp>
 #include <clustertwin/importers/slurm.hpp>
 #include <clustertwin/importers/store.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
+
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +33,7 @@ using json = nlohmann::ordered_json;
 const char* kImportHelp = R"(Usage: clustertwin-cli import FILE|DIR... --db DB [--name NAME] [--host HOST] [--scenario S]
                             [--skeleton OUT.json] [--sacct-format LIST] [--jobs-out JOBS.json] [--tz OFFSET]
                             [--trace-start TIME] [--json]
+       clustertwin-cli import --prometheus URL (--query Q... | --dcgm) --from T [--to T] [--step S] --db DB ...
 
 Imports telemetry into the store as one run. FILE may be "-" (standard input) and any file may be
 gzip-compressed (recognised by its content; "x.prom.gz" is read as "x.prom"). Formats are recognised by extension, then by content:
@@ -61,6 +65,12 @@ could be read (no run is left behind); 130 interrupted (Ctrl-C; what was read be
                        UTC (the default)
   --trace-start TIME   the time at which a trace that counts from its start (the Alibaba GPU trace) began:
                        ISO 8601 or Unix seconds (default 1970-01-01T00:00:00Z)
+  --prometheus URL     read from a live Prometheus (its HTTP API, /api/v1/query_range) instead of files
+  --query Q            a PromQL query to read (repeatable)
+  --dcgm               the DCGM exporter's default metrics (with or instead of --query)
+  --from T, --to T     the range: ISO 8601, Unix seconds, "now", or a duration before --to (--from 6h);
+                       --to defaults to now
+  --step S             the resolution (15s by default); ranges of more than 10,000 steps are read in pieces
   --flush-every N      samples held in memory before a sorted write (default 4000000; less uses less memory)
   -q, --quiet          no progress on stderr
 )";
@@ -179,10 +189,62 @@ void printImportSummary(const im::ImportSummary& s, bool as_json, const std::fun
     }
 }
 
+/// A time of --from/--to: ISO 8601, Unix seconds, "now", or a duration before `before` ("6h").
+double rangeTime(const Args& a, const char* opt, double before, double now) {
+    const std::string v = a.get(opt);
+    if (v == "now") return now;
+    if (!v.empty() && (v.back() == 's' || v.back() == 'm' || v.back() == 'h' || v.back() == 'd') && v.find('-') == std::string::npos &&
+        v.find(':') == std::string::npos) {
+        const auto d = im::parseTimeSpec(v, 0);
+        if (d) return before - *d;
+    }
+    const auto t = im::parseTimeSpec(v, 0);
+    if (!t) throw UsageError(std::string("--") + opt + ": '" + v + "' is not ISO 8601, Unix seconds, now or a duration");
+    return *t;
+}
+
+/// import --prometheus: the range read piece by piece into the session; returns what failed.
+std::vector<std::string> importPrometheus(const Args& a, im::ImportSession& session, Progress& progress) {
+    im::PrometheusRange r;
+    r.url = a.get("prometheus");
+    r.queries = a.all("query");
+    if (a.flag("dcgm")) r.queries.insert(r.queries.end(), im::dcgmPresetQueries().begin(), im::dcgmPresetQueries().end());
+    if (r.queries.empty()) throw UsageError("--prometheus needs --query Q or --dcgm");
+    if (!a.has("from")) throw UsageError("--prometheus needs --from (a time, or how long before --to: 6h)");
+    const double now = static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::system_clock::now().time_since_epoch()).count()) / 1000.0;
+    r.to_s = a.has("to") ? rangeTime(a, "to", now, now) : now;
+    r.from_s = rangeTime(a, "from", r.to_s, now);
+    if (r.from_s > r.to_s) throw UsageError("--from is after --to");
+    if (a.has("step")) {
+        const auto s = im::parseTimeSpec(a.get("step"), 0);
+        if (!s || *s <= 0) throw UsageError("--step: '" + a.get("step") + "' is not a positive duration (15s, 1m)");
+        r.step_s = *s;
+    }
+    std::vector<std::string> failed;
+    try {
+        im::fetchPrometheusRange(r, [&](const im::PrometheusPiece& piece, std::size_t done, std::size_t total) {
+            im::ParseResult pr = im::parsePrometheusPiece(r, piece);
+            const std::string source = r.url + " " + piece.query;
+            session.add(pr, source, im::Format::PrometheusApiJson, im::contentHashOf(piece.body));
+            const int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+            progress.update(pct, std::to_string(pct) + "% (" + std::to_string(done) + " of " + std::to_string(total) + " requests) " + piece.query);
+            return !interrupted();
+        });
+    } catch (const im::ImportError& e) {
+        failed.push_back(e.what());
+    }
+    return failed;
+}
+
 } // namespace
 
 int cmdImport(const Args& a) {
-    if (a.positional().empty()) throw UsageError("import needs at least one file or directory");
+    const bool live = a.has("prometheus");
+    if (a.positional().empty() && !live) throw UsageError("import needs at least one file or directory (or --prometheus URL)");
+    if (live && !a.positional().empty()) throw UsageError("--prometheus reads from the server: no files with it");
+    if (!live && (a.has("query") || a.flag("dcgm") || a.has("from") || a.has("to") || a.has("step")))
+        throw UsageError("--query, --dcgm, --from, --to and --step go with --prometheus URL");
     const std::string db = a.get("db");
     if (db.empty()) throw UsageError("import needs --db DB");
     if (a.has("jobs-out") && !a.has("scenario")) throw UsageError("--jobs-out needs --scenario (jobs run on its nodes)");
@@ -198,7 +260,7 @@ int cmdImport(const Args& a) {
             stdin_copy = std::make_unique<InputPath>(p);
             p = stdin_copy->path();
         }
-    if (!collectFiles(args, files)) return 2;
+    if (!live && !collectFiles(args, files)) return 2;
     auto shown = [&](std::string text) {  // the temporary file's name back to <stdin>
         if (!stdin_copy) return text;
         for (auto at = text.find(stdin_copy->path()); at != std::string::npos;
@@ -251,7 +313,9 @@ int cmdImport(const Args& a) {
     im::ImportSession session(store, opt);
     catchInterrupt();
     Progress progress("import: ", a.flag("quiet"), 10);
-    session.importFiles(
+    std::vector<std::string> live_failures;
+    if (live) live_failures = importPrometheus(a, session, progress);
+    else session.importFiles(
         files,
         [&](std::size_t k, std::size_t n, double within, const std::string& file) {
             if (k < n) {
@@ -263,6 +327,7 @@ int cmdImport(const Args& a) {
         shown);
     progress.finish();
     im::ImportSummary sum = session.finish();
+    sum.failed.insert(sum.failed.end(), live_failures.begin(), live_failures.end());
     for (const auto& f : sum.failed) std::cerr << f << "\n";
     if (sum.cancelled) std::cerr << "import: interrupted; what was read before is kept\n";
 

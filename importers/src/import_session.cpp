@@ -88,6 +88,12 @@ std::string contentHash(const std::string& path) {
     return f.hex();
 }
 
+std::string contentHashOf(std::string_view bytes) {
+    Fingerprint f;
+    f.add(bytes.data(), bytes.size());
+    return f.hex();
+}
+
 std::size_t ImportSummary::failedRecords() const {
     std::size_t n = static_cast<std::size_t>(written.conflicts);
     for (const auto& [kind, v] : warning_kinds)

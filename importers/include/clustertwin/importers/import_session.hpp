@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct ImportOptions {
 
 /// A content hash of a file (its bytes, compressed or not): 32 hex digits and the size.
 std::string contentHash(const std::string& path);
+/// The same for bytes in memory (a response fetched over HTTP).
+std::string contentHashOf(std::string_view bytes);
 
 struct ImportSummary {
     std::int64_t run = 0;
