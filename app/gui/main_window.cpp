@@ -575,25 +575,10 @@ void MainWindow::openRunDialog() {
 }
 
 void MainWindow::chooseRun(const QString& db_path) {
-    std::vector<importers::RunOverview> runs;
-    try {
-        auto store = importers::TelemetryStore::open(db_path.toStdString(), importers::TelemetryStore::Mode::Existing);
-        runs = importers::describeRuns(store);
-    } catch (const std::exception& e) {
-        QMessageBox::warning(this, tr("Open run"), QString::fromStdString(e.what()));
-        return;
-    }
-    if (runs.size() <= 1) {
-        openRun(db_path);  // one run (or none: the load says so)
-        return;
-    }
-    auto* picker = new RunPicker(db_path, std::move(runs), this);
-    picker->setAttribute(Qt::WA_DeleteOnClose);
-    connect(picker, &QDialog::accepted, this, [this, picker, db_path] {
+    RunPicker::choose(this, db_path, [this, db_path](std::int64_t run) {
         statusBar()->showMessage(tr("Loading %1…").arg(db_path));
-        run_->openAsync(db_path, picker->run());
+        run_->openAsync(db_path, run);
     });
-    picker->open();
 }
 
 void MainWindow::simulateDialog() {

@@ -3,6 +3,7 @@
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
@@ -19,6 +20,25 @@ QString state(const importers::RunOverview& r) {
     return r.complete ? QObject::tr("complete") : QObject::tr("incomplete");
 }
 } // namespace
+
+void RunPicker::choose(QWidget* parent, const QString& db, const std::function<void(std::int64_t)>& open) {
+    std::vector<importers::RunOverview> runs;
+    try {
+        auto store = importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing);
+        runs = importers::describeRuns(store);
+    } catch (const std::exception& e) {
+        QMessageBox::warning(parent, tr("Open run"), QString::fromStdString(e.what()));
+        return;
+    }
+    if (runs.size() <= 1) {
+        open(0);  // one run (or none: the load says so)
+        return;
+    }
+    auto* picker = new RunPicker(db, std::move(runs), parent);
+    picker->setAttribute(Qt::WA_DeleteOnClose);
+    connect(picker, &QDialog::accepted, picker, [picker, open] { open(picker->run()); });
+    picker->open();
+}
 
 std::int64_t RunPicker::defaultRun(const std::vector<importers::RunOverview>& runs) {
     for (auto it = runs.rbegin(); it != runs.rend(); ++it)

@@ -5,6 +5,7 @@
 
 #include <QDialog>
 
+#include <functional>
 #include <vector>
 
 class QLabel;
@@ -19,6 +20,9 @@ public:
     RunPicker(const QString& db, std::vector<importers::RunOverview> runs, QWidget* parent);
     /// The run chosen (0 before one is).
     std::int64_t run() const;
+    /// Opens `db` for the user: `open(0)` (the default run) when it holds one run or none, else the picker
+    /// (window-modal) and `open(id)` with the run chosen. A database that cannot be read is a warning.
+    static void choose(QWidget* parent, const QString& db, const std::function<void(std::int64_t)>& open);
     /// The run to offer first: the newest that holds samples (an empty or failed run is never the default).
     static std::int64_t defaultRun(const std::vector<importers::RunOverview>& runs);
 
