@@ -300,7 +300,7 @@ std::size_t placeTraceJobs(ReplayJobs& rj, const model::Scenario& s, const model
         drop[ji] = true;
     }
     if (delayed > 0)
-        rj.skipped.push_back({"", "note", std::to_string(delayed) + " job(s) waited for GPUs (the scenario has fewer than the trace's cluster); extra queued_s says how long"});
+        rj.skipped.push_back({"placement", "note", std::to_string(delayed) + " job(s) waited for GPUs (the scenario has fewer than the trace's cluster); extra queued_s says how long"});
     std::vector<model::Job> kept;
     for (std::size_t i = 0; i < rj.jobs.size(); ++i)
         if (!drop[i]) kept.push_back(std::move(rj.jobs[i]));

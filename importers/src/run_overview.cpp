@@ -11,16 +11,23 @@
 
 namespace ct::importers {
 
-RunOverview describeRun(const TelemetryStore& store, std::int64_t run) {
+namespace {
+
+using KindOf = std::unordered_map<std::string, std::string>;
+
+KindOf entityKinds(const TelemetryStore& store) {
+    KindOf kind_of;
+    for (const auto& e : store.entities()) kind_of.emplace(e.id, e.kind);
+    return kind_of;
+}
+
+RunOverview describe(const TelemetryStore& store, const RunInfo& info, const KindOf& kind_of) {
     RunOverview o;
-    for (const auto& r : store.runs())
-        if (r.id == run) o.info = r;
-    if (o.info.id == 0) throw ImportError(store.path() + ": no run " + std::to_string(run));
+    o.info = info;
+    const std::int64_t run = info.id;
     const auto meta = nlohmann::json::parse(o.info.meta_json.empty() ? "{}" : o.info.meta_json, nullptr, false);
     o.interrupted = meta.is_object() && meta.value("interrupted", false);
     o.complete = o.info.end_s.has_value() && !o.interrupted;
-    std::unordered_map<std::string, std::string> kind_of;
-    for (const auto& e : store.entities()) kind_of.emplace(e.id, e.kind);
     std::map<std::string, MetricOverview> metrics;
     std::map<std::string, std::set<std::string>> metric_entities;
     std::set<std::string> entities, formats;
@@ -55,10 +62,8 @@ RunOverview describeRun(const TelemetryStore& store, std::int64_t run) {
         auto it = kind_of.find(e);
         ++o.entity_kinds[it == kind_of.end() || it->second.empty() ? "other" : it->second];
     }
-    for (const auto& ev : store.events(run)) {
-        ++o.events;
-        o.jobs += ev.kind == "job_start";
-    }
+    o.events = static_cast<std::size_t>(store.eventCount(run));
+    o.jobs = static_cast<std::size_t>(store.eventCount(run, "job_start"));
     if (o.info.kind == "imported") {
         o.sources = store.sources(run);
         std::string list;
@@ -70,9 +75,18 @@ RunOverview describeRun(const TelemetryStore& store, std::int64_t run) {
     return o;
 }
 
+} // namespace
+
+RunOverview describeRun(const TelemetryStore& store, std::int64_t run) {
+    for (const auto& r : store.runs())
+        if (r.id == run) return describe(store, r, entityKinds(store));
+    throw ImportError(store.path() + ": no run " + std::to_string(run));
+}
+
 std::vector<RunOverview> describeRuns(const TelemetryStore& store) {
+    const KindOf kind_of = entityKinds(store);  // once for all runs
     std::vector<RunOverview> out;
-    for (const auto& r : store.runs()) out.push_back(describeRun(store, r.id));
+    for (const auto& r : store.runs()) out.push_back(describe(store, r, kind_of));
     return out;
 }
 

@@ -69,6 +69,26 @@ void gresGpus(const std::string& text, int& count, std::string& model) {
     if (const auto g = text.find("gres/gpu:"); g != std::string::npos && model.empty()) model = text.substr(g + 9, text.find('=', g) - g - 9);
 }
 
+bool readSlurmDocument(std::istream& in, const ParseOptions& opt, nlohmann::json& doc, std::vector<ImportWarning>& warnings) {
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 6E1226
+        warnings.push_back({loc(opt, jsonErrorLine(text, e)), "syntax", std::string("not valid JSON: ") + e.what()});
+        return false;
+    }
+    if (!doc.is_object()) {
+        warnings.push_back({opt.file_name + "#", "syntax", "expected a JSON object"});
+        return false;
+    }
+    if (doc.contains("errors") && doc["errors"].is_array())
+        for (std::size_t i = 0; i < doc["errors"].size(); ++i) {
+            const nlohmann::json& e = doc["errors"][i];
+            warnings.push_back({opt.file_name + "#/errors/" + std::to_string(i), "source_error", e.is_object() ? e.value("error", e.dump()) : e.dump()});
+        }
+    return true;
+}
+
 bool liveJobState(const std::string& state) {
     static const std::set<std::string> live = {"RUNNING", "PENDING", "SUSPENDED", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING",
                                                "R", "PD", "S", "CF", "CG"};
@@ -222,24 +242,13 @@ using json = nlohmann::json;
 
 SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
     SlurmResult res;
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto warn = [&](const std::string& ptr, const char* kind, std::string msg) { res.warnings.push_back({opt.file_name + "#" + ptr, kind, std::move(msg)}); };
     json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 6E1226
-        res.warnings.push_back({detail::loc(opt, detail::jsonErrorLine(text, e)), "syntax", std::string("not valid JSON: ") + e.what()});
-        return res;
-    }
-    if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array()) {
+    if (!detail::readSlurmDocument(in, opt, doc, res.warnings)) return res;
+    if (!doc.contains("jobs") || !doc["jobs"].is_array()) {
         warn("", "missing_field", "no \"jobs\" array");
         return res;
     }
-    if (doc.contains("errors") && doc["errors"].is_array())
-        for (std::size_t i = 0; i < doc["errors"].size(); ++i) {
-            const json& e = doc["errors"][i];
-            warn("/errors/" + std::to_string(i), "source_error", e.is_object() ? e.value("error", e.dump()) : e.dump());
-        }
     const json& jobs = doc["jobs"];
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const std::string p = "/jobs/" + std::to_string(i);

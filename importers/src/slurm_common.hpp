@@ -1,6 +1,10 @@
 #pragma once
 // Helpers the Slurm readers share (sacct, squeue, scontrol show job/node, sinfo, their --json). Private.
+#include <clustertwin/importers/parse.hpp>
+
 #include <nlohmann/json_fwd.hpp>
+
+#include <istream>
 
 #include <optional>
 #include <set>
@@ -21,6 +25,9 @@ std::optional<double> slurmEpoch(const nlohmann::json& v);
 /// The GPUs in a Gres or TRES string: "gpu:a100:4(S:0-1)", "gpu:4", "gres/gpu=4,gres/gpu:a100=4". `count`
 /// and `model` are left alone when it names none.
 void gresGpus(const std::string& text, int& count, std::string& model);
+/// A Slurm --json document read whole: its "errors" become source_error warnings (by JSON pointer); false
+/// (with a syntax warning naming the line) when it is not a JSON object.
+bool readSlurmDocument(std::istream& in, const ParseOptions& opt, nlohmann::json& doc, std::vector<ImportWarning>& warnings);
 /// States of a job that has not finished: its end time, when printed, is its limit and not a stop.
 bool liveJobState(const std::string& state);
 

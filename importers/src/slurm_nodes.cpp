@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <iterator>
 #include <set>
 
 namespace ct::importers {
@@ -102,24 +101,9 @@ using json = nlohmann::json;
 
 ParseResult parseSlurmNodesJson(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t) {
     ParseResult res;
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto warn = [&](const std::string& ptr, const char* kind, std::string msg) { res.warnings.push_back({opt.file_name + "#" + ptr, kind, std::move(msg)}); };
     json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::exception& e) {
-        res.warnings.push_back({detail::loc(opt, detail::jsonErrorLine(text, e)), "syntax", std::string("not valid JSON: ") + e.what()});
-        return res;
-    }
-    if (!doc.is_object()) {
-        warn("", "syntax", "expected an object with \"nodes\" or \"sinfo\"");
-        return res;
-    }
-    if (doc.contains("errors") && doc["errors"].is_array())
-        for (std::size_t i = 0; i < doc["errors"].size(); ++i) {
-            const json& e = doc["errors"][i];
-            warn("/errors/" + std::to_string(i), "source_error", e.is_object() ? e.value("error", e.dump()) : e.dump());
-        }
+    if (!detail::readSlurmDocument(in, opt, doc, res.warnings)) return res;
     // When the readings were taken: the document's last_update, else the file's time.
     double t = opt.default_time_s;
     if (doc.contains("last_update"))

@@ -239,6 +239,14 @@ void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent
     });
 }
 
+std::int64_t TelemetryStore::eventCount(std::int64_t run, const std::string& kind) const {
+    Stmt s(d_->db, kind.empty() ? "SELECT count(*) FROM events WHERE run_id = ?1" : "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2",
+           d_->path);
+    s.bind(1, run);
+    if (!kind.empty()) s.bind(2, kind);
+    return s.step() ? s.integer(0) : 0;
+}
+
 std::vector<StoredEvent> TelemetryStore::events(std::int64_t run) const {
     Stmt s(d_->db, "SELECT t, kind, target, value, message, threshold FROM events WHERE run_id = ?1 ORDER BY t, rowid", d_->path);
     s.bind(1, run);

@@ -145,6 +145,8 @@ public:
     /// `n` equal buckets over [t0, t1] with min/max/mean (empty buckets have count 0).
     std::vector<Bucket> buckets(std::int64_t series, double t0_s, double t1_s, int n) const;
     std::vector<StoredEvent> events(std::int64_t run) const;
+    /// How many events a run has of `kind` (all kinds when empty), counted by the database.
+    std::int64_t eventCount(std::int64_t run, const std::string& kind = {}) const;
     std::int64_t sampleCount() const;
     /// Bytes the database takes on disk (its pages; after a WAL checkpoint).
     std::int64_t diskBytes();
