@@ -15,16 +15,13 @@
 #include <QTest>
 
 #include "cli_run.hpp"
+#include "test_prometheus.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace ct::importers;
 
@@ -39,7 +36,6 @@ class TstImportLive : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase();
-    void cleanupTestCase();
     void dcgmPresetIsTheExportersDefaultList();
     void valuesComeBackAsInTheFiles();
     void longRangesAreReadInPieces();
@@ -47,15 +43,14 @@ private slots:
 
 private:
     QTemporaryDir dir_;
-    QProcess prom_;
+    TestPrometheus prom_;  // after dir_: stopped before its folder goes
     QString url_;
     double t0_ = 0;
 };
 
 void TstImportLive::initTestCase() {
     if (!QDir(kData).exists()) QSKIP("shared/testdata not found beside the checkout");
-    const QString prometheus = QStandardPaths::findExecutable("prometheus"), promtool = QStandardPaths::findExecutable("promtool");
-    if (prometheus.isEmpty() || promtool.isEmpty()) QSKIP("prometheus/promtool not installed (scripts/setup installs Debian's prometheus)");
+    if (!TestPrometheus::installed()) QSKIP("prometheus/promtool not installed (scripts/setup installs Debian's prometheus)");
     // The scrapes as OpenMetrics with timestamps two hours back (inside the retention, outside the head).
     t0_ = std::floor(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() / 60) * 60 - 7200;
     QFile om(dir_.filePath("scrapes.om"));
@@ -70,47 +65,12 @@ void TstImportLive::initTestCase() {
     om.write("# EOF\n");
     om.close();
     QProcess tool;
-    tool.start(promtool, {"tsdb", "create-blocks-from", "openmetrics", om.fileName(), dir_.filePath("tsdb")});
+    tool.start(QStandardPaths::findExecutable("promtool"), {"tsdb", "create-blocks-from", "openmetrics", om.fileName(), dir_.filePath("tsdb")});
     QVERIFY(tool.waitForFinished(60000));
     QVERIFY2(tool.exitCode() == 0, tool.readAllStandardError().constData());
-    // A free port: the one the kernel gives a socket bound to port 0.
-    const int sock = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    QVERIFY(bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    socklen_t len = sizeof addr;
-    QVERIFY(getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    const int port = ntohs(addr.sin_port);
-    close(sock);
-    QFile cfg(dir_.filePath("prometheus.yml"));
-    QVERIFY(cfg.open(QIODevice::WriteOnly));
-    cfg.write("global:\n  scrape_interval: 1h\n");
-    cfg.close();
-    prom_.setProcessChannelMode(QProcess::MergedChannels);
-    prom_.start(prometheus, {"--config.file=" + cfg.fileName(), "--storage.tsdb.path=" + dir_.filePath("tsdb"), "--storage.tsdb.retention.time=10y",
-                             "--web.listen-address=127.0.0.1:" + QString::number(port)});
-    QVERIFY(prom_.waitForStarted(10000));
-    url_ = "http://127.0.0.1:" + QString::number(port);
-    // Ready when a query is answered (the fetch retries while the server starts).
-    PrometheusRange probe_range;
-    probe_range.url = url_.toStdString();
-    probe_range.queries = {"DCGM_FI_DEV_GPU_TEMP"};
-    probe_range.from_s = probe_range.to_s = t0_;
-    probe_range.retries = 8;
-    std::string body;
-    QVERIFY(fetchPrometheusRange(probe_range, [&](const PrometheusPiece& p, std::size_t, std::size_t) {
-        body = p.body;
-        return true;
-    }));
-    QVERIFY2(body.find("\"success\"") != std::string::npos, body.c_str());
-}
-
-void TstImportLive::cleanupTestCase() {
-    if (prom_.state() != QProcess::NotRunning) {
-        prom_.terminate();
-        if (!prom_.waitForFinished(10000)) prom_.kill();
-    }
+    const QString why = prom_.start(dir_.path(), "global:\n  scrape_interval: 1h\n", dir_.filePath("tsdb"));
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    url_ = prom_.url();
 }
 
 void TstImportLive::dcgmPresetIsTheExportersDefaultList() {

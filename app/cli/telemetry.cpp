@@ -91,30 +91,8 @@ Reads only: a database that does not exist is an error, never created.
 
 namespace {
 
-/// Files named on the command line, with directories walked recursively in name order.
-bool collectFiles(const std::vector<std::string>& args, std::vector<std::pair<std::string, bool>>& files) {
-    namespace fs = std::filesystem;
-    for (const auto& p : args) {
-        std::error_code ec;
-        if (fs::is_directory(p, ec)) {
-            std::vector<std::string> in_dir;
-            for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
-                 !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-                if (it->is_regular_file(ec)) in_dir.push_back(it->path().string());
-            std::sort(in_dir.begin(), in_dir.end());
-            for (auto& f : in_dir) files.emplace_back(std::move(f), true);
-        } else if (fs::exists(p, ec)) {
-            files.emplace_back(p, false);
-        } else {
-            std::cerr << p << ": no such file or directory\n";
-            return false;
-        }
-    }
-    return true;
-}
-
 /// The summary: what was read, and where every reading went (stored + already there + collisions = read).
-void printImportSummary(const im::ImportSummary& s, bool as_json, const std::function<void(json&)>& extra) {
+void printImportSummary(const im::ImportSummary& s, const std::string& unit, bool as_json, const std::function<void(json&)>& extra) {
     const auto& w = s.written;
     const std::string& collision = s.collision_note;
     if (as_json) {
@@ -149,44 +127,7 @@ void printImportSummary(const im::ImportSummary& s, bool as_json, const std::fun
         std::cout << out.dump(2) << "\n";
         return;
     }
-    if (s.run_removed) std::cout << (s.entities.empty() ? "nothing imported (no run was kept): " : "no readings (no run was kept; the inventory is recorded): ");
-    else std::cout << "run " << s.run << ": ";
-    std::cout << s.files << " file(s)";
-    if (s.skipped_files) std::cout << " (" << s.skipped_files << " other file(s) skipped)";
-    if (s.unchanged_files) std::cout << ", " << s.unchanged_files << " file(s) already imported into this run (same content)";
-    std::cout << ", " << s.series << " series, " << w.stored << " samples stored";
-    if (w.duplicates || w.conflicts)
-        std::cout << " of " << s.samples_read << " read (" << w.duplicates << " already in the run, " << w.conflicts << " collisions)";
-    if (s.links) std::cout << ", " << s.links << " links";
-    if (!s.jobs.empty()) std::cout << ", " << s.jobs.size() << " jobs";
-    if (!s.entities.empty()) std::cout << ", " << s.entities.size() << " entities";
-    std::cout << "\n";
-    if (!s.failed.empty()) std::cout << "  " << s.failed.size() << " file(s) could not be read (named on stderr)\n";
-    if (!collision.empty()) std::cout << "  warning: " << collision << "\n";
-    for (const auto& [kind, v] : s.warning_kinds) std::cout << "  " << v.first << " warning(s) " << kind << ", first: " << v.second << "\n";
-    // Every file with problems is named (the first 20; --json lists them all).
-    if (s.warnings.size() > 1) {
-        std::size_t listed = 0;
-        for (const auto& f : s.warnings) {
-            if (listed++ == 20) {
-                std::cout << "  ... and " << s.warnings.size() - 20 << " more file(s) with warnings (--json lists them)\n";
-                break;
-            }
-            std::cout << "  " << f.file << ": " << f.count << " warning(s), first: " << f.first.front().location << ": " << f.first.front().message << "\n";
-        }
-    }
-    if (!s.unmatched.empty() || s.matched) {
-        std::cout << "  mapping: " << s.matched << " entities matched, " << s.unmatched.size() << " did not";
-        std::size_t listed = 0;
-        for (const auto& u : s.unmatched) {
-            if (listed++ == 10) {
-                std::cout << " ...";
-                break;
-            }
-            std::cout << (listed == 1 ? ": " : ", ") << u;
-        }
-        std::cout << "\n";
-    }
+    std::cout << im::formatImportSummary(s, unit);
 }
 
 /// A time of --from/--to: ISO 8601, Unix seconds, "now", or a duration before `before` ("6h").
@@ -221,20 +162,11 @@ std::vector<std::string> importPrometheus(const Args& a, im::ImportSession& sess
         if (!s || *s <= 0) throw UsageError("--step: '" + a.get("step") + "' is not a positive duration (15s, 1m)");
         r.step_s = *s;
     }
-    std::vector<std::string> failed;
-    try {
-        im::fetchPrometheusRange(r, [&](const im::PrometheusPiece& piece, std::size_t done, std::size_t total) {
-            im::ParseResult pr = im::parsePrometheusPiece(r, piece);
-            const std::string source = r.url + " " + piece.query;
-            session.add(pr, source, im::Format::PrometheusApiJson, im::contentHashOf(piece.body));
-            const int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
-            progress.update(pct, std::to_string(pct) + "% (" + std::to_string(done) + " of " + std::to_string(total) + " requests) " + piece.query);
-            return !interrupted();
-        });
-    } catch (const im::ImportError& e) {
-        failed.push_back(e.what());
-    }
-    return failed;
+    return im::importPrometheusRange(session, r, [&](std::size_t done, std::size_t total, const std::string& query) {
+        const int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+        progress.update(pct, std::to_string(pct) + "% (" + std::to_string(done) + " of " + std::to_string(total) + " requests) " + query);
+        return !interrupted();
+    });
 }
 
 } // namespace
@@ -260,7 +192,14 @@ int cmdImport(const Args& a) {
             stdin_copy = std::make_unique<InputPath>(p);
             p = stdin_copy->path();
         }
-    if (!live && !collectFiles(args, files)) return 2;
+    if (!live) {
+        try {
+            files = im::collectInputs(args);
+        } catch (const im::ImportError& e) {
+            std::cerr << e.what() << "\n";
+            return 2;
+        }
+    }
     auto shown = [&](std::string text) {  // the temporary file's name back to <stdin>
         if (!stdin_copy) return text;
         for (auto at = text.find(stdin_copy->path()); at != std::string::npos;
@@ -360,7 +299,7 @@ int cmdImport(const Args& a) {
         }
     }
 
-    printImportSummary(sum, a.flag("json"), [&](json& out) {
+    printImportSummary(sum, live ? "request(s)" : "file(s)", a.flag("json"), [&](json& out) {
         if (a.has("jobs-out")) out["replay_jobs"] = replay_jobs;
         if (a.has("skeleton")) out["skeleton_notes"] = skeleton_notes;
     });

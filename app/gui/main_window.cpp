@@ -5,6 +5,7 @@
 #include "notice_bar.hpp"
 #include "run_binding.hpp"
 #include "simulation_control.hpp"
+#include "telemetry_control.hpp"
 #include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
 #include "problems_dialog.hpp"
@@ -173,6 +174,7 @@ MainWindow::MainWindow(QWidget* parent)
     autosave_->setInterval(30000);
     connect(autosave_, &QTimer::timeout, doc_, &ScenarioDocument::writeAutosave);
     autosave_->start();
+    telemetry_ = new TelemetryControl(this, *doc_, *run_, [this](const QString& path) { return openScenario(path); }, [this] { return runsFolder(); });
     buildMenus();
     for (auto* d : {tree_dock, props_dock, charts_dock, alerts_dock, checks_dock}) view_menu_->addAction(d->toggleViewAction());
     buildSceneToolbar();
@@ -258,6 +260,7 @@ void MainWindow::buildMenus() {
     recent_menu_ = file->addMenu(tr("Open &recent"));
     file->addAction(tr("Open &demo"), this, [this] { openScenario(demoScenarioPath()); });
     file->addAction(tr("Open r&un or telemetry database…"), this, &MainWindow::openRunDialog);
+    telemetry_->populate(file);
     file->addSeparator();
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this, [this] {
         QString error, path;

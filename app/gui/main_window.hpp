@@ -48,6 +48,7 @@ class NoticeBar;
 class DocumentGuard;
 class ChecksPanel;
 class EditController;
+class TelemetryControl;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -105,6 +106,8 @@ public:
     AlertsPanel* alerts() const { return alerts_; }
     ChecksPanel* checks() const { return checks_; }
     EditController* edits() const { return edits_; }
+    /// File > Import telemetry… and Connect to Prometheus….
+    TelemetryControl* telemetry() const { return telemetry_; }
     QProgressBar* progressBar() const { return progress_; }
     SimulationOptions* simulationOptions() const { return sim_options_; }
     QComboBox* metricBox() const { return metric_box_; }
@@ -182,6 +185,7 @@ private:
     EntityRef selection_;
     ChecksPanel* checks_;
     EditController* edits_;
+    TelemetryControl* telemetry_ = nullptr;
     QTimer* autosave_;
     DocumentGuard* guard_ = nullptr;
     bool compare_ = false;

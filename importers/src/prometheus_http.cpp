@@ -1,4 +1,5 @@
 #include <clustertwin/importers/prometheus_http.hpp>
+#include <clustertwin/importers/import_session.hpp>
 
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
@@ -142,6 +143,21 @@ ParseResult parsePrometheusPiece(const PrometheusRange& range, const PrometheusP
         for (const auto& w : doc["warnings"])
             r.warnings.push_back({opt.file_name, "partial", "Prometheus says the answer may be incomplete: " + (w.is_string() ? w.get<std::string>() : w.dump())});
     return r;
+}
+
+std::vector<std::string> importPrometheusRange(ImportSession& session, const PrometheusRange& range,
+                                               const std::function<bool(std::size_t, std::size_t, const std::string&)>& progress) {
+    std::vector<std::string> failed;
+    try {
+        fetchPrometheusRange(range, [&](const PrometheusPiece& piece, std::size_t done, std::size_t total) {
+            ParseResult pr = parsePrometheusPiece(range, piece);
+            session.add(pr, range.url + " " + piece.query, Format::PrometheusApiJson, contentHashOf(piece.body));
+            return !progress || progress(done, total, piece.query);
+        });
+    } catch (const ImportError& e) {
+        failed.push_back(e.what());
+    }
+    return failed;
 }
 
 } // namespace ct::importers

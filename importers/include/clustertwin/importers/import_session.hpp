@@ -73,6 +73,16 @@ struct ImportSummary {
     int exitCode() const;
 };
 
+/// The files of an import: files as named, directories walked recursively in name order (`true`: found by
+/// walking, so what is not telemetry there is skipped rather than an error). Throws ImportError naming a path
+/// that does not exist.
+std::vector<std::pair<std::string, bool>> collectInputs(const std::vector<std::string>& paths);
+
+/// The summary in words, as clustertwin-cli import prints it: what was read and where every reading went
+/// (stored + already there + collisions = read), warnings by kind, every file with warnings (the first 20),
+/// the mapping. `unit` names what was read ("file(s)", or "request(s)" for a Prometheus server).
+std::string formatImportSummary(const ImportSummary& s, const std::string& unit = "file(s)");
+
 class ImportSession {
 public:
     /// Opens the run named in `opt` (or creates it). Throws ImportError when the store fails.

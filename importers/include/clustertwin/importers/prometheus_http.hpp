@@ -11,6 +11,8 @@
 
 namespace ct::importers {
 
+class ImportSession;
+
 struct PrometheusRange {
     std::string url;                   ///< base URL: "http://127.0.0.1:9090" (a path prefix is kept)
     std::vector<std::string> queries;  ///< PromQL
@@ -41,5 +43,12 @@ bool fetchPrometheusRange(const PrometheusRange& range, const PieceSink& sink);
 /// Parses a piece as query_range JSON (parsePrometheusApiJson), named "<url> <query> [from, to]" in
 /// warnings; the response's own "warnings" (partial data) become "partial" warnings.
 ParseResult parsePrometheusPiece(const PrometheusRange& range, const PrometheusPiece& piece);
+
+/// Reads the range into an import session (clustertwin-cli import --prometheus, the app's Connect to
+/// Prometheus): each piece is a source "<url> <query>" with the content hash of its response. Tells
+/// `progress(done, total, query)` after each piece; false from it stops. Returns what failed (the server
+/// unreachable, a query refused, a piece lost after its retries), empty when everything was read.
+std::vector<std::string> importPrometheusRange(ImportSession& session, const PrometheusRange& range,
+                                               const std::function<bool(std::size_t, std::size_t, const std::string&)>& progress = {});
 
 } // namespace ct::importers

@@ -1,0 +1,218 @@
+#include "import_dialogs.hpp"
+
+#include <clustertwin/importers/export.hpp>
+#include <clustertwin/importers/parse.hpp>
+
+#include <QCheckBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace ct::app {
+
+namespace {
+/// A line edit with a Browse… button for a database (an existing one is added to, never overwritten).
+QWidget* databaseRow(QWidget* parent, QLineEdit* edit) {
+    auto* w = new QWidget(parent);
+    auto* l = new QHBoxLayout(w);
+    l->setContentsMargins(0, 0, 0, 0);
+    auto* browse = new QPushButton(QObject::tr("Browse…"), w);
+    l->addWidget(edit, 1);
+    l->addWidget(browse);
+    QObject::connect(browse, &QPushButton::clicked, w, [w, edit] {
+        const QString f = QFileDialog::getSaveFileName(w, QObject::tr("Run database (added to when it exists)"), edit->text(),
+                                                       QObject::tr("Run databases (*.sqlite *.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
+        if (!f.isEmpty()) edit->setText(f);
+    });
+    return w;
+}
+
+QLabel* problemLabel(QWidget* parent) {
+    auto* l = new QLabel(parent);
+    l->setObjectName("problem");
+    l->setStyleSheet("color: #b00020");
+    l->setWordWrap(true);
+    return l;
+}
+} // namespace
+
+double parseDurationText(const QString& text) {
+    const auto d = importers::parseTimeSpec(text.trimmed().toStdString(), 0);
+    return d && *d > 0 ? *d : -1;
+}
+
+ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog(parent) {
+    setObjectName("importDialog");
+    setWindowTitle(tr("Import telemetry"));
+    auto* l = new QVBoxLayout(this);
+    auto* intro = new QLabel(tr("Files or folders of DCGM/Prometheus scrapes, Prometheus API JSON, nvidia-smi (CSV, XML, dmon), Redfish, "
+                                "Slurm, InfiniBand, ClusterCockpit job archives or long CSV, plain or gzip-compressed. Formats are "
+                                "recognised by content; in folders, what is not telemetry is skipped."),
+                             this);
+    intro->setWordWrap(true);
+    l->addWidget(intro);
+    paths_ = new QListWidget(this);
+    paths_->setObjectName("paths");
+    paths_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    l->addWidget(paths_, 1);
+    auto* row = new QHBoxLayout;
+    auto* add_files = new QPushButton(tr("Add files…"), this);
+    auto* add_dir = new QPushButton(tr("Add folder…"), this);
+    auto* remove = new QPushButton(tr("Remove"), this);
+    row->addWidget(add_files);
+    row->addWidget(add_dir);
+    row->addWidget(remove);
+    row->addStretch();
+    l->addLayout(row);
+    connect(add_files, &QPushButton::clicked, this, [this] { addPaths(QFileDialog::getOpenFileNames(this, tr("Telemetry files"))); });
+    connect(add_dir, &QPushButton::clicked, this, [this] {
+        const QString d = QFileDialog::getExistingDirectory(this, tr("Telemetry folder"));
+        if (!d.isEmpty()) addPaths({d});
+    });
+    connect(remove, &QPushButton::clicked, this, [this] {
+        qDeleteAll(paths_->selectedItems());
+        validate();
+    });
+    auto* form = new QFormLayout;
+    db_ = new QLineEdit(default_db, this);
+    db_->setObjectName("database");
+    form->addRow(tr("Into database:"), databaseRow(this, db_));
+    run_name_ = new QLineEdit(tr("import %1").arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm:ss")), this);
+    run_name_->setObjectName("runName");
+    run_name_->setToolTip(tr("Importing into a run of the same name again adds to it; files imported into it before are not read twice."));
+    form->addRow(tr("Run name:"), run_name_);
+    tz_ = new QLineEdit("UTC", this);
+    tz_->setObjectName("timeZone");
+    tz_->setToolTip(tr("The zone of times written without one (Slurm, nvidia-smi, long CSV): UTC, +05:30, -0800"));
+    form->addRow(tr("Times without a zone are in:"), tz_);
+    l->addLayout(form);
+    problem_ = problemLabel(this);
+    l->addWidget(problem_);
+    buttons_ = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
+    buttons_->addButton(tr("Import"), QDialogButtonBox::AcceptRole);
+    connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    l->addWidget(buttons_);
+    for (QLineEdit* e : {db_, run_name_, tz_}) connect(e, &QLineEdit::textChanged, this, &ImportDialog::validate);
+    resize(620, 420);
+    validate();
+}
+
+void ImportDialog::addPaths(const QStringList& paths) {
+    for (const QString& p : paths)
+        if (!p.isEmpty() && paths_->findItems(p, Qt::MatchExactly).isEmpty()) paths_->addItem(p);
+    validate();
+}
+
+void ImportDialog::validate() {
+    QString why;
+    if (paths_->count() == 0) why = tr("Add the files or folders to import.");
+    else if (db_->text().trimmed().isEmpty()) why = tr("Name the database to import into.");
+    else if (run_name_->text().trimmed().isEmpty()) why = tr("Name the run.");
+    else if (!importers::parseUtcOffset(tz_->text().trimmed().toStdString())) why = tr("'%1' is not an offset from UTC (+05:30, -0800, UTC).").arg(tz_->text());
+    problem_->setText(why);
+    problem_->setVisible(!why.isEmpty());
+    for (QAbstractButton* b : buttons_->buttons())
+        if (buttons_->buttonRole(b) == QDialogButtonBox::AcceptRole) b->setEnabled(why.isEmpty());
+}
+
+FileImportSettings ImportDialog::settings() const {
+    FileImportSettings s;
+    for (int i = 0; i < paths_->count(); ++i) s.paths << paths_->item(i)->text();
+    s.db = db_->text().trimmed();
+    s.run_name = run_name_->text().trimmed();
+    s.tz_offset_s = importers::parseUtcOffset(tz_->text().trimmed().toStdString()).value_or(0);
+    return s;
+}
+
+PrometheusDialog::PrometheusDialog(const QString& default_db, QWidget* parent) : QDialog(parent) {
+    setObjectName("prometheusDialog");
+    setWindowTitle(tr("Connect to Prometheus"));
+    QSettings settings;
+    auto* l = new QVBoxLayout(this);
+    auto* form = new QFormLayout;
+    url_ = new QLineEdit(settings.value("prometheus/url", "http://localhost:9090").toString(), this);
+    url_->setObjectName("url");
+    form->addRow(tr("Server:"), url_);
+    dcgm_ = new QCheckBox(tr("The DCGM exporter's default metrics"), this);
+    dcgm_->setObjectName("dcgm");
+    dcgm_->setChecked(true);
+    form->addRow(tr("Read:"), dcgm_);
+    queries_ = new QPlainTextEdit(this);
+    queries_->setObjectName("queries");
+    queries_->setPlaceholderText(tr("More PromQL queries, one per line (node_hwmon_temp_celsius, …)"));
+    queries_->setMaximumHeight(90);
+    form->addRow(tr("Queries:"), queries_);
+    lookback_ = new QLineEdit(settings.value("prometheus/lookback", "1h").toString(), this);
+    lookback_->setObjectName("lookback");
+    form->addRow(tr("Read back from now:"), lookback_);
+    step_ = new QLineEdit(settings.value("prometheus/step", "15s").toString(), this);
+    step_->setObjectName("step");
+    form->addRow(tr("Step:"), step_);
+    follow_ = new QCheckBox(tr("Follow live: poll every step and show now"), this);
+    follow_->setObjectName("follow");
+    follow_->setChecked(true);
+    form->addRow(QString(), follow_);
+    db_ = new QLineEdit(default_db, this);
+    db_->setObjectName("database");
+    form->addRow(tr("Into database:"), databaseRow(this, db_));
+    l->addLayout(form);
+    problem_ = problemLabel(this);
+    l->addWidget(problem_);
+    buttons_ = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
+    buttons_->addButton(tr("Connect"), QDialogButtonBox::AcceptRole);
+    connect(buttons_, &QDialogButtonBox::accepted, this, [this] {
+        QSettings s;
+        s.setValue("prometheus/url", url_->text().trimmed());
+        s.setValue("prometheus/lookback", lookback_->text().trimmed());
+        s.setValue("prometheus/step", step_->text().trimmed());
+        accept();
+    });
+    connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    l->addWidget(buttons_);
+    for (QLineEdit* e : {url_, lookback_, step_, db_}) connect(e, &QLineEdit::textChanged, this, &PrometheusDialog::validate);
+    connect(queries_, &QPlainTextEdit::textChanged, this, &PrometheusDialog::validate);
+    connect(dcgm_, &QCheckBox::toggled, this, &PrometheusDialog::validate);
+    resize(560, 0);
+    validate();
+}
+
+void PrometheusDialog::validate() {
+    QString why;
+    const QUrl url(url_->text().trimmed());
+    if (!url.isValid() || (url.scheme() != "http" && url.scheme() != "https") || url.host().isEmpty())
+        why = tr("The server is a http:// or https:// address (http://localhost:9090).");
+    else if (!dcgm_->isChecked() && queries_->toPlainText().trimmed().isEmpty()) why = tr("Choose the DCGM metrics or write a query.");
+    else if (parseDurationText(lookback_->text()) <= 0) why = tr("'%1' is not a duration (1h, 30m, 2d).").arg(lookback_->text());
+    else if (parseDurationText(step_->text()) <= 0) why = tr("'%1' is not a step (15s, 1m).").arg(step_->text());
+    else if (db_->text().trimmed().isEmpty()) why = tr("Name the database to read into.");
+    problem_->setText(why);
+    problem_->setVisible(!why.isEmpty());
+    for (QAbstractButton* b : buttons_->buttons())
+        if (buttons_->buttonRole(b) == QDialogButtonBox::AcceptRole) b->setEnabled(why.isEmpty());
+}
+
+PrometheusSettings PrometheusDialog::settings() const {
+    PrometheusSettings s;
+    s.url = url_->text().trimmed();
+    s.dcgm = dcgm_->isChecked();
+    for (const QString& q : queries_->toPlainText().split('\n'))
+        if (!q.trimmed().isEmpty()) s.queries << q.trimmed();
+    s.lookback_s = parseDurationText(lookback_->text());
+    s.step_s = parseDurationText(step_->text());
+    s.follow = follow_->isChecked();
+    s.db = db_->text().trimmed();
+    return s;
+}
+
+} // namespace ct::app
