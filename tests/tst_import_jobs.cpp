@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 using namespace ct::importers;
 using namespace parse_checks;
@@ -389,6 +390,29 @@ void TstImportJobs::fuzzFindingsStayFixed() {
                     std::vector<std::pair<double, double>> points;
                     ct::importers::chunk::decode(text.data(), text.size(), points);
                     QVERIFY(!points.empty());
+                } else if (target == "clustercockpit") {  // meta.json NUL data.json, as the target writes them
+                    QTemporaryDir job;
+                    const auto nul = text.find('\0');
+                    std::ofstream(job.filePath("meta.json").toStdString(), std::ios::binary) << text.substr(0, nul);
+                    std::ofstream(job.filePath("data.json").toStdString(), std::ios::binary)
+                        << (nul == std::string::npos ? std::string() : text.substr(nul + 1));
+                    const ParseResult r = parseClusterCockpitJob(job.filePath("meta.json").toStdString(), {}, {});
+                    if (f.path().filename() == "jobid-4e61") {  // a job id no integer holds: named, not converted
+                        QVERIFY(r.jobs.empty());
+                        QVERIFY(hasWarning(r, "bad_value", "/jobId"));
+                    }
+                } else if (target == "sacct") {
+                    std::istringstream in(text);
+                    (void)parseSacct(in, {}, "JobID,JobName,User,Partition,NodeList,State,Submit,Start,End,AllocTRES");
+                } else if (target == "slurm_json") {
+                    std::istringstream in(text);
+                    const SlurmResult r = parseSlurmJson(in, {});
+                    if (f.path().filename() == "job-id-4e61.json") {
+                        QVERIFY(r.jobs.empty());
+                        QVERIFY(std::any_of(r.warnings.begin(), r.warnings.end(), [](const ImportWarning& w) {
+                            return w.kind == "bad_value" && w.location.find("job_id") != std::string::npos;
+                        }));
+                    }
                 } else if (auto it = parsers.find(target); it != parsers.end()) {
                     (void)parseText(it->second, text, f.path().filename().string());
                 } else {

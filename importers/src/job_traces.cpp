@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -110,7 +111,9 @@ ParseResult parseClusterCockpitJob(const std::string& meta_path, const ParseOpti
     }
     // The job.
     SlurmJob job;
-    if (meta.contains("jobId") && meta["jobId"].is_number()) job.id = std::to_string(meta["jobId"].get<long long>());
+    const auto job_id = meta.contains("jobId") ? detail::slurmWhole(meta["jobId"]) : std::nullopt;
+    if (job_id) job.id = std::to_string(*job_id);
+    else if (meta.contains("jobId")) warn(meta_path, "/jobId", "bad_value", "the job id is not a whole number");
     else warn(meta_path, "/jobId", "missing_field", "no job id");
     auto str = [](const json& x, const char* k) { return x.is_object() && x.contains(k) && x[k].is_string() ? x[k].get<std::string>() : std::string(); };
     job.name = meta.contains("metaData") ? str(meta["metaData"], "jobName") : std::string();
@@ -120,7 +123,11 @@ ParseResult parseClusterCockpitJob(const std::string& meta_path, const ParseOpti
     std::transform(job.state.begin(), job.state.end(), job.state.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     job.start_s = start;
     if (job.state != "RUNNING" && meta.contains("duration") && meta["duration"].is_number()) job.end_s = *start + meta["duration"].get<double>();
-    if (meta.contains("numAcc") && meta["numAcc"].is_number()) job.gpus = meta["numAcc"].get<int>();
+    if (meta.contains("numAcc")) {
+        const auto n = detail::slurmWhole(meta["numAcc"], 1e6);
+        if (n) job.gpus = static_cast<int>(*n);
+        else warn(meta_path, "/numAcc", "bad_value", "the accelerator count is not a whole number from 0 to 1,000,000");
+    }
     std::map<std::string, std::vector<std::string>> job_accs;  // host → the accelerators the job had there
     if (meta.contains("resources") && meta["resources"].is_array())
         for (const auto& r : meta["resources"]) {

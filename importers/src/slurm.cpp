@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <map>
 #include <set>
@@ -43,6 +44,12 @@ std::optional<double> slurmNumber(const nlohmann::json& v) {
         if (v.contains("number") && v["number"].is_number()) return v["number"].get<double>();
     }
     return std::nullopt;
+}
+
+std::optional<long long> slurmWhole(const nlohmann::json& v, double max) {
+    const auto x = slurmNumber(v);
+    if (!x || !std::isfinite(*x) || *x < 0 || *x > max || *x != std::floor(*x)) return std::nullopt;
+    return static_cast<long long>(*x);
 }
 
 std::optional<double> slurmEpoch(const nlohmann::json& v) {
@@ -99,6 +106,7 @@ bool liveJobState(const std::string& state) {
 
 using detail::slurmEpoch;
 using detail::slurmNumber;
+using detail::slurmWhole;
 using detail::slurmTime;
 using detail::splitOn;
 
@@ -258,18 +266,19 @@ SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
             continue;
         }
         SlurmJob j;
-        const auto id = x.contains("job_id") ? slurmNumber(x["job_id"]) : std::nullopt;
+        const auto id = x.contains("job_id") ? slurmWhole(x["job_id"]) : std::nullopt;
         if (!id) {
-            warn(p + "/job_id", "missing_field", "job without a job_id");
+            if (x.contains("job_id")) warn(p + "/job_id", "bad_value", "the job_id is not a whole number");
+            else warn(p + "/job_id", "missing_field", "job without a job_id");
             continue;
         }
-        j.id = std::to_string(static_cast<long long>(*id));
+        j.id = std::to_string(*id);
         // Array tasks: "<array job id>_<task id>" as sacct prints them.
         if (x.contains("array") && x["array"].is_object()) {
             const json& arr = x["array"];
-            const double aj = arr.contains("job_id") ? slurmNumber(arr["job_id"]).value_or(0) : 0;
-            const double at = arr.contains("task_id") ? slurmNumber(arr["task_id"]).value_or(-1) : -1;
-            if (aj > 0 && at >= 0) j.id = std::to_string(static_cast<long long>(aj)) + "_" + std::to_string(static_cast<long long>(at));
+            const auto aj = arr.contains("job_id") ? slurmWhole(arr["job_id"]) : std::nullopt;
+            const auto at = arr.contains("task_id") ? slurmWhole(arr["task_id"]) : std::nullopt;
+            if (aj && *aj > 0 && at) j.id = std::to_string(*aj) + "_" + std::to_string(*at);
         }
         auto str = [&](const char* k) { return x.contains(k) && x[k].is_string() ? x[k].get<std::string>() : std::string(); };
         j.name = str("name");
@@ -304,7 +313,7 @@ SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
         if (x.contains("tres") && x["tres"].is_object() && x["tres"].contains("allocated") && x["tres"]["allocated"].is_array())
             for (const json& t : x["tres"]["allocated"])
                 if (t.is_object() && t.value("type", std::string()) == "gres" && t.value("name", std::string()) == "gpu")
-                    if (auto c = t.contains("count") ? slurmNumber(t["count"]) : std::nullopt) j.gpus = static_cast<int>(*c);
+                    if (auto c = t.contains("count") ? slurmWhole(t["count"], 1e6) : std::nullopt) j.gpus = static_cast<int>(*c);
         res.jobs.push_back(std::move(j));
     }
     return res;

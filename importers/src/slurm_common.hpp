@@ -20,6 +20,8 @@ std::optional<double> slurmTime(const std::string& s, double tz_offset_s);
 /// A number, plain or wrapped ({"set": true, "infinite": false, "number": 1739832148}); nullopt when unset or
 /// infinite.
 std::optional<double> slurmNumber(const nlohmann::json& v);
+/// slurmNumber that is a whole number from 0 to `max` (ids, counts); nullopt for 1.5, -1, 4e61.
+std::optional<long long> slurmWhole(const nlohmann::json& v, double max = 9.0e18);
 /// A time in Unix seconds: slurmNumber, and nullopt for 0 (Slurm's "not set").
 std::optional<double> slurmEpoch(const nlohmann::json& v);
 /// The GPUs in a Gres or TRES string: "gpu:a100:4(S:0-1)", "gpu:4", "gres/gpu=4,gres/gpu:a100=4". `count`
