@@ -224,6 +224,13 @@ void TstAppImport::aLongImportShowsProgressAndCanBeCancelled() {
     auto store = im::TelemetryStore::open(db.toStdString(), im::TelemetryStore::Mode::Existing);
     QCOMPARE(store.sampleCount(), static_cast<std::int64_t>(o.stored));
     QCOMPARE(store.runs().size(), std::size_t(o.run_removed ? 0 : 1));
+    // What was kept names hosts the open scenario does not have: it is not painted there, and the prompt says so.
+    if (o.stored > 0) {
+        QTRY_VERIFY_WITH_TIMEOUT(w_->runMismatchDialog() && w_->runMismatchDialog()->isVisible(), testMs(20000));
+        QVERIFY(w_->runMismatchDialog()->text().contains("None of the 8 entities"));
+        w_->runMismatchDialog()->close();
+    }
+    QVERIFY(!w_->run()->hasRun() || w_->run()->databasePath() != db);
 }
 
 void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
@@ -265,6 +272,15 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     QVERIFY2(nowS() - w_->run()->absoluteTime() < 10, qPrintable(QString::number(nowS() - w_->run()->absoluteTime())));
     QVERIFY(t->followStatus().contains(prom.url()));
     if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) w_->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/following.png");
+    // Another scenario opened: following goes on in the background without taking the view back.
+    QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+    QVERIFY(!w_->run()->hasRun());
+    const auto polls_before = polled.count();
+    QTRY_VERIFY_WITH_TIMEOUT(polled.count() >= polls_before + 2, testMs(20000));
+    QTest::qWait(300);
+    QVERIFY(!w_->run()->hasRun());
+    QVERIFY2(!w_->runMismatchDialog() || !w_->runMismatchDialog()->isVisible(), w_->runMismatchDialog() ? qPrintable(w_->runMismatchDialog()->text()) : "");
+    QVERIFY(t->following());
     // Every reading of the GPU's temperature is one the exporter served, each time once, in order.
     t->stopFollowing();
     QVERIFY(!t->following());

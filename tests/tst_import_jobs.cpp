@@ -402,11 +402,11 @@ void TstImportJobs::fuzzFindingsStayFixed() {
                         QVERIFY(hasWarning(r, "bad_value", "/jobId"));
                     }
                 } else if (target == "sacct") {
-                    std::istringstream in(text);
-                    (void)parseSacct(in, {}, "JobID,JobName,User,Partition,NodeList,State,Submit,Start,End,AllocTRES");
+                    std::istringstream doc(text);
+                    (void)parseSacct(doc, {}, "JobID,JobName,User,Partition,NodeList,State,Submit,Start,End,AllocTRES");
                 } else if (target == "slurm_json") {
-                    std::istringstream in(text);
-                    const SlurmResult r = parseSlurmJson(in, {});
+                    std::istringstream doc(text);
+                    const SlurmResult r = parseSlurmJson(doc, {});
                     if (f.path().filename() == "job-id-4e61.json") {
                         QVERIFY(r.jobs.empty());
                         QVERIFY(std::any_of(r.warnings.begin(), r.warnings.end(), [](const ImportWarning& w) {

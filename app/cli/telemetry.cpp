@@ -248,6 +248,11 @@ int cmdImport(const Args& a) {
     opt.tz_offset_s = tz;
     opt.trace_start_s = trace_start;
     opt.mapper = mapper ? &*mapper : nullptr;
+    if (mapper) {
+        opt.mapped_onto = scenario->id;
+        std::error_code ec;
+        opt.mapped_onto_file = std::filesystem::absolute(a.get("scenario"), ec).string();
+    }
     opt.flush_every = static_cast<std::size_t>(flush_every);
     im::ImportSession session(store, opt);
     catchInterrupt();

@@ -38,6 +38,10 @@ void ImportJob::run() {
         opt.run_name = request_.run_name.toStdString();
         opt.tz_offset_s = request_.tz_offset_s;
         opt.mapper = mapper ? &*mapper : nullptr;
+        if (mapper) {
+            opt.mapped_onto = request_.scenario->id;
+            if (!request_.scenario_file.isEmpty()) opt.mapped_onto_file = QFileInfo(request_.scenario_file).absoluteFilePath().toStdString();
+        }
         im::ImportSession session(store, opt);
         std::vector<std::string> failed;
         int last = -1;

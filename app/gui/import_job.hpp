@@ -27,6 +27,7 @@ struct ImportRequest {
     /// Entities are mapped onto this scenario's where they match (hostnames, ids, GPU UUIDs, its
     /// telemetry_mapping rules); the rest keep the names the telemetry gives.
     std::optional<model::Scenario> scenario;
+    QString scenario_file;           ///< its file, recorded with the run when entities were mapped onto it
 };
 
 /// How an import ended (read on the GUI thread after the job's finished()).

@@ -407,6 +407,9 @@ void MainWindow::resetForNewScenario() {
     notice_->clear();
     // The run first, so that nothing below paints it on the new scenario (kept when it is this scenario's too).
     if (run_->hasRun()) bindOpenRun();
+    // A load asked for before the switch (a followed server's reload) was meant for the last scenario: it
+    // would only be turned away here with a prompt.
+    run_->cancelLoad();
     // A what-if's baseline and its comparison belong to the scenario they were computed for.
     if (compare_) setCompareWithBaseline(false);
     sims_->dropBaseline();

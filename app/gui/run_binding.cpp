@@ -24,6 +24,9 @@ RunMatch matchRun(const importers::RunReplay& run, const model::Scenario& s, con
     if (meta.is_object()) {
         if (auto it = meta.find("scenario_file"); it != meta.end() && it->is_string()) m.scenario_file = QString::fromStdString(it->get<std::string>());
         if (auto it = meta.find("scenario_hash"); it != meta.end() && it->is_string()) recorded_hash = it->get<std::string>();
+        // Telemetry mapped onto a scenario on import carries that scenario's ids: it belongs to it.
+        if (auto it = meta.find("mapped_onto"); it != meta.end() && it->is_string() && m.run_scenario.isEmpty())
+            m.run_scenario = QString::fromStdString(it->get<std::string>());
     }
     std::unordered_set<std::string> ids;
     for (const auto& e : importers::scenarioEntities(s, c)) ids.insert(e.id);
@@ -31,7 +34,7 @@ RunMatch matchRun(const importers::RunReplay& run, const model::Scenario& s, con
         ++m.entities;
         if (ids.count(e)) ++m.matched;
     }
-    if (!info.scenario_id.empty() && info.scenario_id != s.id) {
+    if (!m.run_scenario.isEmpty() && m.run_scenario.toStdString() != s.id) {
         m.kind = RunMatch::Kind::OtherScenario;
     } else if (info.kind != "simulated") {
         m.kind = m.matched == 0 && m.entities > 0 ? RunMatch::Kind::Unmatched : RunMatch::Kind::Imported;

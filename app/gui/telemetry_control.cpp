@@ -31,6 +31,7 @@ QString clock(double unix_s) { return QDateTime::fromMSecsSinceEpoch(static_cast
 struct TelemetryControl::Follow {
     importers::PrometheusRange range;        // url, queries, step; from/to set per poll
     std::optional<model::Scenario> scenario;  // the scenario at connect time: every poll maps alike
+    QString scenario_file;
     QString db, run_name;
     bool live = true;                         // false: read once, then drop the connection
     qint64 run = 0;
@@ -39,6 +40,7 @@ struct TelemetryControl::Follow {
     qint64 stored = 0;
     QString last_error;
     std::vector<importers::ImportedEntity> entities;
+    bool opened = false;                      // the run was opened (or offered) once
 };
 
 TelemetryControl::TelemetryControl(QMainWindow* window, const ScenarioDocument& doc, RunController& run,
@@ -98,6 +100,7 @@ bool TelemetryControl::importFiles(const FileImportSettings& s) {
     r.paths = s.paths;
     r.tz_offset_s = s.tz_offset_s;
     r.scenario = doc_.scenario();
+    r.scenario_file = doc_.path();
     return start(std::move(r), false);
 }
 
@@ -114,6 +117,7 @@ bool TelemetryControl::connectPrometheus(const PrometheusSettings& s) {
     f->range.to_s = std::floor(nowS() / s.step_s) * s.step_s;
     f->range.from_s = f->range.to_s - std::ceil(std::max(s.lookback_s, s.step_s) / s.step_s) * s.step_s;
     f->scenario = doc_.scenario();
+    f->scenario_file = doc_.path();
     f->db = s.db.isEmpty() ? runs_folder_() + "/prometheus.sqlite" : s.db;
     const QUrl url(s.url);
     f->run_name = "prometheus " + url.host() + (url.port() > 0 ? ":" + QString::number(url.port()) : QString());
@@ -122,6 +126,7 @@ bool TelemetryControl::connectPrometheus(const PrometheusSettings& s) {
     r.run_name = f->run_name;
     r.prometheus = f->range;
     r.scenario = f->scenario;
+    r.scenario_file = f->scenario_file;
     f->live = s.follow;
     follow_ = std::move(f);
     if (!start(std::move(r), false)) {
@@ -182,7 +187,12 @@ void TelemetryControl::finished(ImportJob* job) {
         if (o.stored > 0) {
             last_ = o;
             last_.entities = follow_->entities;
-            showRun(last_);
+            // Reload the run when it is shown; open it when the first readings arrive, but never again once
+            // the user went to another run or scenario.
+            if (runShown(last_) || !follow_->opened) {
+                follow_->opened = true;
+                showRun(last_);
+            }
         }
         updateWidgets();
         emit polled(o.stored);
@@ -206,7 +216,10 @@ void TelemetryControl::finished(ImportJob* job) {
     }
     const QString title = prometheus ? tr("Connect to Prometheus") : tr("Import telemetry");
     report(o, title, extra);
-    if (o.stored > 0 && !o.run_removed) showRun(o);
+    if (o.stored > 0 && !o.run_removed) {
+        if (follow_) follow_->opened = true;
+        showRun(o);
+    }
     updateWidgets();
     window_->statusBar()->showMessage(how == "finished" ? tr("Imported into run %1 of %2").arg(o.run).arg(o.db)
                                       : how == "cancelled" ? tr("Import cancelled")
@@ -228,6 +241,7 @@ void TelemetryControl::poll() {
     r.prometheus->to_s = to;
     r.prometheus->retries = 0;  // the next poll is the retry
     r.scenario = follow_->scenario;
+    r.scenario_file = follow_->scenario_file;
     start(std::move(r), true);
 }
 

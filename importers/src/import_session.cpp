@@ -1,6 +1,10 @@
 #include <clustertwin/importers/import_session.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <clustertwin/importers/mapping.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -445,6 +449,16 @@ ImportSummary ImportSession::finish() {
         d.sum.run_removed = true;
     } else {
         s.finishRun(d.sum.run, 0);
+        if (d.opt.mapper && d.sum.matched > 0 && !d.opt.mapped_onto.empty()) {
+            std::string meta = "{}";
+            for (const auto& r : s.runs())
+                if (r.id == d.sum.run && !r.meta_json.empty()) meta = r.meta_json;
+            auto j = nlohmann::json::parse(meta, nullptr, false);
+            if (!j.is_object()) j = nlohmann::json::object();
+            j["mapped_onto"] = d.opt.mapped_onto;
+            if (!d.opt.mapped_onto_file.empty()) j["scenario_file"] = d.opt.mapped_onto_file;
+            s.setRunMeta(d.sum.run, j.dump());
+        }
     }
     return std::move(d.sum);
 }

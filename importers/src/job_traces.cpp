@@ -43,7 +43,7 @@ json readJson(const std::string& path, ParseResult& res) {
 /// ClusterCockpit's unit {base, prefix} as one string ("GB/s").
 std::string ccUnit(const json& u) {
     if (!u.is_object()) return {};
-    return u.value("prefix", std::string()) + u.value("base", std::string());
+    return detail::jsonText(u, "prefix") + detail::jsonText(u, "base");
 }
 
 /// ClusterCockpit metric → the vocabulary where it measures an nvidia-smi quantity. Its GPU percentages carry
@@ -86,7 +86,7 @@ std::vector<std::string> clusterAccelerators(const fs::path& job_dir, const std:
     std::vector<std::string> ids;
     if (!c.is_object() || !c.contains("subClusters") || !c["subClusters"].is_array()) return ids;
     for (const auto& sc : c["subClusters"]) {
-        if (!sc.is_object() || (!sub_cluster.empty() && sc.value("name", std::string()) != sub_cluster)) continue;
+        if (!sc.is_object() || (!sub_cluster.empty() && detail::jsonText(sc, "name") != sub_cluster)) continue;
         if (sc.contains("topology") && sc["topology"].is_object() && sc["topology"].contains("accelerators") && sc["topology"]["accelerators"].is_array())
             for (const auto& a : sc["topology"]["accelerators"])
                 if (a.is_object() && a.contains("id") && a["id"].is_string()) ids.push_back(a["id"].get<std::string>());

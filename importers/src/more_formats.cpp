@@ -135,8 +135,8 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
         res.warnings.push_back({opt.file_name, "missing_field", "no data.result array"});
         return res;
     }
-    if (doc.is_object() && doc.value("status", "success") != "success")
-        res.warnings.push_back({opt.file_name, "no_data", "status is " + doc.value("status", std::string("?"))});
+    if (doc.is_object() && detail::jsonText(doc, "status", "success") != "success")
+        res.warnings.push_back({opt.file_name, "no_data", "status is " + detail::jsonText(doc, "status", "?")});
     detail::PromState state;
     state.default_host = detail::defaultHost(opt, "unknown-host");
     for (std::size_t i = 0; i < result->size(); ++i) {

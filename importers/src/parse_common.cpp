@@ -36,6 +36,18 @@ bool validUtf8(std::string_view s) {
     return true;
 }
 
+std::string jsonText(const nlohmann::json& obj, const char* key, const std::string& dflt) {
+    if (!obj.is_object()) return dflt;
+    const auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : dflt;
+}
+
+bool jsonFlag(const nlohmann::json& obj, const char* key, bool dflt) {
+    if (!obj.is_object()) return dflt;
+    const auto it = obj.find(key);
+    return it != obj.end() && it->is_boolean() ? it->get<bool>() : dflt;
+}
+
 std::size_t jsonErrorLine(const std::string& text, const std::exception& e) {
     const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e);
     const auto upto = text.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(pe ? pe->byte : 0, text.size()));

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace ct::importers::detail {
 
 /// True when `s` is valid UTF-8.
@@ -78,6 +80,11 @@ bool addPromSample(std::string_view metric, const Labels& labels, double t, doub
 void finishPromParse(ParseResult& res, PromState& st);
 /// The line of a JSON document where nlohmann's exception `e` points (1 when it names no byte offset, as
 /// out_of_range for a number like 6E1226 does).
+/// obj[key] when `obj` is an object holding a string there, else `dflt`: never throws on a value of another
+/// type (json::value() does, and a fuzzer finds it at once).
+std::string jsonText(const nlohmann::json& obj, const char* key, const std::string& dflt = {});
+/// obj[key] when it is a boolean, else `dflt`.
+bool jsonFlag(const nlohmann::json& obj, const char* key, bool dflt);
 std::size_t jsonErrorLine(const std::string& text, const std::exception& e);
 inline std::string loc(const ParseOptions& o, std::size_t line) { return o.file_name + ":" + std::to_string(line); }
 

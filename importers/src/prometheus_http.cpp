@@ -1,6 +1,8 @@
 #include <clustertwin/importers/prometheus_http.hpp>
 #include <clustertwin/importers/import_session.hpp>
 
+#include "parse_common.hpp"
+
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
@@ -120,7 +122,7 @@ bool fetchPrometheusRange(const PrometheusRange& r, const PieceSink& sink) {
                 std::string why = "HTTP " + std::to_string(resp.status);
                 const auto doc = nlohmann::json::parse(resp.body, nullptr, false);
                 if (doc.is_object() && doc.contains("error") && doc["error"].is_string())
-                    why = doc.value("errorType", std::string("error")) + ": " + doc["error"].get<std::string>();
+                    why = detail::jsonText(doc, "errorType", "error") + ": " + doc["error"].get<std::string>();
                 else if (resp.status == 404)
                     why += " (is " + base + " a Prometheus? /api/v1/query_range was not found)";
                 throw ImportError("Prometheus at " + base + " refused the query '" + q + "': " + why);

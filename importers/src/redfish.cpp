@@ -161,7 +161,7 @@ Metric sensorMetric(const std::string& type, const std::string& units, const std
 /// Not a reading: a sensor or device that is not there, or switched off (Status.State).
 bool notPresent(const json& item) {
     if (!item.is_object() || !item.contains("Status") || !item["Status"].is_object()) return false;
-    const std::string state = item["Status"].value("State", std::string());
+    const std::string state = detail::jsonText(item["Status"], "State");
     return state == "Absent" || state == "Disabled" || state == "UnavailableOffline" || state == "StandbyOffline";
 }
 
@@ -241,8 +241,8 @@ public:
     RedfishReader(const ParseOptions& opt, ParseResult& res) : opt_(opt), res_(res) {}
 
     void resource(const json& r) {
-        const std::string id = r.value("@odata.id", std::string());
-        std::string type = r.value("@odata.type", std::string());
+        const std::string id = detail::jsonText(r, "@odata.id");
+        std::string type = detail::jsonText(r, "@odata.type");
         if (!type.empty() && type[0] == '#') type = type.substr(1);
         type = type.substr(0, type.find('.'));
         if (id.empty()) {
@@ -333,7 +333,7 @@ private:
                 const std::string ptr = "/Temperatures/" + std::to_string(i) + "/ReadingCelsius";
                 if (absent(s, "/Temperatures/" + std::to_string(i))) continue;
                 add(child(owner_, s, i, &r["Temperatures"]), {"temp_c", "degC"}, s["ReadingCelsius"], ptr, now());
-                if (s.value("PhysicalContext", std::string()) == "Intake") add(owner_, {"inlet_c", "degC"}, s["ReadingCelsius"], ptr, now());
+                if (detail::jsonText(s, "PhysicalContext") == "Intake") add(owner_, {"inlet_c", "degC"}, s["ReadingCelsius"], ptr, now());
             }
         if (r.contains("Fans") && r["Fans"].is_array())
             for (std::size_t i = 0; i < r["Fans"].size(); ++i) {
@@ -342,7 +342,7 @@ private:
                 const char* key = f.is_object() && f.contains("Reading") ? "Reading" : f.is_object() && f.contains("CurrentReading") ? "CurrentReading" : nullptr;
                 if (!key || absent(f, "/Fans/" + std::to_string(i))) continue;
                 const std::string dflt = std::string(key) == "CurrentReading" ? "Percent" : "RPM";
-                const std::string units = f.value("ReadingUnits", f.value("Units", dflt));
+                const std::string units = detail::jsonText(f, "ReadingUnits", detail::jsonText(f, "Units", dflt));
                 const bool percent = units == "Percent" || units == "%";  // HPE
                 add(child(owner_, f, i, &r["Fans"]), percent ? Metric{"fan_speed", "ratio", 0.01} : Metric{"fan_rpm", "RPM"}, f[key],
                     "/Fans/" + std::to_string(i) + "/" + key, now());
@@ -374,10 +374,10 @@ private:
 
     void sensor(const json& r) {
         if (!r.contains("Reading")) return;
-        const std::string what = r.value("Id", std::string()) + " " + r.value("Name", std::string()) + " " + r.value("PhysicalContext", std::string());
-        const Metric m = sensorMetric(r.value("ReadingType", std::string()), r.value("ReadingUnits", std::string()), what);
+        const std::string what = detail::jsonText(r, "Id") + " " + detail::jsonText(r, "Name") + " " + detail::jsonText(r, "PhysicalContext");
+        const Metric m = sensorMetric(detail::jsonText(r, "ReadingType"), detail::jsonText(r, "ReadingUnits"), what);
         add(owner_, m, r["Reading"], "/Reading", now());
-        if (m.name == "temp_c" && r.value("PhysicalContext", std::string()) == "Intake") {
+        if (m.name == "temp_c" && detail::jsonText(r, "PhysicalContext") == "Intake") {
             // The inlet of the chassis the sensor belongs to.
             const std::string sensors = "/Sensors/";
             const auto p = owner_.find(sensors);
@@ -419,15 +419,15 @@ private:
     /// A Control (a power limit, a pump's speed set point): the reading of the sensor it controls.
     void control(const json& r) {
         if (!r.contains("Sensor") || !r["Sensor"].is_object() || !r["Sensor"].contains("Reading")) return;
-        const std::string what = r.value("Id", std::string()) + " " + r.value("Name", std::string());
-        const Metric m = sensorMetric(r.value("ControlType", std::string()), r.value("SetPointUnits", std::string()), what);
+        const std::string what = detail::jsonText(r, "Id") + " " + detail::jsonText(r, "Name");
+        const Metric m = sensorMetric(detail::jsonText(r, "ControlType"), detail::jsonText(r, "SetPointUnits"), what);
         add(owner_, m, r["Sensor"]["Reading"], "/Sensor/Reading", now());
     }
 
     /// A member that is not there (Status.State Absent, Disabled, offline): its readings are not readings.
     bool absent(const json& item, const std::string& ptr) {
         if (!notPresent(item)) return false;
-        warn(ptr + "/Status/State", "no_data", "sensor is " + item["Status"].value("State", std::string()) + ": its readings are not read");
+        warn(ptr + "/Status/State", "no_data", "sensor is " + detail::jsonText(item["Status"], "State") + ": its readings are not read");
         return true;
     }
 
@@ -477,7 +477,7 @@ private:
                 warn(p, "missing_field", "metric value without MetricValue");
                 continue;
             }
-            const std::string prop = v.value("MetricProperty", std::string());
+            const std::string prop = detail::jsonText(v, "MetricProperty");
             const auto hash = prop.find('#');
             double t = now();
             if (v.contains("Timestamp") && v["Timestamp"].is_string() && !detail::parseIsoTime(v["Timestamp"].get<std::string>(), t)) {
@@ -485,12 +485,12 @@ private:
                 continue;
             }
             if (prop.empty()) {
-                add(owner_, propertyMetric(v.value("MetricId", std::string("value"))), v["MetricValue"], p + "/MetricValue", t);
+                add(owner_, propertyMetric(detail::jsonText(v, "MetricId", "value")), v["MetricValue"], p + "/MetricValue", t);
                 continue;
             }
             const std::string pointer = hash == std::string::npos ? "" : prop.substr(hash + 1);
             const std::string last = pointer.substr(pointer.find_last_of('/') + 1);
-            add(entity(ownerOf(prop)), propertyMetric(last.empty() ? v.value("MetricId", std::string("value")) : last), v["MetricValue"],
+            add(entity(ownerOf(prop)), propertyMetric(last.empty() ? detail::jsonText(v, "MetricId", "value") : last), v["MetricValue"],
                 p + "/MetricValue", t);
         }
     }

@@ -26,7 +26,7 @@ RunOverview describe(const TelemetryStore& store, const RunInfo& info, const Kin
     o.info = info;
     const std::int64_t run = info.id;
     const auto meta = nlohmann::json::parse(o.info.meta_json.empty() ? "{}" : o.info.meta_json, nullptr, false);
-    o.interrupted = meta.is_object() && meta.value("interrupted", false);
+    o.interrupted = meta.is_object() && meta.contains("interrupted") && meta["interrupted"].is_boolean() && meta["interrupted"].get<bool>();
     o.complete = o.info.end_s.has_value() && !o.interrupted;
     std::map<std::string, MetricOverview> metrics;
     std::map<std::string, std::set<std::string>> metric_entities;

@@ -40,7 +40,7 @@ std::optional<double> slurmTime(const std::string& s, double tz_offset_s) {
 std::optional<double> slurmNumber(const nlohmann::json& v) {
     if (v.is_number()) return v.get<double>();
     if (v.is_object()) {
-        if (v.value("set", true) == false || v.value("infinite", false) == true) return std::nullopt;
+        if (!jsonFlag(v, "set", true) || jsonFlag(v, "infinite", false)) return std::nullopt;
         if (v.contains("number") && v["number"].is_number()) return v["number"].get<double>();
     }
     return std::nullopt;
@@ -91,7 +91,7 @@ bool readSlurmDocument(std::istream& in, const ParseOptions& opt, nlohmann::json
     if (doc.contains("errors") && doc["errors"].is_array())
         for (std::size_t i = 0; i < doc["errors"].size(); ++i) {
             const nlohmann::json& e = doc["errors"][i];
-            warnings.push_back({opt.file_name + "#/errors/" + std::to_string(i), "source_error", e.is_object() ? e.value("error", e.dump()) : e.dump()});
+            warnings.push_back({opt.file_name + "#/errors/" + std::to_string(i), "source_error", detail::jsonText(e, "error", e.dump())});
         }
     return true;
 }
@@ -276,9 +276,9 @@ SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
         // Array tasks: "<array job id>_<task id>" as sacct prints them.
         if (x.contains("array") && x["array"].is_object()) {
             const json& arr = x["array"];
-            const auto aj = arr.contains("job_id") ? slurmWhole(arr["job_id"]) : std::nullopt;
-            const auto at = arr.contains("task_id") ? slurmWhole(arr["task_id"]) : std::nullopt;
-            if (aj && *aj > 0 && at) j.id = std::to_string(*aj) + "_" + std::to_string(*at);
+            const long long aj = arr.contains("job_id") ? slurmWhole(arr["job_id"]).value_or(0) : 0;
+            const long long at = arr.contains("task_id") ? slurmWhole(arr["task_id"]).value_or(-1) : -1;
+            if (aj > 0 && at >= 0) j.id = std::to_string(aj) + "_" + std::to_string(at);
         }
         auto str = [&](const char* k) { return x.contains(k) && x[k].is_string() ? x[k].get<std::string>() : std::string(); };
         j.name = str("name");
@@ -312,7 +312,7 @@ SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
         }
         if (x.contains("tres") && x["tres"].is_object() && x["tres"].contains("allocated") && x["tres"]["allocated"].is_array())
             for (const json& t : x["tres"]["allocated"])
-                if (t.is_object() && t.value("type", std::string()) == "gres" && t.value("name", std::string()) == "gpu")
+                if (t.is_object() && detail::jsonText(t, "type") == "gres" && detail::jsonText(t, "name") == "gpu")
                     if (auto c = t.contains("count") ? slurmWhole(t["count"], 1e6) : std::nullopt) j.gpus = static_cast<int>(*c);
         res.jobs.push_back(std::move(j));
     }

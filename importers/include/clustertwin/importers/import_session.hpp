@@ -31,6 +31,10 @@ struct ImportOptions {
     /// Unix time of t = 0 of traces that count from their start (the Alibaba GPU trace).
     double trace_start_s = 0;
     const EntityMapper* mapper = nullptr;  ///< map entities onto a scenario's
+    /// With `mapper`: the id (and file) of the scenario it maps onto. When some entities were mapped, the
+    /// run's metadata records "mapped_onto" (and "scenario_file"): its ids are that scenario's from then on,
+    /// so the app shows it on that scenario only (and offers to open it).
+    std::string mapped_onto, mapped_onto_file;
     std::size_t flush_every = 4'000'000;
 };
 
