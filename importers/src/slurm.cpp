@@ -76,6 +76,14 @@ void gresGpus(const std::string& text, int& count, std::string& model) {
     if (const auto g = text.find("gres/gpu:"); g != std::string::npos && model.empty()) model = text.substr(g + 9, text.find('=', g) - g - 9);
 }
 
+bool plausibleGpuCount(const std::string& host, int count, const std::string& where, std::vector<ImportWarning>& warnings) {
+    if (count <= kMaxGpusPerNode) return true;
+    warnings.push_back({where, "bad_value",
+                        host + ": " + std::to_string(count) + " GPUs on one node is more than any node has (at most " + std::to_string(kMaxGpusPerNode) +
+                            "); its GPUs are not created"});
+    return false;
+}
+
 bool readSlurmDocument(std::istream& in, const ParseOptions& opt, nlohmann::json& doc, std::vector<ImportWarning>& warnings) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     try {

@@ -27,6 +27,11 @@ std::optional<double> slurmEpoch(const nlohmann::json& v);
 /// The GPUs in a Gres or TRES string: "gpu:a100:4(S:0-1)", "gpu:4", "gres/gpu=4,gres/gpu:a100=4". `count`
 /// and `model` are left alone when it names none.
 void gresGpus(const std::string& text, int& count, std::string& model);
+/// No node carries more GPUs than this (an HGX board has 8, the largest PCIe servers 20).
+inline constexpr int kMaxGpusPerNode = 128;
+/// Whether `count` GPUs on one node is believable; if not, a bad_value warning at `where` says so (the node's
+/// GPUs are then not created: a typo or a corrupt file must not make millions of entities).
+bool plausibleGpuCount(const std::string& host, int count, const std::string& where, std::vector<ImportWarning>& warnings);
 /// A Slurm --json document read whole: its "errors" become source_error warnings (by JSON pointer); false
 /// (with a syntax warning naming the line) when it is not a JSON object.
 bool readSlurmDocument(std::istream& in, const ParseOptions& opt, nlohmann::json& doc, std::vector<ImportWarning>& warnings);

@@ -18,8 +18,9 @@ ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Pro
     detail::LineReader reader(in, opt, progress, size_hint, res);
     std::string line;
     std::set<std::string> seen;
-    auto node = [&](const std::string& host, int count, const std::string& model) {
+    auto node = [&](const std::string& host, int count, const std::string& model, const std::string& where) {
         if (!seen.insert(host).second) return;
+        if (!detail::plausibleGpuCount(host, count, where, res.warnings)) count = 0;
         res.entities.push_back({host, "node", "", host, {}});
         for (int i = 0; i < count; ++i) res.entities.push_back({host + "/gpu" + std::to_string(i), "gpu", host, model, {}});
     };
@@ -37,7 +38,7 @@ ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Pro
         if (host.empty()) {
             res.warnings.push_back({record_loc, "missing_field", "NodeName= without a name"});
         } else {
-            node(host, count, model);
+            node(host, count, model, record_loc);
             if (const auto w = record.find("CurrentWatts="); w != std::string::npos && !std::isnan(opt.default_time_s)) {
                 double v;
                 if (detail::parseNumber(record.substr(w + 13, record.find(' ', w) - w - 13), v) && v > 0)
@@ -66,7 +67,7 @@ ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Pro
                 res.warnings.push_back({reader.location(), "syntax", "bad node row"});
                 continue;
             }
-            node(cells[0], static_cast<int>(n), csv_model >= 0 ? cells[static_cast<std::size_t>(csv_model)] : "");
+            node(cells[0], static_cast<int>(n), csv_model >= 0 ? cells[static_cast<std::size_t>(csv_model)] : "", reader.location());
             continue;
         }
         // scontrol show node: a record is the NodeName= line and the indented lines after it (Gres=, CfgTRES=,
@@ -91,7 +92,7 @@ ParseResult parseSlurmNodes(std::istream& in, const ParseOptions& opt, const Pro
         int count = 0;
         std::string model;
         detail::gresGpus(line.substr(sp), count, model);
-        node(line.substr(0, sp), count, model);
+        node(line.substr(0, sp), count, model, reader.location());
     }
     flush_record();
     return res;
@@ -120,6 +121,7 @@ ParseResult parseSlurmNodesJson(std::istream& in, const ParseOptions& opt, const
         std::string model;
         detail::gresGpus(gres, count, model);
         if (count == 0) detail::gresGpus(tres, count, model);
+        if (!detail::plausibleGpuCount(host, count, opt.file_name + "#" + ptr, res.warnings)) count = 0;
         res.entities.push_back({host, "node", "", host, {}});
         for (int i = 0; i < count; ++i) res.entities.push_back({host + "/gpu" + std::to_string(i), "gpu", host, model, {}});
         return true;
