@@ -34,10 +34,8 @@ struct TelemetryControl::Follow {
     QString scenario_file;
     QString db, run_name;
     bool live = true;                         // false: read once, then drop the connection
-    qint64 run = 0;
     double last_to = 0;                       // the newest time read (aligned to the step)
-    std::size_t polls = 0, failures = 0;
-    qint64 stored = 0;
+    std::size_t failures = 0;                  // polls failed in a row
     QString last_error;
     std::vector<importers::ImportedEntity> entities;
     bool opened = false;                      // the run was opened (or offered) once
@@ -171,8 +169,6 @@ void TelemetryControl::finished(ImportJob* job) {
             updateWidgets();
             return;
         }
-        ++follow_->polls;
-        follow_->stored += o.stored;
         const bool ok = o.error.isEmpty() && o.failed.isEmpty();
         if (ok) {
             follow_->last_to = read_to;
@@ -182,7 +178,6 @@ void TelemetryControl::finished(ImportJob* job) {
             ++follow_->failures;
             follow_->last_error = !o.error.isEmpty() ? o.error : o.failed.join("; ");
         }
-        if (o.run > 0 && !o.run_removed) follow_->run = o.run;
         if (!o.entities.empty()) follow_->entities = o.entities;
         if (o.stored > 0) {
             last_ = o;
@@ -206,7 +201,6 @@ void TelemetryControl::finished(ImportJob* job) {
             follow_.reset();
         } else {
             follow_->last_to = read_to;
-            follow_->run = o.run_removed ? 0 : o.run;
             follow_->entities = o.entities;
             poll_timer_.start(static_cast<int>(std::max(2.0, follow_->range.step_s) * 1000));
             extra = tr("Following %1: every %2 s the newest readings are added to this run and the view moves to them.")
