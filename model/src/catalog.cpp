@@ -111,6 +111,29 @@ void read(ObjReader& r, CoolingUnitModel& m) {
     r.get("max_supply_temp_c", m.max_supply_temp_c);
 }
 
+void read(ObjReader& r, RearDoorModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("kind", m.kind);
+    r.get("capacity_w", m.capacity_w);
+    r.get("rated_airflow_m3s", m.rated_airflow_m3s);
+    r.get("rated_air_in_c", m.rated_air_in_c);
+    r.get("rated_water_in_c", m.rated_water_in_c);
+    r.get("max_capacity_w", m.max_capacity_w);
+    r.get("fan_power_w", m.fan_power_w);
+    r.get("water_flow_lpm", m.water_flow_lpm);
+    r.get("depth_m", m.depth_m);
+}
+
+void read(ObjReader& r, ContainmentModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("leakage_fraction", m.leakage_fraction);
+}
+
+void read(ObjReader& r, BlankingModel& m) {
+    readCommon(r, m.name, m.source);
+    r.get("recirculation_fraction", m.recirculation_fraction);
+}
+
 void read(ObjReader& r, CduModel& m) {
     readCommon(r, m.name, m.source);
     r.get("capacity_w", m.capacity_w);
@@ -203,6 +226,9 @@ void Catalog::merge(std::string_view json_text, const std::string& pointer_prefi
     mergeSection(top, "cooling_units", cooling_units, diags);
     mergeSection(top, "cdus", cdus, diags);
     mergeSection(top, "floor_tiles", floor_tiles, diags);
+    mergeSection(top, "rear_doors", rear_doors, diags);
+    mergeSection(top, "containments", containments, diags);
+    mergeSection(top, "blankings", blankings, diags);
     mergeSection(top, "switches", switches, diags);
     mergeSection(top, "ups", ups, diags);
     mergeSection(top, "efficiency_curves", efficiency_curves, diags);
@@ -232,6 +258,15 @@ const RackModel* Catalog::rack(std::string_view id) const { return findById(rack
 const CoolingUnitModel* Catalog::coolingUnit(std::string_view id) const { return findById(cooling_units, id); }
 const CduModel* Catalog::cdu(std::string_view id) const { return findById(cdus, id); }
 const FloorTileModel* Catalog::floorTile(std::string_view id) const { return findById(floor_tiles, id); }
+const RearDoorModel* Catalog::rearDoor(std::string_view id) const { return findById(rear_doors, id); }
+const ContainmentModel* Catalog::containment(std::string_view id) const { return findById(containments, id); }
+const BlankingModel* Catalog::blanking(std::string_view id) const { return findById(blankings, id); }
+
+double RearDoorModel::effectiveness() const {
+    const double dt = rated_air_in_c - rated_water_in_c;
+    if (capacity_w <= 0 || rated_airflow_m3s <= 0 || dt <= 0) return 0;
+    return capacity_w / (units::kAirDensityKgM3 * units::kAirCpJPerKgK * rated_airflow_m3s * dt);
+}
 const SwitchModel* Catalog::switchModel(std::string_view id) const { return findById(switches, id); }
 const UpsModel* Catalog::upsModel(std::string_view id) const { return findById(ups, id); }
 const EfficiencyCurve* Catalog::curve(std::string_view id) const { return findById(efficiency_curves, id); }
@@ -349,7 +384,7 @@ Diagnostics Catalog::check() const {
         Checker c{d, "cooling_units/" + u.id};
         uniq("cooling_units", u.id);
         c.common(u.name, u.source);
-        if (u.kind != "crah" && u.kind != "crac") c.err("kind", "must be 'crah' or 'crac'");
+        if (u.kind != "crah" && u.kind != "crac" && u.kind != "in-row") c.err("kind", "must be 'crah', 'crac' or 'in-row'");
         c.positive("capacity_w", u.capacity_w);
         c.positive("airflow_m3s", u.airflow_m3s);
         c.positive("fan_power_w", u.fan_power_w);
@@ -357,6 +392,33 @@ Diagnostics Catalog::check() const {
         c.positive("depth_m", u.depth_m);
         c.positive("height_m", u.height_m);
         if (u.max_supply_temp_c <= u.min_supply_temp_c) c.err("max_supply_temp_c", "must be above min_supply_temp_c");
+    }
+    for (const auto& r : rear_doors) {
+        Checker c{d, "rear_doors/" + r.id};
+        uniq("rear_doors", r.id);
+        c.common(r.name, r.source);
+        if (r.kind != "passive" && r.kind != "active") c.err("kind", "must be 'passive' or 'active'");
+        c.positive("capacity_w", r.capacity_w);
+        c.positive("rated_airflow_m3s", r.rated_airflow_m3s);
+        if (r.rated_air_in_c <= r.rated_water_in_c) c.err("rated_air_in_c", "must be above rated_water_in_c");
+        if (r.max_capacity_w < r.capacity_w) c.err("max_capacity_w", "must be at least capacity_w");
+        if (r.effectiveness() > 1) c.err("capacity_w", "more than the air can give up at the rated conditions (effectiveness above 1)");
+        c.nonNegative("fan_power_w", r.fan_power_w);
+        if (r.kind == "active") c.positive("fan_power_w", r.fan_power_w);
+        c.positive("water_flow_lpm", r.water_flow_lpm);
+        c.nonNegative("depth_m", r.depth_m);
+    }
+    for (const auto& m : containments) {
+        Checker c{d, "containments/" + m.id};
+        uniq("containments", m.id);
+        c.common(m.name, m.source);
+        if (m.leakage_fraction < 0 || m.leakage_fraction >= 1) c.err("leakage_fraction", "must be within 0..1");
+    }
+    for (const auto& m : blankings) {
+        Checker c{d, "blankings/" + m.id};
+        uniq("blankings", m.id);
+        c.common(m.name, m.source);
+        if (m.recirculation_fraction < 0 || m.recirculation_fraction > 0.9) c.err("recirculation_fraction", "must be within 0..0.9");
     }
     for (const auto& u : cdus) {
         Checker c{d, "cdus/" + u.id};

@@ -30,6 +30,9 @@ bool index(const std::string& s, std::size_t n, std::size_t& i) {
 
 std::string kindOf(const std::string& message) {
     if (message.find("overlaps") != std::string::npos) return "overlap";
+    if (message.find("has no supply") != std::string::npos) return "aisle_supply";
+    if (message.find("no return path") != std::string::npos) return "aisle_return";
+    if (message.find("rear door over capacity") != std::string::npos) return "rear_door_capacity";
     if (message.find("outside the hall") != std::string::npos) return "outside_hall";
     if (message.find("breakers") != std::string::npos) return "rack_power";
     if (message.find("capacity") != std::string::npos && message.find("load") != std::string::npos) return "pdu_capacity";

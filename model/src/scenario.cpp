@@ -57,6 +57,8 @@ std::string_view toString(EntityKind k) {
     case EntityKind::Ups: return "ups";
     case EntityKind::Pdu: return "pdu";
     case EntityKind::Job: return "job";
+    case EntityKind::Containment: return "containment";
+    case EntityKind::WaterLoop: return "water_loop";
     }
     return "?";
 }
@@ -78,6 +80,7 @@ void Scenario::linkParents() {
         }
         for (auto& u : h.cooling_units) u.hall_id = h.id;
         for (auto& c : h.cdus) c.hall_id = h.id;
+        for (auto& c : h.containments) c.hall_id = h.id;
     }
 }
 

@@ -1,6 +1,7 @@
 #include <clustertwin/model/scenario_io.hpp>
 
 #include "json_util.hpp"
+#include "scenario_io_parts.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -19,124 +20,13 @@ using detail::num;
 using detail::ObjReader;
 using detail::ojson;
 using detail::putExtras;
+using detail::putIfNotEmpty;
+using detail::readList;
+using detail::vec2;
 
 namespace {
 
 // ---------------------------------------------------------------- reading
-
-void read(ObjReader& r, NodeGpu& g) {
-    r.get("index", g.index, true);
-    r.get("uuid", g.uuid);
-}
-
-void read(ObjReader& r, Node& n, Diagnostics& d) {
-    r.get("id", n.id, true);
-    r.get("name", n.name);
-    r.get("model", n.model, true);
-    r.get("u_position", n.u_position, true);
-    r.get("hostname", n.hostname);
-    r.get("feeds", n.feeds);
-    r.forEach("gpus", false, [&](const json& e, const std::string& p) {
-        ObjReader gr(e, p, d);
-        if (!gr.valid()) return;
-        NodeGpu g;
-        read(gr, g);
-        g.extra = gr.finish();
-        n.gpus.push_back(std::move(g));
-    });
-}
-
-void read(ObjReader& r, RackPdu& p) {
-    r.get("id", p.id, true);
-    r.get("name", p.name);
-    r.get("feed", p.feed, true);
-    r.get("upstream", p.upstream, true);
-    r.get("phases", p.phases);
-    r.get("voltage_v", p.voltage_v);
-    r.get("breaker_a", p.breaker_a, true);
-    r.get("power_factor", p.power_factor);
-}
-
-void read(ObjReader& r, Rack& k, Diagnostics& d) {
-    r.get("id", k.id, true);
-    r.get("name", k.name);
-    r.get("model", k.model, true);
-    r.get("position_m", k.position_m, true);
-    r.get("facing", k.facing, true);
-    r.forEach("nodes", false, [&](const json& e, const std::string& p) {
-        ObjReader nr(e, p, d);
-        if (!nr.valid()) return;
-        Node n;
-        read(nr, n, d);
-        n.extra = nr.finish();
-        k.nodes.push_back(std::move(n));
-    });
-    r.forEach("pdus", false, [&](const json& e, const std::string& p) {
-        ObjReader pr(e, p, d);
-        if (!pr.valid()) return;
-        RackPdu x;
-        read(pr, x);
-        x.extra = pr.finish();
-        k.pdus.push_back(std::move(x));
-    });
-}
-
-void read(ObjReader& r, CoolingUnit& u) {
-    r.get("id", u.id, true);
-    r.get("name", u.name);
-    r.get("model", u.model, true);
-    r.get("position_m", u.position_m, true);
-    r.get("facing", u.facing, true);
-    r.get("supply_setpoint_c", u.supply_setpoint_c, true);
-}
-
-void read(ObjReader& r, Cdu& c) {
-    r.get("id", c.id, true);
-    r.get("name", c.name);
-    r.get("model", c.model, true);
-    r.get("position_m", c.position_m, true);
-    r.get("facing", c.facing);
-    r.get("supply_temp_c", c.supply_temp_c, true);
-    r.get("racks", c.racks, true);
-}
-
-template <class T, class F>
-void readList(ObjReader& r, const char* key, bool required, std::vector<T>& out, Diagnostics& d, F&& fn) {
-    r.forEach(key, required, [&](const json& e, const std::string& p) {
-        ObjReader er(e, p, d);
-        if (!er.valid()) return;
-        T x;
-        fn(er, x);
-        x.extra = er.finish();
-        out.push_back(std::move(x));
-    });
-}
-
-void read(ObjReader& r, Hall& h, Diagnostics& d) {
-    r.get("id", h.id, true);
-    r.get("name", h.name);
-    r.get("width_m", h.width_m, true);
-    r.get("depth_m", h.depth_m, true);
-    r.get("height_m", h.height_m, true);
-    r.get("tile_m", h.tile_m);
-    if (const json* rf = r.member("raised_floor"); rf && !rf->is_null()) {
-        ObjReader fr(*rf, r.pointer("raised_floor"), d);
-        if (fr.valid()) {
-            RaisedFloor f;
-            fr.get("height_m", f.height_m, true);
-            fr.get("tile", f.tile);
-            f.extra = fr.finish();
-            h.raised_floor = f;
-        }
-    }
-    readList(r, "rows", false, h.rows, d, [&](ObjReader& rr, Row& row) {
-        rr.get("id", row.id, true);
-        rr.get("name", row.name);
-        readList(rr, "racks", false, row.racks, d, [&](ObjReader& kr, Rack& k) { read(kr, k, d); });
-    });
-    readList(r, "cooling_units", false, h.cooling_units, d, [](ObjReader& ur, CoolingUnit& u) { read(ur, u); });
-    readList(r, "cdus", false, h.cdus, d, [](ObjReader& cr, Cdu& c) { read(cr, c); });
-}
 
 void read(ObjReader& r, PowerChain& pc, Diagnostics& d) {
     readList(r, "feeds", false, pc.feeds, d, [](ObjReader& x, UtilityFeed& f) {
@@ -311,124 +201,6 @@ void readObject(ObjReader& parent, const char* key, T& out, Diagnostics& d, void
 
 // ---------------------------------------------------------------- writing
 
-void putIfNotEmpty(ojson& o, const char* key, const std::string& v) {
-    if (!v.empty()) o[key] = v;
-}
-
-ojson vec2(const Vec2& v) { return ojson::array({num(v.x_m), num(v.y_m)}); }
-
-ojson write(const Node& n) {
-    ojson o;
-    o["id"] = n.id;
-    putIfNotEmpty(o, "name", n.name);
-    o["model"] = n.model;
-    o["u_position"] = n.u_position;
-    putIfNotEmpty(o, "hostname", n.hostname);
-    if (!n.feeds.empty()) o["feeds"] = n.feeds;
-    if (!n.gpus.empty()) {
-        ojson a = ojson::array();
-        for (const auto& g : n.gpus) {
-            ojson go;
-            go["index"] = g.index;
-            putIfNotEmpty(go, "uuid", g.uuid);
-            putExtras(go, g.extra);
-            a.push_back(std::move(go));
-        }
-        o["gpus"] = std::move(a);
-    }
-    putExtras(o, n.extra);
-    return o;
-}
-
-ojson write(const RackPdu& p) {
-    ojson o;
-    o["id"] = p.id;
-    putIfNotEmpty(o, "name", p.name);
-    o["feed"] = p.feed;
-    o["upstream"] = p.upstream;
-    o["phases"] = p.phases;
-    o["voltage_v"] = num(p.voltage_v);
-    o["breaker_a"] = num(p.breaker_a);
-    o["power_factor"] = num(p.power_factor);
-    putExtras(o, p.extra);
-    return o;
-}
-
-ojson write(const Rack& k) {
-    ojson o;
-    o["id"] = k.id;
-    putIfNotEmpty(o, "name", k.name);
-    o["model"] = k.model;
-    o["position_m"] = vec2(k.position_m);
-    o["facing"] = std::string(toString(k.facing));
-    ojson pdus = ojson::array();
-    for (const auto& p : k.pdus) pdus.push_back(write(p));
-    o["pdus"] = std::move(pdus);
-    ojson nodes = ojson::array();
-    for (const auto& n : k.nodes) nodes.push_back(write(n));
-    o["nodes"] = std::move(nodes);
-    putExtras(o, k.extra);
-    return o;
-}
-
-ojson write(const Hall& h) {
-    ojson o;
-    o["id"] = h.id;
-    putIfNotEmpty(o, "name", h.name);
-    o["width_m"] = num(h.width_m);
-    o["depth_m"] = num(h.depth_m);
-    o["height_m"] = num(h.height_m);
-    o["tile_m"] = num(h.tile_m);
-    if (h.raised_floor) {
-        ojson f;
-        f["height_m"] = num(h.raised_floor->height_m);
-        f["tile"] = h.raised_floor->tile;
-        putExtras(f, h.raised_floor->extra);
-        o["raised_floor"] = std::move(f);
-    }
-    ojson units = ojson::array();
-    for (const auto& u : h.cooling_units) {
-        ojson x;
-        x["id"] = u.id;
-        putIfNotEmpty(x, "name", u.name);
-        x["model"] = u.model;
-        x["position_m"] = vec2(u.position_m);
-        x["facing"] = std::string(toString(u.facing));
-        x["supply_setpoint_c"] = num(u.supply_setpoint_c);
-        putExtras(x, u.extra);
-        units.push_back(std::move(x));
-    }
-    o["cooling_units"] = std::move(units);
-    ojson cdus = ojson::array();
-    for (const auto& c : h.cdus) {
-        ojson x;
-        x["id"] = c.id;
-        putIfNotEmpty(x, "name", c.name);
-        x["model"] = c.model;
-        x["position_m"] = vec2(c.position_m);
-        x["facing"] = std::string(toString(c.facing));
-        x["supply_temp_c"] = num(c.supply_temp_c);
-        x["racks"] = c.racks;
-        putExtras(x, c.extra);
-        cdus.push_back(std::move(x));
-    }
-    o["cdus"] = std::move(cdus);
-    ojson rows = ojson::array();
-    for (const auto& row : h.rows) {
-        ojson x;
-        x["id"] = row.id;
-        putIfNotEmpty(x, "name", row.name);
-        ojson racks = ojson::array();
-        for (const auto& k : row.racks) racks.push_back(write(k));
-        x["racks"] = std::move(racks);
-        putExtras(x, row.extra);
-        rows.push_back(std::move(x));
-    }
-    o["rows"] = std::move(rows);
-    putExtras(o, h.extra);
-    return o;
-}
-
 ojson write(const PowerChain& pc) {
     ojson o;
     ojson feeds = ojson::array();
@@ -493,12 +265,18 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
         x.get("name", site.name);
         x.get("location", site.location);
     });
-    readList(r, "halls", true, s.halls, d, [&](ObjReader& hr, Hall& h) { read(hr, h, d); });
+    readList(r, "halls", true, s.halls, d, [&](ObjReader& hr, Hall& h) { detail::readHall(hr, h, d); });
     readObject<PowerChain>(r, "power", s.power, d, [](ObjReader& x, PowerChain& pc, Diagnostics& dd) { read(x, pc, dd); });
-    readObject<Plant>(r, "plant", s.plant, d, [](ObjReader& x, Plant& p, Diagnostics&) {
+    readObject<Plant>(r, "plant", s.plant, d, [](ObjReader& x, Plant& p, Diagnostics& dd) {
         x.get("chiller_cop", p.chiller_cop);
         x.get("pump_power_w", p.pump_power_w);
         x.get("facility_water_temp_c", p.facility_water_temp_c);
+        readList(x, "loops", false, p.loops, dd, [](ObjReader& lr, WaterLoop& l) {
+            lr.get("id", l.id, true);
+            lr.get("name", l.name);
+            lr.get("supply_temp_c", l.supply_temp_c);
+            lr.get("capacity_w", l.capacity_w);
+        });
     });
     readObject<SimulationSettings>(r, "simulation", s.simulation, d,
                                    [](ObjReader& x, SimulationSettings& o, Diagnostics&) { x.get("air", o.air); });
@@ -551,6 +329,19 @@ std::string scenarioToJson(const Scenario& s) {
         plant["chiller_cop"] = num(s.plant.chiller_cop);
         plant["pump_power_w"] = num(s.plant.pump_power_w);
         plant["facility_water_temp_c"] = num(s.plant.facility_water_temp_c);
+        if (!s.plant.loops.empty()) {
+            ojson loops = ojson::array();
+            for (const auto& l : s.plant.loops) {
+                ojson x;
+                x["id"] = l.id;
+                putIfNotEmpty(x, "name", l.name);
+                x["supply_temp_c"] = num(l.supply_temp_c);
+                x["capacity_w"] = num(l.capacity_w);
+                putExtras(x, l.extra);
+                loops.push_back(std::move(x));
+            }
+            plant["loops"] = std::move(loops);
+        }
         putExtras(plant, s.plant.extra);
         o["plant"] = std::move(plant);
     }
@@ -576,7 +367,7 @@ std::string scenarioToJson(const Scenario& s) {
         o["network"] = std::move(net);
     }
     ojson halls = ojson::array();
-    for (const auto& h : s.halls) halls.push_back(write(h));
+    for (const auto& h : s.halls) halls.push_back(detail::writeHall(h));
     o["halls"] = std::move(halls);
     if (!s.jobs.empty()) {
         ojson jobs = ojson::array();

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "json_util.hpp"
+#include "validate_parts.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -68,7 +69,11 @@ public:
     Diagnostics run() {
         collectIds();
         checkTop();
-        for (std::size_t h = 0; h < s_.halls.size(); ++h) checkHall(s_.halls[h], ptrJoin("/halls", h));
+        for (std::size_t h = 0; h < s_.halls.size(); ++h) {
+            checkHall(s_.halls[h], ptrJoin("/halls", h));
+            detail::checkCooling(s_, s_.halls[h], ptrJoin("/halls", h), c_, d_);
+        }
+        detail::checkLoops(s_, d_);
         checkPower();
         checkNetwork();
         checkJobs();
@@ -128,7 +133,11 @@ private:
                 addId(hall.cooling_units[u].id, ptrJoin(hp + "/cooling_units", u), EntityKind::CoolingUnit);
             for (std::size_t u = 0; u < hall.cdus.size(); ++u)
                 addId(hall.cdus[u].id, ptrJoin(hp + "/cdus", u), EntityKind::Cdu);
+            for (std::size_t u = 0; u < hall.containments.size(); ++u)
+                addId(hall.containments[u].id, ptrJoin(hp + "/containments", u), EntityKind::Containment);
         }
+        for (std::size_t i = 0; i < s_.plant.loops.size(); ++i)
+            addId(s_.plant.loops[i].id, ptrJoin("/plant/loops", i), EntityKind::WaterLoop);
         for (std::size_t i = 0; i < s_.power.feeds.size(); ++i)
             addId(s_.power.feeds[i].id, ptrJoin("/power/feeds", i), EntityKind::UtilityFeed);
         for (std::size_t i = 0; i < s_.power.ups.size(); ++i)
@@ -557,6 +566,7 @@ private:
                 err(p + "/target", "'" + e.target + "' is not a " + what + " of this scenario");
             };
             if (k.rfind("cooling_unit_", 0) == 0) want({EntityKind::CoolingUnit}, "cooling unit");
+            else if (k.rfind("loop_", 0) == 0) want({EntityKind::WaterLoop}, "water loop");
             else if (k.rfind("cdu_", 0) == 0) want({EntityKind::Cdu}, "CDU");
             else if (k.rfind("node_", 0) == 0) want({EntityKind::Node}, "node");
             else if (k.rfind("feed_", 0) == 0)

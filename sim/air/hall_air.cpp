@@ -1,12 +1,14 @@
 // A hall's air geometry on an air solver: see hall_air.hpp.
 #include "hall_air.hpp"
 
+#include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/geometry.hpp>
 #include <clustertwin/model/units.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <map>
 #include <string>
 
 namespace ct::sim {
@@ -33,6 +35,43 @@ PortJet along(Facing f) {
     }
 }
 
+/// Connected fluid regions of the grid (6-neighbour), labelled per cell; −1 for solids. The largest region, the
+/// room, is labelled 0.
+std::vector<int> fluidRegions(const AirModel& air) {
+    const int nx = air.nx(), ny = air.ny(), nz = air.nz();
+    std::vector<int> label(air.cellCount(), -1);
+    std::vector<std::size_t> size;
+    std::vector<int> stack;
+    for (int start = 0; start < static_cast<int>(label.size()); ++start) {
+        if (label[static_cast<std::size_t>(start)] >= 0 || air.solid(start)) continue;
+        const int id = static_cast<int>(size.size());
+        size.push_back(0);
+        label[static_cast<std::size_t>(start)] = id;
+        stack.push_back(start);
+        while (!stack.empty()) {
+            const int c = stack.back();
+            stack.pop_back();
+            ++size.back();
+            const int i = c % nx, j = (c / nx) % ny, k = c / (nx * ny);
+            const int nb[6][3] = {{i - 1, j, k}, {i + 1, j, k}, {i, j - 1, k}, {i, j + 1, k}, {i, j, k - 1}, {i, j, k + 1}};
+            for (const auto& n : nb) {
+                if (n[0] < 0 || n[1] < 0 || n[2] < 0 || n[0] >= nx || n[1] >= ny || n[2] >= nz) continue;
+                const int d = air.index(n[0], n[1], n[2]);
+                if (label[static_cast<std::size_t>(d)] >= 0 || air.solid(d)) continue;
+                label[static_cast<std::size_t>(d)] = id;
+                stack.push_back(d);
+            }
+        }
+    }
+    if (size.size() > 1) {
+        const int room = static_cast<int>(std::max_element(size.begin(), size.end()) - size.begin());
+        for (int& l : label)
+            if (l == room) l = 0;
+            else if (l == 0) l = room;
+    }
+    return label;
+}
+
 class Builder {
 public:
     Builder(const model::Hall& hall, const model::Catalog& cat, AirSolver& s, double margin)
@@ -40,10 +79,18 @@ public:
 
     HallAirPorts build() {
         solids();
+        containmentPanels();
+        region_ = fluidRegions(air_);
+        region_index_[0] = 0;
+        out_.regions.emplace_back();
         for (const auto& row : hall_.rows)
             for (const auto& r : row.racks) rack(r);
         for (const auto& u : hall_.cooling_units) unit(u);
-        if (hall_.raised_floor && !hall_.cooling_units.empty()) tiles();
+        bool perimeter = false;
+        for (const auto& u : hall_.cooling_units) perimeter = perimeter || !model::isInRow(u, cat_);
+        if (hall_.raised_floor && perimeter) tiles();
+        if (hall_.ceiling_return && perimeter) grilles();
+        leaks();
         return std::move(out_);
     }
 
@@ -56,6 +103,8 @@ private:
     double rack_q_max_ = 0;  // all racks at full fan speed
     HallAirPorts out_;
     std::set<int> used_;  // cells already in a port: a cell belongs to one port at most
+    std::vector<int> region_;  // per cell: the connected fluid region (−1 solid); the room is the largest
+    std::vector<std::pair<const model::Containment*, model::ContainedAisle>> aisles_;
 
     const model::RackModel& rackModel(const model::Rack& r) const {
         const auto* rm = cat_.rack(r.model);
@@ -112,7 +161,38 @@ private:
 
     int port(std::vector<int> cells, bool source, const PortJet& jet) {
         for (int cell : cells) used_.insert(cell);
-        return solver_.addPort(cells, source, jet);
+        const int region = regionOf(cells.front());
+        const int p = solver_.addPort(cells, source, jet);
+        if (static_cast<int>(out_.port_region.size()) <= p) out_.port_region.resize(static_cast<std::size_t>(p) + 1, 0);
+        out_.port_region[static_cast<std::size_t>(p)] = region;
+        return p;
+    }
+
+    /// The hall region (index into out_.regions) of a cell: 0 for the room, a new region the first time a sealed
+    /// part of the grid is met.
+    int regionOf(int cell) {
+        const int g = region_[static_cast<std::size_t>(cell)];
+        auto it = region_index_.find(g);
+        if (it != region_index_.end()) return it->second;
+        const int r = static_cast<int>(out_.regions.size());
+        region_index_[g] = r;
+        AirRegion reg;
+        for (const auto& [c, a] : aisles_) {
+            if (regionAt(a) != g) continue;
+            reg.containment = c->id;
+            reg.cold = c->kind == "cold";
+            reg.leakage = model::leakageFraction(*c, cat_);
+        }
+        out_.regions.push_back(reg);
+        return r;
+    }
+    std::map<int, int> region_index_;
+
+    /// The grid region at an aisle's centre, on the floor.
+    int regionAt(const model::ContainedAisle& a) const {
+        int i, j, k;
+        air_.cellOf((a.box.x0 + a.box.x1) / 2, (a.box.y0 + a.box.y1) / 2, c_ / 2, i, j, k);
+        return region_[static_cast<std::size_t>(air_.index(i, j, k))];
     }
 
     double jetMs(double q, std::size_t cells, double open = 1.0) const {
@@ -161,6 +241,18 @@ private:
         const model::Box2 b = model::footprint(u.position_m, m.width_m, m.depth_m, u.facing);
         const int levels = std::clamp(static_cast<int>(std::lround(m.height_m / c_)), 1, air_.nz());
         bool blocked = false;
+        UnitAirPorts up;
+        if (model::isInRow(u, cat_)) {
+            // In a row: the hot aisle's air in through the back, cooled air out of the front, over its height.
+            auto supply = faceCells(b, u.facing, 0, levels, 1, &blocked);
+            auto ret = faceCells(b, opposite(u.facing), 0, levels, 1, &blocked);
+            if (supply.empty() || ret.empty()) throw SimError("in-row cooler " + u.id + ": its " + (supply.empty() ? "front" : "back") + " is blocked");
+            out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(m.airflow_m3s, supply.size()));
+            up.supply = port(std::move(supply), true, along(u.facing));
+            up.ret = port(std::move(ret), false, {});
+            out_.units.push_back(up);
+            return;
+        }
         auto supply = faceCells(b, u.facing, 0, std::max(1, levels / 2), 1, &blocked);
         std::vector<int> ret;
         if (levels < air_.nz()) {
@@ -172,44 +264,196 @@ private:
                     if (!air_.solid(air_.index(i, j, k0))) ret.push_back(air_.index(i, j, k0));
         }
         if (ret.empty()) ret = faceCells(b, opposite(u.facing), levels / 2, levels, 1, &blocked);
-        if (supply.empty() || ret.empty()) throw SimError("cooling unit " + u.id + ": its supply or return is blocked");
-        UnitAirPorts up;
+        if (supply.empty() || (ret.empty() && !hall_.ceiling_return)) throw SimError("cooling unit " + u.id + ": its supply or return is blocked");
         if (!hall_.raised_floor)
             out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(std::min(m.airflow_m3s, margin_ * rack_q_max_), supply.size()));
         up.supply = port(std::move(supply), true, along(u.facing));
-        up.ret = port(std::move(ret), false, {});
+        if (!hall_.ceiling_return) up.ret = port(std::move(ret), false, {});  // else it draws from the grilles
         out_.units.push_back(up);
+    }
+
+    double perimeterAirflow() const {
+        double q = 0;
+        for (const auto& u : hall_.cooling_units)
+            if (!model::isInRow(u, cat_)) q += cat_.coolingUnit(u.model)->airflow_m3s;
+        return std::min(q, margin_ * rack_q_max_);
     }
 
     /// Raised floor: the units blow into the plenum, which mixes their air and feeds the tiles: one row of
     /// tiles in front of every rack (floor cells within a tile's depth of its front, beyond its intake), each
-    /// tile's jet leaving upwards through the tile's open area.
+    /// tile's jet leaving upwards through the tile's open area. One port per region (a contained cold aisle's
+    /// tiles are fed on their own).
     void tiles() {
         const auto* tile = cat_.floorTile(hall_.raised_floor->tile);
         if (!tile) throw SimError("hall " + hall_.id + ": unknown floor tile " + hall_.raised_floor->tile);
-        std::vector<int> cells;
-        double open_area = 0;
+        std::map<int, std::vector<int>> cells;
+        std::map<int, double> open_area;
         for (const auto& row : hall_.rows)
             for (const auto& r : row.racks) {
                 const auto& rm = rackModel(r);
                 const model::Box2 b = model::footprint(r.position_m, rm.width_m, rm.depth_m, r.facing);
                 const int layers = std::max(2, 1 + static_cast<int>(std::lround(tile->size_m / c_)));
+                int region = -1;
                 for (int layer = 2; layer <= layers; ++layer) {
                     bool blocked = false;
                     for (int cell : faceCells(b, r.facing, 0, 1, layer, &blocked))
-                        if (used_.insert(cell).second) cells.push_back(cell);  // not another port's, not twice
+                        if (used_.insert(cell).second) {  // not another port's, not twice
+                            region = regionOf(cell);
+                            cells[region].push_back(cell);
+                        }
                 }
-                open_area += rm.width_m * tile->size_m * tile->open_fraction;
+                if (region >= 0) open_area[region] += rm.width_m * tile->size_m * tile->open_fraction;
             }
-        if (cells.empty()) return;
-        // The jet speed is the tiles' (flow / open area), whatever share of the floor cells they cover.
-        const double cell_area = static_cast<double>(cells.size()) * c_ * c_;
-        const double open = std::clamp(open_area / cell_area, 1e-3, 1.0);
-        double q_max = 0;
-        for (const auto& u : hall_.cooling_units) q_max += cat_.coolingUnit(u.model)->airflow_m3s;
-        q_max = std::min(q_max, margin_ * rack_q_max_);
-        out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(q_max, cells.size(), open));
-        out_.tiles = port(std::move(cells), true, {0, 0, 1, open});
+        const double q_max = perimeterAirflow();
+        for (auto& [region, list] : cells) {
+            // The jet speed is the tiles' (flow / open area), whatever share of the floor cells they cover.
+            const double cell_area = static_cast<double>(list.size()) * c_ * c_;
+            const double open = std::clamp(open_area[region] / cell_area, 1e-3, 1.0);
+            out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(q_max, list.size(), open));
+            for (int cell : list) used_.erase(cell);
+            out_.tiles.push_back(port(std::move(list), true, {0, 0, 1, open}));
+        }
+    }
+
+    /// Ducted ceiling return: grilles over the hot aisles, two cells deep behind every rack: in the ceiling over an
+    /// open aisle, under the roof of a contained hot aisle (its chimney). One port per region.
+    void grilles() {
+        std::map<int, std::vector<int>> cells;
+        for (const auto& row : hall_.rows)
+            for (const auto& r : row.racks) {
+                const auto& rm = rackModel(r);
+                const model::Box2 b = model::footprint(r.position_m, rm.width_m, rm.depth_m, r.facing);
+                const int levels = std::clamp(static_cast<int>(std::lround(rm.height_m / c_)), 1, air_.nz());
+                bool blocked = false;
+                const auto probe = faceCells(b, opposite(r.facing), levels - 1, levels, 2, &blocked);
+                const bool sealed = !probe.empty() && region_[static_cast<std::size_t>(probe.front())] != 0;
+                const int k = sealed ? levels - 1 : air_.nz() - 1;
+                for (int layer = 2; layer <= 3; ++layer)
+                    for (int cell : faceCells(b, opposite(r.facing), k, k + 1, layer, &blocked))
+                        if (used_.insert(cell).second) cells[regionOf(cell)].push_back(cell);
+            }
+        if (cells.empty()) throw SimError("hall " + hall_.id + ": the ceiling return finds no room for grilles over the hot aisles");
+        for (auto& [region, list] : cells) {
+            for (int cell : list) used_.erase(cell);
+            out_.grilles.push_back(port(std::move(list), false, {}));
+        }
+    }
+
+    /// Containment: the rows' gaps closed up to the roof (a shorter row continued by a panel), the roof over the
+    /// aisle and a door at each end, each one cell thick.
+    void containmentPanels() {
+        for (const auto& c : hall_.containments) {
+            std::string why;
+            for (const auto& a : model::containedAisles(hall_, c, cat_, &why)) {
+                aisles_.emplace_back(&c, a);
+                for (const std::string& row_id : {a.row_a, a.row_b})
+                    for (const auto& row : hall_.rows) {
+                        if (row.id != row_id) continue;
+                        const auto line = model::rowLine(hall_, row, cat_);
+                        if (!line) continue;
+                        model::Box2 band = line->core;
+                        if (a.along_x) band.x0 = a.box.x0, band.x1 = a.box.x1;
+                        else band.y0 = a.box.y0, band.y1 = a.box.y1;
+                        solver_.addSolidBox(band.x0, band.y0, 0, band.x1, band.y1, a.roof_m);
+                    }
+                const double top = a.roof_m + c_;
+                if (c.roof) {
+                    if (a.along_x) solver_.addSolidBox(a.box.x0, a.box.y0 - c_, a.roof_m, a.box.x1, a.box.y1 + c_, top);
+                    else solver_.addSolidBox(a.box.x0 - c_, a.box.y0, a.roof_m, a.box.x1 + c_, a.box.y1, top);
+                }
+                if (c.end_doors) {
+                    if (a.along_x) {
+                        solver_.addSolidBox(a.box.x0 - c_, a.box.y0 - c_, 0, a.box.x0, a.box.y1 + c_, top);
+                        solver_.addSolidBox(a.box.x1, a.box.y0 - c_, 0, a.box.x1 + c_, a.box.y1 + c_, top);
+                    } else {
+                        solver_.addSolidBox(a.box.x0 - c_, a.box.y0 - c_, 0, a.box.x1 + c_, a.box.y0, top);
+                        solver_.addSolidBox(a.box.x0 - c_, a.box.y1, 0, a.box.x1 + c_, a.box.y1 + c_, top);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fluid, unused cells of region `g` (grid label) whose centres lie in the box, below `z1`.
+    std::vector<int> cellsIn(double x0, double y0, double x1, double y1, double z0, double z1, int g, bool in) const {
+        std::vector<int> out;
+        int i0, j0, k0, i1, j1, k1;
+        air_.cellOf(x0, y0, z0, i0, j0, k0);
+        air_.cellOf(x1, y1, z1, i1, j1, k1);
+        for (int k = k0; k <= k1; ++k)
+            for (int j = j0; j <= j1; ++j)
+                for (int i = i0; i <= i1; ++i) {
+                    const int cell = air_.index(i, j, k);
+                    const int r = region_[static_cast<std::size_t>(cell)];
+                    if (r < 0 || used_.count(cell) || (in ? r != g : r != 0)) continue;
+                    out.push_back(cell);
+                }
+        return out;
+    }
+
+    /// Leak ports of every sealed aisle, spread along it as the gaps of its panels are: inside, the aisle's top
+    /// free layer under the roof; outside, the room just above the roof. Where the roof is at the ceiling, through
+    /// the end doors instead (inside: the aisle's end columns; outside: the floor beyond the doors).
+    void leaks() {
+        std::set<int> done;
+        for (const auto& [c, a] : aisles_) {
+            const int g = regionAt(a);
+            if (g <= 0) {
+                out_.unsealed.push_back(c->id);
+                continue;
+            }
+            if (!done.insert(g).second) continue;
+            int i, j, k_roof;
+            air_.cellOf(a.box.x0, a.box.y0, a.roof_m + c_ / 2, i, j, k_roof);
+            std::vector<int> in, out;
+            auto layer = [&](int k, bool inside) {
+                const double z = (k + 0.5) * c_;
+                return cellsIn(a.box.x0, a.box.y0, a.box.x1, a.box.y1, z, z, g, inside);
+            };
+            if (k_roof + 1 < air_.nz()) {
+                for (int k = k_roof - 1; k >= std::max(0, k_roof - 2) && in.empty(); --k) in = layer(k, true);
+                out = layer(k_roof + 1, false);
+            }
+            if (in.empty() || out.empty()) {
+                in.clear();
+                out.clear();
+                const double h = c_ * 0.49, z1 = a.roof_m - c_ / 2;
+                if (a.along_x) {
+                    for (double x : {a.box.x0 + h, a.box.x1 - h}) append(in, cellsIn(x, a.box.y0, x, a.box.y1, 0, z1, g, true));
+                    for (double x : {a.box.x0 - 1.5 * c_, a.box.x1 + 1.5 * c_})
+                        if (x > 0 && x < hall_.width_m) append(out, cellsIn(x, a.box.y0, x, a.box.y1, 0, z1, g, false));
+                } else {
+                    for (double y : {a.box.y0 + h, a.box.y1 - h}) append(in, cellsIn(a.box.x0, y, a.box.x1, y, 0, z1, g, true));
+                    for (double y : {a.box.y0 - 1.5 * c_, a.box.y1 + 1.5 * c_})
+                        if (y > 0 && y < hall_.depth_m) append(out, cellsIn(a.box.x0, y, a.box.x1, y, 0, z1, g, false));
+                }
+            }
+            if (in.empty() || out.empty())
+                throw SimError("containment " + c->id + ": no room for the air leaking through its panels at a " + std::to_string(c_) +
+                               " m grid (its aisle is too small or closed in); use a finer --cell");
+            // Alternate cells between the two directions, so every cell stays in one port.
+            std::vector<int> in_a, in_b, out_a, out_b;
+            split(in, in_a, in_b);
+            split(out, out_a, out_b);
+            const int r = regionOf(in.front());
+            AirRegion& reg = out_.regions[static_cast<std::size_t>(r)];
+            const PortJet slow{0, 0, 0, 1};
+            reg.leak_in_sink = port(std::move(out_a), false, {});
+            reg.leak_in_source = port(std::move(in_a), true, slow);
+            reg.leak_out_sink = port(std::move(in_b), false, {});
+            reg.leak_out_source = port(std::move(out_b), true, slow);
+        }
+    }
+
+    static void append(std::vector<int>& to, const std::vector<int>& from) {
+        for (int x : from)
+            if (std::find(to.begin(), to.end(), x) == to.end()) to.push_back(x);
+    }
+
+    /// Alternate cells into two halves; a single cell goes to both (a sink and a source may share it).
+    static void split(const std::vector<int>& all, std::vector<int>& a, std::vector<int>& b) {
+        for (std::size_t i = 0; i < all.size(); ++i) (i % 2 == 0 ? a : b).push_back(all[i]);
+        if (b.empty()) b = a;
     }
 };
 

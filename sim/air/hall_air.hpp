@@ -1,8 +1,12 @@
 #pragma once
 // Builds a hall's air geometry on any air solver (MODELS.md §3): racks, cooling units and CDUs as solids; each
-// rack level an intake port (front) and an exhaust port (back, blowing backwards); each unit a supply (low at the
-// front, blowing forwards) and a return (through the top, or the upper back when the unit reaches the ceiling);
-// on a raised floor, floor tiles in front of every rack blowing upwards through their open area. Private to ct_sim.
+// rack level an intake port (front) and an exhaust port (back, blowing backwards); each perimeter unit a supply
+// (low at the front, blowing forwards) and a return (through the top, or the upper back when the unit reaches the
+// ceiling); each in-row cooler a return through its back (hot aisle) and a supply through its front (cold aisle),
+// over its height; on a raised floor, floor tiles in front of every rack blowing upwards through their open area;
+// with a ducted ceiling return, grilles over the hot aisles instead of the units' own returns. Containment is
+// solid panels (roof, end doors, and the rows' gaps closed); each aisle it seals is a region of its own, joined
+// to the room by a pair of leak ports per direction through its end doors. Private to ct_sim.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/scenario.hpp>
 #include <clustertwin/sim/air/air_solver.hpp>
@@ -23,10 +27,28 @@ struct UnitAirPorts {
     int supply = -1, ret = -1;
 };
 
+/// A connected part of the room's air. Region 0 is the open room; every other region is an aisle sealed by a
+/// containment, joined to the room by leak ports (air through the panels' gaps): room → region (a sink in the
+/// room, a source inside) and region → room.
+struct AirRegion {
+    std::string containment;          ///< its containment's id ("" for the room)
+    bool cold = false;                ///< a contained cold aisle (else hot)
+    double leakage = 0;               ///< the containment's leakage fraction
+    int leak_in_sink = -1, leak_in_source = -1;
+    int leak_out_sink = -1, leak_out_source = -1;
+};
+
 struct HallAirPorts {
     std::vector<RackAirPorts> racks;  ///< in the hall's order (rows, then racks)
-    std::vector<UnitAirPorts> units;  ///< in the hall's order of cooling units
-    int tiles = -1;                   ///< raised floor: the tiles, fed by every live unit through the plenum
+    std::vector<UnitAirPorts> units;  ///< in the hall's order of cooling units (ret = −1 behind a ceiling return)
+    /// Raised floor: the tiles, fed by the perimeter units through the plenum; one port per region with tiles.
+    std::vector<int> tiles;
+    /// Ducted ceiling return: the grilles the perimeter units draw from; one port per region with grilles.
+    std::vector<int> grilles;
+    std::vector<AirRegion> regions;   ///< [0] is the room
+    std::vector<int> port_region;     ///< the region of every port, by port number
+    /// Containments whose aisles stay open to the room at this grid (no roof or doors): not sealed regions.
+    std::vector<std::string> unsealed;
     double fastest_jet_ms = 0;        ///< the fastest source jet at the equipment's maximum airflow
 };
 

@@ -1,6 +1,7 @@
 // The engine: building the runtime state, the timeline of events, the public API (see engine_impl.hpp).
 #include "engine_impl.hpp"
 
+#include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/geometry.hpp>
 
 #include <algorithm>
@@ -48,6 +49,11 @@ void Engine::Impl::build() {
         pdus.push_back({p.id, ups_by_id.count(p.ups) ? ups_by_id[p.ups] : -1, p.capacity_w, nullptr});
     }
 
+    for (const auto& l : scenario.plant.loops) {
+        loop_by_id[l.id] = static_cast<int>(loops.size());
+        loops.push_back({&l});
+    }
+    auto loopOf = [&](const std::string& id) { return loop_by_id.count(id) ? loop_by_id[id] : -1; };
     for (int h = 0; h < static_cast<int>(scenario.halls.size()); ++h) {
         const model::Hall& hall = scenario.halls[h];
         halls.emplace_back();
@@ -59,6 +65,12 @@ void Engine::Impl::build() {
                 RackRt rr;
                 rr.rack = &r;
                 rr.hall = h;
+                rr.recirculation = model::recirculationFraction(r, catalog);
+                if (r.rear_door) {
+                    rr.door = catalog.rearDoor(r.rear_door->model);
+                    if (!rr.door) throw SimError("rack " + r.id + ": unknown rear door " + r.rear_door->model);
+                    rr.door_loop = loopOf(r.rear_door->loop);
+                }
                 for (const auto& p : r.pdus) {
                     rpdu_by_id[p.id] = static_cast<int>(rpdus.size());
                     RackPduRt x;
@@ -92,6 +104,8 @@ void Engine::Impl::build() {
             if (!ur.model) throw SimError("cooling unit " + cu.id + ": unknown model " + cu.model);
             ur.hall = h;
             ur.setpoint_c = ur.supply_c = cu.supply_setpoint_c;
+            ur.inrow = ur.model->kind == "in-row";
+            ur.loop = loopOf(cu.loop);
             units.push_back(ur);
         }
         for (const auto& cd : hall.cdus) {
@@ -129,6 +143,11 @@ void Engine::Impl::applyEvent(const model::Event& e) {
         if (auto it = unit_by_id.find(e.target); it != unit_by_id.end()) {
             units[it->second].failed = fail;
             alert("unit_failed", e.target, "cooling unit " + e.target + " failed", fail);
+        }
+    } else if (k == "loop_fail" || k == "loop_restore") {
+        if (auto it = loop_by_id.find(e.target); it != loop_by_id.end()) {
+            loops[it->second].failed = fail;
+            alert("unit_failed", e.target, "water loop " + e.target + " failed: what it cools gets no chilled water", fail);
         }
     } else if (k == "cdu_fail" || k == "cdu_restore") {
         if (auto it = cdu_by_id.find(e.target); it != cdu_by_id.end()) {

@@ -62,7 +62,14 @@ void Engine::Impl::buildAir(int h) {
         units[hr.units[q]].supply_port = ports.units[q].supply;
         units[hr.units[q]].return_port = ports.units[q].ret;
     }
-    hr.tile_port = ports.tiles;
+    hr.tile_ports = ports.tiles;
+    hr.grille_ports = ports.grilles;
+    hr.regions = ports.regions;
+    hr.port_region = ports.port_region;
+    for (const auto& id : ports.unsealed)
+        frame.alerts.push_back({0, "containment_open", id,
+                                "containment " + id + " does not seal its aisle at a " + std::to_string(opt.cell_m).substr(0, 4) +
+                                    " m grid (no roof or end doors, or a gap): its aisle is simulated as part of the room"});
     double t0 = 0;
     int n0 = 0;
     for (int ui : hr.units) {
@@ -70,47 +77,15 @@ void Engine::Impl::buildAir(int h) {
         ++n0;
     }
     hr.air->fill(n0 ? t0 / n0 : 22.0);
+    hr.plenum_c = hr.return_c = n0 ? t0 / n0 : 22.0;
     // Capture Index: a tracer at 1 in what the units supply (directly or through the tiles) and 0 in what racks
     // exhaust; the room starts full of supply air, as its temperature does.
     hr.air->enableTracer(1.0);
     for (int ui : hr.units) hr.air->setPortTracer(units[ui].supply_port, 1.0);
-    if (hr.tile_port >= 0) hr.air->setPortTracer(hr.tile_port, 1.0);
+    for (int p : hr.tile_ports) hr.air->setPortTracer(p, 1.0);
 }
 
 // ------------------------------------------------------------------ air coupling (MODELS.md §3)
-
-void Engine::Impl::airflowTargets() {
-    for (auto& rr : racks)
-        for (auto& lv : rr.levels) lv.q_m3s = lv.heat_w = 0;
-    for (auto& n : nodes) {
-        RackRt& rr = racks[n.rack];
-        for (const auto& [lvl, share] : n.levels) {
-            rr.levels[lvl].q_m3s += n.airflow_m3s * share;
-            rr.levels[lvl].heat_w += n.heat_air_w * share;
-        }
-    }
-    for (auto& hr : halls) {
-        AirSolver& air = *hr.solver;
-        double rack_q = 0;
-        for (int ri : hr.racks)
-            for (auto& lv : racks[ri].levels) {
-                air.setPortFlow(lv.intake_port, lv.q_m3s);
-                air.setPortFlow(lv.exhaust_port, lv.q_m3s);
-                rack_q += lv.q_m3s;
-            }
-        int live = 0;
-        for (int ui : hr.units) live += units[ui].failed ? 0 : 1;
-        double unit_q = 0;
-        for (int ui : hr.units) {
-            UnitRt& ur = units[ui];
-            ur.q_m3s = ur.failed || live == 0 ? 0.0 : std::min(ur.model->airflow_m3s, opt.unit_airflow_margin * rack_q / live);
-            air.setPortFlow(ur.return_port, ur.q_m3s);
-            air.setPortFlow(ur.supply_port, hr.tile_port >= 0 ? 0.0 : ur.q_m3s);
-            unit_q += ur.q_m3s;
-        }
-        if (hr.tile_port >= 0) air.setPortFlow(hr.tile_port, unit_q);
-    }
-}
 
 void Engine::Impl::collectAirStats() {
     AirSolverStats sum;
@@ -131,47 +106,112 @@ void Engine::Impl::collectAirStats() {
     stats.flow_seconds = sum.flow_seconds;
 }
 
+void Engine::Impl::rackAir(RackRt& rr, AirModel& air, double sub) {
+    // Servers breathe the room air at the front mixed with the share f of their own exhaust that recirculates
+    // inside the rack: T_in = T_air + f/(1 − f)·ΔT, T_out = T_air + ΔT/(1 − f), ΔT = P / (ρ c_p Q). The room sees
+    // (1 − f)·Q leave the front and come back at the back, carrying all of P.
+    const double f = rr.recirculation;
+    double water_c = scenario.plant.facility_water_temp_c;
+    bool water = true;
+    if (rr.door_loop >= 0) {
+        water_c = loops[static_cast<std::size_t>(rr.door_loop)].loop->supply_temp_c;
+        water = !loops[static_cast<std::size_t>(rr.door_loop)].failed;
+    }
+    const double eps = rr.door && water ? rr.door->effectiveness() : 0.0;
+    double door_w = 0;
+    for (auto& lv : rr.levels) {
+        lv.air_in_c = air.portMeanTemperature(lv.intake_port);
+        const double q_room = air.portFlow(lv.exhaust_port);
+        if (q_room <= 0 || lv.q_m3s <= 0) {
+            lv.inlet_c = lv.exhaust_c = lv.air_in_c;
+            continue;
+        }
+        const double rise = lv.heat_w / (kRhoCp * lv.q_m3s);
+        lv.inlet_c = lv.air_in_c + f / (1 - f) * rise;
+        lv.exhaust_c = lv.air_in_c + rise / (1 - f);
+        door_w += eps * kRhoCp * q_room * std::max(0.0, lv.exhaust_c - water_c);
+    }
+    // A rear door takes ε ρ c_p Q (T_exhaust − T_water) from each level, never more than its rating in all.
+    const double scale = door_w > 0 && rr.door && door_w > rr.door->max_capacity_w ? rr.door->max_capacity_w / door_w : 1.0;
+    rr.door_at_capacity = scale < 1.0;
+    for (auto& lv : rr.levels) {
+        const double q_room = air.portFlow(lv.exhaust_port);
+        if (q_room > 0 && lv.q_m3s > 0 && eps > 0) {
+            const double removed = scale * eps * kRhoCp * q_room * std::max(0.0, lv.exhaust_c - water_c);
+            lv.exhaust_c -= removed / (kRhoCp * q_room);
+        }
+        air.setPortTemperature(lv.exhaust_port, lv.exhaust_c);
+    }
+    rr.door_accum_j += door_w * scale * sub;
+}
+
+void Engine::Impl::unitAir(HallRt& hr, AirModel& air, double sub) {
+    // Ducted return: the perimeter units share what the grilles collect, mixed above the ceiling.
+    if (!hr.grille_ports.empty()) {
+        double q = 0, tq = 0;
+        for (int p : hr.grille_ports) {
+            q += air.portFlow(p);
+            tq += air.portFlow(p) * air.portMeanTemperature(p);
+        }
+        if (q > 0) hr.return_c = tq / q;
+    }
+    // Units: supply at setpoint while within capacity; above it the supply warms. No heating; without chilled
+    // water (a failed loop) the fans move the air uncooled.
+    double mix_q = 0, mix_t = 0;
+    for (int ui : hr.units) {
+        UnitRt& ur = units[ui];
+        ur.return_c = ur.return_port >= 0 ? air.portMeanTemperature(ur.return_port) : hr.return_c;
+        const double q = ur.q_m3s;
+        double sup = ur.no_water ? ur.return_c : std::min(ur.setpoint_c, ur.return_c);
+        ur.over_capacity = false;
+        if (q > 0 && kRhoCp * q * (ur.return_c - sup) > ur.model->capacity_w) {
+            sup = ur.return_c - ur.model->capacity_w / (kRhoCp * q);
+            ur.over_capacity = true;
+        }
+        ur.supply_c = sup;
+        air.setPortTemperature(ur.supply_port, sup);
+        ur.load_accum_j += kRhoCp * q * (ur.return_c - sup) * sub;
+        if (!ur.inrow) {
+            mix_q += q;
+            mix_t += q * sup;
+        }
+    }
+    if (mix_q > 0) hr.plenum_c = mix_t / mix_q;
+    for (int p : hr.tile_ports) air.setPortTemperature(p, hr.plenum_c);
+    // Leaks carry the air (and its tracer) from one side of the containment to the other.
+    for (std::size_t r = 1; r < hr.regions.size(); ++r) {
+        const AirRegion& g = hr.regions[r];
+        for (auto [sink, source] : {std::pair{g.leak_in_sink, g.leak_in_source}, std::pair{g.leak_out_sink, g.leak_out_source}}) {
+            if (sink < 0 || source < 0) continue;
+            air.setPortTemperature(source, air.portMeanTemperature(sink));
+            if (air.tracerEnabled()) air.setPortTracer(source, air.portMeanTracer(sink));
+        }
+    }
+}
+
 void Engine::Impl::advanceAir(double dt) {
     for (auto& ur : units) ur.load_accum_j = 0;
+    for (auto& rr : racks) rr.door_accum_j = 0;
     for (auto& hr : halls) {
         AirModel& air = *hr.air;
         const int n = hr.solver->advance(dt, [&](double sub) {
-            // Racks: exhaust = intake + P / (ṁ c_p), level by level.
-            for (int ri : hr.racks)
-                for (auto& lv : racks[ri].levels) {
-                    lv.inlet_c = air.portMeanTemperature(lv.intake_port);
-                    const double q = air.portFlow(lv.exhaust_port);
-                    lv.exhaust_c = q > 0 ? lv.inlet_c + lv.heat_w / (kRhoCp * q) : lv.inlet_c;
-                    air.setPortTemperature(lv.exhaust_port, lv.exhaust_c);
-                }
-            // Units: supply at setpoint while within capacity; above it the supply warms. No heating.
-            double mix_q = 0, mix_t = 0;
-            for (int ui : hr.units) {
-                UnitRt& ur = units[ui];
-                ur.return_c = air.portMeanTemperature(ur.return_port);
-                const double q = ur.q_m3s;
-                double sup = std::min(ur.setpoint_c, ur.return_c);
-                ur.over_capacity = false;
-                if (q > 0 && kRhoCp * q * (ur.return_c - sup) > ur.model->capacity_w) {
-                    sup = ur.return_c - ur.model->capacity_w / (kRhoCp * q);
-                    ur.over_capacity = true;
-                }
-                ur.supply_c = sup;
-                air.setPortTemperature(ur.supply_port, sup);
-                ur.load_accum_j += kRhoCp * q * (ur.return_c - sup) * sub;
-                mix_q += q;
-                mix_t += q * sup;
-            }
-            if (hr.tile_port >= 0 && mix_q > 0) air.setPortTemperature(hr.tile_port, mix_t / mix_q);
+            for (int ri : hr.racks) rackAir(racks[ri], air, sub);
+            unitAir(hr, air, sub);
         });
         stats.air_substeps += n;  // inlet and exhaust stay those of the last sub-step, consistent with each other
         for (int ri : hr.racks)
             for (auto& lv : racks[ri].levels) lv.capture = air.portMeanTracer(lv.intake_port);
     }
     collectAirStats();
+    for (auto& l : loops) l.load_w = 0;
     for (auto& ur : units) {
         ur.load_w = ur.load_accum_j / dt;
         ur.fan_power_w = ur.model->fan_power_w * std::pow(ur.q_m3s / ur.model->airflow_m3s, 3.0);
+        if (ur.loop >= 0) loops[static_cast<std::size_t>(ur.loop)].load_w += ur.load_w;
+    }
+    for (auto& rr : racks) {
+        rr.door_w = rr.door_accum_j / dt;
+        if (rr.door_loop >= 0) loops[static_cast<std::size_t>(rr.door_loop)].load_w += rr.door_w;
     }
 }
 } // namespace ct::sim

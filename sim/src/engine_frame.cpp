@@ -25,7 +25,8 @@ void Engine::Impl::finishFrame(bool with_air) {
     f.pdus.clear();
     f.ups.clear();
     f.feeds.clear();
-    f.it_power_w = f.heat_in_w = f.heat_removed_w = f.liquid_heat_w = 0;
+    f.it_power_w = f.heat_in_w = f.heat_removed_w = f.liquid_heat_w = f.rear_door_heat_w = 0;
+    f.loops.clear();
     for (const auto& n : nodes) {
         for (std::size_t g = 0; g < n.gpus.size(); ++g) {
             const auto& gr = n.gpus[g];
@@ -71,6 +72,9 @@ void Engine::Impl::finishFrame(bool with_air) {
             shi_den += lv.q_m3s * (lv.exhaust_c - t_sup_mean);
         }
         rf.airflow_m3s = q;
+        rf.rear_door_w = rr.door_w;
+        f.rear_door_heat_w += rr.door_w;
+        alert("cooling_short", rf.id, "rear door of rack " + rf.id + " is at capacity; the room takes the rest", rr.door_at_capacity);
         rf.inlet_mean_c = q > 0 ? tin / q : (rr.levels.empty() ? 0 : rr.levels.front().inlet_c);
         rf.exhaust_c = q > 0 ? tout / q : rf.inlet_mean_c;
         rf.capture_index = q > 0 ? capture / q : (rr.levels.empty() ? rf.capture_index : rr.levels.front().capture);
@@ -103,6 +107,14 @@ void Engine::Impl::finishFrame(bool with_air) {
         alert("cooling_short", ur.unit->id, "cooling unit " + ur.unit->id + " is at capacity; supply above setpoint", ur.over_capacity);
     }
     physicsRange(f);
+    plant_heat += f.rear_door_heat_w;
+    for (const auto& rr : racks)
+        if (rr.door) cooling_w += rr.door->fan_power_w;
+    for (const auto& l : loops) {
+        f.loops.push_back({l.loop->id, l.load_w, l.loop->supply_temp_c, l.failed});
+        alert("cooling_short", l.loop->id, "water loop " + l.loop->id + " carries more than its capacity",
+              !l.failed && l.loop->capacity_w > 0 && l.load_w > l.loop->capacity_w, l.load_w, l.loop->capacity_w);
+    }
     for (const auto& c : cdus) {
         f.cdus.push_back({c.cdu->id, c.supply_c, c.return_c, c.load_w, c.failed, c.over_capacity});
         plant_heat += c.load_w;
@@ -171,7 +183,9 @@ void Engine::Impl::finishFrame(bool with_air) {
         // Streamline seeds: the cells where supply air enters (unit fronts or floor tiles), thinned to ~300.
         std::vector<int> inlets;
         const HallRt& hr = halls.front();
-        if (hr.tile_port >= 0 && air.portFlow(hr.tile_port) > 0) inlets = air.portCells(hr.tile_port);
+        for (int p : hr.tile_ports)
+            if (air.portFlow(p) > 0)
+                for (int cell : air.portCells(p)) inlets.push_back(cell);
         for (int ui : hr.units)
             if (air.portFlow(units[ui].supply_port) > 0)
                 for (int cell : air.portCells(units[ui].supply_port)) inlets.push_back(cell);

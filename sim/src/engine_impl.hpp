@@ -45,6 +45,7 @@ struct Engine::Impl {
     std::vector<RackRt> racks;
     std::vector<UnitRt> units;
     std::vector<CduRt> cdus;
+    std::vector<LoopRt> loops;
     std::vector<RackPduRt> rpdus;
     std::vector<ChainRt> pdus, ups, feeds;
     std::vector<model::Event> timeline;  // sorted by time
@@ -52,7 +53,7 @@ struct Engine::Impl {
     std::set<std::string> active_alerts;
     bool physics_alerted = false;  ///< physics_range raised and not yet back in range
     std::unordered_map<std::string, int> node_by_id, rack_by_id, unit_by_id, cdu_by_id, rpdu_by_id, pdu_by_id, ups_by_id,
-        feed_by_id;
+        feed_by_id, loop_by_id;
 
     Impl(const model::Scenario& s, const model::Catalog& c, const EngineOptions& o, std::shared_ptr<Workload> w)
         : scenario(s), catalog(c), opt(o), workload(std::move(w)), pool(o.threads) {}
@@ -64,6 +65,9 @@ struct Engine::Impl {
     void applyEvent(const model::Event& e);
     void equipment();
     void airflowTargets();
+    void hallAirflow(HallRt& hr);
+    void rackAir(RackRt& rr, AirModel& air, double sub);
+    void unitAir(HallRt& hr, AirModel& air, double sub);
     void advanceAir(double dt);
     void gpuTemperatures(double dt);
     void liquid();

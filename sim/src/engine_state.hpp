@@ -5,6 +5,8 @@
 #include <clustertwin/model/scenario.hpp>
 #include <clustertwin/sim/air/air_solver.hpp>
 
+#include "../air/hall_air.hpp"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,8 +42,10 @@ struct NodeRt {
 struct RackLevel {
     int intake_port = -1, exhaust_port = -1;
     double z_m = 0;
-    double q_m3s = 0, heat_w = 0;
-    double inlet_c = 20, exhaust_c = 20;
+    double q_m3s = 0, heat_w = 0;   ///< through the servers (room flow is (1 − recirculation) of it)
+    double inlet_c = 20;            ///< what the servers breathe (room air mixed with the rack's own recirculation)
+    double air_in_c = 20;           ///< the room air at the rack's front
+    double exhaust_c = 20;          ///< into the room, after a rear door
     double capture = 1;  ///< tracer at the intake (Capture Index)
 };
 
@@ -51,6 +55,11 @@ struct RackRt {
     std::vector<int> nodes;
     std::vector<RackLevel> levels;
     std::vector<int> cdus;
+    double recirculation = 0;   ///< share of the exhaust back to the intake inside the rack
+    const model::RearDoorModel* door = nullptr;
+    int door_loop = -1;         ///< LoopRt index; −1 = the plant's facility water
+    double door_w = 0, door_accum_j = 0;
+    bool door_at_capacity = false;
 };
 
 struct UnitRt {
@@ -63,6 +72,15 @@ struct UnitRt {
     double q_m3s = 0, return_c = 20, supply_c = 18, load_w = 0, fan_power_w = 0;
     double load_accum_j = 0;   ///< heat removed over the current step
     bool over_capacity = false;
+    bool inrow = false;        ///< stands in a row: returns from its back, supplies its front
+    int loop = -1;             ///< LoopRt index; −1 = the plant's facility water
+    bool no_water = false;     ///< its loop has failed: fans run, nothing is cooled
+};
+
+struct LoopRt {
+    const model::WaterLoop* loop = nullptr;
+    bool failed = false;
+    double load_w = 0;
 };
 
 struct CduRt {
@@ -94,8 +112,12 @@ struct ChainRt {   ///< floor PDU, UPS or utility feed
 struct HallRt {
     std::unique_ptr<AirSolver> solver;
     AirModel* air = nullptr;  ///< the solver's temperature side
-    int tile_port = -1;   ///< raised floor: perforated tiles in front of the racks, fed by every live unit
+    std::vector<int> tile_ports;    ///< raised floor: tiles in front of the racks, fed by the perimeter units
+    std::vector<int> grille_ports;  ///< ducted ceiling return: grilles the perimeter units draw from
+    std::vector<AirRegion> regions; ///< [0] the room; then aisles sealed by containment
+    std::vector<int> port_region;   ///< region of each port
     std::vector<int> racks, units;
+    double plenum_c = 18, return_c = 20;  ///< mixed supply under the floor, mixed return above the ceiling
 };
 
 } // namespace ct::sim::detail

@@ -74,7 +74,9 @@ struct RackModel {
 
 struct CoolingUnitModel {
     std::string id, name, source;
-    std::string kind = "crah";      ///< "crah" (chilled water) or "crac" (DX)
+    /// "crah" (chilled water) or "crac" (DX): perimeter units, return through the top; "in-row": stands in a row
+    /// of racks, takes the hot aisle's air through its back and supplies the cold aisle through its front.
+    std::string kind = "crah";
     double capacity_w = 0;          ///< sensible cooling capacity
     double airflow_m3s = 0;         ///< at full fan speed
     double fan_power_w = 0;         ///< at full fan speed
@@ -91,6 +93,42 @@ struct FloorTileModel {
     double open_fraction = 0.25;    ///< open area / tile area
     double size_m = 0.6;            ///< square tile edge
     bool operator==(const FloorTileModel&) const = default;
+};
+
+/// A rear-door heat exchanger: the rack's exhaust crosses a water coil. Rated: `capacity_w` with air entering at
+/// `rated_air_in_c` and `rated_airflow_m3s`, water entering at `rated_water_in_c`; that fixes its effectiveness
+/// ε = capacity / (ρ c_p Q_rated (T_air − T_water)), so at other conditions it removes ε ρ c_p Q (T_exhaust −
+/// T_water), never more than `max_capacity_w`. Active doors have fans (`fan_power_w` at full speed).
+struct RearDoorModel {
+    std::string id, name, source;
+    std::string kind = "passive";   ///< "passive" or "active"
+    double capacity_w = 0;
+    double rated_airflow_m3s = 0;
+    double rated_air_in_c = 0;
+    double rated_water_in_c = 0;
+    double max_capacity_w = 0;
+    double fan_power_w = 0;
+    double water_flow_lpm = 0;
+    double depth_m = 0.25;          ///< adds to the rack's depth at its back
+
+    /// ε as above; 0 when the rated figures are missing.
+    double effectiveness() const;
+    bool operator==(const RearDoorModel&) const = default;
+};
+
+/// An aisle-containment system: the share of the racks' air that leaks through its panels and doors.
+struct ContainmentModel {
+    std::string id, name, source;
+    double leakage_fraction = 0;
+    bool operator==(const ContainmentModel&) const = default;
+};
+
+/// How well a rack's empty U and side gaps are closed: the share of its exhaust that finds its way back to the
+/// intake inside the rack.
+struct BlankingModel {
+    std::string id, name, source;
+    double recirculation_fraction = 0;
+    bool operator==(const BlankingModel&) const = default;
 };
 
 struct CduModel {
@@ -131,6 +169,9 @@ public:
     std::vector<CoolingUnitModel> cooling_units;
     std::vector<CduModel> cdus;
     std::vector<FloorTileModel> floor_tiles;
+    std::vector<RearDoorModel> rear_doors;
+    std::vector<ContainmentModel> containments;
+    std::vector<BlankingModel> blankings;
     std::vector<SwitchModel> switches;
     std::vector<UpsModel> ups;
     std::vector<EfficiencyCurve> efficiency_curves;
@@ -150,6 +191,9 @@ public:
     const CoolingUnitModel* coolingUnit(std::string_view id) const;
     const CduModel* cdu(std::string_view id) const;
     const FloorTileModel* floorTile(std::string_view id) const;
+    const RearDoorModel* rearDoor(std::string_view id) const;
+    const ContainmentModel* containment(std::string_view id) const;
+    const BlankingModel* blanking(std::string_view id) const;
     const SwitchModel* switchModel(std::string_view id) const;
     const UpsModel* upsModel(std::string_view id) const;
     const EfficiencyCurve* curve(std::string_view id) const;

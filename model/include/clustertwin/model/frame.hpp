@@ -45,6 +45,14 @@ struct RackFrame {
     /// Cold-aisle Capture Index: the airflow-weighted fraction of the intake air that came straight from the
     /// cooling supplies (a passive tracer, 1 at the supplies and 0 at rack exhausts); NaN when not known.
     double capture_index = std::numeric_limits<double>::quiet_NaN();
+    double rear_door_w = 0;             ///< heat its rear door takes into water (0 without one)
+};
+
+struct WaterLoopFrame {
+    std::string id;
+    double load_w = 0;         ///< heat its units and rear doors put into it
+    double supply_c = 0;
+    bool failed = false;
 };
 
 struct CoolingUnitFrame {
@@ -156,6 +164,8 @@ struct Frame {
     double heat_in_w = 0;          ///< into room air by racks (now)
     double heat_removed_w = 0;     ///< by cooling units from the air (now)
     double liquid_heat_w = 0;      ///< into CDU loops
+    double rear_door_heat_w = 0;   ///< taken from rack exhausts by rear doors (now)
+    std::vector<WaterLoopFrame> loops;
     double max_inlet_c = 0;
     std::string max_inlet_rack;
     double rci_hi = 100, rci_lo = 100, rti = 0, shi = 0;

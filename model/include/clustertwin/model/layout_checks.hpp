@@ -13,7 +13,8 @@ namespace ct::model {
 struct LayoutFinding {
     Severity severity = Severity::Warning;
     /// "overlap", "outside_hall", "aisle_orientation", "rack_power", "pdu_capacity", "cooling_n",
-    /// "cooling_n_minus_1", "floor_load", "rack_weight", "invalid" (any other validation problem)
+    /// "cooling_n_minus_1", "floor_load", "rack_weight", "aisle_supply", "aisle_return",
+    /// "rear_door_capacity", "invalid" (any other validation problem)
     std::string kind;
     std::string entity;     ///< the rack, unit, PDU, hall... it concerns
     std::string location;   ///< JSON pointer

@@ -61,6 +61,15 @@ struct RackPdu {
     bool operator==(const RackPdu&) const = default;
 };
 
+/// A rear-door heat exchanger fitted to a rack's back (MODELS.md §3): the rack's exhaust passes its coil, which
+/// takes heat into a water loop (RearDoorModel: passive or active, capacity against water temperature and airflow).
+struct RearDoor {
+    std::string model;              ///< RearDoorModel id
+    std::string loop;               ///< WaterLoop id; empty = the plant's facility water
+    Extras extra;
+    bool operator==(const RearDoor&) const = default;
+};
+
 struct Rack {
     std::string id, name;
     std::string model;              ///< RackModel id
@@ -68,6 +77,11 @@ struct Rack {
     Facing facing = Facing::North;  ///< the front (cold-air intake) faces this way
     std::vector<Node> nodes;
     std::vector<RackPdu> pdus;
+    std::optional<RearDoor> rear_door;
+    /// Blanking of the rack's empty U and side gaps (catalog BlankingModel id, e.g. "full", "partial", "none");
+    /// empty = perfectly sealed. Sets the share of exhaust that recirculates inside the rack to the intake.
+    std::string blanking;
+    std::optional<double> recirculation_fraction;  ///< overrides the blanking's figure (0..0.9)
     Extras extra;
     std::string row_id, hall_id;    ///< parents (derived)
     bool operator==(const Rack&) const = default;
@@ -87,6 +101,10 @@ struct CoolingUnit {
     Vec2 position_m;                ///< centre of the footprint
     Facing facing = Facing::East;   ///< supply (front) faces this way
     double supply_setpoint_c = 18;
+    /// In-row coolers (model kind "in-row"): the row they stand in, in line with its racks and facing the same
+    /// way; they take air from the hot aisle behind and supply the cold aisle in front. Empty for perimeter units.
+    std::string row;
+    std::string loop;               ///< chilled-water WaterLoop id; empty = the plant's facility water
     Extras extra;
     std::string hall_id;            ///< parent (derived)
     bool operator==(const CoolingUnit&) const = default;
@@ -111,8 +129,35 @@ struct RaisedFloor {
     bool operator==(const RaisedFloor&) const = default;
 };
 
+/// Aisle containment: panels closing each aisle of `kind` between consecutive rows of `rows` (a pair of rows, or
+/// a pod of several): "cold" closes the aisle the racks' fronts face, "hot" the one their backs face. `roof`
+/// closes it at the racks' top, `end_doors` its two ends. A share of the racks' air crosses the panels instead
+/// of the racks (cold: of what they draw, which then comes from the room; hot: of what they blow, which escapes
+/// to the room): `leakage_fraction`, or the catalog figure of the containment `model`.
+struct Containment {
+    std::string id, name;
+    std::string kind = "hot";       ///< "hot" or "cold"
+    std::string model = "panels-doors";  ///< ContainmentModel id (its typical leakage, with a source)
+    std::vector<std::string> rows;  ///< row ids, in floor order
+    bool roof = true;
+    bool end_doors = true;
+    std::optional<double> leakage_fraction;  ///< overrides the model's figure (0..1)
+    Extras extra;
+    std::string hall_id;            ///< parent (derived)
+    bool operator==(const Containment&) const = default;
+};
+
+/// A ducted ceiling return: the perimeter units draw their return from a plenum above the ceiling, through
+/// grilles over the hot aisles (and out of contained hot aisles), rather than from the room.
+struct CeilingReturn {
+    double plenum_height_m = 0.6;   ///< above the hall's ceiling (not part of the room's air)
+    Extras extra;
+    bool operator==(const CeilingReturn&) const = default;
+};
+
 struct Hall {
     std::string id, name;
+    Vec2 site_position_m;  ///< where the hall's (0, 0) corner sits on the site plan (several halls side by side)
     double width_m = 0;    ///< along x
     double depth_m = 0;    ///< along y
     double height_m = 0;   ///< floor to ceiling
@@ -121,6 +166,8 @@ struct Hall {
     std::vector<Row> rows;
     std::vector<CoolingUnit> cooling_units;
     std::vector<Cdu> cdus;
+    std::vector<Containment> containments;
+    std::optional<CeilingReturn> ceiling_return;
     Extras extra;
     bool operator==(const Hall&) const = default;
 };
@@ -165,10 +212,21 @@ struct SimulationSettings {
     bool operator==(const SimulationSettings&) const = default;
 };
 
+/// A chilled-water loop of the plant that cooling units and rear doors hang on; it can fail on its own
+/// ("what loses cooling if this loop fails"). Equipment without a loop is on the plant's facility water.
+struct WaterLoop {
+    std::string id, name;
+    double supply_temp_c = 18;
+    double capacity_w = 0;          ///< 0 = limited only by the plant
+    Extras extra;
+    bool operator==(const WaterLoop&) const = default;
+};
+
 struct Plant {
     double chiller_cop = 5.0;
     double pump_power_w = 0;
     double facility_water_temp_c = 18;
+    std::vector<WaterLoop> loops;
     Extras extra;
     bool operator==(const Plant&) const = default;
 };
@@ -257,7 +315,7 @@ struct Event {
 inline constexpr const char* kEventKinds[] = {
     "cooling_unit_fail", "cooling_unit_restore", "setpoint_change", "cdu_fail", "cdu_restore",
     "gpu_fail", "gpu_restore", "node_fail", "node_restore", "feed_fail", "feed_restore",
-    "link_fail", "link_restore", "workload_change", "job_start", "job_stop"};
+    "link_fail", "link_restore", "workload_change", "job_start", "job_stop", "loop_fail", "loop_restore"};
 
 /// A rule mapping imported telemetry onto scenario entities (issue 4). `label` says which label of an imported
 /// entity is matched: "hostname", "gpu_uuid", "chassis" (Redfish) or "ib_guid"; `pattern` is an ECMAScript
@@ -300,7 +358,7 @@ struct Scenario {
 };
 
 /// Where an entity sits in a scenario, for look-ups by id.
-enum class EntityKind { Site, Hall, Row, Rack, Node, Gpu, RackPdu, CoolingUnit, Cdu, UtilityFeed, Ups, Pdu, Job };
+enum class EntityKind { Site, Hall, Row, Rack, Node, Gpu, RackPdu, CoolingUnit, Cdu, UtilityFeed, Ups, Pdu, Job, Containment, WaterLoop };
 std::string_view toString(EntityKind k);
 
 /// The id of GPU `index` of a node: "<node id>/gpu<index>". Stable: telemetry maps onto it.

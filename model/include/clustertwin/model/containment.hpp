@@ -1,0 +1,48 @@
+#pragma once
+// Where a hall's aisles, containment panels and close-coupled cooling sit (MODELS.md §3), shared by validation,
+// the air solvers, the renderer and the editor: which aisles a containment closes, a row's line, and the
+// leakage and recirculation figures a scenario gives or takes from the catalog.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/geometry.hpp>
+#include <clustertwin/model/scenario.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ct::model {
+
+/// A row's place on the floor: the footprints of its racks and in-row units together.
+struct RowLine {
+    Box2 extent;            ///< bounding box of everything standing in the row
+    Box2 core;              ///< the band every rack of the row covers (across the row), over the row's length
+    Facing facing = Facing::North;  ///< the racks' front
+    bool along_x = true;    ///< the row runs along x (racks face north or south)
+    double height_m = 0;    ///< tallest rack
+    bool uniform = true;    ///< every rack faces the same way
+};
+
+/// Nullopt for a row with no racks or an unknown rack model.
+std::optional<RowLine> rowLine(const Hall& h, const Row& row, const Catalog& c);
+
+/// One aisle a containment closes: the floor between two rows' faces, over both rows' length.
+struct ContainedAisle {
+    Box2 box;
+    bool along_x = true;    ///< the aisle runs along x
+    std::string row_a, row_b;
+    double roof_m = 0;      ///< height of the roof (the taller row's racks)
+};
+
+/// The aisles `c` closes: every aisle of its kind between consecutive rows of `c.rows` (a row is found in its
+/// hall by id). When there is none, or a row is unknown, `problem` says why and the result is empty.
+std::vector<ContainedAisle> containedAisles(const Hall& h, const Containment& c, const Catalog& cat, std::string* problem = nullptr);
+
+/// The containment's leakage: its own figure, else its model's, else 0.
+double leakageFraction(const Containment& c, const Catalog& cat);
+/// Share of a rack's exhaust that recirculates inside it: its own figure, else its blanking's, else 0.
+double recirculationFraction(const Rack& r, const Catalog& cat);
+
+/// Whether a cooling unit stands in a row (its model is an in-row cooler).
+bool isInRow(const CoolingUnit& u, const Catalog& cat);
+
+} // namespace ct::model

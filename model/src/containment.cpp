@@ -1,0 +1,133 @@
+#include <clustertwin/model/containment.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ct::model {
+
+namespace {
+
+const Row* findRow(const Hall& h, const std::string& id) {
+    for (const Row& r : h.rows)
+        if (r.id == id) return &r;
+    return nullptr;
+}
+
+Box2 unite(const Box2& a, const Box2& b) {
+    return {std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
+}
+
+/// Does row `a`'s front (`front` true) or back face +axis (towards larger y for rows along x)?
+bool facesPlus(Facing f, bool along_x) { return along_x ? f == Facing::North : f == Facing::East; }
+
+} // namespace
+
+std::optional<RowLine> rowLine(const Hall& h, const Row& row, const Catalog& c) {
+    if (row.racks.empty()) return std::nullopt;
+    RowLine line;
+    bool first = true;
+    for (const Rack& r : row.racks) {
+        const RackModel* rm = c.rack(r.model);
+        if (!rm) return std::nullopt;
+        const Box2 b = footprint(r.position_m, rm->width_m, rm->depth_m, r.facing);
+        if (first) {
+            line.extent = line.core = b;
+            line.facing = r.facing;
+            line.along_x = r.facing == Facing::North || r.facing == Facing::South;
+            first = false;
+        } else {
+            line.uniform = line.uniform && r.facing == line.facing;
+            line.extent = unite(line.extent, b);
+            if (line.along_x) {
+                line.core.y0 = std::max(line.core.y0, b.y0);
+                line.core.y1 = std::min(line.core.y1, b.y1);
+            } else {
+                line.core.x0 = std::max(line.core.x0, b.x0);
+                line.core.x1 = std::min(line.core.x1, b.x1);
+            }
+        }
+        line.height_m = std::max(line.height_m, rm->height_m);
+    }
+    for (const CoolingUnit& u : h.cooling_units) {
+        if (u.row != row.id) continue;
+        if (const CoolingUnitModel* m = c.coolingUnit(u.model)) line.extent = unite(line.extent, footprint(u.position_m, m->width_m, m->depth_m, u.facing));
+    }
+    if (line.along_x) {
+        line.core.x0 = line.extent.x0;
+        line.core.x1 = line.extent.x1;
+    } else {
+        line.core.y0 = line.extent.y0;
+        line.core.y1 = line.extent.y1;
+    }
+    return line;
+}
+
+std::vector<ContainedAisle> containedAisles(const Hall& h, const Containment& c, const Catalog& cat, std::string* problem) {
+    std::vector<ContainedAisle> out;
+    auto fail = [&](const std::string& why) {
+        if (problem) *problem = why;
+        out.clear();
+        return out;
+    };
+    if (c.kind != "hot" && c.kind != "cold") return fail("kind must be 'hot' or 'cold'");
+    if (c.rows.size() < 2) return fail("a containment closes the aisle between at least two rows");
+    std::vector<RowLine> lines;
+    for (const std::string& id : c.rows) {
+        const Row* row = findRow(h, id);
+        if (!row) return fail("row '" + id + "' is not in hall " + h.id);
+        const auto line = rowLine(h, *row, cat);
+        if (!line) return fail("row '" + id + "' has no racks (or one of unknown model)");
+        if (!line->uniform) return fail("the racks of row '" + id + "' do not all face the same way");
+        lines.push_back(*line);
+    }
+    const bool cold = c.kind == "cold";
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+        const RowLine& a0 = lines[i];
+        const RowLine& b0 = lines[i + 1];
+        if (a0.along_x != b0.along_x) return fail("rows '" + c.rows[i] + "' and '" + c.rows[i + 1] + "' are not parallel");
+        const bool ax = a0.along_x;
+        // a: the row on the minus side of the aisle, b on the plus side.
+        const bool swap = ax ? a0.extent.y0 > b0.extent.y0 : a0.extent.x0 > b0.extent.x0;
+        const RowLine& a = swap ? b0 : a0;
+        const RowLine& b = swap ? a0 : b0;
+        // The faces towards the aisle: a's plus side and b's minus side. Front faces plus: the front is there.
+        const bool a_front = facesPlus(a.facing, ax);
+        const bool b_front = !facesPlus(b.facing, ax);
+        if (a_front != b_front) continue;      // a front faces a back: not an aisle to contain
+        if (a_front != cold) continue;         // an aisle of the other kind (pods alternate)
+        ContainedAisle ca;
+        ca.along_x = ax;
+        ca.row_a = swap ? c.rows[i + 1] : c.rows[i];
+        ca.row_b = swap ? c.rows[i] : c.rows[i + 1];
+        ca.roof_m = std::max(a.height_m, b.height_m);
+        if (ax) ca.box = {std::min(a.extent.x0, b.extent.x0), a.extent.y1, std::max(a.extent.x1, b.extent.x1), b.extent.y0};
+        else ca.box = {a.extent.x1, std::min(a.extent.y0, b.extent.y0), b.extent.x0, std::max(a.extent.y1, b.extent.y1)};
+        if ((ax ? ca.box.depth() : ca.box.width()) <= 0.05)
+            return fail("rows '" + c.rows[i] + "' and '" + c.rows[i + 1] + "' leave no aisle between them");
+        out.push_back(ca);
+    }
+    if (out.empty())
+        return fail("no " + c.kind + " aisle between its rows: a " + c.kind + " aisle is where the racks' " +
+                    (cold ? "fronts" : "backs") + " face each other");
+    return out;
+}
+
+double leakageFraction(const Containment& c, const Catalog& cat) {
+    if (c.leakage_fraction) return std::clamp(*c.leakage_fraction, 0.0, 0.99);
+    const ContainmentModel* m = cat.containment(c.model);
+    return m ? m->leakage_fraction : 0.0;
+}
+
+double recirculationFraction(const Rack& r, const Catalog& cat) {
+    if (r.recirculation_fraction) return std::clamp(*r.recirculation_fraction, 0.0, 0.9);
+    if (r.blanking.empty()) return 0.0;
+    const BlankingModel* m = cat.blanking(r.blanking);
+    return m ? m->recirculation_fraction : 0.0;
+}
+
+bool isInRow(const CoolingUnit& u, const Catalog& cat) {
+    const CoolingUnitModel* m = cat.coolingUnit(u.model);
+    return m && m->kind == "in-row";
+}
+
+} // namespace ct::model

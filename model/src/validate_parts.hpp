@@ -1,0 +1,16 @@
+#pragma once
+// Parts of the scenario validator that live in their own files. Private to the model library.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/error.hpp>
+#include <clustertwin/model/scenario.hpp>
+
+#include <string>
+
+namespace ct::model::detail {
+
+/// Containment, in-row coolers, rear doors, blanking and loop references of one hall at `hall_pointer`.
+void checkCooling(const Scenario& s, const Hall& h, const std::string& hall_pointer, const Catalog& c, Diagnostics& d);
+/// The plant's water loops.
+void checkLoops(const Scenario& s, Diagnostics& d);
+
+} // namespace ct::model::detail
