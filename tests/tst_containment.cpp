@@ -5,6 +5,7 @@
 #include "sim_fixtures.hpp"
 
 #include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/layout_checks.hpp>
 #include <clustertwin/model/units.hpp>
 
 #include <cmath>
@@ -93,6 +94,9 @@ private slots:
     void rearDoorAtCapacityRemovesExactlyItsRating();
     void rackRecirculationWarmsTheServersNotTheRoom();
     void failedWaterLoopStopsItsCoolers();
+    void newPartsRoundTripExactly();
+    void badPartsAreNamedByPointer();
+    void liveChecksFlagAislesWithoutSupplyOrReturnAndSmallDoors();
 };
 
 void TstContainment::solvers_data() {
@@ -254,6 +258,110 @@ void TstContainment::failedWaterLoopStopsItsCoolers() {
     QVERIFY(after > before + 1.0);
     QCOMPARE(f.cooling_units[0].load_w, 0.0);  // no water: nothing cooled
     QVERIFY(f.loops.size() == 2 && f.loops[0].failed && f.loops[1].load_w > 0);
+}
+
+namespace {
+
+bool has(const model::Diagnostics& d, model::Severity sev, const std::string& ptr, const std::string& words) {
+    for (const auto& x : d)
+        if (x.severity == sev && x.location == ptr && x.message.find(words) != std::string::npos) return true;
+    return false;
+}
+
+std::string dump(const model::Diagnostics& d) {
+    std::string out;
+    for (const auto& x : d) out += x.toString() + "\n";
+    return out;
+}
+
+} // namespace
+
+void TstContainment::newPartsRoundTripExactly() {
+    auto l = hall(0.6);
+    auto& h = l.scenario.halls[0];
+    h.containments = {containment("cold", 0.05)};
+    h.containments[0].name = "Pod 1";
+    h.containments[0].roof = false;
+    h.ceiling_return = model::CeilingReturn{0.8, {}};
+    h.site_position_m = {120, 40};
+    h.rows[0].racks[0].rear_door = model::RearDoor{"rdhx-active-75kw", "chw-a", {}};
+    h.rows[0].racks[1].blanking = "partial";
+    h.rows[0].racks[2].recirculation_fraction = 0.1;
+    h.cooling_units[0].loop = "chw-a";
+    l.scenario.plant.loops = {{"chw-a", "Chilled water A", 16, 500000, {}}};
+    l.scenario.events = {fixtures::event(60, "loop_fail", "chw-a")};
+    l.scenario.linkParents();
+    requireValid(l);
+    const std::string json = model::scenarioToJson(l.scenario);
+    const auto back = model::parseScenario(json, "round-trip.json");
+    QVERIFY2(back.diagnostics.empty(), dump(back.diagnostics).c_str());
+    QVERIFY(back.scenario == l.scenario);
+    QCOMPARE(model::scenarioToJson(back.scenario), json);
+}
+
+void TstContainment::badPartsAreNamedByPointer() {
+    auto l = hall(0.6);
+    auto& h = l.scenario.halls[0];
+    auto c = containment("hot", 0.0);  // the rows' fronts face each other: there is no hot aisle between them
+    h.containments = {c, containment("cold", 1.5)};
+    h.containments[1].id = "pod2";
+    h.containments[1].model = "bubble-wrap";
+    h.rows[0].racks[0].rear_door = model::RearDoor{"rdhx-passive-35kw", "no-such-loop", {}};
+    h.rows[0].racks[1].blanking = "duct-tape";
+    model::CoolingUnit u;
+    u.id = "irc-1";
+    u.model = "inrow-cw-300";
+    u.facing = model::Facing::North;
+    u.position_m = {5, 5};
+    u.supply_setpoint_c = 20;
+    h.cooling_units.push_back(u);  // an in-row cooler that names no row
+    model::CoolingUnit v = u;
+    v.id = "irc-2";
+    v.row = "row01";
+    v.position_m = {h.rows[0].racks.back().position_m.x_m + 0.45, h.rows[0].racks.back().position_m.y_m + 0.5};
+    h.cooling_units.push_back(v);  // half a metre out of the row's line
+    l.scenario.events = {fixtures::event(60, "loop_fail", "crah-01")};
+    const auto d = model::validateScenario(l.scenario, l.catalog);
+    const std::string all = dump(d);
+    using S = model::Severity;
+    QVERIFY2(has(d, S::Error, "/halls/0/containments/0/rows", "no hot aisle between its rows"), all.c_str());
+    QVERIFY2(has(d, S::Error, "/halls/0/containments/1/leakage_fraction", "within 0..1"), all.c_str());
+    QVERIFY2(has(d, S::Error, "/halls/0/containments/1/model", "unknown containment 'bubble-wrap'"), all.c_str());
+    QVERIFY2(has(d, S::Error, "/halls/0/rows/0/racks/0/rear_door/loop", "unknown water loop 'no-such-loop'"), all.c_str());
+    QVERIFY2(has(d, S::Error, "/halls/0/rows/0/racks/1/blanking", "unknown blanking 'duct-tape'"), all.c_str());
+    const std::string units = "/halls/0/cooling_units/" + std::to_string(h.cooling_units.size() - 2);
+    QVERIFY2(has(d, S::Error, units + "/row", "must name the row it stands in"), all.c_str());
+    const std::string units2 = "/halls/0/cooling_units/" + std::to_string(h.cooling_units.size() - 1);
+    QVERIFY2(has(d, S::Error, units2 + "/position_m", "out of the line of row row01"), all.c_str());
+    QVERIFY2(has(d, S::Error, "/events/0/target", "not a water loop"), all.c_str());
+}
+
+void TstContainment::liveChecksFlagAislesWithoutSupplyOrReturnAndSmallDoors() {
+    auto l = hall(0.0, 0.8, 4);  // slab floor, 40 kW racks
+    auto& h = l.scenario.halls[0];
+    h.containments = {containment("cold", 0.0)};
+    h.rows[0].racks[0].rear_door = model::RearDoor{"rdhx-passive-35kw", "", {}};
+    auto findings = model::checkLayout(l.scenario, l.catalog);
+    auto kinds = [&](const char* kind) {
+        int n = 0;
+        for (const auto& f : findings) n += f.kind == kind ? 1 : 0;
+        return n;
+    };
+    QCOMPARE(kinds("aisle_supply"), 1);
+    QCOMPARE(kinds("rear_door_capacity"), 1);
+    QCOMPARE(kinds("aisle_return"), 0);
+    for (const auto& f : findings)
+        if (f.kind == "rear_door_capacity") QCOMPARE(f.entity, h.rows[0].racks[0].id);
+    // Turned round with hot containment and no ceiling return: nowhere for the exhaust to go.
+    for (auto& r : h.rows[0].racks) r.facing = model::Facing::South;
+    for (auto& r : h.rows[1].racks) r.facing = model::Facing::North;
+    h.containments = {containment("hot", 0.0)};
+    findings = model::checkLayout(l.scenario, l.catalog);
+    QCOMPARE(kinds("aisle_return"), 1);
+    QCOMPARE(kinds("aisle_supply"), 0);
+    h.ceiling_return = model::CeilingReturn{};
+    findings = model::checkLayout(l.scenario, l.catalog);
+    QCOMPARE(kinds("aisle_return"), 0);
 }
 
 QTEST_GUILESS_MAIN(TstContainment)
