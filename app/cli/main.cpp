@@ -80,8 +80,10 @@ liquid, cooling capacity and airflow, and whether cooling survives the loss of a
 )"},
     {"generate", R"(Usage: clustertwin-cli generate [options] -o FILE
 
-Builds a valid scenario: rows of racks in alternating hot/cold aisles, cooling units along the walls (and CDUs
-when the servers need liquid) sized N+redundancy, a 2N power chain sized to the load, and a network description.
+Builds a valid scenario: rows of racks in alternating hot/cold aisles grouped in pods so the hall is near square,
+cooling as halls are built now (perimeter units on the walls, in-row coolers in the rows, rear doors on the racks,
+CDUs when the servers need liquid) sized N+redundancy, aisle containment, one or several halls on a site with a 2N
+power chain sized to the load, and a network description.
   --id ID                   scenario id (generated)
   --name TEXT               scenario name
   --rows N                  rows of racks (2)
@@ -95,6 +97,17 @@ when the servers need liquid) sized N+redundancy, a 2N power chain sized to the 
   --setpoint C              CRAH supply setpoint in °C (20)
   --ceiling M               hall height in m (4)
   --raised-floor M          raised floor height in m (0 = slab)
+  --cooling KIND            auto | perimeter | inrow | rear-door | liquid (auto: perimeter units when they fit
+                            on the walls, else in-row coolers; CDUs for liquid-cooled servers)
+  --containment KIND        auto | hot | cold | none, one per pod (auto: hot with in-row coolers); hot aisles of
+                            perimeter halls get a ducted ceiling return, cold ones need a raised floor
+  --containment-model ID    containment system from the catalog, for its leakage (panels-doors)
+  --inrow-model ID          in-row cooler from the catalog (inrow-cw-600)
+  --rear-door ID            rear door from the catalog (the smallest that carries a rack)
+  --pods N                  groups of rows side by side (0 = chosen so the hall is near square)
+  --halls N                 identical halls side by side on one site, power chain and plant (1)
+  --gpus N                  size halls, rows and racks for N GPUs (halls of at most 400 racks, rows of
+                            --racks-per-row, 20 unless given); e.g. --gpus 100000 makes a campus
   --topology T              none | fat-tree | rail-optimized | nvl72 (fat-tree)
   --levels N                fat-tree tiers, 2 or 3 (2)
   --oversubscription X      leaf down:up ratio (1)
@@ -269,6 +282,15 @@ int cmdGenerate(const Args& a) {
     p.topology = a.get("topology", p.topology);
     p.fat_tree_levels = a.getInt("levels", p.fat_tree_levels);
     p.oversubscription = a.getDouble("oversubscription", p.oversubscription);
+    p.cooling = a.get("cooling", p.cooling);
+    p.containment = a.get("containment", p.containment);
+    p.containment_model = a.get("containment-model", p.containment_model);
+    p.inrow_model = a.get("inrow-model", p.inrow_model);
+    p.rear_door_model = a.get("rear-door", p.rear_door_model);
+    p.pods = a.getInt("pods", p.pods);
+    p.halls = a.getInt("halls", p.halls);
+    p.gpus = a.getInt("gpus", p.gpus);
+    if (p.gpus > 0 && !a.has("racks-per-row")) p.racks_per_row = 20;
     m::Scenario s;
     try {
         s = m::buildHall(p);
@@ -279,9 +301,10 @@ int cmdGenerate(const Args& a) {
     if (jobs < 0) throw UsageError("--jobs must be >= 0");
     if (jobs > 0) {
         std::vector<std::string> nodes;
-        for (const auto& row : s.halls[0].rows)
-            for (const auto& r : row.racks)
-                for (const auto& n : r.nodes) nodes.push_back(n.id);
+        for (const auto& h : s.halls)
+            for (const auto& row : h.rows)
+                for (const auto& r : row.racks)
+                    for (const auto& n : r.nodes) nodes.push_back(n.id);
         if (static_cast<std::size_t>(jobs) > nodes.size()) throw UsageError("--jobs: more jobs than nodes");
         for (int j = 0; j < jobs; ++j) {
             m::Job job;
@@ -333,7 +356,8 @@ const std::map<std::string, Command>& commands() {
         {"generate", {cmdGenerate, {"help", "quiet"},
                       {"out", "id", "name", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
-                       "levels", "oversubscription", "jobs", "event"}}},
+                       "levels", "oversubscription", "jobs", "event", "cooling", "containment", "containment-model",
+                       "inrow-model", "rear-door", "pods", "halls", "gpus"}}},
         {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
                     {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
         {"import", {ct::cli::cmdImport, {"json", "help", "quiet", "dcgm"},

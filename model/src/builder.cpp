@@ -1,227 +1,118 @@
-#include <clustertwin/model/analysis.hpp>
+// The hall builder's site: halls side by side, one 2N power chain and plant, the network (builder.hpp); each
+// hall's floor comes from builder_layout.cpp.
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/error.hpp>
-#include <clustertwin/model/units.hpp>
+
+#include "builder_layout.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace ct::model {
 
 namespace {
 
-std::string fmt(const char* pattern, int a) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, pattern, a);
-    return buf;
-}
-
-std::string fmt2(const char* pattern, int a, int b) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, pattern, a, b);
-    return buf;
-}
-
-/// Lengths are kept to whole millimetres so files read cleanly (no 7.199999999999999).
-double mm(double v) { return std::round(v * 1000.0) / 1000.0; }
-double roundUpTo(double v, double step) { return mm(std::ceil(v / step - 1e-9) * step); }
+double roundUpTo(double v, double step) { return std::round(std::ceil(v / step - 1e-9) * step * 1000.0) / 1000.0; }
 
 void require(bool ok, const std::string& field, const std::string& msg) {
     if (!ok) throw ModelError("hall parameters: " + field + ": " + msg);
 }
 
-} // namespace
-
-Scenario buildHall(const HallParams& p, const Catalog& c) {
-    require(p.rows >= 1 && p.rows <= 1000, "rows", "must be within 1..1000");
-    require(p.racks_per_row >= 1 && p.racks_per_row <= 1000, "racks_per_row", "must be within 1..1000");
-    require(p.cold_aisle_m >= 0.6 && p.hot_aisle_m >= 0.6, "cold_aisle_m/hot_aisle_m", "aisles must be at least 0.6 m");
-    require(p.wall_clearance_m >= 0.6, "wall_clearance_m", "must be at least 0.6 m");
-    require(p.cooling_redundancy >= 0, "cooling_redundancy", "must be >= 0");
-    require(p.ceiling_height_m >= 2.5, "ceiling_height_m", "must be at least 2.5 m");
-    require(p.raised_floor_m >= 0 && p.raised_floor_m < 2, "raised_floor_m", "must be within 0..2 m");
+/// Halls, rows and racks per row for `p.gpus` GPUs: halls of at most `max_racks_per_hall` racks.
+HallParams sizedForGpus(HallParams p, const Catalog& c) {
     const ServerModel* sm = c.server(p.server_model);
     require(sm, "server_model", "unknown server model '" + p.server_model + "'");
-    const RackModel* rm = c.rack(p.rack_model);
-    require(rm, "rack_model", "unknown rack model '" + p.rack_model + "'");
-    const CoolingUnitModel* um = c.coolingUnit(p.cooling_unit_model);
-    require(um, "cooling_unit_model", "unknown cooling unit model '" + p.cooling_unit_model + "'");
+    const int per_rack = (sm->form_factor == "rack" ? 1 : p.nodes_per_rack) * sm->gpu_count;
+    require(per_rack > 0, "gpus", "'" + p.server_model + "' has no GPUs");
+    require(p.max_racks_per_hall >= 1, "max_racks_per_hall", "must be >= 1");
+    const long racks = (static_cast<long>(p.gpus) + per_rack - 1) / per_rack;
+    p.halls = static_cast<int>((racks + p.max_racks_per_hall - 1) / p.max_racks_per_hall);
+    const long per_hall = (racks + p.halls - 1) / p.halls;
+    p.racks_per_row = static_cast<int>(std::min<long>(p.racks_per_row, per_hall));
+    p.rows = static_cast<int>((per_hall + p.racks_per_row - 1) / p.racks_per_row);
+    return p;
+}
+
+} // namespace
+
+Scenario buildHall(const HallParams& params, const Catalog& c) {
+    require(params.gpus >= 0 && params.gpus <= 2000000, "gpus", "must be within 0..2,000,000");
+    const HallParams p = params.gpus > 0 ? sizedForGpus(params, c) : params;
+    require(p.halls >= 1 && p.halls <= 100, "halls", "must be within 1..100");
     const UpsModel* upm = c.upsModel(p.ups_model);
     require(upm, "ups_model", "unknown UPS model '" + p.ups_model + "'");
-    const bool rack_scale = sm->form_factor == "rack";
-    const int nodes_per_rack = rack_scale ? 1 : p.nodes_per_rack;
-    require(nodes_per_rack >= 1, "nodes_per_rack", "must be >= 1");
-    require(nodes_per_rack * sm->height_u <= rm->height_u, "nodes_per_rack",
-            std::to_string(nodes_per_rack) + " × " + std::to_string(sm->height_u) + "U do not fit in a " +
-                std::to_string(rm->height_u) + "U rack");
-    require(um->min_supply_temp_c <= p.supply_setpoint_c && p.supply_setpoint_c <= um->max_supply_temp_c,
-            "supply_setpoint_c", "outside the cooling unit's range");
-
-    const double tile = 0.6;
-    const double rack_load = nodes_per_rack * sm->max_power_w;
-    const double rack_liquid = rack_load * sm->liquid_fraction;
-    const int n_racks = p.rows * p.racks_per_row;
-    const double total_load = rack_load * n_racks;
-    const double air_load = (rack_load - rack_liquid) * n_racks;
-    const double liquid_load = rack_liquid * n_racks;
-
-    const int n_units = air_load > 0 ? static_cast<int>(std::ceil(air_load / um->capacity_w - 1e-9)) + p.cooling_redundancy : 0;
-    const CduModel* cm = nullptr;
-    int n_cdus = 0;
-    if (liquid_load > 0) {
-        cm = c.cdu(p.cdu_model);
-        require(cm, "cdu_model", "unknown CDU model '" + p.cdu_model + "' (the servers need liquid cooling)");
-        n_cdus = static_cast<int>(std::ceil(liquid_load / cm->capacity_w - 1e-9)) + p.cooling_redundancy;
+    const ServerModel* sm = c.server(p.server_model);
+    require(sm, "server_model", "unknown server model '" + p.server_model + "'");
+    for (const auto& [field, value, allowed] : {std::tuple{"cooling", p.cooling, "auto|perimeter|inrow|rear-door|liquid"},
+                                                 std::tuple{"containment", p.containment, "auto|hot|cold|none"}}) {
+        const std::string list = allowed;
+        bool ok = false;
+        for (std::size_t a = 0, b; a <= list.size(); a = b + 1) {
+            b = list.find('|', a);
+            if (b == std::string::npos) b = list.size();
+            ok = ok || list.compare(a, b - a, value) == 0;
+        }
+        require(ok, field, "'" + value + "' is not one of " + list);
     }
+    require(c.containment(p.containment_model), "containment_model", "unknown containment '" + p.containment_model + "'");
 
-    // Floor plan. x: racks side by side, cooling units along the west and east walls.
-    // y: a CDU zone along the south wall (if any), then rows with alternating cold and hot aisles.
-    const double side_zone = roundUpTo(um->depth_m + p.wall_clearance_m, tile);
-    const double cdu_zone = cm ? roundUpTo(cm->depth_m + p.wall_clearance_m, tile) : 0;
-    double rows_depth = p.rows * rm->depth_m;
-    for (int r = 0; r + 1 < p.rows; ++r) rows_depth += (r % 2 == 0) ? p.cold_aisle_m : p.hot_aisle_m;
-    const int units_west = (n_units + 1) / 2, units_east = n_units / 2;
-    const double unit_pitch = um->width_m + tile;
-    double width = 2 * side_zone + p.racks_per_row * rm->width_m;
-    if (cm) width = std::max(width, 2 * side_zone + n_cdus * (cm->width_m + tile));
-    double depth = cdu_zone + 2 * p.wall_clearance_m + rows_depth;
-    depth = std::max(depth, cdu_zone + 2 * tile + units_west * unit_pitch);
-    width = roundUpTo(width, tile);
-    depth = roundUpTo(depth, tile);
+    detail::HallPlan plan;
+    plan.p = &p;
+    plan.c = &c;
+    plan.cooling = p.cooling;
+    if (plan.cooling == "auto") plan.cooling = sm->liquid_fraction > 0 ? "liquid" : detail::perimeterFits(p, c) ? "perimeter" : "inrow";
+    plan.containment = p.containment != "auto" ? p.containment : plan.cooling == "inrow" ? "hot" : "none";
 
     Scenario s;
     s.id = p.id;
     s.name = p.name;
-    s.description = "Generated by the ClusterTwin hall builder: " + std::to_string(n_racks) + " racks of " + sm->name +
-                    " (" + std::to_string(p.rows) + " × " + std::to_string(p.racks_per_row) + "), " +
-                    std::to_string(n_units) + " cooling units, " + std::to_string(n_cdus) + " CDUs.";
     s.site.id = p.id + "-site";
     s.site.name = p.name + " site";
-    Hall h;
-    h.id = "hall1";
-    h.name = "Hall 1";
-    h.width_m = width;
-    h.depth_m = depth;
-    h.height_m = p.ceiling_height_m;
-    h.tile_m = tile;
-    if (p.raised_floor_m > 0) {
-        // A perforated tile (25 % open) passes ~0.25 m³/s at usual plenum pressures; racks that need much more
-        // stand on grates, as high-density raised floors are built.
-        RaisedFloor rf;
-        rf.height_m = p.raised_floor_m;
-        rf.tile = nodes_per_rack * sm->airflow_m3s > 0.5 ? "grate-56" : "perforated-25";
-        h.raised_floor = rf;
+    const long total_nodes = static_cast<long>(p.halls) * p.rows * p.racks_per_row * (sm->form_factor == "rack" ? 1 : p.nodes_per_rack);
+    const std::string node_fmt = total_nodes > 9999 ? "n%06d" : "n%04d";
+    int node_seq = 0;
+    double load = 0, x = 0;
+    int racks = 0, units = 0, inrow = 0, doors = 0, cdus = 0;
+    std::vector<double> hall_load;
+    for (int i = 0; i < p.halls; ++i) {
+        plan.index = i;
+        plan.prefix = i == 0 ? "" : "h" + std::to_string(i + 1) + "-";
+        plan.ups_a = plan.prefix + "ups-a";
+        plan.ups_b = plan.prefix + "ups-b";
+        plan.loop = plan.cooling == "inrow" || plan.cooling == "rear-door" ? plan.prefix + "chw-close" : "";
+        detail::HallBuilt b = detail::layoutHall(plan, node_seq, node_fmt);
+        b.hall.site_position_m = {x, 0};
+        x += b.hall.width_m + 10.0;  // a 10 m road between halls
+        load += b.it_load_w;
+        hall_load.push_back(b.it_load_w);
+        racks += b.racks;
+        units += b.units;
+        inrow += b.inrow;
+        doors += b.doors;
+        cdus += b.cdus;
+        s.power.pdus.insert(s.power.pdus.end(), b.floor_pdus.begin(), b.floor_pdus.end());
+        if (!plan.loop.empty())
+            s.plant.loops.push_back({plan.loop, (p.halls > 1 ? b.hall.name + " " : std::string()) + "close-coupled chilled water",
+                                     Plant{}.facility_water_temp_c, 0, {}});
+        s.halls.push_back(std::move(b.hall));
     }
-
-    // Power chain (2N): side A and B each carry the whole load on their own.
-    const double upstream_step_w = 50e3;
+    // Power (2N): side A and B each carry the whole load on their own: one utility feed per side for the site,
+    // a UPS per side in every hall.
     for (const char* side : {"a", "b"}) {
         const std::string S = side[0] == 'a' ? "A" : "B";
-        s.power.feeds.push_back({std::string("util-") + side, "Utility feed " + S,
-                                 roundUpTo(total_load * 1.1, 100e3), {}});
-        s.power.ups.push_back({std::string("ups-") + side, "UPS " + S, p.ups_model, std::string("util-") + side,
-                               std::max(1, static_cast<int>(std::ceil(total_load / upm->capacity_w - 1e-9))), {}});
-    }
-    // Rack PDUs: smallest standard breaker (3-phase 230/400 V) that carries the whole rack on one side within
-    // the 80 % rule, using more PDUs per side when one is not enough.
-    const double volts = 230, pf = 0.95;
-    const double breakers[] = {16, 32, 63, 100, 125};
-    int pdus_per_side = 0;
-    double breaker = 0;
-    for (int n = 1; n <= 4 && breaker == 0; ++n) {
-        for (double b : breakers) {
-            if (units::kContinuousLoadFraction * 3 * volts * b * pf * n >= rack_load) {
-                breaker = b;
-                pdus_per_side = n;
-                break;
-            }
+        s.power.feeds.push_back({std::string("util-") + side, "Utility feed " + S, roundUpTo(load * 1.1, 100e3), {}});
+        for (int i = 0; i < p.halls; ++i) {
+            const std::string px = i == 0 ? "" : "h" + std::to_string(i + 1) + "-";
+            s.power.ups.push_back({px + "ups-" + side, (i == 0 ? "" : s.halls[i].name + " ") + "UPS " + S, p.ups_model,
+                                   std::string("util-") + side,
+                                   std::max(1, static_cast<int>(std::ceil(hall_load[i] / upm->capacity_w - 1e-9))), {}});
         }
     }
-    require(breaker > 0, "nodes_per_rack", "rack load too high for four 125 A PDUs per side");
-
-    int node_seq = 0;
-    const int total_nodes = n_racks * nodes_per_rack;
-    const char* node_fmt = total_nodes > 9999 ? "n%06d" : "n%04d";
-    const int spacing = rm->height_u >= nodes_per_rack * (sm->height_u + 1) ? sm->height_u + 1 : sm->height_u;
-    std::vector<std::string> liquid_racks;
-    double y = cdu_zone + p.wall_clearance_m;
-    for (int r = 0; r < p.rows; ++r) {
-        Row row;
-        row.id = fmt("row%02d", r + 1);
-        row.name = fmt("Row %d", r + 1);
-        const Facing facing = (r % 2 == 0) ? Facing::North : Facing::South;
-        const double yc = y + rm->depth_m / 2;
-        const double row_load = rack_load * p.racks_per_row;
-        for (const char* side : {"a", "b"}) {
-            s.power.pdus.push_back({"pdu-" + row.id + "-" + side, "Floor PDU " + row.name + " " + (side[0] == 'a' ? "A" : "B"),
-                                    std::string("ups-") + side, roundUpTo(row_load, upstream_step_w), {}});
-        }
-        for (int k = 0; k < p.racks_per_row; ++k) {
-            Rack rack;
-            rack.id = fmt2("r%02d-%02d", r + 1, k + 1);
-            rack.name = fmt2("Rack %d-%d", r + 1, k + 1);
-            rack.model = p.rack_model;
-            rack.position_m = {mm(side_zone + (k + 0.5) * rm->width_m), mm(yc)};
-            rack.facing = facing;
-            std::vector<std::string> feeds;
-            for (const char* side : {"a", "b"}) {
-                for (int i = 0; i < pdus_per_side; ++i) {
-                    RackPdu pdu;
-                    pdu.id = rack.id + "-pdu-" + side + (pdus_per_side > 1 ? std::to_string(i + 1) : "");
-                    pdu.feed = side[0] == 'a' ? "A" : "B";
-                    pdu.upstream = "pdu-" + row.id + "-" + side;
-                    pdu.phases = 3;
-                    pdu.voltage_v = volts;
-                    pdu.breaker_a = breaker;
-                    pdu.power_factor = pf;
-                    feeds.push_back(pdu.id);
-                    rack.pdus.push_back(std::move(pdu));
-                }
-            }
-            for (int n = 0; n < nodes_per_rack; ++n) {
-                Node node;
-                node.id = fmt(node_fmt, ++node_seq);
-                node.model = p.server_model;
-                node.u_position = 1 + n * spacing;
-                node.hostname = node.id;
-                node.feeds = feeds;
-                rack.nodes.push_back(std::move(node));
-            }
-            if (rack_liquid > 0) liquid_racks.push_back(rack.id);
-            row.racks.push_back(std::move(rack));
-        }
-        h.rows.push_back(std::move(row));
-        y += rm->depth_m + ((r % 2 == 0) ? p.cold_aisle_m : p.hot_aisle_m);
-    }
-
-    // Cooling units along the west (facing east) and east (facing west) walls, spread over the rows' span.
-    const double span0 = cdu_zone, span1 = depth;
-    for (int i = 0; i < n_units; ++i) {
-        const bool west = i % 2 == 0;
-        const int k = i / 2, count = west ? units_west : units_east;
-        CoolingUnit u;
-        u.id = fmt("crah-%02d", i + 1);
-        u.name = fmt("CRAH %d", i + 1);
-        u.model = p.cooling_unit_model;
-        u.facing = west ? Facing::East : Facing::West;
-        const double yc = span0 + (span1 - span0) * (k + 0.5) / count;
-        u.position_m = {mm(west ? um->depth_m / 2 : width - um->depth_m / 2), mm(yc)};
-        u.supply_setpoint_c = p.supply_setpoint_c;
-        h.cooling_units.push_back(std::move(u));
-    }
-    for (int i = 0; i < n_cdus; ++i) {
-        Cdu cdu;
-        cdu.id = fmt("cdu-%02d", i + 1);
-        cdu.name = fmt("CDU %d", i + 1);
-        cdu.model = p.cdu_model;
-        cdu.facing = Facing::North;
-        cdu.position_m = {mm(side_zone + (i + 0.5) * (cm->width_m + tile)), mm(cm->depth_m / 2)};
-        cdu.supply_temp_c = p.cdu_supply_temp_c;
-        cdu.racks = liquid_racks;  // a shared secondary manifold: every CDU feeds every liquid rack
-        h.cdus.push_back(std::move(cdu));
-    }
-    s.halls.push_back(std::move(h));
+    s.description = "Generated by the ClusterTwin hall builder: " + std::to_string(racks) + " racks of " + sm->name + " in " +
+                    std::to_string(p.halls) + (p.halls == 1 ? " hall" : " halls") + " (" + std::to_string(p.rows) + " rows of " +
+                    std::to_string(p.racks_per_row) + " each), " + plan.cooling + " cooling (" + std::to_string(units) + " perimeter units, " +
+                    std::to_string(inrow) + " in-row coolers, " + std::to_string(doors) + " rear doors, " + std::to_string(cdus) +
+                    " CDUs), " + (plan.containment == "none" ? std::string("no") : plan.containment + "-aisle") + " containment.";
 
     s.network.topology = p.topology;
     s.network.levels = p.fat_tree_levels;

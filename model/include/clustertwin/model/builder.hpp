@@ -1,7 +1,9 @@
 #pragma once
-// Generates a valid scenario from a few parameters: rows of racks in alternating hot/cold aisles, cooling
-// units along the walls and CDUs where the servers need liquid (N+redundancy), a 2N power chain sized to the
-// load, and a network description. Used for the sample scenarios and for benchmark halls of 10k–100k GPUs.
+// Generates a valid scenario from a few parameters: rows of racks in alternating hot/cold aisles grouped in pods
+// laid out so the hall is near square; cooling as halls are built now (perimeter units on the walls, in-row
+// coolers in the rows, rear doors on the racks, CDUs where the servers need liquid; N+redundancy), aisle
+// containment; one or several halls on a site with a 2N power chain (utility → transformers → UPS → PDUs) sized
+// to the load; and a network description. Used for the samples and for benchmark halls and campuses.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/scenario.hpp>
 
@@ -33,6 +35,23 @@ struct HallParams {
     double oversubscription = 1.0;
     double link_speed_gbps = 400;
     std::string switch_model = "ib-ndr-qm9700";
+    /// "auto" (perimeter when its units fit on the walls, else in-row; liquid-cooled servers get CDUs either way),
+    /// "perimeter", "inrow", "rear-door" or "liquid" (servers with cold plates: CDUs plus perimeter units for the
+    /// rest of the heat).
+    std::string cooling = "auto";
+    /// "auto" (hot with in-row coolers, none otherwise), "hot", "cold" or "none": one containment per pod. Hot
+    /// containment with perimeter units gets a ducted ceiling return; cold containment needs a raised floor.
+    std::string containment = "auto";
+    std::string containment_model = "panels-doors";
+    std::string inrow_model = "inrow-cw-600";
+    std::string rear_door_model;      ///< "" = the smallest catalog door that carries a rack's air heat
+    int pods = 0;                     ///< groups of rows side by side; 0 = chosen so the hall is near square
+    double pod_gap_m = 2.4;           ///< service aisle between pods
+    int halls = 1;                    ///< identical halls side by side on one site, on one power chain and plant
+    /// When > 0: halls, rows and racks per row are chosen for this many GPUs (halls of at most
+    /// `max_racks_per_hall` racks, rows of `racks_per_row`), overriding `rows` and `halls`.
+    int gpus = 0;
+    int max_racks_per_hall = 400;
 };
 
 /// Throws ModelError when a parameter is out of range or a catalog id is unknown (message names the field).
