@@ -6,6 +6,8 @@
 #include <clustertwin/model/validate.hpp>
 
 #include <QElapsedTimer>
+
+#include <map>
 #include <QTest>
 
 using namespace ct::model;
@@ -19,6 +21,12 @@ private slots:
     void largeHallsBuildAndValidate();
     void aislesAlternateColdAndHot();
     void badParametersNameTheField();
+    void everyCoolingAndContainmentBuildsAValidHall_data();
+    void everyCoolingAndContainmentBuildsAValidHall();
+    void fourHundredRacksMakeANearSquareHall();
+    void perimeterUnitsStandOnEveryWallTheyNeed();
+    void hundredThousandGpusMakeACampus();
+    void coldContainmentOnASlabIsRefused();
 };
 
 void TstBuilder::buildsWhatWasAsked_data() {
@@ -146,6 +154,132 @@ void TstBuilder::badParametersNameTheField() {
     } catch (const ModelError& e) {
         QVERIFY(QString(e.what()).contains("nodes_per_rack"));
     }
+}
+
+void TstBuilder::everyCoolingAndContainmentBuildsAValidHall_data() {
+    QTest::addColumn<QString>("cooling");
+    QTest::addColumn<QString>("containment");
+    QTest::addColumn<QString>("server");
+    QTest::addColumn<double>("raised_floor");
+    QTest::addColumn<QString>("resolved");  // what auto becomes, as the description says
+    QTest::newRow("auto slab") << "auto" << "auto" << "dgx-h100" << 0.0 << "perimeter cooling";
+    QTest::newRow("perimeter hot") << "perimeter" << "hot" << "dgx-h100" << 0.0 << "hot-aisle containment";
+    QTest::newRow("perimeter cold raised") << "perimeter" << "cold" << "dgx-h100" << 0.6 << "cold-aisle containment";
+    QTest::newRow("inrow") << "inrow" << "auto" << "dgx-h100" << 0.0 << "hot-aisle containment";
+    QTest::newRow("inrow cold") << "inrow" << "cold" << "hgx-b200" << 0.0 << "cold-aisle containment";
+    QTest::newRow("rear-door") << "rear-door" << "none" << "dgx-h100" << 0.0 << "rear-door cooling";
+    QTest::newRow("liquid") << "liquid" << "auto" << "gb200-nvl72" << 0.0 << "liquid cooling";
+}
+
+void TstBuilder::everyCoolingAndContainmentBuildsAValidHall() {
+    QFETCH(QString, cooling);
+    QFETCH(QString, containment);
+    QFETCH(QString, server);
+    QFETCH(double, raised_floor);
+    QFETCH(QString, resolved);
+    HallParams p;
+    p.rows = 4;
+    p.racks_per_row = 8;
+    p.server_model = server.toStdString();
+    if (server == "gb200-nvl72") p.rack_model = "rack-mgx-nvl72", p.supply_setpoint_c = 24;
+    p.cooling = cooling.toStdString();
+    p.containment = containment.toStdString();
+    p.raised_floor_m = raised_floor;
+    const Catalog& c = Catalog::builtin();
+    const Scenario s = buildHall(p, c);
+    const Diagnostics d = validateScenario(s, c);
+    for (const auto& x : d) qWarning("%s", x.toString().c_str());
+    QVERIFY(!hasErrors(d));
+    for (const auto& x : d) QVERIFY2(x.message.find("no supply") == std::string::npos && x.message.find("no return path") == std::string::npos, x.message.c_str());
+    QVERIFY2(QString::fromStdString(s.description).contains(resolved), s.description.c_str());
+    const Hall& h = s.halls[0];
+    int inrow = 0, doors = 0;
+    for (const auto& u : h.cooling_units) inrow += c.coolingUnit(u.model)->kind == "in-row" ? 1 : 0;
+    for (const auto& row : h.rows)
+        for (const auto& r : row.racks) doors += r.rear_door ? 1 : 0;
+    if (cooling == "inrow") {
+        QVERIFY(inrow > 0 && inrow == int(h.cooling_units.size()));
+        QVERIFY(!s.plant.loops.empty());
+        for (const auto& u : h.cooling_units) QCOMPARE(u.loop, s.plant.loops[0].id);
+    }
+    if (cooling == "rear-door") QCOMPARE(doors, 32);
+    if (containment == "hot" || cooling == "inrow") QVERIFY(!h.containments.empty() && h.containments[0].kind == (containment == "cold" ? "cold" : "hot"));
+    if (containment == "hot" && cooling == "perimeter") QVERIFY(h.ceiling_return.has_value());
+    // Enough cooling for the air heat, in-row coolers included.
+    const ScenarioSummary sum = summarize(s, c);
+    if (cooling != "rear-door") QVERIFY(sum.air_cooling_capacity_w >= sum.air_heat_w);
+    QVERIFY(parseScenario(scenarioToJson(s)).scenario == s);
+}
+
+void TstBuilder::fourHundredRacksMakeANearSquareHall() {
+    // Issue 18: 20 × 20 DGX H100 used to make a hall 18 m wide and 219 m deep with the racks at one end.
+    HallParams p;
+    p.rows = 20;
+    p.racks_per_row = 20;
+    const Catalog& c = Catalog::builtin();
+    const Scenario s = buildHall(p, c);
+    QVERIFY(!hasErrors(validateScenario(s, c)));
+    const Hall& h = s.halls[0];
+    const double aspect = std::max(h.width_m, h.depth_m) / std::min(h.width_m, h.depth_m);
+    qInfo("%.1f × %.1f m (aspect %.2f), %zu cooling units, %zu pods", h.width_m, h.depth_m, aspect, h.cooling_units.size(), h.containments.size());
+    QVERIFY(aspect <= 2.0);
+    // The racks fill the hall: their footprint is a fair share of the floor.
+    QVERIFY(400 * 0.6 * 1.2 / (h.width_m * h.depth_m) > 0.2);
+    QVERIFY(summarize(s, c).air_cooling_capacity_w >= summarize(s, c).air_heat_w);
+}
+
+void TstBuilder::perimeterUnitsStandOnEveryWallTheyNeed() {
+    // The 32-rack DGX H100 slab hall: 12 CRAHs do not fit on the two walls at the aisles' ends.
+    HallParams p;
+    p.rows = 4;
+    p.racks_per_row = 8;
+    const Scenario s = buildHall(p);
+    const Hall& h = s.halls[0];
+    std::map<Facing, int> walls;
+    for (const auto& u : h.cooling_units) ++walls[u.facing];
+    QCOMPARE(int(h.cooling_units.size()), 12);
+    QVERIFY(walls.size() >= 3);
+    // The hall is no deeper than its rows need: the last row ends within a unit's zone of the north wall.
+    double rows_end = 0;
+    for (const auto& row : h.rows)
+        for (const auto& r : row.racks) rows_end = std::max(rows_end, r.position_m.y_m + 0.6);
+    QVERIFY2(h.depth_m - rows_end < 1.8 + 1.2 + 0.01, qPrintable(QString("%1 m behind the rows").arg(h.depth_m - rows_end)));
+}
+
+void TstBuilder::hundredThousandGpusMakeACampus() {
+    HallParams p;
+    p.gpus = 100000;
+    p.racks_per_row = 20;
+    p.topology = "none";
+    QElapsedTimer t;
+    t.start();
+    const Catalog& c = Catalog::builtin();
+    const Scenario s = buildHall(p, c);
+    const Diagnostics d = validateScenario(s, c);
+    QVERIFY(!hasErrors(d));
+    const ScenarioSummary sum = summarize(s, c);
+    qInfo("%d GPUs in %zu halls, %.1f MW nameplate, built and validated in %lld ms", sum.gpus, s.halls.size(), sum.nameplate_it_power_w / 1e6,
+          static_cast<long long>(t.elapsed()));
+    QVERIFY(sum.gpus >= 100000 && sum.gpus < 110000);
+    QVERIFY(s.halls.size() >= 8);
+    // Halls side by side on the site, not on top of each other; one power chain carries them all.
+    for (std::size_t i = 1; i < s.halls.size(); ++i)
+        QVERIFY(s.halls[i].site_position_m.x_m >= s.halls[i - 1].site_position_m.x_m + s.halls[i - 1].width_m);
+    QCOMPARE(s.power.feeds.size(), std::size_t{2});
+    QVERIFY(s.power.feeds[0].capacity_w >= sum.nameplate_it_power_w);
+}
+
+void TstBuilder::coldContainmentOnASlabIsRefused() {
+    HallParams p;
+    p.containment = "cold";
+    try {
+        buildHall(p);
+        QFAIL("cold containment on a slab with perimeter units accepted");
+    } catch (const ModelError& e) {
+        QVERIFY2(QString(e.what()).contains("containment") && QString(e.what()).contains("raised floor"), e.what());
+    }
+    p.cooling = "heat-pipes";
+    QVERIFY_THROWS_EXCEPTION(ModelError, buildHall(p));
 }
 
 QTEST_GUILESS_MAIN(TstBuilder)
