@@ -123,6 +123,7 @@ void TstBuilder::largeHallsBuildAndValidate() {
 void TstBuilder::aislesAlternateColdAndHot() {
     HallParams p;
     p.rows = 4;
+    p.containment = "none";
     const Scenario s = buildHall(p);
     const auto& rows = s.halls[0].rows;
     // Rows 1 and 2 face each other across a cold aisle; rows 2 and 3 turn their backs (hot aisle).
@@ -132,6 +133,14 @@ void TstBuilder::aislesAlternateColdAndHot() {
     QVERIFY(rows[3].racks[0].facing == Facing::South);
     const double gap01 = rows[1].racks[0].position_m.y_m - rows[0].racks[0].position_m.y_m - 1.2;
     QVERIFY(qAbs(gap01 - p.cold_aisle_m) < 1e-9);
+    // Hot-aisle containment (the default for 40 kW racks) pairs the rows back to back: row 1 turns south.
+    p.containment = "auto";
+    const Scenario t = buildHall(p);
+    QVERIFY(t.halls[0].rows[0].racks[0].facing == Facing::South);
+    QVERIFY(t.halls[0].rows[1].racks[0].facing == Facing::North);
+    QCOMPARE(t.halls[0].containments.size(), std::size_t{1});
+    QCOMPARE(t.halls[0].containments[0].kind, std::string("hot"));
+    QVERIFY(t.halls[0].ceiling_return.has_value());
 }
 
 void TstBuilder::badParametersNameTheField() {
@@ -267,6 +276,9 @@ void TstBuilder::hundredThousandGpusMakeACampus() {
         QVERIFY(s.halls[i].site_position_m.x_m >= s.halls[i - 1].site_position_m.x_m + s.halls[i - 1].width_m);
     QCOMPARE(s.power.feeds.size(), std::size_t{2});
     QVERIFY(s.power.feeds[0].capacity_w >= sum.nameplate_it_power_w);
+    // utility (MV) → a transformer bank per hall and side → the hall's UPS.
+    QCOMPARE(s.power.transformers.size(), 2 * s.halls.size());
+    for (const auto& u : s.power.ups) QVERIFY(u.feed.find("tx-") != std::string::npos);
 }
 
 void TstBuilder::coldContainmentOnASlabIsRefused() {

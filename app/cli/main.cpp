@@ -99,8 +99,9 @@ power chain sized to the load, and a network description.
   --raised-floor M          raised floor height in m (0 = slab)
   --cooling KIND            auto | perimeter | inrow | rear-door | liquid (auto: perimeter units when they fit
                             on the walls, else in-row coolers; CDUs for liquid-cooled servers)
-  --containment KIND        auto | hot | cold | none, one per pod (auto: hot with in-row coolers); hot aisles of
-                            perimeter halls get a ducted ceiling return, cold ones need a raised floor
+  --containment KIND        auto | hot | cold | none, one per pod (auto: hot with in-row coolers or racks of
+                            10 kW of air heat or more); hot aisles of perimeter halls get a ducted ceiling
+                            return, cold ones need a raised floor
   --containment-model ID    containment system from the catalog, for its leakage (panels-doors)
   --inrow-model ID          in-row cooler from the catalog (inrow-cw-600)
   --rear-door ID            rear door from the catalog (the smallest that carries a rack)

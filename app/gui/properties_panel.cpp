@@ -125,6 +125,14 @@ Props describe(const ScenarioDocument& doc, const EntityRef& ref) {
     }
     for (const auto& f : sc.power.feeds)
         if (ref.kind == "utility_feed" && f.id == id) p.insert(p.end(), {{"name", s(f.name)}, {"capacity", kw(f.capacity_w)}});
+    for (const auto& t : sc.power.transformers)
+        if (ref.kind == "transformer" && t.id == id)
+            p.insert(p.end(), {{"name", s(t.name)}, {"feed", s(t.feed)}, {"capacity", kw(t.capacity_w)},
+                               {"efficiency", QString("%1 %").arg(100 * t.efficiency, 0, 'f', 1)}});
+    for (const auto& l : sc.plant.loops)
+        if (ref.kind == "water_loop" && l.id == id)
+            p.insert(p.end(), {{"name", s(l.name)}, {"supply temperature", QString("%1 °C").arg(l.supply_temp_c)},
+                               {"capacity", l.capacity_w > 0 ? kw(l.capacity_w) : QString("the plant's")}});
     for (const auto& u : sc.power.ups)
         if (ref.kind == "ups" && u.id == id) {
             const auto* m = cat.upsModel(u.model);

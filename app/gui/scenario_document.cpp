@@ -175,8 +175,12 @@ EntityRef ScenarioDocument::refOf(const QString& qid) const {
     }
     for (const auto& f : scenario_.power.feeds)
         if (f.id == id) return {"utility_feed", qid};
+    for (const auto& t : scenario_.power.transformers)
+        if (t.id == id) return {"transformer", qid};
     for (const auto& u : scenario_.power.ups)
         if (u.id == id) return {"ups", qid};
+    for (const auto& l : scenario_.plant.loops)
+        if (l.id == id) return {"water_loop", qid};
     for (const auto& p : scenario_.power.pdus)
         if (p.id == id) return {"pdu", qid};
     for (const auto& j : scenario_.jobs)

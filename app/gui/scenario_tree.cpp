@@ -68,6 +68,7 @@ void ScenarioTree::rebuild() {
     }
     auto* pi = addItem(root, tr("Power"), QString(), {});
     for (const auto& f : sc.power.feeds) addItem(pi, label(f.id, f.name), tr("utility feed"), {"utility_feed", s(f.id)});
+    for (const auto& t : sc.power.transformers) addItem(pi, label(t.id, t.name), tr("transformer"), {"transformer", s(t.id)});
     for (const auto& u : sc.power.ups) addItem(pi, label(u.id, u.name), s(u.model), {"ups", s(u.id)});
     for (const auto& p : sc.power.pdus) addItem(pi, label(p.id, p.name), tr("floor PDU"), {"pdu", s(p.id)});
     if (!sc.jobs.empty()) {

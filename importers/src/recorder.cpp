@@ -28,7 +28,9 @@ std::vector<EntityInfo> scenarioEntities(const model::Scenario& s, const model::
         for (const auto& u : h.cdus) e.push_back({u.id, "cdu", h.id, u.name});
     }
     for (const auto& f : s.power.feeds) e.push_back({f.id, "utility_feed", s.id, f.name});
+    for (const auto& t : s.power.transformers) e.push_back({t.id, "transformer", t.feed, t.name});
     for (const auto& u : s.power.ups) e.push_back({u.id, "ups", u.feed, u.name});
+    for (const auto& l : s.plant.loops) e.push_back({l.id, "water_loop", s.id, l.name});
     for (const auto& p : s.power.pdus) e.push_back({p.id, "pdu", p.ups, p.name});
     return e;
 }
@@ -93,6 +95,13 @@ void RunRecorder::record(const model::Frame& f) {
         put(u.id, "load_w", "W", t, u.load_w);
         put(u.id, "loss_w", "W", t, u.loss_w);
     }
+    for (const auto& u : f.transformers) {
+        put(u.id, "load_w", "W", t, u.load_w);
+        put(u.id, "loss_w", "W", t, u.loss_w);
+    }
+    for (const auto& l : f.loops) put(l.id, "load_w", "W", t, l.load_w);
+    for (const auto& r : f.racks)
+        if (r.rear_door_w > 0) put(r.id, "rear_door_w", "W", t, r.rear_door_w);
     for (const auto& j : f.jobs) {
         put(j.id, "step_time_s", "s", t, j.step_time_s);
         put(j.id, "comm_share", "ratio", t, j.comm_share);
@@ -106,6 +115,7 @@ void RunRecorder::record(const model::Frame& f) {
     put(site, "pue", "ratio", t, f.pue);
     put(site, "heat_in_w", "W", t, f.heat_in_w);
     put(site, "heat_removed_w", "W", t, f.heat_removed_w);
+    if (f.rear_door_heat_w > 0) put(site, "rear_door_heat_w", "W", t, f.rear_door_heat_w);
     put(site, "max_inlet_c", "degC", t, f.max_inlet_c);
     put(site, "rci_hi", "percent", t, f.rci_hi);
     put(site, "rci_lo", "percent", t, f.rci_lo);

@@ -61,7 +61,13 @@ Scenario buildHall(const HallParams& params, const Catalog& c) {
     plan.c = &c;
     plan.cooling = p.cooling;
     if (plan.cooling == "auto") plan.cooling = sm->liquid_fraction > 0 ? "liquid" : detail::perimeterFits(p, c) ? "perimeter" : "inrow";
-    plan.containment = p.containment != "auto" ? p.containment : plan.cooling == "inrow" ? "hot" : "none";
+    // Containment (auto): hot aisles closed wherever rack density makes recirculation the rule without it: in-row
+    // halls, and air-cooled racks of 10 kW or more (our threshold; halls without containment are built for less).
+    const double rack_air_w = (sm->form_factor == "rack" ? 1 : p.nodes_per_rack) * sm->max_power_w * (1 - sm->liquid_fraction);
+    plan.containment = p.containment != "auto"                                    ? p.containment
+                       : plan.cooling == "inrow"                                  ? "hot"
+                       : plan.cooling != "rear-door" && rack_air_w >= 10e3 ? "hot"
+                                                                                  : "none";
 
     Scenario s;
     s.id = p.id;
@@ -97,14 +103,21 @@ Scenario buildHall(const HallParams& params, const Catalog& c) {
         s.halls.push_back(std::move(b.hall));
     }
     // Power (2N): side A and B each carry the whole load on their own: one utility feed per side for the site,
-    // a UPS per side in every hall.
+    // a UPS per side in every hall. A campus (several halls) takes its feeds at medium voltage: each hall's UPS
+    // hangs on a transformer bank of its own.
     for (const char* side : {"a", "b"}) {
         const std::string S = side[0] == 'a' ? "A" : "B";
-        s.power.feeds.push_back({std::string("util-") + side, "Utility feed " + S, roundUpTo(load * 1.1, 100e3), {}});
+        const std::string feed = std::string("util-") + side;
+        s.power.feeds.push_back({feed, "Utility feed " + S + (p.halls > 1 ? " (medium voltage)" : ""), roundUpTo(load * 1.1, 100e3), {}});
         for (int i = 0; i < p.halls; ++i) {
             const std::string px = i == 0 ? "" : "h" + std::to_string(i + 1) + "-";
-            s.power.ups.push_back({px + "ups-" + side, (i == 0 ? "" : s.halls[i].name + " ") + "UPS " + S, p.ups_model,
-                                   std::string("util-") + side,
+            const std::string hall = i == 0 && p.halls == 1 ? "" : s.halls[i].name + " ";
+            std::string upstream = feed;
+            if (p.halls > 1) {
+                upstream = px + "tx-" + side;
+                s.power.transformers.push_back({upstream, hall + "transformer bank " + S, feed, roundUpTo(hall_load[i] * 1.1, 250e3), 0.99, {}});
+            }
+            s.power.ups.push_back({px + "ups-" + side, hall + "UPS " + S, p.ups_model, upstream,
                                    std::max(1, static_cast<int>(std::ceil(hall_load[i] / upm->capacity_w - 1e-9))), {}});
         }
     }

@@ -59,6 +59,7 @@ std::string_view toString(EntityKind k) {
     case EntityKind::Job: return "job";
     case EntityKind::Containment: return "containment";
     case EntityKind::WaterLoop: return "water_loop";
+    case EntityKind::Transformer: return "transformer";
     }
     return "?";
 }

@@ -34,6 +34,13 @@ void read(ObjReader& r, PowerChain& pc, Diagnostics& d) {
         x.get("name", f.name);
         x.get("capacity_w", f.capacity_w, true);
     });
+    readList(r, "transformers", false, pc.transformers, d, [](ObjReader& x, Transformer& t) {
+        x.get("id", t.id, true);
+        x.get("name", t.name);
+        x.get("feed", t.feed, true);
+        x.get("capacity_w", t.capacity_w, true);
+        x.get("efficiency", t.efficiency);
+    });
     readList(r, "ups", false, pc.ups, d, [](ObjReader& x, Ups& u) {
         x.get("id", u.id, true);
         x.get("name", u.name);
@@ -213,6 +220,20 @@ ojson write(const PowerChain& pc) {
         feeds.push_back(std::move(x));
     }
     o["feeds"] = std::move(feeds);
+    if (!pc.transformers.empty()) {
+        ojson txs = ojson::array();
+        for (const auto& t : pc.transformers) {
+            ojson x;
+            x["id"] = t.id;
+            putIfNotEmpty(x, "name", t.name);
+            x["feed"] = t.feed;
+            x["capacity_w"] = num(t.capacity_w);
+            x["efficiency"] = num(t.efficiency);
+            putExtras(x, t.extra);
+            txs.push_back(std::move(x));
+        }
+        o["transformers"] = std::move(txs);
+    }
     ojson ups = ojson::array();
     for (const auto& u : pc.ups) {
         ojson x;

@@ -140,6 +140,8 @@ private:
             addId(s_.plant.loops[i].id, ptrJoin("/plant/loops", i), EntityKind::WaterLoop);
         for (std::size_t i = 0; i < s_.power.feeds.size(); ++i)
             addId(s_.power.feeds[i].id, ptrJoin("/power/feeds", i), EntityKind::UtilityFeed);
+        for (std::size_t i = 0; i < s_.power.transformers.size(); ++i)
+            addId(s_.power.transformers[i].id, ptrJoin("/power/transformers", i), EntityKind::Transformer);
         for (std::size_t i = 0; i < s_.power.ups.size(); ++i)
             addId(s_.power.ups[i].id, ptrJoin("/power/ups", i), EntityKind::Ups);
         for (std::size_t i = 0; i < s_.power.pdus.size(); ++i)
@@ -344,8 +346,16 @@ private:
             const Ups& u = pc.ups[i];
             const std::string p = ptrJoin("/power/ups", i);
             if (!c_.upsModel(u.model)) err(p + "/model", "unknown UPS model '" + u.model + "' (not in the catalog)");
-            if (!isKind(u.feed, EntityKind::UtilityFeed)) err(p + "/feed", "unknown utility feed '" + u.feed + "'");
+            if (!isKind(u.feed, EntityKind::UtilityFeed) && !isKind(u.feed, EntityKind::Transformer))
+                err(p + "/feed", "unknown utility feed or transformer '" + u.feed + "'");
             if (u.modules < 1) err(p + "/modules", "must be >= 1");
+        }
+        for (std::size_t i = 0; i < pc.transformers.size(); ++i) {
+            const Transformer& t = pc.transformers[i];
+            const std::string p = ptrJoin("/power/transformers", i);
+            if (!isKind(t.feed, EntityKind::UtilityFeed)) err(p + "/feed", "unknown utility feed '" + t.feed + "'");
+            positive(p + "/capacity_w", t.capacity_w);
+            if (!(t.efficiency >= 0.9 && t.efficiency <= 1)) err(p + "/efficiency", "must be within 0.9..1 (is " + num(t.efficiency) + ")");
         }
         for (std::size_t i = 0; i < pc.pdus.size(); ++i) {
             const Pdu& u = pc.pdus[i];
@@ -380,6 +390,13 @@ private:
             if (m) checkLoad(ptrJoin("/power/ups", i), "UPS", m->capacity_w * u.modules, ups_normal[u.id], ups_fail[u.id]);
             feed_normal[u.feed] += ups_normal[u.id];
             feed_fail[u.feed] += ups_fail[u.id];
+        }
+        for (std::size_t i = 0; i < pc.transformers.size(); ++i) {
+            const Transformer& t = pc.transformers[i];
+            checkLoad(ptrJoin("/power/transformers", i), "transformer", t.capacity_w, feed_normal[t.id], feed_fail[t.id]);
+            const double eta = t.efficiency > 0 ? t.efficiency : 1;
+            feed_normal[t.feed] += feed_normal[t.id] / eta;
+            feed_fail[t.feed] += feed_fail[t.id] / eta;
         }
         for (std::size_t i = 0; i < pc.feeds.size(); ++i) {
             const UtilityFeed& f = pc.feeds[i];
@@ -570,7 +587,8 @@ private:
             else if (k.rfind("cdu_", 0) == 0) want({EntityKind::Cdu}, "CDU");
             else if (k.rfind("node_", 0) == 0) want({EntityKind::Node}, "node");
             else if (k.rfind("feed_", 0) == 0)
-                want({EntityKind::UtilityFeed, EntityKind::Ups, EntityKind::Pdu, EntityKind::RackPdu}, "power feed, UPS or PDU");
+                want({EntityKind::UtilityFeed, EntityKind::Transformer, EntityKind::Ups, EntityKind::Pdu, EntityKind::RackPdu},
+                     "power feed, transformer, UPS or PDU");
             else if (k.rfind("job_", 0) == 0) want({EntityKind::Job}, "job");
             else if (k == "setpoint_change") want({EntityKind::CoolingUnit, EntityKind::Cdu}, "cooling unit or CDU");
             else if (k == "workload_change") want({EntityKind::Node, EntityKind::Job, EntityKind::Rack}, "node, rack or job");

@@ -38,11 +38,19 @@ void Engine::Impl::build() {
         feed_by_id[f.id] = static_cast<int>(feeds.size());
         feeds.push_back({f.id, -1, f.capacity_w, nullptr});
     }
+    for (const auto& x : scenario.power.transformers) {
+        tx_by_id[x.id] = static_cast<int>(txs.size());
+        ChainRt t{x.id, feed_by_id.count(x.feed) ? feed_by_id[x.feed] : -1, x.capacity_w, nullptr};
+        t.efficiency = x.efficiency > 0 ? x.efficiency : 1.0;
+        txs.push_back(t);
+    }
     for (const auto& x : scenario.power.ups) {
         ups_by_id[x.id] = static_cast<int>(ups.size());
         const auto* m = catalog.upsModel(x.model);
-        ups.push_back({x.id, feed_by_id.count(x.feed) ? feed_by_id[x.feed] : -1, m ? m->capacity_w * x.modules : 0,
-                       m ? catalog.curve(m->efficiency_curve) : nullptr});
+        ChainRt u{x.id, feed_by_id.count(x.feed) ? feed_by_id[x.feed] : -1, m ? m->capacity_w * x.modules : 0,
+                  m ? catalog.curve(m->efficiency_curve) : nullptr};
+        if (tx_by_id.count(x.feed)) u.via = tx_by_id[x.feed];
+        ups.push_back(u);
     }
     for (const auto& p : scenario.power.pdus) {
         pdu_by_id[p.id] = static_cast<int>(pdus.size());
@@ -177,6 +185,7 @@ void Engine::Impl::applyEvent(const model::Event& e) {
             }
     } else if (k == "feed_fail" || k == "feed_restore") {
         if (auto it = feed_by_id.find(e.target); it != feed_by_id.end()) feeds[it->second].failed = fail;
+        if (auto it = tx_by_id.find(e.target); it != tx_by_id.end()) txs[it->second].failed = fail;
         if (auto it = ups_by_id.find(e.target); it != ups_by_id.end()) ups[it->second].failed = fail;
         if (auto it = pdu_by_id.find(e.target); it != pdu_by_id.end()) pdus[it->second].failed = fail;
         if (auto it = rpdu_by_id.find(e.target); it != rpdu_by_id.end()) rpdus[it->second].failed = fail;

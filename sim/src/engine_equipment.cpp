@@ -71,7 +71,8 @@ void Engine::Impl::equipment() {
 
 void Engine::Impl::powerChain() {
     for (auto& f : feeds) f.alive = !f.failed;
-    for (auto& x : ups) x.alive = !x.failed && x.parent >= 0 && feeds[x.parent].alive;
+    for (auto& x : txs) x.alive = !x.failed && x.parent >= 0 && feeds[x.parent].alive;
+    for (auto& x : ups) x.alive = !x.failed && (x.via >= 0 ? txs[x.via].alive : x.parent >= 0 && feeds[x.parent].alive);
     for (auto& x : pdus) x.alive = !x.failed && x.parent >= 0 && ups[x.parent].alive;
     for (auto& r : rpdus) {
         r.alive = !r.failed && r.upstream >= 0 && pdus[r.upstream].alive;
@@ -117,6 +118,7 @@ void Engine::Impl::powerChain() {
     for (auto& x : pdus) x.load_w = x.loss_w = 0;
     for (auto& x : ups) x.load_w = x.loss_w = 0;
     for (auto& x : feeds) x.load_w = x.loss_w = 0;
+    for (auto& x : txs) x.load_w = x.loss_w = 0;
     for (const auto& r : rpdus)
         if (r.alive) pdus[r.upstream].load_w += r.load_w;
     for (const auto& p : pdus)
@@ -125,6 +127,12 @@ void Engine::Impl::powerChain() {
         if (!x.alive || x.load_w <= 0) continue;
         const double eta = x.curve ? x.curve->efficiencyAt(x.load_w / x.capacity_w) : 1.0;
         x.loss_w = x.load_w * (1.0 / eta - 1.0);
+        if (x.via >= 0) txs[x.via].load_w += x.load_w + x.loss_w;
+        else if (x.parent >= 0) feeds[x.parent].load_w += x.load_w + x.loss_w;
+    }
+    for (auto& x : txs) {
+        if (!x.alive || x.load_w <= 0) continue;
+        x.loss_w = x.load_w * (1.0 / x.efficiency - 1.0);
         if (x.parent >= 0) feeds[x.parent].load_w += x.load_w + x.loss_w;
     }
 }

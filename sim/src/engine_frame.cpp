@@ -25,6 +25,7 @@ void Engine::Impl::finishFrame(bool with_air) {
     f.pdus.clear();
     f.ups.clear();
     f.feeds.clear();
+    f.transformers.clear();
     f.it_power_w = f.heat_in_w = f.heat_removed_w = f.liquid_heat_w = f.rear_door_heat_w = 0;
     f.loops.clear();
     for (const auto& n : nodes) {
@@ -149,11 +150,14 @@ void Engine::Impl::finishFrame(bool with_air) {
     };
     chain(pdus, f.pdus, "PDU");
     chain(ups, f.ups, "UPS");
+    chain(txs, f.transformers, "transformer");
     chain(feeds, f.feeds, "feed");
+    f.transformer_loss_w = 0;
+    for (const auto& x : txs) f.transformer_loss_w += x.loss_w;
     f.ups_loss_w = 0;
     for (const auto& x : ups) f.ups_loss_w += x.loss_w;
     f.cooling_power_w = cooling_w + plant_heat / scenario.plant.chiller_cop + scenario.plant.pump_power_w;
-    f.facility_power_w = f.it_power_w + f.ups_loss_w + f.cooling_power_w;
+    f.facility_power_w = f.it_power_w + f.ups_loss_w + f.transformer_loss_w + f.cooling_power_w;
     f.pue = f.it_power_w > 0 ? f.facility_power_w / f.it_power_w : 0;
     if (f.max_inlet_c < -1e8) f.max_inlet_c = 0;
 

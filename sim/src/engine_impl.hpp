@@ -47,13 +47,13 @@ struct Engine::Impl {
     std::vector<CduRt> cdus;
     std::vector<LoopRt> loops;
     std::vector<RackPduRt> rpdus;
-    std::vector<ChainRt> pdus, ups, feeds;
+    std::vector<ChainRt> pdus, ups, txs, feeds;
     std::vector<model::Event> timeline;  // sorted by time
     std::size_t next_event = 0;
     std::set<std::string> active_alerts;
     bool physics_alerted = false;  ///< physics_range raised and not yet back in range
     std::unordered_map<std::string, int> node_by_id, rack_by_id, unit_by_id, cdu_by_id, rpdu_by_id, pdu_by_id, ups_by_id,
-        feed_by_id, loop_by_id;
+        feed_by_id, loop_by_id, tx_by_id;
 
     Impl(const model::Scenario& s, const model::Catalog& c, const EngineOptions& o, std::shared_ptr<Workload> w)
         : scenario(s), catalog(c), opt(o), workload(std::move(w)), pool(o.threads) {}

@@ -100,13 +100,15 @@ struct RackPduRt {
     std::array<double, 3> phase_w{0, 0, 0};
 };
 
-struct ChainRt {   ///< floor PDU, UPS or utility feed
+struct ChainRt {   ///< floor PDU, UPS, transformer or utility feed
     std::string id;
     int parent = -1;
     double capacity_w = 0;
     const model::EfficiencyCurve* curve = nullptr;  ///< UPS only
     bool failed = false, alive = true;
     double load_w = 0, loss_w = 0;
+    int via = -1;           ///< UPS fed through a transformer: its index (parent is then −1)
+    double efficiency = 1;  ///< transformer
 };
 
 struct HallRt {

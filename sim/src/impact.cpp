@@ -1,5 +1,7 @@
 #include <clustertwin/sim/impact.hpp>
 
+#include "impact_parts.hpp"
+
 #include <clustertwin/model/analysis.hpp>
 #include <clustertwin/sim/backend.hpp>
 #include <clustertwin/sim/collectives.hpp>
@@ -24,14 +26,17 @@ std::string kw(double w) {
 /// evenly over a node's live feeds) against the surviving gear's capacity.
 void power(const model::Scenario& s, const model::Catalog& c, const std::string& id, ImpactReport& r) {
     std::set<std::string> down{id};
+    for (const auto& t : s.power.transformers)
+        if (down.count(t.feed)) down.insert(t.id);
     for (const auto& u : s.power.ups)
         if (down.count(u.feed)) down.insert(u.id);
     for (const auto& p : s.power.pdus)
         if (down.count(p.ups)) down.insert(p.id);
     std::map<std::string, double> load;  // rack PDU, floor PDU, UPS, feed -> W
-    std::map<std::string, std::string> pdu_ups, ups_feed;
+    std::map<std::string, std::string> pdu_ups, ups_feed, tx_feed;
     for (const auto& p : s.power.pdus) pdu_ups[p.id] = p.ups;
     for (const auto& u : s.power.ups) ups_feed[u.id] = u.feed;
+    for (const auto& t : s.power.transformers) tx_feed[t.id] = t.feed;
     for (const auto& h : s.halls)
         for (const auto& row : h.rows)
             for (const auto& rack : row.racks) {
@@ -70,7 +75,9 @@ void power(const model::Scenario& s, const model::Catalog& c, const std::string&
                         load[p->id] += share;
                         load[p->upstream] += share;
                         load[pdu_ups[p->upstream]] += share;
-                        load[ups_feed[pdu_ups[p->upstream]]] += share;
+                        const std::string& up = ups_feed[pdu_ups[p->upstream]];
+                        load[up] += share;
+                        if (tx_feed.count(up)) load[tx_feed[up]] += share;
                     }
                 }
                 if (!rack.nodes.empty() && unpowered == static_cast<int>(rack.nodes.size())) r.racks_unpowered.push_back(rack.id);
@@ -86,36 +93,16 @@ void power(const model::Scenario& s, const model::Catalog& c, const std::string&
         const double cap = m ? m->capacity_w * u.modules : 0;
         if (!down.count(u.id) && load[u.id] > cap) r.overloaded.push_back(u.id + " (" + kw(load[u.id]) + " of " + kw(cap) + ")");
     }
+    for (const auto& t : s.power.transformers)
+        if (!down.count(t.id) && load[t.id] > t.capacity_w) r.overloaded.push_back(t.id + " (" + kw(load[t.id]) + " of " + kw(t.capacity_w) + ")");
     for (const auto& f : s.power.feeds)
         if (!down.count(f.id) && load[f.id] > f.capacity_w) r.overloaded.push_back(f.id + " (" + kw(load[f.id]) + " of " + kw(f.capacity_w) + ")");
     if (!r.overloaded.empty()) r.notes.push_back("overloaded gear trips in turn: the racks it feeds are at risk of losing power");
 }
 
 void cooling(const model::Scenario& s, const model::Catalog& c, const std::string& id, ImpactReport& r) {
+    detail::airCoolingImpact(s, c, id, r);
     for (const auto& h : s.halls) {
-        bool in_hall = false;
-        for (const auto& u : h.cooling_units) {
-            if (u.id == id) in_hall = true;
-        }
-        if (in_hall) {
-            for (const auto& u : h.cooling_units)
-                if (u.id != id)
-                    if (const auto* m = c.coolingUnit(u.model)) r.air_capacity_left_w += m->capacity_w;
-            std::vector<std::string> air_racks;
-            for (const auto& row : h.rows)
-                for (const auto& rack : row.racks) {
-                    const double air = model::rackNameplatePowerW(rack, c) - model::rackLiquidPowerW(rack, c);
-                    r.air_heat_w += air;
-                    if (air > 0) air_racks.push_back(rack.id);
-                }
-            if (r.air_heat_w > r.air_capacity_left_w) {
-                r.racks_cooling_short = air_racks;
-                r.notes.push_back("the hall's remaining air cooling " + kw(r.air_capacity_left_w) + " is below its racks' nameplate air heat " +
-                                  kw(r.air_heat_w) + ": inlets will rise (simulate the failure to see where first)");
-            } else {
-                r.notes.push_back("the other units carry the hall: " + kw(r.air_capacity_left_w) + " for " + kw(r.air_heat_w) + " of nameplate air heat");
-            }
-        }
         for (const auto& cd : h.cdus) {
             if (cd.id != id) continue;
             // The racks it served, and the capacity of the other CDUs that serve any of them: a max-flow
@@ -243,6 +230,10 @@ ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const s
         if (f.id == id) r.kind = "utility_feed";
     for (const auto& u : s.power.ups)
         if (u.id == id) r.kind = "ups";
+    for (const auto& t : s.power.transformers)
+        if (t.id == id) r.kind = "transformer";
+    for (const auto& l : s.plant.loops)
+        if (l.id == id) r.kind = "water_loop";
     for (const auto& p : s.power.pdus)
         if (p.id == id) r.kind = "pdu";
     for (const auto& h : s.halls) {
@@ -264,7 +255,7 @@ ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const s
         if (f.topology.find(id) >= 0) r.kind = "switch";
         else if (f.topology.cableByName(id) >= 0) r.kind = "link";
     }
-    if (r.kind.empty()) throw SimError("nothing that can fail has the id '" + id + "' (power gear, cooling units, CDUs, racks, nodes, switches, links)");
+    if (r.kind.empty()) throw SimError("nothing that can fail has the id '" + id + "' (power gear, cooling units, water loops, CDUs, racks, nodes, switches, links)");
     if (r.kind == "rack") {
         // A rack failing (its PDUs tripped) loses its nodes.
         for (const auto& h : s.halls)

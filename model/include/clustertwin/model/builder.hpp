@@ -39,7 +39,8 @@ struct HallParams {
     /// "perimeter", "inrow", "rear-door" or "liquid" (servers with cold plates: CDUs plus perimeter units for the
     /// rest of the heat).
     std::string cooling = "auto";
-    /// "auto" (hot with in-row coolers, none otherwise), "hot", "cold" or "none": one containment per pod. Hot
+    /// "auto" (hot with in-row coolers and for air-cooled racks of 10 kW or more, none otherwise), "hot", "cold" or
+    /// "none": one containment per pod. Hot
     /// containment with perimeter units gets a ducted ceiling return; cold containment needs a raised floor.
     std::string containment = "auto";
     std::string containment_model = "panels-doors";

@@ -154,10 +154,11 @@ struct Frame {
     std::vector<CoolingUnitFrame> cooling_units;
     std::vector<CduFrame> cdus;
     std::vector<RackPduFrame> rack_pdus;
-    std::vector<PowerNodeFrame> pdus, ups, feeds;
+    std::vector<PowerNodeFrame> pdus, ups, transformers, feeds;
 
     double it_power_w = 0;         ///< Σ node AC
     double ups_loss_w = 0;
+    double transformer_loss_w = 0;
     double cooling_power_w = 0;    ///< plant (heat / COP) + CRAH fans + CDU and plant pumps
     double facility_power_w = 0;
     double pue = 0;

@@ -179,10 +179,21 @@ struct UtilityFeed {
     bool operator==(const UtilityFeed&) const = default;
 };
 
+/// A medium-to-low-voltage transformer between a utility feed and the UPSs it serves (campus power chains:
+/// utility → MV switchgear → transformers → UPS).
+struct Transformer {
+    std::string id, name;
+    std::string feed;      ///< UtilityFeed id (medium voltage)
+    double capacity_w = 0; ///< rating (kVA × power factor)
+    double efficiency = 0.99;  ///< at rated load; losses are (1 − η)/η of what it delivers
+    Extras extra;
+    bool operator==(const Transformer&) const = default;
+};
+
 struct Ups {
     std::string id, name;
     std::string model;     ///< UpsModel id
-    std::string feed;      ///< UtilityFeed id
+    std::string feed;      ///< UtilityFeed or Transformer id
     int modules = 1;       ///< parallel modules of the model's capacity
     Extras extra;
     bool operator==(const Ups&) const = default;
@@ -198,6 +209,7 @@ struct Pdu {
 
 struct PowerChain {
     std::vector<UtilityFeed> feeds;
+    std::vector<Transformer> transformers;
     std::vector<Ups> ups;
     std::vector<Pdu> pdus;
     Extras extra;
@@ -358,7 +370,7 @@ struct Scenario {
 };
 
 /// Where an entity sits in a scenario, for look-ups by id.
-enum class EntityKind { Site, Hall, Row, Rack, Node, Gpu, RackPdu, CoolingUnit, Cdu, UtilityFeed, Ups, Pdu, Job, Containment, WaterLoop };
+enum class EntityKind { Site, Hall, Row, Rack, Node, Gpu, RackPdu, CoolingUnit, Cdu, UtilityFeed, Ups, Pdu, Job, Containment, WaterLoop, Transformer };
 std::string_view toString(EntityKind k);
 
 /// The id of GPU `index` of a node: "<node id>/gpu<index>". Stable: telemetry maps onto it.

@@ -12,7 +12,7 @@ namespace ct::sim {
 
 struct ImpactReport {
     std::string failed;                   ///< the id asked about
-    std::string kind;                     ///< utility_feed, ups, pdu, rack_pdu, cooling_unit, cdu, switch, link, node, rack
+    std::string kind;                     ///< utility_feed, transformer, ups, pdu, rack_pdu, cooling_unit, water_loop, cdu, switch, link, node, rack
     // Power
     std::vector<std::string> nodes_unpowered;   ///< every feed of the node is down
     std::vector<std::string> racks_unpowered;   ///< every node of the rack is unpowered
