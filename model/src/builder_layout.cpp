@@ -198,7 +198,15 @@ void choosePods(const HallParams& p, Sizing& z, bool hot_first) {
     apply(best);
 }
 
-std::vector<RackPdu> rackPdus(const std::string& rack_id, const std::string& row_pdu_prefix, double rack_load) {
+} // namespace
+
+bool perimeterFits(const HallParams& p, const Catalog& c) {
+    Sizing z = size(p, c, "perimeter");
+    choosePods(p, z, false);
+    return plan(p, z, false).growth <= kAutoGrowth;
+}
+
+std::vector<RackPdu> sizedRackPdus(const std::string& rack_id, const std::string& upstream_a, const std::string& upstream_b, double rack_load) {
     // Smallest standard breaker (3-phase 230/400 V) that carries the whole rack on one side within the 80 % rule,
     // using more PDUs per side when one is not enough.
     const double volts = 230, pf = 0.95;
@@ -212,28 +220,20 @@ std::vector<RackPdu> rackPdus(const std::string& rack_id, const std::string& row
                 per_side = n;
                 break;
             }
-    require(breaker > 0, "nodes_per_rack", "rack load too high for four 125 A PDUs per side");
+    if (breaker == 0) throw ModelError("a rack of " + std::to_string(static_cast<int>(rack_load / 1000)) + " kW is too much for four 125 A PDUs per side");
     std::vector<RackPdu> out;
     for (const char* side : {"a", "b"})
         for (int i = 0; i < per_side; ++i) {
             RackPdu pdu;
             pdu.id = rack_id + "-pdu-" + side + (per_side > 1 ? std::to_string(i + 1) : "");
             pdu.feed = side[0] == 'a' ? "A" : "B";
-            pdu.upstream = row_pdu_prefix + side;
+            pdu.upstream = side[0] == 'a' ? upstream_a : upstream_b;
             pdu.voltage_v = volts;
             pdu.breaker_a = breaker;
             pdu.power_factor = pf;
             out.push_back(std::move(pdu));
         }
     return out;
-}
-
-} // namespace
-
-bool perimeterFits(const HallParams& p, const Catalog& c) {
-    Sizing z = size(p, c, "perimeter");
-    choosePods(p, z, false);
-    return plan(p, z, false).growth <= kAutoGrowth;
 }
 
 HallBuilt layoutHall(const HallPlan& hp, int& node_seq, const std::string& node_fmt) {
@@ -317,7 +317,7 @@ HallBuilt layoutHall(const HallPlan& hp, int& node_seq, const std::string& node_
                 rack.model = p.rack_model;
                 rack.position_m = {mm(x + z.rm->width_m / 2), yc};
                 rack.facing = facing;
-                rack.pdus = rackPdus(rack.id, row_pdu, z.rack_load);
+                rack.pdus = sizedRackPdus(rack.id, row_pdu + "a", row_pdu + "b", z.rack_load);
                 std::vector<std::string> feeds;
                 for (const auto& pdu : rack.pdus) feeds.push_back(pdu.id);
                 for (int n = 0; n < z.nodes_per_rack; ++n) {

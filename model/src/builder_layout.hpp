@@ -31,6 +31,11 @@ struct HallBuilt {
 /// pick in-row cooling. Throws ModelError for parameters out of range (naming the field).
 bool perimeterFits(const HallParams& p, const Catalog& c);
 
+/// Rack PDUs on sides A and B (upstream floor PDUs given) with the smallest standard 3-phase 230/400 V breaker that
+/// carries the whole rack on one side within the 80 % rule, more PDUs per side when one is not enough. Throws
+/// ModelError when four 125 A PDUs per side cannot.
+std::vector<RackPdu> sizedRackPdus(const std::string& rack_id, const std::string& upstream_a, const std::string& upstream_b, double rack_load_w);
+
 /// Lays out one hall; `node_seq` numbers nodes across the site.
 HallBuilt layoutHall(const HallPlan& plan, int& node_seq, const std::string& node_fmt);
 

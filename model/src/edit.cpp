@@ -1,5 +1,7 @@
 #include <clustertwin/model/edit.hpp>
 
+#include "edit_parts.hpp"
+
 #include <clustertwin/model/error.hpp>
 #include <clustertwin/model/geometry.hpp>
 #include <clustertwin/model/units.hpp>
@@ -9,6 +11,11 @@
 #include <set>
 
 namespace ct::model {
+
+using detail::allIds;
+using detail::fresh;
+using detail::require;
+using detail::Where;
 
 namespace {
 
@@ -20,76 +27,6 @@ Facing clockwise(Facing f) {
     case Facing::West: return Facing::North;
     }
     return f;
-}
-
-/// Every id in use, so new ones are unique across kinds.
-std::set<std::string> allIds(const Scenario& s) {
-    std::set<std::string> ids{s.id};
-    for (const auto& h : s.halls) {
-        ids.insert(h.id);
-        for (const auto& row : h.rows) {
-            ids.insert(row.id);
-            for (const auto& r : row.racks) {
-                ids.insert(r.id);
-                for (const auto& n : r.nodes) ids.insert(n.id);
-                for (const auto& p : r.pdus) ids.insert(p.id);
-            }
-        }
-        for (const auto& u : h.cooling_units) ids.insert(u.id);
-        for (const auto& u : h.cdus) ids.insert(u.id);
-    }
-    for (const auto& f : s.power.feeds) ids.insert(f.id);
-    for (const auto& u : s.power.ups) ids.insert(u.id);
-    for (const auto& p : s.power.pdus) ids.insert(p.id);
-    for (const auto& j : s.jobs) ids.insert(j.id);
-    return ids;
-}
-
-std::string fresh(std::set<std::string>& used, const std::string& base) {
-    if (!used.count(base)) {
-        used.insert(base);
-        return base;
-    }
-    for (int i = 2;; ++i) {
-        std::string id = base + "-" + std::to_string(i);
-        if (!used.count(id)) {
-            used.insert(id);
-            return id;
-        }
-    }
-}
-
-struct Where {
-    Hall* hall = nullptr;
-    Row* row = nullptr;
-    Rack* rack = nullptr;
-    Node* node = nullptr;
-    CoolingUnit* unit = nullptr;
-    Cdu* cdu = nullptr;
-};
-
-Where find(Scenario& s, const std::string& id) {
-    for (auto& h : s.halls) {
-        for (auto& row : h.rows) {
-            if (row.id == id) return {&h, &row};
-            for (auto& r : row.racks) {
-                if (r.id == id) return {&h, &row, &r};
-                for (auto& n : r.nodes)
-                    if (n.id == id) return {&h, &row, &r, &n};
-            }
-        }
-        for (auto& u : h.cooling_units)
-            if (u.id == id) return {&h, nullptr, nullptr, nullptr, &u};
-        for (auto& u : h.cdus)
-            if (u.id == id) return {&h, nullptr, nullptr, nullptr, nullptr, &u};
-    }
-    return {};
-}
-
-Where require(Scenario& s, const std::string& id) {
-    Where w = find(s, id);
-    if (!w.hall) throw ModelError("no rack, row, node, cooling unit or CDU with id '" + id + "'");
-    return w;
 }
 
 double number(const std::string& key, const std::string& v) {
@@ -186,7 +123,11 @@ std::vector<std::string> duplicateRacks(Scenario& s, const Catalog& c, const std
 }
 
 void removeEntities(Scenario& s, const std::vector<std::string>& ids) {
-    for (const auto& id : ids) require(s, id);
+    std::set<std::string> containments;
+    for (const auto& h : s.halls)
+        for (const auto& c : h.containments) containments.insert(c.id);
+    for (const auto& id : ids)
+        if (!containments.count(id)) require(s, id);
     std::set<std::string> gone(ids.begin(), ids.end());
     std::set<std::string> gone_nodes;
     for (auto& h : s.halls) {
@@ -203,13 +144,19 @@ void removeEntities(Scenario& s, const std::vector<std::string>& ids) {
                     if (gone.count(n.id)) gone_nodes.insert(n.id);
     }
     gone.insert(gone_nodes.begin(), gone_nodes.end());
+    for (const auto& h : s.halls)
+        for (const auto& u : h.cooling_units)
+            if (gone.count(u.row)) gone.insert(u.id);  // in-row coolers go with their row
     for (auto& h : s.halls) {
         std::erase_if(h.rows, [&](const Row& row) { return gone.count(row.id) > 0; });
         for (auto& row : h.rows) {
             std::erase_if(row.racks, [&](const Rack& r) { return gone.count(r.id) > 0; });
             for (auto& r : row.racks) std::erase_if(r.nodes, [&](const Node& n) { return gone.count(n.id) > 0; });
         }
-        std::erase_if(h.cooling_units, [&](const CoolingUnit& u) { return gone.count(u.id) > 0; });
+        std::erase_if(h.cooling_units, [&](const CoolingUnit& u) { return gone.count(u.id) > 0 || gone.count(u.row) > 0; });
+        // A containment loses removed rows; with fewer than two left it closes nothing and goes too.
+        for (auto& c : h.containments) std::erase_if(c.rows, [&](const std::string& r) { return gone.count(r) > 0; });
+        std::erase_if(h.containments, [&](const Containment& c) { return gone.count(c.id) > 0 || c.rows.size() < 2; });
         std::erase_if(h.cdus, [&](const Cdu& u) { return gone.count(u.id) > 0; });
         for (auto& u : h.cdus) std::erase_if(u.racks, [&](const std::string& r) { return gone.count(r) > 0; });
     }
