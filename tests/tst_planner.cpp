@@ -1,6 +1,7 @@
 // Issue 6 in the app: a drag on the plan moves a rack by whole tiles, every edit undoes and redoes to the
 // identical JSON, checks show in the dock and as 3D markers, saves and autosave recovery, impact highlights,
 // and a what-if run coloured by its difference from the baseline.
+#include "add_rack_dialog.hpp"
 #include "checks_panel.hpp"
 #include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
@@ -16,6 +17,9 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDialogButtonBox>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QDir>
 #include <QMessageBox>
 #include <QSignalSpy>
@@ -57,6 +61,8 @@ private slots:
     void saveThenAutosaveIsOfferedForRecovery();
     void impactHighlightsWhatIsAffected();
     void whatIfIsColouredByTheDifference();
+    void addRackDialogPreviewsWhereAndHowItIsPowered();
+    void containmentInRowCoolersAndRearDoorsAreUndoableEdits();
 
 private:
     std::unique_ptr<MainWindow> w_;
@@ -289,6 +295,63 @@ void TstPlanner::whatIfIsColouredByTheDifference() {
         QVERIFY(w_->view3d()->saveScreenshot(png));
         QFile::copy(png, QDir::current().filePath("tst_planner_whatif.png"));
     }
+}
+
+void TstPlanner::addRackDialogPreviewsWhereAndHowItIsPowered() {
+    const auto& sc = w_->document().scenario();
+    AddRackDialog d(sc, w_->document().catalog(), sc.halls[0].id, "row01", w_.get());
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    // Preselected like the row's racks: four DGX H100 on feeds that carry 40.8 kW, after the row's last rack.
+    QCOMPARE(d.serverModel(), std::string("dgx-h100"));
+    QCOMPARE(d.nodes(), 4);
+    QVERIFY2(d.plan().problem.empty(), d.plan().problem.c_str());
+    QVERIFY2(d.previewText().contains("in row01") && d.previewText().contains("40.8 kW") && d.previewText().contains("100 A"),
+             qPrintable(d.previewText()));
+    auto* ok = d.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    QVERIFY(ok->isEnabled());
+    // Seven DGX do not fit in 48U: the preview says why and Add is disabled.
+    d.findChild<QSpinBox*>("addRackCount")->setValue(7);
+    QVERIFY(d.previewText().startsWith("Cannot add"));
+    QVERIFY(!ok->isEnabled());
+    d.findChild<QSpinBox*>("addRackCount")->setValue(2);
+    QVERIFY(ok->isEnabled());
+    QVERIFY(d.previewText().contains("20.4 kW"));
+    const QImage plan = d.findChild<QWidget*>("addRackPreviewPlan")->grab().toImage();
+    plan.save(QDir::current().absoluteFilePath("tst_planner_add_rack_preview.png"));  // to look at
+    int accent = 0;  // the planned rack is drawn in orange
+    for (int y = 0; y < plan.height(); ++y)
+        for (int x = 0; x < plan.width(); ++x) {
+            const QColor c = plan.pixelColor(x, y);
+            accent += c.red() > 200 && c.green() > 90 && c.green() < 150 && c.blue() < 60 ? 1 : 0;
+        }
+    QVERIFY2(accent > 4, "the planned rack is not drawn on the preview");
+}
+
+void TstPlanner::containmentInRowCoolersAndRearDoorsAreUndoableEdits() {
+    EditController* e = w_->edits();
+    QUndoStack* undo = w_->document().undoStack();
+    const std::string before = json(*w_);
+    // A failed edit would put up a modal warning; with the window hidden it only sets lastError().
+    w_->hide();
+    e->setTargets({{"row", "row02"}});
+    const QString c = e->addContainment("hot");  // row02's backs face row03
+    QVERIFY2(!c.isEmpty(), qPrintable(e->lastError()));
+    QCOMPARE(w_->document().scenario().halls[0].containments.size(), std::size_t{1});
+    QCOMPARE(w_->document().scenario().halls[0].containments[0].rows, (std::vector<std::string>{"row02", "row03"}));
+    e->setTargets({{"rack", "r01-01"}});
+    const QString u = e->addInRowCooler();
+    QVERIFY2(!u.isEmpty(), qPrintable(e->lastError()));
+    e->setTargets({{"rack", "r01-01"}});  // adding selected the new cooler
+    QVERIFY2(e->fitRearDoor("rdhx-passive-35kw"), qPrintable(e->lastError()));
+    QVERIFY(rack(*w_, "r01-01")->rear_door);
+    // The tree lists the containment; Delete on it removes it.
+    e->setTargets({{"containment", c}});
+    QVERIFY(e->removeTargets());
+    QVERIFY(w_->document().scenario().halls[0].containments.empty());
+    for (int i = 0; i < 4; ++i) undo->undo();
+    QCOMPARE(json(*w_), before);
+    w_->show();
 }
 
 QTEST_MAIN(TstPlanner)

@@ -1,11 +1,14 @@
 #include "edit_controller.hpp"
 
+#include "add_rack_dialog.hpp"
 #include "scenario_document.hpp"
 
+#include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/edit.hpp>
 
 #include <QAction>
 #include <QInputDialog>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -34,14 +37,50 @@ void EditController::populate(QMenu* m) {
     nudge->addAction(tr("North"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [this] { nudgeTargets(0, 1); });
     nudge->addAction(tr("South"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this] { nudgeTargets(0, -1); });
     m->addSeparator();
-    m->addAction(tr("Add r&ow"), this, [this] { addRow(); });
-    m->addAction(tr("Add &rack…"), this, &EditController::addRackDialog);
+    m->addAction(tr("Add r&ow…"), this, [this] { addRackDialog(true); });
+    m->addAction(tr("Add &rack…"), this, [this] { addRackDialog(false); });
+    m->addSeparator();
+    m->addAction(tr("Add aisle &containment…"), this, [this] { containmentDialog(); })->setObjectName("actionAddContainment");
+    m->addAction(tr("Add &in-row cooler"), this, [this] { addInRowCooler(); })->setObjectName("actionAddInRowCooler");
+    m->addAction(tr("Fit rear &door…"), this, [this] { rearDoorDialog(); })->setObjectName("actionFitRearDoor");
+    m->addAction(tr("Add &hall…"), this, [this] { hallDialog(); })->setObjectName("actionAddHall");
+}
+
+void EditController::targetPlace(std::string& hall, std::string& row) const {
+    const auto& sc = doc_.scenario();
+    hall.clear();
+    row.clear();
+    for (const auto& t : targets_)
+        for (const auto& h : sc.halls) {
+            if (t.kind == "hall" && h.id == t.id.toStdString()) hall = h.id;
+            for (const auto& r : h.rows) {
+                bool hit = t.kind == "row" && r.id == t.id.toStdString();
+                for (const auto& k : r.racks) hit = hit || (t.kind == "rack" && k.id == t.id.toStdString());
+                if (hit) hall = h.id, row = r.id;
+            }
+            for (const auto& u : h.cooling_units)
+                if (t.kind == "cooling_unit" && u.id == t.id.toStdString()) hall = h.id, row = u.row;
+        }
+    if (hall.empty() && !sc.halls.empty()) hall = sc.halls.front().id;
+}
+
+std::vector<std::string> EditController::targetRows() const {
+    std::vector<std::string> rows;
+    const auto& sc = doc_.scenario();
+    for (const auto& t : targets_)
+        for (const auto& h : sc.halls)
+            for (const auto& r : h.rows) {
+                bool hit = t.kind == "row" && r.id == t.id.toStdString();
+                for (const auto& k : r.racks) hit = hit || (t.kind == "rack" && k.id == t.id.toStdString());
+                if (hit && std::find(rows.begin(), rows.end(), r.id) == rows.end()) rows.push_back(r.id);
+            }
+    return rows;
 }
 
 std::vector<std::string> EditController::ids(bool floor_only) const {
     std::vector<std::string> out;
     for (const auto& r : targets_) {
-        if (floor_only && r.kind != "rack" && r.kind != "row" && r.kind != "cooling_unit" && r.kind != "cdu") continue;
+        if (floor_only && r.kind != "rack" && r.kind != "row" && r.kind != "cooling_unit" && r.kind != "cdu" && r.kind != "containment") continue;
         out.push_back(r.id.toStdString());
     }
     return out;
@@ -91,48 +130,118 @@ bool EditController::move(const QStringList& list, double dx_m, double dy_m) {
 }
 
 QString EditController::addRow() {
-    if (doc_.scenario().halls.empty()) return {};
-    std::string id;
-    const bool ok = doc_.apply(tr("Add row"), [&](model::Scenario& s) { id = model::addRow(s, s.halls.front().id); }, &error_);
-    report(ok);
-    if (ok) emit selectRequested({"row", QString::fromStdString(id)});
-    return ok ? QString::fromStdString(id) : QString();
+    // A row is where its racks stand: the new row starts with a rack like the last row's, across an aisle from it.
+    const auto& sc = doc_.scenario();
+    std::string hall, row;
+    targetPlace(hall, row);
+    std::string rack_model = "rack-48u-600x1200", server;
+    int nodes = 0;
+    for (const auto& h : sc.halls)
+        for (const auto& r : h.rows)
+            if (h.id == hall && !r.racks.empty()) {
+                rack_model = r.racks.back().model;
+                nodes = static_cast<int>(r.racks.back().nodes.size());
+                server = nodes ? r.racks.back().nodes.front().model : "";
+            }
+    const QString id = place(model::planRack(sc, doc_.catalog(), hall, "", rack_model, server, nodes), rack_model, server, nodes);
+    if (id.isEmpty()) return {};
+    for (const auto& h : doc_.scenario().halls)
+        for (const auto& r : h.rows)
+            for (const auto& k : r.racks)
+                if (k.id == id.toStdString()) {
+                    emit selectRequested({"row", QString::fromStdString(r.id)});
+                    return QString::fromStdString(r.id);
+                }
+    return {};
 }
 
 QString EditController::addRack(const QString& rack_model, const QString& server_model, int nodes) {
-    const auto& sc = doc_.scenario();
-    if (sc.halls.empty()) return {};
-    // The row of the target (a row, or a rack's row); else the last row; else a new one.
-    std::string row_id;
-    for (const auto& t : targets_) {
-        if (t.kind == "row") row_id = t.id.toStdString();
-        if (t.kind == "rack")
-            for (const auto& row : sc.halls.front().rows)
-                for (const auto& r : row.racks)
-                    if (r.id == t.id.toStdString()) row_id = row.id;
-    }
-    if (row_id.empty() && !sc.halls.front().rows.empty()) row_id = sc.halls.front().rows.back().id;
+    std::string hall, row;
+    targetPlace(hall, row);
+    if (row.empty() && !doc_.scenario().halls.empty())
+        for (const auto& h : doc_.scenario().halls)
+            if (h.id == hall && !h.rows.empty()) row = h.rows.back().id;
+    const std::string rm = rack_model.toStdString(), sm = server_model.toStdString();
+    return place(model::planRack(doc_.scenario(), doc_.catalog(), hall, row, rm, sm, nodes), rm, sm, nodes);
+}
+
+QString EditController::place(const model::RackPlan& plan, const std::string& rack_model, const std::string& server_model, int nodes) {
     std::string id;
-    const bool ok = doc_.apply(tr("Add rack"), [&](model::Scenario& s) {
-        model::Hall& h = s.halls.front();
-        std::string row = row_id.empty() ? model::addRow(s, h.id) : row_id;
-        // After the row's last rack, one footprint along the row; an empty row starts mid-hall.
-        model::Vec2 at{h.width_m / 2, h.depth_m / 2};
-        model::Facing facing = model::Facing::North;
-        const model::RackModel* rm = doc_.catalog().rack(rack_model.toStdString());
-        const double step = std::ceil((rm ? rm->width_m : 0.6) / h.tile_m - 1e-9) * h.tile_m;
-        for (const auto& r : h.rows)
-            if (r.id == row && !r.racks.empty()) {
-                const auto& last = r.racks.back();
-                facing = last.facing;
-                at = last.position_m;
-                if (facing == model::Facing::North || facing == model::Facing::South) at.x_m += step;
-                else at.y_m += step;
-            }
-        id = model::addRack(s, doc_.catalog(), row, rack_model.toStdString(), server_model.toStdString(), nodes, at, facing);
-    }, &error_);
+    const bool ok = doc_.apply(tr("Add rack"), [&](model::Scenario& s) { id = model::addPlannedRack(s, doc_.catalog(), plan, rack_model, server_model, nodes); },
+                               &error_);
     report(ok);
     if (ok) emit selectRequested({"rack", QString::fromStdString(id)});
+    return ok ? QString::fromStdString(id) : QString();
+}
+
+QString EditController::addContainment(const QString& kind) {
+    auto rows = targetRows();
+    const auto& sc = doc_.scenario();
+    if (rows.size() == 1) {
+        // One row: pair it with the row across an aisle of that kind.
+        for (const auto& h : sc.halls)
+            for (const auto& r : h.rows) {
+                if (r.id == rows.front()) continue;
+                model::Containment probe;
+                probe.kind = kind.toStdString();
+                probe.rows = {rows.front(), r.id};
+                if (std::any_of(h.rows.begin(), h.rows.end(), [&](const model::Row& x) { return x.id == rows.front(); }) &&
+                    !model::containedAisles(h, probe, doc_.catalog()).empty() && rows.size() == 1)
+                    rows.push_back(r.id);
+            }
+    }
+    if (rows.size() < 2) {
+        error_ = tr("Select the rows (or racks of the rows) whose %1 aisle to contain").arg(kind);
+        report(false);
+        return {};
+    }
+    std::string id;
+    const bool ok = doc_.apply(tr("Add %1-aisle containment").arg(kind),
+                               [&](model::Scenario& s) { id = model::addContainment(s, doc_.catalog(), rows, kind.toStdString()); }, &error_);
+    report(ok);
+    if (ok) emit selectRequested({"containment", QString::fromStdString(id)});
+    return ok ? QString::fromStdString(id) : QString();
+}
+
+QString EditController::addInRowCooler(const QString& model_id) {
+    std::string hall, row;
+    targetPlace(hall, row);
+    if (row.empty()) {
+        error_ = tr("Select a row (or one of its racks) to place the in-row cooler in");
+        report(false);
+        return {};
+    }
+    const auto& loops = doc_.scenario().plant.loops;
+    const std::string loop = loops.empty() ? "" : loops.front().id;
+    std::string id;
+    const bool ok = doc_.apply(tr("Add in-row cooler"), [&](model::Scenario& s) {
+        id = model::addInRowCooler(s, doc_.catalog(), row, model_id.isEmpty() ? "inrow-cw-600" : model_id.toStdString(), loop);
+    }, &error_);
+    report(ok);
+    if (ok) emit selectRequested({"cooling_unit", QString::fromStdString(id)});
+    return ok ? QString::fromStdString(id) : QString();
+}
+
+bool EditController::fitRearDoor(const QString& model_id) {
+    std::vector<std::string> racks;
+    for (const auto& t : targets_)
+        if (t.kind == "rack") racks.push_back(t.id.toStdString());
+    if (racks.empty()) {
+        error_ = tr("Select the racks to fit a rear door to");
+        return report(false);
+    }
+    const auto& loops = doc_.scenario().plant.loops;
+    const std::string loop = loops.empty() ? "" : loops.front().id;
+    return report(doc_.apply(model_id.isEmpty() ? tr("Remove rear doors") : tr("Fit rear doors"), [&](model::Scenario& s) {
+        for (const auto& r : racks) model::fitRearDoor(s, doc_.catalog(), r, model_id.toStdString(), loop);
+    }, &error_));
+}
+
+QString EditController::addHall(double width_m, double depth_m, double height_m) {
+    std::string id;
+    const bool ok = doc_.apply(tr("Add hall"), [&](model::Scenario& s) { id = model::addHall(s, width_m, depth_m, height_m); }, &error_);
+    report(ok);
+    if (ok) emit selectRequested({"hall", QString::fromStdString(id)});
     return ok ? QString::fromStdString(id) : QString();
 }
 
@@ -156,22 +265,52 @@ bool EditController::setProperty(const QString& id, const QString& key, const QS
                       [&](model::Scenario& s) { model::setProperty(s, id.toStdString(), key.toStdString(), v.toStdString()); }, &error_);
 }
 
-void EditController::addRackDialog() {
-    QStringList racks, servers{tr("(empty)")};
-    for (const auto& r : doc_.catalog().racks) racks << QString::fromStdString(r.id);
-    for (const auto& s : doc_.catalog().servers)
-        if (s.form_factor == "node" || s.form_factor == "rack") servers << QString::fromStdString(s.id);
+void EditController::addRackDialog(bool new_row) {
+    std::string hall, row;
+    targetPlace(hall, row);
+    if (!new_row && row.empty())
+        for (const auto& h : doc_.scenario().halls)
+            if (h.id == hall && !h.rows.empty()) row = h.rows.back().id;
+    AddRackDialog d(doc_.scenario(), doc_.catalog(), hall, new_row ? "" : row, window_);
+    if (d.exec() != QDialog::Accepted) return;
+    place(d.plan(), d.rackModel(), d.serverModel(), d.nodes());
+}
+
+void EditController::containmentDialog() {
     bool ok = false;
-    const QString rack = QInputDialog::getItem(window_, tr("Add rack"), tr("Rack model:"), racks, 0, false, &ok);
-    if (!ok) return;
-    const QString server = QInputDialog::getItem(window_, tr("Add rack"), tr("Servers:"), servers, 1, false, &ok);
-    if (!ok) return;
-    int n = 0;
-    if (server != servers.front()) {
-        n = QInputDialog::getInt(window_, tr("Add rack"), tr("How many %1:").arg(server), 4, 1, 48, 1, &ok);
-        if (!ok) return;
+    const QStringList kinds{tr("hot"), tr("cold")};
+    const QString k = QInputDialog::getItem(window_, tr("Add aisle containment"),
+                                            tr("Close the selected rows' aisle (a hot aisle is where their backs face each other):"),
+                                            kinds, 0, false, &ok);
+    if (ok) addContainment(k == kinds[1] ? "cold" : "hot");
+}
+
+void EditController::rearDoorDialog() {
+    QStringList names{tr("(no rear door)")};
+    QStringList ids{QString()};
+    for (const auto& d : doc_.catalog().rear_doors) {
+        names << QString::fromStdString(d.name);
+        ids << QString::fromStdString(d.id);
     }
-    addRack(rack, server == servers.front() ? QString() : server, n);
+    bool ok = false;
+    const QString pick = QInputDialog::getItem(window_, tr("Fit rear door"), tr("Rear door for the selected racks:"), names, 1, false, &ok);
+    if (ok) fitRearDoor(ids[names.indexOf(pick)]);
+}
+
+void EditController::hallDialog() {
+    bool ok = false;
+    const QString text = QInputDialog::getText(window_, tr("Add hall"), tr("Width × depth × height in metres:"), QLineEdit::Normal,
+                                               "30 x 20 x 4", &ok);
+    if (!ok) return;
+    static const QRegularExpression num(R"(\d*\.?\d+)");
+    QList<double> v;
+    for (auto it = num.globalMatch(text); it.hasNext();) v << it.next().captured().toDouble();
+    if (v.size() != 3) {
+        error_ = tr("give three numbers: width, depth and height in metres");
+        report(false);
+        return;
+    }
+    addHall(v[0], v[1], v[2]);
 }
 
 } // namespace ct::app

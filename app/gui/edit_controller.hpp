@@ -1,8 +1,11 @@
 #pragma once
-// The Edit menu (issue 6): undo/redo, delete, rotate, duplicate, nudge by a tile, add row, add rack, and moves
-// dragged on the floor plan. Every action is one undoable step on the document; the 3D view and the plan act
+// The Edit menu (issue 6): undo/redo, delete, rotate, duplicate, nudge by a tile, add row, add rack (one dialog
+// with a preview), containment, in-row coolers, rear doors, halls (issue 18), and moves dragged on the floor plan. Every action is one undoable step on the document; the 3D view and the plan act
 // on the same selection.
 #include "entity_ref.hpp"
+
+#include <string>
+#include <vector>
 
 #include <QList>
 #include <QObject>
@@ -10,6 +13,10 @@
 class QAction;
 class QMenu;
 class QWidget;
+
+namespace ct::model {
+struct RackPlan;
+}
 
 namespace ct::app {
 class ScenarioDocument;
@@ -29,9 +36,18 @@ public:
     bool duplicateTargets();
     bool nudgeTargets(int dx_tiles, int dy_tiles);
     bool move(const QStringList& ids, double dx_m, double dy_m);
-    /// Adds a rack at the end of the target's row (or a new row). Returns its id ("" on failure).
+    /// Adds a rack at the next free slot of the target's row (else the hall's last row, else a new row), on feeds
+    /// that carry it. Returns its id ("" on failure).
     QString addRack(const QString& rack_model, const QString& server_model, int nodes);
+    /// A new row across an aisle from the last one, starting with a rack like the last row's. Returns the row's id.
     QString addRow();
+    /// Closes the `kind` ("hot"/"cold") aisle of the target rows (one row: with the row across that aisle).
+    QString addContainment(const QString& kind);
+    /// An in-row cooler (catalog id, "" = inrow-cw-600) at the next free slot of the target's row.
+    QString addInRowCooler(const QString& model_id = {});
+    /// Fits a rear door (catalog id; "" removes) to every target rack.
+    bool fitRearDoor(const QString& model_id);
+    QString addHall(double width_m, double depth_m, double height_m);
     /// An inspector edit: values come as shown, with units ("18 °C", "(1.5, 2.4) m"); the numbers are taken out.
     bool setProperty(const QString& id, const QString& key, const QString& value);
     const QString& lastError() const { return error_; }
@@ -43,7 +59,13 @@ signals:
 private:
     std::vector<std::string> ids(bool floor_only) const;
     bool report(bool ok);
-    void addRackDialog();
+    void addRackDialog(bool new_row);
+    void containmentDialog();
+    void rearDoorDialog();
+    void hallDialog();
+    void targetPlace(std::string& hall, std::string& row) const;
+    std::vector<std::string> targetRows() const;
+    QString place(const model::RackPlan& plan, const std::string& rack_model, const std::string& server_model, int nodes);
     ScenarioDocument& doc_;
     QWidget* window_;
     QList<EntityRef> targets_;

@@ -1,5 +1,7 @@
 #include "properties_panel.hpp"
 
+#include <clustertwin/model/containment.hpp>
+
 #include "scenario_document.hpp"
 
 #include <clustertwin/model/analysis.hpp>
@@ -62,6 +64,14 @@ Props describe(const ScenarioDocument& doc, const EntityRef& ref) {
                                        {"nodes", QString::number(r.nodes.size())},
                                        {"nameplate power", kw(model::rackNameplatePowerW(r, cat))},
                                        {"liquid share", kw(model::rackLiquidPowerW(r, cat))}});
+                    if (r.rear_door) {
+                        const auto* d = cat.rearDoor(r.rear_door->model);
+                        p.push_back({"rear door", s(r.rear_door->model) + (d ? QString(" (%1, up to %2)").arg(s(d->kind), kw(d->max_capacity_w)) : QString()) +
+                                                      (r.rear_door->loop.empty() ? QString() : " on " + s(r.rear_door->loop))});
+                    }
+                    if (!r.blanking.empty() || r.recirculation_fraction)
+                        p.push_back({"recirculation", QString("%1 %").arg(100 * model::recirculationFraction(r, cat), 0, 'f', 0) +
+                                                          (r.blanking.empty() ? QString() : " (blanking " + s(r.blanking) + ")")});
                     for (const auto& pdu : r.pdus)
                         p.push_back({"PDU " + s(pdu.id), QString("feed %1, %2-phase %3 V, %4 A → %5").arg(s(pdu.feed)).arg(pdu.phases)
                                                              .arg(pdu.voltage_v).arg(pdu.breaker_a).arg(s(pdu.upstream))});
@@ -107,9 +117,20 @@ Props describe(const ScenarioDocument& doc, const EntityRef& ref) {
                 p.insert(p.end(), {{"name", s(u.name)}, {"model", s(u.model)}, {"position", pos(u.position_m)},
                                    {"supply faces", s(std::string(model::toString(u.facing)))},
                                    {"supply setpoint", QString("%1 °C").arg(u.supply_setpoint_c)}});
+                if (!u.row.empty()) p.push_back({"in-row, in", s(u.row)});
+                if (!u.loop.empty()) p.push_back({"water loop", s(u.loop)});
                 if (m)
                     p.insert(p.end(), {{"capacity", kw(m->capacity_w)}, {"airflow", QString("%1 m³/s").arg(m->airflow_m3s)},
                                        {"fan power", kw(m->fan_power_w)}, {"source", s(m->source)}});
+                return p;
+            }
+        }
+        for (const auto& c : h.containments) {
+            if (ref.kind == "containment" && c.id == id) {
+                p.insert(p.end(), {{"name", s(c.name)}, {"kind", s(c.kind) + " aisle"}, {"rows", join(c.rows)},
+                                   {"roof", c.roof ? "yes" : "no"}, {"end doors", c.end_doors ? "yes" : "no"},
+                                   {"leakage", QString("%1 %").arg(100 * model::leakageFraction(c, cat), 0, 'f', 1) +
+                                                   (c.leakage_fraction ? QString() : " (" + s(c.model) + ")")}});
                 return p;
             }
         }

@@ -172,6 +172,8 @@ EntityRef ScenarioDocument::refOf(const QString& qid) const {
             if (u.id == id) return {"cooling_unit", qid};
         for (const auto& u : h.cdus)
             if (u.id == id) return {"cdu", qid};
+        for (const auto& c : h.containments)
+            if (c.id == id) return {"containment", qid};
     }
     for (const auto& f : scenario_.power.feeds)
         if (f.id == id) return {"utility_feed", qid};

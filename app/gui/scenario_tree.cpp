@@ -59,12 +59,20 @@ void ScenarioTree::rebuild() {
                 for (const auto& p : r.pdus) addItem(ki, s(p.id), tr("rack PDU, feed %1").arg(s(p.feed)), {"rack_pdu", s(p.id)});
             }
         }
-        if (!h.cooling_units.empty() || !h.cdus.empty()) {
+        if (!h.cooling_units.empty() || !h.cdus.empty() || !h.containments.empty()) {
             auto* ci = addItem(hi, tr("Cooling"), QString(), {});
-            for (const auto& u : h.cooling_units) addItem(ci, label(u.id, u.name), s(u.model), {"cooling_unit", s(u.id)});
+            for (const auto& u : h.cooling_units)
+                addItem(ci, label(u.id, u.name), u.row.empty() ? s(u.model) : tr("%1, in-row in %2").arg(s(u.model), s(u.row)), {"cooling_unit", s(u.id)});
             for (const auto& c : h.cdus) addItem(ci, label(c.id, c.name), s(c.model), {"cdu", s(c.id)});
+            for (const auto& c : h.containments)
+                addItem(ci, label(c.id, c.name), tr("%1-aisle containment, %n row(s)", "", int(c.rows.size())).arg(s(c.kind)),
+                        {"containment", s(c.id)});
         }
         hi->setExpanded(true);
+    }
+    if (!sc.plant.loops.empty()) {
+        auto* wi = addItem(root, tr("Water loops"), QString(), {});
+        for (const auto& l : sc.plant.loops) addItem(wi, label(l.id, l.name), tr("chilled water, %1 °C").arg(l.supply_temp_c), {"water_loop", s(l.id)});
     }
     auto* pi = addItem(root, tr("Power"), QString(), {});
     for (const auto& f : sc.power.feeds) addItem(pi, label(f.id, f.name), tr("utility feed"), {"utility_feed", s(f.id)});

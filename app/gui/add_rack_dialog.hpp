@@ -1,0 +1,42 @@
+#pragma once
+// Edit > Add rack… (issue 18): one dialog — hall, row (or a new row), rack model, servers and how many — with a
+// live preview of where the rack goes and how it is powered (model::planRack), drawn on a small plan of the hall.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/edit.hpp>
+#include <clustertwin/model/scenario.hpp>
+
+#include <QDialog>
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QSpinBox;
+
+namespace ct::app {
+
+class AddRackDialog : public QDialog {
+    Q_OBJECT
+public:
+    /// `row_id` preselects a row ("" = a new row in `hall_id`).
+    AddRackDialog(const model::Scenario& s, const model::Catalog& c, const std::string& hall_id, const std::string& row_id, QWidget* parent);
+    std::string rackModel() const;
+    std::string serverModel() const;  ///< "" = empty rack
+    int nodes() const;
+    const model::RackPlan& plan() const { return plan_; }
+    /// The preview line (also the accessible description of the plan picture), for tests.
+    QString previewText() const;
+
+private:
+    void fillRows();
+    void replan();
+    const model::Scenario& s_;
+    const model::Catalog& c_;
+    QComboBox *hall_, *row_, *rack_, *server_;
+    QSpinBox* count_;
+    QLabel* preview_;
+    QWidget* picture_;
+    QDialogButtonBox* buttons_;
+    model::RackPlan plan_;
+};
+
+} // namespace ct::app
