@@ -2,6 +2,8 @@
 #include "sim_fixtures.hpp"
 
 #include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/edit.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/engine.hpp>
@@ -90,6 +92,8 @@ private slots:
     void linksBundleAboveTheLimit();
     void badMetricOrViewIsAnError();
     void replayFrameIsLastKnownValue();
+    void closeCoupledCoolingIsDrawnAndExplained();
+    void severalHallsStandSideBySide();
 
 private:
     QString out(const char* name) const { return QDir::current().absoluteFilePath(QString(name) + ".png"); }
@@ -312,5 +316,67 @@ void TstRender::replayFrameIsLastKnownValue() {
     QVERIFY_THROWS_EXCEPTION(ct::importers::ImportError, ct::importers::RunReplay::load(store, 99));
 }
 
-QTEST_GUILESS_MAIN(TstRender)
+namespace {
+
+/// Pixels of a saturated colour with a hue within [h0, h1] degrees (shading changes lightness, not hue).
+int pixelsOfHue(const QImage& img, int h0, int h1) {
+    int n = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+            const QColor p = img.pixelColor(x, y).toHsv();
+            n += p.hsvSaturation() > 110 && p.value() > 90 && p.hsvHue() >= h0 && p.hsvHue() <= h1;
+        }
+    return n;
+}
+
+} // namespace
+
+void TstRender::closeCoupledCoolingIsDrawnAndExplained() {
+    m::HallParams p;
+    p.rows = 2;
+    p.racks_per_row = 6;
+    p.cooling = "inrow";
+    p.containment = "cold";  // the racks' backs face the camera, outside the contained aisle
+    p.topology = "none";
+    m::Scenario s = m::buildHall(p);
+    const m::Catalog& c = m::Catalog::builtin();
+    m::fitRearDoor(s, c, "r01-01", "rdhx-active-75kw");
+    r::RenderOptions o;
+    o.width = 800;
+    o.height = 500;
+    o.overlays.links = false;
+    r::renderScenarioPng(s, c, out("close_coupled_iso").toStdString(), o, nullptr);
+    verifyNotBlank(out("close_coupled_iso"));
+    const QImage img(out("close_coupled_iso"));
+    // In-row coolers violet, the rear door amber, and the legend (top right) naming each.
+    QVERIFY2(pixelsOfHue(img, 250, 290) > 2000, "no in-row coolers drawn");
+    QVERIFY2(pixelsOfHue(img, 30, 48) > 400, "no rear door drawn");
+    int legend = 0;
+    for (int y = int(0.05 * o.height); y < int(0.26 * o.height); ++y)
+        for (int x = int(0.81 * o.width); x < o.width - 2; ++x) legend += img.pixelColor(x, y).lightness() > 150;
+    QVERIFY2(legend > 100, "no legend");
+}
+
+void TstRender::severalHallsStandSideBySide() {
+    m::HallParams p;
+    p.rows = 2;
+    p.racks_per_row = 4;
+    p.halls = 3;
+    p.topology = "none";
+    const m::Scenario s = m::buildHall(p);
+    const m::Catalog& c = m::Catalog::builtin();
+    r::Scene scene(s, c);
+    scene.setSize(900, 400);
+    scene.setCamera("top");
+    scene.render();
+    int x1 = 0, y1 = 0, x3 = 0, y3 = 0;
+    QVERIFY(scene.project("r01-01", x1, y1, true));
+    QVERIFY(scene.project("h3-r01-01", x3, y3, true));
+    QVERIFY2(x3 > x1 + 200, qPrintable(QString("hall 3's rack at x %1, hall 1's at %2").arg(x3).arg(x1)));
+    QCOMPARE(QString::fromStdString(scene.pick(x3, y3)), QString("h3-r01-01"));
+    scene.savePng(out("three_halls_top").toStdString());
+    verifyNotBlank(out("three_halls_top"));
+}
+
+QTEST_MAIN(TstRender)
 #include "tst_render.moc"

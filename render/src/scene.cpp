@@ -125,7 +125,7 @@ void Scene::Impl::recolour(const model::Frame* f) {
     nodes.changed();
     racks.changed();
 
-    for (std::size_t i = 0; i < units.size(); ++i) units.value->SetValue(static_cast<vtkIdType>(i), i < n_cooling_units ? 0 : 1);
+    for (std::size_t i = 0; i < units.size(); ++i) units.value->SetValue(static_cast<vtkIdType>(i), unit_kind[i]);
     if (f) {
         for (const auto& u : f->cooling_units)
             if (u.failed)
@@ -135,6 +135,14 @@ void Scene::Impl::recolour(const model::Frame* f) {
                 if (auto it = unit_index.find(u.id); it != unit_index.end()) units.value->SetValue(it->second, 2);
     }
     units.changed();
+    // Rear doors: red when their water loop has failed.
+    for (std::size_t i = 0; i < doors.size(); ++i) {
+        bool failed = false;
+        if (f)
+            for (const auto& l : f->loops) failed = failed || (l.failed && l.id == door_loop[i]);
+        doors.value->SetValue(static_cast<vtkIdType>(i), failed ? 1 : 0);
+    }
+    doors.changed();
 
     // Links: the busiest link of each line; links the frame does not list carry nothing; failed ones red.
     std::vector<double> lv(lines.size(), f ? 0.0 : kNaN);
@@ -276,7 +284,9 @@ const Overlays& Scene::overlays() const { return d_->ov; }
 void Scene::setCamera(const std::string& preset) {
     const model::Hall& h = *d_->hall;
     vtkCamera* cam = d_->ren->GetActiveCamera();
-    const double cx = h.width_m / 2, cy = h.depth_m / 2, span = std::max({h.width_m, h.depth_m, 1.0});
+    // The whole site: every hall side by side (one hall: that hall).
+    const double sw = d_->site_hi[0] - d_->site_lo[0], sd = d_->site_hi[1] - d_->site_lo[1];
+    const double cx = d_->site_lo[0] + sw / 2, cy = d_->site_lo[1] + sd / 2, span = std::max({sw, sd, 1.0});
     if (preset == "top") {
         cam->SetFocalPoint(cx, cy, 0);
         cam->SetPosition(cx, cy, span * 2);

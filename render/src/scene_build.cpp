@@ -106,67 +106,39 @@ std::string nodeOfGpu(const std::string& gpu) {
 } // namespace detail
 
 void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
-    const model::Hall& h = *hall;
     ren->SetBackground(0.12, 0.13, 0.16);
     ren->SetBackground2(0.22, 0.24, 0.29);
     ren->GradientBackgroundOn();
-    buildFloor();
-
-    for (const auto& row : h.rows)
-        for (const auto& r : row.racks) {
-            const model::RackModel* rm = catalog.rack(r.model);
-            if (!rm) continue;
-            const model::Box2 b = model::footprint(r.position_m, rm->width_m, rm->depth_m, r.facing);
-            rack_index[r.id] = static_cast<int>(racks.size());
-            racks.add(r.id, b.x0, b.y0, 0, b.x1, b.y1, rm->height_m, kNaN);
-            rack_nameplate_kw.push_back(model::rackNameplatePowerW(r, catalog) / 1000.0);
-            rack_nodes.emplace_back();
-            // Nodes: slightly narrower than the rack, standing 1 cm proud of its front and back.
-            const bool ns = r.facing == model::Facing::North || r.facing == model::Facing::South;
-            const double inset = 0.04 * rm->width_m, proud = 0.01;
-            const double x0 = ns ? b.x0 + inset : b.x0 - proud, x1 = ns ? b.x1 - inset : b.x1 + proud;
-            const double y0 = ns ? b.y0 - proud : b.y0 + inset, y1 = ns ? b.y1 + proud : b.y1 - inset;
-            const double z_base = nodeZ0(*rm);
-            for (const auto& n : r.nodes) {
-                const model::ServerModel* sm = catalog.server(n.model);
-                if (!sm) continue;
-                const double z0 = z_base + (n.u_position - 1) * model::units::kRackUnitM;
-                const double z1 = std::min(rm->height_m, z0 + sm->height_u * model::units::kRackUnitM - 0.004);
-                node_index[n.id] = static_cast<int>(nodes.size());
-                rack_nodes.back().push_back(static_cast<int>(nodes.size()));
-                nodes.add(n.id, x0, y0, z0 + 0.002, x1, y1, z1, kNaN);
-                node_rack.push_back(r.id);
-                node_nameplate_kw.push_back(sm->max_power_w / 1000.0);
-            }
-        }
-    for (const auto& u : h.cooling_units)
-        if (const auto* m = catalog.coolingUnit(u.model)) {
-            const model::Box2 b = model::footprint(u.position_m, m->width_m, m->depth_m, u.facing);
-            unit_index[u.id] = static_cast<int>(units.size());
-            units.add(u.id, b.x0, b.y0, 0, b.x1, b.y1, m->height_m, 0);
-        }
-    n_cooling_units = units.size();
-    for (const auto& u : h.cdus)
-        if (const auto* m = catalog.cdu(u.model)) {
-            const model::Box2 b = model::footprint(u.position_m, m->width_m, m->depth_m, u.facing);
-            unit_index[u.id] = static_cast<int>(units.size());
-            units.add(u.id, b.x0, b.y0, 0, b.x1, b.y1, m->height_m, 1);
-        }
-
+    // Several halls stand side by side on the site plan; each is drawn at its place.
+    site_lo[0] = site_lo[1] = 1e300;
+    site_hi[0] = site_hi[1] = -1e300;
+    for (const auto& h : scenario.halls) {
+        const double ox = &h == hall ? 0.0 : h.site_position_m.x_m - hall->site_position_m.x_m;
+        const double oy = &h == hall ? 0.0 : h.site_position_m.y_m - hall->site_position_m.y_m;
+        site_lo[0] = std::min(site_lo[0], ox);
+        site_lo[1] = std::min(site_lo[1], oy);
+        site_hi[0] = std::max(site_hi[0], ox + h.width_m);
+        site_hi[1] = std::max(site_hi[1], oy + h.depth_m);
+        buildFloor(h, ox, oy);
+        buildHall(h, ox, oy);
+        buildCooling(h, ox, oy);
+    }
     node_lut = makeLut(0, 1, 0.55, 0.56, 0.58);
     rack_lut = makeLut(0, 1, 0.2, 0.21, 0.24);
     unit_lut = vtkSmartPointer<vtkLookupTable>::New();
-    unit_lut->SetNumberOfTableValues(3);
-    unit_lut->SetTableValue(0, 0.25, 0.55, 0.95);  // cooling unit
+    unit_lut->SetNumberOfTableValues(4);
+    unit_lut->SetTableValue(0, 0.25, 0.55, 0.95);  // perimeter cooling unit
     unit_lut->SetTableValue(1, 0.2, 0.8, 0.75);    // CDU
     unit_lut->SetTableValue(2, 0.9, 0.15, 0.15);   // failed
-    unit_lut->SetTableRange(0, 2);
+    unit_lut->SetTableValue(3, 0.62, 0.42, 0.95);  // in-row cooler
+    unit_lut->SetTableRange(0, 3);
     link_lut = makeLinkLut();
     air_lut = makeLut(15, 40, 0.3, 0.3, 0.3);
 
     racks.build(rack_lut, ren);
     nodes.build(node_lut, ren);
     units.build(unit_lut, ren);
+    finishCooling();
     buildLinks(std::move(fabric));
     buildLabels();
 
@@ -207,10 +179,54 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     recolour(nullptr);
 }
 
-void Scene::Impl::buildFloor() {
-    const model::Hall& h = *hall;
+void Scene::Impl::buildHall(const model::Hall& h, double ox, double oy) {
+    for (const auto& row : h.rows)
+        for (const auto& r : row.racks) {
+            const model::RackModel* rm = catalog.rack(r.model);
+            if (!rm) continue;
+            const model::Box2 b = shifted(model::footprint(r.position_m, rm->width_m, rm->depth_m, r.facing), ox, oy);
+            rack_index[r.id] = static_cast<int>(racks.size());
+            racks.add(r.id, b.x0, b.y0, 0, b.x1, b.y1, rm->height_m, kNaN);
+            rack_nameplate_kw.push_back(model::rackNameplatePowerW(r, catalog) / 1000.0);
+            rack_nodes.emplace_back();
+            // Nodes: slightly narrower than the rack, standing 1 cm proud of its front and back.
+            const bool ns = r.facing == model::Facing::North || r.facing == model::Facing::South;
+            const double inset = 0.04 * rm->width_m, proud = 0.01;
+            const double x0 = ns ? b.x0 + inset : b.x0 - proud, x1 = ns ? b.x1 - inset : b.x1 + proud;
+            const double y0 = ns ? b.y0 - proud : b.y0 + inset, y1 = ns ? b.y1 + proud : b.y1 - inset;
+            const double z_base = nodeZ0(*rm);
+            for (const auto& n : r.nodes) {
+                const model::ServerModel* sm = catalog.server(n.model);
+                if (!sm) continue;
+                const double z0 = z_base + (n.u_position - 1) * model::units::kRackUnitM;
+                const double z1 = std::min(rm->height_m, z0 + sm->height_u * model::units::kRackUnitM - 0.004);
+                node_index[n.id] = static_cast<int>(nodes.size());
+                rack_nodes.back().push_back(static_cast<int>(nodes.size()));
+                nodes.add(n.id, x0, y0, z0 + 0.002, x1, y1, z1, kNaN);
+                node_rack.push_back(r.id);
+                node_nameplate_kw.push_back(sm->max_power_w / 1000.0);
+            }
+        }
+    for (const auto& u : h.cooling_units)
+        if (const auto* m = catalog.coolingUnit(u.model)) {
+            const model::Box2 b = shifted(model::footprint(u.position_m, m->width_m, m->depth_m, u.facing), ox, oy);
+            unit_index[u.id] = static_cast<int>(units.size());
+            const double kind = m->kind == "in-row" ? 3 : 0;
+            units.add(u.id, b.x0, b.y0, 0, b.x1, b.y1, m->height_m, kind);
+            unit_kind.push_back(kind);
+        }
+    for (const auto& u : h.cdus)
+        if (const auto* m = catalog.cdu(u.model)) {
+            const model::Box2 b = shifted(model::footprint(u.position_m, m->width_m, m->depth_m, u.facing), ox, oy);
+            unit_index[u.id] = static_cast<int>(units.size());
+            units.add(u.id, b.x0, b.y0, 0, b.x1, b.y1, m->height_m, 1);
+            unit_kind.push_back(1);
+        }
+}
+
+void Scene::Impl::buildFloor(const model::Hall& h, double ox, double oy) {
     vtkNew<vtkCubeSource> floor;
-    floor->SetBounds(0, h.width_m, 0, h.depth_m, -0.05, 0);
+    floor->SetBounds(ox, ox + h.width_m, oy, oy + h.depth_m, -0.05, 0);
     vtkNew<vtkPolyDataMapper> fm;
     fm->SetInputConnection(floor->GetOutputPort());
     vtkNew<vtkActor> fa;
@@ -224,7 +240,7 @@ void Scene::Impl::buildFloor() {
     vtkNew<vtkPoints> pts;
     vtkNew<vtkCellArray> cells;
     auto line = [&](double x0, double y0, double x1, double y1) {
-        const vtkIdType a = pts->InsertNextPoint(x0, y0, 0.002), b = pts->InsertNextPoint(x1, y1, 0.002);
+        const vtkIdType a = pts->InsertNextPoint(ox + x0, oy + y0, 0.002), b = pts->InsertNextPoint(ox + x1, oy + y1, 0.002);
         const vtkIdType ids[2] = {a, b};
         cells->InsertNextCell(2, ids);
     };
@@ -245,8 +261,8 @@ void Scene::Impl::buildFloor() {
     const double H = h.height_m > 0 ? h.height_m : 3.0;
     for (int w = 0; w < 2; ++w) {
         vtkNew<vtkCubeSource> wall;
-        if (w == 0) wall->SetBounds(0, h.width_m, h.depth_m, h.depth_m + 0.05, 0, H);
-        else wall->SetBounds(-0.05, 0, 0, h.depth_m, 0, H);
+        if (w == 0) wall->SetBounds(ox, ox + h.width_m, oy + h.depth_m, oy + h.depth_m + 0.05, 0, H);
+        else wall->SetBounds(ox - 0.05, ox, oy, oy + h.depth_m, 0, H);
         vtkNew<vtkPolyDataMapper> wm;
         wm->SetInputConnection(wall->GetOutputPort());
         vtkNew<vtkActor> wa;
@@ -257,7 +273,7 @@ void Scene::Impl::buildFloor() {
         ren->AddActor(wa);
     }
     vtkNew<vtkOutlineSource> outline;
-    outline->SetBounds(0, h.width_m, 0, h.depth_m, 0, H);
+    outline->SetBounds(ox, ox + h.width_m, oy, oy + h.depth_m, 0, H);
     vtkNew<vtkPolyDataMapper> om;
     om->SetInputConnection(outline->GetOutputPort());
     vtkNew<vtkActor> oa;
@@ -371,13 +387,14 @@ void Scene::Impl::buildLabels() {
         priority->InsertNextValue(prio);
     };
     const bool rack_names = racks.size() <= 400;
-    for (const auto& row : hall->rows) {
-        if (row.racks.empty()) continue;
-        auto ri = rack_index.find(row.racks.front().id);
-        if (ri == rack_index.end()) continue;
-        const auto& b = racks.bounds[ri->second];
-        if (!rack_names) add(row.name.empty() ? row.id : row.name, b.lo[0], b.lo[1], b.hi[2] + 0.3, 3);
-    }
+    for (const auto& h : scenario.halls)
+        for (const auto& row : h.rows) {
+            if (row.racks.empty()) continue;
+            auto ri = rack_index.find(row.racks.front().id);
+            if (ri == rack_index.end()) continue;
+            const auto& b = racks.bounds[ri->second];
+            if (!rack_names) add(row.name.empty() ? row.id : row.name, b.lo[0], b.lo[1], b.hi[2] + 0.3, 3);
+        }
     if (rack_names)
         for (std::size_t i = 0; i < racks.size(); ++i) {
             const auto& b = racks.bounds[i];

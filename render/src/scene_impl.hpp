@@ -116,6 +116,8 @@ vtkSmartPointer<vtkLookupTable> makeLinkLut();
 void niceLabels(vtkScalarBarActor* bar, double lo, double hi);
 /// A horizontal scalar bar along the bottom edge at x (normalized viewport).
 vtkSmartPointer<vtkScalarBarActor> makeBar(vtkLookupTable* lut, const std::string& title, double x);
+/// A footprint moved by (ox, oy): a hall's place on the site.
+inline model::Box2 shifted(model::Box2 b, double ox, double oy) { return {b.x0 + ox, b.y0 + oy, b.x1 + ox, b.y1 + oy}; }
 /// Where a ray (origin o, direction d) enters a box; false when it misses.
 bool rayBox(const double o[3], const double d[3], const double lo[3], const double hi[3], double& t_hit);
 /// "n0001/gpu3" -> "n0001".
@@ -138,7 +140,8 @@ struct Scene::Impl {
     bool has_frame = false;
     model::Frame last;                    // the frame shown (without its air field), for recolouring
     std::optional<model::AirField> air;   // the air field shown
-    std::size_t n_cooling_units = 0;      // units' glyphs: cooling units first, then CDUs
+    std::vector<double> unit_kind;        // per unit glyph: 0 perimeter unit, 1 CDU, 3 in-row cooler (2 = failed)
+    double site_lo[2] = {0, 0}, site_hi[2] = {0, 0};  // every hall on the site plan
 
     vtkNew<vtkRenderer> ren;
     vtkNew<vtkRenderWindow> win;
@@ -146,7 +149,12 @@ struct Scene::Impl {
     vtkNew<vtkGenericRenderWindowInteractor> iren;
     vtkNew<vtkInteractorStyleTrackballCamera> style;
 
-    Boxes racks, nodes, units;
+    Boxes racks, nodes, units, doors;
+    std::vector<std::string> door_loop;             // per rear door: its water loop ("" = facility water)
+    vtkSmartPointer<vtkLookupTable> door_lut;
+    vtkNew<vtkPoints> panel_points[2];              // containment panels: [0] hot, [1] cold
+    vtkNew<vtkCellArray> panel_cells[2];
+    vtkSmartPointer<vtkActor2D> legend;  // what each colour of equipment means
     std::unique_ptr<Boxes> switches = std::make_unique<Boxes>();
     std::vector<std::string> node_rack;             // per node glyph: its rack id
     std::vector<double> node_nameplate_kw, rack_nameplate_kw;
@@ -201,7 +209,13 @@ struct Scene::Impl {
     }
 
     void build(std::vector<model::FabricLink> fabric);
-    void buildFloor();
+    void buildFloor(const model::Hall& h, double ox, double oy);
+    /// Racks, nodes, cooling units and CDUs of a hall placed at (ox, oy) on the site.
+    void buildHall(const model::Hall& h, double ox, double oy);
+    /// Rear doors and containment panels of a hall placed at (ox, oy) on the site.
+    void buildCooling(const model::Hall& h, double ox, double oy);
+    /// Containment actors, and the legend of what each colour of equipment means (only what the site has).
+    void finishCooling();
     void buildLinks(std::vector<model::FabricLink> fabric);
     void buildLabels();
     void recolour(const model::Frame* f);
