@@ -86,6 +86,7 @@ CDUs when the servers need liquid) sized N+redundancy, aisle containment, one or
 power chain sized to the load, and a network description.
   --id ID                   scenario id (generated)
   --name TEXT               scenario name
+  --description TEXT        one line on what the scenario shows (default: what was generated)
   --rows N                  rows of racks (2)
   --racks-per-row N         racks in each row (4)
   --server MODEL            server model from the catalog (dgx-h100)
@@ -298,6 +299,7 @@ int cmdGenerate(const Args& a) {
     } catch (const m::ModelError& e) {
         throw UsageError(e.what());
     }
+    if (a.has("description")) s.description = a.get("description");
     const int jobs = a.getInt("jobs", 0);
     if (jobs < 0) throw UsageError("--jobs must be >= 0");
     if (jobs > 0) {
@@ -355,7 +357,7 @@ const std::map<std::string, Command>& commands() {
         {"validate", {cmdValidate, {"json", "help"}, {}}},
         {"info", {cmdInfo, {"json", "help"}, {}}},
         {"generate", {cmdGenerate, {"help", "quiet"},
-                      {"out", "id", "name", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
+                      {"out", "id", "name", "description", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
                        "levels", "oversubscription", "jobs", "event", "cooling", "containment", "containment-model",
                        "inrow-model", "rear-door", "pods", "halls", "gpus"}}},

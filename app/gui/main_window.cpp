@@ -258,7 +258,7 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
     recent_menu_ = file->addMenu(tr("Open &recent"));
-    file->addAction(tr("Open &demo"), this, [this] { openScenario(demoScenarioPath()); });
+    populateSamplesMenu(file->addMenu(tr("Open &sample")), [this](const QString& path) { openScenario(path); });
     file->addAction(tr("Open r&un or telemetry database…"), this, &MainWindow::openRunDialog);
     telemetry_->populate(file);
     file->addSeparator();

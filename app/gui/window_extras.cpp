@@ -11,6 +11,8 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
@@ -38,6 +40,20 @@ void rememberRecentFile(const QString& path, int max) {
 }
 
 QString documentationDir() { return QString::fromStdString(model::documentationDir()); }
+
+void populateSamplesMenu(QMenu* menu, const std::function<void(const QString&)>& open) {
+    const QDir dir(QDir(resourcesDir()).filePath("scenarios"));
+    for (const QString& f : dir.entryList({"*.json"}, QDir::Files, QDir::Name)) {
+        QFile file(dir.filePath(f));
+        if (!file.open(QIODevice::ReadOnly)) continue;
+        const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
+        const QString name = o.value("name").toString(f), description = o.value("description").toString();
+        QAction* a = menu->addAction(name, menu, [open, path = dir.filePath(f)] { open(path); });
+        a->setStatusTip(description);
+        a->setToolTip(description);
+    }
+    menu->setToolTipsVisible(true);
+}
 
 void populateHelpMenu(QMenu* help, QMainWindow* window) {
     const QString docs = documentationDir();

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 class QMainWindow;
 class QMenu;
 
@@ -17,6 +19,10 @@ QString documentationDir();
 /// The recently opened scenarios, newest first (QSettings), and adding one (keeping at most `max`).
 QStringList recentFiles();
 void rememberRecentFile(const QString& path, int max);
+
+/// Fills File > Open sample: every scenario in resources/scenarios by its name, its one-line description as the
+/// tooltip and status tip; `open` is called with the file's path.
+void populateSamplesMenu(QMenu* menu, const std::function<void(const QString&)>& open);
 
 /// Fills the Help menu: each document of docs/, the docs folder, About ClusterTwin (version, Qt, VTK), About Qt.
 void populateHelpMenu(QMenu* help, QMainWindow* window);
