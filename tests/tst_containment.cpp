@@ -25,6 +25,7 @@ fixtures::Loaded hall(double raised_floor_m, double util = 0.8, int nodes_per_ra
     p.nodes_per_rack = nodes_per_rack;
     p.raised_floor_m = raised_floor_m;
     p.topology = "none";
+    p.containment = "none";  // each test adds its own
     fixtures::Loaded l{model::buildHall(p), model::Catalog::builtin()};
     model::Job j;
     j.id = "all";

@@ -3,6 +3,7 @@
 #include "args.hpp"
 #include "collective.hpp"
 #include "impact.hpp"
+#include "inventory.hpp"
 #include "runs.hpp"
 #include "io.hpp"
 #include "render.hpp"
@@ -52,6 +53,8 @@ Commands:
   query                a metric's values from a run database
   runs                 what a run database holds: its runs, their sources, entities and metrics
   impact FILE          what loses power, cooling or connectivity if --fail ID fails
+  from-netbox FILE...  a scenario from a NetBox inventory (REST API JSON; floor-plan plugin positions)
+  to-netbox FILE       the scenario's racks and devices as NetBox bulk-import CSV
   render FILE          render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
   backends             list the compute backends (CPU, CUDA) and whether they are usable
   help COMMAND         help for one command (or COMMAND -h)
@@ -125,6 +128,8 @@ power chain sized to the load, and a network description.
     {"runs", ct::cli::kRunsHelp},
     {"render", ct::cli::kRenderHelp},
     {"impact", ct::cli::kImpactHelp},
+    {"from-netbox", ct::cli::kFromNetboxHelp},
+    {"to-netbox", ct::cli::kToNetboxHelp},
     {"backends", R"(Usage: clustertwin-cli backends [--json]
 
 Lists the compute backends: CPU (always) and CUDA (when built with it and a device is present).
@@ -373,6 +378,8 @@ const std::map<std::string, Command>& commands() {
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
         {"impact", {ct::cli::cmdImpact, {"json", "help"}, {"fail"}}},
+        {"from-netbox", {ct::cli::cmdFromNetbox, {"json", "help"}, {"out"}}},
+        {"to-netbox", {ct::cli::cmdToNetbox, {"help"}, {"out"}}},
     };
     return c;
 }

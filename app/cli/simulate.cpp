@@ -314,6 +314,8 @@ int cmdSimulate(const Args& a) {
                {"heat_in_w", f.heat_in_w},
                {"heat_removed_w", f.heat_removed_w},
                {"liquid_heat_w", f.liquid_heat_w},
+               {"rear_door_heat_w", f.rear_door_heat_w},
+               {"transformer_loss_w", f.transformer_loss_w},
                {"it_energy_kwh", it_energy / 3.6e6},
                {"facility_energy_kwh", fac_energy / 3.6e6},
                {"rci_hi", f.rci_hi},
@@ -365,6 +367,11 @@ int cmdSimulate(const Args& a) {
         for (const auto& u : f.cooling_units)
             units.push_back({{"unit", u.id}, {"airflow_m3s", u.airflow_m3s}, {"supply_c", u.supply_c}, {"return_c", u.return_c}, {"load_w", u.load_w}});
         o["cooling_units"] = units;
+        if (!f.loops.empty()) {
+            json loops = json::array();
+            for (const auto& l : f.loops) loops.push_back({{"loop", l.id}, {"load_w", l.load_w}, {"failed", l.failed}});
+            o["loops"] = loops;
+        }
         std::cout << o.dump(2) << "\n";
     }
     return steady && !reached_steady ? 1 : 0;

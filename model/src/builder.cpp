@@ -35,6 +35,10 @@ HallParams sizedForGpus(HallParams p, const Catalog& c) {
 
 } // namespace
 
+std::vector<RackPdu> rackPdusFor(const std::string& rack_id, const std::string& upstream_a, const std::string& upstream_b, double rack_load_w) {
+    return detail::sizedRackPdus(rack_id, upstream_a, upstream_b, rack_load_w);
+}
+
 Scenario buildHall(const HallParams& params, const Catalog& c) {
     require(params.gpus >= 0 && params.gpus <= 2000000, "gpus", "must be within 0..2,000,000");
     const HallParams p = params.gpus > 0 ? sizedForGpus(params, c) : params;

@@ -58,4 +58,9 @@ struct HallParams {
 /// Throws ModelError when a parameter is out of range or a catalog id is unknown (message names the field).
 Scenario buildHall(const HallParams& p, const Catalog& c = Catalog::builtin());
 
+/// Rack PDUs on sides A and B (from floor PDUs `upstream_a`, `upstream_b`) with the smallest standard 3-phase
+/// 230/400 V breaker that carries `rack_load_w` on one side within the 80 % rule; more PDUs per side when one is not
+/// enough. Throws ModelError when four 125 A PDUs per side cannot.
+std::vector<RackPdu> rackPdusFor(const std::string& rack_id, const std::string& upstream_a, const std::string& upstream_b, double rack_load_w);
+
 } // namespace ct::model

@@ -1,0 +1,121 @@
+// MainWindow's menus: File, Edit, View, Analysis, Simulation, Help (main_window.hpp).
+#include "main_window.hpp"
+#include "checks_panel.hpp"
+#include "inventory_import.hpp"
+#include "document_guard.hpp"
+#include "notice_bar.hpp"
+#include "run_binding.hpp"
+#include "simulation_control.hpp"
+#include "telemetry_control.hpp"
+#include "edit_controller.hpp"
+#include "floor_plan_view.hpp"
+#include "problems_dialog.hpp"
+#include "properties_panel.hpp"
+#include "run_controller.hpp"
+#include "alerts_panel.hpp"
+#include "run_dialog.hpp"
+#include "run_picker.hpp"
+#include "navigator.hpp"
+#include "run_explainer.hpp"
+#include "run_panels.hpp"
+#include "scenario_document.hpp"
+#include "scenario_tree.hpp"
+#include "scene_toolbar.hpp"
+#include "simulation_options.hpp"
+#include "timeline.hpp"
+#include "view3d.hpp"
+#include "window_extras.hpp"
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/impact.hpp>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QTimer>
+#include <QUndoStack>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+
+namespace ct::app {
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    recent_menu_ = file->addMenu(tr("Open &recent"));
+    populateSamplesMenu(file->addMenu(tr("Open &sample")), [this](const QString& path) { openScenario(path); });
+    file->addAction(tr("Open r&un or telemetry database…"), this, &MainWindow::openRunDialog);
+    telemetry_->populate(file);
+    file->addAction(tr("Import &inventory (NetBox)…"), this, [this] { importInventoryDialog(this, [this](const QString& p) { return openScenario(p); }); });
+    file->addSeparator();
+    file->addAction(tr("&Save scenario"), QKeySequence::Save, this, [this] {
+        QString error, path;
+        if (isShippedSample(doc_->path()) && (path = guard_->saveAsPath()).isEmpty()) return;  // a sample is never overwritten
+        if (!saveScenario(path, &error)) QMessageBox::warning(this, tr("Save"), error);
+    });
+    file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, [this] {
+        const QString path = guard_->saveAsPath();
+        QString error;
+        if (!path.isEmpty() && !saveScenario(path, &error)) QMessageBox::warning(this, tr("Save"), error);
+    });
+    file->addSeparator();
+    file->addAction(tr("Save &screenshot…"), this, &MainWindow::screenshotDialog);
+    file->addAction(tr("&Export selection's series as CSV…"), this, &MainWindow::exportDialog);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+    edits_->populate(menuBar()->addMenu(tr("&Edit")));
+    view_menu_ = menuBar()->addMenu(tr("&View"));
+    QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
+    analysis->addAction(tr("&Impact if the selection fails"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
+        QString error;
+        if (!showImpact(selection_, &error)) QMessageBox::information(this, tr("Impact"), error);
+    });
+    QAction* steady = analysis->addAction(tr("&Steady state"), this, [this] {
+        if (!runSimulation(4 * 3600.0, {}, {}, true)) statusBar()->showMessage(tr("A simulation is already running"));
+    });
+    steady->setObjectName("actionSteadyState");
+    steady->setToolTip(tr("Simulate until no rack inlet drifts more than 0.05 K per flow-through time of the room air (averaged over at least four)"));
+    analysis->addAction(tr("&Clear highlights"), this, [this] {
+        if (auto* sc = view3d_->scene()) sc->setHighlighted({});
+        view3d_->update();
+    });
+    QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
+    QAction* run = sim->addAction(tr("&Run…"), this, &MainWindow::simulateDialog);
+    run->setObjectName("actionRunSimulation");
+    run->setShortcut(QKeySequence(Qt::Key_F5));
+    run_action_ = run;  // disabled while a run is going: one at a time
+    sim->addAction(tr("&Cancel"), this, &MainWindow::cancelSimulation);
+    sim_options_ = new SimulationOptions(this);
+    sim_options_->populate(sim);
+    sim_options_->setAir(doc_->scenario().simulation.air);
+    connect(doc_, &ScenarioDocument::changed, this, [this] { sim_options_->setAir(doc_->scenario().simulation.air); });
+    sim->addSeparator();
+    sim->addAction(tr("&What-if: fail the selection and compare…"), this, &MainWindow::whatIfDialog);
+    compare_action_ = sim->addAction(tr("Colour by &difference from the baseline"));
+    compare_action_->setCheckable(true);
+    compare_action_->setEnabled(false);
+    connect(compare_action_, &QAction::toggled, this, &MainWindow::setCompareWithBaseline);
+    populateHelpMenu(menuBar()->addMenu(tr("&Help")), this);
+}
+
+} // namespace ct::app
