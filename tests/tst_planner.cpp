@@ -3,6 +3,8 @@
 // and a what-if run coloured by its difference from the baseline.
 #include "add_rack_dialog.hpp"
 #include "checks_panel.hpp"
+#include "inventory_import.hpp"
+#include "scenario_tree.hpp"
 #include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
 #include "main_window.hpp"
@@ -63,6 +65,7 @@ private slots:
     void whatIfIsColouredByTheDifference();
     void addRackDialogPreviewsWhereAndHowItIsPowered();
     void containmentInRowCoolersAndRearDoorsAreUndoableEdits();
+    void anInventoryFromNetboxOpensWithItsReport();
 
 private:
     std::unique_ptr<MainWindow> w_;
@@ -352,6 +355,24 @@ void TstPlanner::containmentInRowCoolersAndRearDoorsAreUndoableEdits() {
     for (int i = 0; i < 4; ++i) undo->undo();
     QCOMPARE(json(*w_), before);
     w_->show();
+}
+
+void TstPlanner::anInventoryFromNetboxOpensWithItsReport() {
+    QStringList files;
+    for (const char* f : {"sites", "locations", "racks", "device-types", "devices", "floorplans"})
+        files << QString(CT_TEST_DATA_DIR) + "/netbox/" + f + ".json";
+    const QString out = QDir(dir_.path()).filePath("fra-dc1.json");
+    QString error;
+    const QString report = importInventory(files, out, &error);
+    QVERIFY2(!report.isEmpty(), qPrintable(error));
+    QVERIFY2(report.contains("8 rack(s) (6 at their floor-plan position), 19 node(s) from 20 device(s)"), qPrintable(report));
+    QVERIFY2(report.contains("AP8886") && report.contains("perimeter CRAHs"), qPrintable(report));
+    QVERIFY(w_->openScenario(out));
+    QVERIFY(w_->tree()->itemFor({"rack", "a-01"}));
+    QVERIFY(w_->tree()->itemFor({"hall", "hall-b"}));
+    QVERIFY(importInventory({QString(CT_TEST_DATA_DIR) + "/netbox/sites.json"}, out + ".none", &error).isEmpty());
+    QVERIFY(error.contains("no NetBox racks"));
+    QVERIFY(w_->openScenario(file_));  // back to the hall the other tests use
 }
 
 QTEST_MAIN(TstPlanner)

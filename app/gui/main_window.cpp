@@ -428,7 +428,8 @@ bool MainWindow::runWhatIf(const EntityRef& target, double duration_s, const QSt
     static const std::map<QString, std::string> kFail = {{"cooling_unit", "cooling_unit_fail"}, {"cdu", "cdu_fail"},
                                                          {"utility_feed", "feed_fail"},         {"ups", "feed_fail"},
                                                          {"pdu", "feed_fail"},                  {"rack_pdu", "feed_fail"},
-                                                         {"node", "node_fail"},                 {"gpu", "gpu_fail"}};
+                                                         {"node", "node_fail"},                 {"gpu", "gpu_fail"},
+                                                         {"water_loop", "loop_fail"},           {"transformer", "feed_fail"}};
     auto it = kFail.find(target.kind);
     if (it == kFail.end()) return false;
     model::Event e;
@@ -448,7 +449,7 @@ void MainWindow::whatIfDialog() {
     if (!ok) return;
     try {
         if (!runWhatIf(selection_, model::parseDurationS(text.toStdString())))
-            QMessageBox::information(this, tr("What-if"), tr("A what-if fails a cooling unit, CDU, power feed, UPS, PDU, node or GPU for longer than a minute, one run at a time."));
+            QMessageBox::information(this, tr("What-if"), tr("A what-if fails a cooling unit, in-row cooler, water loop, CDU, power feed, transformer, UPS, PDU, node or GPU for longer than a minute, one run at a time."));
     } catch (const std::exception& e) {
         QMessageBox::warning(this, tr("What-if"), QString::fromStdString(e.what()));
     }
