@@ -125,10 +125,13 @@ void TstMetrics::everyMetricARunRecordsIsInTheTableAndTheDocs() {
     QTemporaryDir tmp;
     const QString db = tmp.filePath("run.sqlite");
     QProcess p;
-    p.start(CT_CLI_PATH, {"simulate", QString(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--duration", "1m", "--air", "quick",
-                          "--out", db, "--quiet"});
-    QVERIFY(p.waitForFinished(120000));
-    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    // The demo, and a hall with rear doors on a water loop (issue 18), into one database.
+    for (const char* sample : {"demo", "rear-door-dgx-h100"}) {
+        p.start(CT_CLI_PATH, {"simulate", QString(CT_RESOURCE_DIR) + "/scenarios/" + sample + ".json", "--duration", "1m", "--air", "quick",
+                              "--out", db, "--quiet"});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    }
     sqlite3* h = nullptr;
     QCOMPARE(sqlite3_open_v2(db.toUtf8().constData(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
     sqlite3_stmt* s = nullptr;

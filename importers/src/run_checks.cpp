@@ -17,12 +17,13 @@ std::vector<RunFinding> checkRun(const RunReplay& run) {
             out.push_back({RunFinding::Level::Error, e.message, e.t_s - run.startS(), e.target});
     if (excursions > 1) out.back().text += " (" + std::to_string(excursions) + " times in this run)";
     // Heat balance at steady state, from the site's totals.
-    const std::vector<std::pair<double, double>>*in = nullptr, *removed = nullptr, *inlet = nullptr;
+    const std::vector<std::pair<double, double>>*in = nullptr, *removed = nullptr, *inlet = nullptr, *doors = nullptr;
     for (const auto& e : run.entities())
         if (run.series(e, "heat_in_w") && run.series(e, "heat_removed_w")) {
             in = run.series(e, "heat_in_w");
             removed = run.series(e, "heat_removed_w");
             inlet = run.series(e, "max_inlet_c");
+            doors = run.series(e, "rear_door_heat_w");  // rear doors take heat from the air into water
             break;
         }
     const double duration = run.endS() - run.startS();
@@ -32,7 +33,7 @@ std::vector<RunFinding> checkRun(const RunReplay& run) {
     for (const auto& [t, v] : *inlet)
         if (t >= run.endS() - window && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
     if (!(hi - lo < 0.3)) return out;  // still moving: a transient, not a balance to check
-    const double q_in = valueAt(*in, run.endS()), q_out = valueAt(*removed, run.endS());
+    const double q_in = valueAt(*in, run.endS()), q_out = valueAt(*removed, run.endS()) + (doors && !doors->empty() ? valueAt(*doors, run.endS()) : 0.0);
     if (!(q_in > 0) || !std::isfinite(q_out)) return out;
     const double gap = (q_in - q_out) / q_in;
     if (std::abs(gap) <= kHeatImbalanceLimit) return out;
