@@ -95,6 +95,8 @@ private slots:
     void rearDoorAtCapacityRemovesExactlyItsRating();
     void rackRecirculationWarmsTheServersNotTheRoom();
     void failedWaterLoopStopsItsCoolers();
+    void generatedHallsStayWithinTheAllowableRange_data();
+    void generatedHallsStayWithinTheAllowableRange();
     void newPartsRoundTripExactly();
     void badPartsAreNamedByPointer();
     void liveChecksFlagAislesWithoutSupplyOrReturnAndSmallDoors();
@@ -259,6 +261,58 @@ void TstContainment::failedWaterLoopStopsItsCoolers() {
     QVERIFY(after > before + 1.0);
     QCOMPARE(f.cooling_units[0].load_w, 0.0);  // no water: nothing cooled
     QVERIFY(f.loops.size() == 2 && f.loops[0].failed && f.loops[1].load_w > 0);
+}
+
+void TstContainment::generatedHallsStayWithinTheAllowableRange_data() {
+    QTest::addColumn<QString>("cooling");
+    QTest::addColumn<QString>("containment");
+    QTest::addColumn<QString>("server");
+    QTest::addColumn<double>("raised_floor");
+    QTest::newRow("40 kW racks, auto (hot aisles, ducted return)") << "auto" << "auto" << "dgx-h100" << 0.0;
+    QTest::newRow("in-row coolers") << "inrow" << "auto" << "dgx-h100" << 0.0;
+    QTest::newRow("rear doors") << "rear-door" << "auto" << "dgx-h100" << 0.0;
+    QTest::newRow("cold aisles on a raised floor") << "perimeter" << "cold" << "dgx-h100" << 0.6;
+    QTest::newRow("GB200 NVL72 on liquid") << "auto" << "auto" << "gb200-nvl72" << 0.0;
+}
+
+void TstContainment::generatedHallsStayWithinTheAllowableRange() {
+    // Issue 18: every generated hall, at full load with all units running, keeps every rack inlet within ASHRAE's
+    // allowable 15–32 °C (quick air: the sanity bound, not a figure to tune to; lbm figures in docs/simulation.md).
+    QFETCH(QString, cooling);
+    QFETCH(QString, containment);
+    QFETCH(QString, server);
+    QFETCH(double, raised_floor);
+    model::HallParams p;
+    p.rows = 4;
+    p.racks_per_row = 4;
+    p.server_model = server.toStdString();
+    if (server == "gb200-nvl72") p.rack_model = "rack-mgx-nvl72", p.supply_setpoint_c = 24;
+    p.cooling = cooling.toStdString();
+    p.containment = containment.toStdString();
+    p.raised_floor_m = raised_floor;
+    p.topology = "none";
+    fixtures::Loaded l{model::buildHall(p), model::Catalog::builtin()};
+    model::Job j;
+    j.id = "all";
+    j.utilization = 1.0;
+    for (const auto& row : l.scenario.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    l.scenario.jobs = {j};
+    requireValid(l);
+    sim::Engine e(l.scenario, l.catalog, options("quick"));
+    const model::Frame& f = runTo(e, 900);
+    double lo = 1e9, hi = -1e9;
+    for (const auto& r : f.racks) {
+        lo = std::min(lo, r.inlet_mean_c);
+        hi = std::max(hi, r.inlet_max_c);
+    }
+    qInfo("%s: IT %.0f kW, inlets %.1f–%.1f °C, PUE %.2f", l.scenario.description.c_str(), f.it_power_w / 1e3, lo, hi, f.pue);
+    QVERIFY2(lo >= 15 && hi <= 32, qPrintable(QString("inlets %1–%2 °C").arg(lo).arg(hi)));
+    // And the heat balances: room air and every water loop together carry the IT heat (within 1 %).
+    double units = 0;
+    for (const auto& u : f.cooling_units) units += u.load_w;
+    QVERIFY(std::fabs(units + f.rear_door_heat_w + f.liquid_heat_w - f.it_power_w) < 0.01 * f.it_power_w);
 }
 
 namespace {
