@@ -5,8 +5,9 @@ namespace ct::sim {
 std::uint64_t airModelBytes(const AirGridSpec& s) {
     if (!(s.cell_m > 0)) return 0;
     const double n = std::ceil(s.width_m / s.cell_m) * std::ceil(s.depth_m / s.cell_m) * std::ceil(s.height_m / s.cell_m);
-    // T, T2, κ_t, fx, fy, fz (float) + φ and five CG vectors (double) + s (double) + three masks.
-    return static_cast<std::uint64_t>(n * (6 * 4 + 7 * 8 + 3));
+    // T, T2, κ_t, fx, fy, fz and the seven upwind rates (float) + φ and five CG vectors (double) + s (double)
+    // + three masks.
+    return static_cast<std::uint64_t>(n * (13 * 4 + 7 * 8 + 3));
 }
 
 AirModel::AirModel(const AirGridSpec& spec, ThreadPool& pool) : d_(std::make_unique<Impl>(spec, pool)) {
@@ -88,6 +89,7 @@ int AirModel::addPort(const std::vector<int>& cells, bool source) {
         if (d_->solid[c]) throw SimError("air port cell is solid");
     }
     d_->ports.push_back({cells, source, 0.0, 20.0});
+    d_->plane_ports_stale = true;
 #ifdef CT_HAVE_CUDA
     d_->ports_stale = d_->port_state_stale = true;
 #endif
@@ -130,41 +132,55 @@ double AirModel::stableDt() const { return d_->stable_dt; }
 
 namespace {
 
-struct StepArgs {
+struct UpwindArgs {
     const float* t;
     float* t2;
-    const float* fx;
-    const float* fy;
-    const float* fz;
-    const std::uint32_t* nbw;  ///< neighbour bits in the low byte (32-bit loads vectorise without spills)
+    const float* c;  ///< the tracer, or null
+    float* c2;
+    const float* w;  ///< the seven coefficient blocks
+    std::size_t n;
     int nx, ny, nz, plane;
-    float diff, dt_v;
+    float dt_v;
 };
 
-/// Cells [i0, i1) of row (j, kk). Neighbours are loaded unconditionally, so the loop vectorizes: west of
-/// i = 0 and east of i = nx − 1 lie the neighbouring rows' cells (or the array's padding), rows and planes
-/// beyond the grid are replaced by the row itself; every such value is multiplied by a zero wall flux and a
-/// clear neighbour bit, so it never counts. Solid cells have zero fluxes and no fluid neighbours, so the same
-/// update leaves them unchanged. Compiled for AVX2 too, chosen at run time.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void interiorRow(const StepArgs& a, int j, int kk, int i0, int i1) {
+/// Cells of row (j, kk): new = old + dt/V·(Σ rate_in·(neighbour − old) + net·old), for T and the tracer with
+/// the same rates, where net is what flows in through the faces minus what flows out (zero but at ports).
+/// Differences keep the round-off of a closed room's heat content as small as the stencil form's. Neighbours are loaded unconditionally, so the loop vectorizes: west of i = 0 and east of
+/// i = nx − 1 lie the neighbouring rows' cells (or the array's padding), rows and planes beyond the grid are
+/// replaced by the row itself; their rates are zero (no flux through a wall, no fluid neighbour), so they
+/// never count. Solid cells have all rates zero and stay unchanged. Compiled for AVX2 too, chosen at run time.
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void upwindRow(const UpwindArgs& a, int j, int kk) {
     const int row = a.nx * (j + a.ny * kk);
+    const int ds = j > 0 ? -a.nx : 0, dn = j + 1 < a.ny ? a.nx : 0;
+    const int dd = kk > 0 ? -a.plane : 0, du = kk + 1 < a.nz ? a.plane : 0;
+    const float* __restrict ww = a.w + row;
+    const float* __restrict we = ww + a.n;
+    const float* __restrict ws = we + a.n;
+    const float* __restrict wn = ws + a.n;
+    const float* __restrict wd = wn + a.n;
+    const float* __restrict wu = wd + a.n;
+    const float* __restrict wo = wu + a.n;
+    const float dt_v = a.dt_v;
     const float* __restrict t = a.t + row;
-    const float* __restrict ts = j > 0 ? t - a.nx : t;
-    const float* __restrict tn = j + 1 < a.ny ? t + a.nx : t;
-    const float* __restrict td = kk > 0 ? t - a.plane : t;
-    const float* __restrict tu = kk + 1 < a.nz ? t + a.plane : t;
     float* __restrict t2 = a.t2 + row;
-    const float* __restrict fxr = a.fx + (a.nx + 1) * (j + a.ny * kk);
-    const float* __restrict fys = a.fy + a.nx * (j + (a.ny + 1) * kk);
-    const float* __restrict fyn = fys + a.nx;
-    const float* __restrict fzd = a.fz + row;
-    const float* __restrict fzu = fzd + a.plane;
-    const std::uint32_t* __restrict nbw = a.nbw + row;
-    const float diff = a.diff, dt_v = a.dt_v;
+    if (!a.c) {
 #pragma GCC ivdep
-    for (int i = i0; i < i1; ++i) {
-        t2[i] = k::advectDiffuse(t[i], t[i - 1], t[i + 1], ts[i], tn[i], td[i], tu[i], fxr[i], fxr[i + 1], fys[i], fyn[i],
-                                 fzd[i], fzu[i], nbw[i] & 0xFFu, diff, dt_v);
+        for (int i = 0; i < a.nx; ++i)
+            t2[i] = t[i] + dt_v * (ww[i] * (t[i - 1] - t[i]) + we[i] * (t[i + 1] - t[i]) + ws[i] * (t[i + ds] - t[i]) +
+                                   wn[i] * (t[i + dn] - t[i]) + wd[i] * (t[i + dd] - t[i]) + wu[i] * (t[i + du] - t[i]) +
+                                   wo[i] * t[i]);
+        return;
+    }
+    const float* __restrict c = a.c + row;
+    float* __restrict c2 = a.c2 + row;
+#pragma GCC ivdep
+    for (int i = 0; i < a.nx; ++i) {
+        t2[i] = t[i] + dt_v * (ww[i] * (t[i - 1] - t[i]) + we[i] * (t[i + 1] - t[i]) + ws[i] * (t[i + ds] - t[i]) +
+                               wn[i] * (t[i + dn] - t[i]) + wd[i] * (t[i + dd] - t[i]) + wu[i] * (t[i + du] - t[i]) +
+                               wo[i] * t[i]);
+        c2[i] = c[i] + dt_v * (ww[i] * (c[i - 1] - c[i]) + we[i] * (c[i + 1] - c[i]) + ws[i] * (c[i + ds] - c[i]) +
+                               wn[i] * (c[i + dn] - c[i]) + wd[i] * (c[i + dd] - c[i]) + wu[i] * (c[i + du] - c[i]) +
+                               wo[i] * c[i]);
     }
 }
 
@@ -211,9 +227,80 @@ void AirModel::step(double dt) {
         return;
     }
 #endif
+    if (!d.tvdPath()) {
+        d.stepUpwind(dt);
+        return;
+    }
     d.stepCpu(dt, false);
     std::swap(d.t, d.t2);
     d.stepTracer(dt);
+}
+
+void AirModel::Impl::buildCoefficients() {
+    const std::size_t cells = n();
+    coef.assign(7 * cells, 0.f);
+    run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+        const int kk = static_cast<int>(kc);
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                const std::size_t c = static_cast<std::size_t>(idx(i, j, kk));
+                if (solid[c]) continue;
+                const unsigned m = nb[c];
+                const float g = static_cast<float>(diff);
+                // Inflow from each side: the flux entering through that face, plus diffusion to a fluid neighbour.
+                const float fw = fx[fxi(i, j, kk)], fe = fx[fxi(i + 1, j, kk)];
+                const float fs = fy[fyi(i, j, kk)], fn = fy[fyi(i, j + 1, kk)];
+                const float fd = fz[fzi(i, j, kk)], fu = fz[fzi(i, j, kk + 1)];
+                const float bit[6] = {static_cast<float>(m & 1u), static_cast<float>((m >> 1) & 1u), static_cast<float>((m >> 2) & 1u),
+                                      static_cast<float>((m >> 3) & 1u), static_cast<float>((m >> 4) & 1u), static_cast<float>((m >> 5) & 1u)};
+                const float in[6] = {k::posf(fw), k::posf(-fe), k::posf(fs), k::posf(-fn), k::posf(fd), k::posf(-fu)};
+                const float out = k::posf(fe) + k::posf(-fw) + k::posf(fn) + k::posf(-fs) + k::posf(fu) + k::posf(-fd);
+                float sum_in = 0;
+                for (int f = 0; f < 6; ++f) {
+                    coef[f * cells + c] = in[f] + g * bit[f];
+                    sum_in += in[f];
+                }
+                coef[6 * cells + c] = sum_in - out;
+            }
+    });
+    coef_stale = false;
+}
+
+void AirModel::Impl::stepUpwind(double dt) {
+    if (coef_stale) buildCoefficients();
+    const float dt_v = static_cast<float>(dt / vol);
+    const bool with_tracer = !tr.empty();
+    UpwindArgs a{T(), t2.data() + kPad, with_tracer ? tr.data() + kPad : nullptr, with_tracer ? tr2.data() + kPad : nullptr,
+                 coef.data(), n(), nx, ny, nz, nx * ny, dt_v};
+    if (plane_ports_stale) {
+        plane_ports.assign(static_cast<std::size_t>(nz), {});
+        for (std::size_t p = 0; p < ports.size(); ++p)
+            for (int cell : ports[p].cells) plane_ports[static_cast<std::size_t>(cell / (nx * ny))].emplace_back(cell, static_cast<int>(p));
+        plane_ports_stale = false;
+    }
+    // Per port and cell: the flow and what a source blows in (T, tracer).
+    struct PortNow {
+        float q, t_in, c_in;
+        bool source;
+    };
+    std::vector<PortNow> now(ports.size());
+    for (std::size_t p = 0; p < ports.size(); ++p)
+        now[p] = {static_cast<float>(ports[p].q / static_cast<double>(ports[p].cells.size())), static_cast<float>(ports[p].t_in),
+                  static_cast<float>(ports[p].c_in), ports[p].source};
+    run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+        for (int j = 0; j < ny; ++j) upwindRow(a, j, static_cast<int>(kc));
+        // This plane's port exchanges, in port order as applyPorts does them.
+        for (auto [cell, p] : plane_ports[kc]) {
+            const PortNow& pn = now[static_cast<std::size_t>(p)];
+            a.t2[cell] = pn.source ? k::portExchange(a.t2[cell], a.t[cell], pn.q, pn.t_in, 0.f, dt_v)
+                                   : k::portExchange(a.t2[cell], a.t[cell], 0.f, 0.f, pn.q, dt_v);
+            if (a.c)
+                a.c2[cell] = pn.source ? k::portExchange(a.c2[cell], a.c[cell], pn.q, pn.c_in, 0.f, dt_v)
+                                       : k::portExchange(a.c2[cell], a.c[cell], 0.f, 0.f, pn.q, dt_v);
+        }
+    });
+    std::swap(t, t2);
+    if (with_tracer) std::swap(tr, tr2);
 }
 
 void AirModel::Impl::stepTracer(double dt) {
@@ -229,23 +316,21 @@ void AirModel::Impl::stepTracer(double dt) {
 
 void AirModel::Impl::stepCpu(double dt, bool tracer) {
     Impl& d = *this;
-    if (d.spec.tvd || !d.kt.empty() || d.anyWall()) {
+    if (d.tvdPath()) {
         d.stepTvd(dt, tracer);
         return;
     }
-    StepArgs a{d.T(), d.t2.data() + Impl::kPad, d.fx.data(), d.fy.data(), d.fz.data(), d.nbw.data(),
-               nx, ny, nz, nx * ny, static_cast<float>(d.diff), static_cast<float>(dt / d.vol)};
+    if (coef_stale) buildCoefficients();
+    UpwindArgs a{d.T(), d.t2.data() + Impl::kPad, nullptr, nullptr, coef.data(), n(), nx, ny, nz, nx * ny,
+                 static_cast<float>(dt / d.vol)};
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-        const int kk = static_cast<int>(kc);
-        for (int j = 0; j < a.ny; ++j) interiorRow(a, j, kk, 0, a.nx);
+        for (int j = 0; j < ny; ++j) upwindRow(a, j, static_cast<int>(kc));
     });
-    d.applyPorts(a.dt_v, tracer);
+    d.applyPorts(d.T(), d.t2.data() + kPad, a.dt_v, tracer);
 }
 
-void AirModel::Impl::applyPorts(float dt_v, bool tracer) {
+void AirModel::Impl::applyPorts(const float* in, float* out, float dt_v, bool tracer) {
     Impl& d = *this;
-    float* out = d.t2.data() + kPad;
-    const float* in = d.T();
     for (const auto& p : d.ports) {
         const float q = static_cast<float>(p.q / static_cast<double>(p.cells.size()));
         const float v = static_cast<float>(tracer ? p.c_in : p.t_in);
@@ -348,7 +433,7 @@ struct TvdArgs {
 };
 
 /// One row of the TVD / variable-diffusivity step. Rows and planes beyond the grid are replaced by the row
-/// itself (their bits are clear, so they never count), as in interiorRow.
+/// itself (their bits are clear, so they never count), as in upwindRow.
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(const TvdArgs& a, int j, int kk) {
     const int row = a.nx * (j + a.ny * kk);
     const float* __restrict t = a.t + row;
@@ -442,7 +527,7 @@ void AirModel::Impl::stepTvd(double dt, bool tracer) {
             wall_flow[f] += q;
         }
     }
-    applyPorts(dt_v, tracer);
+    applyPorts(T(), t2.data() + kPad, dt_v, tracer);
 }
 
 void AirModel::setEddyDiffusivity(const std::vector<float>& kappa_t) {

@@ -43,6 +43,16 @@ struct AirModel::Impl {
     /// The passive tracer (Capture Index), padded like t; empty when off. Stepped on the host with the same
     /// fluxes, diffusivity and scheme as T (the CPU kernels, whatever the backend).
     std::vector<float> tr, tr2;
+    /// First-order upwind with uniform diffusivity, as per-cell rates (m³/s): what flows in from each
+    /// neighbour (W, E, S, N, D, U) plus its diffusive conductance, and the faces' net inflow (the seventh
+    /// block), n floats per block. Built from the
+    /// fluxes when first needed after they changed (coef_stale), shared by T and the tracer.
+    std::vector<float> coef;
+    bool coef_stale = true;
+    void buildCoefficients();
+    /// Port cells by plane (cell, port), in port order, so each plane's chunk applies its own exchanges.
+    std::vector<std::vector<std::pair<int, int>>> plane_ports;
+    bool plane_ports_stale = true;
     struct Wall {
         bool fixed = false;
         double t_c = 20;
@@ -119,6 +129,7 @@ struct AirModel::Impl {
 
     void updateNeighbours() {
         if (!geometry_dirty) return;
+        coef_stale = true;
         nb2.assign(n(), 0);
         for (int kk = 0; kk < nz; ++kk)
             for (int j = 0; j < ny; ++j)
@@ -223,12 +234,16 @@ struct AirModel::Impl {
     /// One CPU step of the field in t into t2 (the caller swaps): TVD / variable diffusivity or first-order
     /// upwind. `tracer`: the ports blow c_in and fixed-temperature walls are adiabatic to it.
     void stepCpu(double dt, bool tracer);
+    /// The first-order upwind step of T and, when on, the tracer in one pass over the coefficients.
+    void stepUpwind(double dt);
     /// Steps the tracer (when on) by dt on the current fluxes.
     void stepTracer(double dt);
     /// The TVD / variable-diffusivity step (CPU).
     void stepTvd(double dt, bool tracer);
-    /// Port exchanges onto t2 from t.
-    void applyPorts(float dt_v, bool tracer);
+    /// Port exchanges onto `out` (the new field) from `in` (the old one): T's or, with `tracer`, the tracer's.
+    void applyPorts(const float* in, float* out, float dt_v, bool tracer);
+    /// TVD, eddy diffusivity or fixed-temperature walls: the stencil step (stepTvd); else the coefficients'.
+    bool tvdPath() const { return spec.tvd || !kt.empty() || anyWall(); }
     /// Solves M x = −s (net mismatch removed evenly) and sets the face fluxes to h·Δx, or adds them (`add`).
     FlowSolveStats potential(std::vector<double> s, std::vector<double>& x, bool add, double rel_res, int max_iter, double abs_res = 0);
     FlowSolveStats finishFlow(FlowSolveStats st);
@@ -237,6 +252,7 @@ struct AirModel::Impl {
     std::vector<double> psi;  ///< the projection's correction potential, kept to warm-start the next one
 
     void computeStableDt() {
+        coef_stale = true;  // every change of fluxes, diffusivity or walls passes here
         std::vector<double> sink(n(), 0.0);
         for (const Port& p : ports)
             if (!p.source)

@@ -22,7 +22,7 @@ struct AirGridSpec {
     double cell_m = 0.25;                           ///< 0.1–0.5 m
     double kappa_m2s = 0.01;                        ///< effective (turbulent) diffusivity of heat in air
     /// Grids smaller than this step in the calling thread: waking the pool costs more than it saves.
-    std::size_t min_parallel_cells = 100000;
+    std::size_t min_parallel_cells = 16384;
     /// Where the temperature steps and the flow solve run (choose with chooseBackend()). CUDA keeps the field
     /// on the device and copies it back only when asked for.
     Backend backend = Backend::Cpu;

@@ -2,9 +2,17 @@
 // A small fixed pool for the grid loops. Work is split into chunks by index, so results never depend on the
 // number of threads (each cell's update reads only the previous state; reductions sum per-chunk partials in
 // chunk order).
+//
+// The air models dispatch thousands of short loops a second (a quick-mode substep is ~0.1 ms of work), so a
+// worker spins briefly on the next job before it sleeps: waking a sleeping thread costs as much as the loop.
+// Each thread owns a contiguous block of chunks and takes from the others' only when its own is done, so a
+// thread sees the same part of a grid every step and finds it in its own cache.
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,17 +29,30 @@ public:
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
     /// Calls fn(chunk) for chunk in [0, chunks) across the pool and the calling thread; returns when all are done.
+    /// Not reentrant: fn must not call run.
     void run(std::size_t chunks, const std::function<void(std::size_t)>& fn);
 
 private:
-    void worker();
+    void worker(std::size_t self);
+    /// Claims and runs chunks of generation `gen`, its own block (`self`) first, until none is left.
+    void work(std::uint32_t gen, std::size_t self);
     std::vector<std::thread> workers_;
     std::mutex m_;
-    std::condition_variable cv_, done_cv_;
-    const std::function<void(std::size_t)>* job_ = nullptr;
-    std::size_t chunks_ = 0, next_ = 0, finished_ = 0;
-    std::size_t generation_ = 0;
-    bool stop_ = false;
+    std::condition_variable cv_;
+    std::atomic<const std::function<void(std::size_t)>*> job_{nullptr};
+    std::atomic<std::size_t> finished_{0};
+    /// The current generation (job number).
+    std::atomic<std::uint32_t> generation_{0};
+    /// Per thread's block, one word: generation (24 bits), the next unclaimed chunk (20 bits) and the block's
+    /// end (20 bits). A chunk is claimed by a compare-and-swap of the word, so a late worker can never run a
+    /// chunk of a job that has already returned.
+    struct alignas(64) Block {
+        std::atomic<std::uint64_t> ticket{0};
+    };
+    void runBatch(std::size_t chunks, const std::function<void(std::size_t)>& fn);
+    std::unique_ptr<Block[]> blocks_;
+    std::atomic<int> sleepers_{0};
+    std::atomic<bool> stop_{false};
 };
 
 } // namespace ct::sim
