@@ -7,6 +7,7 @@
 #include "runs.hpp"
 #include "io.hpp"
 #include "render.hpp"
+#include "export.hpp"
 #include "simulate.hpp"
 #include "telemetry.hpp"
 
@@ -56,6 +57,7 @@ Commands:
   from-netbox FILE...  a scenario from a NetBox inventory (REST API JSON; floor-plan plugin positions)
   to-netbox FILE       the scenario's racks and devices as NetBox bulk-import CSV
   render FILE          render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
+  export FILE          files other tools open: VTK XML for ParaView (hall, air field, time series), glTF 2.0
   backends             list the compute backends (CPU, CUDA) and whether they are usable
   help COMMAND         help for one command (or COMMAND -h)
 
@@ -127,6 +129,7 @@ power chain sized to the load, and a network description.
     {"query", ct::cli::kQueryHelp},
     {"runs", ct::cli::kRunsHelp},
     {"render", ct::cli::kRenderHelp},
+    {"export", ct::cli::kExportHelp},
     {"impact", ct::cli::kImpactHelp},
     {"from-netbox", ct::cli::kFromNetboxHelp},
     {"to-netbox", ct::cli::kToNetboxHelp},
@@ -368,6 +371,7 @@ const std::map<std::string, Command>& commands() {
                        "inrow-model", "rear-door", "pods", "halls", "gpus"}}},
         {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
                     {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
+        {"export", {ct::cli::cmdExport, {"help", "quiet"}, {"out", "format", "run", "run-id", "time", "metric", "every"}}},
         {"import", {ct::cli::cmdImport, {"json", "help", "quiet", "dcgm"},
                     {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz", "trace-start",
                      "prometheus", "query", "from", "to", "step"}}},

@@ -113,6 +113,10 @@ public:
     void setShowHint(bool on);
     /// Renders and writes a PNG (atomically: temporary file, then rename). Throws RenderError.
     void savePng(const std::string& path);
+    /// Writes what the view draws (floor, walls, racks and nodes in the current metric's colours, units, links,
+    /// air overlays) as one self-contained glTF 2.0 file (buffers embedded), atomically; text and colour bars
+    /// are left out. Needs no display. Throws RenderError.
+    void exportGltf(const std::string& path);
 
     /// Window target: the native window to draw into (X11 window id) and input forwarding.
     void setWindowId(std::uintptr_t id);

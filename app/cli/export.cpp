@@ -1,0 +1,174 @@
+#include "export.hpp"
+
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/render/export.hpp>
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/collectives.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+namespace ct::cli {
+
+namespace m = ct::model;
+
+const char* kExportHelp = R"(Usage: clustertwin-cli export SCENARIO --format vtk|gltf -o OUT [--run DB [--run-id N]] [--time T]
+                             [--metric M] [--every T]
+
+Writes files other tools open:
+  --format vtk    OUT is a directory (made if missing) for ParaView: hall.vtp, the racks and cooling units of
+                  every hall as boxes with their values at --time (default: the run's end; design values
+                  without --run). With --run also a time series: run.pvd (open it in ParaView) over
+                  hall_NNNN.vtp and, for every air field the run stored (simulate --field-every),
+                  air_NNNN.vti with temperature_c, solid and velocity_ms per grid cell. The series' times are
+                  the stored fields' times, or every --every (60s) when the run stored none.
+  --format gltf   OUT.gltf: the first hall as the 3D view draws it, racks and nodes coloured by --metric (see
+                  clustertwin-cli render), one self-contained glTF 2.0 file (Blender, three.js, any glTF viewer).
+Values come from --run DB (--run-id picks a run, default the newest; --time T counted from its start).
+Times: 90s, 15m, 1h. -q/--quiet: no summary on stderr.
+Exit codes: 0 written, 1 runtime error (cannot write), 2 usage error or invalid input.
+)";
+
+namespace {
+
+struct RunSource {
+    std::optional<importers::TelemetryStore> store;
+    std::optional<importers::RunReplay> replay;
+    std::int64_t id = 0;
+};
+
+RunSource openRun(const Args& a) {
+    RunSource r;
+    if (!a.has("run")) return r;
+    const std::string db = a.get("run");
+    if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
+    r.store.emplace(importers::TelemetryStore::open(db, importers::TelemetryStore::Mode::Existing));
+    const auto runs = r.store->runs();
+    if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
+    r.id = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
+    r.replay.emplace(importers::RunReplay::load(*r.store, r.id));
+    return r;
+}
+
+double durationArg(const Args& a, const char* name, const std::string& fallback) {
+    try {
+        return m::parseDurationS(a.get(name, fallback));
+    } catch (const m::ModelError& e) {
+        throw UsageError(std::string("--") + name + ": " + e.what());
+    }
+}
+
+std::string numbered(const char* stem, std::size_t i, const char* ext) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%s_%04zu%s", stem, i, ext);
+    return b;
+}
+
+int exportVtk(const m::ValidationReport& rep, const RunSource& run, const Args& a, const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (!std::filesystem::is_directory(dir)) throw std::runtime_error(dir + ": cannot make the directory" + (ec ? ": " + ec.message() : ""));
+    const std::filesystem::path out(dir);
+    std::optional<m::Frame> at;
+    if (run.replay) {
+        const double t = run.replay->startS() + (a.has("time") ? durationArg(a, "time", "0s") : run.replay->endS() - run.replay->startS());
+        at = run.replay->frameAt(t);
+    }
+    render::writeHallVtp(rep.scenario, rep.catalog, at ? &*at : nullptr, (out / "hall.vtp").string());
+    std::size_t files = 1, fields = 0;
+    if (run.replay) {
+        const auto& rp = *run.replay;
+        std::vector<double> times = run.store->airFieldTimes(run.id);
+        const bool with_air = !times.empty();
+        if (!with_air) {
+            const double every = durationArg(a, "every", "60s");
+            if (!(every > 0)) throw UsageError("--every must be > 0");
+            for (double t = rp.startS(); t <= rp.endS() + 1e-9; t += every) times.push_back(t);
+            if (times.empty() || times.back() < rp.endS() - 1e-9) times.push_back(rp.endS());
+        }
+        std::vector<render::PvdEntry> pvd;
+        const m::Vec2 origin = rep.scenario.halls.empty() ? m::Vec2{} : rep.scenario.halls.front().site_position_m;
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            const double t = times[i];
+            const m::Frame f = rp.frameAt(t + 1e-6);
+            const std::string hall = numbered("hall", i, ".vtp");
+            render::writeHallVtp(rep.scenario, rep.catalog, &f, (out / hall).string());
+            pvd.push_back({t - rp.startS(), 0, hall});
+            ++files;
+            if (with_air) {
+                const auto field = run.store->airFieldAt(run.id, t + 1e-6);
+                if (!field) continue;
+                const std::string air = numbered("air", i, ".vti");
+                render::writeAirFieldVti(*field, origin, (out / air).string());
+                pvd.push_back({t - rp.startS(), 1, air});
+                ++files;
+                ++fields;
+            }
+        }
+        render::writePvd(pvd, (out / "run.pvd").string());
+        ++files;
+    }
+    if (!a.flag("quiet")) {
+        std::cerr << dir << ": " << files << " file(s) written";
+        if (run.replay)
+            std::cerr << " (run " << run.id << ": " << (files - 2 - fields) << " hall snapshot(s), " << fields
+                      << " air field(s); open run.pvd in ParaView)";
+        std::cerr << "\n";
+    }
+    return 0;
+}
+
+int exportGltf(const m::ValidationReport& rep, const RunSource& run, const Args& a, const std::string& path) {
+    std::vector<m::FabricLink> links;
+    try {
+        links = sim::net::fabricLinks(rep.scenario, rep.catalog);
+    } catch (const sim::SimError& e) {
+        std::cerr << "warning: links left out: " << e.what() << "\n";
+    }
+    std::optional<m::Frame> frame;
+    if (run.replay) {
+        const double t = run.replay->startS() + (a.has("time") ? durationArg(a, "time", "0s") : run.replay->endS() - run.replay->startS());
+        frame = run.replay->frameAt(t);
+    }
+    std::string metric = a.get("metric", frame ? "inlet_c" : "nameplate_kw");
+    try {
+        if (render::metricInfo(metric).needs_frame && !frame) throw UsageError("--metric " + metric + " needs values: give --run DB");
+    } catch (const render::RenderError& e) {
+        throw UsageError(std::string("--metric: ") + e.what());
+    }
+    render::Scene scene(rep.scenario, rep.catalog, std::move(links));
+    scene.setShowHint(false);
+    scene.setMetric(metric);
+    if (frame) scene.setFrame(*frame);
+    scene.exportGltf(path);
+    if (!a.flag("quiet")) std::cerr << path << ": written (glTF 2.0, " << scene.rackCount() << " racks, " << metric << ")\n";
+    return 0;
+}
+
+} // namespace
+
+int cmdExport(const Args& a) {
+    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
+    const std::string file = a.positional()[0];
+    const std::string out = a.get("out");
+    if (out.empty()) throw UsageError("export needs -o OUT");
+    const std::string format = a.get("format");
+    if (format != "vtk" && format != "gltf") throw UsageError("--format must be vtk or gltf");
+    if (out == "-") throw UsageError("export writes files: -o must name a path");
+    m::ValidationReport rep = m::loadAndValidate(file);
+    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
+    if (m::hasErrors(rep.diagnostics)) {
+        std::cerr << file << ": " << m::countErrors(rep.diagnostics) << " error(s); fix them first (clustertwin-cli validate)\n";
+        return 2;
+    }
+    const RunSource run = openRun(a);
+    if (format == "vtk") return exportVtk(rep, run, a, out);
+    return exportGltf(rep, run, a, out);
+}
+
+} // namespace ct::cli

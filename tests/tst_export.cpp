@@ -1,0 +1,217 @@
+// clustertwin-cli export (issue 19): what ParaView and glTF viewers open is read back with VTK's own readers
+// (XML PolyData, ImageData and collection readers, the glTF reader) and compared with the run it came from.
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/importers/store.hpp>
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include <vtkCellData.h>
+#include <vtkCompositeDataIterator.h>
+#include <vtkDataArray.h>
+#include <vtkFloatArray.h>
+#include <vtkGLTFReader.h>
+#include <vtkImageData.h>
+#include <vtkMultiBlockDataSet.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPolyData.h>
+#include <vtkStringArray.h>
+#include <vtkXMLImageDataReader.h>
+#include <vtkXMLPolyDataReader.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace ct;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    QString err;
+};
+
+Result cli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(CT_CLI_PATH), args);
+    p.waitForFinished(600000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
+}
+
+} // namespace
+
+class TstExport : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString scenario_, db_;
+
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        scenario_ = path("hall.json");
+        db_ = path("run.sqlite");
+        Result r = cli({"generate", "--rows", "2", "--racks-per-row", "4", "--server", "dgx-h100", "-o", scenario_, "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = cli({"simulate", scenario_, "--duration", "150s", "--air", "quick", "--field-every", "60s", "--out", db_, "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+
+    void vtkSeriesMatchesTheRun() {
+        const QString out = path("vtk");
+        const Result r = cli({"export", scenario_, "--format", "vtk", "--run", db_, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("open run.pvd in ParaView"), qPrintable(r.err));
+
+        auto store = importers::TelemetryStore::open(db_.toStdString(), importers::TelemetryStore::Mode::Existing);
+        const std::int64_t run = store.runs().back().id;
+        const auto replay = importers::RunReplay::load(store, run);
+        const auto times = store.airFieldTimes(run);
+        QVERIFY(times.size() >= 2);
+
+        // The collection (ParaView's .pvd; VTK itself has no reader for it): a hall and an air dataset per stored
+        // field, in time order, every file there.
+        QFile pvd(out + "/run.pvd");
+        QVERIFY(pvd.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&pvd);
+        std::map<int, std::vector<double>> part_times;
+        bool collection = false;
+        while (!xml.atEnd()) {
+            if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+            if (xml.name() == QLatin1String("VTKFile")) QCOMPARE(xml.attributes().value("type").toString(), QString("Collection"));
+            if (xml.name() == QLatin1String("Collection")) collection = true;
+            if (xml.name() == QLatin1String("DataSet")) {
+                const auto at = xml.attributes();
+                QVERIFY2(QFile::exists(out + "/" + at.value("file").toString()), qPrintable(at.value("file").toString()));
+                part_times[at.value("part").toInt()].push_back(at.value("timestep").toDouble());
+            }
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(collection);
+        QCOMPARE(part_times.size(), std::size_t(2));
+        for (const auto& [part, ts] : part_times) {
+            QCOMPARE(ts.size(), times.size());
+            for (std::size_t i = 0; i < ts.size(); ++i) QVERIFY(std::fabs(ts[i] - (times[i] - replay.startS())) < 1e-6);
+        }
+
+        // The last air field, cell by cell.
+        const auto field = store.airFieldAt(run, times.back() + 1e-6);
+        QVERIFY(field.has_value());
+        vtkNew<vtkXMLImageDataReader> ir;
+        ir->SetFileName(QFile::encodeName(out + QString("/air_%1.vti").arg(times.size() - 1, 4, 10, QChar('0'))).constData());
+        ir->Update();
+        vtkImageData* img = ir->GetOutput();
+        int dims[3];
+        img->GetDimensions(dims);
+        QCOMPARE(dims[0], field->nx + 1);
+        QCOMPARE(dims[1], field->ny + 1);
+        QCOMPARE(dims[2], field->nz + 1);
+        double sp[3];
+        img->GetSpacing(sp);
+        QCOMPARE(sp[0], field->cell_m);
+        auto* t = vtkFloatArray::SafeDownCast(img->GetCellData()->GetArray("temperature_c"));
+        auto* solid = img->GetCellData()->GetArray("solid");
+        QVERIFY(t && solid);
+        QCOMPARE(static_cast<std::size_t>(t->GetNumberOfTuples()), field->temp_c.size());
+        std::size_t solids = 0, differ = 0;
+        for (std::size_t c = 0; c < field->temp_c.size(); ++c) {
+            const float want = field->temp_c[c], got = t->GetValue(static_cast<vtkIdType>(c));
+            if (std::isnan(want)) {
+                ++solids;
+                if (!std::isnan(got) || solid->GetTuple1(static_cast<vtkIdType>(c)) != 1) ++differ;
+            } else if (got != want || solid->GetTuple1(static_cast<vtkIdType>(c)) != 0) {
+                ++differ;
+            }
+        }
+        QCOMPARE(differ, std::size_t(0));
+        QVERIFY(solids > 0);  // the racks
+        if (!field->velocity_ms.empty()) {
+            vtkDataArray* v = img->GetCellData()->GetArray("velocity_ms");
+            QVERIFY(v);
+            QCOMPARE(v->GetNumberOfComponents(), 3);
+        }
+
+        // The hall at the end: every rack once (6 faces each) with the run's inlet.
+        vtkNew<vtkXMLPolyDataReader> pr;
+        pr->SetFileName(QFile::encodeName(out + "/hall.vtp").constData());
+        pr->Update();
+        vtkPolyData* pd = pr->GetOutput();
+        auto* ids = vtkStringArray::SafeDownCast(pd->GetCellData()->GetAbstractArray("id"));
+        auto* kinds = vtkStringArray::SafeDownCast(pd->GetCellData()->GetAbstractArray("kind"));
+        vtkDataArray* inlet = pd->GetCellData()->GetArray("inlet_mean_c");
+        vtkDataArray* load = pd->GetCellData()->GetArray("load_kw");
+        QVERIFY(ids && kinds && inlet && load);
+        const model::Frame end = replay.frameAt(replay.endS());
+        std::map<std::string, double> want;
+        for (const auto& rk : end.racks) want[rk.id] = rk.inlet_mean_c;
+        std::set<std::string> seen;
+        int units = 0;
+        for (vtkIdType c = 0; c < pd->GetNumberOfCells(); ++c) {
+            const std::string id = ids->GetValue(c);
+            if (kinds->GetValue(c) == "rack") {
+                QVERIFY2(want.count(id), id.c_str());
+                QVERIFY2(std::fabs(inlet->GetTuple1(c) - want[id]) < 1e-3, id.c_str());
+                QVERIFY(std::isnan(load->GetTuple1(c)));
+                seen.insert(id);
+            } else {
+                QCOMPARE(kinds->GetValue(c), vtkStdString("cooling_unit"));
+                QVERIFY(std::isfinite(load->GetTuple1(c)));
+                ++units;
+            }
+        }
+        QCOMPARE(seen.size(), want.size());
+        QCOMPARE(pd->GetNumberOfCells(), static_cast<vtkIdType>(6 * (want.size() + static_cast<std::size_t>(units) / 6)));
+        QVERIFY(units > 0);
+    }
+
+    void gltfHoldsTheHallInTheMetricsColours() {
+        const QString out = path("hall.gltf");
+        const Result r = cli({"export", scenario_, "--format", "gltf", "--run", db_, "--metric", "power_kw", "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        vtkNew<vtkGLTFReader> rd;
+        rd->SetFileName(QFile::encodeName(out).constData());
+        rd->Update();
+        vtkMultiBlockDataSet* mb = rd->GetOutput();
+        QVERIFY(mb);
+        // Nodes: 8 racks × 4 DGX = 32 boxes of 24 points, coloured: not all the same colour (one idle node
+        // differs from a loaded one only if loads differ; racks at least show nodes and empty U apart).
+        vtkSmartPointer<vtkCompositeDataIterator> it;
+        it.TakeReference(mb->NewIterator());
+        bool nodes_found = false;
+        std::size_t meshes = 0;
+        for (it->InitTraversal(); !it->IsDoneWithTraversal(); it->GoToNextItem()) {
+            auto* pd = vtkPolyData::SafeDownCast(it->GetCurrentDataObject());
+            if (!pd) continue;
+            ++meshes;
+            if (pd->GetNumberOfPoints() == 32 * 24) {
+                vtkDataArray* col = pd->GetPointData()->GetArray("COLOR_0");
+                QVERIFY2(col, "the nodes' mesh has no vertex colours");
+                nodes_found = true;
+            }
+        }
+        QVERIFY2(nodes_found, "no mesh with the 32 nodes");
+        QVERIFY(meshes >= 6);  // floor, walls, racks, nodes, units, switches at least
+    }
+
+    void badRequestsAreUsageErrors() {
+        QCOMPARE(cli({"export", scenario_, "--format", "obj", "-o", path("x")}).code, 2);
+        QCOMPARE(cli({"export", scenario_, "--format", "gltf", "--metric", "inlet_c", "-o", path("y.gltf")}).code, 2);  // needs a run
+        QCOMPARE(cli({"export", scenario_, "--format", "vtk", "--run", path("missing.sqlite"), "-o", path("z")}).code, 2);
+        const Result r = cli({"export", scenario_, "--format", "vtk", "-o", "/proc/no/such/dir"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("/proc/no/such/dir"), qPrintable(r.err));
+        // Without a run: the hall with design values, and no series.
+        const Result d = cli({"export", scenario_, "--format", "vtk", "-o", path("design")});
+        QVERIFY2(d.code == 0, qPrintable(d.err));
+        QVERIFY(QFile::exists(path("design/hall.vtp")));
+        QVERIFY(!QFile::exists(path("design/run.pvd")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstExport)
+#include "tst_export.moc"
