@@ -137,8 +137,10 @@ void TstContainment::leakyColdContainmentMixesInItsShareOfExhaust() {
     const double sup = supplyMean(f), ex = flowMean(f, true), in = flowMean(f, false);
     const double expected = (1 - leak) * sup + leak * ex;
     qInfo("%s: supply %.2f, exhaust %.2f: inlet %.2f °C, (1 − f)·T_s + f·T_ex = %.2f °C", qPrintable(solver), sup, ex, in, expected);
-    // The leak enters under the roof, so the top levels take more of it and breathe it hotter: within 0.5 K.
-    QVERIFY2(std::fabs(in - expected) < 0.5, "mean inlet is not the leakage mix");
+    // The leak enters under the roof, so the top levels take more of it and breathe it hotter, and it carries the
+    // air under the hot side's roof rather than the racks' mean exhaust: within 0.6 K (quick 0.52 K and lbm 0.10 K
+    // since the ports exchange the flows their fluxes carry; 0.5 K and 0.1 K before).
+    QVERIFY2(std::fabs(in - expected) < 0.6, "mean inlet is not the leakage mix");
     for (const auto& r : f.racks) QVERIFY2(std::fabs(r.inlet_mean_c - expected) < 1.5, r.id.c_str());
 }
 

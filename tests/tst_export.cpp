@@ -3,7 +3,11 @@
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/importers/store.hpp>
 
+#include <QImage>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QUrl>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
@@ -198,6 +202,68 @@ private slots:
         QVERIFY(meshes >= 6);  // floor, walls, racks, nodes, units, switches at least
     }
 
+    void htmlReportRendersInABrowser() {
+        // A run with a unit failure, so that the report has an event, an alert and a failed unit to show.
+        const QString events = path("events.json");
+        QFile ev(events);
+        QVERIFY(ev.open(QIODevice::WriteOnly));
+        ev.write(R"([{"time_s": 60, "kind": "cooling_unit_fail", "target": "crah-01"}])");
+        ev.close();
+        const QString db = path("fail.sqlite"), html = path("report.html");
+        Result r = cli({"simulate", scenario_, "--duration", "4m", "--air", "quick", "--events", events, "--out", db, "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = cli({"export", scenario_, "--format", "html", "--run", db, "-o", html});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(html);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        // What a reader looks for: the totals, the picture, the plan with the failed unit, the charts with the
+        // event's mark and the limits, the checks, the racks, the event and its alert.
+        QVERIFY(text.startsWith("<!DOCTYPE html>"));
+        QVERIFY(text.contains("PUE"));
+        QVERIFY2(text.contains("data:image/png;base64,"), "no 3D picture (it renders with $DISPLAY or a private Xvfb)");
+        QVERIFY(text.contains("crah-01 (") && text.contains(": failed</title>"));
+        QVERIFY(text.contains("27 °C recommended") && text.contains("32 °C allowable"));
+        QVERIFY(text.contains("cooling_unit_fail"));
+        QVERIFY(text.contains("Heat balance of the room air"));
+        QVERIFY(text.contains("unit_failed"));
+        QCOMPARE(text.count("<svg"), 3);  // plan and two charts
+        // Every rack's capture index is a share: never above 100 %.
+        const QRegularExpression ci(R"(<td>(\d+) %</td></tr>)");
+        auto it = ci.globalMatch(text);
+        int shares = 0;
+        while (it.hasNext()) {
+            QVERIFY(it.next().captured(1).toInt() <= 100);
+            ++shares;
+        }
+        QVERIFY(shares > 0);
+
+        // Rendered by a real browser (Debian's Chromium, headless): a full page, not blank.
+        const QString chromium = QStandardPaths::findExecutable("chromium");
+        if (chromium.isEmpty()) QSKIP("chromium is not installed (scripts/setup installs it)");
+        const QString png = path("report.png");
+        QProcess b;
+        b.start(chromium, {"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1200,2400",
+                           "--screenshot=" + png, QUrl::fromLocalFile(html).toString()});
+        QVERIFY(b.waitForFinished(120000));
+        QImage shot(png);
+        QVERIFY2(!shot.isNull(), qPrintable(QString::fromUtf8(b.readAllStandardError()).right(2000)));
+        QCOMPARE(shot.width(), 1200);
+        // Ink on the page: text, the dark 3D view, the coloured plan. A blank or failed page is white.
+        int dark = 0, coloured = 0;
+        for (int y = 0; y < shot.height(); y += 4)
+            for (int x = 0; x < shot.width(); x += 4) {
+                const QColor c = shot.pixelColor(x, y);
+                if (c.lightness() < 80) ++dark;
+                if (c.hsvSaturation() > 120 && c.value() > 120) ++coloured;
+            }
+        const int samples = (shot.height() / 4) * (shot.width() / 4);
+        QVERIFY2(dark > samples / 20, qPrintable(QString("only %1 of %2 samples dark").arg(dark).arg(samples)));
+        QVERIFY2(coloured > samples / 200, qPrintable(QString("only %1 of %2 samples coloured").arg(coloured).arg(samples)));
+        const QString keep = qEnvironmentVariable("CT_KEEP_REPORT_PNG");
+        if (!keep.isEmpty()) shot.save(keep);
+    }
+
     void badRequestsAreUsageErrors() {
         QCOMPARE(cli({"export", scenario_, "--format", "obj", "-o", path("x")}).code, 2);
         QCOMPARE(cli({"export", scenario_, "--format", "gltf", "--metric", "inlet_c", "-o", path("y.gltf")}).code, 2);  // needs a run
@@ -210,6 +276,7 @@ private slots:
         QVERIFY2(d.code == 0, qPrintable(d.err));
         QVERIFY(QFile::exists(path("design/hall.vtp")));
         QVERIFY(!QFile::exists(path("design/run.pvd")));
+        QCOMPARE(cli({"export", scenario_, "--format", "html", "-o", path("r.html")}).code, 2);  // a report needs a run
     }
 };
 

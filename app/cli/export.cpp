@@ -4,6 +4,7 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/render/export.hpp>
+#include <clustertwin/render/report.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/collectives.hpp>
 
@@ -17,8 +18,8 @@ namespace ct::cli {
 
 namespace m = ct::model;
 
-const char* kExportHelp = R"(Usage: clustertwin-cli export SCENARIO --format vtk|gltf -o OUT [--run DB [--run-id N]] [--time T]
-                             [--metric M] [--every T]
+const char* kExportHelp = R"(Usage: clustertwin-cli export SCENARIO --format vtk|gltf|html -o OUT [--run DB [--run-id N]] [--time T]
+                             [--metric M] [--every T] [--no-picture]
 
 Writes files other tools open:
   --format vtk    OUT is a directory (made if missing) for ParaView: hall.vtp, the racks and cooling units of
@@ -29,6 +30,11 @@ Writes files other tools open:
                   the stored fields' times, or every --every (60s) when the run stored none.
   --format gltf   OUT.gltf: the first hall as the 3D view draws it, racks and nodes coloured by --metric (see
                   clustertwin-cli render), one self-contained glTF 2.0 file (Blender, three.js, any glTF viewer).
+  --format html   OUT.html: a one-page report of the run (needs --run): totals at the end (power, PUE, hottest
+                  inlet, racks over 27 and 32 °C), the 3D view (left out with --no-picture, or noted when it
+                  cannot be drawn), a floor plan coloured by rack inlet, the hottest inlet and PUE over time,
+                  the checks (heat balance, ASHRAE, RCI, cooling units), the hottest racks and the alerts. One
+                  self-contained file: open it in any browser, print it, mail it.
 Values come from --run DB (--run-id picks a run, default the newest; --time T counted from its start).
 Times: 90s, 15m, 1h. -q/--quiet: no summary on stderr.
 Exit codes: 0 written, 1 runtime error (cannot write), 2 usage error or invalid input.
@@ -158,7 +164,8 @@ int cmdExport(const Args& a) {
     const std::string out = a.get("out");
     if (out.empty()) throw UsageError("export needs -o OUT");
     const std::string format = a.get("format");
-    if (format != "vtk" && format != "gltf") throw UsageError("--format must be vtk or gltf");
+    if (format != "vtk" && format != "gltf" && format != "html") throw UsageError("--format must be vtk, gltf or html");
+    if (format == "html" && !a.has("run")) throw UsageError("--format html reports a run: give --run DB");
     if (out == "-") throw UsageError("export writes files: -o must name a path");
     m::ValidationReport rep = m::loadAndValidate(file);
     for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
@@ -168,6 +175,17 @@ int cmdExport(const Args& a) {
     }
     const RunSource run = openRun(a);
     if (format == "vtk") return exportVtk(rep, run, a, out);
+    if (format == "html") {
+        render::ReportOptions ro;
+        ro.picture = !a.flag("no-picture");
+        ro.version = CT_VERSION;
+        const render::ReportSummary sum = render::writeRunReport(rep.scenario, rep.catalog, *run.store, run.id, out, ro);
+        if (!sum.picture_note.empty()) std::cerr << "warning: no 3D picture in the report: " << sum.picture_note << "\n";
+        if (!a.flag("quiet"))
+            std::cerr << out << ": written (run " << run.id << ", " << sum.racks << " racks, " << sum.racks_over_27 << " above 27 °C, " << sum.alerts
+                      << " alert(s)" << (sum.picture ? ", with the 3D view" : "") << ")\n";
+        return 0;
+    }
     return exportGltf(rep, run, a, out);
 }
 

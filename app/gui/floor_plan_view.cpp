@@ -8,6 +8,10 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <cmath>
 
 namespace ct::app {
 
@@ -55,12 +59,17 @@ QTransform FloorPlanView::floorToWidget() const {
     const auto& sc = doc_.scenario();
     if (sc.halls.empty()) return {};
     const auto& h = sc.halls.front();
-    const double margin = 12;
-    const double k = std::min((width() - 2 * margin) / h.width_m, (height() - 2 * margin) / h.depth_m);
+    // Fitted into the widget above the colour bar, centred; then the user's zoom and pan.
+    const double margin = 12, top = 26, bottom = has_values_ ? 58 : 12;
+    const double avail_w = width() - 2 * margin, avail_h = height() - top - bottom;
+    const double k = std::max(1e-6, std::min(avail_w / h.width_m, avail_h / h.depth_m)) * zoom_;
+    const double ox = margin + (avail_w - h.width_m * k / zoom_) / 2, oy = top + (avail_h - h.depth_m * k / zoom_) / 2;
+    const QPointF centre(ox + h.width_m * k / zoom_ / 2, oy + h.depth_m * k / zoom_ / 2);
     // y up on the floor (north), y down on screen.
     QTransform t;
-    t.translate(margin, margin + h.depth_m * k);
+    t.translate(centre.x() + pan_px_.x(), centre.y() + pan_px_.y());
     t.scale(k, -k);
+    t.translate(-h.width_m / 2, -h.depth_m / 2);
     return t;
 }
 
@@ -93,11 +102,19 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
                 p.drawRect(t.mapRect(s.floor_m.adjusted(-0.15, -0.15, 0.15, 0.15)));
             }
     }
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
     for (const Shape& s : shapes_) {
         const bool sel = selection_.contains(s.ref);
         const QRectF r = t.mapRect(sel && dragging_ ? s.floor_m.translated(drag_by_m_) : s.floor_m);
+        QColor fill = s.colour;
+        if (has_values_ && s.ref.kind == "rack") {
+            const auto it = values_.rack.find(s.ref.id.toStdString());
+            fill = valueColour(it == values_.rack.end() ? std::nan("") : it->second);
+        }
+        if (has_values_ && s.ref.kind == "cooling_unit" && values_.failed_units.count(s.ref.id.toStdString())) fill = QColor(225, 45, 40);
         p.setPen(QPen(sel ? QColor(255, 210, 60) : QColor(20, 20, 24), sel ? 2.5 : 1));
-        p.setBrush(s.colour);
+        p.setBrush(fill);
         p.drawRect(r);
         // The front (cold-air intake or supply) edge in light blue.
         p.setPen(QPen(QColor(150, 220, 255), 2));
@@ -107,13 +124,153 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
         case model::Facing::East: p.drawLine(r.topRight(), r.bottomRight()); break;
         case model::Facing::West: p.drawLine(r.topLeft(), r.bottomLeft()); break;
         }
+        // Labels where they fit: the value on a coloured rack, the id below it when there is room.
+        p.setFont(small);
+        const QFontMetricsF fm(small);
+        QString value;
+        if (has_values_ && s.ref.kind == "rack") {
+            const auto it = values_.rack.find(s.ref.id.toStdString());
+            if (it != values_.rack.end() && std::isfinite(it->second)) value = QString::number(it->second, 'f', values_.decimals);
+        }
+        const QString id = s.ref.id.section('-', -1);  // "r01-03" -> "03", "crah-02" -> "02"
+        const bool fits_value = !value.isEmpty() && fm.horizontalAdvance(value) + 2 <= r.width() && fm.height() <= r.height();
+        const bool fits_id = fm.horizontalAdvance(s.ref.id) + 2 <= r.width() && fm.height() * (fits_value ? 2 : 1) <= r.height();
+        const double luma = 0.299 * fill.red() + 0.587 * fill.green() + 0.114 * fill.blue();
+        const QColor ink = luma > 140 ? QColor(10, 10, 10) : QColor(245, 245, 245);
+        p.setPen(ink);
+        if (fits_value && fits_id) {
+            p.drawText(r.adjusted(0, 0, 0, -r.height() / 2), Qt::AlignHCenter | Qt::AlignBottom, value);
+            p.drawText(r.adjusted(0, r.height() / 2, 0, 0), Qt::AlignHCenter | Qt::AlignTop, s.ref.id);
+        } else if (fits_value) {
+            p.drawText(r, Qt::AlignCenter, value);
+        } else if (fits_id) {
+            p.drawText(r, Qt::AlignCenter, s.ref.id);
+        } else if (fm.horizontalAdvance(id) + 2 <= r.width() && fm.height() <= r.height() && !has_values_) {
+            p.drawText(r, Qt::AlignCenter, id);
+        }
+        p.setFont(font());
     }
     p.setPen(Qt::lightGray);
     p.drawText(QRectF(8, 4, width() - 16, 20), Qt::AlignRight,
-               tr("%1 — %2 × %3 m (north up; light edge = front)").arg(QString::fromStdString(h.name)).arg(h.width_m).arg(h.depth_m));
+               tr("%1 — %2 × %3 m (north up; light edge = front; wheel zooms, right drag pans, double click fits)")
+                   .arg(QString::fromStdString(h.name)).arg(h.width_m).arg(h.depth_m));
+    if (has_values_) paintLegend(p);
+}
+
+QColor FloorPlanView::valueColour(double v) const {
+    if (!std::isfinite(v)) return QColor(110, 110, 116);  // no data
+    double f = std::clamp((v - values_.lo) / std::max(1e-9, values_.hi - values_.lo), 0.0, 1.0);
+    if (values_.high_is_good) f = 1 - f;
+    // Blue (cool, low) to red (hot, high), as the 3D view's colour table.
+    return QColor::fromHsvF(static_cast<float>((1 - f) * 240.0 / 360.0), 0.85f, 0.95f);
+}
+
+void FloorPlanView::paintLegend(QPainter& p) const {
+    const QRectF bar(16, height() - 44, std::min(360.0, width() - 32.0), 12);
+    QLinearGradient g(bar.topLeft(), bar.topRight());
+    for (int k = 0; k <= 10; ++k) g.setColorAt(k / 10.0, valueColour(values_.lo + (values_.hi - values_.lo) * k / 10.0));
+    p.setPen(QPen(QColor(200, 200, 200), 0.5));
+    p.setBrush(g);
+    p.drawRect(bar);
+    p.setPen(QColor(220, 220, 220));
+    const double span = values_.hi - values_.lo;
+    const double raw = span / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = mag;
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * mag >= raw) {
+            step = m * mag;
+            break;
+        }
+    for (double v = std::ceil(values_.lo / step) * step; v <= values_.hi + 1e-9; v += step) {
+        const double x = bar.left() + (v - values_.lo) / span * bar.width();
+        p.drawLine(QPointF(x, bar.bottom()), QPointF(x, bar.bottom() + 3));
+        p.drawText(QRectF(x - 30, bar.bottom() + 3, 60, 14), Qt::AlignHCenter | Qt::AlignTop, QString::number(v, 'g', 4));
+    }
+    p.drawText(QRectF(bar.right() + 12, bar.top() - 3, width() - bar.right() - 20, 18), Qt::AlignLeft | Qt::AlignVCenter,
+               QString::fromStdString(values_.label) + tr(" · grey: no data · red unit: failed"));
+}
+
+void FloorPlanView::setFrame(const model::Frame& f, const std::string& metric) {
+    try {
+        values_ = planValues(doc_.scenario(), doc_.catalog(), &f, metric);
+    } catch (const std::exception&) {
+        return;  // an unknown metric: keep what is shown
+    }
+    has_values_ = true;
+    update();
+}
+
+void FloorPlanView::clearFrame() {
+    has_values_ = false;
+    values_ = {};
+    update();
+}
+
+const FloorPlanView::Shape* FloorPlanView::shapeAt(const QPointF& widget_pos) const {
+    const QPointF floor = floorToWidget().inverted().map(widget_pos);
+    const Shape* hit = nullptr;
+    for (const Shape& s : shapes_)
+        if (s.floor_m.contains(floor)) hit = &s;
+    return hit;
+}
+
+QString FloorPlanView::toolTipAt(const QPointF& pos) const {
+    const Shape* s = shapeAt(pos);
+    if (!s) return {};
+    QString text = s->ref.id;
+    const std::string id = s->ref.id.toStdString();
+    for (const auto& h : doc_.scenario().halls) {
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                if (r.id == id) text += tr(" (%1, %2 nodes)").arg(QString::fromStdString(r.model)).arg(r.nodes.size());
+        for (const auto& u : h.cooling_units)
+            if (u.id == id) text += tr(" (%1)").arg(QString::fromStdString(u.model));
+    }
+    if (has_values_ && s->ref.kind == "rack") {
+        const auto it = values_.rack.find(id);
+        text += "\n" + QString::fromStdString(values_.label) + ": " +
+                (it != values_.rack.end() && std::isfinite(it->second) ? QString::number(it->second, 'f', values_.decimals) : tr("no data"));
+    }
+    if (has_values_ && values_.failed_units.count(id)) text += tr("\nfailed");
+    return text;
+}
+
+bool FloorPlanView::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        const QString tip = toolTipAt(he->pos());
+        if (tip.isEmpty()) QToolTip::hideText();
+        else QToolTip::showText(he->globalPos(), tip, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void FloorPlanView::wheelEvent(QWheelEvent* e) {
+    // Zoom toward the cursor: the floor point under it stays under it.
+    const QPointF at = e->position();
+    const QPointF floor = floorToWidget().inverted().map(at);
+    const double steps = e->angleDelta().y() / 120.0;
+    zoom_ = std::clamp(zoom_ * std::pow(1.25, steps), 1.0, 40.0);
+    const QPointF moved = floorToWidget().map(floor);
+    pan_px_ += at - moved;
+    if (zoom_ == 1.0) pan_px_ = {};
+    update();
+    e->accept();
+}
+
+void FloorPlanView::mouseDoubleClickEvent(QMouseEvent*) {
+    zoom_ = 1;
+    pan_px_ = {};
+    update();
 }
 
 void FloorPlanView::mousePressEvent(QMouseEvent* e) {
+    if (e->button() == Qt::MiddleButton || e->button() == Qt::RightButton) {
+        panning_ = true;
+        pan_from_ = e->position();
+        return;
+    }
     const QPointF floor = floorToWidget().inverted().map(e->position());
     const Shape* hit = nullptr;
     for (const Shape& s : shapes_)
@@ -141,6 +298,12 @@ void FloorPlanView::mousePressEvent(QMouseEvent* e) {
 }
 
 void FloorPlanView::mouseMoveEvent(QMouseEvent* e) {
+    if (panning_) {
+        pan_px_ += e->position() - pan_from_;
+        pan_from_ = e->position();
+        update();
+        return;
+    }
     if (!dragging_ || doc_.scenario().halls.empty()) return;
     const double tile = doc_.scenario().halls.front().tile_m;
     const QPointF d = floorToWidget().inverted().map(e->position()) - drag_from_m_;
@@ -149,6 +312,7 @@ void FloorPlanView::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void FloorPlanView::mouseReleaseEvent(QMouseEvent*) {
+    panning_ = false;
     if (!dragging_) return;
     dragging_ = false;
     const QPointF by = drag_by_m_;

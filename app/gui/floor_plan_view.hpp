@@ -1,14 +1,19 @@
 #pragma once
 // Top-down plan of the first hall (racks with their cold-air side, cooling units, CDUs, layout findings). Click
 // selects, Ctrl+click adds to the selection, a drag moves the selection by whole floor tiles (the document
-// applies it as one undoable edit).
+// applies it as one undoable edit). With a frame the racks are coloured by the 3D view's metric (one value per
+// rack, plan_values.hpp) with their values written on them, a colour bar and failed units in red; the wheel
+// zooms toward the cursor, a middle or right drag pans, a double click fits the hall again; hovering tells an
+// entity's id, model and value.
 #include "entity_ref.hpp"
+#include "plan_values.hpp"
 
 #include <QList>
 #include <QRectF>
 #include <QStringList>
 #include <QWidget>
 
+#include <string>
 #include <vector>
 
 namespace ct::app {
@@ -23,6 +28,14 @@ public:
     const QList<EntityRef>& selection() const { return selection_; }
     /// Widget position of an entity's centre (for tests and tooltips); invalid point if not drawn.
     QPointF widgetPosOf(const EntityRef& ref) const;
+    /// Colours from a frame by `metric` (render::metrics() id); clearFrame goes back to the design's colours.
+    void setFrame(const model::Frame& f, const std::string& metric);
+    void clearFrame();
+    const PlanValues& values() const { return values_; }
+    bool hasValues() const { return has_values_; }
+    /// What a tooltip at a widget position says ("" when nothing is there).
+    QString toolTipAt(const QPointF& pos) const;
+    double zoom() const { return zoom_; }
 
 signals:
     void entitySelected(const ct::app::EntityRef& ref);
@@ -35,6 +48,9 @@ protected:
     void mousePressEvent(QMouseEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
     void mouseReleaseEvent(QMouseEvent*) override;
+    void mouseDoubleClickEvent(QMouseEvent*) override;
+    void wheelEvent(QWheelEvent*) override;
+    bool event(QEvent*) override;
 
 private:
     struct Shape {
@@ -45,12 +61,21 @@ private:
     };
     void rebuild();
     QTransform floorToWidget() const;
+    void paintLegend(QPainter& p) const;
+    QColor valueColour(double v) const;
+    const Shape* shapeAt(const QPointF& widget_pos) const;
     const ScenarioDocument& doc_;
     std::vector<Shape> shapes_;
     QList<EntityRef> selection_;
     bool dragging_ = false;
     QPointF drag_from_m_;
     QPointF drag_by_m_;  ///< snapped offset shown while dragging
+    PlanValues values_;
+    bool has_values_ = false;
+    double zoom_ = 1;     ///< on top of fitting the hall to the widget
+    QPointF pan_px_;      ///< widget pixels
+    bool panning_ = false;
+    QPointF pan_from_;
 };
 
 } // namespace ct::app

@@ -144,7 +144,10 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->showMessage(tr("Simulating with %1: %2").arg(label, summary));
     });
     connect(sims_, &SimulationControl::liveFrame, this, [this](const model::Frame& f) {
-        if (!run_->hasRun() || !run_->playing()) view3d_->setFrame(f);
+        if (!run_->hasRun() || !run_->playing()) {
+            view3d_->setFrame(f);
+            plan_->setFrame(f, metric_box_ ? metric_box_->currentData().toString().toStdString() : std::string("inlet_c"));
+        }
     });
     connect(sims_, &SimulationControl::ended, this, &MainWindow::endSimulation);
     connect(sims_, &SimulationControl::failed, this, [this](const QString& m) { QMessageBox::warning(this, tr("Simulation"), m); });
@@ -221,6 +224,7 @@ MainWindow::MainWindow(QWidget* parent)
         if (!run_->hasRun()) {
             run_matches_ = false;
             view3d_->clearFrame();
+            plan_->clearFrame();
             return;
         }
         statusBar()->showMessage(tr("Run %1 of %2: %3 series, %4 events")
@@ -264,6 +268,12 @@ void MainWindow::buildSceneToolbar() {
     // A run with values switches from the design colouring to inlet temperatures.
     connect(run_, &RunController::runChanged, this, [this] {
         if (metric_box_->currentData().toString() == "nameplate_kw") metric_box_->setCurrentIndex(metric_box_->findData("inlet_c"));
+    });
+    // The floor plan colours by the same metric as the 3D view (after the toolbar has applied it).
+    connect(metric_box_, &QComboBox::currentIndexChanged, this, [this] {
+        if (run_->hasRun() && runMatchesScenario()) showFrame();
+        else if (!run_->hasRun() && metric_box_->currentData().toString() == "nameplate_kw") plan_->setFrame(model::Frame{}, "nameplate_kw");
+        else if (!run_->hasRun()) plan_->clearFrame();  // design colours until there are values
     });
 }
 
@@ -400,8 +410,10 @@ void MainWindow::cancelSimulation() { sims_->cancel(); }
 void MainWindow::showFrame() {
     if (!runMatchesScenario()) return;
     const auto& baseline = sims_->baseline();
+    const std::string metric = metric_box_ ? metric_box_->currentData().toString().toStdString() : std::string("inlet_c");
     if (!compare_ || !baseline) {
         view3d_->setFrame(run_->frame());
+        plan_->setFrame(run_->frame(), metric);
         return;
     }
     // Difference colouring: each node's inlet minus the baseline's at the same time from the start.
@@ -415,12 +427,14 @@ void MainWindow::showFrame() {
     }
     for (auto& r : f.racks) r.inlet_max_c = std::nan("");
     view3d_->setFrame(f);
+    plan_->setFrame(f, metric);
 }
 
 void MainWindow::setCompareWithBaseline(bool on) {
     compare_ = on && sims_->baseline() != nullptr;
     if (compare_action_->isChecked() != compare_) compare_action_->setChecked(compare_);
     metric_box_->setCurrentIndex(metric_box_->findData(compare_ ? "inlet_delta_c" : "inlet_c"));
+    charts_->setBaseline(compare_ ? sims_->baseline() : nullptr);  // the baseline's curves beside the what-if's
     showFrame();
 }
 

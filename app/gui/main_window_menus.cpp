@@ -1,5 +1,6 @@
 // MainWindow's menus: File, Edit, View, Analysis, Simulation, Help (main_window.hpp).
 #include "main_window.hpp"
+#include "export_actions.hpp"
 #include "checks_panel.hpp"
 #include "inventory_import.hpp"
 #include "document_guard.hpp"
@@ -81,6 +82,10 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(tr("Save &screenshot…"), this, &MainWindow::screenshotDialog);
     file->addAction(tr("&Export selection's series as CSV…"), this, &MainWindow::exportDialog);
+    QMenu* exp = file->addMenu(tr("Export for other &tools"));
+    exp->addAction(tr("For &ParaView (VTK: hall, air field, time series)…"), this, [this] { exportVtkDialog(*this); });
+    exp->addAction(tr("Hall as &glTF 2.0…"), this, [this] { exportGltfDialog(*this); });
+    exp->addAction(tr("Run &report (HTML)…"), this, [this] { exportReportDialog(*this); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
     edits_->populate(menuBar()->addMenu(tr("&Edit")));

@@ -1,16 +1,12 @@
 #pragma once
-// Docks that read the replayed run: the selection's current values and its metrics over time (Qt Charts).
-// The alerts are in alerts_panel.hpp.
+// Docks that read the replayed run: the selection's current values (the charts are in charts_panel.hpp, the
+// alerts in alerts_panel.hpp).
+#include "charts_panel.hpp"
 #include "entity_ref.hpp"
 
 #include <QWidget>
 
-class QChart;
-class QChartView;
-class QComboBox;
-class QLineSeries;
 class QTableWidget;
-class QValueAxis;
 
 namespace ct::importers {
 class RunReplay;
@@ -34,34 +30,6 @@ private:
     const RunController& run_;
     EntityRef ref_;
     QTableWidget* table_;
-};
-
-/// One metric of the selection over the whole run, with a cursor at the current time.
-class ChartsPanel : public QWidget {
-    Q_OBJECT
-public:
-    ChartsPanel(const RunController& run, QWidget* parent = nullptr);
-    void setEntity(const EntityRef& ref);
-    QComboBox* metricBox() const { return metric_; }
-    QLineSeries* series() const { return series_; }
-    /// The charted metric's stored id ("power_w"); the box shows its name ("Power").
-    QString currentMetric() const;
-    QValueAxis* valueAxis() const { return y_; }
-    QValueAxis* timeAxis() const { return x_; }
-
-private:
-    void reload();
-    static void setNiceAxis(QValueAxis* axis, double lo, double hi);
-    void moveCursor();
-    const RunController& run_;
-    EntityRef ref_;
-    QComboBox* metric_;
-    QChartView* view_;
-    QLineSeries* series_;
-    QLineSeries* cursor_;
-    QValueAxis* x_;
-    QValueAxis* y_;
-    double time_unit_s_ = 60;
 };
 
 /// Every series of `entity` in the run as RFC 4180 CSV (`time_s,entity,metric,value,unit`, CRLF; the same as

@@ -1,5 +1,7 @@
 #include "scenario_tree.hpp"
 
+#include <QMimeData>
+
 #include "scenario_document.hpp"
 
 #include <QHeaderView>
@@ -19,12 +21,28 @@ QString s(const std::string& x) { return QString::fromStdString(x); }
 QString label(const std::string& id, const std::string& name) { return name.empty() ? s(id) : s(id) + " — " + s(name); }
 } // namespace
 
+QStringList ScenarioTree::mimeTypes() const { return {kEntityMime}; }
+
+QMimeData* ScenarioTree::mimeData(const QList<QTreeWidgetItem*>& items) const {
+    QStringList ids;
+    for (const QTreeWidgetItem* it : items) {
+        const auto ref = it->data(0, kRefRole).value<EntityRef>();
+        if (ref.isValid() && ref.kind != "scenario") ids << ref.id;
+    }
+    if (ids.isEmpty()) return nullptr;
+    auto* m = new QMimeData;
+    m->setData(kEntityMime, ids.join('\n').toUtf8());
+    return m;
+}
+
 ScenarioTree::ScenarioTree(const ScenarioDocument& doc, QWidget* parent) : QTreeWidget(parent), doc_(doc) {
     setObjectName("scenarioTree");
     setColumnCount(2);
     setHeaderLabels({tr("Entity"), tr("Model")});
     header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     setUniformRowHeights(true);
+    setDragEnabled(true);  // onto the Charts dock
+    setDragDropMode(QAbstractItemView::DragOnly);
     connect(&doc_, &ScenarioDocument::changed, this, &ScenarioTree::rebuild);
     connect(&doc_, &ScenarioDocument::edited, this, &ScenarioTree::rebuild);
     connect(this, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* cur, QTreeWidgetItem*) {

@@ -18,8 +18,15 @@ public:
     /// The first entity with this id, of any kind (invalid when none).
     EntityRef refFor(const QString& id) const;
 
+    /// Dragged entities travel as their ids, one per line (the Charts dock takes them).
+    static constexpr const char* kEntityMime = "application/x-clustertwin-entity";
+
 signals:
     void entitySelected(const ct::app::EntityRef& ref);
+
+protected:
+    QStringList mimeTypes() const override;
+    QMimeData* mimeData(const QList<QTreeWidgetItem*>& items) const override;
 
 private:
     void rebuild();

@@ -36,15 +36,22 @@ public:
     int advance(double duration, const std::function<void(double)>& before) override {
         // Solve again only when the port flows moved by enough of the hall's airflow (a unit failed, fans
         // changed speed): the L1 change since the last solve against the total.
+        // Also when one port moved by twice that share of its own flow (a unit failed or stopped: a few per cent
+        // of the hall's airflow, but all of its own), since the room moves heat at the solved flows until then.
         double total = 0, moved = 0;
-        bool never = false;
+        bool never = false, one = false;
         for (std::size_t p = 0; p < at_solve_.size(); ++p) {
             const double q = air_->portFlow(static_cast<int>(p));
             total += std::fabs(q);
-            if (at_solve_[p] < 0) never = true;
-            else moved += std::fabs(q - at_solve_[p]);
+            if (at_solve_[p] < 0) {
+                never = true;
+            } else {
+                const double d = std::fabs(q - at_solve_[p]);
+                moved += d;
+                one = one || d > 2 * spec_.flow_resolve_change * std::max(std::fabs(at_solve_[p]), 1e-9);
+            }
         }
-        if (never || moved > spec_.flow_resolve_change * std::max(total, 1e-12)) {
+        if (never || one || moved > spec_.flow_resolve_change * std::max(total, 1e-12)) {
             const auto t0 = std::chrono::steady_clock::now();
             const FlowSolveStats st = air_->solveFlow(spec_.flow_residual);
             stats_.flow_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -121,21 +121,23 @@ void Engine::Impl::rackAir(RackRt& rr, AirModel& air, double sub) {
     double door_w = 0;
     for (auto& lv : rr.levels) {
         lv.air_in_c = air.portMeanTemperature(lv.intake_port);
-        const double q_room = air.portFlow(lv.exhaust_port);
+        // The room moves the flow its fluxes carry (the fans' at the last flow solve, within the re-solve
+        // threshold of now): the exhaust that puts exactly P into it at that flow.
+        const double q_room = air.carriedFlow(lv.exhaust_port);
         if (q_room <= 0 || lv.q_m3s <= 0) {
             lv.inlet_c = lv.exhaust_c = lv.air_in_c;
             continue;
         }
         const double rise = lv.heat_w / (kRhoCp * lv.q_m3s);
         lv.inlet_c = lv.air_in_c + f / (1 - f) * rise;
-        lv.exhaust_c = lv.air_in_c + rise / (1 - f);
+        lv.exhaust_c = lv.air_in_c + lv.heat_w / (kRhoCp * q_room);
         door_w += eps * kRhoCp * q_room * std::max(0.0, lv.exhaust_c - water_c);
     }
     // A rear door takes ε ρ c_p Q (T_exhaust − T_water) from each level, never more than its rating in all.
     const double scale = door_w > 0 && rr.door && door_w > rr.door->max_capacity_w ? rr.door->max_capacity_w / door_w : 1.0;
     rr.door_at_capacity = scale < 1.0;
     for (auto& lv : rr.levels) {
-        const double q_room = air.portFlow(lv.exhaust_port);
+        const double q_room = air.carriedFlow(lv.exhaust_port);
         if (q_room > 0 && lv.q_m3s > 0 && eps > 0) {
             const double removed = scale * eps * kRhoCp * q_room * std::max(0.0, lv.exhaust_c - water_c);
             lv.exhaust_c -= removed / (kRhoCp * q_room);
@@ -145,13 +147,35 @@ void Engine::Impl::rackAir(RackRt& rr, AirModel& air, double sub) {
     rr.door_accum_j += door_w * scale * sub;
 }
 
+namespace {
+/// A unit's airflow as the room's fluxes carry it (its fans' flow at the last flow solve): by its own return or
+/// supply port, else (a ducted return onto a raised floor) by the share the grilles carry.
+double unitCarriedFlow(const HallRt& hr, const UnitRt& ur, const AirModel& air) {
+    auto ratio = [&](int p) {
+        const double q = p >= 0 ? air.portFlow(p) : 0.0;
+        return q > 0 ? air.carriedFlow(p) / q : -1.0;
+    };
+    double r = ratio(ur.return_port);
+    if (r < 0) r = ratio(ur.supply_port);
+    if (r < 0 && !hr.grille_ports.empty()) {
+        double asked = 0, carried = 0;
+        for (int p : hr.grille_ports) {
+            asked += air.portFlow(p);
+            carried += air.carriedFlow(p);
+        }
+        if (asked > 0) r = carried / asked;
+    }
+    return ur.q_m3s * (r < 0 ? 1.0 : r);
+}
+} // namespace
+
 void Engine::Impl::unitAir(HallRt& hr, AirModel& air, double sub) {
     // Ducted return: the perimeter units share what the grilles collect, mixed above the ceiling.
     if (!hr.grille_ports.empty()) {
         double q = 0, tq = 0;
         for (int p : hr.grille_ports) {
-            q += air.portFlow(p);
-            tq += air.portFlow(p) * air.portMeanTemperature(p);
+            q += air.carriedFlow(p);
+            tq += air.carriedFlow(p) * air.portMeanTemperature(p);
         }
         if (q > 0) hr.return_c = tq / q;
     }
@@ -161,7 +185,7 @@ void Engine::Impl::unitAir(HallRt& hr, AirModel& air, double sub) {
     for (int ui : hr.units) {
         UnitRt& ur = units[ui];
         ur.return_c = ur.return_port >= 0 ? air.portMeanTemperature(ur.return_port) : hr.return_c;
-        const double q = ur.q_m3s;
+        const double q = unitCarriedFlow(hr, ur, air);  // what the room's fluxes move through the unit
         double sup = ur.no_water ? ur.return_c : std::min(ur.setpoint_c, ur.return_c);
         ur.over_capacity = false;
         if (q > 0 && kRhoCp * q * (ur.return_c - sup) > ur.model->capacity_w) {

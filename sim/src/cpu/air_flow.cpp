@@ -132,6 +132,11 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
 /// Net outflow minus port source per cell, the divergence check, fluxes to the device, the stable step.
 FlowSolveStats AirModel::Impl::finishFlow(FlowSolveStats st) {
     Impl& d = *this;
+    // The fluxes now carry the ports' flows as they were asked for (sources() read them).
+    for (auto& p : d.ports) p.q_flow = p.q;
+#ifdef CT_HAVE_CUDA
+    d.port_state_stale = true;
+#endif
 #ifdef CT_HAVE_CUDA
     if (d.dev) {
         CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); d.dev->setFluxes(d.fx, d.fy, d.fz));

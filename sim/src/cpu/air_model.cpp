@@ -103,6 +103,7 @@ void AirModel::setPortFlow(int port, double q) {
 #endif
 }
 double AirModel::portFlow(int port) const { return d_->ports.at(port).q; }
+double AirModel::carriedFlow(int port) const { return d_->ports.at(port).q_flow; }
 void AirModel::setPortTemperature(int port, double t_c) {
     d_->ports.at(port).t_in = t_c;
 #ifdef CT_HAVE_CUDA
@@ -209,7 +210,7 @@ void AirModel::step(double dt) {
             std::vector<float> q, t_in;
             std::vector<unsigned char> source;
             for (const auto& p : d.ports) {
-                q.push_back(static_cast<float>(p.q / static_cast<double>(p.cells.size())));
+                q.push_back(static_cast<float>(p.q_flow / static_cast<double>(p.cells.size())));
                 t_in.push_back(static_cast<float>(p.t_in));
                 source.push_back(p.source ? 1 : 0);
             }
@@ -285,7 +286,7 @@ void AirModel::Impl::stepUpwind(double dt) {
     };
     std::vector<PortNow> now(ports.size());
     for (std::size_t p = 0; p < ports.size(); ++p)
-        now[p] = {static_cast<float>(ports[p].q / static_cast<double>(ports[p].cells.size())), static_cast<float>(ports[p].t_in),
+        now[p] = {static_cast<float>(ports[p].q_flow / static_cast<double>(ports[p].cells.size())), static_cast<float>(ports[p].t_in),
                   static_cast<float>(ports[p].c_in), ports[p].source};
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         for (int j = 0; j < ny; ++j) upwindRow(a, j, static_cast<int>(kc));
@@ -332,7 +333,7 @@ void AirModel::Impl::stepCpu(double dt, bool tracer) {
 void AirModel::Impl::applyPorts(const float* in, float* out, float dt_v, bool tracer) {
     Impl& d = *this;
     for (const auto& p : d.ports) {
-        const float q = static_cast<float>(p.q / static_cast<double>(p.cells.size()));
+        const float q = static_cast<float>(p.q_flow / static_cast<double>(p.cells.size()));
         const float v = static_cast<float>(tracer ? p.c_in : p.t_in);
         for (int cell : p.cells)
             out[cell] = p.source ? k::portExchange(out[cell], in[cell], q, v, 0.f, dt_v)

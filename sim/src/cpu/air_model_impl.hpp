@@ -66,7 +66,8 @@ struct AirModel::Impl {
     struct Port {
         std::vector<int> cells;
         bool source;
-        double q = 0;
+        double q = 0;       ///< asked for (setPortFlow)
+        double q_flow = 0;  ///< what the fluxes carry: q at the last flow solve or projection
         double t_in = 20;
         double c_in = 0;  ///< tracer a source blows in
     };
@@ -256,7 +257,7 @@ struct AirModel::Impl {
         std::vector<double> sink(n(), 0.0);
         for (const Port& p : ports)
             if (!p.source)
-                for (int c : p.cells) sink[c] += p.q / static_cast<double>(p.cells.size());
+                for (int c : p.cells) sink[c] += p.q_flow / static_cast<double>(p.cells.size());
         std::vector<double> wall_g(n(), 0.0);
         for (int f = 0; f < 6; ++f)
             if (walls[f].fixed)

@@ -69,6 +69,11 @@ public:
     /// Volumetric flow of a port (m³/s), spread evenly over its cells. Changing flows needs solveFlow().
     void setPortFlow(int port, double q_m3s);
     double portFlow(int port) const;
+    /// The flow the face fluxes carry through the port: its flow at the last solveFlow() or setFluxes(), 0
+    /// before any. Heat is moved at this flow, so that every port cell keeps its mass balance between solves
+    /// (a flow set since then and not yet solved would add or remove air that the faces do not carry, and
+    /// inflate or deflate the cell's temperature and tracer); energy accounting uses it too.
+    double carriedFlow(int port) const;
     /// Temperature of the air a source port blows in.
     void setPortTemperature(int port, double t_c);
     /// Flow-weighted mean temperature of the cells of a port (what a sink takes in).

@@ -1,0 +1,181 @@
+#include "export_actions.hpp"
+
+#include "main_window.hpp"
+#include "run_controller.hpp"
+#include "scenario_document.hpp"
+#include "view3d.hpp"
+
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/render/export.hpp>
+#include <clustertwin/render/report.hpp>
+#include <clustertwin/render/scene.hpp>
+
+#include <QApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QEventLoop>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QStatusBar>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#ifndef CT_VERSION
+#define CT_VERSION ""
+#endif
+
+namespace ct::app {
+
+namespace {
+
+std::string local(const QString& s) { return QDir::toNativeSeparators(s).toStdString(); }
+
+} // namespace
+
+bool exportVtk(MainWindow& w, const QString& dir, QString* error) {
+    if (!QDir().mkpath(dir)) {
+        if (error) *error = QObject::tr("Cannot make the folder %1").arg(dir);
+        return false;
+    }
+    const model::Scenario scenario = w.document().scenario();
+    const model::Catalog catalog = w.document().catalog();
+    RunController* run = w.run();
+    const bool with_run = run->hasRun();
+    const model::Frame now = run->frame();
+    const QString db = run->databasePath();
+    const std::int64_t run_id = with_run ? run->replay()->info().id : 0;
+    const std::string out = local(dir);
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    auto done = std::make_shared<std::atomic<int>>(0);
+    auto total = std::make_shared<std::atomic<int>>(1);
+    // Off the GUI thread: a run's series can be hundreds of files. Only plain data crosses over.
+    auto result = std::make_shared<QString>();
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    auto work = [=]() -> QString {
+        try {
+            render::writeHallVtp(scenario, catalog, with_run ? &now : nullptr, out + "/hall.vtp");
+            if (!with_run) return {};
+            auto store = importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing);
+            const auto replay = importers::RunReplay::load(store, run_id);
+            const auto times = store.airFieldTimes(run_id);
+            total->store(static_cast<int>(times.size()) + 1);
+            std::vector<render::PvdEntry> pvd;
+            const model::Vec2 origin = scenario.halls.empty() ? model::Vec2{} : scenario.halls.front().site_position_m;
+            for (std::size_t i = 0; i < times.size(); ++i) {
+                if (cancel->load()) return QObject::tr("Cancelled: the files written so far stay in %1.").arg(QString::fromStdString(out));
+                char name[32];
+                const model::Frame f = replay.frameAt(times[i] + 1e-6);
+                std::snprintf(name, sizeof name, "hall_%04zu.vtp", i);
+                render::writeHallVtp(scenario, catalog, &f, out + "/" + name);
+                pvd.push_back({times[i] - replay.startS(), 0, name});
+                if (const auto field = store.airFieldAt(run_id, times[i] + 1e-6)) {
+                    std::snprintf(name, sizeof name, "air_%04zu.vti", i);
+                    render::writeAirFieldVti(*field, origin, out + "/" + name);
+                    pvd.push_back({times[i] - replay.startS(), 1, name});
+                }
+                done->store(static_cast<int>(i) + 1);
+            }
+            render::writePvd(pvd, out + "/run.pvd");
+            return {};
+        } catch (const std::exception& e) {
+            return QString::fromStdString(e.what());
+        }
+    };
+    std::thread worker([=] {
+        *result = work();
+        finished->store(true);
+    });
+    // The window stays alive while the worker writes: a progress dialog (after 0.4 s) that can cancel.
+    QProgressDialog progress(QObject::tr("Writing the VTK files…"), QObject::tr("Cancel"), 0, 100, &w);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(400);
+    QObject::connect(&progress, &QProgressDialog::canceled, [cancel] { cancel->store(true); });
+    QEventLoop loop;
+    QTimer tick;
+    QObject::connect(&tick, &QTimer::timeout, [&] {
+        if (finished->load()) loop.quit();
+        else progress.setValue(100 * done->load() / std::max(1, total->load()));
+    });
+    tick.start(50);
+    if (!finished->load()) loop.exec();
+    worker.join();
+    progress.setValue(100);
+    const QString message = *result;
+    if (!message.isEmpty()) {
+        if (error) *error = message;
+        return false;
+    }
+    w.statusBar()->showMessage(with_run ? QObject::tr("Wrote %1: open run.pvd in ParaView").arg(dir) : QObject::tr("Wrote %1/hall.vtp").arg(dir), 8000);
+    return true;
+}
+
+bool exportGltf(MainWindow& w, const QString& path, QString* error) {
+    render::Scene* scene = w.view3d()->scene();
+    if (!scene) {
+        if (error) *error = QObject::tr("The 3D view is not available, so there is nothing to export.");
+        return false;
+    }
+    try {
+        scene->exportGltf(local(path));
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    w.statusBar()->showMessage(QObject::tr("Wrote %1 (glTF 2.0)").arg(path), 8000);
+    return true;
+}
+
+bool exportReport(MainWindow& w, const QString& path, QString* error, QString* note) {
+    RunController* run = w.run();
+    if (!run->hasRun()) {
+        if (error) *error = QObject::tr("A report is of a run: simulate (F5) or open a run database first.");
+        return false;
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    try {
+        const auto store = importers::TelemetryStore::open(run->databasePath().toStdString(), importers::TelemetryStore::Mode::Existing);
+        render::ReportOptions ro;
+        ro.version = CT_VERSION;
+        const render::ReportSummary sum = render::writeRunReport(w.document().scenario(), w.document().catalog(), store,
+                                                                 run->replay()->info().id, local(path), ro);
+        QApplication::restoreOverrideCursor();
+        if (note) *note = QString::fromStdString(sum.picture_note);
+    } catch (const std::exception& e) {
+        QApplication::restoreOverrideCursor();
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    w.statusBar()->showMessage(QObject::tr("Wrote the report %1").arg(path), 8000);
+    return true;
+}
+
+void exportVtkDialog(MainWindow& w) {
+    const QString dir = QFileDialog::getExistingDirectory(&w, QObject::tr("Export for ParaView: choose a folder"));
+    if (dir.isEmpty()) return;
+    QString error;
+    if (!exportVtk(w, dir, &error)) QMessageBox::warning(&w, QObject::tr("Export for ParaView"), error);
+}
+
+void exportGltfDialog(MainWindow& w) {
+    const QString path = QFileDialog::getSaveFileName(&w, QObject::tr("Export the hall as glTF"), "hall.gltf", QObject::tr("glTF 2.0 (*.gltf)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!exportGltf(w, path, &error)) QMessageBox::warning(&w, QObject::tr("Export glTF"), error);
+}
+
+void exportReportDialog(MainWindow& w) {
+    if (!w.run()->hasRun()) {
+        QMessageBox::information(&w, QObject::tr("Export report"), QObject::tr("A report is of a run: simulate (F5) or open a run database first."));
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(&w, QObject::tr("Export the run's report"), "report.html", QObject::tr("HTML (*.html)"));
+    if (path.isEmpty()) return;
+    QString error, note;
+    if (!exportReport(w, path, &error, &note)) QMessageBox::warning(&w, QObject::tr("Export report"), error);
+    else if (!note.isEmpty()) QMessageBox::information(&w, QObject::tr("Export report"), QObject::tr("Written without the 3D picture: %1").arg(note));
+}
+
+} // namespace ct::app

@@ -1,0 +1,165 @@
+// Issue 19, charts operators expect: several series and entities on one chart (pinned, dragged from the tree),
+// hover read-out, zoom and pan in time, limit lines, event marks, the baseline in compare mode, PNG and CSV
+// export, and 10⁵ points per series drawn decimated with their peaks.
+#include "main_window.hpp"
+#include "run_controller.hpp"
+#include "run_panels.hpp"
+#include "scenario_tree.hpp"
+
+#include <clustertwin/importers/store.hpp>
+
+#include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QTreeWidgetItem>
+#include <QFile>
+#include <QImage>
+#include <QLineSeries>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QValueAxis>
+#include <QWheelEvent>
+
+#include <cmath>
+
+#include "test_time.hpp"
+
+using namespace ct::app;
+
+class TstAppCharts : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
+        qputenv("XDG_DATA_HOME", dir_.filePath("data").toUtf8());
+        QApplication::setOrganizationName("ClusterTwinChartTests");
+        w_ = std::make_unique<MainWindow>();
+        w_->setRunsFolder(dir_.filePath("runs"));
+        w_->resize(1400, 900);
+        w_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+        QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+        w_->findChild<QAction*>("actionAirQuick")->trigger();
+        // A what-if: crah-01 fails; the baseline runs beside it and the comparison is shown.
+        QSignalSpy ready(w_.get(), &MainWindow::whatIfReady);
+        QVERIFY(w_->runWhatIf({"cooling_unit", "crah-01"}, 300, dir_.filePath("whatif")));
+        QVERIFY(ready.wait(testMs(240000)));
+        QVERIFY(w_->comparing());
+    }
+
+    void oneChartHoldsSeveralSeriesWithLimitsEventsAndTheBaseline() {
+        ChartsPanel* c = w_->charts();
+        w_->select({"rack", "r01-01"});
+        c->metricBox()->setCurrentIndex(c->metricBox()->findData("inlet_max_c"));
+        QCOMPARE(c->currentMetric(), QString("inlet_max_c"));
+        QVERIFY(c->series()->count() > 0);
+        // Inlets are read against ASHRAE's 27 °C (and 32 °C when the data come near it).
+        QVERIFY(!c->limits().empty() && c->limits().front() == 27.0);
+        // The what-if's failure is marked, and the baseline's curve is drawn beside the what-if's.
+        QVERIFY(c->eventMarkCount() >= 1);
+        QCOMPARE(c->baselineCurveCount(), 1);
+        const QString read = c->readoutAt(250);
+        QVERIFY2(read.contains("r01-01") && read.contains("baseline") && read.contains("°C"), qPrintable(read));
+        QVERIFY2(c->readoutAt(0.5 * 300).contains("at 2m 30s"), qPrintable(c->readoutAt(150)));
+
+        // Pinned: it stays when the selection moves; another rack's inlet joins it on the same axis.
+        QVERIFY(c->pinCurrent());
+        w_->select({"rack", "r02-01"});
+        QCOMPARE(c->seriesNames().size(), 2);
+        QVERIFY(c->seriesNames().contains(QString("r01-01 · Inlet, hottest level")) || c->seriesNames().join("|").contains("r01-01"));
+        // A unit's load (watts) goes on the right-hand axis; a third unit is refused with a reason.
+        QString why;
+        QVERIFY2(c->addSeries("crah-02", "load_w", &why), qPrintable(why));
+        QCOMPARE(c->seriesNames().size(), 3);
+        QVERIFY(!c->addSeries("r01-01", "no_such_metric", &why));
+        QVERIFY2(why.contains("no_such_metric"), qPrintable(why));
+        QVERIFY(!c->addSeries("r01-01", "capture_index", &why));  // a ratio: a third unit
+        QVERIFY2(why.contains("two units"), qPrintable(why));
+        QCOMPARE(c->seriesNames().size(), 3);
+
+        // Dragged from the tree: the entity's series joins the chart.
+        auto* tree = w_->tree();
+        QTreeWidgetItem* item = tree->itemFor({"rack", "r03-01"});
+        QVERIFY(item);
+        std::unique_ptr<QMimeData> mime(tree->model()->mimeData({tree->indexFromItem(item)}));
+        QVERIFY(mime && mime->hasFormat(ScenarioTree::kEntityMime));
+        QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(c, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(20, 20), Qt::CopyAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(c, &drop);
+        QVERIFY2(c->seriesNames().join("|").contains("r03-01"), qPrintable(c->seriesNames().join("|")));
+
+        // Zoom into a minute, pan, the wheel, and back to the whole run.
+        c->zoomTime(60, 120);
+        auto [t0, t1] = c->timeRange();
+        QVERIFY(std::abs(t0 - 60) < 1e-6 && std::abs(t1 - 120) < 1e-6);
+        auto* view = c->findChild<QChartView*>();
+        const QPoint mid = view->chart()->plotArea().center().toPoint();
+        QWheelEvent wheel(mid, view->viewport()->mapToGlobal(mid), {}, {0, -120}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view->viewport(), &wheel);
+        auto [w0, w1] = c->timeRange();
+        QVERIFY(w1 - w0 > 60.5);  // zoomed out around the cursor
+        c->resetZoom();
+        auto [r0, r1] = c->timeRange();
+        QVERIFY(r0 <= 0 && r1 >= 299);
+
+        // Export: the picture and every series' recorded points.
+        QString error;
+        QVERIFY2(c->savePng(dir_.filePath("chart.png"), &error), qPrintable(error));
+        QImage img(dir_.filePath("chart.png"));
+        QVERIFY(!img.isNull() && img.width() > 200);
+        if (!qEnvironmentVariable("CT_KEEP_CHART_PNG").isEmpty()) img.save(qEnvironmentVariable("CT_KEEP_CHART_PNG"));
+        QVERIFY2(c->saveCsv(dir_.filePath("chart.csv"), &error), qPrintable(error));
+        QFile csv(dir_.filePath("chart.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(csv.readAll());
+        QVERIFY(text.startsWith("time_s,entity,metric,value,unit"));
+        QVERIFY(text.contains(",r01-01,inlet_max_c,") && text.contains(",crah-02,load_w,") && text.contains(",r03-01,"));
+        c->clearPinned();
+        QCOMPARE(c->seriesNames().size(), 1);
+    }
+
+    void aHundredThousandPointsAreDrawnDecimatedWithTheirPeaks() {
+        // Telemetry of one rack, a point a second for 28 hours with one spike, as an import would store it.
+        const QString db = dir_.filePath("long.sqlite");
+        {
+            auto store = ct::importers::TelemetryStore::open(db.toStdString());
+            const auto run = store.createRun("long", "imported", "demo");
+            store.upsertEntities({{"r01-01", "rack", "", "r01-01"}});
+            const auto sid = store.series(run, {"r01-01", "power_w", "W", "test"});
+            std::vector<ct::importers::Sample> s;
+            for (int i = 0; i < 100000; ++i) s.push_back({sid, 1.7e9 + i, 30000 + 2000 * std::sin(i / 500.0) + (i == 61234 ? 25000 : 0)});
+            store.writeBatch(std::move(s));
+            store.finishRun(run, 1.7e9 + 99999);
+        }
+        w_->setCompareWithBaseline(false);
+        w_->openRun(db);
+        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db && !w_->run()->loading(), testMs(60000));
+        w_->select({"rack", "r01-01"});
+        ChartsPanel* c = w_->charts();
+        c->metricBox()->setCurrentIndex(c->metricBox()->findData("power_w"));
+        QCOMPARE(c->currentMetric(), QString("power_w"));
+        const int drawn = c->drawnPoints(0);
+        QVERIFY2(drawn > 50 && drawn < 5000, qPrintable(QString::number(drawn)));
+        double peak = 0;
+        for (const QPointF& p : c->series()->points()) peak = std::max(peak, p.y());
+        const double spike = (30000 + 2000 * std::sin(61234 / 500.0) + 25000) / 1e3;  // kW on the axis
+        QVERIFY2(std::abs(peak - spike) < 1e-6, qPrintable(QString("%1 drawn, %2 recorded").arg(peak).arg(spike)));
+        // Zoomed into ten minutes: every point there.
+        c->zoomTime(61234 - 300, 61234 + 300);
+        QVERIFY(c->drawnPoints(0) >= 600 && c->drawnPoints(0) <= 610);
+    }
+
+private:
+    QTemporaryDir dir_;
+    std::unique_ptr<MainWindow> w_;
+};
+
+QTEST_MAIN(TstAppCharts)
+#include "tst_app_charts.moc"

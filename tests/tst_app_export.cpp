@@ -1,0 +1,157 @@
+// Issue 19: File > Export for other tools in the app: ParaView (VTK), glTF and the HTML report of the shown
+// run, with the same writers as clustertwin-cli export (whose files tst_export reads back in detail).
+#include "export_actions.hpp"
+#include "floor_plan_view.hpp"
+#include "main_window.hpp"
+#include "run_controller.hpp"
+
+#include <QAction>
+#include <QComboBox>
+#include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTabWidget>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <cmath>
+
+#include "test_time.hpp"
+
+using namespace ct::app;
+
+class TstAppExport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
+        qputenv("XDG_DATA_HOME", dir_.filePath("data").toUtf8());
+        QApplication::setOrganizationName("ClusterTwinExportTests");
+        w_ = std::make_unique<MainWindow>();
+        w_->setRunsFolder(dir_.filePath("runs"));
+        w_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+        QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+    }
+
+    void theFileMenuOffersTheExports() {
+        QStringList found;
+        for (QAction* a : w_->menuBar()->actions())
+            if (a->menu() && a->text().contains("File"))
+                for (QAction* b : a->menu()->actions())
+                    if (b->menu() && b->text().contains("other"))
+                        for (QAction* c : b->menu()->actions()) found << c->text().remove('&');
+        QCOMPARE(found.size(), 3);
+        QVERIFY(found[0].contains("ParaView") && found[1].contains("glTF") && found[2].contains("report"));
+    }
+
+    void withoutARunTheDesignExportsAndTheReportSaysWhy() {
+        QString error;
+        QVERIFY2(exportVtk(*w_, dir_.filePath("design"), &error), qPrintable(error));
+        QVERIFY(QFile::exists(dir_.filePath("design/hall.vtp")));
+        QVERIFY(!QFile::exists(dir_.filePath("design/run.pvd")));
+        QVERIFY(!exportReport(*w_, dir_.filePath("none.html"), &error));
+        QVERIFY2(error.contains("simulate"), qPrintable(error));
+        QVERIFY(!QFile::exists(dir_.filePath("none.html")));
+    }
+
+    void aRunExportsItsSeriesItsHallAndItsReport() {
+        w_->findChild<QAction*>("actionAirQuick")->trigger();
+        QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+        const QString db = dir_.filePath("demo.sqlite");
+        QVERIFY(w_->runSimulation(180, db));
+        QVERIFY(ended.wait(testMs(120000)));
+        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db, testMs(30000));
+
+        QString error, note;
+        const QString vtk = dir_.filePath("vtk");
+        QVERIFY2(exportVtk(*w_, vtk, &error), qPrintable(error));
+        QVERIFY(QFile::exists(vtk + "/hall.vtp"));
+        QVERIFY(QFile::exists(vtk + "/run.pvd"));
+        QFile pvd(vtk + "/run.pvd");
+        QVERIFY(pvd.open(QIODevice::ReadOnly));
+        const QString collection = QString::fromUtf8(pvd.readAll());
+        // The app stores the air field every minute: hall and field per stored time.
+        QVERIFY2(collection.count("air_") >= 2 && collection.count("hall_") == collection.count("air_"), qPrintable(collection));
+        QVERIFY(QFile::exists(vtk + "/air_0000.vti"));
+
+        const QString gltf = dir_.filePath("hall.gltf");
+        QVERIFY2(exportGltf(*w_, gltf, &error), qPrintable(error));
+        QFile g(gltf);
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        const QJsonObject doc = QJsonDocument::fromJson(g.readAll()).object();
+        QCOMPARE(doc["asset"].toObject()["version"].toString(), QString("2.0"));
+        int coloured = 0;
+        for (const auto& m : doc["meshes"].toArray())
+            for (const auto& p : m.toObject()["primitives"].toArray()) coloured += p.toObject()["attributes"].toObject().contains("COLOR_0");
+        QVERIFY2(coloured >= 3, "racks, nodes and units should carry their colours");
+
+        const QString html = dir_.filePath("report.html");
+        QVERIFY2(exportReport(*w_, html, &error, &note), qPrintable(error));
+        QFile r(html);
+        QVERIFY(r.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(r.readAll());
+        QVERIFY(text.contains("<svg") && text.contains("Checks") && text.contains("Hottest racks"));
+        QVERIFY2(note.isEmpty() == text.contains("data:image/png;base64,"), qPrintable(note));
+    }
+
+    void theFloorPlanColoursRacksByTheMetric() {
+        // After the run above: the plan shows the 3D view's metric, one value per rack, with its legend.
+        QVERIFY(w_->run()->hasRun());
+        FloorPlanView* plan = w_->floorPlan();
+        auto* tabs = w_->findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(plan);
+        w_->metricBox()->setCurrentIndex(w_->metricBox()->findData("rack_inlet_c"));
+        QTRY_VERIFY(plan->hasValues());
+        const PlanValues& v = plan->values();
+        QCOMPARE(QString::fromStdString(v.label), QString("Rack inlet, hottest (°C)"));
+        std::string hot, cool;
+        double hi = -1e9, lo = 1e9;
+        for (const auto& [id, x] : v.rack) {
+            QVERIFY2(std::isfinite(x), id.c_str());
+            if (x > hi) hi = x, hot = id;
+            if (x < lo) lo = x, cool = id;
+        }
+        const auto& f = w_->run()->frame();
+        for (const auto& r : f.racks)
+            if (r.id == hot) QCOMPARE(v.rack.at(hot), r.inlet_max_c);
+        // The picture: the hottest and the coolest rack in different colours, the plan filling its tab.
+        const QImage img = plan->grab().toImage();
+        QVERIFY(plan->width() > tabs->width() * 0.9);
+        const QPointF ph = plan->widgetPosOf({"rack", QString::fromStdString(hot)});
+        const QPointF pc = plan->widgetPosOf({"rack", QString::fromStdString(cool)});
+        QVERIFY(!ph.isNull() && !pc.isNull());
+        const QColor ch = img.pixelColor(ph.toPoint() + QPoint(0, 2)), cc = img.pixelColor(pc.toPoint() + QPoint(0, 2));
+        if (hi - lo > 1.0) QVERIFY2(ch.hueF() < cc.hueF(), qPrintable(QString("hot %1 vs cool %2").arg(ch.name(), cc.name())));
+        const QString keep = qEnvironmentVariable("CT_KEEP_PLAN_PNG");
+        if (!keep.isEmpty()) img.save(keep);
+        // The tooltip names the rack, its model and its value.
+        const QString tip = plan->toolTipAt(ph);
+        QVERIFY2(tip.startsWith(QString::fromStdString(hot)) && tip.contains("Rack inlet") && tip.contains(QString::number(hi, 'f', v.decimals)), qPrintable(tip));
+        // The wheel zooms toward the cursor (the rack under it stays there), a double click fits again.
+        QWheelEvent wheel(ph, plan->mapToGlobal(ph), {}, {0, 240}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(plan, &wheel);
+        QVERIFY(plan->zoom() > 1.4);
+        QVERIFY((plan->widgetPosOf({"rack", QString::fromStdString(hot)}) - ph).manhattanLength() < 2.0);
+        QTest::mouseDClick(plan, Qt::LeftButton, {}, QPoint(3, 3));
+        QCOMPARE(plan->zoom(), 1.0);
+        // A run-less metric: nameplate; closing the run brings the design colours back.
+        w_->run()->close();
+        QTRY_VERIFY(!plan->hasValues());
+    }
+
+private:
+    QTemporaryDir dir_;
+    std::unique_ptr<MainWindow> w_;
+};
+
+QTEST_MAIN(TstAppExport)
+#include "tst_app_export.moc"
