@@ -1,10 +1,17 @@
-// Issue 19, charts operators expect: several series and entities on one chart (pinned, dragged from the tree),
-// hover read-out, zoom and pan in time, limit lines, event marks, the baseline in compare mode, PNG and CSV
-// export, and 10⁵ points per series drawn decimated with their peaks.
+// Issue 19, a what-if compared and charted: the Compare tab (baseline and what-if side by side with linked
+// cameras and time, per-rack differences, summary), and charts operators expect: several series and entities on
+// one chart (pinned, dragged from the tree), hover read-out, zoom and pan in time, limit lines, event marks, the
+// baseline in compare mode, PNG and CSV export, and 10⁵ points per series drawn decimated with their peaks.
+#include "compare_view.hpp"
 #include "main_window.hpp"
 #include "run_controller.hpp"
 #include "run_panels.hpp"
 #include "scenario_tree.hpp"
+#include "view3d.hpp"
+#include "whatif_dialog.hpp"
+#include "scenario_document.hpp"
+
+#include <clustertwin/render/scene.hpp>
 
 #include <clustertwin/importers/store.hpp>
 
@@ -16,6 +23,10 @@
 #include <QTreeWidgetItem>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QLineSeries>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -50,6 +61,68 @@ private slots:
         QVERIFY(w_->runWhatIf({"cooling_unit", "crah-01"}, 300, dir_.filePath("whatif")));
         QVERIFY(ready.wait(testMs(240000)));
         QVERIFY(w_->comparing());
+    }
+
+    void theWhatIfDialogBuildsFailuresRestoresAndListsTheScenariosEvents() {
+        const auto& sc = w_->document().scenario();
+        WhatIfDialog d(sc, {{"cooling_unit", "crah-02"}, {"rack", "r01-01"}});
+        QCOMPARE(d.table()->rowCount(), 1);  // a rack cannot fail in a what-if; the unit can
+        QVERIFY(!sc.power.feeds.empty());
+        d.addFailure({"utility_feed", QString::fromStdString(sc.power.feeds.front().id)}, "5min", "10min");
+        d.durationEdit()->setText("45min");
+        const auto ev = d.events();
+        QCOMPARE(ev.size(), std::size_t(3));
+        QCOMPARE(ev[0].kind, std::string("cooling_unit_fail"));
+        QCOMPARE(ev[0].time_s, 60.0);
+        QCOMPARE(ev[1].kind, std::string("feed_fail"));
+        QCOMPARE(ev[1].time_s, 300.0);
+        QCOMPARE(ev[2].kind, std::string("feed_restore"));
+        QCOMPARE(ev[2].time_s, 900.0);
+        QCOMPARE(d.durationS(), 2700.0);
+        if (!sc.events.empty()) QVERIFY2(d.scenarioEvents()->text().contains(QString::fromStdString(sc.events.front().target)), qPrintable(d.scenarioEvents()->text()));
+        d.table()->item(1, 1)->setText("soon");
+        QVERIFY_THROWS_EXCEPTION(std::exception, d.events());
+    }
+
+    void theCompareTabShowsBothRunsSideBySide() {
+        CompareView* cv = w_->compareView();
+        QTabWidget* tabs = w_->centralTabs();
+        QVERIFY(tabs->isTabEnabled(tabs->indexOf(cv)));
+        QVERIFY(cv->hasBaseline());
+        tabs->setCurrentWidget(cv);
+        QTRY_VERIFY(cv->isVisible());
+        // The summary: the largest rise, racks over 27 °C, the first crossing, and what the what-if adds.
+        const CompareSummary& s = cv->summary();
+        QVERIFY(s.racks > 0);
+        QVERIFY2(s.largest_rise_k > 0.5 && !s.largest_rack.empty(), qPrintable(cv->summaryLabel()->text()));
+        const QString text = cv->summaryLabel()->text();
+        QVERIFY2(text.contains("Largest rise") && text.contains("crah-01") && text.contains("cooling_unit_fail"), qPrintable(text));
+        // The table at the end of the run: one row per rack, largest change first.
+        w_->run()->setTime(w_->run()->duration());
+        QTRY_COMPARE(cv->table()->rowCount(), static_cast<int>(s.racks));
+        const double first = cv->table()->item(0, 3)->text().toDouble(), last = cv->table()->item(cv->table()->rowCount() - 1, 3)->text().toDouble();
+        QVERIFY(first >= last);
+        QVERIFY(first > 0.5);
+        // Linked cameras: turning one view turns the other.
+        if (View3D::available()) {
+            View3D* a = cv->baselineView();
+            View3D* b = cv->whatIfView();
+            QTRY_VERIFY(a->scene() && b->scene());
+            a->scene()->setCamera("top");
+            a->fit();
+            const auto ca = a->scene()->cameraState(), cb = b->scene()->cameraState();
+            QCOMPARE(ca.size(), cb.size());
+            for (std::size_t i = 0; i < ca.size(); ++i) QVERIFY(std::abs(ca[i] - cb[i]) < 1e-9);
+            a->renderNow();
+            b->renderNow();
+            const QString keep = qEnvironmentVariable("CT_KEEP_COMPARE_PNG");
+            if (!keep.isEmpty()) {
+                QVERIFY(a->saveScreenshot(keep + ".baseline.png"));
+                QVERIFY(b->saveScreenshot(keep + ".whatif.png"));
+                w_->grab().save(keep);
+            }
+        }
+        tabs->setCurrentIndex(0);
     }
 
     void oneChartHoldsSeveralSeriesWithLimitsEventsAndTheBaseline() {

@@ -1,7 +1,14 @@
 // Issue 19: File > Export for other tools in the app: ParaView (VTK), glTF and the HTML report of the shown
 // run, with the same writers as clustertwin-cli export (whose files tst_export reads back in detail).
+#include "charts_panel.hpp"
 #include "export_actions.hpp"
 #include "floor_plan_view.hpp"
+#include "jobs_panel.hpp"
+#include "run_dialog.hpp"
+#include "scenario_document.hpp"
+#include "view3d.hpp"
+
+#include <clustertwin/render/scene.hpp>
 #include "main_window.hpp"
 #include "run_controller.hpp"
 
@@ -17,6 +24,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -100,6 +108,55 @@ private slots:
         const QString text = QString::fromUtf8(r.readAll());
         QVERIFY(text.contains("<svg") && text.contains("Checks") && text.contains("Hottest racks"));
         QVERIFY2(note.isEmpty() == text.contains("data:image/png;base64,"), qPrintable(note));
+    }
+
+    void theJobsDockListsJobsAndLightsUpTheirNodes() {
+        JobsPanel* jobs = w_->jobs();
+        QTableWidget* t = jobs->table();
+        QCOMPARE(t->rowCount(), static_cast<int>(w_->document().scenario().jobs.size()));
+        QCOMPARE(t->item(0, 0)->text(), QString("job1"));
+        QCOMPARE(t->item(0, 2)->text(), QString("40"));
+        QCOMPARE(t->item(0, 3)->text(), QString("running"));
+        // A click selects the job everywhere and lights up its 40 nodes in 3D.
+        QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(t->item(0, 0)).center());
+        QCOMPARE(w_->selection().kind, QString("job"));
+        QCOMPARE(w_->selection().id, QString("job1"));
+        if (auto* sc = w_->view3d()->scene()) QCOMPARE(sc->highlighted().size(), std::size_t(40));
+    }
+
+    void aTrainingJobShowsItsStepTimeMfuAndCommunication() {
+        // A job on the fabric (docs/network.md): job1's nodes training a 7B model.
+        RunRequest r;
+        r.duration_s = 60;
+        r.air = "quick";
+        ct::model::Job j;
+        j.id = "llm";
+        j.kind = "training";
+        j.nodes = w_->document().scenario().jobs.front().nodes;
+        ct::model::TrainingSpec ts;
+        ts.model_params = 7e9;
+        ts.tokens_per_step = 131072;
+        ts.tensor_parallel = 8;
+        ts.efficiency = 0.4;
+        j.training = ts;
+        r.extra_jobs = {j};
+        QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+        const QString db = dir_.filePath("train.sqlite");
+        QVERIFY(w_->runSimulation(r, db));
+        QVERIFY(ended.wait(testMs(120000)));
+        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db, testMs(30000));
+        w_->run()->setTime(w_->run()->duration());
+        QTableWidget* t = w_->jobs()->table();
+        int row = -1;
+        for (int i = 0; i < t->rowCount(); ++i)
+            if (t->item(i, 0)->text() == "llm") row = i;
+        QVERIFY2(row >= 0, "the run's own job is listed");
+        QVERIFY2(t->item(row, 4)->text().toDouble() > 0, qPrintable(t->item(row, 4)->text()));
+        QVERIFY(t->item(row, 5)->text().endsWith("%"));
+        QVERIFY(t->item(row, 6)->text().endsWith("%"));
+        // Selected: the Charts dock shows its step time over the run.
+        QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(t->item(row, 0)).center());
+        QVERIFY(w_->charts()->metricBox()->findData("step_time_s") >= 0);
     }
 
     void theFloorPlanColoursRacksByTheMetric() {

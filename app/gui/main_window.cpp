@@ -1,4 +1,6 @@
 #include "main_window.hpp"
+#include "compare_view.hpp"
+#include "jobs_panel.hpp"
 
 #include "checks_panel.hpp"
 #include "inventory_import.hpp"
@@ -80,6 +82,10 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_ = new QTabWidget;
     tabs_->addTab(view3d_, tr("3D"));
     tabs_->addTab(plan_, tr("Floor plan"));
+    compare_view_ = new CompareView(*doc_, *run_);
+    tabs_->addTab(compare_view_, tr("Compare"));
+    tabs_->setTabEnabled(tabs_->indexOf(compare_view_), false);
+    tabs_->setTabToolTip(tabs_->indexOf(compare_view_), tr("Baseline and what-if side by side (Simulation > What-if)"));
     timeline_ = new Timeline(*run_);
     auto* centre = new QWidget;
     auto* cl = new QVBoxLayout(centre);
@@ -108,8 +114,11 @@ MainWindow::MainWindow(QWidget* parent)
     QDockWidget* alerts_dock = dock(this, tr("Alerts"), "alertsDock", alerts_, Qt::BottomDockWidgetArea);
     checks_ = new ChecksPanel(*doc_);
     QDockWidget* checks_dock = dock(this, tr("Checks"), "checksDock", checks_, Qt::BottomDockWidgetArea);
+    jobs_ = new JobsPanel(*doc_, *run_);
+    QDockWidget* jobs_dock = dock(this, tr("Jobs"), "jobsDock", jobs_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(charts_dock, alerts_dock);
     tabifyDockWidget(alerts_dock, checks_dock);
+    tabifyDockWidget(checks_dock, jobs_dock);
     charts_dock->raise();
 
     progress_ = new QProgressBar;
@@ -157,6 +166,9 @@ MainWindow::MainWindow(QWidget* parent)
             connect(run_, &RunController::runChanged, this, [this] {
                 explainer_->describeWhatIf(whatif_events_);
                 setCompareWithBaseline(true);
+                compare_view_->setBaseline(sims_->baseline());
+                tabs_->setTabEnabled(tabs_->indexOf(compare_view_), true);
+                statusBar()->showMessage(tr("What-if ready: the Compare tab shows it beside its baseline"), 8000);
                 emit whatIfReady();
             }, Qt::SingleShotConnection);
         }
@@ -193,6 +205,12 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(plan_, &FloorPlanView::entitySelected, this, &MainWindow::select);
     connect(view3d_, &View3D::entitySelected, this, &MainWindow::select);
+    connect(compare_view_, &CompareView::entitySelected, this, &MainWindow::select);
+    connect(jobs_, &JobsPanel::jobSelected, this, [this](const EntityRef& ref) {
+        select(ref);
+        if (auto* sc = view3d_->scene()) sc->setHighlighted(jobs_->nodesOf(ref.id));  // its nodes light up
+        view3d_->update();
+    });
     connect(alerts_, &AlertsPanel::alertActivated, nav, [nav](const QString& id, double t_s) { nav->activate(id, t_s); });
     connect(checks_, &ChecksPanel::entityActivated, nav, [nav](const QString& id) { nav->activate(id); });
     connect(plan_, &FloorPlanView::selectionChanged, this, [this](const QList<EntityRef>& refs) { edits_->setTargets(refs); });
@@ -367,6 +385,9 @@ void MainWindow::resetForNewScenario() {
     // A what-if's baseline and its comparison belong to the scenario they were computed for.
     if (compare_) setCompareWithBaseline(false);
     sims_->dropBaseline();
+    compare_view_->setBaseline(nullptr);
+    if (tabs_->currentWidget() == compare_view_) tabs_->setCurrentWidget(view3d_);
+    tabs_->setTabEnabled(tabs_->indexOf(compare_view_), false);
     compare_action_->setEnabled(false);
     checks_->clearImpact();
 }
@@ -406,68 +427,6 @@ void MainWindow::endSimulation(const QString& how, const QString& message) {
 }
 
 void MainWindow::cancelSimulation() { sims_->cancel(); }
-
-void MainWindow::showFrame() {
-    if (!runMatchesScenario()) return;
-    const auto& baseline = sims_->baseline();
-    const std::string metric = metric_box_ ? metric_box_->currentData().toString().toStdString() : std::string("inlet_c");
-    if (!compare_ || !baseline) {
-        view3d_->setFrame(run_->frame());
-        plan_->setFrame(run_->frame(), metric);
-        return;
-    }
-    // Difference colouring: each node's inlet minus the baseline's at the same time from the start.
-    model::Frame f = run_->frame();
-    const model::Frame b = baseline->frameAt(baseline->startS() + run_->time() + 1e-6);
-    std::map<std::string, double> base;
-    for (const auto& n : b.nodes) base[n.id] = n.inlet_c;
-    for (auto& n : f.nodes) {
-        auto it = base.find(n.id);
-        n.inlet_c = it == base.end() ? std::nan("") : n.inlet_c - it->second;
-    }
-    for (auto& r : f.racks) r.inlet_max_c = std::nan("");
-    view3d_->setFrame(f);
-    plan_->setFrame(f, metric);
-}
-
-void MainWindow::setCompareWithBaseline(bool on) {
-    compare_ = on && sims_->baseline() != nullptr;
-    if (compare_action_->isChecked() != compare_) compare_action_->setChecked(compare_);
-    metric_box_->setCurrentIndex(metric_box_->findData(compare_ ? "inlet_delta_c" : "inlet_c"));
-    charts_->setBaseline(compare_ ? sims_->baseline() : nullptr);  // the baseline's curves beside the what-if's
-    showFrame();
-}
-
-bool MainWindow::runWhatIf(const EntityRef& target, double duration_s, const QString& dir) {
-    static const std::map<QString, std::string> kFail = {{"cooling_unit", "cooling_unit_fail"}, {"cdu", "cdu_fail"},
-                                                         {"utility_feed", "feed_fail"},         {"ups", "feed_fail"},
-                                                         {"pdu", "feed_fail"},                  {"rack_pdu", "feed_fail"},
-                                                         {"node", "node_fail"},                 {"gpu", "gpu_fail"},
-                                                         {"water_loop", "loop_fail"},           {"transformer", "feed_fail"}};
-    auto it = kFail.find(target.kind);
-    if (it == kFail.end()) return false;
-    model::Event e;
-    e.time_s = 60;
-    e.kind = it->second;
-    e.target = target.id.toStdString();
-    compare_ = false;
-    whatif_events_ = {e};
-    return sims_->startWhatIf({e}, duration_s, dir, sim_options_->air());
-}
-
-void MainWindow::whatIfDialog() {
-    if (!selection_.isValid()) return;
-    bool ok = false;
-    const QString text = QInputDialog::getText(this, tr("What-if"), tr("Fail %1 after one minute, and simulate for:").arg(selection_.id),
-                                               QLineEdit::Normal, "30min", &ok);
-    if (!ok) return;
-    try {
-        if (!runWhatIf(selection_, model::parseDurationS(text.toStdString())))
-            QMessageBox::information(this, tr("What-if"), tr("A what-if fails a cooling unit, in-row cooler, water loop, CDU, power feed, transformer, UPS, PDU, node or GPU for longer than a minute, one run at a time."));
-    } catch (const std::exception& e) {
-        QMessageBox::warning(this, tr("What-if"), QString::fromStdString(e.what()));
-    }
-}
 
 bool MainWindow::showImpact(const EntityRef& target, QString* error) {
     try {

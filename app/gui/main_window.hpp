@@ -35,6 +35,8 @@ class ScenarioTree;
 class PropertiesPanel;
 class FloorPlanView;
 class View3D;
+class CompareView;
+class JobsPanel;
 class RunController;
 class Timeline;
 class ValuesPanel;
@@ -74,6 +76,8 @@ public:
     /// minute, each for `duration_s`, into two databases in `dir` ("" = the app's data folder); then replays
     /// the what-if run coloured by the change of node inlet against the baseline. False when it cannot start.
     bool runWhatIf(const EntityRef& target, double duration_s, const QString& dir = {});
+    /// A what-if of several failures (and restores), as Simulation > What-if… builds them.
+    bool runWhatIfEvents(const std::vector<model::Event>& events, double duration_s, const QString& dir = {});
     /// Colours the replay by its difference from the baseline run (when one is loaded).
     void setCompareWithBaseline(bool on);
     bool comparing() const { return compare_; }
@@ -99,6 +103,10 @@ public:
     PropertiesPanel* properties() const { return props_; }
     FloorPlanView* floorPlan() const { return plan_; }
     View3D* view3d() const { return view3d_; }
+    /// The Compare tab: baseline and what-if side by side (enabled once a what-if has run).
+    CompareView* compareView() const { return compare_view_; }
+    JobsPanel* jobs() const { return jobs_; }
+    QTabWidget* centralTabs() const { return tabs_; }
     RunController* run() const { return run_; }
     Timeline* timeline() const { return timeline_; }
     ValuesPanel* values() const { return values_; }
@@ -163,6 +171,8 @@ private:
     PropertiesPanel* props_;
     FloorPlanView* plan_;
     View3D* view3d_;
+    CompareView* compare_view_;
+    JobsPanel* jobs_ = nullptr;
     QTabWidget* tabs_;
     Timeline* timeline_;
     ValuesPanel* values_;

@@ -115,7 +115,7 @@ void MainWindow::buildMenus() {
     sim_options_->setAir(doc_->scenario().simulation.air);
     connect(doc_, &ScenarioDocument::changed, this, [this] { sim_options_->setAir(doc_->scenario().simulation.air); });
     sim->addSeparator();
-    sim->addAction(tr("&What-if: fail the selection and compare…"), this, &MainWindow::whatIfDialog);
+    sim->addAction(tr("&What-if: fail equipment and compare…"), this, &MainWindow::whatIfDialog);
     compare_action_ = sim->addAction(tr("Colour by &difference from the baseline"));
     compare_action_->setCheckable(true);
     compare_action_->setEnabled(false);

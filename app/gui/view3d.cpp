@@ -141,6 +141,7 @@ void View3D::focus(const EntityRef& ref) {
 void View3D::fit() {
     if (scene_) scene_->fit();
     update();
+    emit cameraMoved();
 }
 
 bool View3D::frameSelection() {
@@ -229,6 +230,7 @@ void View3D::mouseMoveEvent(QMouseEvent* e) {
     if (e->buttons() != Qt::NoButton) {
         busy();
         update();
+        emit cameraMoved();
     }
 }
 
@@ -257,6 +259,7 @@ void View3D::wheelEvent(QWheelEvent* e) {
     busy();
     scene_->mouse(e->angleDelta().y() > 0 ? render::MouseEvent::WheelForward : render::MouseEvent::WheelBackward, p.x(), p.y());
     update();
+    emit cameraMoved();
 }
 
 } // namespace ct::app

@@ -49,6 +49,8 @@ signals:
     void entitySelected(const ct::app::EntityRef& ref);
     /// Shift+drag of a rack or unit along the floor by (dx, dy) metres (the edit snaps it to whole tiles).
     void moveRequested(const QStringList& ids, double dx_m, double dy_m);
+    /// The user turned, zoomed or fitted the camera (the Compare tab keeps its two views together).
+    void cameraMoved();
 
 protected:
     void showEvent(QShowEvent* e) override;

@@ -32,6 +32,7 @@ std::vector<EntityInfo> scenarioEntities(const model::Scenario& s, const model::
     for (const auto& u : s.power.ups) e.push_back({u.id, "ups", u.feed, u.name});
     for (const auto& l : s.plant.loops) e.push_back({l.id, "water_loop", s.id, l.name});
     for (const auto& p : s.power.pdus) e.push_back({p.id, "pdu", p.ups, p.name});
+    for (const auto& j : s.jobs) e.push_back({j.id, "job", s.id, j.name});
     return e;
 }
 

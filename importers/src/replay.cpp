@@ -51,7 +51,8 @@ RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run, const s
             std::stable_sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         }
         if (!r.kind_.count(sv.key.entity)) {
-            const std::string k = guessKind(sv.key.entity);
+            // A job's figures name it by its id alone (runs recorded before jobs were entities).
+            const std::string k = sv.key.metric == "step_time_s" || sv.key.metric == "mfu" ? "job" : guessKind(sv.key.entity);
             if (!k.empty()) r.kind_[sv.key.entity] = k;
         }
     }

@@ -1,0 +1,145 @@
+#include "compare_view.hpp"
+
+#include "run_controller.hpp"
+#include "scenario_document.hpp"
+#include "table_util.hpp"
+#include "view3d.hpp"
+
+#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/render/scene.hpp>
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace ct::app {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString num(double v, int d = 1) { return std::isfinite(v) ? QString::number(v, 'f', d) : QStringLiteral("–"); }
+QString when(double s) { return s < 0 ? QObject::tr("never") : qs(model::formatDuration(s)); }
+} // namespace
+
+CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, QWidget* parent) : QWidget(parent), run_(run) {
+    setObjectName("compareView");
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(0, 0, 0, 0);
+    auto* vsplit = new QSplitter(Qt::Vertical, this);
+    auto* hsplit = new QSplitter(Qt::Horizontal, vsplit);
+    auto side = [&](QLabel*& title, View3D*& view, const QString& text) {
+        auto* w = new QWidget(hsplit);
+        auto* v = new QVBoxLayout(w);
+        v->setContentsMargins(0, 0, 0, 0);
+        title = new QLabel(text, w);
+        title->setStyleSheet("font-weight: bold; padding: 2px 6px;");
+        view = new View3D(doc, w);
+        v->addWidget(title);
+        v->addWidget(view, 1);
+    };
+    side(left_title_, left_, tr("Baseline"));
+    side(right_title_, right_, tr("What-if"));
+    auto* bottom = new QWidget(vsplit);
+    auto* bl = new QVBoxLayout(bottom);
+    bl->setContentsMargins(4, 2, 4, 2);
+    summary_ = new QLabel(tr("Run a what-if (Simulation > What-if) to compare it with its baseline."), bottom);
+    summary_->setObjectName("compareSummary");
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    table_ = makeListTable(bottom, {tr("Rack"), tr("Inlet, baseline (°C)"), tr("Inlet, what-if (°C)"), tr("Change (K)"), tr("Power, baseline (kW)"),
+                                    tr("Power, what-if (kW)"), tr("Alerts")});
+    table_->setObjectName("compareTable");
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    bl->addWidget(summary_);
+    bl->addWidget(table_, 1);
+    vsplit->setStretchFactor(0, 3);
+    vsplit->setStretchFactor(1, 2);
+    l->addWidget(vsplit);
+    link(left_, right_);
+    link(right_, left_);
+    for (View3D* v : {left_, right_}) connect(v, &View3D::entitySelected, this, &CompareView::entitySelected);
+    connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
+        if (auto* it = table_->item(row, 0)) emit entitySelected({"rack", it->text()});
+    });
+    connect(&run_, &RunController::timeChanged, this, [this] {
+        if (isVisible()) refresh();
+    });
+}
+
+void CompareView::link(View3D* from, View3D* to) {
+    // One camera for both: a turn, zoom or fit in either view moves the other the same way.
+    connect(from, &View3D::cameraMoved, this, [this, from, to] {
+        if (linking_ || !from->scene() || !to->scene()) return;
+        linking_ = true;
+        to->scene()->setCameraState(from->scene()->cameraState());
+        to->renderNow();
+        linking_ = false;
+    });
+}
+
+void CompareView::setBaseline(std::shared_ptr<const importers::RunReplay> baseline) {
+    baseline_ = std::move(baseline);
+    const auto* what = run_.replay();
+    if (baseline_ && what) {
+        sum_ = compareRuns(*baseline_, *what);
+        QStringList added;
+        for (const auto& e : what->events())
+            if (e.kind == "event") added << tr("%1 %2 at %3").arg(qs(e.message), qs(e.target), when(e.t_s - what->startS()));
+        QString text = tr("<b>Largest rise:</b> %1 %2 K at %3 · <b>racks above %4 °C at the end:</b> %5 of %6 (baseline %7) · "
+                          "<b>first rack above %4 °C:</b> %8 (baseline: %9)")
+                           .arg(qs(sum_.largest_rack.empty() ? "–" : sum_.largest_rack), (sum_.largest_rise_k >= 0 ? "+" : "") + num(sum_.largest_rise_k),
+                                when(sum_.largest_at_s), num(sum_.limit_c, 0))
+                           .arg(sum_.over_what)
+                           .arg(sum_.racks)
+                           .arg(sum_.over_base)
+                           .arg(sum_.first_over_what_s < 0 ? tr("never") : tr("%1 after %2").arg(qs(sum_.first_over_rack), when(sum_.first_over_what_s)),
+                                when(sum_.first_over_base_s));
+        text += "<br>" + (added.isEmpty() ? tr("The what-if adds no events.") : tr("The what-if's events: %1").arg(added.join(" · ")));
+        summary_->setText(text);
+        right_title_->setText(added.isEmpty() ? tr("What-if") : tr("What-if: %1").arg(added.join(", ")));
+        left_title_->setText(added.isEmpty() ? tr("Baseline") : tr("Baseline: without them"));
+    } else {
+        sum_ = {};
+        summary_->setText(tr("Run a what-if (Simulation > What-if) to compare it with its baseline."));
+        table_->setRowCount(0);
+        left_->clearFrame();
+        right_->clearFrame();
+    }
+    if (isVisible()) refresh();
+}
+
+void CompareView::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    refresh();
+}
+
+void CompareView::refresh() {
+    const auto* what = run_.replay();
+    if (!baseline_ || !what) return;
+    const double t = run_.time();
+    for (View3D* v : {left_, right_})
+        if (v->scene()) v->scene()->setMetric("inlet_c");
+    left_->setFrame(baseline_->frameAt(baseline_->startS() + t + 1e-6));
+    right_->setFrame(run_.frame());
+    const auto rows = rackDiffs(*baseline_, *what, t);
+    table_->setSortingEnabled(false);
+    table_->setRowCount(static_cast<int>(rows.size()));
+    for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+        const RackDiff& d = rows[static_cast<std::size_t>(r)];
+        const QString cells[] = {qs(d.rack), num(d.base_inlet_c), num(d.what_inlet_c), (d.delta_k > 0 ? "+" : "") + num(d.delta_k),
+                                 num(d.base_power_kw), num(d.what_power_kw), QString::number(d.alerts)};
+        for (int c = 0; c < 7; ++c) {
+            auto* it = new QTableWidgetItem(cells[c]);
+            if (c > 0) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (c == 3 && d.delta_k > 1) it->setBackground(QColor(255, 160, 60, d.delta_k > 5 ? 200 : 110));
+            if (c == 2 && d.what_inlet_c > sum_.limit_c) it->setForeground(QColor(200, 30, 30));
+            table_->setItem(r, c, it);
+        }
+    }
+}
+
+} // namespace ct::app

@@ -1,0 +1,104 @@
+#include "jobs_panel.hpp"
+
+#include "run_controller.hpp"
+#include "scenario_document.hpp"
+#include "table_util.hpp"
+
+#include <clustertwin/importers/replay.hpp>
+
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace ct::app {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString pct(double v) { return std::isfinite(v) ? QString::number(100 * v, 'f', 0) + " %" : QStringLiteral("–"); }
+} // namespace
+
+JobsPanel::JobsPanel(const ScenarioDocument& doc, const RunController& run, QWidget* parent) : QWidget(parent), doc_(doc), run_(run) {
+    setObjectName("jobsPanel");
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(0, 0, 0, 0);
+    table_ = makeListTable(this, {tr("Job"), tr("Kind"), tr("Nodes"), tr("State"), tr("Step time (s)"), tr("MFU"), tr("Communication"),
+                                  tr("GPU utilization")});
+    table_->setObjectName("jobsTable");
+    note_ = new QLabel(this);
+    note_->setWordWrap(true);
+    note_->setStyleSheet("color: gray; padding: 2px;");
+    l->addWidget(table_, 1);
+    l->addWidget(note_);
+    connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
+        if (auto* it = table_->item(row, 0)) emit jobSelected({"job", it->text()});
+    });
+    connect(&run_, &RunController::timeChanged, this, &JobsPanel::refresh);
+    connect(&run_, &RunController::runChanged, this, &JobsPanel::refresh);
+    connect(&doc_, &ScenarioDocument::changed, this, &JobsPanel::refresh);
+    refresh();
+}
+
+std::vector<std::string> JobsPanel::nodesOf(const QString& job) const {
+    for (const auto& j : doc_.scenario().jobs)
+        if (qs(j.id) == job) return j.nodes;
+    return {};
+}
+
+void JobsPanel::refresh() {
+    // The scenario's jobs, then any the run recorded besides (a run's extra jobs, an imported job trace).
+    struct Row {
+        std::string id, kind;
+        int nodes = -1;
+        double start = 0, end = -1, util = NAN;
+    };
+    std::vector<Row> rows;
+    std::set<std::string> known;
+    for (const auto& j : doc_.scenario().jobs) {
+        rows.push_back({j.id, j.kind, static_cast<int>(j.nodes.size()), j.start_s, j.end_s ? *j.end_s : -1.0, j.utilization});
+        known.insert(j.id);
+    }
+    const auto* rp = run_.replay();
+    std::map<std::string, const model::JobFrame*> now;
+    if (rp) {
+        for (const auto& j : run_.frame().jobs) now[j.id] = &j;
+        for (const std::string& e : rp->entities())
+            if (!known.count(e) && rp->series(e, "step_time_s")) rows.push_back({e, "", -1, 0, -1, NAN});
+    }
+    const double t = run_.time();
+    table_->setSortingEnabled(false);
+    table_->setRowCount(static_cast<int>(rows.size()));
+    bool network = false;
+    for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+        const Row& row = rows[static_cast<std::size_t>(r)];
+        const auto it = now.find(row.id);
+        const model::JobFrame* f = it == now.end() ? nullptr : it->second;
+        network = network || (f && std::isfinite(f->step_time_s) && f->step_time_s > 0);
+        QString state = tr("planned");
+        if (f) state = f->stalled ? tr("stalled") : (f->running || f->step_time_s > 0 ? tr("running") : tr("idle"));
+        else if (t >= row.start && (row.end < 0 || t < row.end)) state = rp ? tr("running") : tr("from %1 s").arg(row.start);
+        const QString cells[] = {qs(row.id),
+                                 qs(row.kind),
+                                 row.nodes >= 0 ? QString::number(row.nodes) : QStringLiteral("–"),
+                                 state,
+                                 f && std::isfinite(f->step_time_s) && f->step_time_s > 0 ? QString::number(f->step_time_s, 'f', 3) : QStringLiteral("–"),
+                                 f ? pct(f->mfu) : QStringLiteral("–"),
+                                 f ? pct(f->comm_share) : QStringLiteral("–"),
+                                 f && std::isfinite(f->utilization) ? pct(f->utilization) : pct(row.util)};
+        for (int c = 0; c < 8; ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (c == 3 && f && f->stalled) item->setForeground(QColor(200, 30, 30));
+            table_->setItem(r, c, item);
+        }
+    }
+    note_->setText(rows.empty() ? tr("The scenario has no jobs.")
+                   : network ? tr("Click a job: its nodes light up in 3D and the Charts dock shows its step time, MFU and communication share over time.")
+                             : tr("Step time, MFU and communication share come from jobs with a training or inference description, which run on "
+                                  "the simulated fabric (docs/network.md); these run at their set utilization."));
+}
+
+} // namespace ct::app

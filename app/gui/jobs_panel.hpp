@@ -1,0 +1,38 @@
+#pragma once
+// The Jobs dock (issue 19): the scenario's jobs and those a run recorded, with what they do at the timeline's
+// time (running, GPUs, step time, MFU, communication share, utilization). Selecting one selects it everywhere:
+// the 3D view highlights its nodes, the Charts dock shows its step time, MFU and communication share over time.
+#include "entity_ref.hpp"
+
+#include <QWidget>
+
+#include <string>
+#include <vector>
+
+class QTableWidget;
+class QLabel;
+
+namespace ct::app {
+class RunController;
+class ScenarioDocument;
+
+class JobsPanel : public QWidget {
+    Q_OBJECT
+public:
+    JobsPanel(const ScenarioDocument& doc, const RunController& run, QWidget* parent = nullptr);
+    QTableWidget* table() const { return table_; }
+    /// The nodes a job runs on (from the scenario; empty for a job only the run knows).
+    std::vector<std::string> nodesOf(const QString& job) const;
+    void refresh();
+
+signals:
+    void jobSelected(const ct::app::EntityRef& ref);
+
+private:
+    const ScenarioDocument& doc_;
+    const RunController& run_;
+    QTableWidget* table_;
+    QLabel* note_;
+};
+
+} // namespace ct::app
