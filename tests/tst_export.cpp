@@ -4,6 +4,9 @@
 #include <clustertwin/importers/store.hpp>
 
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -262,6 +265,48 @@ private slots:
         QVERIFY2(coloured > samples / 200, qPrintable(QString("only %1 of %2 samples coloured").arg(coloured).arg(samples)));
         const QString keep = qEnvironmentVariable("CT_KEEP_REPORT_PNG");
         if (!keep.isEmpty()) shot.save(keep);
+    }
+
+    void videosOfARunAndOfATour() {
+        if (QStandardPaths::findExecutable("ffmpeg").isEmpty() || QStandardPaths::findExecutable("ffprobe").isEmpty())
+            QSKIP("ffmpeg is not installed (scripts/setup installs it)");
+        auto probe = [](const QString& file) {
+            QProcess p;
+            p.start("ffprobe", {"-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height,nb_read_frames",
+                                "-of", "csv=p=0", file});
+            p.waitForFinished(60000);
+            return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+        };
+        // A replay: 2 s at 6 fps over the whole run, H.264 and VP9.
+        Result r = cli({"export", scenario_, "--video", "--run", db_, "--seconds", "2s", "--fps", "6", "--size", "321x241", "-o", path("run.mp4")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(probe(path("run.mp4")), QString("h264,320,240,12"));  // even sizes for 4:2:0
+        r = cli({"export", scenario_, "--format", "video", "--run", db_, "--seconds", "1s", "--fps", "4", "--size", "320x240", "-o", path("run.webm")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(probe(path("run.webm")), QString("vp9,320,240,4"));
+        // A tour without a run: its steps' seconds at 2 fps.
+        const QString tour = QStringLiteral(CT_RESOURCE_DIR) + "/tours/how-a-gpu-cluster-is-built.json";
+        QFile tf(tour);
+        QVERIFY(tf.open(QIODevice::ReadOnly));
+        const QJsonObject t = QJsonDocument::fromJson(tf.readAll()).object();
+        int frames = 0;
+        for (const auto& st : t["steps"].toArray()) frames += static_cast<int>(std::lround(2 * st.toObject()["seconds"].toDouble()));
+        r = cli({"export", QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--video", "--tour", tour, "--fps", "2", "--size", "320x180",
+                 "-o", path("tour.mp4")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("How a GPU cluster is built"), qPrintable(r.err));
+        QCOMPARE(probe(path("tour.mp4")), QString("h264,320,180,%1").arg(frames));
+        // Not a video file, a tour that does not parse: usage errors, nothing written.
+        QCOMPARE(cli({"export", scenario_, "--video", "--run", db_, "-o", path("run.avi")}).code, 2);
+        const QString bad = path("bad-tour.json");
+        QFile bf(bad);
+        QVERIFY(bf.open(QIODevice::WriteOnly));
+        bf.write(R"({"title": "x", "scenario": "demo.json", "steps": [{"caption": "a", "camera": "sideways"}]})");
+        bf.close();
+        r = cli({"export", scenario_, "--video", "--tour", bad, "-o", path("bad.mp4")});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("/steps/0/camera"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(path("bad.mp4")));
     }
 
     void badRequestsAreUsageErrors() {

@@ -18,8 +18,9 @@ namespace ct::cli {
 
 namespace m = ct::model;
 
-const char* kExportHelp = R"(Usage: clustertwin-cli export SCENARIO --format vtk|gltf|html -o OUT [--run DB [--run-id N]] [--time T]
-                             [--metric M] [--every T] [--no-picture]
+const char* kExportHelp = R"(Usage: clustertwin-cli export SCENARIO --format vtk|gltf|html|video -o OUT [--run DB [--run-id N]] [--time T]
+                             [--metric M] [--every T] [--no-picture] [--tour FILE] [--seconds T] [--fps N]
+                             [--size WxH] [--view iso|top|aisle]
 
 Writes files other tools open:
   --format vtk    OUT is a directory (made if missing) for ParaView: hall.vtp, the racks and cooling units of
@@ -35,6 +36,11 @@ Writes files other tools open:
                   cannot be drawn), a floor plan coloured by rack inlet, the hottest inlet and PUE over time,
                   the checks (heat balance, ASHRAE, RCI, cooling units), the hottest racks and the alerts. One
                   self-contained file: open it in any browser, print it, mail it.
+  --format video  OUT.mp4 (H.264) or OUT.webm (VP9), encoded by ffmpeg (package ffmpeg): a run's replay
+                  (--run; --seconds of video over the whole run, 20s; the time in the caption), or a guided
+                  tour (--tour resources/tours/NAME.json: its steps, captions and camera moves; a tour that
+                  replays a run simulates it here first unless --run is given). --fps (25), --size (1280x720),
+                  --metric (inlet_c), --view (iso). --video is short for --format video.
 Values come from --run DB (--run-id picks a run, default the newest; --time T counted from its start).
 Times: 90s, 15m, 1h. -q/--quiet: no summary on stderr.
 Exit codes: 0 written, 1 runtime error (cannot write), 2 usage error or invalid input.
@@ -163,8 +169,8 @@ int cmdExport(const Args& a) {
     const std::string file = a.positional()[0];
     const std::string out = a.get("out");
     if (out.empty()) throw UsageError("export needs -o OUT");
-    const std::string format = a.get("format");
-    if (format != "vtk" && format != "gltf" && format != "html") throw UsageError("--format must be vtk, gltf or html");
+    const std::string format = a.flag("video") ? std::string("video") : a.get("format");
+    if (format != "vtk" && format != "gltf" && format != "html" && format != "video") throw UsageError("--format must be vtk, gltf, html or video");
     if (format == "html" && !a.has("run")) throw UsageError("--format html reports a run: give --run DB");
     if (out == "-") throw UsageError("export writes files: -o must name a path");
     m::ValidationReport rep = m::loadAndValidate(file);
@@ -173,6 +179,7 @@ int cmdExport(const Args& a) {
         std::cerr << file << ": " << m::countErrors(rep.diagnostics) << " error(s); fix them first (clustertwin-cli validate)\n";
         return 2;
     }
+    if (format == "video") return exportVideo(rep, a, out);
     const RunSource run = openRun(a);
     if (format == "vtk") return exportVtk(rep, run, a, out);
     if (format == "html") {

@@ -9,4 +9,14 @@ extern const char* kExportHelp;
 /// cannot be written.
 int cmdExport(const Args& a);
 
+}  // namespace ct::cli
+
+namespace ct::model {
+struct ValidationReport;
+}
+
+namespace ct::cli {
+/// --format video (export_video.cpp).
+int exportVideo(const model::ValidationReport& rep, const Args& a, const std::string& out);
+
 } // namespace ct::cli

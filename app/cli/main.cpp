@@ -57,7 +57,7 @@ Commands:
   from-netbox FILE...  a scenario from a NetBox inventory (REST API JSON; floor-plan plugin positions)
   to-netbox FILE       the scenario's racks and devices as NetBox bulk-import CSV
   render FILE          render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
-  export FILE          files other tools open: VTK XML for ParaView (hall, air field, time series), glTF 2.0, an HTML report
+  export FILE          files other tools open: VTK XML for ParaView (hall, air field, time series), glTF 2.0, an HTML report, a video
   backends             list the compute backends (CPU, CUDA) and whether they are usable
   help COMMAND         help for one command (or COMMAND -h)
 
@@ -371,7 +371,8 @@ const std::map<std::string, Command>& commands() {
                        "inrow-model", "rear-door", "pods", "halls", "gpus"}}},
         {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
                     {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
-        {"export", {ct::cli::cmdExport, {"help", "quiet", "no-picture"}, {"out", "format", "run", "run-id", "time", "metric", "every"}}},
+        {"export", {ct::cli::cmdExport, {"help", "quiet", "no-picture", "video"},
+                    {"out", "format", "run", "run-id", "time", "metric", "every", "tour", "seconds", "fps", "size", "view"}}},
         {"import", {ct::cli::cmdImport, {"json", "help", "quiet", "dcgm"},
                     {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz", "trace-start",
                      "prometheus", "query", "from", "to", "step"}}},

@@ -169,6 +169,17 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     hp->SetVerticalJustificationToTop();
     hint_actor->SetVisibility(0);
     ren->AddActor2D(hint_actor);
+    caption_actor->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+    caption_actor->SetPosition(0.5, 0.93);
+    vtkTextProperty* cp = caption_actor->GetTextProperty();
+    cp->SetFontSize(22);
+    cp->SetColor(1, 1, 1);
+    cp->SetBackgroundColor(0.04, 0.05, 0.07);
+    cp->SetBackgroundOpacity(0.8);
+    cp->SetJustificationToCentered();
+    cp->SetVerticalJustificationToTop();
+    caption_actor->SetVisibility(0);
+    ren->AddActor2D(caption_actor);
 
     win->AddRenderer(ren);
     full_multisamples = win->GetMultiSamples();

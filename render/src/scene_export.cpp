@@ -3,9 +3,13 @@
 
 #include <vtkActorCollection.h>
 #include <vtkGLTFExporter.h>
+#include <vtkImageData.h>
 #include <vtkProperty.h>
+#include <vtkWindowToImageFilter.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 namespace ct::render {
 
@@ -93,6 +97,50 @@ void Scene::exportGltf(const std::string& path) {
         std::filesystem::remove(tmp, ec);
         throw RenderError(path + ": cannot write the glTF file: " + ec.message());
     }
+}
+
+void Scene::setCaption(const std::string& text) {
+    // Wrapped at spaces to the window's width (22 pt type is ~12 px a character at the window's DPI).
+    const int* size = d_->win->GetSize();
+    const double px_per_char = 12.0 * d_->win->GetDPI() / 72.0;
+    const std::size_t per_line = static_cast<std::size_t>(std::max(20.0, 0.92 * size[0] / px_per_char));
+    std::string wrapped;
+    std::size_t line = 0;
+    std::istringstream words(text);
+    for (std::string w; words >> w;) {
+        if (line > 0 && line + 1 + w.size() > per_line) {
+            wrapped += '\n';
+            line = 0;
+        } else if (line > 0) {
+            wrapped += ' ';
+            ++line;
+        }
+        wrapped += w;
+        line += w.size();
+    }
+    d_->caption_actor->SetInput(wrapped.c_str());
+    d_->caption_actor->SetVisibility(!text.empty());
+}
+
+std::vector<unsigned char> Scene::grabRgb(int& width, int& height) {
+    d_->win->Render();
+    vtkNew<vtkWindowToImageFilter> grab;
+    grab->SetInput(d_->win);
+    grab->SetInputBufferTypeToRGB();
+    grab->ReadFrontBufferOff();
+    grab->Update();
+    vtkImageData* img = grab->GetOutput();
+    int dims[3];
+    img->GetDimensions(dims);
+    auto* px = static_cast<unsigned char*>(img->GetScalarPointer());
+    if (!px || dims[0] <= 0 || dims[1] <= 0 || img->GetNumberOfScalarComponents() != 3) throw RenderError("cannot read the rendered picture");
+    width = dims[0];
+    height = dims[1];
+    // VTK's rows run bottom-up; a video's top-down.
+    std::vector<unsigned char> out(static_cast<std::size_t>(width) * height * 3);
+    const std::size_t row = static_cast<std::size_t>(width) * 3;
+    for (int y = 0; y < height; ++y) std::copy_n(px + static_cast<std::size_t>(height - 1 - y) * row, row, out.data() + static_cast<std::size_t>(y) * row);
+    return out;
 }
 
 } // namespace ct::render

@@ -179,6 +179,7 @@ struct Scene::Impl {
 
     vtkNew<vtkActor2D> label_actor;
     vtkNew<vtkTextActor> hint_actor;  // top left: why the colours say nothing (no run yet, all equal)
+    vtkNew<vtkTextActor> caption_actor;  // bottom centre: a tour's or a video's caption
     std::string hint;
     bool show_hint = true;
     vtkNew<vtkOutlineSource> sel_box;

@@ -111,6 +111,10 @@ public:
     const std::string& hint() const;
     /// Whether the hint is drawn (the app: yes; clustertwin-cli render: no). The text is kept either way.
     void setShowHint(bool on);
+    /// A caption across the top centre in large type (tours, videos); "" hides it.
+    void setCaption(const std::string& text);
+    /// Renders and returns the picture as rows of RGB bytes, top row first (a video's frame). Throws RenderError.
+    std::vector<unsigned char> grabRgb(int& width, int& height);
     /// Renders and writes a PNG (atomically: temporary file, then rename). Throws RenderError.
     void savePng(const std::string& path);
     /// Writes what the view draws (floor, walls, racks and nodes in the current metric's colours, units, links,

@@ -1,0 +1,133 @@
+// clustertwin-cli export --format video: a recorded run or a guided tour as MP4 or WebM (render/video.hpp).
+#include "export.hpp"
+
+#include <clustertwin/importers/recorder.hpp>
+#include <clustertwin/model/data_paths.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/render/video.hpp>
+#include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/engine.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+namespace ct::cli {
+
+namespace m = ct::model;
+
+namespace {
+
+/// The tour's run, simulated here with the quick air model into a temporary store (fields every 30 s).
+std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double seconds, importers::TelemetryStore& store, bool quiet) {
+    sim::EngineOptions eo;
+    eo.air = "quick";
+    sim::Engine e(s, c, eo);
+    importers::RunRecorder rec(store, s, c, "tour", R"({"air":"quick"})");
+    double next_record = 0, next_field = 0;
+    while (e.timeS() < seconds - 1e-9) {
+        const bool field = e.timeS() + eo.step_s + 1e-9 >= next_field;
+        const m::Frame& f = e.step(field);
+        rec.collectAlerts(f);
+        if (f.time_s + 1e-9 >= next_record) {
+            rec.record(f);
+            next_record = f.time_s + 10;
+        }
+        if (field && f.air) {
+            store.writeAirField(rec.run(), f.time_s, *f.air);
+            next_field = f.time_s + 30;
+        }
+    }
+    rec.record(e.frame());
+    rec.finish(e.timeS());
+    if (!quiet) std::cerr << "simulated " << m::formatDuration(seconds) << " for the tour (quick air)\n";
+    return rec.run();
+}
+
+} // namespace
+
+int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string& out) {
+    const std::string ext = std::filesystem::path(out).extension().string();
+    if (ext != ".mp4" && ext != ".webm") throw UsageError("a video is written as .mp4 (H.264) or .webm (VP9), not '" + out + "'");
+    render::VideoOptions vo;
+    const std::string size = a.get("size", "1280x720");
+    char tail = 0;
+    if (std::sscanf(size.c_str(), "%dx%d%c", &vo.width, &vo.height, &tail) != 2 || vo.width < 16 || vo.height < 16 || vo.width > 3840 ||
+        vo.height > 2160)
+        throw UsageError("--size expects WxH within 16..3840 x 16..2160, got '" + size + "'");
+    vo.fps = a.getInt("fps", 25);
+    if (vo.fps < 1 || vo.fps > 120) throw UsageError("--fps must be within 1..120");
+    try {
+        vo.seconds = m::parseDurationS(a.get("seconds", "20s"));
+    } catch (const m::ModelError& e) {
+        throw UsageError(std::string("--seconds: ") + e.what());
+    }
+    vo.metric = a.get("metric", "inlet_c");
+    vo.view = a.get("view", "iso");
+    if (vo.view != "iso" && vo.view != "top" && vo.view != "aisle") throw UsageError("--view must be iso, top or aisle");
+    try {
+        render::metricInfo(vo.metric);
+    } catch (const render::RenderError& e) {
+        throw UsageError(std::string("--metric: ") + e.what());
+    }
+    const bool quiet = a.flag("quiet");
+    std::optional<render::Tour> tour;
+    if (a.has("tour")) tour = render::loadTour(a.get("tour"), m::resourceDir() + "/scenarios");
+    std::optional<importers::TelemetryStore> store;
+    std::int64_t run = 0;
+    std::string tmp_db;
+    if (a.has("run")) {
+        const std::string db = a.get("run");
+        if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
+        store.emplace(importers::TelemetryStore::open(db, importers::TelemetryStore::Mode::Existing));
+        const auto runs = store->runs();
+        if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
+        run = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
+    } else if (tour && tour->simulate_s) {
+        tmp_db = (std::filesystem::temp_directory_path() / ("clustertwin-tour-" + std::to_string(::getpid()) + ".sqlite")).string();
+        store.emplace(importers::TelemetryStore::open(tmp_db));
+        run = simulateForTour(rep.scenario, rep.catalog, *tour->simulate_s, *store, quiet);
+    } else if (!tour) {
+        throw UsageError("--format video records a run (--run DB) or a tour (--tour FILE)");
+    }
+    std::vector<m::FabricLink> links;
+    try {
+        links = sim::net::fabricLinks(rep.scenario, rep.catalog);
+    } catch (const sim::SimError&) {
+    }
+    vo.title = rep.scenario.name.empty() ? rep.scenario.id : rep.scenario.name;
+    int last = -1;
+    auto progress = [&](double f) {
+        const int pct = static_cast<int>(f * 100);
+        if (!quiet && pct / 10 != last / 10) std::cerr << "frames " << pct << " %\n";
+        last = pct;
+        return true;
+    };
+    render::VideoSummary sum;
+    try {
+        sum = render::writeVideo(rep.scenario, rep.catalog, std::move(links), store ? &*store : nullptr, run, tour ? &*tour : nullptr, out, vo, progress);
+    } catch (...) {
+        std::error_code ec;
+        if (!tmp_db.empty()) std::filesystem::remove(tmp_db, ec);
+        throw;
+    }
+    if (!tmp_db.empty()) {
+        store.reset();
+        std::error_code ec;
+        std::filesystem::remove(tmp_db, ec);
+        std::filesystem::remove(tmp_db + "-wal", ec);
+        std::filesystem::remove(tmp_db + "-shm", ec);
+    }
+    if (!quiet)
+        std::cerr << out << ": written (" << sum.frames << " frames, " << sum.width << "x" << sum.height << ", " << vo.fps << " fps, "
+                  << m::formatDuration(sum.seconds) << (tour ? ", tour \"" + tour->title + "\"" : std::string()) << ")\n";
+    return 0;
+}
+
+} // namespace ct::cli
