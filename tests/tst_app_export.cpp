@@ -16,6 +16,8 @@
 #include <QComboBox>
 #include <QApplication>
 #include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -42,6 +44,7 @@ private slots:
         qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
         qputenv("XDG_DATA_HOME", dir_.filePath("data").toUtf8());
         QApplication::setOrganizationName("ClusterTwinExportTests");
+        qputenv("CT_CLI", CT_CLI_PATH);  // the test program is not beside the app
         w_ = std::make_unique<MainWindow>();
         w_->setRunsFolder(dir_.filePath("runs"));
         w_->show();
@@ -56,8 +59,8 @@ private slots:
                 for (QAction* b : a->menu()->actions())
                     if (b->menu() && b->text().contains("other"))
                         for (QAction* c : b->menu()->actions()) found << c->text().remove('&');
-        QCOMPARE(found.size(), 3);
-        QVERIFY(found[0].contains("ParaView") && found[1].contains("glTF") && found[2].contains("report"));
+        QCOMPARE(found.size(), 4);
+        QVERIFY(found[0].contains("ParaView") && found[1].contains("glTF") && found[2].contains("report") && found[3].contains("video"));
     }
 
     void withoutARunTheDesignExportsAndTheReportSaysWhy() {
@@ -108,6 +111,14 @@ private slots:
         const QString text = QString::fromUtf8(r.readAll());
         QVERIFY(text.contains("<svg") && text.contains("Checks") && text.contains("Hottest racks"));
         QVERIFY2(note.isEmpty() == text.contains("data:image/png;base64,"), qPrintable(note));
+
+        // A video of the replay, made by clustertwin-cli in a child process.
+        if (!QStandardPaths::findExecutable("ffmpeg").isEmpty()) {
+            QVERIFY2(!cliPath().isEmpty(), "clustertwin-cli is not found beside the app");
+            const QString mp4 = dir_.filePath("replay.mp4");
+            QVERIFY2(exportVideo(*w_, mp4, 2, &error), qPrintable(error));
+            QVERIFY(QFileInfo(mp4).size() > 1000);
+        }
     }
 
     void theJobsDockListsJobsAndLightsUpTheirNodes() {

@@ -6,11 +6,18 @@
 #include "view3d.hpp"
 
 #include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/render/export.hpp>
 #include <clustertwin/render/report.hpp>
 #include <clustertwin/render/scene.hpp>
 
 #include <QApplication>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryFile>
 #include <QDir>
 #include <QFileDialog>
 #include <QEventLoop>
@@ -150,6 +157,85 @@ bool exportReport(MainWindow& w, const QString& path, QString* error, QString* n
     }
     w.statusBar()->showMessage(QObject::tr("Wrote the report %1").arg(path), 8000);
     return true;
+}
+
+QString cliPath() {
+    const QString given = qEnvironmentVariable("CT_CLI");  // a test, or a program installed elsewhere
+    if (!given.isEmpty() && QFileInfo(given).isExecutable()) return given;
+    const QDir here(QCoreApplication::applicationDirPath());
+    for (const QString& p : {here.filePath("clustertwin-cli"), here.filePath("../clustertwin-cli")})
+        if (QFileInfo(p).isExecutable()) return QFileInfo(p).canonicalFilePath();
+    return QStandardPaths::findExecutable("clustertwin-cli");
+}
+
+bool exportVideo(MainWindow& w, const QString& path, double seconds, QString* error) {
+    RunController* run = w.run();
+    if (!run->hasRun()) {
+        if (error) *error = QObject::tr("A video replays a run: simulate (F5) or open a run database first.");
+        return false;
+    }
+    const QString cli = cliPath();
+    if (cli.isEmpty()) {
+        if (error) *error = QObject::tr("clustertwin-cli, which makes the video, is not beside the app or on the PATH.");
+        return false;
+    }
+    // The scenario as it is open (edits included) goes to the child process as a file.
+    QTemporaryFile scenario(QDir::temp().filePath("clustertwin-video-XXXXXX.json"));
+    if (!scenario.open()) {
+        if (error) *error = scenario.errorString();
+        return false;
+    }
+    scenario.close();
+    try {
+        model::saveScenarioFile(w.document().scenario(), local(scenario.fileName()));
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    QProcess p;
+    p.start(cli, {"export", scenario.fileName(), "--video", "--run", run->databasePath(), "--run-id", QString::number(run->replay()->info().id),
+                  "--seconds", QString::number(seconds) + "s", "-o", path});
+    QProgressDialog progress(QObject::tr("Rendering the video…"), QObject::tr("Cancel"), 0, 100, &w);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300);
+    QString log;
+    const QRegularExpression pct(R"(frames (\d+) %)");
+    QObject::connect(&p, &QProcess::readyReadStandardError, &progress, [&] {
+        const QString chunk = QString::fromUtf8(p.readAllStandardError());
+        log += chunk;
+        for (auto it = pct.globalMatch(chunk); it.hasNext();) progress.setValue(it.next().captured(1).toInt());
+    });
+    QEventLoop loop;
+    QObject::connect(&p, &QProcess::finished, &loop, &QEventLoop::quit);
+    QObject::connect(&progress, &QProgressDialog::canceled, &loop, [&] {
+        p.kill();
+        loop.quit();
+    });
+    if (p.state() != QProcess::NotRunning) loop.exec();
+    p.waitForFinished(5000);
+    progress.setValue(100);
+    if (progress.wasCanceled()) {
+        if (error) *error = QObject::tr("Cancelled: no video written.");
+        return false;
+    }
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        log += QString::fromUtf8(p.readAllStandardError());
+        if (error) *error = QObject::tr("The video could not be made:\n%1").arg(log.trimmed().right(1500));
+        return false;
+    }
+    w.statusBar()->showMessage(QObject::tr("Wrote the video %1").arg(path), 8000);
+    return true;
+}
+
+void exportVideoDialog(MainWindow& w) {
+    if (!w.run()->hasRun()) {
+        QMessageBox::information(&w, QObject::tr("Export video"), QObject::tr("A video replays a run: simulate (F5) or open a run database first."));
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(&w, QObject::tr("Replay as video"), "replay.mp4", QObject::tr("Video (*.mp4 *.webm)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!exportVideo(w, path, 20, &error)) QMessageBox::warning(&w, QObject::tr("Export video"), error);
 }
 
 void exportVtkDialog(MainWindow& w) {

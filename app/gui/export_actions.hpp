@@ -19,9 +19,16 @@ bool exportGltf(MainWindow& w, const QString& path, QString* error = nullptr);
 /// written; `note` says what the report had to leave out (the 3D picture).
 bool exportReport(MainWindow& w, const QString& path, QString* error = nullptr, QString* note = nullptr);
 
+/// The shown run's replay as a video (.mp4 or .webm, `seconds` long), made by clustertwin-cli export --video in
+/// a child process behind a progress dialog that can cancel (rendering stays off the GUI thread).
+bool exportVideo(MainWindow& w, const QString& path, double seconds = 20, QString* error = nullptr);
+/// $CT_CLI, else clustertwin-cli beside the app (installed, or in the build tree), else on $PATH; "" when none.
+QString cliPath();
+
 /// The File > Export dialogs (file choosers, then the calls above, errors in a message box).
 void exportVtkDialog(MainWindow& w);
 void exportGltfDialog(MainWindow& w);
 void exportReportDialog(MainWindow& w);
+void exportVideoDialog(MainWindow& w);
 
 } // namespace ct::app

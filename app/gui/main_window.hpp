@@ -37,6 +37,7 @@ class FloorPlanView;
 class View3D;
 class CompareView;
 class JobsPanel;
+class TourPlayer;
 class RunController;
 class Timeline;
 class ValuesPanel;
@@ -106,6 +107,8 @@ public:
     /// The Compare tab: baseline and what-if side by side (enabled once a what-if has run).
     CompareView* compareView() const { return compare_view_; }
     JobsPanel* jobs() const { return jobs_; }
+    /// Help > Guided tours plays through this.
+    TourPlayer* tours() const { return tour_; }
     QTabWidget* centralTabs() const { return tabs_; }
     RunController* run() const { return run_; }
     Timeline* timeline() const { return timeline_; }
@@ -173,6 +176,7 @@ private:
     View3D* view3d_;
     CompareView* compare_view_;
     JobsPanel* jobs_ = nullptr;
+    TourPlayer* tour_ = nullptr;
     QTabWidget* tabs_;
     Timeline* timeline_;
     ValuesPanel* values_;

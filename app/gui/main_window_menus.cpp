@@ -1,6 +1,7 @@
 // MainWindow's menus: File, Edit, View, Analysis, Simulation, Help (main_window.hpp).
 #include "main_window.hpp"
 #include "export_actions.hpp"
+#include "tour_player.hpp"
 #include "checks_panel.hpp"
 #include "inventory_import.hpp"
 #include "document_guard.hpp"
@@ -86,10 +87,17 @@ void MainWindow::buildMenus() {
     exp->addAction(tr("For &ParaView (VTK: hall, air field, time series)…"), this, [this] { exportVtkDialog(*this); });
     exp->addAction(tr("Hall as &glTF 2.0…"), this, [this] { exportGltfDialog(*this); });
     exp->addAction(tr("Run &report (HTML)…"), this, [this] { exportReportDialog(*this); });
+    exp->addAction(tr("Replay as &video (MP4, WebM)…"), this, [this] { exportVideoDialog(*this); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
     edits_->populate(menuBar()->addMenu(tr("&Edit")));
     view_menu_ = menuBar()->addMenu(tr("&View"));
+    QAction* present = view_menu_->addAction(tr("&Presentation mode"), this, [this] { setPresentationMode(*this, !presentationMode(*this)); });
+    present->setObjectName("actionPresentation");
+    present->setShortcut(QKeySequence(Qt::Key_F11));
+    present->setShortcutContext(Qt::ApplicationShortcut);
+    addAction(present);  // still reachable with the menu bar hidden
+    view_menu_->addSeparator();
     QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
     analysis->addAction(tr("&Impact if the selection fails"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
         QString error;
@@ -120,7 +128,10 @@ void MainWindow::buildMenus() {
     compare_action_->setCheckable(true);
     compare_action_->setEnabled(false);
     connect(compare_action_, &QAction::toggled, this, &MainWindow::setCompareWithBaseline);
-    populateHelpMenu(menuBar()->addMenu(tr("&Help")), this);
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    tour_ = new TourPlayer(*this);
+    populateToursMenu(help->addMenu(tr("Guided &tours")), *tour_);
+    populateHelpMenu(help, this);
 }
 
 } // namespace ct::app

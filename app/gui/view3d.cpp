@@ -187,7 +187,13 @@ void View3D::setSceneSize() {
     if (!scene_) return;
     const double r = devicePixelRatioF();
     scene_->setSize(static_cast<int>(std::lround(width() * r)), static_cast<int>(std::lround(height() * r)));
-    scene_->setPixelRatio(r);  // text as large as at ratio 1
+    scene_->setPixelRatio(r * text_scale_);  // text as large as at ratio 1 (times the presentation's scale)
+}
+
+void View3D::setTextScale(double k) {
+    text_scale_ = k;
+    setSceneSize();
+    update();
 }
 
 void View3D::resizeEvent(QResizeEvent* e) {

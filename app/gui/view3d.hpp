@@ -42,6 +42,8 @@ public:
     bool saveScreenshot(const QString& path, QString* error = nullptr);
     /// Redraws now (tests, screenshots).
     void renderNow();
+    /// Text, lines and colour bars this much larger than usual (presentation mode: 1.8).
+    void setTextScale(double k);
 
     QPaintEngine* paintEngine() const override;
 
@@ -78,6 +80,7 @@ private:
     bool dragged_ = false;
     bool window_set_ = false;
     bool keep_camera_ = false;
+    double text_scale_ = 1;
     QString drag_id_;                 ///< what a Shift+drag moves ("" = the camera turns)
     double drag_x0_ = 0, drag_y0_ = 0;
 };
