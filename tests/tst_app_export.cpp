@@ -2,6 +2,7 @@
 // run, with the same writers as clustertwin-cli export (whose files tst_export reads back in detail).
 #include "charts_panel.hpp"
 #include "export_actions.hpp"
+#include "fabric_panel.hpp"
 #include "floor_plan_view.hpp"
 #include "jobs_panel.hpp"
 #include "run_dialog.hpp"
@@ -168,6 +169,30 @@ private slots:
         // Selected: the Charts dock shows its step time over the run.
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(t->item(row, 0)).center());
         QVERIFY(w_->charts()->metricBox()->findData("step_time_s") >= 0);
+
+        // The fabric it loads: leaf–spine utilization as a matrix; a cell selects its link.
+        QTableWidget* m = w_->fabric()->matrix();
+        QVERIFY2(m->rowCount() > 0 && m->columnCount() > 0, "no leaf-spine links in the matrix");
+        QVERIFY(m->verticalHeaderItem(0)->text().startsWith("leaf") && m->horizontalHeaderItem(0)->text().startsWith("spine"));
+        QTableWidgetItem* hot = nullptr;
+        for (int i = 0; i < m->rowCount(); ++i)
+            for (int k = 0; k < m->columnCount(); ++k)
+                if (!m->item(i, k)->data(Qt::UserRole).toString().isEmpty()) hot = m->item(i, k);
+        QVERIFY(hot);
+        QTest::mouseClick(m->viewport(), Qt::LeftButton, {}, m->visualItemRect(hot).center());
+        QCOMPARE(w_->selection().kind, QString("link"));
+        QVERIFY(w_->selection().id.contains("<->"));
+        // A link can be picked in the 3D view: somewhere on the picture a link is nearest, the background far
+        // from everything picks none.
+        if (auto* sc = w_->view3d()->scene()) {
+            w_->view3d()->renderNow();
+            int found = 0;
+            for (int y = 0; y < w_->view3d()->height(); y += 6)
+                for (int x = 0; x < w_->view3d()->width(); x += 6)
+                    for (const auto& id : sc->pickLink(x, y, 3)) found += id.find("<->") != std::string::npos;
+            QVERIFY2(found > 0, "no link is pickable anywhere");
+            QVERIFY(sc->pickLink(1, 1, 3).empty());
+        }
     }
 
     void theFloorPlanColoursRacksByTheMetric() {

@@ -1,6 +1,7 @@
 #include "main_window.hpp"
 #include "compare_view.hpp"
 #include "jobs_panel.hpp"
+#include "fabric_panel.hpp"
 
 #include "checks_panel.hpp"
 #include "inventory_import.hpp"
@@ -116,9 +117,12 @@ MainWindow::MainWindow(QWidget* parent)
     QDockWidget* checks_dock = dock(this, tr("Checks"), "checksDock", checks_, Qt::BottomDockWidgetArea);
     jobs_ = new JobsPanel(*doc_, *run_);
     QDockWidget* jobs_dock = dock(this, tr("Jobs"), "jobsDock", jobs_, Qt::BottomDockWidgetArea);
+    fabric_ = new FabricPanel(*run_);
+    QDockWidget* fabric_dock = dock(this, tr("Fabric"), "fabricDock", fabric_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(charts_dock, alerts_dock);
     tabifyDockWidget(alerts_dock, checks_dock);
     tabifyDockWidget(checks_dock, jobs_dock);
+    tabifyDockWidget(jobs_dock, fabric_dock);
     charts_dock->raise();
 
     progress_ = new QProgressBar;
@@ -192,7 +196,7 @@ MainWindow::MainWindow(QWidget* parent)
     autosave_->start();
     telemetry_ = new TelemetryControl(this, *doc_, *run_, [this](const QString& path) { return openScenario(path); }, [this] { return runsFolder(); });
     buildMenus();
-    for (auto* d : {tree_dock, props_dock, charts_dock, alerts_dock, checks_dock}) view_menu_->addAction(d->toggleViewAction());
+    for (auto* d : {tree_dock, props_dock, charts_dock, alerts_dock, checks_dock, jobs_dock, fabric_dock}) view_menu_->addAction(d->toggleViewAction());
     buildSceneToolbar();
 
     // A pick in the tree also shows it: the camera frames racks, nodes, GPUs and units; an event moves the
@@ -206,6 +210,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(plan_, &FloorPlanView::entitySelected, this, &MainWindow::select);
     connect(view3d_, &View3D::entitySelected, this, &MainWindow::select);
     connect(compare_view_, &CompareView::entitySelected, this, &MainWindow::select);
+    connect(fabric_, &FabricPanel::linkSelected, this, &MainWindow::select);
     connect(jobs_, &JobsPanel::jobSelected, this, [this](const EntityRef& ref) {
         select(ref);
         if (auto* sc = view3d_->scene()) sc->setHighlighted(jobs_->nodesOf(ref.id));  // its nodes light up

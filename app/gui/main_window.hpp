@@ -38,6 +38,7 @@ class View3D;
 class CompareView;
 class JobsPanel;
 class TourPlayer;
+class FabricPanel;
 class RunController;
 class Timeline;
 class ValuesPanel;
@@ -107,6 +108,7 @@ public:
     /// The Compare tab: baseline and what-if side by side (enabled once a what-if has run).
     CompareView* compareView() const { return compare_view_; }
     JobsPanel* jobs() const { return jobs_; }
+    FabricPanel* fabric() const { return fabric_; }
     /// Help > Guided tours plays through this.
     TourPlayer* tours() const { return tour_; }
     QTabWidget* centralTabs() const { return tabs_; }
@@ -177,6 +179,7 @@ private:
     CompareView* compare_view_;
     JobsPanel* jobs_ = nullptr;
     TourPlayer* tour_ = nullptr;
+    FabricPanel* fabric_ = nullptr;
     QTabWidget* tabs_;
     Timeline* timeline_;
     ValuesPanel* values_;

@@ -168,6 +168,14 @@ Props describe(const ScenarioDocument& doc, const EntityRef& ref) {
             p.insert(p.end(), {{"name", s(j.name)}, {"kind", s(j.kind)}, {"nodes", QString::number(j.nodes.size())},
                                {"start", QString("%1 s").arg(j.start_s)}, {"end", j.end_s ? QString("%1 s").arg(*j.end_s) : "open"},
                                {"utilization", QString::number(j.utilization)}});
+    if (ref.kind == "link") {  // picked in the 3D view: "a<->b"
+        const auto sep = id.find("<->");
+        const bool nvlink = id.find("nvsw") != std::string::npos;
+        p.insert(p.end(), {{"end A", s(id.substr(0, sep))},
+                           {"end B", sep == std::string::npos ? QString() : s(id.substr(sep + 3))},
+                           {"link speed", nvlink ? QString("NVLink (the server's)") : QString("%1 Gb/s").arg(sc.network.link_speed_gbps)},
+                           {"utilization", "below, and over the run in the Charts dock (recorded for the 50 busiest links)"}});
+    }
     if (ref.kind == "event") {
         const auto i = ref.id.toULongLong();
         if (i < sc.events.size()) {

@@ -254,7 +254,11 @@ void View3D::mouseReleaseEvent(QMouseEvent* e) {
     // A click (not a drag) picks what is under the cursor.
     if (e->button() == Qt::LeftButton && !dragged_) {
         const EntityRef ref = doc_.refOf(QString::fromStdString(scene_->pick(p.x(), p.y())));
-        if (ref.isValid()) emit entitySelected(ref);
+        if (ref.isValid()) {
+            emit entitySelected(ref);
+        } else if (const auto links = scene_->pickLink(p.x(), p.y(), 6 * devicePixelRatioF()); !links.empty()) {
+            emit entitySelected({"link", QString::fromStdString(links.front())});  // a bundle: its first link
+        }
     }
     update();
 }

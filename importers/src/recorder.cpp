@@ -109,7 +109,16 @@ void RunRecorder::record(const model::Frame& f) {
         put(j.id, "mfu", "ratio", t, j.mfu);
         put(j.id, "utilization", "ratio", t, j.utilization);
     }
-    for (std::size_t i = 0; i < f.links.size() && i < 50; ++i) put(f.links[i].id, "utilization", "ratio", t, f.links[i].utilization);
+    // The 50 busiest links, and the switch-to-switch ones (leaf–spine and up, for the Fabric dock's matrix) up
+    // to 2,000 of them, busiest first; GPU links are named by their host ("n0001/gpu0<->leaf0").
+    std::size_t fabric = 0;
+    for (std::size_t i = 0; i < f.links.size(); ++i) {
+        const std::string& id = f.links[i].id;
+        const bool switches = id.find('/') == std::string::npos && id.find("nvsw") == std::string::npos;
+        if (i < 50 || (switches && fabric < 2000)) put(id, "utilization", "ratio", t, f.links[i].utilization);
+        fabric += switches ? 1 : 0;
+        if (i >= 50 && fabric >= 2000) break;
+    }
     put(site, "it_power_w", "W", t, f.it_power_w);
     put(site, "facility_power_w", "W", t, f.facility_power_w);
     put(site, "cooling_power_w", "W", t, f.cooling_power_w);

@@ -147,6 +147,38 @@ bool Scene::floorPoint(int x, int y, double& x_m, double& y_m) const {
     return true;
 }
 
+std::vector<std::string> Scene::pickLink(int x, int y, double tolerance_px) const {
+    // The drawn link (or bundle) nearest the pixel within the tolerance, measured on screen.
+    if (!d_->ov.links || d_->lines.empty()) return {};
+    vtkRenderer* ren = d_->ren;
+    const int* size = d_->win->GetSize();
+    auto toScreen = [&](int point, double& sx, double& sy) {
+        double w[3];
+        d_->link_points->GetPoint(point, w);
+        ren->SetWorldPoint(w[0], w[1], w[2], 1);
+        ren->WorldToDisplay();
+        double p[3];
+        ren->GetDisplayPoint(p);
+        sx = p[0];
+        sy = size[1] - 1 - p[1];
+    };
+    double best = tolerance_px;
+    const Impl::Line* hit = nullptr;
+    for (const auto& l : d_->lines) {
+        double ax, ay, bx, by;
+        toScreen(l.a_end, ax, ay);
+        toScreen(l.b_end, bx, by);
+        const double dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+        const double t = len2 > 0 ? std::clamp(((x - ax) * dx + (y - ay) * dy) / len2, 0.0, 1.0) : 0.0;
+        const double d = std::hypot(ax + t * dx - x, ay + t * dy - y);
+        if (d < best) {
+            best = d;
+            hit = &l;
+        }
+    }
+    return hit ? hit->ids : std::vector<std::string>{};
+}
+
 bool Scene::project(const std::string& id, int& x, int& y, bool top) const {
     double lo[3], hi[3];
     if (!d_->boundsOf(id, lo, hi)) return false;

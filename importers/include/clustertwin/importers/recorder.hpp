@@ -26,8 +26,8 @@ public:
     RunRecorder& operator=(const RunRecorder&) = delete;
 
     std::int64_t run() const { return run_; }
-    /// Buffers the frame's values (per GPU, node, rack, unit, CDU, PDU, UPS, job, the 50 busiest links and
-    /// site totals); writes in large batches.
+    /// Buffers the frame's values (per GPU, node, rack, unit, CDU, PDU, UPS, job, the 50 busiest links, up to
+    /// 2,000 switch-to-switch links and site totals); writes in large batches.
     void record(const model::Frame& f);
     /// Keeps the frame's alerts and timeline events for the run's event list.
     void collectAlerts(const model::Frame& f);

@@ -94,6 +94,9 @@ public:
 
     /// The entity under a pixel (origin top-left): node, rack, cooling unit or CDU id; "" for none.
     std::string pick(int x, int y) const;
+    /// The fabric links drawn nearest a pixel, within `tolerance_px` on screen: one id, or every link of a
+    /// bundle (links between the same racks drawn as one line); empty when none is that close or links are off.
+    std::vector<std::string> pickLink(int x, int y, double tolerance_px = 6) const;
     /// Where a pixel's ray meets the floor (z = 0); false when it does not (looking up or sideways).
     bool floorPoint(int x, int y, double& x_m, double& y_m) const;
     /// The pixel where an entity's centre (or the top of a rack) is drawn; false when unknown.
