@@ -159,6 +159,7 @@ ChartsPanel::ChartsPanel(const RunController& run, QWidget* parent) : QWidget(pa
     chart->addAxis(y_, Qt::AlignLeft);
     chart->addAxis(y2_, Qt::AlignRight);
     y2_->hide();
+    empty_ = new QLineSeries(this);
     cursor_ = new QLineSeries;
     cursor_->setColor(QColor(220, 60, 50));
     chart->addSeries(cursor_);
@@ -189,10 +190,9 @@ ChartsPanel::ChartsPanel(const RunController& run, QWidget* parent) : QWidget(pa
 ChartsPanel::~ChartsPanel() = default;
 
 QLineSeries* ChartsPanel::series() const {
-    static QLineSeries empty;  // before any series: an empty one, so callers can ask for count()
     for (const auto& c : curves_)
         if (!c->pinned) return c->line;
-    return &empty;
+    return empty_;  // no live series: an empty one, so callers can ask for count()
 }
 
 void ChartsPanel::setEntity(const EntityRef& ref) {
@@ -519,78 +519,6 @@ int ChartsPanel::eventMarkCount() const { return event_marks_; }
 int ChartsPanel::drawnPoints(int series) const {
     if (series < 0 || series >= static_cast<int>(curves_.size()) || !curves_[static_cast<std::size_t>(series)]->line) return 0;
     return static_cast<int>(curves_[static_cast<std::size_t>(series)]->line->count());
-}
-
-bool ChartsPanel::eventFilter(QObject* watched, QEvent* e) {
-    if (watched != view_->viewport()) return QWidget::eventFilter(watched, e);
-    QChart* chart = view_->chart();
-    switch (e->type()) {
-    case QEvent::MouseMove: {
-        auto* me = static_cast<QMouseEvent*>(e);
-        const QPointF v = chart->mapToValue(chart->mapFromScene(view_->mapToScene(me->position().toPoint())), cursor_);
-        if (panning_) {
-            const double dx = pan_from_x_ - v.x();
-            zoomed_ = true;
-            x_->setRange(x_->min() + dx, x_->max() + dx);
-            return true;
-        }
-        if (chart->plotArea().contains(chart->mapFromScene(view_->mapToScene(me->position().toPoint()))))
-            QToolTip::showText(me->globalPosition().toPoint(), readoutAt(v.x() * time_unit_s_), view_);
-        else
-            QToolTip::hideText();
-        break;
-    }
-    case QEvent::MouseButtonPress: {
-        auto* me = static_cast<QMouseEvent*>(e);
-        if (me->button() == Qt::MiddleButton) {
-            panning_ = true;
-            pan_from_x_ = chart->mapToValue(chart->mapFromScene(view_->mapToScene(me->position().toPoint())), cursor_).x();
-            return true;
-        }
-        break;
-    }
-    case QEvent::MouseButtonRelease:
-        if (panning_) {
-            panning_ = false;
-            return true;
-        }
-        zoomed_ = true;  // the rubber band may have zoomed
-        break;
-    case QEvent::MouseButtonDblClick:
-        resetZoom();
-        return true;
-    case QEvent::Wheel: {
-        auto* we = static_cast<QWheelEvent*>(e);
-        const double at = chart->mapToValue(chart->mapFromScene(view_->mapToScene(we->position().toPoint())), cursor_).x();
-        const double k = std::pow(0.8, we->angleDelta().y() / 120.0);
-        zoomed_ = true;
-        x_->setRange(at - (at - x_->min()) * k, at + (x_->max() - at) * k);
-        return true;
-    }
-    default:
-        break;
-    }
-    return QWidget::eventFilter(watched, e);
-}
-
-void ChartsPanel::dragEnterEvent(QDragEnterEvent* e) {
-    if (e->mimeData()->hasFormat(ScenarioTree::kEntityMime) && run_.replay()) e->acceptProposedAction();
-}
-
-void ChartsPanel::dropEvent(QDropEvent* e) {
-    const QStringList ids = QString::fromUtf8(e->mimeData()->data(ScenarioTree::kEntityMime)).split('\n', Qt::SkipEmptyParts);
-    QString why;
-    for (const QString& id : ids)
-        if (!addSeries(id, {}, &why)) QToolTip::showText(mapToGlobal(e->position().toPoint()), why, this);
-    e->acceptProposedAction();
-}
-
-bool ChartsPanel::savePng(const QString& path, QString* error) {
-    if (!view_->grab().save(path, "PNG")) {
-        if (error) *error = tr("Could not write %1").arg(path);
-        return false;
-    }
-    return true;
 }
 
 bool ChartsPanel::saveCsv(const QString& path, QString* error) {

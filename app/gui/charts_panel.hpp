@@ -89,6 +89,7 @@ private:
     QValueAxis* y_;
     QValueAxis* y2_;
     QLineSeries* cursor_;
+    QLineSeries* empty_;
     std::vector<std::unique_ptr<Curve>> curves_;  ///< live first (when there is one), then pinned
     std::vector<QLineSeries*> decorations_;       ///< limit lines and event marks
     std::vector<double> limits_;
