@@ -134,6 +134,17 @@ private slots:
         QCOMPARE(w_->selection().kind, QString("job"));
         QCOMPARE(w_->selection().id, QString("job1"));
         if (auto* sc = w_->view3d()->scene()) QCOMPARE(sc->highlighted().size(), std::size_t(40));
+        // Its busiest links: those with an end on its nodes, busiest first (a frame made up here: job1 runs no
+        // fabric traffic of its own).
+        ct::model::Frame f;
+        f.links = {{"n0001/gpu0<->leaf0", "infiniband", 0.9, false}, {"n0099/gpu0<->leaf1", "infiniband", 0.8, false},
+                   {"leaf0<->spine0", "infiniband", 0.7, false}, {"leaf2<->n0002/gpu3", "infiniband", 0.5, false}};
+        const auto busy = w_->jobs()->busiestLinks("job1", f);
+        QCOMPARE(busy, (std::vector<std::string>{"n0001/gpu0<->leaf0", "leaf2<->n0002/gpu3"}));
+        if (auto* sc = w_->view3d()->scene()) {
+            QCOMPARE(sc->setHighlightedLinks({"no<->such"}), std::size_t(0));
+            QCOMPARE(sc->setHighlightedLinks({}), std::size_t(0));
+        }
     }
 
     void aTrainingJobShowsItsStepTimeMfuAndCommunication() {
@@ -182,6 +193,10 @@ private slots:
         QTest::mouseClick(m->viewport(), Qt::LeftButton, {}, m->visualItemRect(hot).center());
         QCOMPARE(w_->selection().kind, QString("link"));
         QVERIFY(w_->selection().id.contains("<->"));
+        if (auto* sc = w_->view3d()->scene()) {  // the 3D view can light it up (a job's busiest links are shown so)
+            QVERIFY(sc->setHighlightedLinks({w_->selection().id.toStdString()}) >= 1);
+            sc->setHighlightedLinks({});
+        }
         // A link can be picked in the 3D view: somewhere on the picture a link is nearest, the background far
         // from everything picks none.
         if (auto* sc = w_->view3d()->scene()) {

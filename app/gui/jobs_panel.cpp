@@ -48,6 +48,20 @@ std::vector<std::string> JobsPanel::nodesOf(const QString& job) const {
     return {};
 }
 
+std::vector<std::string> JobsPanel::busiestLinks(const QString& job, const model::Frame& f, std::size_t n) const {
+    const auto nodes = nodesOf(job);
+    const std::set<std::string> mine(nodes.begin(), nodes.end());
+    auto onJob = [&](const std::string& end) { return mine.count(end.substr(0, end.find('/'))) > 0; };
+    std::vector<std::string> out;  // the frame's links are busiest first
+    for (const auto& l : f.links) {
+        const auto sep = l.id.find("<->");
+        if (sep == std::string::npos || l.utilization <= 0) continue;
+        if (onJob(l.id.substr(0, sep)) || onJob(l.id.substr(sep + 3))) out.push_back(l.id);
+        if (out.size() >= n) break;
+    }
+    return out;
+}
+
 void JobsPanel::refresh() {
     // The scenario's jobs, then any the run recorded besides (a run's extra jobs, an imported job trace).
     struct Row {

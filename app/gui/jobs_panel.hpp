@@ -4,6 +4,8 @@
 // the 3D view highlights its nodes, the Charts dock shows its step time, MFU and communication share over time.
 #include "entity_ref.hpp"
 
+#include <clustertwin/model/frame.hpp>
+
 #include <QWidget>
 
 #include <string>
@@ -23,6 +25,8 @@ public:
     QTableWidget* table() const { return table_; }
     /// The nodes a job runs on (from the scenario; empty for a job only the run knows).
     std::vector<std::string> nodesOf(const QString& job) const;
+    /// The links of the job's GPUs in the frame (those with one end on its nodes), busiest first, at most `n`.
+    std::vector<std::string> busiestLinks(const QString& job, const model::Frame& f, std::size_t n = 20) const;
     void refresh();
 
 signals:

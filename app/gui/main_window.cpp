@@ -213,7 +213,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(fabric_, &FabricPanel::linkSelected, this, &MainWindow::select);
     connect(jobs_, &JobsPanel::jobSelected, this, [this](const EntityRef& ref) {
         select(ref);
-        if (auto* sc = view3d_->scene()) sc->setHighlighted(jobs_->nodesOf(ref.id));  // its nodes light up
+        if (auto* sc = view3d_->scene()) {
+            sc->setHighlighted(jobs_->nodesOf(ref.id));  // its nodes light up
+            sc->setHighlightedLinks(jobs_->busiestLinks(ref.id, run_->frame()));  // and its busiest links
+        }
         view3d_->update();
     });
     connect(alerts_, &AlertsPanel::alertActivated, nav, [nav](const QString& id, double t_s) { nav->activate(id, t_s); });
@@ -403,6 +406,7 @@ void MainWindow::select(const EntityRef& ref) {
     tree_->select(ref);
     plan_->setSelected(ref);
     view3d_->setSelected(ref);
+    if (auto* sc = view3d_->scene(); sc && ref.kind != "job") sc->setHighlightedLinks({});  // a job's links go with it
     props_->show(ref);
     values_->setEntity(ref);
     charts_->setEntity(ref);

@@ -8,6 +8,8 @@
 
 #include "camera_ops.hpp"
 
+#include <set>
+
 namespace ct::render {
 
 // ------------------------------------------------------------------ Scene
@@ -109,6 +111,27 @@ void Scene::setHighlighted(const std::vector<std::string>& ids) {
 }
 
 const std::vector<std::string>& Scene::highlighted() const { return d_->highlighted_ids; }
+
+std::size_t Scene::setHighlightedLinks(const std::vector<std::string>& ids) {
+    // The drawn lines carrying any of these links (a bundle lights up when one of its links is asked for).
+    const std::set<std::string> want(ids.begin(), ids.end());
+    vtkNew<vtkCellArray> cells;
+    std::size_t n = 0;
+    for (const auto& l : d_->lines)
+        for (const auto& id : l.ids)
+            if (want.count(id)) {
+                const vtkIdType ends[2] = {l.a_end, l.b_end};
+                cells->InsertNextCell(2, ends);
+                ++n;
+                break;
+            }
+    d_->hot_link_pd->SetPoints(d_->link_points);
+    d_->hot_link_pd->SetLines(cells);
+    d_->hot_link_pd->Modified();
+    d_->hot_link_actor->SetVisibility(n > 0);
+    d_->hot_links = n;
+    return n;
+}
 std::size_t Scene::markerCount() const { return d_->markers.boxes; }
 
 void Scene::setSize(int width, int height) {

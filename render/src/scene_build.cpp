@@ -372,6 +372,13 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
     link_actor->GetProperty()->SetLineWidth(bundled ? 3 : 1.5);
     link_actor->PickableOff();
     if (!lines.empty()) ren->AddActor(link_actor);
+    hot_link_mapper->SetInputData(hot_link_pd);
+    hot_link_actor->SetMapper(hot_link_mapper);
+    hot_link_actor->GetProperty()->SetColor(1.0, 0.24, 0.9);
+    hot_link_actor->GetProperty()->SetLineWidth(4);
+    hot_link_actor->PickableOff();
+    hot_link_actor->SetVisibility(0);
+    ren->AddActor(hot_link_actor);
 
     vtkNew<vtkLookupTable> sw_lut;
     sw_lut->SetNumberOfTableValues(3);

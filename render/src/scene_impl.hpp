@@ -173,6 +173,11 @@ struct Scene::Impl {
     vtkNew<vtkPolyData> link_pd;
     vtkNew<vtkDoubleArray> link_value;
     vtkNew<vtkPolyDataMapper> link_mapper;
+    // Links lit up on top of the others (a job's busiest), thick magenta.
+    vtkNew<vtkPolyData> hot_link_pd;
+    vtkNew<vtkPolyDataMapper> hot_link_mapper;
+    vtkNew<vtkActor> hot_link_actor;
+    std::size_t hot_links = 0;
     vtkNew<vtkActor> link_actor;
     std::vector<Line> lines;
     std::unordered_map<std::string, int> line_of_link;

@@ -80,6 +80,9 @@ public:
     /// Outlines entities in magenta (what an impact query found); GPUs are shown by their node.
     void setHighlighted(const std::vector<std::string>& ids);
     const std::vector<std::string>& highlighted() const;
+    /// Draws these fabric links thick in magenta over the others (a job's busiest); returns how many drawn lines
+    /// carry them (a bundle counts once). An empty list clears them.
+    std::size_t setHighlightedLinks(const std::vector<std::string>& link_ids);
     std::size_t markerCount() const;
     /// The camera as 10 numbers (position, focal point, view up, view angle), to keep it across a rebuild.
     std::vector<double> cameraState() const;
