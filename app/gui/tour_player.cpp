@@ -66,26 +66,34 @@ TourPlayer::TourPlayer(MainWindow& w) : QFrame(w.centralTabs()), w_(w) {
     connect(next_, &QPushButton::clicked, this, &TourPlayer::next);
     connect(pause_, &QPushButton::clicked, this, [this] { setAutoplay(!autoplay_); });
     connect(stop, &QPushButton::clicked, this, &TourPlayer::stop);
-    w.centralTabs()->installEventFilter(this);
+    tabs_ = w.centralTabs();
+    host_ = &w;
+    tabs_->installEventFilter(this);
     qApp->installEventFilter(this);
     hide();
 }
 
 bool TourPlayer::eventFilter(QObject* o, QEvent* e) {
-    if (o == w_.centralTabs() && e->type() == QEvent::Resize) place();
+    // An application-wide filter sees events while the window is being destroyed too: it touches the window
+    // only through guarded QObject pointers, never as a MainWindow.
+    if (e->type() == QEvent::Resize && o == tabs_) place();
     // Esc ends the tour, then presentation mode, whichever widget has the focus (item views take Esc for
     // themselves otherwise).
-    if (e->type() == QEvent::KeyPress && static_cast<QKeyEvent*>(e)->key() == Qt::Key_Escape && (running() || presentationMode(w_))) {
-        if (running()) stop();
-        else setPresentationMode(w_, false);
-        return true;
+    if (e->type() == QEvent::KeyPress && static_cast<QKeyEvent*>(e)->key() == Qt::Key_Escape) {
+        const bool presenting = host_ && host_->property("presentation").toBool();
+        if (running() || presenting) {
+            if (running()) stop();
+            else setPresentationMode(w_, false);
+            return true;
+        }
     }
     return QFrame::eventFilter(o, e);
 }
 
 void TourPlayer::place() {
     // Across the bottom of the central view, above the timeline.
-    QWidget* host = w_.centralTabs();
+    QWidget* host = tabs_;
+    if (!host) return;
     const int width = std::min(host->width() - 40, 1100);
     adjustSize();
     const int height = std::max(sizeHint().height(), 90);

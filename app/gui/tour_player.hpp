@@ -7,6 +7,7 @@
 #include <clustertwin/render/tour.hpp>
 
 #include <QFrame>
+#include <QPointer>
 #include <QString>
 
 #include <optional>
@@ -58,6 +59,8 @@ private:
     QPushButton* next_;
     QPushButton* pause_;
     QTimer* timer_;
+    QPointer<QWidget> tabs_;  ///< the central tabs the panel floats over
+    QPointer<QWidget> host_;  ///< the main window, as a QObject (see eventFilter)
 };
 
 /// Fills Help > Guided tours with the tours in resources/tours (title, description as the tooltip).
