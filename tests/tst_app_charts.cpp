@@ -37,6 +37,7 @@
 
 #include <cmath>
 
+#include "app_test_window.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -46,14 +47,8 @@ class TstAppCharts : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
-        qputenv("XDG_DATA_HOME", dir_.filePath("data").toUtf8());
-        QApplication::setOrganizationName("ClusterTwinChartTests");
-        w_ = std::make_unique<MainWindow>();
-        w_->setRunsFolder(dir_.filePath("runs"));
-        w_->resize(1400, 900);
-        w_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+        w_ = openTestWindow(dir_, "ClusterTwinChartTests", QSize(1400, 900));
+        QVERIFY(w_);
         QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
         w_->findChild<QAction*>("actionAirQuick")->trigger();
         // A what-if: crah-01 fails; the baseline runs beside it and the comparison is shown.

@@ -26,6 +26,7 @@
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QDockWidget>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
@@ -33,6 +34,7 @@
 
 #include <cmath>
 
+#include "app_test_window.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -42,14 +44,9 @@ class TstAppExport : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
-        qputenv("XDG_DATA_HOME", dir_.filePath("data").toUtf8());
-        QApplication::setOrganizationName("ClusterTwinExportTests");
         qputenv("CT_CLI", CT_CLI_PATH);  // the test program is not beside the app
-        w_ = std::make_unique<MainWindow>();
-        w_->setRunsFolder(dir_.filePath("runs"));
-        w_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+        w_ = openTestWindow(dir_, "ClusterTwinExportTests");
+        QVERIFY(w_);
         QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
     }
 
@@ -124,6 +121,8 @@ private slots:
 
     void theJobsDockListsJobsAndLightsUpTheirNodes() {
         JobsPanel* jobs = w_->jobs();
+        w_->findChild<QDockWidget*>("jobsDock")->raise();  // a hidden dock catches up when shown
+        QTRY_VERIFY(jobs->isVisible());
         QTableWidget* t = jobs->table();
         QCOMPARE(t->rowCount(), static_cast<int>(w_->document().scenario().jobs.size()));
         QCOMPARE(t->item(0, 0)->text(), QString("job1"));
@@ -182,6 +181,8 @@ private slots:
         QVERIFY(w_->charts()->metricBox()->findData("step_time_s") >= 0);
 
         // The fabric it loads: leaf–spine utilization as a matrix; a cell selects its link.
+        w_->findChild<QDockWidget*>("fabricDock")->raise();
+        QTRY_VERIFY(w_->fabric()->isVisible());
         QTableWidget* m = w_->fabric()->matrix();
         QVERIFY2(m->rowCount() > 0 && m->columnCount() > 0, "no leaf-spine links in the matrix");
         QVERIFY(m->verticalHeaderItem(0)->text().startsWith("leaf") && m->horizontalHeaderItem(0)->text().startsWith("spine"));

@@ -18,6 +18,7 @@
 
 #include <cmath>
 
+#include "app_test_window.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -27,14 +28,8 @@ class TstAppTours : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
-        qputenv("XDG_DATA_HOME", dir_.filePath("data").toUtf8());
-        QApplication::setOrganizationName("ClusterTwinTourTests");
-        w_ = std::make_unique<MainWindow>();
-        w_->setRunsFolder(dir_.filePath("runs"));
-        w_->resize(1280, 800);
-        w_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+        w_ = openTestWindow(dir_, "ClusterTwinTourTests", QSize(1280, 800));
+        QVERIFY(w_);
     }
 
     void theHelpMenuListsTheTours() {

@@ -3,7 +3,7 @@
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
-#include <clustertwin/render/export.hpp>
+#include <clustertwin/render/export_run.hpp>
 #include <clustertwin/render/report.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/collectives.hpp>
@@ -75,61 +75,17 @@ double durationArg(const Args& a, const char* name, const std::string& fallback)
     }
 }
 
-std::string numbered(const char* stem, std::size_t i, const char* ext) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%s_%04zu%s", stem, i, ext);
-    return b;
-}
-
 int exportVtk(const m::ValidationReport& rep, const RunSource& run, const Args& a, const std::string& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (!std::filesystem::is_directory(dir)) throw std::runtime_error(dir + ": cannot make the directory" + (ec ? ": " + ec.message() : ""));
-    const std::filesystem::path out(dir);
-    std::optional<m::Frame> at;
-    if (run.replay) {
-        const double t = run.replay->startS() + (a.has("time") ? durationArg(a, "time", "0s") : run.replay->endS() - run.replay->startS());
-        at = run.replay->frameAt(t);
-    }
-    render::writeHallVtp(rep.scenario, rep.catalog, at ? &*at : nullptr, (out / "hall.vtp").string());
-    std::size_t files = 1, fields = 0;
-    if (run.replay) {
-        const auto& rp = *run.replay;
-        std::vector<double> times = run.store->airFieldTimes(run.id);
-        const bool with_air = !times.empty();
-        if (!with_air) {
-            const double every = durationArg(a, "every", "60s");
-            if (!(every > 0)) throw UsageError("--every must be > 0");
-            for (double t = rp.startS(); t <= rp.endS() + 1e-9; t += every) times.push_back(t);
-            if (times.empty() || times.back() < rp.endS() - 1e-9) times.push_back(rp.endS());
-        }
-        std::vector<render::PvdEntry> pvd;
-        const m::Vec2 origin = rep.scenario.halls.empty() ? m::Vec2{} : rep.scenario.halls.front().site_position_m;
-        for (std::size_t i = 0; i < times.size(); ++i) {
-            const double t = times[i];
-            const m::Frame f = rp.frameAt(t + 1e-6);
-            const std::string hall = numbered("hall", i, ".vtp");
-            render::writeHallVtp(rep.scenario, rep.catalog, &f, (out / hall).string());
-            pvd.push_back({t - rp.startS(), 0, hall});
-            ++files;
-            if (with_air) {
-                const auto field = run.store->airFieldAt(run.id, t + 1e-6);
-                if (!field) continue;
-                const std::string air = numbered("air", i, ".vti");
-                render::writeAirFieldVti(*field, origin, (out / air).string());
-                pvd.push_back({t - rp.startS(), 1, air});
-                ++files;
-                ++fields;
-            }
-        }
-        render::writePvd(pvd, (out / "run.pvd").string());
-        ++files;
-    }
+    std::optional<double> at;
+    if (a.has("time")) at = durationArg(a, "time", "0s");
+    const double every = durationArg(a, "every", "60s");
+    if (!(every > 0)) throw UsageError("--every must be > 0");
+    const render::RunVtkSummary sum =
+        render::writeRunVtk(rep.scenario, rep.catalog, run.store ? &*run.store : nullptr, run.id, dir, at, every);
     if (!a.flag("quiet")) {
-        std::cerr << dir << ": " << files << " file(s) written";
+        std::cerr << dir << ": " << (run.replay ? sum.halls + sum.fields + 2 : 1) << " file(s) written";
         if (run.replay)
-            std::cerr << " (run " << run.id << ": " << (files - 2 - fields) << " hall snapshot(s), " << fields
-                      << " air field(s); open run.pvd in ParaView)";
+            std::cerr << " (run " << run.id << ": " << sum.halls << " hall snapshot(s), " << sum.fields << " air field(s); open run.pvd in ParaView)";
         std::cerr << "\n";
     }
     return 0;

@@ -1,9 +1,9 @@
 #include "charts_panel.hpp"
 
 #include "run_controller.hpp"
+#include "run_panels.hpp"
 #include "scenario_tree.hpp"
 
-#include <clustertwin/importers/export.hpp>
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/time.hpp>
@@ -22,8 +22,6 @@
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPushButton>
-#include <QSaveFile>
-#include <QTextStream>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -523,22 +521,13 @@ int ChartsPanel::drawnPoints(int series) const {
 
 bool ChartsPanel::saveCsv(const QString& path, QString* error) {
     const auto* rp = run_.replay();
-    QSaveFile f(path);  // atomic: a temporary file renamed on commit
-    if (!rp || !f.open(QIODevice::WriteOnly)) {
-        if (error) *error = rp ? f.errorString() : tr("No run is shown");
+    if (!rp) {
+        if (error) *error = tr("No run is shown");
         return false;
     }
-    QTextStream out(&f);
-    out << importers::kSeriesCsvHeader << "\r\n";
-    for (const auto& c : curves_)
-        if (const auto* pts = rp->series(c->entity, c->metric))
-            for (const auto& [t, v] : *pts) out << qs(importers::seriesCsvRecord(t, c->entity, c->metric, v, rp->unitOf(c->entity, c->metric)));
-    out.flush();
-    if (!f.commit()) {
-        if (error) *error = f.errorString();
-        return false;
-    }
-    return true;
+    std::vector<std::pair<std::string, std::string>> series;
+    for (const auto& c : curves_) series.emplace_back(c->entity, c->metric);
+    return writeSeriesCsv(*rp, series, path, error);
 }
 
 } // namespace ct::app

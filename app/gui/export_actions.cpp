@@ -7,7 +7,7 @@
 
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
-#include <clustertwin/render/export.hpp>
+#include <clustertwin/render/export_run.hpp>
 #include <clustertwin/render/report.hpp>
 #include <clustertwin/render/scene.hpp>
 
@@ -43,60 +43,34 @@ std::string local(const QString& s) { return QDir::toNativeSeparators(s).toStdSt
 } // namespace
 
 bool exportVtk(MainWindow& w, const QString& dir, QString* error) {
-    if (!QDir().mkpath(dir)) {
-        if (error) *error = QObject::tr("Cannot make the folder %1").arg(dir);
-        return false;
-    }
     const model::Scenario scenario = w.document().scenario();
     const model::Catalog catalog = w.document().catalog();
     RunController* run = w.run();
     const bool with_run = run->hasRun();
-    const model::Frame now = run->frame();
     const QString db = run->databasePath();
     const std::int64_t run_id = with_run ? run->replay()->info().id : 0;
+    const double at = run->time();
     const std::string out = local(dir);
     auto cancel = std::make_shared<std::atomic<bool>>(false);
-    auto done = std::make_shared<std::atomic<int>>(0);
-    auto total = std::make_shared<std::atomic<int>>(1);
-    // Off the GUI thread: a run's series can be hundreds of files. Only plain data crosses over.
+    auto done = std::make_shared<std::atomic<int>>(0);  // per mille
     auto result = std::make_shared<QString>();
     auto finished = std::make_shared<std::atomic<bool>>(false);
-    auto work = [=]() -> QString {
-        try {
-            render::writeHallVtp(scenario, catalog, with_run ? &now : nullptr, out + "/hall.vtp");
-            if (!with_run) return {};
-            auto store = importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing);
-            const auto replay = importers::RunReplay::load(store, run_id);
-            const auto times = store.airFieldTimes(run_id);
-            total->store(static_cast<int>(times.size()) + 1);
-            std::vector<render::PvdEntry> pvd;
-            const model::Vec2 origin = scenario.halls.empty() ? model::Vec2{} : scenario.halls.front().site_position_m;
-            for (std::size_t i = 0; i < times.size(); ++i) {
-                if (cancel->load()) return QObject::tr("Cancelled: the files written so far stay in %1.").arg(QString::fromStdString(out));
-                char name[32];
-                const model::Frame f = replay.frameAt(times[i] + 1e-6);
-                std::snprintf(name, sizeof name, "hall_%04zu.vtp", i);
-                render::writeHallVtp(scenario, catalog, &f, out + "/" + name);
-                pvd.push_back({times[i] - replay.startS(), 0, name});
-                if (const auto field = store.airFieldAt(run_id, times[i] + 1e-6)) {
-                    std::snprintf(name, sizeof name, "air_%04zu.vti", i);
-                    render::writeAirFieldVti(*field, origin, out + "/" + name);
-                    pvd.push_back({times[i] - replay.startS(), 1, name});
-                }
-                done->store(static_cast<int>(i) + 1);
-            }
-            render::writePvd(pvd, out + "/run.pvd");
-            return {};
-        } catch (const std::exception& e) {
-            return QString::fromStdString(e.what());
-        }
-    };
+    // Off the GUI thread (a run's series can be hundreds of files); only plain data crosses over.
     std::thread worker([=] {
-        *result = work();
+        try {
+            std::optional<importers::TelemetryStore> store;
+            if (with_run) store.emplace(importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing));
+            render::writeRunVtk(scenario, catalog, store ? &*store : nullptr, run_id, out, at, 60, [&](double f) {
+                done->store(static_cast<int>(1000 * f));
+                return !cancel->load();
+            });
+        } catch (const std::exception& e) {
+            *result = cancel->load() ? QObject::tr("Cancelled: the files written so far stay in %1.").arg(dir) : QString::fromStdString(e.what());
+        }
         finished->store(true);
     });
     // The window stays alive while the worker writes: a progress dialog (after 0.4 s) that can cancel.
-    QProgressDialog progress(QObject::tr("Writing the VTK files…"), QObject::tr("Cancel"), 0, 100, &w);
+    QProgressDialog progress(QObject::tr("Writing the VTK files…"), QObject::tr("Cancel"), 0, 1000, &w);
     progress.setWindowModality(Qt::WindowModal);
     progress.setMinimumDuration(400);
     QObject::connect(&progress, &QProgressDialog::canceled, [cancel] { cancel->store(true); });
@@ -104,15 +78,14 @@ bool exportVtk(MainWindow& w, const QString& dir, QString* error) {
     QTimer tick;
     QObject::connect(&tick, &QTimer::timeout, [&] {
         if (finished->load()) loop.quit();
-        else progress.setValue(100 * done->load() / std::max(1, total->load()));
+        else progress.setValue(done->load());
     });
     tick.start(50);
     if (!finished->load()) loop.exec();
     worker.join();
-    progress.setValue(100);
-    const QString message = *result;
-    if (!message.isEmpty()) {
-        if (error) *error = message;
+    progress.setValue(1000);
+    if (!result->isEmpty()) {
+        if (error) *error = *result;
         return false;
     }
     w.statusBar()->showMessage(with_run ? QObject::tr("Wrote %1: open run.pvd in ParaView").arg(dir) : QObject::tr("Wrote %1/hall.vtp").arg(dir), 8000);

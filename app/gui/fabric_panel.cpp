@@ -45,10 +45,24 @@ FabricPanel::FabricPanel(const RunController& run, QWidget* parent) : QWidget(pa
         if (auto* it = table_->item(r, c); it && !it->data(Qt::UserRole).toString().isEmpty())
             emit linkSelected({"link", it->data(Qt::UserRole).toString()});
     });
-    auto refresh = [this] { setLinks(run_.hasRun() ? run_.frame().links : std::vector<model::LinkFrame>{}); };
-    connect(&run_, &RunController::timeChanged, this, refresh);
-    connect(&run_, &RunController::runChanged, this, refresh);
+    // Refreshed while shown; a hidden dock (tabbed behind another) catches up when it is shown.
+    auto later = [this] {
+        if (isVisible()) refresh();
+        else stale_ = true;
+    };
+    connect(&run_, &RunController::timeChanged, this, later);
+    connect(&run_, &RunController::runChanged, this, later);
     note_->setText(tr("Leaf–spine links of the fabric by utilization (the busier direction) once a run is shown."));
+}
+
+void FabricPanel::refresh() {
+    stale_ = false;
+    setLinks(run_.hasRun() ? run_.frame().links : std::vector<model::LinkFrame>{});
+}
+
+void FabricPanel::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (stale_) refresh();
 }
 
 void FabricPanel::setLinks(const std::vector<model::LinkFrame>& links) {

@@ -21,11 +21,17 @@ public:
     QTableWidget* matrix() const { return table_; }
     /// The matrix from these links (a replayed or a live frame's).
     void setLinks(const std::vector<model::LinkFrame>& links);
+    /// From the shown run at the timeline's time.
+    void refresh();
 
 signals:
     void linkSelected(const ct::app::EntityRef& ref);
 
+protected:
+    void showEvent(QShowEvent* e) override;
+
 private:
+    bool stale_ = false;
     const RunController& run_;
     QTableWidget* table_;
     QLabel* note_;

@@ -36,10 +36,20 @@ JobsPanel::JobsPanel(const ScenarioDocument& doc, const RunController& run, QWid
     connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
         if (auto* it = table_->item(row, 0)) emit jobSelected({"job", it->text()});
     });
-    connect(&run_, &RunController::timeChanged, this, &JobsPanel::refresh);
-    connect(&run_, &RunController::runChanged, this, &JobsPanel::refresh);
-    connect(&doc_, &ScenarioDocument::changed, this, &JobsPanel::refresh);
+    // Refreshed while shown; a hidden dock (tabbed behind another) catches up when it is shown.
+    auto later = [this] {
+        if (isVisible()) refresh();
+        else stale_ = true;
+    };
+    connect(&run_, &RunController::timeChanged, this, later);
+    connect(&run_, &RunController::runChanged, this, later);
+    connect(&doc_, &ScenarioDocument::changed, this, later);
     refresh();
+}
+
+void JobsPanel::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (stale_) refresh();
 }
 
 std::vector<std::string> JobsPanel::nodesOf(const QString& job) const {
@@ -63,6 +73,7 @@ std::vector<std::string> JobsPanel::busiestLinks(const QString& job, const model
 }
 
 void JobsPanel::refresh() {
+    stale_ = false;
     // The scenario's jobs, then any the run recorded besides (a run's extra jobs, an imported job trace).
     struct Row {
         std::string id, kind;

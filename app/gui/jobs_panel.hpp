@@ -32,7 +32,11 @@ public:
 signals:
     void jobSelected(const ct::app::EntityRef& ref);
 
+protected:
+    void showEvent(QShowEvent* e) override;
+
 private:
+    bool stale_ = false;
     const ScenarioDocument& doc_;
     const RunController& run_;
     QTableWidget* table_;

@@ -77,7 +77,8 @@ QString ValuesPanel::value(const QString& metric) const {
     return {};
 }
 
-bool writeSeriesCsv(const importers::RunReplay& rp, const QString& entity, const QString& path, QString* error) {
+bool writeSeriesCsv(const importers::RunReplay& rp, const std::vector<std::pair<std::string, std::string>>& series, const QString& path,
+                    QString* error) {
     QSaveFile f(path);  // atomic: a temporary file renamed on commit
     if (!f.open(QIODevice::WriteOnly)) {
         if (error) *error = f.errorString();
@@ -86,15 +87,22 @@ bool writeSeriesCsv(const importers::RunReplay& rp, const QString& entity, const
     QTextStream out(&f);
     // The same RFC 4180 vocabulary as `clustertwin-cli query --format csv`.
     out << importers::kSeriesCsvHeader << "\r\n";
-    const std::string id = entity.toStdString();
-    for (const auto& m : rp.metricsOf(id))
-        for (const auto& [t, v] : *rp.series(id, m)) out << QString::fromStdString(importers::seriesCsvRecord(t, id, m, v, rp.unitOf(id, m)));
+    for (const auto& [id, m] : series)
+        if (const auto* pts = rp.series(id, m))
+            for (const auto& [t, v] : *pts) out << QString::fromStdString(importers::seriesCsvRecord(t, id, m, v, rp.unitOf(id, m)));
     out.flush();
     if (!f.commit()) {
         if (error) *error = f.errorString();
         return false;
     }
     return true;
+}
+
+bool writeSeriesCsv(const importers::RunReplay& rp, const QString& entity, const QString& path, QString* error) {
+    std::vector<std::pair<std::string, std::string>> series;
+    const std::string id = entity.toStdString();
+    for (const auto& m : rp.metricsOf(id)) series.emplace_back(id, m);
+    return writeSeriesCsv(rp, series, path, error);
 }
 
 } // namespace ct::app

@@ -7,8 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
-#include <memory>
 #include <optional>
 
 namespace ct::render {
