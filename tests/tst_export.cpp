@@ -240,6 +240,22 @@ private slots:
             ++shares;
         }
         QVERIFY(shares > 0);
+        QVERIFY(!text.contains("<b>Note:</b>"));  // the run is this scenario's
+        // The same run reported on an edited scenario says so, in the page and on stderr.
+        QFile sf(scenario_);
+        QVERIFY(sf.open(QIODevice::ReadOnly));
+        QJsonObject edited = QJsonDocument::fromJson(sf.readAll()).object();
+        edited["name"] = "edited since";
+        const QString other = path("edited.json");
+        QFile of(other);
+        QVERIFY(of.open(QIODevice::WriteOnly));
+        of.write(QJsonDocument(edited).toJson());
+        of.close();
+        r = cli({"export", other, "--format", "html", "--no-picture", "--run", db, "-o", path("edited.html")});
+        QVERIFY2(r.code == 0 && r.err.contains("another version of this scenario"), qPrintable(r.err));
+        QFile ef(path("edited.html"));
+        QVERIFY(ef.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(ef.readAll()).contains("another version of this scenario"));
 
         // Rendered by a real browser (Debian's Chromium, headless): a full page, not blank.
         const QString chromium = QStandardPaths::findExecutable("chromium");

@@ -144,6 +144,7 @@ int cmdExport(const Args& a) {
         ro.version = CT_VERSION;
         const render::ReportSummary sum = render::writeRunReport(rep.scenario, rep.catalog, *run.store, run.id, out, ro);
         if (!sum.picture_note.empty()) std::cerr << "warning: no 3D picture in the report: " << sum.picture_note << "\n";
+        if (!sum.mismatch.empty()) std::cerr << "warning: " << sum.mismatch << "\n";
         if (!a.flag("quiet"))
             std::cerr << out << ": written (run " << run.id << ", " << sum.racks << " racks, " << sum.racks_over_27 << " above 27 °C, " << sum.alerts
                       << " alert(s)" << (sum.picture ? ", with the 3D view" : "") << ")\n";

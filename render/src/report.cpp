@@ -86,6 +86,13 @@ ReportSummary writeRunReport(const model::Scenario& s, const model::Catalog& c, 
     nlohmann::json meta = nlohmann::json::parse(info.meta_json.empty() ? "{}" : info.meta_json, nullptr, false);
     if (meta.is_discarded() || !meta.is_object()) meta = nlohmann::json::object();
 
+    // A simulated run records its scenario's id and content hash (RunRecorder): a report of it on another
+    // scenario, or on the scenario edited since, says so at the top.
+    if (!info.scenario_id.empty() && info.scenario_id != s.id)
+        sum.mismatch = "the run was recorded for scenario '" + info.scenario_id + "', not '" + s.id + "'";
+    else if (meta.contains("scenario_hash") && meta["scenario_hash"].is_string() && meta["scenario_hash"].get<std::string>() != model::scenarioHash(s))
+        sum.mismatch = "the run was recorded from another version of this scenario: values are matched by id";
+
     // Racks at the end, hottest level first.
     std::map<std::string, double> inlet;
     std::vector<const model::RackFrame*> racks;
@@ -172,6 +179,7 @@ ReportSummary writeRunReport(const model::Scenario& s, const model::Catalog& c, 
     if (meta.contains("air_summary") && meta["air_summary"].is_string()) h << "<br>Room air: " << esc(meta["air_summary"].get<std::string>());
     if (!s.description.empty()) h << "<br>" << esc(s.description);
     h << "</div>\n";
+    if (!sum.mismatch.empty()) h << "<p class=\"warn\"><b>Note:</b> " << esc(sum.mismatch) << ".</p>\n";
 
     auto tile = [&](const std::string& value, const std::string& label, int state = 0) {
         h << "<div class=\"tile" << (state == 2 ? " bad" : state == 1 ? " warn" : "") << "\"><b>" << value << "</b><span>" << esc(label) << "</span></div>";

@@ -21,6 +21,7 @@ struct ReportSummary {
     std::size_t racks = 0, racks_over_27 = 0, racks_over_32 = 0, alerts = 0;
     bool picture = false;
     std::string picture_note;   ///< why there is no 3D picture ("" when there is one or none was asked for)
+    std::string mismatch;       ///< the run was recorded from another scenario or version of it ("" when not); the report says so too
 };
 
 /// Writes the report of run `run` of `store` on scenario `s` to `path` (atomically): the scenario and the run,
