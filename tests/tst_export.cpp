@@ -64,15 +64,15 @@ private slots:
         scenario_ = path("hall.json");
         db_ = path("run.sqlite");
         Result r = cli({"generate", "--rows", "2", "--racks-per-row", "4", "--server", "dgx-h100", "-o", scenario_, "-q"});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         r = cli({"simulate", scenario_, "--duration", "150s", "--air", "quick", "--field-every", "60s", "--out", db_, "-q"});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
     }
 
     void vtkSeriesMatchesTheRun() {
         const QString out = path("vtk");
         const Result r = cli({"export", scenario_, "--format", "vtk", "--run", db_, "-o", out});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QVERIFY2(r.err.contains("open run.pvd in ParaView"), qPrintable(r.err));
 
         auto store = importers::TelemetryStore::open(db_.toStdString(), importers::TelemetryStore::Mode::Existing);
@@ -179,7 +179,7 @@ private slots:
     void gltfHoldsTheHallInTheMetricsColours() {
         const QString out = path("hall.gltf");
         const Result r = cli({"export", scenario_, "--format", "gltf", "--run", db_, "--metric", "power_kw", "-o", out});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         vtkNew<vtkGLTFReader> rd;
         rd->SetFileName(QFile::encodeName(out).constData());
         rd->Update();
@@ -214,9 +214,9 @@ private slots:
         ev.close();
         const QString db = path("fail.sqlite"), html = path("report.html");
         Result r = cli({"simulate", scenario_, "--duration", "4m", "--air", "quick", "--events", events, "--out", db, "-q"});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         r = cli({"export", scenario_, "--format", "html", "--run", db, "-o", html});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QFile f(html);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
@@ -295,10 +295,10 @@ private slots:
         };
         // A replay: 2 s at 6 fps over the whole run, H.264 and VP9.
         Result r = cli({"export", scenario_, "--video", "--run", db_, "--seconds", "2s", "--fps", "6", "--size", "321x241", "-o", path("run.mp4")});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QCOMPARE(probe(path("run.mp4")), QString("h264,320,240,12"));  // even sizes for 4:2:0
         r = cli({"export", scenario_, "--format", "video", "--run", db_, "--seconds", "1s", "--fps", "4", "--size", "320x240", "-o", path("run.webm")});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QCOMPARE(probe(path("run.webm")), QString("vp9,320,240,4"));
         // A tour without a run: its steps' seconds at 2 fps.
         const QString tour = QStringLiteral(CT_RESOURCE_DIR) + "/tours/how-a-gpu-cluster-is-built.json";
@@ -309,7 +309,7 @@ private slots:
         for (const auto& st : t["steps"].toArray()) frames += static_cast<int>(std::lround(2 * st.toObject()["seconds"].toDouble()));
         r = cli({"export", QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--video", "--tour", tour, "--fps", "2", "--size", "320x180",
                  "-o", path("tour.mp4")});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QVERIFY2(r.err.contains("How a GPU cluster is built"), qPrintable(r.err));
         QCOMPARE(probe(path("tour.mp4")), QString("h264,320,180,%1").arg(frames));
         // Not a video file, a tour that does not parse: usage errors, nothing written.

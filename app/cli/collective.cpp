@@ -1,13 +1,19 @@
 #include "collective.hpp"
 
-#include <clustertwin/model/validate.hpp>
+#include "flows.hpp"
+
 #include <clustertwin/sim/collectives.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
 
 namespace ct::cli {
 
@@ -22,8 +28,14 @@ reports the completion time, the bus bandwidth (as nccl-tests defines it) and th
   --op OP             allreduce | hierarchical-allreduce | allgather | reducescatter | alltoall
   --bytes SIZE        buffer size: 1GiB, 256MiB, 4MB, 1e9 ...
   --ranks N           number of GPUs taking part (all)
-  --placement P       packed (fill nodes in order, the default) or spread (one GPU per node in turn)
+  --placement P       packed (fill nodes in the order they are cabled, the default) or spread (one GPU per
+                      node in turn); nodes are cabled by where they stand (hall, row, rack, U), never by the
+                      order of the scenario file
+  --order O           the ring's rank order over the placed GPUs: linear (as placed, the default), stride:K
+                      (every K-th placed GPU, then the next offset: 0, K, 2K, ..., 1, K+1, ...) or a FILE that
+                      lists GPU ports (NODE/gpuN) in ring order, one per line or as a JSON array
   --fail-link ID      fail a link first, "a<->b" (repeatable), e.g. leaf0<->spine3
+  --links FILE        every link direction's bytes and utilization, busiest first: CSV, or JSON for *.json
   --json              print the result as JSON
 )";
 
@@ -64,49 +76,97 @@ int cmdCollective(const Args& a) {
     const std::string placement = a.get("placement", "packed");
     if (placement != "packed" && placement != "spread") throw UsageError("--placement must be packed or spread");
 
-    const m::ValidationReport rep = m::loadAndValidate(file);
-    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
-    if (m::hasErrors(rep.diagnostics)) return 2;
-    net::ScenarioFabric f;
-    try {
-        f = net::buildScenarioFabric(rep.scenario, rep.catalog);
-    } catch (const sim::SimError& e) {
-        std::cerr << "collective: " << e.what() << "\n";
-        return 2;
-    }
+    std::optional<net::ScenarioFabric> fab = loadFabric(file, a, "collective");
+    if (!fab) return 2;
+    net::ScenarioFabric& f = *fab;
     const int nodes = static_cast<int>(f.gpus_of_node.size()), gpn = static_cast<int>(f.gpus_of_node[0].size());
     const int total = nodes * gpn;
-    const int n = a.getInt("ranks", total);
-    if (n < 1 || n > total)
-        throw UsageError("--ranks must be within 1.." + std::to_string(total) + " (the scenario's GPUs), got " + std::to_string(n));
     std::vector<int> ranks, node_of;
-    for (int i = 0; i < n; ++i) {
-        const int node = placement == "packed" ? i / gpn : i % nodes;
-        const int gpu = placement == "packed" ? i % gpn : i / nodes;
-        ranks.push_back(f.gpus_of_node[node][gpu]);
-        node_of.push_back(node);
+    const std::string order = a.get("order", "linear");
+    if (order != "linear" && order.rfind("stride:", 0) != 0) {
+        // A file of GPU ports in ring order.
+        std::ifstream in(order);
+        if (!in) throw UsageError("--order: '" + order + "' is not linear, stride:K or a readable file");
+        std::vector<std::string> ids;
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (text.find_first_not_of(" \t\r\n") != std::string::npos && text[text.find_first_not_of(" \t\r\n")] == '[') {
+            try {
+                ids = json::parse(text).get<std::vector<std::string>>();
+            } catch (const json::exception& e) {
+                throw UsageError("--order " + order + ": expected a JSON array of GPU ports: " + e.what());
+            }
+        } else {
+            std::istringstream lines(text);
+            for (std::string line; std::getline(lines, line);) {
+                line.erase(0, line.find_first_not_of(" \t\r"));
+                line.erase(line.find_last_not_of(" \t\r") + 1);
+                if (!line.empty() && line[0] != '#') ids.push_back(line);
+            }
+        }
+        std::map<int, int> node_index;
+        for (int n = 0; n < nodes; ++n)
+            for (int g : f.gpus_of_node[n]) node_index[g] = n;
+        std::set<int> seen;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            const int h = f.topology.find(ids[i]);
+            if (h < 0 || !node_index.count(h))
+                throw UsageError("--order " + order + ": entry " + std::to_string(i + 1) + ": no GPU port '" + ids[i] + "'");
+            if (!seen.insert(h).second) throw UsageError("--order " + order + ": '" + ids[i] + "' is listed twice");
+            ranks.push_back(h);
+            node_of.push_back(node_index[h]);
+        }
+        if (ranks.empty()) throw UsageError("--order " + order + ": lists no GPUs");
+        if (a.has("ranks") && a.getInt("ranks", 0) != static_cast<int>(ranks.size()))
+            throw UsageError("--ranks " + a.get("ranks") + " but --order lists " + std::to_string(ranks.size()) + " GPUs");
+    } else {
+        const int n = a.getInt("ranks", total);
+        if (n < 1 || n > total)
+            throw UsageError("--ranks must be within 1.." + std::to_string(total) + " (the scenario's GPUs), got " + std::to_string(n));
+        for (int i = 0; i < n; ++i) {
+            const int node = f.cabling_order[placement == "packed" ? i / gpn : i % nodes];
+            const int gpu = placement == "packed" ? i % gpn : i / nodes;
+            ranks.push_back(f.gpus_of_node[node][gpu]);
+            node_of.push_back(node);
+        }
+        if (order != "linear") {
+            int k = 0;
+            try {
+                k = std::stoi(order.substr(7));
+            } catch (const std::exception&) {
+            }
+            if (k < 1) throw UsageError("--order stride:K needs a whole K >= 1, got '" + order + "'");
+            std::vector<int> idx(ranks.size());
+            for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int>(i);
+            std::stable_sort(idx.begin(), idx.end(), [&](int x, int y) { return x % k < y % k; });
+            std::vector<int> r2, n2;
+            for (int i : idx) {
+                r2.push_back(ranks[i]);
+                n2.push_back(node_of[i]);
+            }
+            ranks.swap(r2);
+            node_of.swap(n2);
+        }
     }
-    for (const auto& id : a.all("fail-link")) {
-        const int c = f.topology.cableByName(id);
-        if (c < 0) throw UsageError("--fail-link: no link '" + id + "' (links are named a<->b, e.g. leaf0<->spine3)");
-        f.topology.setCableFailed(c, true);
-    }
+    const int n = static_cast<int>(ranks.size());
     net::Router router(f.topology);
     const net::CollectiveResult r = net::runCollective(f.topology, router, op, ranks, bytes, node_of);
+    if (a.has("links")) writeLinkLoads(a.get("links"), f.topology, r.arc_bytes, r.time_s);
     if (r.stalled_pairs > 0)
         std::cerr << "collective: " << r.stalled_pairs << " rank pair(s) have no route; the operation cannot complete\n";
     if (a.flag("json")) {
         json busy = json::array();
         for (const auto& b : r.busiest) busy.push_back({{"link", b.id}, {"bytes", b.bytes}, {"utilization", b.utilization}});
-        std::cout << json{{"op", net::toString(op)}, {"ranks", n}, {"bytes", bytes}, {"placement", placement},
+        std::cout << json{{"op", net::toString(op)}, {"ranks", n}, {"bytes", bytes}, {"placement", placement}, {"order", order},
+                          {"routing", net::toString(f.topology.routing())},
                           {"time_s", r.stalled_pairs ? json(nullptr) : json(r.time_s)}, {"algbw_GBps", r.algbw_Bps / 1e9},
                           {"busbw_GBps", r.busbw_Bps / 1e9}, {"steps", r.steps}, {"stalled_pairs", r.stalled_pairs},
                           {"busiest_links", busy}}
                          .dump(2)
                   << "\n";
     } else {
-        std::printf("%s of %.4g bytes over %d GPUs (%s): %.6f s, algbw %.2f GB/s, busbw %.2f GB/s, %d steps\n",
-                    net::toString(op), bytes, n, placement.c_str(), r.time_s, r.algbw_Bps / 1e9, r.busbw_Bps / 1e9, r.steps);
+        std::printf("%s of %.4g bytes over %d GPUs (%s, order %s, routing %s): %.9f s, algbw %.2f GB/s, busbw %.2f GB/s, %d steps\n",
+                    net::toString(op), bytes, n, placement.c_str(), order.c_str(), net::toString(f.topology.routing()), r.time_s,
+                    r.algbw_Bps / 1e9, r.busbw_Bps / 1e9, r.steps);
         for (std::size_t i = 0; i < r.busiest.size() && i < 5; ++i)
             std::printf("  busiest %zu: %-40s %.3g bytes, %.0f %%\n", i + 1, r.busiest[i].id.c_str(), r.busiest[i].bytes,
                         100 * r.busiest[i].utilization);

@@ -2,6 +2,7 @@
 
 #include "io.hpp"
 
+#include <clustertwin/importers/fabric_import.hpp>
 #include <clustertwin/importers/format.hpp>
 #include <clustertwin/importers/netbox.hpp>
 #include <clustertwin/model/scenario_io.hpp>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace ct::cli {
@@ -36,6 +38,78 @@ Import): racks with site, location (the hall), size and a comment giving the Clu
 devices (the nodes) with role "GPU server", manufacturer and device type from the catalog, rack and U position.
 Create the site, locations, manufacturers, device types and role in NetBox first.
 )";
+
+const char* kImportFabricHelp = R"(Usage: clustertwin-cli import-fabric SCENARIO DISCOVERY -o OUT [--json]
+
+Replaces the scenario's network with the InfiniBand fabric as cabled: DISCOVERY is the output of ibnetdiscover
+(topology file) or ibnetdiscover -p (ports report). Every switch and switch-to-switch cable is kept (parallel
+cables counted, speed from the link's width and rate, e.g. 4x NDR = 400 Gb/s); each host's HCAs, in name order,
+become the GPU ports gpu0, gpu1, ... of the scenario node whose hostname or id is the HCA's host. What cannot
+be mapped (hosts not in the scenario, more HCAs than GPUs, unconnected ports) is listed, never dropped silently.
+The result routes as the scenario's network says (dmodk unless routing is set) through collective, flows and
+simulate --jobs.
+  -o, --out FILE   the scenario (atomically; "-" is stdout)
+  --json           the report (switches, cables, hosts matched, notes, parse warnings) as JSON on stdout
+Exit codes: 0 written, 2 unreadable input or an invalid result, 1 runtime error.
+)";
+
+int cmdImportFabric(const Args& a) {
+    if (a.positional().size() != 2) throw UsageError("expected SCENARIO and the ibnetdiscover file");
+    const std::string out = a.get("out");
+    if (out.empty()) throw UsageError("import-fabric needs -o OUT");
+    const std::string scen = a.positional()[0], disc = a.positional()[1];
+    model::ValidationReport rep = model::loadAndValidate(scen);
+    for (const auto& d : rep.diagnostics) std::cerr << scen << ": " << d.toString() << "\n";
+    if (model::hasErrors(rep.diagnostics)) return 2;
+    std::ifstream in(disc);
+    if (!in) {
+        std::cerr << "clustertwin-cli import-fabric: cannot open " << disc << "\n";
+        return 2;
+    }
+    importers::ParseOptions opt;
+    opt.file_name = disc;
+    opt.default_time_s = 0;
+    const importers::ParseResult parsed = importers::parseIbnetdiscover(in, opt);
+    for (const auto& w : parsed.warnings) std::cerr << w.location << ": warning: " << w.message << "\n";
+    if (parsed.links.empty()) {
+        std::cerr << "clustertwin-cli import-fabric: " << disc << ": no cables found (is it ibnetdiscover output?)\n";
+        return 2;
+    }
+    std::vector<int> gpus;
+    for (const auto& h : rep.scenario.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) gpus.push_back(rep.catalog.server(n.model) ? rep.catalog.server(n.model)->gpu_count : 0);
+    importers::FabricImport f = importers::fabricFromDiscovery(parsed, rep.scenario, gpus);
+    if (!a.flag("json"))
+        for (const auto& n : f.notes) std::cerr << disc << ": " << n << "\n";
+    if (f.hosts_matched == 0) {
+        std::cerr << "clustertwin-cli import-fabric: no HCA of " << disc << " belongs to a node of " << scen
+                  << " (nodes are matched by hostname or id); nothing written\n";
+        if (a.flag("json")) for (const auto& n : f.notes) std::cerr << disc << ": " << n << "\n";
+        return 2;
+    }
+    model::Scenario s = rep.scenario;
+    s.network = f.network;
+    const model::Diagnostics d = model::validateScenario(s, rep.catalog);
+    for (const auto& x : d) std::cerr << out << ": " << x.toString() << "\n";
+    if (model::hasErrors(d)) return 2;
+    OutputFile file(out);
+    file.stream() << model::scenarioToJson(s);
+    file.commit();
+    if (a.flag("json")) {
+        nlohmann::json warnings = nlohmann::json::array();
+        for (const auto& w : parsed.warnings) warnings.push_back(w.location + ": " + w.message);
+        std::cout << nlohmann::json{{"scenario", out}, {"switches", f.switches}, {"cables", f.cables}, {"hosts_matched", f.hosts_matched},
+                                    {"notes", f.notes}, {"warnings", warnings}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::cerr << out << ": fabric from " << disc << ": " << f.switches << " switch(es), " << f.cables << " cable(s), "
+                  << f.hosts_matched << " GPU port(s) cabled\n";
+    }
+    return 0;
+}
 
 int cmdFromNetbox(const Args& a) {
     if (a.positional().empty()) throw UsageError("from-netbox needs the NetBox JSON files");

@@ -2,6 +2,7 @@
 // Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
 #include "args.hpp"
 #include "collective.hpp"
+#include "flows.hpp"
 #include "impact.hpp"
 #include "inventory.hpp"
 #include "runs.hpp"
@@ -50,12 +51,14 @@ Commands:
   generate             build a valid scenario from hall parameters
   simulate FILE        run the coupled power/heat/air model and record the run (SQLite)
   collective FILE      one collective (all-reduce, all-gather, ...) on the scenario's fabric
+  flows FILE           point-to-point flows (sizes, start times) on the scenario's fabric: rates and finish times
   import FILE|DIR...   telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
   query                a metric's values from a run database
   runs                 what a run database holds: its runs, their sources, entities and metrics
   impact FILE          what loses power, cooling or connectivity if --fail ID fails
   from-netbox FILE...  a scenario from a NetBox inventory (REST API JSON; floor-plan plugin positions)
   to-netbox FILE       the scenario's racks and devices as NetBox bulk-import CSV
+  import-fabric FILE IBNET   the scenario's fabric as cabled, from ibnetdiscover output
   render FILE          render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
   export FILE          files other tools open: VTK XML for ParaView (hall, air field, time series), glTF 2.0, an HTML report, a video
   backends             list the compute backends (CPU, CUDA) and whether they are usable
@@ -116,8 +119,12 @@ power chain sized to the load, and a network description.
   --gpus N                  size halls, rows and racks for N GPUs (halls of at most 400 racks, rows of
                             --racks-per-row, 20 unless given); e.g. --gpus 100000 makes a campus
   --topology T              none | fat-tree | rail-optimized | nvl72 (fat-tree)
-  --levels N                fat-tree tiers, 2 or 3 (2)
-  --oversubscription X      leaf down:up ratio (1)
+  --levels N                fat-tree tiers, 2 or 3 (the fewest that connect every GPU at this radix)
+  --switch MODEL            fabric switch from the catalog (ib-ndr-qm9700, InfiniBand, 64 ports; for more GPUs
+                            than it connects in 3 levels, eth-sn5600-400g, Ethernet, 128 ports)
+  --radix N                 switch ports (the switch model's)
+  --routing R               dmodk (InfiniBand fat trees, the default) or ecmp (Ethernet/RoCE hashing)
+  --oversubscription X      leaf down:up ratio, exactly (1; 2 on radix 64 gives 42 down and 21 up)
   --jobs N                  split the nodes into N training jobs
   --event T,KIND,TARGET[,VALUE]   add an event (repeatable), e.g. 600,cooling_unit_fail,crah-01
   -o, --out FILE            where to write the scenario (atomically; "-" is stdout)
@@ -125,6 +132,7 @@ power chain sized to the load, and a network description.
 )"},
     {"simulate", ct::cli::kSimulateHelp},
     {"collective", ct::cli::kCollectiveHelp},
+    {"flows", ct::cli::kFlowsHelp},
     {"import", ct::cli::kImportHelp},
     {"query", ct::cli::kQueryHelp},
     {"runs", ct::cli::kRunsHelp},
@@ -133,6 +141,7 @@ power chain sized to the load, and a network description.
     {"impact", ct::cli::kImpactHelp},
     {"from-netbox", ct::cli::kFromNetboxHelp},
     {"to-netbox", ct::cli::kToNetboxHelp},
+    {"import-fabric", ct::cli::kImportFabricHelp},
     {"backends", R"(Usage: clustertwin-cli backends [--json]
 
 Lists the compute backends: CPU (always) and CUDA (when built with it and a device is present).
@@ -291,6 +300,9 @@ int cmdGenerate(const Args& a) {
     p.raised_floor_m = a.getDouble("raised-floor", p.raised_floor_m);
     p.topology = a.get("topology", p.topology);
     p.fat_tree_levels = a.getInt("levels", p.fat_tree_levels);
+    p.radix = a.getInt("radix", p.radix);
+    p.switch_model = a.get("switch", p.switch_model);
+    p.routing = a.get("routing", p.routing);
     p.oversubscription = a.getDouble("oversubscription", p.oversubscription);
     p.cooling = a.get("cooling", p.cooling);
     p.containment = a.get("containment", p.containment);
@@ -367,7 +379,7 @@ const std::map<std::string, Command>& commands() {
         {"generate", {cmdGenerate, {"help", "quiet"},
                       {"out", "id", "name", "description", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
-                       "levels", "oversubscription", "jobs", "event", "cooling", "containment", "containment-model",
+                       "levels", "radix", "switch", "routing", "oversubscription", "jobs", "event", "cooling", "containment", "containment-model",
                        "inrow-model", "rear-door", "pods", "halls", "gpus"}}},
         {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
                     {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
@@ -378,13 +390,15 @@ const std::map<std::string, Command>& commands() {
                      "prometheus", "query", "from", "to", "step"}}},
         {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format", "out"}}},
         {"runs", {ct::cli::cmdRuns, {"json", "help"}, {"db", "run"}}},
-        {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "fail-link"}}},
+        {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "order", "fail-link", "links"}}},
+        {"flows", {ct::cli::cmdFlows, {"json", "help"}, {"flows", "fail-link", "links"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
         {"impact", {ct::cli::cmdImpact, {"json", "help"}, {"fail"}}},
         {"from-netbox", {ct::cli::cmdFromNetbox, {"json", "help"}, {"out"}}},
         {"to-netbox", {ct::cli::cmdToNetbox, {"help"}, {"out"}}},
+        {"import-fabric", {ct::cli::cmdImportFabric, {"json", "help"}, {"out"}}},
     };
     return c;
 }

@@ -1,6 +1,7 @@
 // The hall builder's site: halls side by side, one 2N power chain and plant, the network (builder.hpp); each
 // hall's floor comes from builder_layout.cpp.
 #include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/fabric.hpp>
 #include <clustertwin/model/error.hpp>
 
 #include "builder_layout.hpp"
@@ -132,15 +133,46 @@ Scenario buildHall(const HallParams& params, const Catalog& c) {
                     " CDUs), " + (plan.containment == "none" ? std::string("no") : plan.containment + "-aisle") + " containment.";
 
     s.network.topology = p.topology;
-    s.network.levels = p.fat_tree_levels;
+    s.network.levels = p.fat_tree_levels > 0 ? p.fat_tree_levels : 2;
     s.network.oversubscription = p.oversubscription;
     s.network.link_speed_gbps = p.link_speed_gbps;
+    s.network.routing = p.routing;
+    require(p.routing.empty() || p.routing == "dmodk" || p.routing == "ecmp", "routing", "must be dmodk or ecmp, got '" + p.routing + "'");
     if (p.topology != "none") {
-        const SwitchModel* sw = c.switchModel(p.switch_model);
-        require(sw, "switch_model", "unknown switch model '" + p.switch_model + "'");
-        s.network.switch_model = p.switch_model;
-        s.network.radix = sw->ports;
+        long long ports = 0;  // one NIC port per GPU joins the tree
+        for (const Hall& h : s.halls)
+            for (const Row& row : h.rows)
+                for (const Rack& r : row.racks) ports += static_cast<long long>(r.nodes.size()) * sm->gpu_count;
+        std::string model = p.switch_model;
+        if (model.empty()) {
+            model = "ib-ndr-qm9700";
+            const SwitchModel* ib = c.switchModel(model);
+            const int radix = p.radix > 0 ? p.radix : ib ? ib->ports : 64;
+            const FatTreeShape three = fatTreeShape(radix, 3, p.oversubscription);
+            if (p.radix == 0 && three.error.empty() && ports > three.max_hosts && c.switchModel("eth-sn5600-400g")) model = "eth-sn5600-400g";
+        }
+        const SwitchModel* sw = c.switchModel(model);
+        require(sw, "switch_model", "unknown switch model '" + model + "'");
+        s.network.switch_model = model;
+        s.network.radix = p.radix > 0 ? p.radix : sw->ports;
         s.network.rails = p.topology == "rail-optimized" ? sm->gpu_count : 0;
+        // The fabric must be buildable: its shape exactly as asked, and the GPUs within what the radix connects
+        // (the fewest levels that do, unless levels were given).
+        FatTreeShape shape = fatTreeShape(s.network.radix, s.network.levels, p.oversubscription);
+        require(shape.error.empty(), p.radix > 0 ? "radix" : "oversubscription", shape.error);
+        if (p.fat_tree_levels == 0 && ports > shape.max_hosts) {
+            s.network.levels = 3;
+            shape = fatTreeShape(s.network.radix, 3, p.oversubscription);
+        }
+        const std::string too_many = fatTreeCapacityError(shape, s.network.radix, s.network.levels, p.oversubscription, ports);
+        require(too_many.empty(), p.fat_tree_levels > 0 ? "fat_tree_levels" : "radix", too_many);
+        s.description += " Fabric: " + p.topology + ", " + std::to_string(s.network.levels) + " levels of " + sw->name + " (radix " +
+                         std::to_string(s.network.radix) + ", " + std::to_string(shape.down) + " down and " + std::to_string(shape.up) +
+                         " up per leaf), " + (!p.routing.empty() ? p.routing : sw->kind == "ethernet" ? "ecmp" : "dmodk") + " routing" +
+                         (p.switch_model.empty() && model != "ib-ndr-qm9700" ? " (chosen: 64-port InfiniBand switches cannot connect " +
+                                                                                  std::to_string(ports) + " GPUs in three levels)"
+                                                                            : std::string()) +
+                         ".";
     }
     s.linkParents();
     return s;

@@ -22,6 +22,8 @@ using detail::ojson;
 using detail::putExtras;
 using detail::putIfNotEmpty;
 using detail::readList;
+using detail::readNetwork;
+using detail::writeNetwork;
 using detail::vec2;
 
 namespace {
@@ -185,16 +187,6 @@ void readEvent(ObjReader& x, Event& e) {
     x.get("value", e.value);
 }
 
-void read(ObjReader& r, Network& n) {
-    r.get("topology", n.topology, true);
-    r.get("levels", n.levels);
-    r.get("radix", n.radix);
-    r.get("oversubscription", n.oversubscription);
-    r.get("link_speed_gbps", n.link_speed_gbps);
-    r.get("link_latency_s", n.link_latency_s);
-    r.get("switch_model", n.switch_model);
-    r.get("rails", n.rails);
-}
 
 template <class T>
 void readObject(ObjReader& parent, const char* key, T& out, Diagnostics& d, void (*fn)(ObjReader&, T&, Diagnostics&)) {
@@ -301,7 +293,7 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
     });
     readObject<SimulationSettings>(r, "simulation", s.simulation, d,
                                    [](ObjReader& x, SimulationSettings& o, Diagnostics&) { x.get("air", o.air); });
-    readObject<Network>(r, "network", s.network, d, [](ObjReader& x, Network& n, Diagnostics&) { read(x, n); });
+    readObject<Network>(r, "network", s.network, d, [](ObjReader& x, Network& n, Diagnostics& dd) { readNetwork(x, n, dd); });
     readList(r, "jobs", false, s.jobs, d, [&](ObjReader& x, Job& j) { readJob(x, j, d); });
     readList(r, "events", false, s.events, d, readEvent);
     readList(r, "telemetry_mapping", false, s.telemetry_mapping, d, [](ObjReader& x, MappingRule& m) {
@@ -373,20 +365,7 @@ std::string scenarioToJson(const Scenario& s) {
         o["simulation"] = std::move(sim);
     }
     o["power"] = write(s.power);
-    {
-        const Network& n = s.network;
-        ojson net;
-        net["topology"] = n.topology;
-        net["levels"] = n.levels;
-        net["radix"] = n.radix;
-        net["oversubscription"] = num(n.oversubscription);
-        net["link_speed_gbps"] = num(n.link_speed_gbps);
-        net["link_latency_s"] = num(n.link_latency_s);
-        putIfNotEmpty(net, "switch_model", n.switch_model);
-        net["rails"] = n.rails;
-        putExtras(net, n.extra);
-        o["network"] = std::move(net);
-    }
+    o["network"] = writeNetwork(s.network);
     ojson halls = ojson::array();
     for (const auto& h : s.halls) halls.push_back(detail::writeHall(h));
     o["halls"] = std::move(halls);

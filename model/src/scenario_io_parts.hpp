@@ -27,4 +27,7 @@ inline ojson vec2(const Vec2& v) { return ojson::array({num(v.x_m), num(v.y_m)})
 void readHall(ObjReader& r, Hall& h, Diagnostics& d);
 ojson writeHall(const Hall& h);
 
+void readNetwork(ObjReader& r, Network& n, Diagnostics& d);
+ojson writeNetwork(const Network& n);
+
 } // namespace ct::model::detail

@@ -41,7 +41,7 @@ public:
         }
         detail::checkLoops(s_, d_);
         checkPower();
-        checkNetwork();
+        detail::checkNetwork(s_, c_, d_);
         checkJobs();
         checkEvents(s_.events, "/events", std::nullopt);
         checkMapping();
@@ -375,24 +375,6 @@ private:
         if (normal_w > cap) err(p + "/capacity_w", what + " load " + kw(normal_w) + " exceeds its capacity " + kw(cap));
         else if (fail_w > cap)
             warn(p + "/capacity_w", what + " would carry " + kw(fail_w) + " if the other side failed, above its capacity " + kw(cap));
-    }
-
-    void checkNetwork() {
-        const Network& n = s_.network;
-        static const std::set<std::string> kinds{"none", "fat-tree", "rail-optimized", "nvl72"};
-        if (!kinds.count(n.topology)) {
-            err("/network/topology", "unknown topology '" + n.topology + "' (none, fat-tree, rail-optimized, nvl72)");
-            return;
-        }
-        if (n.topology == "none") return;
-        if (n.levels != 2 && n.levels != 3) err("/network/levels", "must be 2 or 3");
-        if (n.radix < 4 || n.radix % 2 != 0) err("/network/radix", "must be an even number >= 4");
-        if (!(n.oversubscription >= 1)) err("/network/oversubscription", "must be >= 1 (1 = full bisection)");
-        positive("/network/link_speed_gbps", n.link_speed_gbps);
-        if (!(n.link_latency_s >= 0)) err("/network/link_latency_s", "must be >= 0");
-        if (n.rails < 0) err("/network/rails", "must be >= 0");
-        if (!n.switch_model.empty() && !c_.switchModel(n.switch_model))
-            err("/network/switch_model", "unknown switch model '" + n.switch_model + "' (not in the catalog)");
     }
 
     void checkJobs() {

@@ -12,5 +12,7 @@ namespace ct::model::detail {
 void checkCooling(const Scenario& s, const Hall& h, const std::string& hall_pointer, const Catalog& c, Diagnostics& d);
 /// The plant's water loops.
 void checkLoops(const Scenario& s, Diagnostics& d);
+/// The network: generator parameters against the radix, explicit switches and links, overrides.
+void checkNetwork(const Scenario& s, const Catalog& c, Diagnostics& d);
 
 } // namespace ct::model::detail

@@ -5,6 +5,7 @@
 #include <clustertwin/render/video.hpp>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -35,6 +36,8 @@ public:
     Encoder(const std::string& out, int w, int h, int fps, const std::string& codec) {
         const std::string cmd = "ffmpeg -hide_banner -loglevel error -y -f rawvideo -pix_fmt rgb24 -s " + std::to_string(w) + "x" +
                                 std::to_string(h) + " -r " + std::to_string(fps) + " -i - " + codec + " " + quoted(out);
+        // A dead encoder must be an error we report, not a SIGPIPE that kills us mid-frame.
+        std::signal(SIGPIPE, SIG_IGN);
         pipe_ = popen(cmd.c_str(), "w");
         if (!pipe_) throw RenderError("cannot start ffmpeg");
     }

@@ -1,3 +1,4 @@
+#include <clustertwin/model/fabric.hpp>
 #include <clustertwin/sim/jobs.hpp>
 
 #include <algorithm>
@@ -25,14 +26,13 @@ void placeJobs(model::Scenario& s, const model::Catalog& c) {
         std::string id, rack;
         int gpus;
     };
-    std::vector<NodeRef> all;
-    for (const auto& h : s.halls)
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                for (const auto& n : r.nodes) {
-                    const auto* sm = c.server(n.model);
-                    all.push_back({n.id, r.id, sm ? sm->gpu_count : 0});
-                }
+    std::vector<NodeRef> all;  // where they are cabled, so a placement does not depend on the file's order
+    for (const model::NodeRef& ref : model::nodesInCablingOrder(s)) {
+        const model::Rack& r = s.halls[ref.hall].rows[ref.row].racks[ref.rack];
+        const model::Node& n = r.nodes[ref.node];
+        const auto* sm = c.server(n.model);
+        all.push_back({n.id, r.id, sm ? sm->gpu_count : 0});
+    }
     std::vector<std::size_t> order(s.jobs.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.jobs[a].start_s < s.jobs[b].start_s; });
@@ -52,11 +52,9 @@ void placeJobs(model::Scenario& s, const model::Catalog& c) {
         if (j.placement == "topology-aware") {
             std::map<std::string, int> free_in_rack;
             for (const auto* n : free) ++free_in_rack[n->rack];
-            std::stable_sort(free.begin(), free.end(), [&](const NodeRef* a, const NodeRef* b) {
-                if (a->rack == b->rack) return false;
-                const int fa = free_in_rack[a->rack], fb = free_in_rack[b->rack];
-                return fa != fb ? fa > fb : a->rack < b->rack;
-            });
+            // Racks with the most free nodes first; equal ones stay in cabling order (a rack's nodes are together).
+            std::stable_sort(free.begin(), free.end(),
+                             [&](const NodeRef* a, const NodeRef* b) { return free_in_rack[a->rack] > free_in_rack[b->rack]; });
         }
         int got = 0;
         for (const auto* n : free) {
@@ -115,8 +113,13 @@ void JobWorkload::solveComm(JobRt& j) {
     j.arc_bytes.assign(static_cast<std::size_t>(fabric_.topology.arcCount()), 0.0);
     const model::TrainingSpec& t = *j.job->training;
     if (!router_) return;  // no fabric: a single-node job, or none described
+    // Ranks follow where the job's nodes are cabled (as `collective --placement packed` does), not the order
+    // the job lists them in, so the same GPUs give the same rings either way.
+    std::vector<int> pos(fabric_.gpus_of_node.size(), 0), nodes = j.nodes;
+    for (std::size_t i = 0; i < fabric_.cabling_order.size(); ++i) pos[fabric_.cabling_order[i]] = static_cast<int>(i);
+    std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return pos[a] < pos[b]; });
     std::vector<int> ranks;
-    for (int n : j.nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
+    for (int n : nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
     const int G = static_cast<int>(ranks.size()), tp = t.tensor_parallel, pp = t.pipeline_parallel;
     const int dp = G / (tp * pp);
     // Megatron order: tensor-parallel ranks fastest, then data-parallel, then pipeline stages.

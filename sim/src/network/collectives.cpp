@@ -60,6 +60,23 @@ std::vector<std::tuple<int, int, double>> ringStep(const std::vector<int>& ring,
 
 } // namespace
 
+std::vector<BusyLink> linkLoads(const Topology& t, const std::vector<double>& arc_bytes, double time_s, bool with_idle) {
+    std::vector<BusyLink> out;
+    for (int a = 0; a < t.arcCount(); ++a) {
+        const double b = a < static_cast<int>(arc_bytes.size()) ? arc_bytes[a] : 0.0;
+        if (!with_idle && !(b > 0)) continue;
+        const Arc& x = t.arc(a);
+        out.push_back({t.node(x.from).id + "->" + t.node(x.to).id, b, time_s > 0 ? b / (x.capacity_Bps * time_s) : 0.0,
+                       t.cableId(x.cable), x.capacity_Bps, x.latency_s, !t.arcUp(a)});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const BusyLink& a, const BusyLink& b) {
+        if (a.utilization != b.utilization) return a.utilization > b.utilization;
+        if (a.bytes != b.bytes) return a.bytes > b.bytes;
+        return a.id < b.id;
+    });
+    return out;
+}
+
 CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, double bytes,
                                const std::vector<int>& node_of_rank) {
     if (ranks.empty()) throw SimError("collective: ranks must not be empty");
@@ -131,15 +148,8 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
     res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
     res.busbw_Bps = res.algbw_Bps * factor;
     res.arc_bytes = std::move(acc.arc_bytes);
-    std::vector<int> order;
-    for (int a = 0; a < t.arcCount(); ++a)
-        if (res.arc_bytes[a] > 0) order.push_back(a);
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return res.arc_bytes[a] > res.arc_bytes[b] || (res.arc_bytes[a] == res.arc_bytes[b] && a < b); });
-    for (std::size_t i = 0; i < order.size() && i < 10; ++i) {
-        const Arc& a = t.arc(order[i]);
-        res.busiest.push_back({t.node(a.from).id + "->" + t.node(a.to).id, res.arc_bytes[order[i]],
-                               acc.time > 0 ? res.arc_bytes[order[i]] / (a.capacity_Bps * acc.time) : 0});
-    }
+    res.busiest = linkLoads(t, res.arc_bytes, acc.time, false);
+    if (res.busiest.size() > 10) res.busiest.resize(10);
     return res;
 }
 
@@ -166,62 +176,6 @@ CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::ve
     res.busbw_Bps = res.algbw_Bps * 2.0 * (n - 1) / n;
     res.arc_bytes = std::move(acc.arc_bytes);
     return res;
-}
-
-ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalog& c) {
-    const model::Network& n = s.network;
-    if (n.topology == "none") throw SimError("the scenario has no network (network.topology is \"none\")");
-    ClusterParams p;
-    p.topology = n.topology;
-    p.levels = n.levels;
-    p.radix = n.radix;
-    p.oversubscription = n.oversubscription;
-    p.nic_Bps = n.link_speed_gbps * 1e9 / 8;
-    p.latency_s = n.link_latency_s;
-    int gpn = -1;
-    double nvlink = 0;
-    for (const auto& h : s.halls)
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                for (const auto& node : r.nodes) {
-                    const model::ServerModel& sm = c.requireServer(node.model);
-                    if (gpn >= 0 && sm.gpu_count != gpn)
-                        throw SimError("network: servers with different GPU counts in one fabric are not supported yet");
-                    gpn = sm.gpu_count;
-                    if (const auto* g = c.gpu(sm.gpu_model)) nvlink = g->nvlink_gbs * 1e9;
-                    p.node_ids.push_back(node.id);
-                    p.node_racks.push_back(r.id);
-                }
-    if (gpn <= 0) throw SimError("network: the scenario has no GPU servers");
-    p.nodes = static_cast<int>(p.node_ids.size());
-    p.gpus_per_node = gpn;
-    if (nvlink > 0) p.nvlink_Bps = nvlink;
-    ScenarioFabric f{buildCluster(p), {}, p.node_ids};
-    for (const auto& id : p.node_ids) {
-        std::vector<int> g;
-        for (int i = 0; i < gpn; ++i) g.push_back(f.topology.find(id + "/gpu" + std::to_string(i)));
-        f.gpus_of_node.push_back(std::move(g));
-    }
-    return f;
-}
-
-std::vector<model::FabricLink> fabricLinks(const model::Scenario& s, const model::Catalog& c) {
-    std::vector<model::FabricLink> out;
-    if (s.network.topology == "none") return out;
-    const ScenarioFabric f = buildScenarioFabric(s, c);
-    const Topology& t = f.topology;
-    auto end = [&](int n) {
-        const NetNode& nn = t.node(n);
-        model::FabricLinkEnd e{nn.id, nn.rack, "", nn.level};
-        if (nn.kind != NodeKind::Switch) e.node = nn.id.substr(0, nn.id.rfind('/'));
-        return e;
-    };
-    out.reserve(t.cableCount());
-    for (int cable = 0; cable < t.cableCount(); ++cable) {
-        const Arc& a = t.arc(2 * cable);
-        out.push_back({t.cableId(cable), toString(a.kind), end(a.from), end(a.to)});
-    }
-    return out;
 }
 
 } // namespace ct::sim::net

@@ -81,16 +81,36 @@ void Router::refreshBelow() {
             }
         }
     if (structural) {
+        parents_.assign(static_cast<std::size_t>(n), 0);
+        for (int v = 0; v < n; ++v) {
+            std::vector<int> seen;
+            for (int a : t_.out(v)) {
+                const int w = t_.arc(a).to;
+                if (t_.node(v).kind == NodeKind::Switch && t_.node(w).kind == NodeKind::Switch && t_.node(w).level == t_.node(v).level + 1 &&
+                    std::find(seen.begin(), seen.end(), w) == seen.end())
+                    seen.push_back(w);
+            }
+            parents_[v] = static_cast<int>(seen.size());
+        }
         // The healthy fabric: computed once, with every link up (nothing has failed before the first route
         // unless a test fails links first; then the structure is what was left, still consistent).
         below_all_ = below_;
     }
 }
 
+namespace {
+int addressOf(const Topology& t, int n) { return t.node(n).address >= 0 ? t.node(n).address : n; }
+std::uint64_t pairHash(const Topology& t, int src, int dst) {
+    return mix((static_cast<std::uint64_t>(addressOf(t, src)) << 32) ^ static_cast<std::uint32_t>(addressOf(t, dst)));
+}
+} // namespace
+
 std::vector<int> Router::routeUpDown(int src, int dst) {
     refreshBelow();
     std::vector<int> path;
-    const std::uint64_t h = mix((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint32_t>(dst));
+    const std::uint64_t h = pairHash(t_, src, dst);
+    const bool dmodk = t_.routing() == Routing::DModK;
+    const std::uint64_t addr = static_cast<std::uint64_t>(addressOf(t_, dst));
     // Same NVLink domain: through the NVSwitch.
     for (int a : t_.out(src)) {
         const int s = t_.arc(a).to;
@@ -110,8 +130,13 @@ std::vector<int> Router::routeUpDown(int src, int dst) {
     const int leaf_d = t_.arc(down_last).from, bit = leaf_index_[leaf_d];
     auto reaches = [&](int sw) { return !below_[sw].empty() && (below_[sw][bit / 64] >> (bit % 64)) & 1ull; };
     auto reachesHealthy = [&](int sw) { return !below_all_[sw].empty() && (below_all_[sw][bit / 64] >> (bit % 64)) & 1ull; };
-    // Resilient ECMP: hash over the next hops of the healthy fabric; only if that one is down (or no longer
-    // leads to the destination) rehash over the live ones.
+    // The number of distinct switches above `sw` (its spines): parallel cables down to it are told apart by
+    // the address digit above the one that chose the spine.
+    auto parentsOf = [&](int sw) { return static_cast<std::uint64_t>(std::max(1, parents_[sw])); };
+    // Choose among the next hops of the healthy fabric (D-mod-k: the destination address's digit for this
+    // level; ECMP: the pair's hash); only if that one is down (or no longer leads to the destination) take the
+    // next live member after it, so a failed member's pairs move together and the others stay.
+    std::uint64_t digit = 1;  // D-mod-k going up: address / (product of the uplink counts below) mod uplinks
     std::vector<int> healthy, live, any;
     auto choose = [&](int u, bool up) -> int {
         healthy.clear();
@@ -120,25 +145,29 @@ std::vector<int> Router::routeUpDown(int src, int dst) {
         for (int a : t_.out(u)) {
             const int w = t_.arc(a).to;
             if (t_.node(w).kind != NodeKind::Switch || t_.node(w).level != t_.node(u).level + (up ? 1 : -1)) continue;
-            if (up || reachesHealthy(w)) {
-                if (!up || reachesHealthy(w)) healthy.push_back(a);
-            }
+            if (up || reachesHealthy(w)) healthy.push_back(a);
             if (!t_.arcUp(a)) continue;
             if (reaches(w)) live.push_back(a);
             else if (up) any.push_back(a);
         }
         const std::uint64_t k = mix(h ^ static_cast<std::uint64_t>(u));
         if (!healthy.empty()) {
-            // The hashed member, or when it is down the next live member after it (next-hop replacement: the
-            // failed member's pairs move together, the others stay).
-            const std::size_t first = k % healthy.size();
+            std::size_t first = k % healthy.size();
+            if (dmodk) {
+                if (up) {
+                    first = (addr / digit) % healthy.size();
+                    digit *= healthy.size();
+                } else {
+                    first = (addr / parentsOf(t_.arc(healthy.front()).to)) % healthy.size();
+                }
+            }
             for (std::size_t i = 0; i < healthy.size(); ++i) {
                 const int a = healthy[(first + i) % healthy.size()];
                 if (t_.arcUp(a) && reaches(t_.arc(a).to)) return a;
             }
         }
-        if (!live.empty()) return live[mix(k) % live.size()];
-        if (up && !any.empty()) return any[mix(k) % any.size()];  // keep climbing
+        if (!live.empty()) return live[(dmodk ? addr : mix(k)) % live.size()];
+        if (up && !any.empty()) return any[(dmodk ? addr : mix(k)) % any.size()];  // keep climbing
         return -1;
     };
     path.push_back(up0);
@@ -170,7 +199,10 @@ std::vector<int> Router::route(int src, int dst) {
     const std::vector<std::int64_t>& d = distancesTo(dst);
     if (d[src] < 0) return path;
     int u = src;
-    const std::uint64_t h = mix((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint32_t>(dst));
+    const std::uint64_t h = pairHash(t_, src, dst);
+    const std::uint64_t addr = static_cast<std::uint64_t>(addressOf(t_, dst));
+    const bool dmodk = t_.routing() == Routing::DModK;
+    std::uint64_t digit = 1;
     std::vector<int> next;
     while (u != dst) {
         next.clear();
@@ -180,7 +212,12 @@ std::vector<int> Router::route(int src, int dst) {
             if (d[w] >= 0 && d[w] + cost(a) == d[u] && (w == dst || t_.node(w).kind != NodeKind::Host)) next.push_back(a);
         }
         if (next.empty()) return {};
-        const int a = next[mix(h ^ static_cast<std::uint64_t>(u)) % next.size()];
+        std::size_t pick = mix(h ^ static_cast<std::uint64_t>(u)) % next.size();
+        if (dmodk) {
+            pick = (addr / digit) % next.size();
+            digit *= next.size();
+        }
+        const int a = next[pick];
         path.push_back(a);
         u = t_.arc(a).to;
     }
@@ -266,6 +303,7 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
     }
     std::vector<int> active;
     std::vector<double> left(flows.size(), 0.0);
+    std::vector<char> rated(flows.size(), 0);
     double now = 0;
     while (!pending.empty() || !active.empty()) {
         if (active.empty()) now = std::max(now, pending.top().t);
@@ -296,6 +334,8 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
             const int f = active[i];
             const double moved = std::min(left[f], rate[i] * dt);
             left[f] -= moved;
+            if (!rated[f]) flows[f].first_rate_Bps = rate[i];
+            rated[f] = 1;
             flows[f].rate_Bps = rate[i];
             for (int a : flows[f].path) res.arc_bytes[a] += moved;
             if (left[f] <= 1e-9 * flows[f].bytes + 1e-6) {

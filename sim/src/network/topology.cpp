@@ -1,3 +1,4 @@
+#include <clustertwin/model/fabric.hpp>
 #include <clustertwin/sim/network.hpp>
 
 #include <algorithm>
@@ -14,6 +15,14 @@ const char* toString(LinkKind k) {
     return "?";
 }
 
+const char* toString(Routing r) { return r == Routing::DModK ? "dmodk" : "ecmp"; }
+
+Routing routingFromString(const std::string& s) {
+    if (s == "dmodk" || s.empty()) return Routing::DModK;
+    if (s == "ecmp") return Routing::Ecmp;
+    throw SimError("network: unknown routing '" + s + "' (dmodk, ecmp)");
+}
+
 int Topology::addNode(std::string id, NodeKind kind, int level, std::string rack) {
     const int i = static_cast<int>(nodes_.size());
     if (!by_id_.emplace(id, i).second) throw SimError("network: duplicate node id '" + id + "'");
@@ -27,10 +36,12 @@ int Topology::addLink(int a, int b, double cap, double lat, LinkKind kind) {
     if (a < 0 || b < 0 || a >= nodeCount() || b >= nodeCount() || a == b) throw SimError("network: bad link endpoints");
     if (!(cap > 0)) throw SimError("network: link capacity must be > 0");
     const int cable = static_cast<int>(arcs_.size() / 2);
+    int ordinal = 1;
+    for (int x : out_[a]) ordinal += arcs_[x].to == b;
     out_[a].push_back(static_cast<int>(arcs_.size()));
-    arcs_.push_back({a, b, cap, lat, kind, cable});
+    arcs_.push_back({a, b, cap, lat, kind, cable, ordinal});
     out_[b].push_back(static_cast<int>(arcs_.size()));
-    arcs_.push_back({b, a, cap, lat, kind, cable});
+    arcs_.push_back({b, a, cap, lat, kind, cable, ordinal});
     cable_failed_.push_back(0);
     return cable;
 }
@@ -42,17 +53,46 @@ int Topology::find(const std::string& id) const {
 
 std::string Topology::cableId(int cable) const {
     const Arc& a = arcs_[2 * cable];
-    return nodes_[a.from].id + "<->" + nodes_[a.to].id;
+    std::string id = nodes_[a.from].id + "<->" + nodes_[a.to].id;
+    if (a.ordinal > 1) id += "#" + std::to_string(a.ordinal);
+    return id;
+}
+
+std::vector<int> Topology::cablesByName(const std::string& id) const {
+    std::vector<int> out;
+    const auto sep = id.find("<->");
+    if (sep == std::string::npos) return out;
+    std::string second = id.substr(sep + 3);
+    int want = 0;  // 0 = every parallel cable
+    if (const auto hash = second.rfind('#'); hash != std::string::npos) {
+        const std::string k = second.substr(hash + 1);
+        if (!k.empty() && k.find_first_not_of("0123456789") == std::string::npos && k.size() < 9) {
+            want = std::stoi(k);
+            second.resize(hash);
+        }
+    }
+    const int a = find(id.substr(0, sep)), b = find(second);
+    if (a < 0 || b < 0) return out;
+    for (int arc : out_[a])
+        if (arcs_[arc].to == b && (want == 0 || arcs_[arc].ordinal == want)) out.push_back(arcs_[arc].cable);
+    return out;
 }
 
 int Topology::cableByName(const std::string& id) const {
-    const auto sep = id.find("<->");
-    if (sep == std::string::npos) return -1;
-    const int a = find(id.substr(0, sep)), b = find(id.substr(sep + 3));
-    if (a < 0 || b < 0) return -1;
-    for (int arc : out_[a])
-        if (arcs_[arc].to == b) return arcs_[arc].cable;
-    return -1;
+    const std::vector<int> c = cablesByName(id);
+    return c.empty() ? -1 : c.front();
+}
+
+void Topology::setCableCapacity(int cable, double cap) {
+    if (!(cap > 0)) throw SimError("network: link capacity must be > 0");
+    arcs_.at(2 * cable).capacity_Bps = arcs_.at(2 * cable + 1).capacity_Bps = cap;
+    ++version_;
+}
+
+void Topology::setCableLatency(int cable, double lat) {
+    if (!(lat >= 0)) throw SimError("network: link latency must be >= 0");
+    arcs_.at(2 * cable).latency_s = arcs_.at(2 * cable + 1).latency_s = lat;
+    ++version_;
 }
 
 void Topology::setCableFailed(int cable, bool failed) {
@@ -76,11 +116,11 @@ void buildFatTree(Topology& t, const std::vector<int>& hosts, const FatTreeParam
     const int H = static_cast<int>(hosts.size());
     if (H == 0) return;
     t.setLayered(true);
-    if (p.radix < 4 || p.radix % 2) throw SimError("network: radix must be an even number >= 4 (is " + std::to_string(p.radix) + ")");
-    if (!(p.oversubscription >= 1)) throw SimError("network: oversubscription must be >= 1");
-    if (p.levels != 2 && p.levels != 3) throw SimError("network: levels must be 2 or 3");
-    const int down = std::max(1, static_cast<int>(std::floor(p.radix * p.oversubscription / (p.oversubscription + 1))));
-    const int up = p.radix - down;
+    const model::FatTreeShape shape = model::fatTreeShape(p.radix, p.levels, p.oversubscription);
+    if (!shape.error.empty()) throw SimError("network: " + shape.error);
+    const std::string too_many = model::fatTreeCapacityError(shape, p.radix, p.levels, p.oversubscription, H);
+    if (!too_many.empty()) throw SimError("network: " + too_many);
+    const int down = shape.down, up = shape.up;
     const int leaves = (H + down - 1) / down;
     // Switches are placed with what they serve (the 3D view draws them there): a leaf in the rack of its first
     // host, a spine or aggregation switch with its first leaf, a core with its first aggregation switch.
@@ -89,26 +129,29 @@ void buildFatTree(Topology& t, const std::vector<int>& hosts, const FatTreeParam
     };
     std::vector<int> leaf(leaves);
     for (int l = 0; l < leaves; ++l) leaf[l] = sw("leaf" + std::to_string(l), 1, t.node(hosts[l * down]).rack);
-    for (int h = 0; h < H; ++h) t.addLink(hosts[h], leaf[h / down], p.link_Bps, p.latency_s, LinkKind::InfiniBand);
+    for (int h = 0; h < H; ++h) {
+        t.addLink(hosts[h], leaf[h / down], p.link_Bps, p.latency_s, LinkKind::InfiniBand);
+        t.setAddress(hosts[h], h);
+    }
     if (leaves == 1) return;
     if (p.levels == 2) {
-        if (leaves > p.radix)
-            throw SimError("network: radix " + std::to_string(p.radix) + " connects at most " + std::to_string(p.radix * down) +
-                           " hosts in 2 levels at oversubscription " + std::to_string(p.oversubscription) + " (" +
-                           std::to_string(H) + " asked); use 3 levels");
-        for (int s = 0; s < up; ++s) {
-            const int spine = sw("spine" + std::to_string(s), 2, t.node(leaf[s % leaves]).rack);
-            for (int l = 0; l < leaves; ++l) t.addLink(leaf[l], spine, p.link_Bps, p.latency_s, LinkKind::InfiniBand);
-        }
+        // The fewest spines that take every uplink, dividing a leaf's uplinks evenly (parallel cables).
+        int spines = up;
+        for (int s = 1; s <= up; ++s)
+            if (up % s == 0 && static_cast<long long>(s) * p.radix >= static_cast<long long>(leaves) * up) {
+                spines = s;
+                break;
+            }
+        std::vector<int> spine(spines);
+        for (int s = 0; s < spines; ++s) spine[s] = sw("spine" + std::to_string(s), 2, t.node(leaf[s % leaves]).rack);
+        for (int l = 0; l < leaves; ++l)
+            for (int port = 0; port < up; ++port) t.addLink(leaf[l], spine[port % spines], p.link_Bps, p.latency_s, LinkKind::InfiniBand);
         return;
     }
     // Three levels: pods of radix/2 edge switches and `up` aggregation switches; aggregation j of every pod
     // connects to the radix/2 core switches of group j.
     const int edges_per_pod = p.radix / 2, agg_up = p.radix / 2;
     const int pods = (leaves + edges_per_pod - 1) / edges_per_pod;
-    if (pods > p.radix)
-        throw SimError("network: radix " + std::to_string(p.radix) + " connects at most " +
-                       std::to_string(p.radix * edges_per_pod * down) + " hosts in 3 levels (" + std::to_string(H) + " asked)");
     std::vector<std::vector<int>> core(up, std::vector<int>(agg_up));
     for (int g = 0; g < up; ++g)
         for (int c = 0; c < agg_up; ++c) core[g][c] = sw("core" + std::to_string(g) + "-" + std::to_string(c), 3, t.node(leaf[0]).rack);
@@ -127,7 +170,7 @@ Topology smallFatTree(int hosts_per_leaf, int leaves, int spines, double bw, dou
     Topology t;
     t.setLayered(true);
     std::vector<int> leaf(leaves);
-    for (int h = 0; h < hosts_per_leaf * leaves; ++h) t.addNode("h" + std::to_string(h), NodeKind::Host);
+    for (int h = 0; h < hosts_per_leaf * leaves; ++h) t.setAddress(t.addNode("h" + std::to_string(h), NodeKind::Host), h);
     for (int l = 0; l < leaves; ++l) leaf[l] = t.addNode("leaf" + std::to_string(l), NodeKind::Switch, 1);
     for (int h = 0; h < hosts_per_leaf * leaves; ++h) t.addLink(h, leaf[h / hosts_per_leaf], bw, lat, LinkKind::InfiniBand);
     for (int s = 0; s < spines; ++s) {
@@ -142,6 +185,7 @@ Topology buildCluster(const ClusterParams& p) {
     if (p.gpus_per_node < 1) throw SimError("network: gpus_per_node must be >= 1");
     if (!(p.nic_Bps > 0) || !(p.nvlink_Bps > 0)) throw SimError("network: link speeds must be > 0");
     Topology t;
+    t.setRouting(p.routing);
     std::vector<std::vector<int>> gpus(p.nodes);
     for (int n = 0; n < p.nodes; ++n) {
         const std::string name = n < static_cast<int>(p.node_ids.size()) ? p.node_ids[n] : "n" + std::to_string(n);

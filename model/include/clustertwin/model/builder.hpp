@@ -31,10 +31,14 @@ struct HallParams {
     double raised_floor_m = 0;        ///< 0 = slab floor
     std::string ups_model = "ups-500kw";
     std::string topology = "fat-tree";  ///< "none", "fat-tree", "rail-optimized", "nvl72"
-    int fat_tree_levels = 2;
+    int fat_tree_levels = 0;          ///< 2 or 3; 0 = the fewest that connect every GPU at this radix
+    int radix = 0;                    ///< switch ports; 0 = the switch model's
+    std::string routing;              ///< "dmodk", "ecmp" or "" (the network's default)
     double oversubscription = 1.0;
     double link_speed_gbps = 400;
-    std::string switch_model = "ib-ndr-qm9700";
+    /// The fabric's switch; "" = the InfiniBand ib-ndr-qm9700 (64 ports) when it connects every GPU in at most
+    /// three levels, else the catalog's Ethernet eth-sn5600-400g (128 ports), as 100k-GPU clusters are built.
+    std::string switch_model;
     /// "auto" (perimeter when its units fit on the walls, else in-row; liquid-cooled servers get CDUs either way),
     /// "perimeter", "inrow", "rear-door" or "liquid" (servers with cold plates: CDUs plus perimeter units for the
     /// rest of the heat).

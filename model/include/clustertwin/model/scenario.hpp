@@ -243,9 +243,45 @@ struct Plant {
     bool operator==(const Plant&) const = default;
 };
 
-/// The fabric as parameters; issue 3 generates switches and links from it.
+/// A switch of an explicit fabric (network.topology "explicit").
+struct NetworkSwitch {
+    std::string id, name;
+    std::string model;      ///< SwitchModel id (optional)
+    int level = 1;          ///< 1 leaf, 2 spine, 3 core (drawn at that height; routing does not depend on it)
+    std::string rack;       ///< the rack it is mounted in ("" = not placed)
+    Extras extra;
+    bool operator==(const NetworkSwitch&) const = default;
+};
+
+/// A cable (or `count` parallel cables) of an explicit fabric. Ends are switch ids or GPU ports "NODE/gpuN".
+struct NetworkLink {
+    std::string a, b;
+    int count = 1;
+    std::optional<double> speed_gbps;   ///< default: the network's link_speed_gbps
+    std::optional<double> latency_s;    ///< default: the network's link_latency_s
+    Extras extra;
+    bool operator==(const NetworkLink&) const = default;
+};
+
+/// Capacity or latency of named links changed after the fabric is built: "a<->b" (every parallel cable
+/// between a and b) or "a<->b#2" (the second one).
+struct LinkOverride {
+    std::string link;
+    std::optional<double> speed_gbps, latency_s;
+    Extras extra;
+    bool operator==(const LinkOverride&) const = default;
+};
+
+/// The fabric: generated from parameters (fat-tree, rail-optimized, nvl72) or described link by link
+/// ("explicit"). NVLink inside each server is always generated.
 struct Network {
-    std::string topology = "none";  ///< "none", "fat-tree", "rail-optimized", "nvl72"
+    std::string topology = "none";  ///< "none", "fat-tree", "rail-optimized", "nvl72", "explicit"
+    /// "dmodk" (deterministic by destination, as InfiniBand's subnet manager routes fat trees), "ecmp" (a hash of
+    /// source and destination, as Ethernet/RoCE does), or "" = dmodk, unless the switch model is Ethernet.
+    std::string routing;
+    std::vector<NetworkSwitch> switches;       ///< explicit fabrics
+    std::vector<NetworkLink> links;            ///< explicit fabrics
+    std::vector<LinkOverride> link_overrides;  ///< any fabric
     int levels = 2;                 ///< fat-tree tiers (2 or 3)
     int radix = 64;                 ///< switch ports
     double oversubscription = 1.0;  ///< down:up ratio at the leaf

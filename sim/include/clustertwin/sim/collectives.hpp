@@ -20,7 +20,15 @@ struct BusyLink {
     std::string id;          ///< "from->to"
     double bytes = 0;
     double utilization = 0;  ///< bytes / (capacity · completion time)
+    std::string cable;       ///< the cable it is one direction of, "a<->b" ("a<->b#2" for a parallel one)
+    double capacity_Bps = 0;
+    double latency_s = 0;
+    bool failed = false;
 };
+
+/// Every direction of every cable (or only those that carried traffic) with the bytes it carried over
+/// `time_s` and its utilization, busiest first (by utilization, then bytes, then id).
+std::vector<BusyLink> linkLoads(const Topology& t, const std::vector<double>& arc_bytes, double time_s, bool with_idle);
 
 struct CollectiveResult {
     CollectiveOp op = CollectiveOp::AllReduce;
@@ -32,7 +40,7 @@ struct CollectiveResult {
     int steps = 0;
     int stalled_pairs = 0;   ///< rank pairs with no route (the collective cannot finish)
     std::vector<double> arc_bytes;
-    std::vector<BusyLink> busiest;  ///< up to 10, most bytes first
+    std::vector<BusyLink> busiest;  ///< up to 10, highest utilization first
 };
 
 /// Runs a collective over `ranks` (host node indices, in ring order) with buffer size `bytes`. For the
@@ -49,9 +57,13 @@ CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::ve
 struct ScenarioFabric {
     Topology topology;
     std::vector<std::vector<int>> gpus_of_node;  ///< host node indices, scenario node order
-    std::vector<std::string> node_ids;
+    std::vector<std::string> node_ids;           ///< scenario node order
+    std::vector<int> cabling_order;              ///< scenario node indices in the order they are cabled and ranked
 };
-/// Throws SimError when the scenario has no network or mixes servers with different GPU counts.
+/// Generated fabrics are cabled in model::nodesInCablingOrder; explicit ones as listed. Routing is the
+/// network's (default D-mod-k, ECMP when the switch model is Ethernet); link overrides are applied. Throws
+/// SimError when the scenario has no network, mixes servers with different GPU counts or names a link that
+/// does not exist.
 ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalog& c);
 
 /// Every cable of the scenario's fabric with where its ends sit in the hall, for the 3D view. Empty when the

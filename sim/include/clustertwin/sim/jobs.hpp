@@ -12,7 +12,7 @@
 namespace ct::sim {
 
 /// Gives jobs that ask for a number of GPUs their nodes, in order of start time, among nodes no overlapping
-/// job holds: "packed" takes free nodes in scenario order, "topology-aware" fills the racks with the most free
+/// job holds: "packed" takes free nodes in cabling order (model::nodesInCablingOrder), "topology-aware" fills the racks with the most free
 /// nodes first (fewest racks, so fewest leaves in a node-major fabric). Throws SimError when a job does not fit.
 void placeJobs(model::Scenario& s, const model::Catalog& c);
 

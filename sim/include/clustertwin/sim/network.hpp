@@ -15,11 +15,21 @@ enum class NodeKind { Host, Switch, NvSwitch };
 enum class LinkKind { NvLink, InfiniBand, Ethernet };
 const char* toString(LinkKind k);
 
+/// How a switch picks among equal next hops. DModK: by the destination's fabric address (its leaf and port),
+/// digit by digit up the tree, as InfiniBand's subnet manager routes fat trees (OpenSM ftree): deterministic,
+/// and contention-free downwards for any permutation. Ecmp: a hash of source and destination addresses, as
+/// Ethernet/RoCE switches do. Neither depends on node indices, names or the order of the scenario file.
+enum class Routing { DModK, Ecmp };
+const char* toString(Routing r);
+/// "dmodk" or "ecmp"; throws SimError otherwise.
+Routing routingFromString(const std::string& s);
+
 struct NetNode {
     std::string id;
     NodeKind kind = NodeKind::Host;
     int level = 0;           ///< 0 hosts, 1 leaf/edge, 2 spine/aggregation, 3 core; NVSwitch −1
     std::string rack;        ///< where it sits in the hall ("" = not placed)
+    int address = -1;        ///< hosts: position in the fabric (leaf · ports per leaf + port); −1 = unknown
 };
 
 /// One direction of a full-duplex cable: each direction has its own capacity.
@@ -29,6 +39,7 @@ struct Arc {
     double latency_s = 0;
     LinkKind kind = LinkKind::InfiniBand;
     int cable = 0;             ///< index of the physical link (both directions share it)
+    int ordinal = 1;           ///< 1 for the first cable between its two ends, 2 for a parallel second ...
 };
 
 class Topology {
@@ -45,9 +56,16 @@ public:
     const std::vector<int>& out(int node) const { return out_[node]; }
     /// Node index by id; −1 when unknown.
     int find(const std::string& id) const;
-    /// A readable id for a cable: "a<->b".
+    /// A readable id for a cable: "a<->b", "a<->b#2" for the second of parallel cables.
     std::string cableId(int cable) const;
+    /// The cable named "a<->b" (the first between a and b, either way round) or "a<->b#k"; −1 when unknown.
     int cableByName(const std::string& id) const;
+    /// Every cable between the ends of "a<->b" (all parallel ones), or just "a<->b#k".
+    std::vector<int> cablesByName(const std::string& id) const;
+    /// Overrides both directions of a cable.
+    void setCableCapacity(int cable, double capacity_Bps);
+    void setCableLatency(int cable, double latency_s);
+    void setAddress(int node, int address) { nodes_.at(node).address = address; }
 
     void setCableFailed(int cable, bool failed);
     void setNodeFailed(int node, bool failed);
@@ -61,9 +79,12 @@ public:
     /// hosts on level-1 switches (and NVSwitches), so the router can route up/down without a search.
     void setLayered(bool on) { layered_ = on; }
     bool layered() const { return layered_; }
+    void setRouting(Routing r) { routing_ = r; }
+    Routing routing() const { return routing_; }
 
 private:
     bool layered_ = false;
+    Routing routing_ = Routing::DModK;
     std::vector<NetNode> nodes_;
     std::vector<Arc> arcs_;
     std::vector<std::vector<int>> out_;
@@ -82,8 +103,12 @@ struct FatTreeParams {
     std::string prefix;           ///< id prefix for switches ("" or "rail3-")
 };
 
-/// Builds a fat tree onto `t` over existing host nodes. Throws SimError naming the field when the radix cannot
-/// connect that many hosts at that oversubscription.
+/// Builds a fat tree onto `t` over existing host nodes, cabled in the order given (host i on leaf i / down, port
+/// i % down: its fabric address is i). The leaf splits its ports exactly down:up = oversubscription
+/// (model::fatTreeShape). Two levels: the fewest spines whose ports take every uplink, a leaf's uplink port p
+/// cabled to spine p mod spines (parallel cables when a leaf has more uplinks than there are spines). Three
+/// levels: pods of radix/2 edges and `up` aggregation switches. Throws SimError saying what the radix allows
+/// when it cannot connect that many hosts at that oversubscription.
 void buildFatTree(Topology& t, const std::vector<int>& host_nodes, const FatTreeParams& p);
 
 /// A 2-level fat tree with explicit counts (hosts per leaf, leaves, spines), every link equal: the SimGrid
@@ -94,6 +119,7 @@ struct ClusterParams {
     int nodes = 32;
     int gpus_per_node = 8;
     std::string topology = "rail-optimized";  ///< "fat-tree" (one NIC port per GPU on a shared tree) or "rail-optimized"
+    Routing routing = Routing::DModK;
     int levels = 2;
     int radix = 64;
     double oversubscription = 1;
@@ -101,7 +127,7 @@ struct ClusterParams {
     double nvlink_Bps = 450e9;    ///< per GPU into the NVSwitch (H100: 900 GB/s both ways)
     double latency_s = 1e-6;
     double nvlink_latency_s = 0.5e-6;
-    std::vector<std::string> node_ids;  ///< optional names (scenario node ids); GPUs are "<node>/gpu<i>"
+    std::vector<std::string> node_ids;  ///< optional names (scenario node ids); GPUs are "<node>/gpu<i>"; cabled in this order
     std::vector<std::string> node_racks;
 };
 
@@ -110,11 +136,10 @@ struct ClusterParams {
 /// "fat-tree": a node's GPUs share a leaf. Throws SimError on impossible parameters (radix too small...).
 Topology buildCluster(const ClusterParams& p);
 
-/// Shortest paths (by latency, then hops) with ECMP: among equal-cost next hops the choice is a hash of
-/// (source, destination), so a pair always takes the same path and different pairs spread. On fat trees the
-/// hash picks among the next hops the healthy fabric would offer (resilient hashing): when a link fails only
-/// the pairs that used it move, together, to the next live member. Distances are computed per destination on demand and cached until the
-/// topology changes.
+/// Shortest paths (by latency, then hops); among equal next hops the topology's Routing chooses (D-mod-k or
+/// ECMP), so a pair always takes the same path. On fat trees (up/down routing) the choice is made among the
+/// next hops the healthy fabric would offer: when a link fails only the pairs that used it move, together, to
+/// the next live member. Distances are computed per destination on demand and cached until the topology changes.
 class Router {
 public:
     explicit Router(const Topology& t) : t_(t) {}
@@ -131,6 +156,7 @@ private:
     // Up/down routing: for each switch, the level-1 switches reachable by going only down (bitsets).
     std::vector<std::vector<std::uint64_t>> below_, below_all_;  ///< with the current failures / ignoring them
     std::vector<int> leaf_index_;
+    std::vector<int> parents_;  ///< distinct switches one level up, per switch (the healthy fabric)
     std::uint64_t below_version_ = ~0ull;
     std::uint64_t version_ = ~0ull;
     std::unordered_map<int, std::vector<std::int64_t>> dist_;
@@ -149,6 +175,7 @@ struct Flow {
     // results
     double finish_s = std::numeric_limits<double>::quiet_NaN();
     double rate_Bps = 0;      ///< last rate
+    double first_rate_Bps = 0;  ///< the rate it got when it started to drain
     bool stalled = false;     ///< no route
 };
 
