@@ -107,6 +107,20 @@ void readTraining(ObjReader& r, TrainingSpec& t) {
     r.get("bytes_per_param", t.bytes_per_param);
     r.get("hidden_size", t.hidden_size);
     r.get("layers", t.layers);
+    r.get("context_parallel", t.context_parallel);
+    r.get("expert_parallel", t.expert_parallel);
+    r.get("seq_len", t.seq_len);
+    r.get("micro_batch", t.micro_batch);
+    r.get("virtual_stages", t.virtual_stages);
+    r.get("zero_stage", t.zero_stage);
+    r.get("heads", t.heads);
+    r.get("kv_heads", t.kv_heads);
+    r.get("experts", t.experts);
+    r.get("top_k", t.top_k);
+    r.get("active_params", t.active_params);
+    r.get("recompute", t.recompute);
+    r.get("rank_order", t.rank_order);
+    r.get("attention_efficiency", t.attention_efficiency);
 }
 
 ojson writeTraining(const TrainingSpec& t) {
@@ -120,6 +134,21 @@ ojson writeTraining(const TrainingSpec& t) {
     o["bytes_per_param"] = num(t.bytes_per_param);
     if (t.hidden_size) o["hidden_size"] = t.hidden_size;
     if (t.layers) o["layers"] = t.layers;
+    const TrainingSpec d;  // the rest only when not the default
+    if (t.context_parallel != d.context_parallel) o["context_parallel"] = t.context_parallel;
+    if (t.expert_parallel != d.expert_parallel) o["expert_parallel"] = t.expert_parallel;
+    if (t.seq_len) o["seq_len"] = t.seq_len;
+    if (t.micro_batch != d.micro_batch) o["micro_batch"] = t.micro_batch;
+    if (t.virtual_stages != d.virtual_stages) o["virtual_stages"] = t.virtual_stages;
+    if (t.zero_stage != d.zero_stage) o["zero_stage"] = t.zero_stage;
+    if (t.heads) o["heads"] = t.heads;
+    if (t.kv_heads) o["kv_heads"] = t.kv_heads;
+    if (t.experts) o["experts"] = t.experts;
+    if (t.top_k != d.top_k) o["top_k"] = t.top_k;
+    if (t.active_params) o["active_params"] = num(t.active_params);
+    if (t.recompute) o["recompute"] = num(t.recompute);
+    if (t.rank_order != d.rank_order) o["rank_order"] = t.rank_order;
+    if (t.attention_efficiency) o["attention_efficiency"] = num(t.attention_efficiency);
     putExtras(o, t.extra);
     return o;
 }

@@ -405,17 +405,7 @@ private:
             if (j.profile) checkProfile(*j.profile, p + "/profile");
             if (j.training && j.inference) err(p, "a job is either training or inference, not both");
             if (j.training) {
-                const TrainingSpec& t = *j.training;
-                const std::string tp = p + "/training";
-                positive(tp + "/model_params", t.model_params);
-                positive(tp + "/tokens_per_step", t.tokens_per_step);
-                if (t.tensor_parallel < 1) err(tp + "/tensor_parallel", "must be >= 1");
-                if (t.pipeline_parallel < 1) err(tp + "/pipeline_parallel", "must be >= 1");
-                if (!(t.efficiency > 0 && t.efficiency <= 1)) err(tp + "/efficiency", "must be within (0, 1]");
-                if (t.comm_overlap < 0 || t.comm_overlap > 1) err(tp + "/comm_overlap", "must be within 0..1");
-                positive(tp + "/bytes_per_param", t.bytes_per_param);
-                if (t.hidden_size < 0 || t.layers < 0) err(tp, "hidden_size and layers must be >= 0");
-                // GPUs must split into TP × PP × DP.
+                // GPUs of the job and of a node, for the parallel layout's checks.
                 int gpus = j.nodes.empty() ? j.gpus : 0, gpn = 0;
                 for (const Hall& h : s_.halls)  // GPUs per node, for jobs placed by count
                     for (const Row& row : h.rows)
@@ -432,13 +422,7 @@ private:
                                             gpus += sm->gpu_count;
                                             gpn = sm->gpu_count;
                                         }
-                if (gpus > 0 && t.tensor_parallel >= 1 && t.pipeline_parallel >= 1) {
-                    if (gpn % t.tensor_parallel != 0 && t.tensor_parallel % gpn != 0)
-                        err(tp + "/tensor_parallel", "must divide the " + std::to_string(gpn) + " GPUs of a node (or be a multiple of it)");
-                    if (gpus % (t.tensor_parallel * t.pipeline_parallel) != 0)
-                        err(tp + "/pipeline_parallel", "TP × PP = " + std::to_string(t.tensor_parallel * t.pipeline_parallel) +
-                                                           " does not divide the job's " + std::to_string(gpus) + " GPUs");
-                }
+                detail::checkTraining(*j.training, p + "/training", gpus, gpn, d_);
             }
             if (j.inference) {
                 const std::string ip = p + "/inference";

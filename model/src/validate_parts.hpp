@@ -14,5 +14,7 @@ void checkCooling(const Scenario& s, const Hall& h, const std::string& hall_poin
 void checkLoops(const Scenario& s, Diagnostics& d);
 /// The network: generator parameters against the radix, explicit switches and links, overrides.
 void checkNetwork(const Scenario& s, const Catalog& c, Diagnostics& d);
+/// A training job's parallel layout at `pointer`, for a job of `gpus` GPUs on nodes of `gpus_per_node`.
+void checkTraining(const TrainingSpec& t, const std::string& pointer, int gpus, int gpus_per_node, Diagnostics& d);
 
 } // namespace ct::model::detail

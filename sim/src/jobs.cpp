@@ -1,5 +1,6 @@
 #include <clustertwin/model/fabric.hpp>
 #include <clustertwin/sim/jobs.hpp>
+#include <clustertwin/sim/training.hpp>
 
 #include <algorithm>
 #include <map>
@@ -14,7 +15,7 @@ struct JobWorkload::JobRt {
     std::vector<int> nodes;          ///< scenario node indices
     int gpus = 0;
     double peak_flops = 0;           ///< per GPU, FLOP/s (BF16 dense)
-    double comm_s = 0;
+    TrainingStep step;               ///< at full clocks, on the fabric as it is (empty without one)
     bool stalled = false;
     bool dirty = true;
     std::vector<double> arc_bytes;   ///< per step
@@ -108,51 +109,25 @@ JobWorkload::~JobWorkload() = default;
 
 void JobWorkload::solveComm(JobRt& j) {
     j.dirty = false;
-    j.comm_s = 0;
     j.stalled = false;
     j.arc_bytes.assign(static_cast<std::size_t>(fabric_.topology.arcCount()), 0.0);
-    const model::TrainingSpec& t = *j.job->training;
-    if (!router_) return;  // no fabric: a single-node job, or none described
     // Ranks follow where the job's nodes are cabled (as `collective --placement packed` does), not the order
     // the job lists them in, so the same GPUs give the same rings either way.
-    std::vector<int> pos(fabric_.gpus_of_node.size(), 0), nodes = j.nodes;
-    for (std::size_t i = 0; i < fabric_.cabling_order.size(); ++i) pos[fabric_.cabling_order[i]] = static_cast<int>(i);
-    std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return pos[a] < pos[b]; });
     std::vector<int> ranks;
-    for (int n : nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
-    const int G = static_cast<int>(ranks.size()), tp = t.tensor_parallel, pp = t.pipeline_parallel;
-    const int dp = G / (tp * pp);
-    // Megatron order: tensor-parallel ranks fastest, then data-parallel, then pipeline stages.
-    auto groups = [&](bool data_parallel) {
-        std::vector<std::vector<int>> out;
-        if (data_parallel) {
-            for (int s = 0; s < pp; ++s)
-                for (int k = 0; k < tp; ++k) {
-                    std::vector<int> g;
-                    for (int d = 0; d < dp; ++d) g.push_back(ranks[k + tp * (d + dp * s)]);
-                    out.push_back(std::move(g));
-                }
-        } else {
-            for (int s = 0; s < pp; ++s)
-                for (int d = 0; d < dp; ++d) {
-                    std::vector<int> g;
-                    for (int k = 0; k < tp; ++k) g.push_back(ranks[k + tp * (d + dp * s)]);
-                    out.push_back(std::move(g));
-                }
-        }
-        return out;
-    };
-    auto add = [&](const net::CollectiveResult& r) {
-        j.comm_s += r.time_s;
-        j.stalled = j.stalled || r.stalled_pairs > 0;
-        for (std::size_t a = 0; a < r.arc_bytes.size(); ++a) j.arc_bytes[a] += r.arc_bytes[a];
-    };
-    if (dp >= 2) add(net::runGroupedAllReduce(fabric_.topology, *router_, groups(true), t.bytes_per_param * t.model_params / (tp * pp)));
-    if (tp >= 2 && t.hidden_size > 0 && t.layers > 0) {
-        // Four all-reduces of the local tokens' activations per layer and step (two forward, two backward).
-        const double bytes = 4.0 * t.layers / pp * (t.tokens_per_step / std::max(dp, 1)) * t.hidden_size * 2.0;
-        add(net::runGroupedAllReduce(fabric_.topology, *router_, groups(false), bytes));
+    if (router_) {
+        std::vector<int> pos(fabric_.gpus_of_node.size(), 0), nodes = j.nodes;
+        for (std::size_t i = 0; i < fabric_.cabling_order.size(); ++i) pos[fabric_.cabling_order[i]] = static_cast<int>(i);
+        std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return pos[a] < pos[b]; });
+        for (int n : nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
+        j.step = trainingStep(fabric_.topology, *router_, *j.job->training, ranks, j.peak_flops);
+    } else {
+        // No fabric described: compute and pipeline only (every transfer free).
+        net::Topology none;
+        net::Router r(none);
+        j.step = trainingStep(none, r, *j.job->training, std::vector<int>(static_cast<std::size_t>(j.gpus), 0), j.peak_flops);
     }
+    j.stalled = j.step.stalled;
+    if (router_) j.arc_bytes = j.step.arc_bytes;
 }
 
 void JobWorkload::onEvent(const model::Event& e) {
@@ -180,17 +155,17 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
             out.jobs.push_back(f);
             continue;
         }
-        // Throttled GPUs compute slower: the job goes at the pace of its mean clock factor.
-        double throttle = 0;
-        int counted = 0;
+        // A synchronous job goes at the pace of its slowest GPU; a failed GPU stops it.
+        double throttle = 1.0;
+        bool gpu_down = false;
         for (int n : j.nodes) {
             const std::size_t first = static_cast<std::size_t>(n) * (j.gpus / j.nodes.size());
             for (std::size_t g = first; g < first + j.gpus / j.nodes.size() && g < prev.gpus.size(); ++g) {
-                throttle += prev.gpus[g].failed ? 0.0 : prev.gpus[g].throttle;
-                ++counted;
+                if (prev.gpus[g].failed) gpu_down = true;
+                else throttle = std::min(throttle, prev.gpus[g].throttle);
             }
         }
-        throttle = counted ? std::max(throttle / counted, 0.05) : 1.0;
+        throttle = std::max(throttle, 0.05);
         if (job.inference) {
             const auto& in = *job.inference;
             const double need = 2 * in.model_params * in.requests_per_s * in.tokens_per_request;
@@ -202,20 +177,19 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
             continue;
         }
         if (j.dirty) solveComm(j);
-        const auto& tr = *job.training;
-        const double flops = 6.0 * tr.model_params * tr.tokens_per_step;
-        f.compute_time_s = flops / (j.gpus * j.peak_flops * tr.efficiency * throttle);
-        f.comm_time_s = j.comm_s;
-        const double exposed = std::max(0.0, j.comm_s - tr.comm_overlap * f.compute_time_s);
-        f.step_time_s = f.compute_time_s + exposed;
-        f.stalled = j.stalled;
-        f.utilization = j.stalled ? 0.0 : f.compute_time_s / f.step_time_s;
-        f.comm_share = j.stalled ? 1.0 : exposed / f.step_time_s;
-        f.mfu = j.stalled ? 0.0 : flops / (f.step_time_s * j.gpus * j.peak_flops);
+        const TrainingStep st = retimed(j.step, *job.training, throttle, j.peak_flops);
+        const bool stopped = j.stalled || gpu_down;
+        f.compute_time_s = st.compute_s;
+        f.comm_time_s = st.tp_s + st.cp_s + st.ep_s + st.pp_s + st.dp_s;
+        f.step_time_s = st.step_s;
+        f.stalled = stopped;
+        f.utilization = stopped ? 0.0 : st.compute_s / st.step_s;
+        f.comm_share = stopped ? 1.0 : (st.pipeline_slots * st.comm_mb_s + st.dp_exposed_s) / st.step_s;
+        f.mfu = stopped ? 0.0 : st.mfu;
         const bool new_stall = j.stalled && stalled_alerted_.insert(job.id).second;
         if (!j.stalled) stalled_alerted_.erase(job.id);
         if (new_stall) out.alerts.push_back({t, "job_stalled", job.id, "job " + job.id + " stalled: some of its GPUs have no route to each other"});
-        if (!j.stalled)
+        if (!stopped)
             for (std::size_t a = 0; a < link_rate.size(); ++a) link_rate[a] += j.arc_bytes[a] / f.step_time_s;
         out.jobs.push_back(f);
     }

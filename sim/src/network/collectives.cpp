@@ -153,27 +153,71 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
     return res;
 }
 
-CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::vector<std::vector<int>>& groups, double bytes) {
+CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<std::vector<int>>& groups,
+                                      double bytes) {
     if (groups.empty() || groups.front().empty()) throw SimError("collective: no groups");
     if (!(bytes > 0)) throw SimError("collective: bytes must be > 0");
     const std::size_t n = groups.front().size();
     for (const auto& g : groups)
-        if (g.size() != n) throw SimError("collective: grouped all-reduce needs groups of one size");
+        if (g.size() != n) throw SimError("collective: grouped collectives need groups of one size");
     Accum acc{t, r, std::vector<double>(static_cast<std::size_t>(t.arcCount()), 0.0)};
-    std::vector<std::tuple<int, int, double>> x;
-    for (const auto& g : groups) {
-        auto s = ringStep(g, bytes / static_cast<double>(n));
-        x.insert(x.end(), s.begin(), s.end());
+    const int N = static_cast<int>(n);
+    double factor = 1;
+    auto ring = [&](int times) {
+        std::vector<std::tuple<int, int, double>> x;
+        for (const auto& g : groups) {
+            auto s = ringStep(g, bytes / static_cast<double>(n));
+            x.insert(x.end(), s.begin(), s.end());
+        }
+        acc.step(x, times);
+    };
+    switch (op) {
+    case CollectiveOp::AllReduce:
+    case CollectiveOp::HierarchicalAllReduce:
+        ring(2 * (N - 1));
+        factor = 2.0 * (N - 1) / N;
+        break;
+    case CollectiveOp::AllGather:
+    case CollectiveOp::ReduceScatter:
+        ring(N - 1);
+        factor = static_cast<double>(N - 1) / N;
+        break;
+    case CollectiveOp::AllToAll:
+        if (N > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
+        for (int k = 1; k < N; ++k) {
+            std::vector<std::tuple<int, int, double>> x;
+            for (const auto& g : groups)
+                for (int i = 0; i < N; ++i) x.emplace_back(g[i], g[(i + k) % N], bytes / N);
+            acc.step(x, 1);
+        }
+        factor = static_cast<double>(N - 1) / N;
+        break;
     }
-    acc.step(x, 2 * (static_cast<int>(n) - 1));
     CollectiveResult res;
+    res.op = op;
     res.ranks = static_cast<int>(n * groups.size());
     res.bytes = bytes;
     res.time_s = acc.time;
     res.steps = acc.steps;
     res.stalled_pairs = acc.stalled;
     res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
-    res.busbw_Bps = res.algbw_Bps * 2.0 * (n - 1) / n;
+    res.busbw_Bps = res.algbw_Bps * factor;
+    res.arc_bytes = std::move(acc.arc_bytes);
+    return res;
+}
+
+CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::vector<std::vector<int>>& groups, double bytes) {
+    return runGroupedCollective(t, r, CollectiveOp::AllReduce, groups, bytes);
+}
+
+CollectiveResult runTransfers(const Topology& t, Router& r, const std::vector<std::tuple<int, int, double>>& xfers) {
+    Accum acc{t, r, std::vector<double>(static_cast<std::size_t>(t.arcCount()), 0.0)};
+    acc.step(xfers, 1);
+    CollectiveResult res;
+    res.ranks = static_cast<int>(xfers.size());
+    res.time_s = acc.time;
+    res.steps = acc.steps;
+    res.stalled_pairs = acc.stalled;
     res.arc_bytes = std::move(acc.arc_bytes);
     return res;
 }

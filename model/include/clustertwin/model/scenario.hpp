@@ -307,19 +307,34 @@ struct UtilizationProfile {
     bool operator==(const UtilizationProfile&) const = default;
 };
 
-/// A training job's shape: compute per step from FLOPs (6 · params · tokens), communication from the
-/// parallelism (data-parallel gradient all-reduce; tensor-parallel activations when hidden size and layers
-/// are given).
+/// A training job's shape (docs/workloads.md): compute from the model FLOPs (6 · active params · tokens plus
+/// attention 12 · layers · hidden · seq per token), split over TP × CP × PP × DP GPUs; a 1F1B pipeline of
+/// micro-batches whose slots carry the per-micro-batch traffic of TP, CP, EP and the stage-to-stage sends; the
+/// data-parallel gradient reduction (ZeRO stage 3 = FSDP: reduce-scatter and two all-gathers) partly hidden
+/// behind compute. Without seq_len the whole replica batch is one micro-batch (the shape of issue 3's jobs).
 struct TrainingSpec {
     double model_params = 0;          ///< parameters
     double tokens_per_step = 0;       ///< global batch in tokens
     int tensor_parallel = 8;
     int pipeline_parallel = 1;
+    int context_parallel = 1;         ///< the sequence split over CP GPUs (ring attention: K and V exchanged)
+    int expert_parallel = 1;          ///< MoE: experts spread over EP GPUs of the data-parallel dimension
     double efficiency = 0.4;          ///< achieved share of the GPU's peak while computing
-    double comm_overlap = 0;          ///< share of compute time that hides communication (0..1)
+    double attention_efficiency = 0;  ///< the same for attention kernels (0 = efficiency)
+    double comm_overlap = 0;          ///< share of compute time that hides the data-parallel reduction (0..1)
     double bytes_per_param = 2;       ///< gradient precision (bf16)
-    int hidden_size = 0;              ///< optional: with `layers`, tensor-parallel traffic is modelled
+    int hidden_size = 0;              ///< optional: with `layers`, TP, CP, EP and PP traffic are modelled
     int layers = 0;
+    int seq_len = 0;                  ///< tokens per sequence; 0 = one micro-batch per replica
+    int micro_batch = 1;              ///< sequences per micro-batch
+    int virtual_stages = 1;           ///< interleaved 1F1B: model chunks per pipeline rank (bubble / v)
+    int zero_stage = 1;               ///< 0..2: gradients all-reduced (RS + AG); 3 (FSDP): RS + AG forward + AG backward
+    int heads = 0, kv_heads = 0;      ///< attention heads and K/V heads (GQA); CP traffic scales with kv/heads
+    int experts = 0;                  ///< MoE experts per layer (0 = dense)
+    int top_k = 2;                    ///< experts per token
+    double active_params = 0;         ///< MoE: parameters a token passes through (0 = model_params)
+    double recompute = 0;             ///< share of the forward pass recomputed in the backward (1 = full)
+    std::string rank_order = "tp-cp-dp-pp";  ///< fastest first: Megatron's default, or "tp-cp-pp-dp" (Llama 3)
     Extras extra;
     bool operator==(const TrainingSpec&) const = default;
 };

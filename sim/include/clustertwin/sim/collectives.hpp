@@ -7,6 +7,7 @@
 #include <clustertwin/sim/network.hpp>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ct::sim::net {
@@ -52,6 +53,11 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
 /// Ring all-reduces of `bytes` in several groups at once (e.g. one data-parallel ring per rail): every step
 /// carries every group's transfers together. All groups must have the same size.
 CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::vector<std::vector<int>>& groups, double bytes);
+/// Any collective (ring all-reduce, all-gather, reduce-scatter; pairwise all-to-all) in several groups at once, as
+/// every tensor- or expert-parallel group of a job runs it together. A group of one rank takes no time.
+CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<std::vector<int>>& groups, double bytes);
+/// One synchronous step of point-to-point transfers (src, dst, bytes): ends with the slowest.
+CollectiveResult runTransfers(const Topology& t, Router& r, const std::vector<std::tuple<int, int, double>>& xfers);
 
 /// The cluster fabric of a scenario (its nodes, their GPUs and NICs, the network description).
 struct ScenarioFabric {
