@@ -43,6 +43,7 @@ private slots:
     void aLinkBusyFromTheStartRaisesLinkHighOnce();
     void badJobShapesAreClearErrors();
     void placementPackedAndTopologyAware();
+    void aFailedGpuStopsTheJobUntilItRestarts();
 };
 
 void TstJobs::stepTimeIsComputePlusExposedCommunication() {
@@ -174,6 +175,43 @@ void TstJobs::placementPackedAndTopologyAware() {
     d.gpus = 256;
     l.scenario.jobs.push_back(d);
     QVERIFY_THROWS_EXCEPTION(sim::SimError, sim::placeJobs(l.scenario, l.catalog));
+}
+
+void TstJobs::aFailedGpuStopsTheJobUntilItRestarts() {
+    // Issue 20: one failed GPU stops the synchronous job (its GPUs idle, the hall's power drops); after
+    // detection + restart + reading the checkpoint it runs again on spares, the failed GPU still out.
+    auto l = trainingPod(8);
+    auto& t = *l.scenario.jobs[0].training;
+    t.detection_s = 20;
+    t.restart_s = 40;
+    t.checkpoint_interval_s = 30;
+    t.storage_gbytes_per_s = 98;  // 14 B x 7e9 parameters: a 1 s read
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
+    const model::Frame& before = fixtures::runTo(e, 50);
+    const double util = before.jobs.at(0).utilization, power = fixtures::meanGpuPower(before);
+    QVERIFY(util > 0.3);
+    e.addEvents({fixtures::event(50, "gpu_fail", "n0005/gpu2")});
+    int interrupted = 0;
+    std::string message;
+    while (e.timeS() < 70 - 1e-9) {
+        const model::Frame& f = e.step();
+        for (const auto& a : f.alerts)
+            if (a.kind == "job_interrupted") {
+                ++interrupted;
+                message = a.message;
+            }
+    }
+    QCOMPARE(interrupted, 1);
+    QVERIFY2(message.find("n0005/gpu2 failed") != std::string::npos && message.find("in 61 s") != std::string::npos, message.c_str());
+    // Seen in the next frame (50–51 s): 20–21 s into its second 30 s checkpoint interval.
+    QVERIFY2(message.find("redoing 20 s of work") != std::string::npos || message.find("redoing 21 s of work") != std::string::npos,
+             message.c_str());
+    const model::Frame& down = e.frame();
+    QCOMPARE(down.jobs.at(0).utilization, 0.0);
+    QVERIFY(fixtures::meanGpuPower(down) < power - 100);
+    const model::Frame& back = fixtures::runTo(e, 125);
+    QVERIFY2(std::fabs(back.jobs.at(0).utilization - util) < 1e-6, qPrintable(QString::number(back.jobs.at(0).utilization)));
+    QVERIFY(!back.jobs.at(0).stalled);
 }
 
 QTEST_GUILESS_MAIN(TstJobs)

@@ -3,6 +3,7 @@
 #include "args.hpp"
 #include "collective.hpp"
 #include "flows.hpp"
+#include "reliability.hpp"
 #include "impact.hpp"
 #include "inventory.hpp"
 #include "runs.hpp"
@@ -52,6 +53,7 @@ Commands:
   simulate FILE        run the coupled power/heat/air model and record the run (SQLite)
   collective FILE      one collective (all-reduce, all-gather, ...) on the scenario's fabric
   flows FILE           point-to-point flows (sizes, start times) on the scenario's fabric: rates and finish times
+  reliability FILE     a training job's failures, checkpoints, lost work and goodput over days
   import FILE|DIR...   telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
   query                a metric's values from a run database
   runs                 what a run database holds: its runs, their sources, entities and metrics
@@ -133,6 +135,7 @@ power chain sized to the load, and a network description.
     {"simulate", ct::cli::kSimulateHelp},
     {"collective", ct::cli::kCollectiveHelp},
     {"flows", ct::cli::kFlowsHelp},
+    {"reliability", ct::cli::kReliabilityHelp},
     {"import", ct::cli::kImportHelp},
     {"query", ct::cli::kQueryHelp},
     {"runs", ct::cli::kRunsHelp},
@@ -392,6 +395,7 @@ const std::map<std::string, Command>& commands() {
         {"runs", {ct::cli::cmdRuns, {"json", "help"}, {"db", "run"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "order", "fail-link", "links"}}},
         {"flows", {ct::cli::cmdFlows, {"json", "help"}, {"flows", "fail-link", "links"}}},
+        {"reliability", {ct::cli::cmdReliability, {"json", "help"}, {"job", "days", "seed", "events"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},

@@ -11,6 +11,7 @@ const std::vector<AlertKindInfo>& alertKinds() {
         {"node_unpowered", "Node without power", S::Critical, "", "every power feed of the node is down"},
         {"feed_overload", "Over capacity", S::Critical, "load_w", "a feed, UPS or PDU carries more than it is rated for"},
         {"job_stalled", "Job stalled", S::Critical, "", "some of the job's GPUs cannot reach each other"},
+        {"job_interrupted", "Job interrupted", S::Critical, "", "a GPU of the job failed: it restarts from its last checkpoint"},
         {"cooling_short", "Cooling at capacity", S::Warning, "", "the unit cannot hold its setpoint: supply rises"},
         {"inlet_high", "Inlet above 27 °C", S::Warning, "inlet_max_c", "above ASHRAE's recommended inlet range"},
         {"throttling", "GPU throttling", S::Warning, "throttle", "the GPU runs below full clocks (heat or power)"},

@@ -157,6 +157,11 @@ void read(ObjReader& r, SwitchModel& m) {
     if (r.get("airflow_cfm", cfm)) m.airflow_m3s = units::cfmToM3s(cfm);
 }
 
+void read(ObjReader& r, FailureRate& m) {
+    readCommon(r, m.name, m.source);
+    r.get("per_1000_device_days", m.per_1000_device_days, true);
+}
+
 void read(ObjReader& r, UpsModel& m) {
     readCommon(r, m.name, m.source);
     r.get("capacity_w", m.capacity_w);
@@ -232,6 +237,7 @@ void Catalog::merge(std::string_view json_text, const std::string& pointer_prefi
     mergeSection(top, "switches", switches, diags);
     mergeSection(top, "ups", ups, diags);
     mergeSection(top, "efficiency_curves", efficiency_curves, diags);
+    mergeSection(top, "failure_rates", failure_rates, diags);
     top.member("format");  // optional marker, accepted and ignored
     top.finish();
 }
@@ -268,6 +274,7 @@ double RearDoorModel::effectiveness() const {
     return capacity_w / (units::kAirDensityKgM3 * units::kAirCpJPerKgK * rated_airflow_m3s * dt);
 }
 const SwitchModel* Catalog::switchModel(std::string_view id) const { return findById(switches, id); }
+const FailureRate* Catalog::failureRate(std::string_view id) const { return findById(failure_rates, id); }
 const UpsModel* Catalog::upsModel(std::string_view id) const { return findById(ups, id); }
 const EfficiencyCurve* Catalog::curve(std::string_view id) const { return findById(efficiency_curves, id); }
 
@@ -442,6 +449,14 @@ Diagnostics Catalog::check() const {
         if (s.height_u < 1) c.err("height_u", "must be >= 1");
         c.positive("weight_kg", s.weight_kg);
         c.positive("airflow_m3s", s.airflow_m3s);
+    }
+    static const std::set<std::string, std::less<>> kinds{"gpu", "hbm", "nvlink", "nic", "node", "switch", "cable"};
+    for (const auto& f : failure_rates) {
+        Checker c{d, "failure_rates/" + f.id};
+        uniq("failure_rates", f.id);
+        c.common(f.name, f.source);
+        c.nonNegative("per_1000_device_days", f.per_1000_device_days);
+        if (!kinds.count(f.id)) c.err("id", "unknown component kind (gpu, hbm, nvlink, nic, node, switch, cable)");
     }
     for (const auto& u : ups) {
         Checker c{d, "ups/" + u.id};

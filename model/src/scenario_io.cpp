@@ -121,6 +121,11 @@ void readTraining(ObjReader& r, TrainingSpec& t) {
     r.get("recompute", t.recompute);
     r.get("rank_order", t.rank_order);
     r.get("attention_efficiency", t.attention_efficiency);
+    r.get("checkpoint_interval_s", t.checkpoint_interval_s);
+    r.get("checkpoint_bytes", t.checkpoint_bytes);
+    r.get("storage_gbytes_per_s", t.storage_gbytes_per_s);
+    r.get("detection_s", t.detection_s);
+    r.get("restart_s", t.restart_s);
 }
 
 ojson writeTraining(const TrainingSpec& t) {
@@ -149,6 +154,11 @@ ojson writeTraining(const TrainingSpec& t) {
     if (t.recompute) o["recompute"] = num(t.recompute);
     if (t.rank_order != d.rank_order) o["rank_order"] = t.rank_order;
     if (t.attention_efficiency) o["attention_efficiency"] = num(t.attention_efficiency);
+    if (t.checkpoint_interval_s) o["checkpoint_interval_s"] = num(t.checkpoint_interval_s);
+    if (t.checkpoint_bytes) o["checkpoint_bytes"] = num(t.checkpoint_bytes);
+    if (t.storage_gbytes_per_s != d.storage_gbytes_per_s) o["storage_gbytes_per_s"] = num(t.storage_gbytes_per_s);
+    if (t.detection_s != d.detection_s) o["detection_s"] = num(t.detection_s);
+    if (t.restart_s != d.restart_s) o["restart_s"] = num(t.restart_s);
     putExtras(o, t.extra);
     return o;
 }

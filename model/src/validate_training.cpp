@@ -25,6 +25,11 @@ void checkTraining(const TrainingSpec& t, const std::string& p, int gpus, int gp
     positive(p + "/bytes_per_param", t.bytes_per_param);
     if (t.hidden_size < 0 || t.layers < 0 || t.seq_len < 0 || t.heads < 0 || t.kv_heads < 0 || t.experts < 0)
         err(p, "hidden_size, layers, seq_len, heads, kv_heads and experts must be >= 0");
+    if (t.checkpoint_interval_s < 0) err(p + "/checkpoint_interval_s", "must be >= 0 (0 = Young/Daly's optimum)");
+    if (t.checkpoint_bytes < 0) err(p + "/checkpoint_bytes", "must be >= 0 (0 = 14 bytes per parameter)");
+    positive(p + "/storage_gbytes_per_s", t.storage_gbytes_per_s);
+    if (t.detection_s < 0) err(p + "/detection_s", "must be >= 0");
+    if (t.restart_s < 0) err(p + "/restart_s", "must be >= 0");
     if (t.zero_stage < 0 || t.zero_stage > 3) err(p + "/zero_stage", "must be 0, 1, 2 or 3");
     if (t.rank_order != "tp-cp-dp-pp" && t.rank_order != "tp-cp-pp-dp")
         err(p + "/rank_order", "must be 'tp-cp-dp-pp' (Megatron) or 'tp-cp-pp-dp' (Llama 3), got '" + t.rank_order + "'");

@@ -19,6 +19,12 @@ struct JobWorkload::JobRt {
     bool stalled = false;
     bool dirty = true;
     std::vector<double> arc_bytes;   ///< per step
+    // Failures: a failed GPU stops the synchronous job; it restarts (on spares) after detection + restart +
+    // reading its checkpoint, and redoes the work since that checkpoint.
+    std::set<std::size_t> failed_gpus;
+    double down_until = -1;
+    double resumed_at = 0;           ///< when it last started computing (its start, or its last restart)
+    int interruptions = 0;
     model::JobFrame frame;
 };
 
@@ -155,15 +161,12 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
             out.jobs.push_back(f);
             continue;
         }
-        // A synchronous job goes at the pace of its slowest GPU; a failed GPU stops it.
+        // A synchronous job goes at the pace of its slowest GPU (failed ones are replaced by spares on restart).
         double throttle = 1.0;
-        bool gpu_down = false;
         for (int n : j.nodes) {
             const std::size_t first = static_cast<std::size_t>(n) * (j.gpus / j.nodes.size());
-            for (std::size_t g = first; g < first + j.gpus / j.nodes.size() && g < prev.gpus.size(); ++g) {
-                if (prev.gpus[g].failed) gpu_down = true;
-                else throttle = std::min(throttle, prev.gpus[g].throttle);
-            }
+            for (std::size_t g = first; g < first + j.gpus / j.nodes.size() && g < prev.gpus.size(); ++g)
+                if (!prev.gpus[g].failed) throttle = std::min(throttle, prev.gpus[g].throttle);
         }
         throttle = std::max(throttle, 0.05);
         if (job.inference) {
@@ -177,8 +180,34 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
             continue;
         }
         if (j.dirty) solveComm(j);
-        const TrainingStep st = retimed(j.step, *job.training, throttle, j.peak_flops);
-        const bool stopped = j.stalled || gpu_down;
+        const model::TrainingSpec& spec = *job.training;
+        if (j.interruptions == 0 && j.down_until < 0) j.resumed_at = std::max(j.resumed_at, job.start_s);
+        std::string first_failed;
+        for (int n : j.nodes) {
+            const std::size_t first = static_cast<std::size_t>(n) * (j.gpus / j.nodes.size());
+            for (std::size_t g = first; g < first + j.gpus / j.nodes.size() && g < prev.gpus.size(); ++g) {
+                if (!prev.gpus[g].failed) j.failed_gpus.erase(g);
+                else if (j.failed_gpus.insert(g).second && first_failed.empty()) first_failed = prev.gpus[g].id;
+            }
+        }
+        if (!first_failed.empty()) {
+            const double bytes = spec.checkpoint_bytes > 0 ? spec.checkpoint_bytes : 14.0 * spec.model_params;
+            const double down = spec.detection_s + spec.restart_s + bytes / (spec.storage_gbytes_per_s * 1e9);
+            const bool was_down = t < j.down_until;
+            const double since = std::max(0.0, t - j.resumed_at);
+            const double lost = spec.checkpoint_interval_s > 0 ? std::fmod(since, spec.checkpoint_interval_s) : since;
+            j.down_until = t + down;
+            ++j.interruptions;
+            out.alerts.push_back({t, "job_interrupted", job.id,
+                                  "job " + job.id + " stopped: " + first_failed + " failed; it restarts from its last checkpoint in " +
+                                      std::to_string(static_cast<int>(std::lround(down))) + " s" +
+                                      (was_down ? std::string(" (it was already restarting)")
+                                                : ", redoing " + std::to_string(static_cast<int>(std::lround(lost))) + " s of work")});
+        }
+        const bool restarting = t < j.down_until;
+        if (!restarting && j.down_until > j.resumed_at) j.resumed_at = j.down_until;
+        const TrainingStep st = retimed(j.step, spec, throttle, j.peak_flops);
+        const bool stopped = j.stalled || restarting;
         f.compute_time_s = st.compute_s;
         f.comm_time_s = st.tp_s + st.cp_s + st.ep_s + st.pp_s + st.dp_s;
         f.step_time_s = st.step_s;

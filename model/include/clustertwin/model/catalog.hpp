@@ -153,6 +153,15 @@ struct SwitchModel {
     bool operator==(const SwitchModel&) const = default;
 };
 
+/// How often one kind of component interrupts a job (failure_rates section): failures per 1,000 device-days of
+/// operation. Kinds: gpu, hbm, nvlink (a node's NVLink domain), nic, node (host hardware, maintenance, system
+/// software), switch, cable.
+struct FailureRate {
+    std::string id, name, source;
+    double per_1000_device_days = 0;
+    bool operator==(const FailureRate&) const = default;
+};
+
 struct UpsModel {
     std::string id, name, source;
     double capacity_w = 0;
@@ -175,6 +184,7 @@ public:
     std::vector<SwitchModel> switches;
     std::vector<UpsModel> ups;
     std::vector<EfficiencyCurve> efficiency_curves;
+    std::vector<FailureRate> failure_rates;
 
     /// The catalog compiled into the program from resources/catalog/*.json. Parsed once; never throws for
     /// the shipped files (a test guards them).
@@ -197,6 +207,7 @@ public:
     const SwitchModel* switchModel(std::string_view id) const;
     const UpsModel* upsModel(std::string_view id) const;
     const EfficiencyCurve* curve(std::string_view id) const;
+    const FailureRate* failureRate(std::string_view id) const;
 
     const ServerModel& requireServer(std::string_view id) const;
     const GpuModel& requireGpu(std::string_view id) const;

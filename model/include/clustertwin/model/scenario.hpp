@@ -335,6 +335,13 @@ struct TrainingSpec {
     double active_params = 0;         ///< MoE: parameters a token passes through (0 = model_params)
     double recompute = 0;             ///< share of the forward pass recomputed in the backward (1 = full)
     std::string rank_order = "tp-cp-dp-pp";  ///< fastest first: Megatron's default, or "tp-cp-pp-dp" (Llama 3)
+    // Failures and checkpoints (docs/workloads.md): a synchronous job stops on any failure of its components,
+    // and restarts after detection + restart + reading its last checkpoint, losing the work since.
+    double checkpoint_interval_s = 0; ///< 0 = Young/Daly's optimum sqrt(2 · write time · MTBF)
+    double checkpoint_bytes = 0;      ///< 0 = 14 bytes per parameter (bf16 weights, fp32 master and Adam moments)
+    double storage_gbytes_per_s = 100;  ///< the job's checkpoint write and read bandwidth, GB/s
+    double detection_s = 300;         ///< from a failure until the job is known to have stopped
+    double restart_s = 600;           ///< rescheduling on healthy nodes and initialising, before the checkpoint is read
     Extras extra;
     bool operator==(const TrainingSpec&) const = default;
 };
