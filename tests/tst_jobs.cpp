@@ -44,6 +44,7 @@ private slots:
     void badJobShapesAreClearErrors();
     void placementPackedAndTopologyAware();
     void aFailedGpuStopsTheJobUntilItRestarts();
+    void synchronousPhasesSwingThePower();
 };
 
 void TstJobs::stepTimeIsComputePlusExposedCommunication() {
@@ -212,6 +213,49 @@ void TstJobs::aFailedGpuStopsTheJobUntilItRestarts() {
     const model::Frame& back = fixtures::runTo(e, 125);
     QVERIFY2(std::fabs(back.jobs.at(0).utilization - util) < 1e-6, qPrintable(QString::number(back.jobs.at(0).utilization)));
     QVERIFY(!back.jobs.at(0).stalled);
+}
+
+void TstJobs::synchronousPhasesSwingThePower() {
+    // Issue 20: at a resolution finer than its step, a pipeline-parallel job's GPUs compute, then idle while the
+    // pipeline drains and the gradients are reduced: the hall's power swings with the step, and a utility ramp
+    // limit below the swing raises power_ramp. Over whole steps the GPUs are as busy as the job's figures say.
+    auto l = trainingPod(8);
+    auto& t = *l.scenario.jobs[0].training;
+    t.model_params = 70e9;
+    t.layers = 80;
+    t.hidden_size = 8192;
+    t.seq_len = 4096;
+    t.pipeline_parallel = 4;
+    t.tokens_per_step = 8.0 * 8 * 4096;  // DP 8, 8 micro-batches of one sequence each
+    l.scenario.power.feeds[0].ramp_limit_w_per_s = 50e3;
+    sim::EngineOptions o = fixtures::quickAir();
+    o.step_s = 0.1;
+    sim::Engine e(l.scenario, l.catalog, o);
+    fixtures::runTo(e, 2);
+    const double step = e.frame().jobs.at(0).step_time_s, util = e.frame().jobs.at(0).utilization;
+    QVERIFY2(step > 1.0 && util < 0.9, qPrintable(QString("step %1 s, utilization %2").arg(step).arg(util)));
+    double lo = 1e300, hi = 0, util_sum = 0;
+    int n = 0, ramps = 0;
+    std::string ramp_message;
+    const double until = e.timeS() + 5 * step;
+    while (e.timeS() < until - 1e-9) {
+        const model::Frame& f = e.step();
+        lo = std::min(lo, f.it_power_w);
+        hi = std::max(hi, f.it_power_w);
+        for (const auto& g : f.gpus) util_sum += g.utilization;
+        n += static_cast<int>(f.gpus.size());
+        for (const auto& a : f.alerts)
+            if (a.kind == "power_ramp") {
+                ++ramps;
+                ramp_message = a.message;
+            }
+    }
+    qInfo("step %.2f s, job utilization %.3f: IT power %.0f–%.0f kW at 0.1 s, mean GPU utilization %.3f", step, util, lo / 1e3, hi / 1e3,
+          util_sum / n);
+    QVERIFY(hi - lo > 50e3);                        // the swing
+    QVERIFY(std::fabs(util_sum / n - util) < 0.05);  // about five whole steps: the job's average
+    QVERIFY(ramps >= 1);
+    QVERIFY2(ramp_message.find("above its ramp limit of 50 kW/s") != std::string::npos, ramp_message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TstJobs)

@@ -16,6 +16,7 @@ const std::vector<AlertKindInfo>& alertKinds() {
         {"inlet_high", "Inlet above 27 °C", S::Warning, "inlet_max_c", "above ASHRAE's recommended inlet range"},
         {"throttling", "GPU throttling", S::Warning, "throttle", "the GPU runs below full clocks (heat or power)"},
         {"breaker_high", "Breaker above 80 %", S::Warning, "breaker_utilization", "above the continuous-load limit of its breaker"},
+        {"power_ramp", "Power ramp", S::Warning, "", "a feed's draw changes faster than the utility's ramp limit"},
         {"link_high", "Link above 90 %", S::Warning, "utilization", "a fabric link is nearly saturated: collectives slow down"},
         {"rack_airflow", "Rack airflow short", S::Warning, "", "the rack draws more air than reaches it"},
         {"event", "Scenario event", S::Info, "", "a scheduled event of the scenario or what-if"},

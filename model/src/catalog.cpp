@@ -48,6 +48,7 @@ void read(ObjReader& r, GpuModel& m) {
     r.get("power_exponent", m.power_exponent);
     r.get("peak_bf16_tflops", m.peak_bf16_tflops);
     r.get("memory_gb", m.memory_gb);
+    r.get("memory_bandwidth_tbs", m.memory_bandwidth_tbs);
     r.get("nvlink_gbs", m.nvlink_gbs);
     r.get("slowdown_temp_c", m.slowdown_temp_c);
     r.get("shutdown_temp_c", m.shutdown_temp_c);
@@ -332,6 +333,7 @@ Diagnostics Catalog::check() const {
         c.positive("power_exponent", g.power_exponent);
         c.positive("peak_bf16_tflops", g.peak_bf16_tflops);
         c.positive("memory_gb", g.memory_gb);
+        c.positive("memory_bandwidth_tbs", g.memory_bandwidth_tbs);
         c.positive("nvlink_gbs", g.nvlink_gbs);
         c.positive("slowdown_temp_c", g.slowdown_temp_c);
         if (g.shutdown_temp_c <= g.slowdown_temp_c) c.err("shutdown_temp_c", "must be above slowdown_temp_c");

@@ -35,6 +35,7 @@ void read(ObjReader& r, PowerChain& pc, Diagnostics& d) {
         x.get("id", f.id, true);
         x.get("name", f.name);
         x.get("capacity_w", f.capacity_w, true);
+        x.get("ramp_limit_w_per_s", f.ramp_limit_w_per_s);
     });
     readList(r, "transformers", false, pc.transformers, d, [](ObjReader& x, Transformer& t) {
         x.get("id", t.id, true);
@@ -247,6 +248,7 @@ ojson write(const PowerChain& pc) {
         x["id"] = f.id;
         putIfNotEmpty(x, "name", f.name);
         x["capacity_w"] = num(f.capacity_w);
+        if (f.ramp_limit_w_per_s > 0) x["ramp_limit_w_per_s"] = num(f.ramp_limit_w_per_s);
         putExtras(x, f.extra);
         feeds.push_back(std::move(x));
     }

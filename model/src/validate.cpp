@@ -367,6 +367,7 @@ private:
         for (std::size_t i = 0; i < pc.feeds.size(); ++i) {
             const UtilityFeed& f = pc.feeds[i];
             checkLoad(ptrJoin("/power/feeds", i), "feed", f.capacity_w, feed_normal[f.id], feed_fail[f.id]);
+            if (!(f.ramp_limit_w_per_s >= 0)) err(ptrJoin("/power/feeds", i) + "/ramp_limit_w_per_s", "must be >= 0 (0 = no limit)");
         }
     }
 

@@ -152,6 +152,19 @@ void Engine::Impl::finishFrame(bool with_air) {
     chain(ups, f.ups, "UPS");
     chain(txs, f.transformers, "transformer");
     chain(feeds, f.feeds, "feed");
+    // How fast each feed's draw changes: a large job's synchronous phases (or its stop on a failure) swing it
+    // by megawatts within seconds; utilities limit the ramp.
+    if (feed_prev_w.size() == feeds.size() && stats.steps > 1) {
+        for (std::size_t i = 0; i < feeds.size(); ++i) {
+            const double limit = i < scenario.power.feeds.size() ? scenario.power.feeds[i].ramp_limit_w_per_s : 0.0;
+            const double ramp = std::fabs(feeds[i].load_w - feed_prev_w[i]) / opt.step_s;
+            char buf[96];
+            std::snprintf(buf, sizeof buf, " changes by %.0f kW/s, above its ramp limit of %.0f kW/s", ramp / 1e3, limit / 1e3);
+            alert("power_ramp", feeds[i].id, "feed " + feeds[i].id + buf, limit > 0 && ramp > limit, ramp, limit);
+        }
+    }
+    feed_prev_w.resize(feeds.size());
+    for (std::size_t i = 0; i < feeds.size(); ++i) feed_prev_w[i] = feeds[i].load_w;
     f.transformer_loss_w = 0;
     for (const auto& x : txs) f.transformer_loss_w += x.loss_w;
     f.ups_loss_w = 0;

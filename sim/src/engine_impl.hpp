@@ -48,6 +48,7 @@ struct Engine::Impl {
     std::vector<LoopRt> loops;
     std::vector<RackPduRt> rpdus;
     std::vector<ChainRt> pdus, ups, txs, feeds;
+    std::vector<double> feed_prev_w;  ///< each feed's load at the last step, for its ramp rate
     std::vector<model::Event> timeline;  // sorted by time
     std::size_t next_event = 0;
     std::set<std::string> active_alerts;

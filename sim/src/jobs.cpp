@@ -25,6 +25,8 @@ struct JobWorkload::JobRt {
     double down_until = -1;
     double resumed_at = 0;           ///< when it last started computing (its start, or its last restart)
     int interruptions = 0;
+    TrainingStep now;                ///< the step at the current clocks
+    std::unordered_map<int, int> position;  ///< scenario node index -> its place among the job's ranked nodes
     model::JobFrame frame;
 };
 
@@ -125,8 +127,10 @@ void JobWorkload::solveComm(JobRt& j) {
         for (std::size_t i = 0; i < fabric_.cabling_order.size(); ++i) pos[fabric_.cabling_order[i]] = static_cast<int>(i);
         std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return pos[a] < pos[b]; });
         for (int n : nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
+        for (std::size_t i = 0; i < nodes.size(); ++i) j.position[nodes[i]] = static_cast<int>(i);
         j.step = trainingStep(fabric_.topology, *router_, *j.job->training, ranks, j.peak_flops);
     } else {
+        for (std::size_t i = 0; i < j.nodes.size(); ++i) j.position[j.nodes[i]] = static_cast<int>(i);
         // No fabric described: compute and pipeline only (every transfer free).
         net::Topology none;
         net::Router r(none);
@@ -146,6 +150,8 @@ void JobWorkload::onEvent(const model::Event& e) {
 }
 
 void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) {
+    if (last_t_ >= 0 && t > last_t_) dt_ = t - last_t_;
+    last_t_ = t;
     if (router_ && comm_version_ != fabric_.topology.version()) {
         comm_version_ = fabric_.topology.version();
         for (auto& j : jobs_) j.dirty = true;
@@ -207,6 +213,7 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
         const bool restarting = t < j.down_until;
         if (!restarting && j.down_until > j.resumed_at) j.resumed_at = j.down_until;
         const TrainingStep st = retimed(j.step, spec, throttle, j.peak_flops);
+        j.now = st;
         const bool stopped = j.stalled || restarting;
         f.compute_time_s = st.compute_s;
         f.comm_time_s = st.tp_s + st.cp_s + st.ep_s + st.pp_s + st.dp_s;
@@ -250,7 +257,35 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
 double JobWorkload::gpuDemand(std::size_t node, int gpu, double t) const {
     if (node < job_of_node_.size() && job_of_node_[node] >= 0) {
         const JobRt& j = jobs_[static_cast<std::size_t>(job_of_node_[node])];
-        if (j.frame.running) return j.frame.utilization;
+        if (!j.frame.running) return fallback_.gpuDemand(node, gpu, t);
+        if (!j.job->training || j.frame.utilization <= 0 || !(dt_ > 0)) return j.frame.utilization;
+        // Phase-resolved: the share of [t, t + dt] this GPU's pipeline stage spends computing. In a step, stage
+        // k idles k/v slots (the pipeline filling), computes its m micro-batches (each slot: compute, then the
+        // slot's traffic), idles (p − 1 − k)/v slots (draining) and waits for the exposed data-parallel
+        // reduction; all stages repeat in step. Over a whole step this is compute / step, the frame's figure.
+        const TrainingStep& st = j.now;
+        const TrainingLayout& L = st.layout;
+        auto it = j.position.find(static_cast<int>(node));
+        if (it == j.position.end() || !(st.step_s > 0)) return j.frame.utilization;
+        const long long gpn = j.gpus / static_cast<long long>(j.nodes.size());
+        const long long rank = it->second * gpn + gpu;
+        const long long tc = static_cast<long long>(L.tp) * L.cp;
+        const int stage = static_cast<int>(L.dp_outer ? (rank / tc) % L.pp : (rank / (tc * L.dp)) % L.pp);
+        const double m = L.micro_batches, c = st.compute_s / m, slot = st.slot_s;
+        const double v = std::max(1, j.job->training->virtual_stages), warm = stage * slot / v;
+        auto within = [&](double x) {  // busy time in [0, x] of one step
+            if (x <= warm) return 0.0;
+            const double y = x - warm;
+            if (y >= m * slot) return m * c;
+            const double full = std::floor(y / slot);
+            return full * c + std::min(y - full * slot, c);
+        };
+        auto busy = [&](double x) {  // busy time from the phase origin to x
+            x = std::max(0.0, x - j.resumed_at);
+            const double k = std::floor(x / st.step_s);
+            return k * m * c + within(x - k * st.step_s);
+        };
+        return std::clamp((busy(t + dt_) - busy(t)) / dt_, 0.0, 1.0);
     }
     return fallback_.gpuDemand(node, gpu, t);
 }

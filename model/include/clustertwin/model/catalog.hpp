@@ -28,6 +28,7 @@ struct GpuModel {
     double power_exponent = 1.0;   ///< α in P = P_idle + (P_max − P_idle)·u^α
     double peak_bf16_tflops = 0;   ///< dense
     double memory_gb = 0;
+    double memory_bandwidth_tbs = 0;  ///< HBM bandwidth, TB/s (decode is bound by it)
     double nvlink_gbs = 0;         ///< NVLink bandwidth per GPU, each direction (GB/s)
     double slowdown_temp_c = 0;    ///< clocks drop above this
     double shutdown_temp_c = 0;    ///< the GPU stops above this

@@ -175,6 +175,7 @@ struct Hall {
 struct UtilityFeed {
     std::string id, name;
     double capacity_w = 0;
+    double ramp_limit_w_per_s = 0;  ///< the utility's limit on how fast the draw may change (0 = none)
     Extras extra;
     bool operator==(const UtilityFeed&) const = default;
 };

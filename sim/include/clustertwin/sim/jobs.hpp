@@ -39,6 +39,7 @@ private:
     std::vector<int> job_of_node_;  ///< index into jobs_ of the coupled job running on a node, or −1
     std::set<std::string> stalled_alerted_, hot_links_;
     std::uint64_t comm_version_ = ~0ull;
+    double last_t_ = -1, dt_ = 0;   ///< the engine's step, for phase-resolved GPU demand
 };
 
 } // namespace ct::sim
