@@ -3,6 +3,7 @@
 #include "args.hpp"
 #include "collective.hpp"
 #include "flows.hpp"
+#include "inference.hpp"
 #include "reliability.hpp"
 #include "impact.hpp"
 #include "inventory.hpp"
@@ -54,6 +55,7 @@ Commands:
   collective FILE      one collective (all-reduce, all-gather, ...) on the scenario's fabric
   flows FILE           point-to-point flows (sizes, start times) on the scenario's fabric: rates and finish times
   reliability FILE     a training job's failures, checkpoints, lost work and goodput over days
+  inference FILE       serving a model: tokens/s, time to first token and per output token, prefill/decode pools
   import FILE|DIR...   telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
   query                a metric's values from a run database
   runs                 what a run database holds: its runs, their sources, entities and metrics
@@ -136,6 +138,7 @@ power chain sized to the load, and a network description.
     {"collective", ct::cli::kCollectiveHelp},
     {"flows", ct::cli::kFlowsHelp},
     {"reliability", ct::cli::kReliabilityHelp},
+    {"inference", ct::cli::kInferenceHelp},
     {"import", ct::cli::kImportHelp},
     {"query", ct::cli::kQueryHelp},
     {"runs", ct::cli::kRunsHelp},
@@ -396,6 +399,7 @@ const std::map<std::string, Command>& commands() {
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "order", "fail-link", "links"}}},
         {"flows", {ct::cli::cmdFlows, {"json", "help"}, {"flows", "fail-link", "links"}}},
         {"reliability", {ct::cli::cmdReliability, {"json", "help"}, {"job", "days", "seed", "events"}}},
+        {"inference", {ct::cli::cmdInference, {"json", "help"}, {"job", "seconds", "seed"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},

@@ -169,6 +169,26 @@ void readInference(ObjReader& r, InferenceSpec& i) {
     r.get("requests_per_s", i.requests_per_s, true);
     r.get("tokens_per_request", i.tokens_per_request, true);
     r.get("efficiency", i.efficiency);
+    r.get("prompt_tokens", i.prompt_tokens);
+    r.get("serving", i.serving);
+    r.get("tensor_parallel", i.tensor_parallel);
+    r.get("prefill_gpus", i.prefill_gpus);
+    r.get("max_batch", i.max_batch);
+    r.get("layers", i.layers);
+    r.get("hidden_size", i.hidden_size);
+    r.get("heads", i.heads);
+    r.get("kv_heads", i.kv_heads);
+    r.get("bytes_per_param", i.bytes_per_param);
+    r.get("memory_efficiency", i.memory_efficiency);
+    r.get("arrivals", i.arrivals);
+    if (const json* a = r.member("arrival_times_s")) {
+        if (!a->is_array()) r.error(r.pointer("arrival_times_s"), "expected an array of times in seconds");
+        else
+            for (std::size_t k = 0; k < a->size(); ++k) {
+                if ((*a)[k].is_number()) i.arrival_times_s.push_back((*a)[k].get<double>());
+                else r.error(r.pointer("arrival_times_s") + "/" + std::to_string(k), "expected a number (seconds)");
+            }
+    }
 }
 
 ojson writeInference(const InferenceSpec& i) {
@@ -177,6 +197,24 @@ ojson writeInference(const InferenceSpec& i) {
     o["requests_per_s"] = num(i.requests_per_s);
     o["tokens_per_request"] = num(i.tokens_per_request);
     o["efficiency"] = num(i.efficiency);
+    const InferenceSpec d;
+    if (i.prompt_tokens) o["prompt_tokens"] = num(i.prompt_tokens);
+    if (i.serving != d.serving) o["serving"] = i.serving;
+    if (i.tensor_parallel != d.tensor_parallel) o["tensor_parallel"] = i.tensor_parallel;
+    if (i.prefill_gpus) o["prefill_gpus"] = i.prefill_gpus;
+    if (i.max_batch != d.max_batch) o["max_batch"] = i.max_batch;
+    if (i.layers) o["layers"] = i.layers;
+    if (i.hidden_size) o["hidden_size"] = i.hidden_size;
+    if (i.heads) o["heads"] = i.heads;
+    if (i.kv_heads) o["kv_heads"] = i.kv_heads;
+    if (i.bytes_per_param != d.bytes_per_param) o["bytes_per_param"] = num(i.bytes_per_param);
+    if (i.memory_efficiency != d.memory_efficiency) o["memory_efficiency"] = num(i.memory_efficiency);
+    if (i.arrivals != d.arrivals) o["arrivals"] = i.arrivals;
+    if (!i.arrival_times_s.empty()) {
+        ojson a = ojson::array();
+        for (double t : i.arrival_times_s) a.push_back(num(t));
+        o["arrival_times_s"] = std::move(a);
+    }
     putExtras(o, i.extra);
     return o;
 }

@@ -426,11 +426,15 @@ private:
                 detail::checkTraining(*j.training, p + "/training", gpus, gpn, d_);
             }
             if (j.inference) {
-                const std::string ip = p + "/inference";
-                positive(ip + "/model_params", j.inference->model_params);
-                if (!(j.inference->requests_per_s >= 0)) err(ip + "/requests_per_s", "must be >= 0");
-                positive(ip + "/tokens_per_request", j.inference->tokens_per_request);
-                if (!(j.inference->efficiency > 0 && j.inference->efficiency <= 1)) err(ip + "/efficiency", "must be within (0, 1]");
+                int gpus = j.nodes.empty() ? j.gpus : 0;
+                for (const auto& nid : j.nodes)
+                    for (const Hall& h : s_.halls)
+                        for (const Row& row : h.rows)
+                            for (const Rack& r : row.racks)
+                                for (const Node& n : r.nodes)
+                                    if (n.id == nid)
+                                        if (const ServerModel* sm = c_.server(n.model)) gpus += sm->gpu_count;
+                detail::checkInference(*j.inference, p + "/inference", gpus, d_);
             }
         }
     }

@@ -16,5 +16,7 @@ void checkLoops(const Scenario& s, Diagnostics& d);
 void checkNetwork(const Scenario& s, const Catalog& c, Diagnostics& d);
 /// A training job's parallel layout at `pointer`, for a job of `gpus` GPUs on nodes of `gpus_per_node`.
 void checkTraining(const TrainingSpec& t, const std::string& pointer, int gpus, int gpus_per_node, Diagnostics& d);
+/// An inference job's serving layout at `pointer`, for a job of `gpus` GPUs.
+void checkInference(const InferenceSpec& i, const std::string& pointer, int gpus, Diagnostics& d);
 
 } // namespace ct::model::detail

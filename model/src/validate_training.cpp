@@ -66,4 +66,32 @@ void checkTraining(const TrainingSpec& t, const std::string& p, int gpus, int gp
     }
 }
 
+void checkInference(const InferenceSpec& i, const std::string& p, int gpus, Diagnostics& d) {
+    auto err = [&](const std::string& at, std::string m) { d.push_back({Severity::Error, at, std::move(m)}); };
+    if (!(i.model_params > 0)) err(p + "/model_params", "must be > 0");
+    if (!(i.requests_per_s >= 0)) err(p + "/requests_per_s", "must be >= 0");
+    if (!(i.tokens_per_request > 0)) err(p + "/tokens_per_request", "must be > 0");
+    if (!(i.efficiency > 0 && i.efficiency <= 1)) err(p + "/efficiency", "must be within (0, 1]");
+    if (!(i.memory_efficiency > 0 && i.memory_efficiency <= 1)) err(p + "/memory_efficiency", "must be within (0, 1]");
+    if (!(i.prompt_tokens >= 0)) err(p + "/prompt_tokens", "must be >= 0");
+    if (!(i.bytes_per_param > 0)) err(p + "/bytes_per_param", "must be > 0");
+    if (i.serving != "colocated" && i.serving != "disaggregated") err(p + "/serving", "must be 'colocated' or 'disaggregated'");
+    if (i.arrivals != "poisson" && i.arrivals != "uniform") err(p + "/arrivals", "must be 'poisson' or 'uniform'");
+    for (std::size_t k = 1; k < i.arrival_times_s.size(); ++k)
+        if (i.arrival_times_s[k] < i.arrival_times_s[k - 1]) err(p + "/arrival_times_s/" + std::to_string(k), "times must not decrease");
+    if (i.tensor_parallel < 1) err(p + "/tensor_parallel", "must be >= 1");
+    if (i.max_batch < 1) err(p + "/max_batch", "must be >= 1");
+    if (i.layers < 0 || i.hidden_size < 0 || i.heads < 0 || i.kv_heads < 0) err(p, "layers, hidden_size, heads and kv_heads must be >= 0");
+    if (i.kv_heads > 0 && i.heads > 0 && i.heads % i.kv_heads != 0) err(p + "/kv_heads", "must divide heads");
+    if (gpus <= 0 || i.tensor_parallel < 1) return;
+    if (gpus % i.tensor_parallel != 0)
+        err(p + "/tensor_parallel", "must divide the job's " + std::to_string(gpus) + " GPUs (instances of " + std::to_string(i.tensor_parallel) + ")");
+    if (i.serving == "disaggregated") {
+        if (i.prefill_gpus <= 0 || i.prefill_gpus >= gpus)
+            err(p + "/prefill_gpus", "disaggregated serving needs a prefill pool of 1.." + std::to_string(gpus - 1) + " GPUs, the rest decoding");
+        else if (i.prefill_gpus % i.tensor_parallel != 0)
+            err(p + "/prefill_gpus", "must be a whole number of instances of " + std::to_string(i.tensor_parallel) + " GPUs");
+    }
+}
+
 } // namespace ct::model::detail

@@ -1,9 +1,11 @@
 #include <clustertwin/model/fabric.hpp>
 #include <clustertwin/sim/jobs.hpp>
+#include <clustertwin/sim/inference.hpp>
 #include <clustertwin/sim/training.hpp>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <cmath>
 #include <unordered_map>
@@ -26,6 +28,8 @@ struct JobWorkload::JobRt {
     double resumed_at = 0;           ///< when it last started computing (its start, or its last restart)
     int interruptions = 0;
     TrainingStep now;                ///< the step at the current clocks
+    const model::GpuModel* gpu = nullptr;
+    std::optional<InferenceResult> serving;  ///< a shaped inference job's pools, simulated once
     std::unordered_map<int, int> position;  ///< scenario node index -> its place among the job's ranked nodes
     model::JobFrame frame;
 };
@@ -100,11 +104,15 @@ JobWorkload::JobWorkload(const model::Scenario& s, const model::Catalog& c) : sc
             rt.nodes.push_back(it->second);
             const auto* sm = server_of[it->second];
             rt.gpus += sm ? sm->gpu_count : 0;
-            if (const auto* g = sm ? c.gpu(sm->gpu_model) : nullptr) rt.peak_flops = g->peak_bf16_tflops * 1e12;
+            if (const auto* g = sm ? c.gpu(sm->gpu_model) : nullptr) {
+                rt.peak_flops = g->peak_bf16_tflops * 1e12;
+                rt.gpu = g;
+            }
         }
+        for (std::size_t i = 0; i < rt.nodes.size(); ++i) rt.position[rt.nodes[i]] = static_cast<int>(i);
         if (rt.gpus == 0 || rt.peak_flops <= 0) throw SimError("job " + j.id + ": its nodes have no GPUs");
         for (int n : rt.nodes) job_of_node_[n] = static_cast<int>(jobs_.size());
-        any_training = any_training || j.training.has_value();
+        any_training = any_training || j.training.has_value() || (j.inference && j.inference->layers > 0);  // jobs that use the fabric
         jobs_.push_back(std::move(rt));
     }
     if (any_training && s.network.topology != "none") {
@@ -175,6 +183,26 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
                 if (!prev.gpus[g].failed) throttle = std::min(throttle, prev.gpus[g].throttle);
         }
         throttle = std::max(throttle, 0.05);
+        if (job.inference && job.inference->layers > 0 && job.inference->hidden_size > 0 && job.inference->prompt_tokens > 0) {
+            // Served as requests on prefill and decode instances: the pools' steady activity, simulated once
+            // over 300 s (docs/workloads.md); the GPUs' demand follows their pool.
+            const auto& in = *job.inference;
+            if (!j.serving) {
+                std::vector<int> ranks;
+                if (router_)
+                    for (int n : j.nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
+                const InferenceHardware hw = inferenceHardware(in, *j.gpu, router_ ? &fabric_.topology : nullptr, router_.get(), ranks);
+                j.serving = simulateInference(in, j.gpus, hw, 300.0);
+            }
+            const InferenceResult& r = *j.serving;
+            const double pre = in.serving == "disaggregated" ? in.prefill_gpus : j.gpus;
+            f.utilization = (pre * r.prefill_activity + (j.gpus - pre) * r.decode_activity) / j.gpus;
+            f.mfu = 2 * in.model_params * (r.tokens_per_s + in.prompt_tokens * r.completed / r.duration_s) / (j.gpus * j.peak_flops);
+            f.compute_time_s = f.step_time_s = f.comm_time_s = f.comm_share = 0;
+            f.stalled = false;
+            out.jobs.push_back(f);
+            continue;
+        }
         if (job.inference) {
             const auto& in = *job.inference;
             const double need = 2 * in.model_params * in.requests_per_s * in.tokens_per_request;
@@ -258,6 +286,12 @@ double JobWorkload::gpuDemand(std::size_t node, int gpu, double t) const {
     if (node < job_of_node_.size() && job_of_node_[node] >= 0) {
         const JobRt& j = jobs_[static_cast<std::size_t>(job_of_node_[node])];
         if (!j.frame.running) return fallback_.gpuDemand(node, gpu, t);
+        if (j.serving) {  // a served model: its pool's activity
+            const model::InferenceSpec& in = *j.job->inference;
+            auto it = j.position.find(static_cast<int>(node));
+            const long long rank = it == j.position.end() ? 0 : it->second * (j.gpus / static_cast<long long>(j.nodes.size())) + gpu;
+            return in.serving == "disaggregated" && rank >= in.prefill_gpus ? j.serving->decode_activity : j.serving->prefill_activity;
+        }
         if (!j.job->training || j.frame.utilization <= 0 || !(dt_ > 0)) return j.frame.utilization;
         // Phase-resolved: the share of [t, t + dt] this GPU's pipeline stage spends computing. In a step, stage
         // k idles k/v slots (the pipeline filling), computes its m micro-batches (each slot: compute, then the

@@ -347,12 +347,25 @@ struct TrainingSpec {
     bool operator==(const TrainingSpec&) const = default;
 };
 
-/// An inference service: FLOPs = 2 · params · tokens served per second.
+/// An inference service (docs/workloads.md). Without a model shape (layers, hidden_size) or prompt_tokens: a flat
+/// load of 2 · params · tokens/s. With them: requests arrive, are prefilled (compute-bound), their KV cache moves
+/// to a decode instance over the fabric when serving is disaggregated, and decode in continuous batches whose
+/// steps read the weights and every request's KV cache from HBM.
 struct InferenceSpec {
     double model_params = 0;
     double requests_per_s = 0;
-    double tokens_per_request = 0;
-    double efficiency = 0.4;
+    double tokens_per_request = 0;    ///< output tokens
+    double efficiency = 0.4;          ///< achieved share of peak FLOP/s in prefill and decode compute
+    double prompt_tokens = 0;         ///< input tokens per request
+    std::string serving = "colocated";  ///< "colocated" (each instance prefills and decodes) or "disaggregated"
+    int tensor_parallel = 8;          ///< GPUs per instance
+    int prefill_gpus = 0;             ///< disaggregated: GPUs of the prefill pool (the rest decode)
+    int max_batch = 64;               ///< requests an instance decodes at once
+    int layers = 0, hidden_size = 0, heads = 0, kv_heads = 0;  ///< for the KV cache's size
+    double bytes_per_param = 2;       ///< weights (bf16 = 2, fp8 = 1)
+    double memory_efficiency = 0.8;   ///< achieved share of HBM bandwidth in decode
+    std::string arrivals = "poisson"; ///< "poisson" or "uniform" (evenly spaced), or replayed `arrival_times_s`
+    std::vector<double> arrival_times_s;
     Extras extra;
     bool operator==(const InferenceSpec&) const = default;
 };
