@@ -176,6 +176,7 @@ private slots:
         QVERIFY2(t->item(row, 4)->text().toDouble() > 0, qPrintable(t->item(row, 4)->text()));
         QVERIFY(t->item(row, 5)->text().endsWith("%"));
         QVERIFY(t->item(row, 6)->text().endsWith("%"));
+        QCOMPARE(t->horizontalHeaderItem(8)->text(), QString("Details"));  // bubble, interruptions; a served model's latencies
         // Selected: the Charts dock shows its step time over the run.
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(t->item(row, 0)).center());
         QVERIFY(w_->charts()->metricBox()->findData("step_time_s") >= 0);

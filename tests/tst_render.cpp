@@ -91,6 +91,7 @@ private slots:
     void frameRecoloursWithoutRebuilding();
     void aHintSaysWhyTheColoursSayNothing();
     void linksBundleAboveTheLimit();
+    void busyLinksAreDrawnThick();
     void badMetricOrViewIsAnError();
     void replayFrameIsLastKnownValue();
     void closeCoupledCoolingIsDrawnAndExplained();
@@ -277,6 +278,25 @@ void TstRender::linksBundleAboveTheLimit() {
     scene.setOverlays(o);
     QVERIFY2(scene.linkLineCount() < cross / 4, qPrintable(QString::number(scene.linkLineCount())));
     QVERIFY(scene.linkLineCount() > 0);
+}
+
+void TstRender::busyLinksAreDrawnThick() {
+    // Issue 19: link width follows load: lines at half their capacity or more are drawn again, thick, in their
+    // colour; idle ones stay thin and faint; failed ones are not thickened.
+    const auto l = fixtures::sample("superpod-h100-su");
+    const auto links = ct::sim::net::fabricLinks(l.scenario, l.catalog);
+    r::Scene scene(l.scenario, l.catalog, links);
+    r::Overlays o;
+    o.max_link_lines = 100000;
+    scene.setOverlays(o);
+    ct::model::Frame f;
+    f.links = {{"leaf0<->spine0", "infiniband", 0.95, false}, {"leaf1<->spine1", "infiniband", 0.6, false},
+               {"leaf2<->spine2", "infiniband", 0.1, false}, {"leaf3<->spine3", "infiniband", 0.99, true}};
+    scene.setFrame(f);
+    QCOMPARE(scene.busyLinkLineCount(), std::size_t(2));
+    f.links.clear();
+    scene.setFrame(f);
+    QCOMPARE(scene.busyLinkLineCount(), std::size_t(0));
 }
 
 void TstRender::badMetricOrViewIsAnError() {

@@ -26,7 +26,7 @@ JobsPanel::JobsPanel(const ScenarioDocument& doc, const RunController& run, QWid
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
     table_ = makeListTable(this, {tr("Job"), tr("Kind"), tr("Nodes"), tr("State"), tr("Step time (s)"), tr("MFU"), tr("Communication"),
-                                  tr("GPU utilization")});
+                                  tr("GPU utilization"), tr("Details")});
     table_->setObjectName("jobsTable");
     note_ = new QLabel(this);
     note_->setWordWrap(true);
@@ -46,6 +46,22 @@ JobsPanel::JobsPanel(const ScenarioDocument& doc, const RunController& run, QWid
     connect(&doc_, &ScenarioDocument::changed, this, later);
     refresh();
 }
+
+namespace {
+/// What else a job's frame says: a training job's pipeline bubble and interruptions, a served model's throughput
+/// and tail latencies.
+QString details(const model::JobFrame& f) {
+    QStringList parts;
+    if (f.tokens_per_s > 0)
+        parts << QObject::tr("%1 tokens/s, TTFT p99 %2 s, TPOT p99 %3 ms")
+                     .arg(f.tokens_per_s, 0, 'f', 0)
+                     .arg(f.ttft_p99_s, 0, 'f', 2)
+                     .arg(1e3 * f.tpot_p99_s, 0, 'f', 1);
+    if (f.bubble_share > 0) parts << QObject::tr("bubble %1 %").arg(100 * f.bubble_share, 0, 'f', 0);
+    if (f.interruptions > 0) parts << QObject::tr("%n interruption(s)", nullptr, f.interruptions);
+    return parts.isEmpty() ? QStringLiteral("–") : parts.join(QStringLiteral("; "));
+}
+} // namespace
 
 void JobsPanel::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
@@ -112,8 +128,9 @@ void JobsPanel::refresh() {
                                  f && std::isfinite(f->step_time_s) && f->step_time_s > 0 ? QString::number(f->step_time_s, 'f', 3) : QStringLiteral("–"),
                                  f ? pct(f->mfu) : QStringLiteral("–"),
                                  f ? pct(f->comm_share) : QStringLiteral("–"),
-                                 f && std::isfinite(f->utilization) ? pct(f->utilization) : pct(row.util)};
-        for (int c = 0; c < 8; ++c) {
+                                 f && std::isfinite(f->utilization) ? pct(f->utilization) : pct(row.util),
+                                 f ? details(*f) : QStringLiteral("–")};
+        for (int c = 0; c < 9; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (c == 3 && f && f->stalled) item->setForeground(QColor(200, 30, 30));

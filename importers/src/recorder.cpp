@@ -108,6 +108,13 @@ void RunRecorder::record(const model::Frame& f) {
         put(j.id, "comm_share", "ratio", t, j.comm_share);
         put(j.id, "mfu", "ratio", t, j.mfu);
         put(j.id, "utilization", "ratio", t, j.utilization);
+        if (j.bubble_share > 0) put(j.id, "bubble_share", "ratio", t, j.bubble_share);
+        if (j.interruptions > 0) put(j.id, "interruptions", "count", t, j.interruptions);
+        if (j.tokens_per_s > 0) {
+            put(j.id, "tokens_per_s", "1/s", t, j.tokens_per_s);
+            put(j.id, "ttft_p99_s", "s", t, j.ttft_p99_s);
+            put(j.id, "tpot_p99_s", "s", t, j.tpot_p99_s);
+        }
     }
     // The 50 busiest links, and the switch-to-switch ones (leaf–spine and up, for the Fabric dock's matrix) up
     // to 2,000 of them, busiest first; GPU links are named by their host ("n0001/gpu0<->leaf0").

@@ -194,6 +194,11 @@ model::Frame RunReplay::frameAt(double t) const {
             else if (metric == "comm_share") j.comm_share = v;
             else if (metric == "mfu") j.mfu = v;
             else if (metric == "utilization") j.utilization = v;
+            else if (metric == "bubble_share") j.bubble_share = v;
+            else if (metric == "interruptions") j.interruptions = static_cast<int>(v);
+            else if (metric == "tokens_per_s") j.tokens_per_s = v;
+            else if (metric == "ttft_p99_s") j.ttft_p99_s = v;
+            else if (metric == "tpot_p99_s") j.tpot_p99_s = v;
         } else if (kind == "link") {
             if (metric == "utilization" && !std::isnan(v)) {
                 auto& l = slot(f.links, li, entity);

@@ -69,6 +69,8 @@ void Scene::setOverlays(const Overlays& o) {
     if (relink) {
         // Bundling depends on the limit: rebuild the link geometry.
         d_->ren->RemoveActor(d_->link_actor);
+        d_->ren->RemoveActor(d_->busy_link_actor);
+        d_->ren->RemoveActor(d_->hot_link_actor);
         d_->ren->RemoveActor(d_->switches->actor);
         d_->lines.clear();
         d_->line_of_link.clear();
@@ -192,6 +194,7 @@ void Scene::setWindowId(std::uintptr_t id) {
 std::size_t Scene::nodeCount() const { return d_->nodes.size(); }
 std::size_t Scene::rackCount() const { return d_->racks.size(); }
 std::size_t Scene::linkLineCount() const { return d_->lines.size(); }
+std::size_t Scene::busyLinkLineCount() const { return d_->busy_links; }
 
 void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const std::string& png_path, const RenderOptions& opt,
                        const model::Frame* frame, std::vector<model::FabricLink> links) {

@@ -372,6 +372,18 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
     link_actor->GetProperty()->SetLineWidth(bundled ? 3 : 1.5);
     link_actor->PickableOff();
     if (!lines.empty()) ren->AddActor(link_actor);
+    busy_link_value->SetName("utilization");
+    busy_link_pd->SetPoints(link_points);
+    busy_link_pd->GetCellData()->SetScalars(busy_link_value);
+    busy_link_mapper->SetInputData(busy_link_pd);
+    busy_link_mapper->SetLookupTable(link_lut);
+    busy_link_mapper->UseLookupTableScalarRangeOn();
+    busy_link_mapper->SetScalarModeToUseCellData();
+    busy_link_actor->SetMapper(busy_link_mapper);
+    busy_link_actor->GetProperty()->SetLineWidth(bundled ? 6 : 4);
+    busy_link_actor->PickableOff();
+    busy_link_actor->SetVisibility(0);
+    ren->AddActor(busy_link_actor);
     hot_link_mapper->SetInputData(hot_link_pd);
     hot_link_actor->SetMapper(hot_link_mapper);
     hot_link_actor->GetProperty()->SetColor(1.0, 0.24, 0.9);

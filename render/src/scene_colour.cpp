@@ -155,6 +155,21 @@ void Scene::Impl::recolour(const model::Frame* f) {
     for (std::size_t i = 0; i < lines.size(); ++i) link_value->SetValue(static_cast<vtkIdType>(i), failed[i] ? kNaN : lv[i]);
     link_value->Modified();
     link_pd->Modified();
+    // The busy ones again, thick (the thin line under them is hidden by them).
+    vtkNew<vtkCellArray> busy;
+    busy_link_value->Reset();
+    busy_links = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (failed[i] || !(lv[i] >= 50)) continue;
+        const vtkIdType ids[2] = {lines[i].a_end, lines[i].b_end};
+        busy->InsertNextCell(2, ids);
+        busy_link_value->InsertNextValue(lv[i]);
+        ++busy_links;
+    }
+    busy_link_pd->SetLines(busy);
+    busy_link_value->Modified();
+    busy_link_pd->Modified();
+    busy_link_actor->SetVisibility(ov.links && busy_links > 0);
     link_mapper->SetScalarVisibility(f != nullptr);
     link_actor->GetProperty()->SetColor(0.6, 0.62, 0.66);
     link_actor->GetProperty()->SetOpacity(f ? 1.0 : 0.3);  // before a run: the fabric's shape, faint

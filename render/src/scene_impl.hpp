@@ -178,6 +178,12 @@ struct Scene::Impl {
     vtkNew<vtkPolyDataMapper> hot_link_mapper;
     vtkNew<vtkActor> hot_link_actor;
     std::size_t hot_links = 0;
+    // Busy links (half their capacity or more) drawn again, thicker, over the thin lines: width shows load.
+    vtkNew<vtkPolyData> busy_link_pd;
+    vtkNew<vtkDoubleArray> busy_link_value;
+    vtkNew<vtkPolyDataMapper> busy_link_mapper;
+    vtkNew<vtkActor> busy_link_actor;
+    std::size_t busy_links = 0;
     vtkNew<vtkActor> link_actor;
     std::vector<Line> lines;
     std::unordered_map<std::string, int> line_of_link;

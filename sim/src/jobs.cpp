@@ -198,6 +198,9 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
             const double pre = in.serving == "disaggregated" ? in.prefill_gpus : j.gpus;
             f.utilization = (pre * r.prefill_activity + (j.gpus - pre) * r.decode_activity) / j.gpus;
             f.mfu = 2 * in.model_params * (r.tokens_per_s + in.prompt_tokens * r.completed / r.duration_s) / (j.gpus * j.peak_flops);
+            f.tokens_per_s = r.tokens_per_s;
+            f.ttft_p99_s = r.ttft_p99_s;
+            f.tpot_p99_s = r.tpot_p99_s;
             f.compute_time_s = f.step_time_s = f.comm_time_s = f.comm_share = 0;
             f.stalled = false;
             out.jobs.push_back(f);
@@ -250,6 +253,8 @@ void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) 
         f.utilization = stopped ? 0.0 : st.compute_s / st.step_s;
         f.comm_share = stopped ? 1.0 : (st.pipeline_slots * st.comm_mb_s + st.dp_exposed_s) / st.step_s;
         f.mfu = stopped ? 0.0 : st.mfu;
+        f.bubble_share = stopped ? 0.0 : st.bubble_s / st.step_s;
+        f.interruptions = j.interruptions;
         const bool new_stall = j.stalled && stalled_alerted_.insert(job.id).second;
         if (!j.stalled) stalled_alerted_.erase(job.id);
         if (new_stall) out.alerts.push_back({t, "job_stalled", job.id, "job " + job.id + " stalled: some of its GPUs have no route to each other"});

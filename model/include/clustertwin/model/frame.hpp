@@ -102,6 +102,10 @@ struct JobFrame {
     double comm_share = 0;         ///< exposed communication / step time
     double utilization = 0;        ///< compute / step time: what its GPUs are asked for
     double mfu = 0;                ///< model FLOPs / (step time · GPUs · peak)
+    double bubble_share = 0;       ///< pipeline bubble / step time (training)
+    int interruptions = 0;         ///< failures that stopped it so far (training)
+    double tokens_per_s = 0;       ///< output tokens per second (a served model)
+    double ttft_p99_s = 0, tpot_p99_s = 0;  ///< time to first token, per output token, 99th percentile (served)
 };
 
 struct LinkFrame {

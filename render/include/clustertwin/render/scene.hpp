@@ -135,6 +135,7 @@ public:
     std::size_t nodeCount() const;
     std::size_t rackCount() const;
     std::size_t linkLineCount() const;  ///< lines drawn (after bundling)
+    std::size_t busyLinkLineCount() const;  ///< of those, drawn thick: at 50 % of capacity or more
 
 private:
     struct Impl;
