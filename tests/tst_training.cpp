@@ -1,6 +1,10 @@
 // Training parallelism on the simulated fabric (issue 20): the 1F1B bubble, stage-to-stage sends, all-to-all
 // against its alpha-beta formula, the layout's placement, and published runs — Llama 3 405B (Meta, 2024) and
 // Megatron-LM's GPT 1T (Narayanan et al., SC21) — within the tolerances the issue states.
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include "cli_run.hpp"
 #include "sim_fixtures.hpp"
 
 #include <clustertwin/model/builder.hpp>
@@ -84,6 +88,7 @@ private slots:
     void llama3MfuWithinFivePoints();
     void megatronGpt1tWithinFifteenPercent();
     void badLayoutsAreClearErrors();
+    void theCliRunsTheSameStep();
 };
 
 void TstTraining::bubbleIsTheOneF1BFormula() {
@@ -260,6 +265,35 @@ void TstTraining::badLayoutsAreClearErrors() {
         if (d.severity == model::Severity::Error) at.insert(d.location);
     QVERIFY(at.count("/jobs/0/training/pipeline_parallel"));  // PP × v = 8 > 2 layers
     QVERIFY(at.count("/jobs/0/training/tokens_per_step"));    // 1000 sequences are no whole number of micro-batches of 3
+}
+
+void TstTraining::theCliRunsTheSameStep() {
+    // `clustertwin-cli training` on a generated cluster: the step the job model computes, from the command line.
+    Cluster c = cluster(512, "dgx-h100", 400);
+    model::Job j;
+    j.id = "llm";
+    j.gpus = 512;
+    model::TrainingSpec t;
+    t.model_params = 70e9;
+    t.layers = 80;
+    t.hidden_size = 8192;
+    t.seq_len = 4096;
+    t.tokens_per_step = 4096.0 * 256;
+    t.tensor_parallel = 8;
+    t.pipeline_parallel = 4;
+    t.virtual_stages = 2;
+    j.training = t;
+    c.scenario.jobs = {j};
+    QTemporaryDir dir;
+    const QString path = dir.filePath("llm.json");
+    model::saveScenarioFile(c.scenario, path.toStdString());
+    const auto r = cli({"training", path, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    net::Router router(c.fabric.topology);
+    const TrainingStep st = trainingStep(c.fabric.topology, router, t, c.ranks, 989e12);
+    QCOMPARE(r.json()["layout"].toObject()["dp"].toInt(), 16);
+    QVERIFY(within(r.json()["step_s"].toDouble(), st.step_s, 1e-9));
+    QVERIFY(within(r.json()["mfu"].toDouble(), st.mfu, 1e-9));
 }
 
 QTEST_GUILESS_MAIN(TstTraining)

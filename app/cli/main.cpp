@@ -4,6 +4,7 @@
 #include "collective.hpp"
 #include "flows.hpp"
 #include "inference.hpp"
+#include "training.hpp"
 #include "reliability.hpp"
 #include "impact.hpp"
 #include "inventory.hpp"
@@ -56,6 +57,7 @@ Commands:
   flows FILE           point-to-point flows (sizes, start times) on the scenario's fabric: rates and finish times
   reliability FILE     a training job's failures, checkpoints, lost work and goodput over days
   inference FILE       serving a model: tokens/s, time to first token and per output token, prefill/decode pools
+  training FILE        one step of a training job on the fabric: layout, bubble, traffic, MFU
   import FILE|DIR...   telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
   query                a metric's values from a run database
   runs                 what a run database holds: its runs, their sources, entities and metrics
@@ -139,6 +141,7 @@ power chain sized to the load, and a network description.
     {"flows", ct::cli::kFlowsHelp},
     {"reliability", ct::cli::kReliabilityHelp},
     {"inference", ct::cli::kInferenceHelp},
+    {"training", ct::cli::kTrainingHelp},
     {"import", ct::cli::kImportHelp},
     {"query", ct::cli::kQueryHelp},
     {"runs", ct::cli::kRunsHelp},
@@ -400,6 +403,7 @@ const std::map<std::string, Command>& commands() {
         {"flows", {ct::cli::cmdFlows, {"json", "help"}, {"flows", "fail-link", "links"}}},
         {"reliability", {ct::cli::cmdReliability, {"json", "help"}, {"job", "days", "seed", "events"}}},
         {"inference", {ct::cli::cmdInference, {"json", "help"}, {"job", "seconds", "seed"}}},
+        {"training", {ct::cli::cmdTraining, {"json", "help"}, {"job"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},

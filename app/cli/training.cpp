@@ -1,0 +1,97 @@
+#include "training.hpp"
+
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/jobs.hpp>
+#include <clustertwin/sim/training.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace ct::cli {
+
+namespace m = ct::model;
+using json = nlohmann::ordered_json;
+
+const char* kTrainingHelp = R"(Usage: clustertwin-cli training SCENARIO [--job ID] [--json]
+
+One step of a training job on the scenario's fabric, without the air model: its parallel layout (TP, CP, PP, DP,
+EP over its GPUs in cabling order), the 1F1B pipeline and its bubble, the traffic of each kind on the critical
+path (TP, CP, EP, stage sends) and the data-parallel reduction with what compute hides of it, the step time, MFU
+and TFLOP/s per GPU. The same model `simulate` couples to power and heat (docs/workloads.md).
+  --job ID    the training job (the first one with a training spec)
+  --json      the result as JSON
+)";
+
+int cmdTraining(const Args& a) {
+    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
+    const std::string file = a.positional()[0];
+    m::ValidationReport rep = m::loadAndValidate(file);
+    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
+    if (m::hasErrors(rep.diagnostics)) return 2;
+    sim::placeJobs(rep.scenario, rep.catalog);
+    const m::Job* job = nullptr;
+    for (const auto& j : rep.scenario.jobs)
+        if (j.training && (!a.has("job") || j.id == a.get("job"))) {
+            job = &j;
+            break;
+        }
+    if (!job) {
+        std::cerr << "clustertwin-cli training: " << file << ": "
+                  << (a.has("job") ? "no training job '" + a.get("job") + "'" : std::string("no job with a training spec")) << "\n";
+        return 2;
+    }
+    // The job's GPUs in cabling order, and their peak.
+    double peak = 0;
+    for (const auto& h : rep.scenario.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes)
+                    for (const auto& id : job->nodes)
+                        if (id == n.id)
+                            if (const auto* sm = rep.catalog.server(n.model))
+                                if (const auto* g = rep.catalog.gpu(sm->gpu_model)) peak = g->peak_bf16_tflops * 1e12;
+    sim::net::ScenarioFabric f;
+    std::vector<int> ranks;
+    const bool fabric = rep.scenario.network.topology != "none";
+    if (fabric) {
+        f = sim::net::buildScenarioFabric(rep.scenario, rep.catalog);
+        for (int n : f.cabling_order)
+            for (const auto& id : job->nodes)
+                if (f.node_ids[n] == id) ranks.insert(ranks.end(), f.gpus_of_node[n].begin(), f.gpus_of_node[n].end());
+    } else {
+        std::cerr << "clustertwin-cli training: " << file << " has no network: every transfer is taken as free\n";
+        for (const auto& h : rep.scenario.halls)
+            for (const auto& row : h.rows)
+                for (const auto& r : row.racks)
+                    for (const auto& n : r.nodes)
+                        for (const auto& id : job->nodes)
+                            if (id == n.id)
+                                if (const auto* sm = rep.catalog.server(n.model)) ranks.insert(ranks.end(), static_cast<std::size_t>(sm->gpu_count), 0);
+    }
+    sim::net::Router router(f.topology);
+    const sim::TrainingStep st = sim::trainingStep(f.topology, router, *job->training, ranks, peak);
+    const auto& L = st.layout;
+    if (a.flag("json")) {
+        std::cout << json{{"job", job->id}, {"gpus", ranks.size()},
+                          {"layout", {{"tp", L.tp}, {"cp", L.cp}, {"pp", L.pp}, {"dp", L.dp}, {"ep", L.ep}, {"micro_batches", L.micro_batches}}},
+                          {"step_s", st.step_s}, {"compute_s", st.compute_s}, {"bubble_s", st.bubble_s}, {"tp_s", st.tp_s},
+                          {"cp_s", st.cp_s}, {"ep_s", st.ep_s}, {"pp_s", st.pp_s}, {"dp_s", st.dp_s}, {"dp_exposed_s", st.dp_exposed_s},
+                          {"mfu", st.mfu}, {"hardware_tflops_per_gpu", st.hardware_tflops}, {"stalled", st.stalled}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::printf("job %s on %zu GPUs: TP %d x CP %d x PP %d x DP %d (EP %d), %d micro-batches per replica\n", job->id.c_str(), ranks.size(),
+                    L.tp, L.cp, L.pp, L.dp, L.ep, L.micro_batches);
+        std::printf("  step %.4f s: compute %.4f s, bubble %.4f s; on the critical path TP %.4f s, CP %.4f s, EP %.4f s, stage sends %.4f s;\n"
+                    "  data-parallel reduction %.4f s, %.4f s of it exposed\n",
+                    st.step_s, st.compute_s, st.bubble_s, st.tp_s, st.cp_s, st.ep_s, st.pp_s, st.dp_s, st.dp_exposed_s);
+        std::printf("  MFU %.1f %%, %.0f TFLOP/s per GPU (with recomputation)\n", 100 * st.mfu, st.hardware_tflops);
+    }
+    if (st.stalled) std::cerr << "clustertwin-cli training: some of the job's GPUs have no route to each other; it cannot run\n";
+    return st.stalled ? 1 : 0;
+}
+
+} // namespace ct::cli
