@@ -268,7 +268,7 @@ void TstFabric::collectiveAndJobsAgree() {
     sim::JobWorkload w(l.scenario, l.catalog);
     model::Frame prev, out;
     prev.gpus.assign(256, model::GpuFrame{"", 1, 700, 60, 1.0, false});
-    w.update(1, prev, out);
+    w.update(1, 1, prev, out);
     ScenarioFabric f = buildScenarioFabric(l.scenario, l.catalog);
     Router r(f.topology);
     const auto c = runCollective(f.topology, r, CollectiveOp::AllReduce, packedRanks(f), 2 * 1e9);

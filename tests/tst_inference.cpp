@@ -1,6 +1,10 @@
 // Serving a model (issue 20): a decode step against its memory bound, the KV-cache hand-off against size /
 // bandwidth + latency, throughput against the arrivals, disaggregation protecting decode from prefills, and a
 // served job's pools in a coupled run.
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include "cli_run.hpp"
 #include "sim_fixtures.hpp"
 
 #include <clustertwin/sim/collectives.hpp>
@@ -43,6 +47,7 @@ private slots:
     void disaggregationKeepsPrefillsOutOfDecode();
     void aServedJobDrivesItsPoolsInACoupledRun();
     void badServingLayoutsAreClearErrors();
+    void theCliServesTheSameModel();
 };
 
 void TstInference::decodeStepIsTheMemoryBound() {
@@ -166,6 +171,38 @@ void TstInference::badServingLayoutsAreClearErrors() {
     QVERIFY(at.count("/jobs/0/inference/tensor_parallel"));
     const auto hw = sim::inferenceHardware(s, h100(), nullptr, nullptr, {});
     QVERIFY_THROWS_EXCEPTION(ct::sim::SimError, sim::simulateInference(s, 8, hw, 10.0));
+}
+
+void TstInference::theCliServesTheSameModel() {
+    // `clustertwin-cli inference` on the SuperPOD: the simulation above, from the command line, with the fabric.
+    auto l = fixtures::sample("superpod-h100-su");
+    model::Job j;
+    j.id = "serve";
+    j.kind = "inference";
+    for (const auto& row : l.scenario.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    model::InferenceSpec s = llama70b();
+    s.requests_per_s = 10;
+    s.serving = "disaggregated";
+    s.prefill_gpus = 64;
+    j.inference = s;
+    l.scenario.jobs = {j};
+    QTemporaryDir dir;
+    const QString path = dir.filePath("serve.json");
+    model::saveScenarioFile(l.scenario, path.toStdString());
+    const auto r = cli({"inference", path, "--seconds", "120", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    net::ScenarioFabric f = net::buildScenarioFabric(l.scenario, l.catalog);
+    std::vector<int> ranks;
+    for (const auto& g : f.gpus_of_node) ranks.insert(ranks.end(), g.begin(), g.end());  // the job lists every node in scenario order
+    net::Router router(f.topology);
+    const auto want = sim::simulateInference(s, 256, sim::inferenceHardware(s, h100(), &f.topology, &router, ranks), 120.0);
+    QCOMPARE(r.json()["completed"].toInt(), want.completed);
+    QVERIFY(within(r.json()["tokens_per_s"].toDouble(), want.tokens_per_s, 1e-9));
+    QVERIFY(within(r.json()["tpot_s"].toObject()["p99"].toDouble(), want.tpot_p99_s, 1e-9));
+    // A scenario without an inference job says so.
+    QCOMPARE(cli({"inference", QString(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json"}).code, 2);
 }
 
 QTEST_GUILESS_MAIN(TstInference)

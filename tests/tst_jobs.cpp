@@ -52,7 +52,7 @@ void TstJobs::stepTimeIsComputePlusExposedCommunication() {
     sim::JobWorkload w(l.scenario, l.catalog);
     model::Frame prev, out;
     prev.gpus.assign(256, model::GpuFrame{"", 1, 700, 60, 1.0, false});
-    w.update(10, prev, out);
+    w.update(10, 1, prev, out);
     QCOMPARE(out.jobs.size(), std::size_t(1));
     const auto& j = out.jobs[0];
     // Compute: 6 · 7e9 · 131072 FLOPs over 256 GPUs at 989 TFLOPS × 0.4.

@@ -2,10 +2,16 @@
 // catalog's Poisson rates, goodput follows the checkpoint/restart formula, and a Llama 3 405B-sized job over 54
 // days gives interruptions and goodput of the order Meta reports (419 interruptions, above 90 % effective time).
 #include <clustertwin/model/builder.hpp>
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/reliability.hpp>
 
+#include <QFile>
+#include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include "cli_run.hpp"
 
 #include <cmath>
 
@@ -51,6 +57,7 @@ private slots:
     void goodputFollowsTheCheckpointFormula();
     void youngDalyIntervalWhenNoneIsGiven();
     void llama3FiftyFourDaysOfTheRightOrder();
+    void theCliRunsTheSameHistory();
 };
 
 void TstReliability::timeAddsUpAndSeedsRepeat() {
@@ -157,6 +164,26 @@ void TstReliability::llama3FiftyFourDaysOfTheRightOrder() {
     QVERIFY(r.interruptions > 419 / 2 && r.interruptions < 419 * 2);
     QVERIFY(r.goodput > 0.8 && r.goodput < 0.95);
     QVERIFY(gpu_share / r.interruptions > 0.5 && gpu_share / r.interruptions < 0.75);
+}
+
+void TstReliability::theCliRunsTheSameHistory() {
+    // `clustertwin-cli reliability`: the same seed gives the same history as the model called directly.
+    const Setup s = cluster(2048);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("job.json");
+    model::saveScenarioFile(s.scenario, path.toStdString());
+    const auto r = cli({"reliability", path, "--days", "30", "--seed", "7", "--json", "--events", dir.filePath("events.csv")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto& cat = model::Catalog::builtin();
+    sim::ReliabilityOptions o;
+    o.duration_s = 30 * 86400.0;
+    o.seed = 7;
+    const auto want = sim::simulateReliability(sim::jobComponents(s.scenario, cat, s.job), cat, *s.job.training, o);
+    QCOMPARE(r.json()["interruptions"].toInt(), want.interruptions);
+    QVERIFY(std::fabs(r.json()["goodput"].toDouble() - want.goodput) < 1e-12);
+    QFile events(dir.filePath("events.csv"));
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(events.readAll()).count('\n'), want.interruptions + 1);  // a header and one line each
 }
 
 QTEST_GUILESS_MAIN(TstReliability)

@@ -1,9 +1,8 @@
 #include "inference.hpp"
 
-#include <clustertwin/model/validate.hpp>
-#include <clustertwin/sim/collectives.hpp>
+#include "job_input.hpp"
+
 #include <clustertwin/sim/inference.hpp>
-#include <clustertwin/sim/jobs.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -31,54 +30,24 @@ pool's GPU utilization and power. The job's inference spec needs layers, hidden_
 )";
 
 int cmdInference(const Args& a) {
-    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
-    const std::string file = a.positional()[0];
     const double seconds = a.getDouble("seconds", 600);
     if (!(seconds > 0)) throw UsageError("--seconds must be > 0");
-    m::ValidationReport rep = m::loadAndValidate(file);
-    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
-    if (m::hasErrors(rep.diagnostics)) return 2;
-    sim::placeJobs(rep.scenario, rep.catalog);
-    const m::Job* job = nullptr;
-    for (const auto& j : rep.scenario.jobs)
-        if (j.inference && (!a.has("job") || j.id == a.get("job"))) {
-            job = &j;
-            break;
-        }
-    if (!job) {
-        std::cerr << "clustertwin-cli inference: " << file << ": "
-                  << (a.has("job") ? "no inference job '" + a.get("job") + "'" : std::string("no job with an inference spec")) << "\n";
-        return 2;
-    }
+    const std::optional<JobInput> in = loadJob(a, "inference", "inference");
+    if (!in) return 2;
+    const m::Job* job = &in->job();
     const m::InferenceSpec& spec = *job->inference;
     if (spec.layers <= 0 || spec.hidden_size <= 0 || spec.prompt_tokens <= 0) {
         std::cerr << "clustertwin-cli inference: job " << job->id << " needs layers, hidden_size and prompt_tokens in its inference spec\n";
         return 2;
     }
-    // The job's GPUs in its node order, on the fabric when there is one.
-    const m::GpuModel* gpu = nullptr;
-    int gpus = 0;
-    for (const auto& h : rep.scenario.halls)
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                for (const auto& n : r.nodes)
-                    for (const auto& id : job->nodes)
-                        if (id == n.id)
-                            if (const auto* sm = rep.catalog.server(n.model)) {
-                                gpus += sm->gpu_count;
-                                gpu = rep.catalog.gpu(sm->gpu_model);
-                            }
-    if (!gpu) {
-        std::cerr << "clustertwin-cli inference: job " << job->id << " has no GPUs\n";
-        return 2;
-    }
+    const m::GpuModel* gpu = in->gpu;
+    const int gpus = in->gpus;
+    // The job's GPUs in its node order (the prefill pool first), on the fabric when there is one.
     std::optional<sim::net::ScenarioFabric> fabric;
     std::vector<int> ranks;
-    if (rep.scenario.network.topology != "none") {
-        fabric = sim::net::buildScenarioFabric(rep.scenario, rep.catalog);
-        for (const auto& id : job->nodes)
-            for (std::size_t k = 0; k < fabric->node_ids.size(); ++k)
-                if (fabric->node_ids[k] == id) ranks.insert(ranks.end(), fabric->gpus_of_node[k].begin(), fabric->gpus_of_node[k].end());
+    if (in->rep.scenario.network.topology != "none") {
+        fabric = sim::net::buildScenarioFabric(in->rep.scenario, in->rep.catalog);
+        ranks = jobRanks(*fabric, *job, false);
     }
     std::optional<sim::net::Router> router;
     if (fabric) router.emplace(fabric->topology);

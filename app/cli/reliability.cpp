@@ -1,13 +1,9 @@
 #include "reliability.hpp"
 
-#include "collective.hpp"
 #include "io.hpp"
+#include "job_input.hpp"
 
-#include <clustertwin/model/validate.hpp>
-#include <clustertwin/sim/collectives.hpp>
-#include <clustertwin/sim/jobs.hpp>
 #include <clustertwin/sim/reliability.hpp>
-#include <clustertwin/sim/training.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -35,26 +31,13 @@ checkpoints and down, and goodput (the share of the time that trains).
 )";
 
 int cmdReliability(const Args& a) {
-    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
-    const std::string file = a.positional()[0];
     const double days = a.getDouble("days", 54);
     if (!(days > 0)) throw UsageError("--days must be > 0");
     const long long seed = a.getInt("seed", 1);
-    m::ValidationReport rep = m::loadAndValidate(file);
-    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
-    if (m::hasErrors(rep.diagnostics)) return 2;
-    sim::placeJobs(rep.scenario, rep.catalog);
-    const m::Job* job = nullptr;
-    for (const auto& j : rep.scenario.jobs)
-        if (j.training && (!a.has("job") || j.id == a.get("job"))) {
-            job = &j;
-            break;
-        }
-    if (!job) {
-        std::cerr << "clustertwin-cli reliability: " << file << ": "
-                  << (a.has("job") ? "no training job '" + a.get("job") + "'" : std::string("no job with a training spec")) << "\n";
-        return 2;
-    }
+    const std::optional<JobInput> in = loadJob(a, "reliability", "training");
+    if (!in) return 2;
+    const m::ValidationReport& rep = in->rep;
+    const m::Job* job = &in->job();
     const sim::ComponentCounts comp = sim::jobComponents(rep.scenario, rep.catalog, *job);
     sim::ReliabilityOptions o;
     o.duration_s = days * 86400;

@@ -1,8 +1,7 @@
 #include "training.hpp"
 
-#include <clustertwin/model/validate.hpp>
-#include <clustertwin/sim/collectives.hpp>
-#include <clustertwin/sim/jobs.hpp>
+#include "job_input.hpp"
+
 #include <clustertwin/sim/training.hpp>
 
 #include <nlohmann/json.hpp>
@@ -26,50 +25,19 @@ and TFLOP/s per GPU. The same model `simulate` couples to power and heat (docs/w
 )";
 
 int cmdTraining(const Args& a) {
-    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
-    const std::string file = a.positional()[0];
-    m::ValidationReport rep = m::loadAndValidate(file);
-    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
-    if (m::hasErrors(rep.diagnostics)) return 2;
-    sim::placeJobs(rep.scenario, rep.catalog);
-    const m::Job* job = nullptr;
-    for (const auto& j : rep.scenario.jobs)
-        if (j.training && (!a.has("job") || j.id == a.get("job"))) {
-            job = &j;
-            break;
-        }
-    if (!job) {
-        std::cerr << "clustertwin-cli training: " << file << ": "
-                  << (a.has("job") ? "no training job '" + a.get("job") + "'" : std::string("no job with a training spec")) << "\n";
-        return 2;
-    }
-    // The job's GPUs in cabling order, and their peak.
-    double peak = 0;
-    for (const auto& h : rep.scenario.halls)
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                for (const auto& n : r.nodes)
-                    for (const auto& id : job->nodes)
-                        if (id == n.id)
-                            if (const auto* sm = rep.catalog.server(n.model))
-                                if (const auto* g = rep.catalog.gpu(sm->gpu_model)) peak = g->peak_bf16_tflops * 1e12;
+    const std::optional<JobInput> in = loadJob(a, "training", "training");
+    if (!in) return 2;
+    const m::Job* job = &in->job();
+    const double peak = in->gpu->peak_bf16_tflops * 1e12;
+    // The job's GPUs in cabling order; without a network, every transfer is free (an empty topology).
     sim::net::ScenarioFabric f;
     std::vector<int> ranks;
-    const bool fabric = rep.scenario.network.topology != "none";
-    if (fabric) {
-        f = sim::net::buildScenarioFabric(rep.scenario, rep.catalog);
-        for (int n : f.cabling_order)
-            for (const auto& id : job->nodes)
-                if (f.node_ids[n] == id) ranks.insert(ranks.end(), f.gpus_of_node[n].begin(), f.gpus_of_node[n].end());
+    if (in->rep.scenario.network.topology != "none") {
+        f = sim::net::buildScenarioFabric(in->rep.scenario, in->rep.catalog);
+        ranks = jobRanks(f, *job, true);
     } else {
-        std::cerr << "clustertwin-cli training: " << file << " has no network: every transfer is taken as free\n";
-        for (const auto& h : rep.scenario.halls)
-            for (const auto& row : h.rows)
-                for (const auto& r : row.racks)
-                    for (const auto& n : r.nodes)
-                        for (const auto& id : job->nodes)
-                            if (id == n.id)
-                                if (const auto* sm = rep.catalog.server(n.model)) ranks.insert(ranks.end(), static_cast<std::size_t>(sm->gpu_count), 0);
+        std::cerr << "clustertwin-cli training: " << a.positional()[0] << " has no network: every transfer is taken as free\n";
+        ranks.assign(static_cast<std::size_t>(in->gpus), 0);
     }
     sim::net::Router router(f.topology);
     const sim::TrainingStep st = sim::trainingStep(f.topology, router, *job->training, ranks, peak);

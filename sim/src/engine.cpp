@@ -227,7 +227,7 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     }
     // Initial state: equipment at its inlet, flows solved, frame at t = 0.
     d_->applyEvents();
-    d_->workload->update(0, d_->frame, d_->frame);
+    d_->workload->update(0, d_->opt.step_s, d_->frame, d_->frame);
     d_->powerChain();
     d_->equipment();
     d_->powerChain();
@@ -259,7 +259,7 @@ const model::Frame& Engine::step(bool with_air) {
     // from the start never raised link_high (issue 16).
     if (d.stats.steps > 0) d.frame.alerts.clear();
     d.applyEvents();
-    d.workload->update(d.t, d.frame, d.frame);  // jobs pace themselves on the last step's clocks and the fabric
+    d.workload->update(d.t, dt, d.frame, d.frame);  // jobs pace themselves on the last step's clocks and the fabric
     d.powerChain();        // which feeds are live decides which nodes run
     d.equipment();
     d.powerChain();        // loads of this step, PSU losses, heat to air

@@ -157,9 +157,8 @@ void JobWorkload::onEvent(const model::Event& e) {
     else if (const int node = fabric_.topology.find(e.target); node >= 0) fabric_.topology.setNodeFailed(node, fail);
 }
 
-void JobWorkload::update(double t, const model::Frame& prev, model::Frame& out) {
-    if (last_t_ >= 0 && t > last_t_) dt_ = t - last_t_;
-    last_t_ = t;
+void JobWorkload::update(double t, double dt, const model::Frame& prev, model::Frame& out) {
+    dt_ = dt;
     if (router_ && comm_version_ != fabric_.topology.version()) {
         comm_version_ = fabric_.topology.version();
         for (auto& j : jobs_) j.dirty = true;

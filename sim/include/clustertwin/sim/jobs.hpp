@@ -23,7 +23,7 @@ public:
     ~JobWorkload() override;
     double gpuDemand(std::size_t node, int gpu, double t_s) const override;
     void onEvent(const model::Event& e) override;
-    void update(double t_s, const model::Frame& previous, model::Frame& out) override;
+    void update(double t_s, double dt_s, const model::Frame& previous, model::Frame& out) override;
 
     const net::Topology& topology() const { return fabric_.topology; }
 
@@ -39,7 +39,7 @@ private:
     std::vector<int> job_of_node_;  ///< index into jobs_ of the coupled job running on a node, or −1
     std::set<std::string> stalled_alerted_, hot_links_;
     std::uint64_t comm_version_ = ~0ull;
-    double last_t_ = -1, dt_ = 0;   ///< the engine's step, for phase-resolved GPU demand
+    double dt_ = 0;                 ///< the engine's step, for phase-resolved GPU demand
 };
 
 } // namespace ct::sim

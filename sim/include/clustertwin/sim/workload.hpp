@@ -16,9 +16,10 @@ public:
     virtual double gpuDemand(std::size_t node, int gpu, double t_s) const = 0;
     /// Events the workload reacts to (link and job events); called when the engine applies them.
     virtual void onEvent(const model::Event&) {}
-    /// Called at the start of every step with the previous frame (throttling slows compute); a workload may
-    /// add its outputs (jobs, links) and alerts to `out`.
-    virtual void update(double /*t_s*/, const model::Frame& /*previous*/, model::Frame& /*out*/) {}
+    /// Called at the start of every step, [t_s, t_s + dt_s], with the previous frame (throttling slows compute);
+    /// a workload may add its outputs (jobs, links) and alerts to `out`. gpuDemand(…, t_s) then answers for that
+    /// step.
+    virtual void update(double /*t_s*/, double /*dt_s*/, const model::Frame& /*previous*/, model::Frame& /*out*/) {}
 };
 
 /// Utilization from the scenario's jobs: while a job runs, its nodes follow its profile (or its constant
