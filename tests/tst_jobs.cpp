@@ -44,6 +44,7 @@ private slots:
     void badJobShapesAreClearErrors();
     void placementPackedAndTopologyAware();
     void aFailedGpuStopsTheJobUntilItRestarts();
+    void aFailedGpuIsFoundBehindNodesOfOtherSizes();
     void synchronousPhasesSwingThePower();
 };
 
@@ -213,6 +214,31 @@ void TstJobs::aFailedGpuStopsTheJobUntilItRestarts() {
     const model::Frame& back = fixtures::runTo(e, 125);
     QVERIFY2(std::fabs(back.jobs.at(0).utilization - util) < 1e-6, qPrintable(QString::number(back.jobs.at(0).utilization)));
     QVERIFY(!back.jobs.at(0).stalled);
+}
+
+void TstJobs::aFailedGpuIsFoundBehindNodesOfOtherSizes() {
+    // A frame lists each node's GPUs, as many as its server has: with a 72-GPU system ahead of the job's
+    // 8-GPU nodes, the job must still see its own GPUs (it once took node index × 8 and watched another GPU).
+    // (A fabric takes one kind of server; without one the job computes with free transfers. The 120 kW rack is
+    // over its PDUs' breakers, which validation reports; the job's racks are not on them.)
+    auto l = trainingPod(8);
+    l.scenario.network.topology = "none";
+    auto& rack = l.scenario.halls[0].rows[0].racks[0];
+    rack.nodes.resize(1);
+    rack.nodes[0].model = "gb200-nvl72";
+    auto& job = l.scenario.jobs[0];
+    job.nodes.erase(job.nodes.begin(), job.nodes.begin() + 4);  // the job keeps the 8-GPU nodes
+    job.training->detection_s = 20;
+    job.training->restart_s = 40;
+    sim::Engine e(l.scenario, l.catalog, fixtures::quickAir());
+    QVERIFY(fixtures::runTo(e, 20).jobs.at(0).utilization > 0.3);
+    const std::string gpu = job.nodes.back() + "/gpu5";
+    e.addEvents({fixtures::event(20, "gpu_fail", gpu.c_str())});
+    int interrupted = 0;
+    while (e.timeS() < 30 - 1e-9)
+        for (const auto& a : e.step().alerts) interrupted += a.kind == "job_interrupted" && a.message.find(gpu) != std::string::npos;
+    QCOMPARE(interrupted, 1);
+    QCOMPARE(e.frame().jobs.at(0).utilization, 0.0);
 }
 
 void TstJobs::synchronousPhasesSwingThePower() {

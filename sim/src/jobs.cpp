@@ -92,6 +92,9 @@ JobWorkload::JobWorkload(const model::Scenario& s, const model::Catalog& c) : sc
                     server_of.push_back(c.server(n.model));
                 }
     job_of_node_.assign(node_index.size(), -1);
+    // A frame lists every node's GPUs in scenario order, as many as its server has (0 for a storage node).
+    first_gpu_.assign(1, 0);
+    for (const auto* sm : server_of) first_gpu_.push_back(first_gpu_.back() + static_cast<std::size_t>(sm ? sm->gpu_count : 0));
     bool any_training = false;
     for (const auto& j : s.jobs) {
         if (!j.training && !j.inference) continue;
@@ -176,11 +179,9 @@ void JobWorkload::update(double t, double dt, const model::Frame& prev, model::F
         }
         // A synchronous job goes at the pace of its slowest GPU (failed ones are replaced by spares on restart).
         double throttle = 1.0;
-        for (int n : j.nodes) {
-            const std::size_t first = static_cast<std::size_t>(n) * (j.gpus / j.nodes.size());
-            for (std::size_t g = first; g < first + j.gpus / j.nodes.size() && g < prev.gpus.size(); ++g)
+        for (int n : j.nodes)
+            for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1] && g < prev.gpus.size(); ++g)
                 if (!prev.gpus[g].failed) throttle = std::min(throttle, prev.gpus[g].throttle);
-        }
         throttle = std::max(throttle, 0.05);
         if (job.inference && job.inference->layers > 0 && job.inference->hidden_size > 0 && job.inference->prompt_tokens > 0) {
             // Served as requests on prefill and decode instances: the pools' steady activity, simulated once
@@ -220,8 +221,7 @@ void JobWorkload::update(double t, double dt, const model::Frame& prev, model::F
         if (j.interruptions == 0 && j.down_until < 0) j.resumed_at = std::max(j.resumed_at, job.start_s);
         std::string first_failed;
         for (int n : j.nodes) {
-            const std::size_t first = static_cast<std::size_t>(n) * (j.gpus / j.nodes.size());
-            for (std::size_t g = first; g < first + j.gpus / j.nodes.size() && g < prev.gpus.size(); ++g) {
+            for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1] && g < prev.gpus.size(); ++g) {
                 if (!prev.gpus[g].failed) j.failed_gpus.erase(g);
                 else if (j.failed_gpus.insert(g).second && first_failed.empty()) first_failed = prev.gpus[g].id;
             }

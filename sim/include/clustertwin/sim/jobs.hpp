@@ -37,6 +37,7 @@ private:
     ProfileWorkload fallback_;
     std::vector<JobRt> jobs_;
     std::vector<int> job_of_node_;  ///< index into jobs_ of the coupled job running on a node, or −1
+    std::vector<std::size_t> first_gpu_;  ///< per scenario node + 1: where its GPUs start in a frame's gpus
     std::set<std::string> stalled_alerted_, hot_links_;
     std::uint64_t comm_version_ = ~0ull;
     double dt_ = 0;                 ///< the engine's step, for phase-resolved GPU demand
