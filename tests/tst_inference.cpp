@@ -203,6 +203,17 @@ void TstInference::theCliServesTheSameModel() {
     QVERIFY(within(r.json()["tpot_s"].toObject()["p99"].toDouble(), want.tpot_p99_s, 1e-9));
     // A scenario without an inference job says so.
     QCOMPARE(cli({"inference", QString(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json"}).code, 2);
+    // The shipped serving workload added to the sample: 16 prefill and 48 decode GPUs below their capacity, so
+    // every request is served (those still in flight at the end aside) at the arrival rate's tokens.
+    const auto w = cli({"inference", QString(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json", "--jobs",
+                        QString(CT_RESOURCE_DIR) + "/jobs/llama3-70b-serving.json", "--seconds", "600", "--json"});
+    QVERIFY2(w.code == 0 && w.err.isEmpty(), qPrintable(w.err));
+    const QJsonObject o = w.json();
+    QCOMPARE(o["prefill_instances"].toInt(), 2);
+    QCOMPARE(o["decode_instances"].toInt(), 6);
+    QVERIFY(o["requests"].toInt() - o["completed"].toInt() < 20);
+    QVERIFY2(within(o["tokens_per_s"].toDouble(), 3.0 * 256, 0.05), qPrintable(QString::number(o["tokens_per_s"].toDouble())));
+    QVERIFY(o["ttft_s"].toObject()["p99"].toDouble() < 5.0);  // no queue that grows
 }
 
 QTEST_GUILESS_MAIN(TstInference)

@@ -1,6 +1,7 @@
 // Training parallelism on the simulated fabric (issue 20): the 1F1B bubble, stage-to-stage sends, all-to-all
 // against its alpha-beta formula, the layout's placement, and published runs — Llama 3 405B (Meta, 2024) and
 // Megatron-LM's GPT 1T (Narayanan et al., SC21) — within the tolerances the issue states.
+#include <QFile>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
@@ -9,6 +10,7 @@
 
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/fabric.hpp>
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/jobs.hpp>
 #include <clustertwin/sim/training.hpp>
@@ -48,33 +50,12 @@ Cluster cluster(int gpus, const char* server, double link_gbps) {
     return c;
 }
 
-/// Llama 3 405B (The Llama 3 Herd of Models, 2024, table 4 and section 3): 126 layers, hidden 16,384, 128
-/// heads with 8 K/V heads, 16M tokens per step, sequences of 8,192 (131,072 for the long-context stage), micro-
-/// batches of one sequence, ranks ordered TP, CP, PP, DP, data parallelism as FSDP.
-model::TrainingSpec llama405b(int cp, int seq) {
-    model::TrainingSpec t;
-    t.model_params = 405e9;
-    t.tokens_per_step = 16.0 * 1024 * 1024;
-    t.layers = 126;
-    t.hidden_size = 16384;
-    t.heads = 128;
-    t.kv_heads = 8;
-    t.seq_len = seq;
-    t.micro_batch = 1;
-    t.tensor_parallel = 8;
-    t.context_parallel = cp;
-    t.pipeline_parallel = 16;
-    t.rank_order = "tp-cp-pp-dp";
-    t.zero_stage = 3;
-    // Assumptions (docs/workloads.md): matrix kernels at 60 % of BF16 peak; attention at 34 % (FlashAttention-2's
-    // ~335 TFLOP/s forward and backward on an H100, Dao 2023); an interleaved schedule of 4 model chunks per
-    // pipeline rank (~2 layers each); FSDP's parameter and gradient traffic hidden behind compute up to 90 % of
-    // it (prefetching); no activation recomputation.
-    t.efficiency = 0.6;
-    t.attention_efficiency = 0.34;
-    t.virtual_stages = 4;
-    t.comm_overlap = 0.9;
-    return t;
+/// A shipped workload (resources/jobs): its one job, checked to load without findings.
+model::Job shippedJob(const char* name) {
+    const auto r = model::loadJobsFile(std::string(CT_RESOURCE_DIR) + "/jobs/" + name);
+    for (const auto& d : r.diagnostics) qWarning("%s: %s", name, d.toString().c_str());
+    if (!r.diagnostics.empty() || r.jobs.size() != 1) qFatal("%s: expected one job and no findings", name);
+    return r.jobs[0];
 }
 } // namespace
 
@@ -192,18 +173,30 @@ void TstTraining::layoutFollowsTheHierarchy() {
 }
 
 void TstTraining::llama3MfuWithinFivePoints() {
+    // Llama 3 405B (The Llama 3 Herd of Models, 2024, table 4 and section 3) as shipped in resources/jobs: 126
+    // layers, hidden 16,384, 128 heads with 8 K/V heads, 16M tokens per step, micro-batches of one sequence,
+    // ranks ordered TP, CP, PP, DP, FSDP. Assumptions (docs/workloads.md): matrix kernels at 60 % of BF16 peak,
+    // attention at 34 % (FlashAttention-2's ~335 TFLOP/s on an H100, Dao 2023), 4 model chunks per pipeline
+    // rank, FSDP traffic hidden behind compute up to 90 %, no recomputation.
     struct Case {
-        int gpus, cp, seq;
+        const char* file;
+        int cp, seq;
         double mfu;  // BF16 MFU the paper reports
     };
-    for (const Case k : {Case{8192, 1, 8192, 0.43}, Case{16384, 1, 8192, 0.41}, Case{16384, 16, 131072, 0.38}}) {
-        Cluster c = cluster(k.gpus, "dgx-h100", 400);
+    for (const Case k : {Case{"llama3-405b-8k-gpus.json", 1, 8192, 0.43}, Case{"llama3-405b-16k-gpus.json", 1, 8192, 0.41},
+                         Case{"llama3-405b-long-context.json", 16, 131072, 0.38}}) {
+        const model::Job job = shippedJob(k.file);
+        const model::TrainingSpec& t = *job.training;
+        QCOMPARE(t.context_parallel, k.cp);
+        QCOMPARE(t.seq_len, k.seq);
+        QCOMPARE(t.tensor_parallel * t.pipeline_parallel, 128);
+        Cluster c = cluster(job.gpus, "dgx-h100", 0);
+        QCOMPARE(c.scenario.network.link_speed_gbps, 400.0);  // the DGX H100's ConnectX-7 ports
         net::Router r(c.fabric.topology);
-        const model::TrainingSpec t = llama405b(k.cp, k.seq);
         const TrainingStep st = trainingStep(c.fabric.topology, r, t, c.ranks, 989e12);
         qInfo("Llama 3 405B on %d GPUs, CP %d, seq %d: DP %d, %d micro-batches; step %.2f s (bubble %.2f, TP %.2f, CP %.2f, PP %.2f, "
               "FSDP %.2f of which %.2f exposed), MFU %.1f %% (paper %.0f %%)",
-              k.gpus, k.cp, k.seq, st.layout.dp, st.layout.micro_batches, st.step_s, st.bubble_s, st.tp_s, st.cp_s, st.pp_s, st.dp_s,
+              job.gpus, k.cp, k.seq, st.layout.dp, st.layout.micro_batches, st.step_s, st.bubble_s, st.tp_s, st.cp_s, st.pp_s, st.dp_s,
               st.dp_exposed_s, 100 * st.mfu, 100 * k.mfu);
         QVERIFY(!st.stalled);
         QVERIFY2(std::fabs(st.mfu - k.mfu) <= 0.05, qPrintable(QString("MFU %1 vs %2").arg(st.mfu).arg(k.mfu)));
@@ -211,29 +204,20 @@ void TstTraining::llama3MfuWithinFivePoints() {
 }
 
 void TstTraining::megatronGpt1tWithinFifteenPercent() {
-    // GPT 1T on 3,072 A100 (Narayanan et al., SC21, table 1): 128 layers, hidden 25,600, 160 heads, sequences of
-    // 2,048, a batch of 3,072 sequences, TP 8, PP 64, DP 6, micro-batches of one, full activation recomputation;
-    // 163 TFLOP/s per GPU counted with the recomputation (52 % of the A100's 312). DGX A100: 8 × 200 Gb/s HDR.
-    Cluster c = cluster(3072, "dgx-a100", 200);
+    // GPT 1T on 3,072 A100 (Narayanan et al., SC21, table 1), as shipped in resources/jobs: 128 layers, hidden
+    // 25,600, 160 heads, sequences of 2,048, a batch of 3,072 sequences, TP 8, PP 64, DP 6, micro-batches of one,
+    // full activation recomputation, 1F1B, the gradient all-reduce after the pipeline flush; 163 TFLOP/s per GPU
+    // counted with the recomputation (52 % of the A100's 312). The generated DGX A100 cluster has the server's
+    // 8 × 200 Gb/s HDR ports.
+    const model::Job job = shippedJob("megatron-gpt-1t.json");
+    Cluster c = cluster(job.gpus, "dgx-a100", 0);
+    QCOMPARE(c.scenario.network.link_speed_gbps, 200.0);
     net::Router r(c.fabric.topology);
-    model::TrainingSpec t;
-    t.model_params = 1.008e12;
-    t.layers = 128;
-    t.hidden_size = 25600;
-    t.heads = 160;
-    t.seq_len = 2048;
-    t.tokens_per_step = 3072.0 * 2048;
-    t.tensor_parallel = 8;
-    t.pipeline_parallel = 64;
-    t.recompute = 1;
-    t.zero_stage = 0;
-    t.efficiency = 0.6;      // same kernel assumption as for the H100 runs
-    t.virtual_stages = 1;    // the paper's 1F1B schedule for this run
-    t.comm_overlap = 0;      // gradient all-reduce after the pipeline flush
-    const TrainingStep st = trainingStep(c.fabric.topology, r, t, c.ranks, 312e12);
+    const TrainingStep st = trainingStep(c.fabric.topology, r, *job.training, c.ranks, 312e12);
     qInfo("GPT 1T on 3072 A100: DP %d, %d micro-batches, step %.1f s (bubble %.1f, TP %.1f, PP %.1f, DP %.1f): %.0f TFLOP/s per GPU "
           "(paper 163)",
           st.layout.dp, st.layout.micro_batches, st.step_s, st.bubble_s, st.tp_s, st.pp_s, st.dp_s, st.hardware_tflops);
+    QCOMPARE(st.layout.dp, 6);
     QVERIFY(within(st.hardware_tflops, 163, 0.15));
 }
 
@@ -294,6 +278,25 @@ void TstTraining::theCliRunsTheSameStep() {
     QCOMPARE(r.json()["layout"].toObject()["dp"].toInt(), 16);
     QVERIFY(within(r.json()["step_s"].toDouble(), st.step_s, 1e-9));
     QVERIFY(within(r.json()["mfu"].toDouble(), st.mfu, 1e-9));
+
+    // A shipped workload added to a generated 16k-GPU cluster, all from the command line.
+    const QString hall = dir.filePath("c16k.json");
+    auto g = cli({"generate", "--gpus", "16384", "--topology", "rail-optimized", "-q", "-o", hall});
+    QVERIFY2(g.code == 0, qPrintable(g.err));
+    const auto l = cli({"training", hall, "--jobs", QString(CT_RESOURCE_DIR) + "/jobs/llama3-405b-16k-gpus.json", "--json"});
+    QVERIFY2(l.code == 0 && l.err.isEmpty(), qPrintable(l.err));
+    QCOMPARE(l.json()["job"].toString(), QString("llama3-405b"));
+    QCOMPARE(l.json()["layout"].toObject()["dp"].toInt(), 128);
+    QVERIFY2(std::fabs(l.json()["mfu"].toDouble() - 0.41) <= 0.05, qPrintable(QString::number(l.json()["mfu"].toDouble())));
+    // A bad jobs file: its own name and the pointer in it.
+    const QString bad = dir.filePath("bad-jobs.json");
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"jobs": [{"id": "x", "kind": "training", "gpus": 64, "training": {"model_params": 7e9, "tokens_per_step": 1e6, "tensor_parallel": 3}}]})");
+    f.close();
+    const auto b = cli({"training", hall, "--jobs", bad});
+    QCOMPARE(b.code, 2);
+    QVERIFY2(b.err.contains("bad-jobs.json: error: /jobs/0/training/tensor_parallel"), qPrintable(b.err));
 }
 
 QTEST_GUILESS_MAIN(TstTraining)

@@ -15,7 +15,7 @@ namespace ct::cli {
 namespace m = ct::model;
 using json = nlohmann::ordered_json;
 
-const char* kInferenceHelp = R"(Usage: clustertwin-cli inference SCENARIO [--job ID] [--seconds N] [--seed S] [--json]
+const char* kInferenceHelp = R"(Usage: clustertwin-cli inference SCENARIO [--jobs FILE] [--job ID] [--seconds N] [--seed S] [--json]
 
 Serves the job's model on its GPUs for N simulated seconds (no air grid): requests arrive (Poisson, evenly, or
 the spec's arrival_times_s), are prefilled on an instance of tensor_parallel GPUs, hand their KV cache to a
@@ -24,6 +24,7 @@ decode), and decode in continuous batches of up to max_batch whose steps read th
 cache from HBM. Prints output tokens/s, time to first token and time per output token (p50, p90, p99), and each
 pool's GPU utilization and power. The job's inference spec needs layers, hidden_size and prompt_tokens.
   --job ID       the inference job (the first one with an inference spec)
+  --jobs FILE    more jobs, as in a scenario's "jobs" (e.g. resources/jobs/*.json); theirs come first
   --seconds N    simulated seconds (600)
   --seed S       random seed for Poisson arrivals (1)
   --json         the result as JSON

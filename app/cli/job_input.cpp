@@ -1,5 +1,6 @@
 #include "job_input.hpp"
 
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/sim/jobs.hpp>
 
 #include <algorithm>
@@ -9,19 +10,44 @@
 
 namespace ct::cli {
 
+bool addJobsFile(model::ValidationReport& rep, const std::string& path) {
+    model::JobsResult jr = model::loadJobsFile(path);
+    for (const auto& x : jr.diagnostics) std::cerr << path << ": " << x.toString() << "\n";
+    bool ok = !model::hasErrors(jr.diagnostics);
+    // Check them as part of the scenario, then point the findings back into the jobs file.
+    const std::size_t first = rep.scenario.jobs.size();
+    rep.scenario.jobs.insert(rep.scenario.jobs.end(), jr.jobs.begin(), jr.jobs.end());
+    const std::string base = "/jobs/";
+    for (auto d : model::validateScenario(rep.scenario, rep.catalog)) {
+        if (d.location.rfind(base, 0) != 0) continue;
+        const std::size_t slash = d.location.find('/', base.size());
+        const std::size_t k = std::stoul(d.location.substr(base.size(), slash - base.size()));
+        if (k < first) continue;
+        d.location = jr.pointer_prefix + "/" + std::to_string(k - first) + (slash == std::string::npos ? "" : d.location.substr(slash));
+        std::cerr << path << ": " << d.toString() << "\n";
+        ok = ok && d.severity != model::Severity::Error;
+    }
+    return ok;
+}
+
 std::optional<JobInput> loadJob(const Args& a, const char* command, const char* kind) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
     const std::string file = a.positional()[0];
     JobInput in{model::loadAndValidate(file)};
     for (const auto& d : in.rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
     if (model::hasErrors(in.rep.diagnostics)) return std::nullopt;
+    const std::size_t scenario_jobs = in.rep.scenario.jobs.size();
+    if (a.has("jobs") && !addJobsFile(in.rep, a.get("jobs"))) return std::nullopt;
     sim::placeJobs(in.rep.scenario, in.rep.catalog);
     const bool training = std::string(kind) == "training";
     const auto& jobs = in.rep.scenario.jobs;
     in.index = jobs.size();
-    for (std::size_t i = 0; i < jobs.size() && in.index == jobs.size(); ++i)
+    // The jobs file's first, then the scenario's.
+    for (std::size_t k = 0; k < jobs.size() && in.index == jobs.size(); ++k) {
+        const std::size_t i = (k + scenario_jobs) % jobs.size();
         if ((training ? jobs[i].training.has_value() : jobs[i].inference.has_value()) && (!a.has("job") || jobs[i].id == a.get("job")))
             in.index = i;
+    }
     if (in.index == jobs.size()) {
         std::cerr << "clustertwin-cli " << command << ": " << file << ": "
                   << (a.has("job") ? "no " + std::string(kind) + " job '" + a.get("job") + "'" : "no job with a " + std::string(kind) + " spec")

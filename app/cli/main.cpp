@@ -131,6 +131,7 @@ power chain sized to the load, and a network description.
   --radix N                 switch ports (the switch model's)
   --routing R               dmodk (InfiniBand fat trees, the default) or ecmp (Ethernet/RoCE hashing)
   --oversubscription X      leaf down:up ratio, exactly (1; 2 on radix 64 gives 42 down and 21 up)
+  --link-speed GBPS         each GPU's NIC in Gb/s (the server's: 200 for DGX A100, 400 for DGX H100)
   --jobs N                  split the nodes into N training jobs
   --event T,KIND,TARGET[,VALUE]   add an event (repeatable), e.g. 600,cooling_unit_fail,crah-01
   -o, --out FILE            where to write the scenario (atomically; "-" is stdout)
@@ -313,6 +314,7 @@ int cmdGenerate(const Args& a) {
     p.switch_model = a.get("switch", p.switch_model);
     p.routing = a.get("routing", p.routing);
     p.oversubscription = a.getDouble("oversubscription", p.oversubscription);
+    p.link_speed_gbps = a.getDouble("link-speed", p.link_speed_gbps);
     p.cooling = a.get("cooling", p.cooling);
     p.containment = a.get("containment", p.containment);
     p.containment_model = a.get("containment-model", p.containment_model);
@@ -388,7 +390,7 @@ const std::map<std::string, Command>& commands() {
         {"generate", {cmdGenerate, {"help", "quiet"},
                       {"out", "id", "name", "description", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
                        "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
-                       "levels", "radix", "switch", "routing", "oversubscription", "jobs", "event", "cooling", "containment", "containment-model",
+                       "levels", "radix", "switch", "routing", "oversubscription", "link-speed", "jobs", "event", "cooling", "containment", "containment-model",
                        "inrow-model", "rear-door", "pods", "halls", "gpus"}}},
         {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
                     {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
@@ -401,9 +403,9 @@ const std::map<std::string, Command>& commands() {
         {"runs", {ct::cli::cmdRuns, {"json", "help"}, {"db", "run"}}},
         {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "order", "fail-link", "links"}}},
         {"flows", {ct::cli::cmdFlows, {"json", "help"}, {"flows", "fail-link", "links"}}},
-        {"reliability", {ct::cli::cmdReliability, {"json", "help"}, {"job", "days", "seed", "events"}}},
-        {"inference", {ct::cli::cmdInference, {"json", "help"}, {"job", "seconds", "seed"}}},
-        {"training", {ct::cli::cmdTraining, {"json", "help"}, {"job"}}},
+        {"reliability", {ct::cli::cmdReliability, {"json", "help"}, {"job", "jobs", "days", "seed", "events"}}},
+        {"inference", {ct::cli::cmdInference, {"json", "help"}, {"job", "jobs", "seconds", "seed"}}},
+        {"training", {ct::cli::cmdTraining, {"json", "help"}, {"job", "jobs"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
                       {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},

@@ -15,7 +15,7 @@ namespace ct::cli {
 namespace m = ct::model;
 using json = nlohmann::ordered_json;
 
-const char* kReliabilityHelp = R"(Usage: clustertwin-cli reliability SCENARIO [--job ID] [--days N] [--seed S] [--json] [--events FILE]
+const char* kReliabilityHelp = R"(Usage: clustertwin-cli reliability SCENARIO [--jobs FILE] [--job ID] [--days N] [--seed S] [--json] [--events FILE]
 
 Simulates days of a training job's operation with failures (no air grid): its GPUs, HBM, NVLink domains, NICs,
 nodes and its share of the fabric's switches and cables fail at the catalog's rates (failure_rates, with their
@@ -24,6 +24,7 @@ reading its last checkpoint, and redoes the work since. Checkpoints every checkp
 optimum), written and read at storage_gbytes_per_s. Prints interruptions by cause, lost work, time spent on
 checkpoints and down, and goodput (the share of the time that trains).
   --job ID        the training job (the first one with a training spec)
+  --jobs FILE     more jobs, as in a scenario's "jobs" (e.g. resources/jobs/*.json); theirs come first
   --days N        simulated days (54, the length of Llama 3 405B's pre-training period Meta reports on)
   --seed S        random seed (1); the same seed gives the same history
   --events FILE   every interruption as CSV: t_s, kind, device, lost_work_s, down_s ("-" = stdout)

@@ -1,4 +1,5 @@
 #include "simulate.hpp"
+#include "job_input.hpp"
 
 #include "io.hpp"
 
@@ -126,25 +127,7 @@ int cmdSimulate(const Args& a) {
         invalid = invalid || m::hasErrors(d);
         extra = std::move(er.events);
     }
-    if (a.has("jobs")) {
-        const std::string jf = a.get("jobs");
-        m::JobsResult jr = m::loadJobsFile(jf);
-        for (const auto& x : jr.diagnostics) std::cerr << jf << ": " << x.toString() << "\n";
-        invalid = invalid || m::hasErrors(jr.diagnostics);
-        // Check them as part of the scenario, then point the findings back into the jobs file.
-        const std::size_t first = rep.scenario.jobs.size();
-        rep.scenario.jobs.insert(rep.scenario.jobs.end(), jr.jobs.begin(), jr.jobs.end());
-        const std::string base = "/jobs/";
-        for (auto d : m::validateScenario(rep.scenario, rep.catalog)) {
-            if (d.location.rfind(base, 0) != 0) continue;
-            const std::size_t slash = d.location.find('/', base.size());
-            const std::size_t k = std::stoul(d.location.substr(base.size(), slash - base.size()));
-            if (k < first) continue;
-            d.location = jr.pointer_prefix + "/" + std::to_string(k - first) + (slash == std::string::npos ? "" : d.location.substr(slash));
-            std::cerr << jf << ": " << d.toString() << "\n";
-            invalid = invalid || d.severity == m::Severity::Error;
-        }
-    }
+    if (a.has("jobs")) invalid = !addJobsFile(rep, a.get("jobs")) || invalid;
     if (invalid) {
         std::cerr << "simulate: invalid input; nothing was run\n";
         return 2;

@@ -14,13 +14,14 @@ namespace ct::cli {
 namespace m = ct::model;
 using json = nlohmann::ordered_json;
 
-const char* kTrainingHelp = R"(Usage: clustertwin-cli training SCENARIO [--job ID] [--json]
+const char* kTrainingHelp = R"(Usage: clustertwin-cli training SCENARIO [--jobs FILE] [--job ID] [--json]
 
 One step of a training job on the scenario's fabric, without the air model: its parallel layout (TP, CP, PP, DP,
 EP over its GPUs in cabling order), the 1F1B pipeline and its bubble, the traffic of each kind on the critical
 path (TP, CP, EP, stage sends) and the data-parallel reduction with what compute hides of it, the step time, MFU
 and TFLOP/s per GPU. The same model `simulate` couples to power and heat (docs/workloads.md).
   --job ID    the training job (the first one with a training spec)
+  --jobs FILE more jobs, as in a scenario's "jobs" (e.g. resources/jobs/*.json); theirs come first
   --json      the result as JSON
 )";
 

@@ -135,8 +135,9 @@ Scenario buildHall(const HallParams& params, const Catalog& c) {
     s.network.topology = p.topology;
     s.network.levels = p.fat_tree_levels > 0 ? p.fat_tree_levels : 2;
     s.network.oversubscription = p.oversubscription;
-    s.network.link_speed_gbps = p.link_speed_gbps;
+    s.network.link_speed_gbps = p.link_speed_gbps > 0 ? p.link_speed_gbps : sm->nic_speed_gbps > 0 ? sm->nic_speed_gbps : 400;
     s.network.routing = p.routing;
+    require(p.link_speed_gbps >= 0 && std::isfinite(p.link_speed_gbps), "link_speed_gbps", "must be > 0 (0 = the server's NIC speed)");
     require(p.routing.empty() || p.routing == "dmodk" || p.routing == "ecmp", "routing", "must be dmodk or ecmp, got '" + p.routing + "'");
     if (p.topology != "none") {
         long long ports = 0;  // one NIC port per GPU joins the tree

@@ -35,7 +35,7 @@ struct HallParams {
     int radix = 0;                    ///< switch ports; 0 = the switch model's
     std::string routing;              ///< "dmodk", "ecmp" or "" (the network's default)
     double oversubscription = 1.0;
-    double link_speed_gbps = 400;
+    double link_speed_gbps = 0;        ///< per GPU NIC; 0 = the server's (DGX A100: 200, DGX H100: 400)
     /// The fabric's switch; "" = the InfiniBand ib-ndr-qm9700 (64 ports) when it connects every GPU in at most
     /// three levels, else the catalog's Ethernet eth-sn5600-400g (128 ports), as 100k-GPU clusters are built.
     std::string switch_model;
