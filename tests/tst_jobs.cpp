@@ -45,6 +45,7 @@ private slots:
     void placementPackedAndTopologyAware();
     void aFailedGpuStopsTheJobUntilItRestarts();
     void aFailedGpuIsFoundBehindNodesOfOtherSizes();
+    void theSlowestGpuSetsThePace();
     void synchronousPhasesSwingThePower();
 };
 
@@ -239,6 +240,35 @@ void TstJobs::aFailedGpuIsFoundBehindNodesOfOtherSizes() {
         for (const auto& a : e.step().alerts) interrupted += a.kind == "job_interrupted" && a.message.find(gpu) != std::string::npos;
     QCOMPARE(interrupted, 1);
     QCOMPARE(e.frame().jobs.at(0).utilization, 0.0);
+}
+
+void TstJobs::theSlowestGpuSetsThePace() {
+    // Throttling coupling (issue 20): a synchronous job computes at the clocks of its slowest GPU. One GPU of
+    // the job at 80 % clocks stretches the compute by 1/0.8 (communication unchanged); a throttled GPU outside
+    // the job changes nothing.
+    auto l = trainingPod(8);
+    auto& job = l.scenario.jobs[0];
+    job.nodes.resize(16);  // the first half of the pod; the rest is idle
+    sim::JobWorkload w(l.scenario, l.catalog);
+    model::Frame prev, out;
+    for (const auto& row : l.scenario.halls[0].rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes)
+                for (int g = 0; g < 8; ++g) prev.gpus.push_back({model::gpuId(n.id, g), 0, 0, 40, 1.0, false});
+    QCOMPARE(prev.gpus.size(), std::size_t{256});
+    w.update(10, 1, prev, out);
+    const model::JobFrame full = out.jobs.at(0);
+    QVERIFY(full.compute_time_s > 0 && full.comm_time_s > 0);
+    prev.gpus[200].throttle = 0.5;  // node 25: not the job's
+    w.update(11, 1, prev, out);
+    QCOMPARE(out.jobs.at(0).step_time_s, full.step_time_s);
+    prev.gpus[8 * 15 + 3].throttle = 0.8;  // the job's last node
+    w.update(12, 1, prev, out);
+    const model::JobFrame slow = out.jobs.at(0);
+    QVERIFY(std::fabs(slow.compute_time_s - full.compute_time_s / 0.8) < 1e-9 * full.compute_time_s);
+    QVERIFY(std::fabs(slow.comm_time_s - full.comm_time_s) < 1e-12);
+    QVERIFY(slow.step_time_s > full.step_time_s);
+    QVERIFY(slow.mfu < full.mfu);
 }
 
 void TstJobs::synchronousPhasesSwingThePower() {
