@@ -207,7 +207,7 @@ int benchThermalCuda(bool as_json) {
 /// One simulated hour (or `minutes`) of the generated 100k-GPU campus (`generate --gpus 100000`: eight halls of
 /// 400 DGX H100 racks, in-row cooled with hot-aisle containment, 102,400 GPUs) on a backend (issue 21 target on a
 /// GPU: the hour in <= 60 s in quick mode).
-int benchCampus(bool as_json, const std::string& backend, double minutes) {
+int benchCampus(bool as_json, const std::string& backend, const std::string& air, double minutes) {
     ct::model::HallParams p;
     p.gpus = 100000;
     p.racks_per_row = 20;
@@ -218,12 +218,13 @@ int benchCampus(bool as_json, const std::string& backend, double minutes) {
     const auto& cat = ct::model::Catalog::builtin();
     sim::EngineOptions o;
     o.backend = backend;
+    o.air = air;
     const auto tb = Clock::now();
     sim::Engine e(s, cat, o);
     const double build_s = seconds(tb, Clock::now());
     if (!as_json)
-        std::printf("campus: built in %.1f s (%llu air cells, flow solved), simulating %.1f min on %s...\n", build_s,
-                    static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str());
+        std::printf("campus: built in %.1f s (%llu air cells, flow solved), simulating %.1f min on %s, air %s...\n", build_s,
+                    static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str(), e.stats().air_solver.c_str());
     std::fflush(stdout);
     const int steps = static_cast<int>(std::lround(minutes * 60 / o.step_s));
     const auto t0 = Clock::now();
@@ -232,17 +233,19 @@ int benchCampus(bool as_json, const std::string& backend, double minutes) {
     const auto& f = e.frame();
     const int gpus = static_cast<int>(f.gpus.size());
     if (as_json) {
-        std::cout << json{{"name", "campus_hour"}, {"backend", backend}, {"gpus", gpus}, {"grid_cells", e.stats().grid_cells},
+        std::cout << json{{"name", "campus_hour"}, {"backend", backend}, {"air", e.stats().air_solver}, {"gpus", gpus},
+                          {"flow_seconds", e.stats().flow_seconds}, {"flow_solves", e.stats().flow_solves}, {"grid_cells", e.stats().grid_cells},
                           {"simulated_s", minutes * 60}, {"wall_s", wall}, {"wall_per_simulated_hour_s", wall * 60 / minutes},
                           {"air_substeps", e.stats().air_substeps}, {"build_s", build_s}, {"it_power_w", f.it_power_w},
                           {"max_inlet_c", f.max_inlet_c}}
                          .dump()
                   << "\n";
     } else {
-        std::printf("campus: %d GPUs, %llu air cells, %.0f simulated min on %s in %.1f s (%.1f s per simulated hour), %lld air sub-steps, "
-                    "build %.1f s; IT %.1f MW, max inlet %.1f C\n",
-                    gpus, static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str(), wall, wall * 60 / minutes,
-                    static_cast<long long>(e.stats().air_substeps), build_s, f.it_power_w / 1e6, f.max_inlet_c);
+        std::printf("campus: %d GPUs, %llu air cells, %.0f simulated min on %s (air %s) in %.1f s (%.1f s per simulated hour), %lld air "
+                    "sub-steps, %lld flow solves taking %.1f s (%.0f %%), build %.1f s; IT %.1f MW, max inlet %.1f C\n",
+                    gpus, static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str(), e.stats().air_solver.c_str(), wall,
+                    wall * 60 / minutes, static_cast<long long>(e.stats().air_substeps), static_cast<long long>(e.stats().flow_solves),
+                    e.stats().flow_seconds, 100 * e.stats().flow_seconds / wall, build_s, f.it_power_w / 1e6, f.max_inlet_c);
     }
     return 0;
 }
@@ -371,11 +374,12 @@ Benchmarks:
   network    max-min flow sharing and collectives on growing fat trees
   import     DCGM scrape parsing and storing (--scrapes, 360): samples/s
   render     3D frame time of growing halls (needs a display; a private Xvfb is started without one)
-  campus     a 100k-GPU campus (--backend, --minutes)
+  campus     a 100k-GPU campus (--backend, --air, --minutes)
 Options:
   --json             one JSON object per figure on stdout
   --backend B        cpu (default), cuda or auto, for thermal and campus
   --minutes M        simulated minutes for air and campus
+  --air A            room air for campus: lbm (default) or quick
   --scrapes N        scrapes for import
   -h, --help         this help
 Exit codes: 0 done, 1 runtime error, 2 usage error (nothing is run).
@@ -387,7 +391,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> argv_list(argv + 1, argv + argc);
     std::optional<ct::cli::Args> parsed;
     try {
-        parsed.emplace(argv_list, std::set<std::string>{"json", "help"}, std::set<std::string>{"backend", "minutes", "scrapes"});
+        parsed.emplace(argv_list, std::set<std::string>{"json", "help"}, std::set<std::string>{"backend", "minutes", "scrapes", "air"});
     } catch (const ct::cli::UsageError& e) {
         std::cerr << "clustertwin-bench: " << e.what() << "\n\n" << kBenchHelp;
         return 2;
@@ -420,7 +424,7 @@ int main(int argc, char** argv) {
             const sim::Backend b = sim::chooseBackend(backend);  // says why when CUDA is asked for and absent
             return b == sim::Backend::Cuda ? benchThermalCuda(as_json) : benchThermal(as_json);
         }
-        if (what == "campus") return benchCampus(as_json, backend, minutes);
+        if (what == "campus") return benchCampus(as_json, backend, a.get("air", "lbm"), minutes);
         if (what == "air") return ct::bench::benchAir(as_json, minutes);
         if (what == "simulate") {
             const std::string resources = ct::model::resourceDir();
