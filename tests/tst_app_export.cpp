@@ -259,6 +259,43 @@ private slots:
         QTRY_VERIFY(!plan->hasValues());
     }
 
+    void aJobPlacedByTheRunLightsUpWhereItRan() {
+        // A job that asks for 16 GPUs (no nodes), added for the run only: the engine places it, the run records
+        // where (its metadata's job_nodes), and the Jobs dock shows and lights up those nodes.
+        QVERIFY(w_->openScenario(QString(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json"));
+        RunRequest r;
+        r.duration_s = 20;
+        r.air = "quick";
+        ct::model::Job k;
+        k.id = "small";
+        k.kind = "training";
+        k.gpus = 16;
+        ct::model::TrainingSpec ts;
+        ts.model_params = 7e9;
+        ts.tokens_per_step = 131072;
+        ts.tensor_parallel = 8;
+        k.training = ts;
+        r.extra_jobs = {k};
+        QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+        const QString db = dir_.filePath("placed.sqlite");
+        QVERIFY(w_->runSimulation(r, db));
+        QVERIFY(ended.wait(testMs(120000)));
+        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db, testMs(30000));
+        w_->findChild<QDockWidget*>("jobsDock")->raise();
+        QTRY_VERIFY(w_->jobs()->isVisible());
+        QTableWidget* t = w_->jobs()->table();
+        int row = -1;
+        for (int i = 0; i < t->rowCount(); ++i)
+            if (t->item(i, 0)->text() == "small") row = i;
+        QVERIFY2(row >= 0, "the run's placed job is listed");
+        QCOMPARE(t->item(row, 2)->text(), QString("2"));  // two 8-GPU nodes
+        const auto placed = w_->jobs()->nodesOf("small");
+        QCOMPARE(placed, (std::vector<std::string>{"n0001", "n0002"}));  // packed: the first two in cabling order
+        QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(t->item(row, 0)).center());
+        QCOMPARE(w_->selection().id, QString("small"));
+        if (auto* sc = w_->view3d()->scene()) QCOMPARE(sc->highlighted().size(), std::size_t(2));
+    }
+
 private:
     QTemporaryDir dir_;
     std::unique_ptr<MainWindow> w_;

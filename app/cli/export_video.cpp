@@ -29,7 +29,7 @@ std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double s
     sim::EngineOptions eo;
     eo.air = "quick";
     sim::Engine e(s, c, eo);
-    importers::RunRecorder rec(store, s, c, "tour", R"({"air":"quick"})");
+    importers::RunRecorder rec(store, s, c, "tour", R"({"air":"quick"})", &e.jobs());
     double next_record = 0, next_field = 0;
     while (e.timeS() < seconds - 1e-9) {
         const bool field = e.timeS() + eo.step_s + 1e-9 >= next_field;

@@ -156,7 +156,7 @@ int cmdSimulate(const Args& a) {
               {"scenario_hash", m::scenarioHash(rep.scenario)}, {"duration_s", duration_s}, {"step_s", opt.step_s}, {"cell_m", opt.cell_m},
               {"backend", opt.backend}, {"grid_cells", engine->stats().grid_cells}, {"air", engine->stats().air_solver},
               {"air_summary", engine->stats().air_summary}, {"steady", steady}};
-    importers::RunRecorder rec(store, rep.scenario, rep.catalog, "simulate " + rep.scenario.id, meta.dump());
+    importers::RunRecorder rec(store, rep.scenario, rep.catalog, "simulate " + rep.scenario.id, meta.dump(), &engine->jobs());
     const std::int64_t run = rec.run();
     rec.record(engine->frame());
     if (field_s > 0 && engine->stats().grid_cells > 8'000'000) {

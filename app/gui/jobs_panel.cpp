@@ -6,6 +6,8 @@
 
 #include <clustertwin/importers/replay.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -70,7 +72,20 @@ void JobsPanel::showEvent(QShowEvent* e) {
 
 std::vector<std::string> JobsPanel::nodesOf(const QString& job) const {
     for (const auto& j : doc_.scenario().jobs)
-        if (qs(j.id) == job) return j.nodes;
+        if (qs(j.id) == job && !j.nodes.empty()) return j.nodes;
+    // A job the scenario does not place (one that asks for a number of GPUs, or one added for the run only):
+    // where the run placed it, from its metadata.
+    if (const auto* rp = run_.replay()) {
+        const nlohmann::json meta = nlohmann::json::parse(rp->info().meta_json.empty() ? "{}" : rp->info().meta_json, nullptr, false);
+        if (meta.is_object())
+            if (auto it = meta.find("job_nodes"); it != meta.end() && it->is_object())
+                if (auto n = it->find(job.toStdString()); n != it->end() && n->is_array()) {
+                    std::vector<std::string> out;
+                    for (const auto& x : *n)
+                        if (x.is_string()) out.push_back(x.get<std::string>());
+                    return out;
+                }
+    }
     return {};
 }
 
@@ -98,16 +113,20 @@ void JobsPanel::refresh() {
     };
     std::vector<Row> rows;
     std::set<std::string> known;
+    const auto* rp = run_.replay();
     for (const auto& j : doc_.scenario().jobs) {
-        rows.push_back({j.id, j.kind, static_cast<int>(j.nodes.size()), j.start_s, j.end_s ? *j.end_s : -1.0, j.utilization});
+        const int nodes = !j.nodes.empty() ? static_cast<int>(j.nodes.size()) : rp ? static_cast<int>(nodesOf(qs(j.id)).size()) : -1;
+        rows.push_back({j.id, j.kind, nodes > 0 ? nodes : -1, j.start_s, j.end_s ? *j.end_s : -1.0, j.utilization});
         known.insert(j.id);
     }
-    const auto* rp = run_.replay();
     std::map<std::string, const model::JobFrame*> now;
     if (rp) {
         for (const auto& j : run_.frame().jobs) now[j.id] = &j;
         for (const std::string& e : rp->entities())
-            if (!known.count(e) && rp->series(e, "step_time_s")) rows.push_back({e, "", -1, 0, -1, NAN});
+            if (!known.count(e) && rp->series(e, "step_time_s")) {
+                const int nodes = static_cast<int>(nodesOf(qs(e)).size());
+                rows.push_back({e, "", nodes > 0 ? nodes : -1, 0, -1, NAN});
+            }
     }
     const double t = run_.time();
     table_->setSortingEnabled(false);

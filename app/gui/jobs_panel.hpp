@@ -23,7 +23,7 @@ class JobsPanel : public QWidget {
 public:
     JobsPanel(const ScenarioDocument& doc, const RunController& run, QWidget* parent = nullptr);
     QTableWidget* table() const { return table_; }
-    /// The nodes a job runs on (from the scenario; empty for a job only the run knows).
+    /// The nodes a job runs on: the scenario's, or where the loaded run placed it (its metadata's job_nodes).
     std::vector<std::string> nodesOf(const QString& job) const;
     /// The links of the job's GPUs in the frame (those with one end on its nodes), busiest first, at most `n`.
     std::vector<std::string> busiestLinks(const QString& job, const model::Frame& f, std::size_t n = 20) const;

@@ -37,7 +37,7 @@ void SimulationJob::run() {
         if (!scenario_file_.isEmpty()) meta["scenario_file"] = QFileInfo(scenario_file_).absoluteFilePath().toStdString();
         if (!scenario_hash_.empty()) meta["scenario_hash"] = scenario_hash_;
         if (!options_json_.empty()) meta["run_options"] = nlohmann::json::parse(options_json_, nullptr, false);
-        importers::RunRecorder rec(store, scenario_, catalog_, "app " + scenario_.id, meta.dump());
+        importers::RunRecorder rec(store, scenario_, catalog_, "app " + scenario_.id, meta.dump(), &engine.jobs());
         rec.record(engine.frame());
         const auto steps = static_cast<std::int64_t>(std::llround(duration_s_ / opt.step_s));
         const double record_s = 10, field_s = 60;

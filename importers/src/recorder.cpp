@@ -37,12 +37,18 @@ std::vector<EntityInfo> scenarioEntities(const model::Scenario& s, const model::
 }
 
 RunRecorder::RunRecorder(TelemetryStore& store, const model::Scenario& s, const model::Catalog& c, const std::string& name,
-                         const std::string& meta_json)
+                         const std::string& meta_json, const std::vector<model::Job>* placed_jobs)
     : store_(store), site_(s.id) {
     // The scenario's fingerprint goes with the run: the app shows a run only on the scenario it was made from.
     nlohmann::json meta = meta_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(meta_json, nullptr, false);
     if (!meta.is_object()) throw ImportError("run metadata is not a JSON object: " + meta_json);
     if (!meta.contains("scenario_hash")) meta["scenario_hash"] = model::scenarioHash(s);
+    if (placed_jobs) {
+        nlohmann::json nodes = nlohmann::json::object();
+        for (const auto& j : *placed_jobs)
+            if (!j.nodes.empty()) nodes[j.id] = j.nodes;
+        meta["job_nodes"] = std::move(nodes);
+    }
     run_ = store_.createRun(name, "simulated", s.id, meta.dump());
     store_.upsertEntities(scenarioEntities(s, c));
 }

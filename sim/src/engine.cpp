@@ -274,6 +274,7 @@ const model::Frame& Engine::step(bool with_air) {
 }
 
 const model::Frame& Engine::frame() const { return d_->frame; }
+const std::vector<model::Job>& Engine::jobs() const { return d_->scenario.jobs; }
 double Engine::timeS() const { return d_->t; }
 const EngineStats& Engine::stats() const { return d_->stats; }
 

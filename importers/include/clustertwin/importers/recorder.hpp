@@ -18,9 +18,11 @@ std::vector<EntityInfo> scenarioEntities(const model::Scenario& s, const model::
 
 class RunRecorder {
 public:
-    /// Creates a simulated run for `s` and lists its entities. Throws ImportError.
+    /// Creates a simulated run for `s` and lists its entities. `placed_jobs` (the engine's jobs, with the nodes
+    /// of those that asked for a number of GPUs) go into the run's metadata as "job_nodes" {id: [node ids]}, so
+    /// the app can show where a job ran that the scenario does not place. Throws ImportError.
     RunRecorder(TelemetryStore& store, const model::Scenario& s, const model::Catalog& c, const std::string& name,
-                const std::string& meta_json);
+                const std::string& meta_json, const std::vector<model::Job>* placed_jobs = nullptr);
     ~RunRecorder();
     RunRecorder(const RunRecorder&) = delete;
     RunRecorder& operator=(const RunRecorder&) = delete;

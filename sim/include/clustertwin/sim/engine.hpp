@@ -63,6 +63,8 @@ public:
     /// Advances one step and returns its frame (the air field only when asked).
     const model::Frame& step(bool with_air_field = false);
     const model::Frame& frame() const;
+    /// The scenario's jobs as the engine runs them: those that asked for a number of GPUs have their nodes.
+    const std::vector<model::Job>& jobs() const;
     double timeS() const;
     const EngineStats& stats() const;
     /// One flow-through time of the room air (fluid volume / air the units blow in now), in seconds; the window
