@@ -217,9 +217,10 @@ void runEveryNode(model::Scenario& s, const char* job_id, double utilization) {
     model::Job j;
     j.id = job_id;
     j.utilization = utilization;
-    for (const auto& row : s.halls[0].rows)
-        for (const auto& r : row.racks)
-            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    for (const auto& h : s.halls)  // every hall: the campus has eight
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) j.nodes.push_back(n.id);
     s.jobs = {j};
 }
 
