@@ -175,7 +175,7 @@ void Scene::Impl::recolour(const model::Frame* f) {
     link_actor->GetProperty()->SetOpacity(f ? 1.0 : 0.3);  // before a run: the fabric's shape, faint
     link_actor->SetVisibility(ov.links);
     switches->actor->SetVisibility(ov.links);
-    label_actor->SetVisibility(ov.labels);
+    label_actor->SetVisibility(ov.labels && !fast);
     updateBars();
 }
 

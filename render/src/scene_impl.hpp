@@ -189,6 +189,7 @@ struct Scene::Impl {
     std::unordered_map<std::string, int> line_of_link;
 
     vtkNew<vtkActor2D> label_actor;
+    bool fast = false;  ///< setFastRendering: no multisampling, no labels
     vtkNew<vtkTextActor> hint_actor;  // top left: why the colours say nothing (no run yet, all equal)
     vtkNew<vtkTextActor> caption_actor;  // bottom centre: a tour's or a video's caption
     std::string hint;
