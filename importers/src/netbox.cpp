@@ -379,7 +379,7 @@ InventoryResult importNetbox(const std::vector<std::string>& files, const model:
     const model::UpsModel* ups = c.upsModel("ups-500kw");
     for (const char* side : {"a", "b"}) {
         const std::string S = side[0] == 'a' ? "A" : "B";
-        s.power.feeds.push_back({std::string("util-") + side, "Utility feed " + S, std::ceil(std::max(load_total, 1e5) * 1.1 / 1e5) * 1e5, {}});
+        s.power.feeds.push_back({std::string("util-") + side, "Utility feed " + S, std::ceil(std::max(load_total, 1e5) * 1.1 / 1e5) * 1e5, 0.0, {}});
         s.power.ups.push_back({std::string("ups-") + side, "UPS " + S, ups->id, std::string("util-") + side,
                                std::max(1, static_cast<int>(std::ceil(load_total / ups->capacity_w - 1e-9))), {}});
     }

@@ -113,7 +113,7 @@ Scenario buildHall(const HallParams& params, const Catalog& c) {
     for (const char* side : {"a", "b"}) {
         const std::string S = side[0] == 'a' ? "A" : "B";
         const std::string feed = std::string("util-") + side;
-        s.power.feeds.push_back({feed, "Utility feed " + S + (p.halls > 1 ? " (medium voltage)" : ""), roundUpTo(load * 1.1, 100e3), {}});
+        s.power.feeds.push_back({feed, "Utility feed " + S + (p.halls > 1 ? " (medium voltage)" : ""), roundUpTo(load * 1.1, 100e3), 0.0, {}});
         for (int i = 0; i < p.halls; ++i) {
             const std::string px = i == 0 ? "" : "h" + std::to_string(i + 1) + "-";
             const std::string hall = i == 0 && p.halls == 1 ? "" : s.halls[i].name + " ";

@@ -28,8 +28,6 @@ void require(bool ok, const std::string& field, const std::string& msg) {
 
 constexpr double kTile = 0.6;
 
-Facing opposite(Facing f) { return f == Facing::North ? Facing::South : Facing::North; }
-
 /// Everything sized from the parameters before anything is placed.
 struct Sizing {
     const ServerModel* sm = nullptr;
@@ -127,7 +125,7 @@ struct Floor {
     double growth = 1;                   ///< width / the width the rows alone would need
 };
 
-Floor plan(const HallParams& p, const Sizing& z, bool hot_first) {
+Floor plan(const HallParams& p, const Sizing& z) {
     Floor f;
     const double clear = p.wall_clearance_m;
     const double pitch = z.um->width_m + kTile;
@@ -203,7 +201,7 @@ void choosePods(const HallParams& p, Sizing& z, bool hot_first) {
 bool perimeterFits(const HallParams& p, const Catalog& c) {
     Sizing z = size(p, c, "perimeter");
     choosePods(p, z, false);
-    return plan(p, z, false).growth <= kAutoGrowth;
+    return plan(p, z).growth <= kAutoGrowth;
 }
 
 std::vector<RackPdu> sizedRackPdus(const std::string& rack_id, const std::string& upstream_a, const std::string& upstream_b, double rack_load) {
@@ -245,7 +243,7 @@ HallBuilt layoutHall(const HallPlan& hp, int& node_seq, const std::string& node_
         require(p.raised_floor_m > 0 || hp.cooling == "inrow", "containment",
                 "cold-aisle containment on a slab floor gets no cooled air; give a raised floor or use in-row cooling");
     choosePods(p, z, hot_first);
-    const Floor f = plan(p, z, hot_first);
+    const Floor f = plan(p, z);
     require(f.growth <= kMaxGrowth, "cooling",
             "perimeter cooling needs " + std::to_string(z.units) + " units along the walls, which would make the hall " +
                 std::to_string(static_cast<int>(std::round(f.growth * 10)) / 10.0).substr(0, 3) +

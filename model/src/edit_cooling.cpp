@@ -45,8 +45,6 @@ const Hall* hallById(const Scenario& s, const std::string& id) {
     return nullptr;
 }
 
-bool alongX(Facing f) { return f == Facing::North || f == Facing::South; }
-
 /// The next free centre along a row for an item `width_m` wide: after its far end, else before its near end.
 bool slotInRow(const Hall& h, const Catalog& c, const Row& row, double width_m, double depth_m, Vec2& at, Facing& facing) {
     const auto line = rowLine(h, row, c);
