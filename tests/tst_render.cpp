@@ -92,6 +92,7 @@ private slots:
     void aHintSaysWhyTheColoursSayNothing();
     void linksBundleAboveTheLimit();
     void busyLinksAreDrawnThick();
+    void fastFramesLeaveLabelsToTheFullFrame();
     void badMetricOrViewIsAnError();
     void replayFrameIsLastKnownValue();
     void closeCoupledCoolingIsDrawnAndExplained();
@@ -297,6 +298,30 @@ void TstRender::busyLinksAreDrawnThick() {
     f.links.clear();
     scene.setFrame(f);
     QCOMPARE(scene.busyLinkLineCount(), std::size_t(0));
+}
+
+void TstRender::fastFramesLeaveLabelsToTheFullFrame() {
+    // Interactive frames (playback, dragging) are drawn without labels, whose placement is most of a frame's
+    // cost in software OpenGL; the full-quality frame that follows has them. So a fast frame with labels on looks
+    // exactly like one with labels off, and a full frame does not.
+    const auto l = fixtures::sample("lab-8node");
+    r::Scene scene(l.scenario, l.catalog);
+    scene.setSize(640, 400);
+    scene.setCamera("iso");
+    auto shot = [&](bool fast, bool labels, const char* name) {
+        r::Overlays o;
+        o.labels = labels;
+        scene.setOverlays(o);
+        scene.setFastRendering(fast);
+        scene.savePng(out(name).toStdString());
+        return QImage(out(name)).convertToFormat(QImage::Format_RGB32);
+    };
+    shot(true, true, "fast_labels");  // the colour bar lays out its ticks anew after the first frame
+    const QImage fast_on = shot(true, true, "fast_labels"), fast_off = shot(true, false, "fast_nolabels");
+    QVERIFY(fast_on == fast_off);
+    const QImage full_on = shot(false, true, "full_labels"), full_off = shot(false, false, "full_nolabels");
+    QVERIFY(full_on != full_off);
+    verifyNotBlank(out("full_labels"));
 }
 
 void TstRender::badMetricOrViewIsAnError() {
