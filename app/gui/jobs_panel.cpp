@@ -75,18 +75,23 @@ std::vector<std::string> JobsPanel::nodesOf(const QString& job) const {
         if (qs(j.id) == job && !j.nodes.empty()) return j.nodes;
     // A job the scenario does not place (one that asks for a number of GPUs, or one added for the run only):
     // where the run placed it, from its metadata.
-    if (const auto* rp = run_.replay()) {
-        const nlohmann::json meta = nlohmann::json::parse(rp->info().meta_json.empty() ? "{}" : rp->info().meta_json, nullptr, false);
+    const auto* rp = run_.replay();
+    if (!rp) return {};
+    if (rp->info().meta_json != placed_meta_) {  // parsed once per run, not on every refresh
+        placed_meta_ = rp->info().meta_json;
+        placed_.clear();
+        const nlohmann::json meta = nlohmann::json::parse(placed_meta_.empty() ? "{}" : placed_meta_, nullptr, false);
         if (meta.is_object())
             if (auto it = meta.find("job_nodes"); it != meta.end() && it->is_object())
-                if (auto n = it->find(job.toStdString()); n != it->end() && n->is_array()) {
-                    std::vector<std::string> out;
-                    for (const auto& x : *n)
+                for (const auto& [id, nodes] : it->items()) {
+                    if (!nodes.is_array()) continue;
+                    auto& out = placed_[id];
+                    for (const auto& x : nodes)
                         if (x.is_string()) out.push_back(x.get<std::string>());
-                    return out;
                 }
     }
-    return {};
+    auto it = placed_.find(job.toStdString());
+    return it == placed_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::vector<std::string> JobsPanel::busiestLinks(const QString& job, const model::Frame& f, std::size_t n) const {
