@@ -162,16 +162,10 @@ private slots:
         ts.efficiency = 0.4;
         j.training = ts;
         r.extra_jobs = {j};
-        QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
-        const QString db = dir_.filePath("train.sqlite");
-        QVERIFY(w_->runSimulation(r, db));
-        QVERIFY(ended.wait(testMs(120000)));
-        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db, testMs(30000));
+        QVERIFY(simulateAndShow(r, "train.sqlite"));
         w_->run()->setTime(w_->run()->duration());
         QTableWidget* t = w_->jobs()->table();
-        int row = -1;
-        for (int i = 0; i < t->rowCount(); ++i)
-            if (t->item(i, 0)->text() == "llm") row = i;
+        const int row = rowOf(t, "llm");
         QVERIFY2(row >= 0, "the run's own job is listed");
         QVERIFY2(t->item(row, 4)->text().toDouble() > 0, qPrintable(t->item(row, 4)->text()));
         QVERIFY(t->item(row, 5)->text().endsWith("%"));
@@ -276,17 +270,11 @@ private slots:
         ts.tensor_parallel = 8;
         k.training = ts;
         r.extra_jobs = {k};
-        QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
-        const QString db = dir_.filePath("placed.sqlite");
-        QVERIFY(w_->runSimulation(r, db));
-        QVERIFY(ended.wait(testMs(120000)));
-        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db, testMs(30000));
+        QVERIFY(simulateAndShow(r, "placed.sqlite"));
         w_->findChild<QDockWidget*>("jobsDock")->raise();
         QTRY_VERIFY(w_->jobs()->isVisible());
         QTableWidget* t = w_->jobs()->table();
-        int row = -1;
-        for (int i = 0; i < t->rowCount(); ++i)
-            if (t->item(i, 0)->text() == "small") row = i;
+        const int row = rowOf(t, "small");
         QVERIFY2(row >= 0, "the run's placed job is listed");
         QCOMPARE(t->item(row, 2)->text(), QString("2"));  // two 8-GPU nodes
         const auto placed = w_->jobs()->nodesOf("small");
@@ -297,6 +285,20 @@ private slots:
     }
 
 private:
+    /// Runs the request into a database in the test's folder and waits until the window shows that run.
+    bool simulateAndShow(const RunRequest& r, const char* db_name) {
+        QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+        const QString db = dir_.filePath(db_name);
+        if (!w_->runSimulation(r, db) || !ended.wait(testMs(120000))) return false;
+        return QTest::qWaitFor([&] { return w_->run()->hasRun() && w_->run()->databasePath() == db; }, testMs(30000));
+    }
+    /// The table's row whose first column is `id`, or −1.
+    static int rowOf(const QTableWidget* t, const QString& id) {
+        for (int i = 0; i < t->rowCount(); ++i)
+            if (t->item(i, 0)->text() == id) return i;
+        return -1;
+    }
+
     QTemporaryDir dir_;
     std::unique_ptr<MainWindow> w_;
 };
