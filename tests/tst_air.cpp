@@ -31,6 +31,8 @@ private slots:
     // Issue 14: the Capture Index tracer.
     void tracerFollowsTheHeatExactly_data();
     void tracerFollowsTheHeatExactly();
+    // Issue 21: quick mode's longer sub-step, the fastest cells holding their air for it.
+    void heldCellsConserveHeatAndKeepTheSteadyState();
 };
 
 namespace {
@@ -354,6 +356,57 @@ void TstAir::tracerFollowsTheHeatExactly() {
              qPrintable(QString("tracer supplied %1, taken out %2 (m³/s)").arg(supplied).arg(taken)));
     // Racks breathe part of their own exhaust in this room: a Capture Index strictly between 0 and 1.
     for (int in : {0, 2}) QVERIFY(a.portMeanTracer(in) > 0.05 && a.portMeanTracer(in) < 0.999);
+}
+
+void TstAir::heldCellsConserveHeatAndKeepTheSteadyState() {
+    // buildRoom at 0.1 m twice: the strict explicit limit, and a sub-step four times longer where the cells
+    // faster than it hold their air for it. The held room must conserve its heat exactly (the change of its
+    // content is what the ports brought in minus what they took out, sub-step by sub-step) and reach the same
+    // steady state; only the transient through the held cells is slower.
+    std::vector<float> steady[2];
+    std::vector<double> steady_in[2];  // the racks' intakes and the unit's return
+    double strict_dt = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        ThreadPool pool(2);
+        AirGridSpec spec{6.0, 5.0, 3.0, 0.1, 0.001};  // advection sets the limit, as in halls at 0.25 m
+        spec.substep_s = pass == 0 ? 0.0 : 4 * strict_dt;
+        AirModel a(spec, pool);
+        buildRoom(a);
+        a.solveFlow(1e-9);
+        a.fill(18.0);
+        if (pass == 0) {
+            strict_dt = a.stableDt();
+            QCOMPARE(a.heldCells(), std::size_t{0});
+        } else {
+            QCOMPARE(a.stableDt(), spec.substep_s);
+            const std::size_t fluid = a.cellCount() - a.solidCount();
+            QVERIFY2(a.heldCells() > 0 && a.heldCells() < fluid / 4,
+                     qPrintable(QString("%1 of %2 fluid cells held").arg(a.heldCells()).arg(fluid)));
+        }
+        double ports_in = 0;  // Σ dt·(what sources blow in − what sinks take), m³·K
+        const double before = a.heatContent();
+        const int n = a.advance(30.0, [&](double dt) {
+            for (int p = 0; p < 6; ++p) {
+                const bool source = p == 1 || p == 3 || p == 4;
+                ports_in += dt * a.portFlow(p) * (source ? (p == 4 ? 18.0 : 35.0) : -a.portMeanTemperature(p));
+            }
+        });
+        QCOMPARE(n, pass == 0 ? static_cast<int>(std::ceil(30.0 / strict_dt - 1e-9)) : static_cast<int>(std::ceil(30.0 / (4 * strict_dt) - 1e-9)));
+        const double gained = a.heatContent() - before;
+        QVERIFY2(std::fabs(gained - ports_in) <= 1e-4 * std::fabs(ports_in),
+                 qPrintable(QString("pass %1: heat content rose by %2, the ports brought %3 (m³·K)").arg(pass).arg(gained).arg(ports_in)));
+        a.advance(1800.0, nullptr);
+        steady[pass] = a.temperatures();
+        for (int p : {0, 2, 5}) steady_in[pass].push_back(a.portMeanTemperature(p));
+    }
+    float worst = 0;
+    for (std::size_t c = 0; c < steady[0].size(); ++c) worst = std::max(worst, std::fabs(steady[0][c] - steady[1][c]));
+    // Float steps stall where an update is below half an ulp, sooner with a longer step in the slowest cells:
+    // the fields agree to 0.01 K, what the ports take in to 0.005 K.
+    QVERIFY2(worst < 0.01f, qPrintable(QString("steady states differ by up to %1 K").arg(worst)));
+    for (std::size_t p = 0; p < steady_in[0].size(); ++p)
+        QVERIFY2(std::fabs(steady_in[0][p] - steady_in[1][p]) < 5e-3,
+                 qPrintable(QString("intake %1: %2 against %3 °C").arg(p).arg(steady_in[1][p]).arg(steady_in[0][p])));
 }
 
 QTEST_GUILESS_MAIN(TstAir)

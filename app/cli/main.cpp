@@ -407,7 +407,7 @@ const std::map<std::string, Command>& commands() {
         {"inference", {ct::cli::cmdInference, {"json", "help"}, {"job", "jobs", "seconds", "seed"}}},
         {"training", {ct::cli::cmdTraining, {"json", "help"}, {"job", "jobs"}}},
         {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
-                      {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride"}}},
+                      {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride", "quick-substep"}}},
         {"backends", {cmdBackends, {"json", "help"}, {}}},
         {"impact", {ct::cli::cmdImpact, {"json", "help"}, {"fail"}}},
         {"from-netbox", {ct::cli::cmdFromNetbox, {"json", "help"}, {"out"}}},

@@ -42,6 +42,8 @@ Runs the coupled power / equipment heat / liquid / room-air model and records th
                       scenario's simulation.air
   --lattice-stride N  lbm: once the flow has settled, run the lattice one step in N and carry heat on its
                       mean flow in between (4; 1 = every step)
+  --quick-substep T   quick: the heat transport's sub-step (0.1s); cells whose air would leave faster hold it
+                      that long (same steady state, fastest transport delayed); 0 = the explicit limit
   --step T            engine step (1s)
   --events FILE       more events: a JSON array of {time_s, kind, target, value?} or {"events": [...]}
   --jobs FILE         more jobs, as in a scenario's "jobs" (an array or {"jobs": [...]}); jobs with a
@@ -97,6 +99,8 @@ int cmdSimulate(const Args& a) {
     }
     opt.lattice_stride = a.getInt("lattice-stride", opt.lattice_stride);
     if (opt.lattice_stride < 1) throw UsageError("--lattice-stride must be >= 1");
+    opt.quick_substep_s = duration("quick-substep", "0.1s");
+    if (!(opt.quick_substep_s >= 0) || opt.quick_substep_s > 10) throw UsageError("--quick-substep must be within 0–10 s");
     if (a.has("max-grid-memory")) {
         const double mib = a.getDouble("max-grid-memory", 0);
         if (!(mib > 0)) throw UsageError("--max-grid-memory must be > 0 (MiB)");

@@ -65,11 +65,16 @@ public:
     }
 
     std::string summary() const override {
-        char buf[240];
+        char buf[320];
         std::snprintf(buf, sizeof buf,
                       "quick (approximate): potential flow, no momentum or buoyancy, %d x %d x %d cells of %.2f m; heat: first-order upwind",
                       air_->nx(), air_->ny(), air_->nz(), air_->cellM());
-        return buf;
+        std::string s = buf;
+        if (spec_.grid.substep_s > 0 && air_->backend() == Backend::Cpu) {
+            std::snprintf(buf, sizeof buf, ", sub-steps of up to %.2f s (faster cells hold their air that long)", spec_.grid.substep_s);
+            s += buf;
+        }
+        return s;
     }
     const AirSolverStats& stats() const override { return stats_; }
 

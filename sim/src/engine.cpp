@@ -40,9 +40,9 @@ void Engine::Impl::build() {
     }
     for (const auto& x : scenario.power.transformers) {
         tx_by_id[x.id] = static_cast<int>(txs.size());
-        ChainRt t{x.id, feed_by_id.count(x.feed) ? feed_by_id[x.feed] : -1, x.capacity_w, nullptr};
-        t.efficiency = x.efficiency > 0 ? x.efficiency : 1.0;
-        txs.push_back(t);
+        ChainRt tx{x.id, feed_by_id.count(x.feed) ? feed_by_id[x.feed] : -1, x.capacity_w, nullptr};
+        tx.efficiency = x.efficiency > 0 ? x.efficiency : 1.0;
+        txs.push_back(tx);
     }
     for (const auto& x : scenario.power.ups) {
         ups_by_id[x.id] = static_cast<int>(ups.size());

@@ -32,6 +32,7 @@ void Engine::Impl::buildAir(int h) {
     AirSolverSpec spec;
     spec.grid = AirGridSpec{hall.width_m, hall.depth_m, hall.height_m, opt.cell_m, opt.kappa_m2s};
     spec.grid.backend = air_backend;
+    spec.grid.substep_s = opt.quick_substep_s;  // only the upwind (quick) transport takes it
     spec.flow_residual = opt.flow_residual;
     spec.flow_resolve_change = opt.flow_resolve_change;
     spec.lattice_stride = opt.lattice_stride;

@@ -90,6 +90,7 @@ int AirModel::addPort(const std::vector<int>& cells, bool source) {
     }
     d_->ports.push_back({cells, source, 0.0, 20.0});
     d_->plane_ports_stale = true;
+    d_->port_sums_valid = false;
 #ifdef CT_HAVE_CUDA
     d_->ports_stale = d_->port_state_stale = true;
 #endif
@@ -124,12 +125,14 @@ double AirModel::portMeanTemperature(int port) const {
         return d_->port_sums.at(static_cast<std::size_t>(port)) / static_cast<double>(p.cells.size());
     }
 #endif
+    if (d_->port_sums_valid) return d_->port_sums.at(static_cast<std::size_t>(port)) / static_cast<double>(p.cells.size());
     double s = 0;
     for (int c : p.cells) s += d_->T()[c];
     return s / static_cast<double>(p.cells.size());
 }
 
 double AirModel::stableDt() const { return d_->stable_dt; }
+std::size_t AirModel::heldCells() const { return d_->held; }
 
 namespace {
 
@@ -190,6 +193,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void upwindR
 void AirModel::step(double dt) {
     Impl& d = *d_;
     d.updateNeighbours();
+    d.port_sums_valid = false;
 #ifdef CT_HAVE_CUDA
     if (d.dev) {
         if (!d.geometry_on_device) {  // stepping before any flow solve: still air
@@ -257,11 +261,12 @@ void AirModel::Impl::buildCoefficients() {
                 const float in[6] = {k::posf(fw), k::posf(-fe), k::posf(fs), k::posf(-fn), k::posf(fd), k::posf(-fu)};
                 const float out = k::posf(fe) + k::posf(-fw) + k::posf(fn) + k::posf(-fs) + k::posf(fu) + k::posf(-fd);
                 float sum_in = 0;
+                const float s = cap.empty() ? 1.f : cap[c];  // a held cell's rates, per its raised capacity
                 for (int f = 0; f < 6; ++f) {
-                    coef[f * cells + c] = in[f] + g * bit[f];
+                    coef[f * cells + c] = s * (in[f] + g * bit[f]);
                     sum_in += in[f];
                 }
-                coef[6 * cells + c] = sum_in - out;
+                coef[6 * cells + c] = s * (sum_in - out);
             }
     });
     coef_stale = false;
@@ -285,6 +290,8 @@ void AirModel::Impl::stepUpwind(double dt) {
         bool source;
     };
     std::vector<PortNow> now(ports.size());
+    // Each plane's share of the port sums of the new field: (port, Σ T) in port order.
+    std::vector<std::vector<std::pair<int, double>>> plane_sums(static_cast<std::size_t>(nz));
     for (std::size_t p = 0; p < ports.size(); ++p)
         now[p] = {static_cast<float>(ports[p].q_flow / static_cast<double>(ports[p].cells.size())), static_cast<float>(ports[p].t_in),
                   static_cast<float>(ports[p].c_in), ports[p].source};
@@ -293,13 +300,23 @@ void AirModel::Impl::stepUpwind(double dt) {
         // This plane's port exchanges, in port order as applyPorts does them.
         for (auto [cell, p] : plane_ports[kc]) {
             const PortNow& pn = now[static_cast<std::size_t>(p)];
-            a.t2[cell] = pn.source ? k::portExchange(a.t2[cell], a.t[cell], pn.q, pn.t_in, 0.f, dt_v)
-                                   : k::portExchange(a.t2[cell], a.t[cell], 0.f, 0.f, pn.q, dt_v);
+            const float dv = cap.empty() ? dt_v : dt_v * cap[static_cast<std::size_t>(cell)];
+            a.t2[cell] = pn.source ? k::portExchange(a.t2[cell], a.t[cell], pn.q, pn.t_in, 0.f, dv)
+                                   : k::portExchange(a.t2[cell], a.t[cell], 0.f, 0.f, pn.q, dv);
             if (a.c)
-                a.c2[cell] = pn.source ? k::portExchange(a.c2[cell], a.c[cell], pn.q, pn.c_in, 0.f, dt_v)
-                                       : k::portExchange(a.c2[cell], a.c[cell], 0.f, 0.f, pn.q, dt_v);
+                a.c2[cell] = pn.source ? k::portExchange(a.c2[cell], a.c[cell], pn.q, pn.c_in, 0.f, dv)
+                                       : k::portExchange(a.c2[cell], a.c[cell], 0.f, 0.f, pn.q, dv);
+        }
+        auto& sums = plane_sums[kc];
+        for (auto [cell, p] : plane_ports[kc]) {
+            if (sums.empty() || sums.back().first != p) sums.emplace_back(p, 0.0);
+            sums.back().second += a.t2[cell];
         }
     });
+    port_sums.assign(ports.size(), 0.0);
+    for (const auto& sums : plane_sums)
+        for (auto [p, s] : sums) port_sums[static_cast<std::size_t>(p)] += s;
+    port_sums_valid = true;
     std::swap(t, t2);
     if (with_tracer) std::swap(tr, tr2);
 }
@@ -335,9 +352,11 @@ void AirModel::Impl::applyPorts(const float* in, float* out, float dt_v, bool tr
     for (const auto& p : d.ports) {
         const float q = static_cast<float>(p.q_flow / static_cast<double>(p.cells.size()));
         const float v = static_cast<float>(tracer ? p.c_in : p.t_in);
-        for (int cell : p.cells)
-            out[cell] = p.source ? k::portExchange(out[cell], in[cell], q, v, 0.f, dt_v)
-                                 : k::portExchange(out[cell], in[cell], 0.f, 0.f, q, dt_v);
+        for (int cell : p.cells) {
+            const float dv = cap.empty() ? dt_v : dt_v * cap[static_cast<std::size_t>(cell)];
+            out[cell] = p.source ? k::portExchange(out[cell], in[cell], q, v, 0.f, dv)
+                                 : k::portExchange(out[cell], in[cell], 0.f, 0.f, q, dv);
+        }
     }
 }
 
@@ -405,7 +424,7 @@ double AirModel::heatContent() const {
     d_->syncHost();
     double s = 0;
     for (std::size_t c = 0; c < d_->n(); ++c)
-        if (!d_->solid[c]) s += d_->T()[c];
+        if (!d_->solid[c]) s += d_->cap.empty() ? d_->T()[c] : d_->T()[c] / static_cast<double>(d_->cap[c]);
     return s * d_->vol;
 }
 

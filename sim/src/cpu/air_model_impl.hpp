@@ -76,6 +76,10 @@ struct AirModel::Impl {
     FlowMultigrid mg;      ///< the flow solve's preconditioner (CPU), rebuilt after the geometry changed
     bool mg_stale = true;
     double stable_dt = 0;
+    /// Held cells (AirGridSpec::substep_s): V / the raised capacity per cell, ≤ 1; empty when no cell is held.
+    std::vector<float> cap;
+    std::size_t held = 0;
+    bool mayHold() const { return spec.substep_s > 0 && !tvdPath() && !onDevice(); }
     std::vector<double> src;  ///< per-cell net source of the last flow solve (m³/s)
 
 #ifdef CT_HAVE_CUDA
@@ -83,9 +87,11 @@ struct AirModel::Impl {
     // uploaded again after host-side writes (device_stale).
     std::unique_ptr<detail::AirDevice> dev;
     bool host_stale = false, device_stale = true, ports_stale = true, port_state_stale = true, geometry_on_device = false;
+#endif
+    /// Σ T over each port's cells for the current field: from the device, or summed by the CPU upwind step
+    /// as it writes the field (plane by plane, added in plane order); recomputed per port when not valid.
     std::vector<double> port_sums;
     bool port_sums_valid = false;
-#endif
     bool onDevice() const {
 #ifdef CT_HAVE_CUDA
         return dev != nullptr;
@@ -106,8 +112,8 @@ struct AirModel::Impl {
     void hostWrote() {
 #ifdef CT_HAVE_CUDA
         device_stale = true;
-        port_sums_valid = false;
 #endif
+        port_sums_valid = false;
     }
 
     Impl(const AirGridSpec& s, ThreadPool& p) : spec(s), pool(p) {}
@@ -265,6 +271,9 @@ struct AirModel::Impl {
                     if (!solid[c]) wall_g[c] += wallConductance(c);
         std::vector<double> part(static_cast<std::size_t>(nz), 0.0);
         const int plane = nx * ny;
+        const bool hold = mayHold();
+        cap.assign(hold ? n() : 0, 1.f);
+        std::vector<double> cell_rate(hold ? n() : 0, 0.0);
         run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
             const int kk = static_cast<int>(kc);
             double worst = 0;
@@ -284,12 +293,28 @@ struct AirModel::Impl {
                                        k::posf(fy[fyi(i, j + 1, kk)]) + k::posf(-fy[fyi(i, j, kk)]) +
                                        k::posf(fz[fzi(i, j, kk + 1)]) + k::posf(-fz[fzi(i, j, kk)]);
                     // TVD (van Leer) needs half the upwind step for its advective part.
-                    worst = std::max(worst, (spec.tvd ? 2.0 : 1.0) * out + sink[c] + g);
+                    const double rate = (spec.tvd ? 2.0 : 1.0) * out + sink[c] + g;
+                    worst = std::max(worst, rate);
+                    if (hold) cell_rate[static_cast<std::size_t>(c)] = rate;
                 }
             part[kc] = worst;
         });
         const double worst = *std::max_element(part.begin(), part.end());
         stable_dt = worst > 0 ? 0.95 * vol / worst : 1e9;
+        held = 0;
+        if (hold && stable_dt < spec.substep_s) {
+            // Cells faster than the sub-step hold their air for it: capacity V_eff = dt·rate/0.95 > V.
+            stable_dt = spec.substep_s;
+            for (std::size_t c = 0; c < n(); ++c) {
+                const double limit = 0.95 * vol / cell_rate[c];
+                if (cell_rate[c] > 0 && limit < stable_dt) {
+                    cap[c] = static_cast<float>(limit / stable_dt);
+                    ++held;
+                }
+            }
+        } else {
+            cap.clear();
+        }
     }
 };
 

@@ -29,6 +29,11 @@ struct AirGridSpec {
     /// Advection: first-order upwind (false; the quick mode) or van Leer TVD (true; second order where smooth,
     /// bounded, half the upwind step).
     bool tvd = false;
+    /// First-order upwind on the CPU only (the quick mode): the sub-step to take when the explicit limit is
+    /// shorter. A cell whose air would leave faster than that holds it for the sub-step instead (its heat
+    /// capacity raised to 0.95⁻¹·dt·outflow): still positive and conservative, the same steady state, transport
+    /// through the fastest cells delayed by at most this per cell. 0: the strict explicit limit everywhere.
+    double substep_s = 0;
 };
 
 /// Memory the air model needs for a grid (bytes), to refuse grids that do not fit before allocating.
@@ -94,8 +99,11 @@ public:
     void setWallTemperature(GridFace face, double t_c);
     /// Heat flowing in through a fixed-temperature face over the last step (W / (ρ c_p), i.e. m³·K/s).
     double wallHeatFlow(GridFace face) const;
-    /// The largest stable explicit time step for the current flow (CFL, diffusion and ports together).
+    /// The largest stable explicit time step for the current flow (CFL, diffusion and ports together), or
+    /// AirGridSpec::substep_s where that is longer and the cells faster than it hold their air longer.
     double stableDt() const;
+    /// Fluid cells holding their air longer than the flow would (AirGridSpec::substep_s); 0 when none.
+    std::size_t heldCells() const;
     /// Advances by `duration_s` in equal sub-steps no longer than stableDt(); `before_substep(dt)` runs before
     /// each (to update source temperatures from sink temperatures). Returns the number of sub-steps.
     int advance(double duration_s, const std::function<void(double)>& before_substep);
@@ -125,7 +133,8 @@ public:
     const std::vector<float>& fluxZ() const;
     /// Net outflow through a cell's faces minus its port source (m³/s): ~0 for a solved flow.
     double divergenceError(int cell) const;
-    /// Σ over fluid cells of T·V (°C·m³): with ρc_p, the heat content relative to 0 °C.
+    /// Σ over fluid cells of T·V (°C·m³): with ρc_p, the heat content relative to 0 °C (with a held cell's
+    /// raised capacity in place of V, the quantity the transport conserves).
     double heatContent() const;
     double maxSpeedMs() const;
     Backend backend() const;

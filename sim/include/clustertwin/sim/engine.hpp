@@ -21,6 +21,8 @@ struct EngineOptions {
     double kappa_m2s = 0.01;          ///< effective (turbulent) diffusivity of heat in room air
     double flow_residual = 1e-6;      ///< relative residual of the potential-flow solve
     double flow_resolve_change = 0.05;  ///< quick: re-solve the flow when the port flows moved by this share of the hall's airflow, or one port by twice this share of its own
+    /// quick: the air's sub-step where the explicit limit is shorter (AirGridSpec::substep_s); 0 = the strict limit
+    double quick_substep_s = 0.1;
     double unit_airflow_margin = 1.1;  ///< cooling units blow this multiple of the racks' airflow (up to their maximum)
     std::uint64_t max_grid_bytes = 0;  ///< 0 = 80 % of physical memory
     std::string backend = "cpu";      ///< "cpu" (reference); "cuda" arrives with issue 7
