@@ -237,15 +237,18 @@ int benchCampus(bool as_json, const std::string& backend, const std::string& air
                           {"flow_seconds", e.stats().flow_seconds}, {"flow_solves", e.stats().flow_solves}, {"grid_cells", e.stats().grid_cells},
                           {"simulated_s", minutes * 60}, {"wall_s", wall}, {"wall_per_simulated_hour_s", wall * 60 / minutes},
                           {"air_substeps", e.stats().air_substeps}, {"build_s", build_s}, {"it_power_w", f.it_power_w},
-                          {"max_inlet_c", f.max_inlet_c}}
+                          {"max_inlet_c", f.max_inlet_c}, {"air_seconds", e.stats().air_seconds},
+                          {"other_seconds", e.stats().other_seconds}, {"other_fraction", e.stats().other_seconds / wall}}
                          .dump()
                   << "\n";
     } else {
         std::printf("campus: %d GPUs, %llu air cells, %.0f simulated min on %s (air %s) in %.1f s (%.1f s per simulated hour), %lld air "
-                    "sub-steps, %lld flow solves taking %.1f s (%.0f %%), build %.1f s; IT %.1f MW, max inlet %.1f C\n",
+                    "sub-steps, %lld flow solves taking %.1f s (%.0f %%), build %.1f s; IT %.1f MW, max inlet %.1f C; per step: "
+                    "air %.1f ms, everything else (events, jobs, power, equipment, liquid, GPUs, frame) %.2f ms = %.1f %% of a step\n",
                     gpus, static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str(), e.stats().air_solver.c_str(), wall,
                     wall * 60 / minutes, static_cast<long long>(e.stats().air_substeps), static_cast<long long>(e.stats().flow_solves),
-                    e.stats().flow_seconds, 100 * e.stats().flow_seconds / wall, build_s, f.it_power_w / 1e6, f.max_inlet_c);
+                    e.stats().flow_seconds, 100 * e.stats().flow_seconds / wall, build_s, f.it_power_w / 1e6, f.max_inlet_c,
+                    1e3 * e.stats().air_seconds / steps, 1e3 * e.stats().other_seconds / steps, 100 * e.stats().other_seconds / wall);
     }
     return 0;
 }

@@ -23,7 +23,7 @@ std::string fixed1(double v) {
 // ------------------------------------------------------------------ equipment (MODELS.md §2, §4)
 
 void Engine::Impl::equipment() {
-    for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+    forNodes([&](std::size_t ni) {
         NodeRt& n = nodes[ni];
         const auto& sm = *n.server;
         const bool on = n.powered && !n.failed;
@@ -51,7 +51,7 @@ void Engine::Impl::equipment() {
         if (!on) {
             n.power_dc_w = n.fan_power_w = n.airflow_m3s = n.heat_air_w = n.heat_liquid_w = 0;
             n.fan_speed = 0;
-            continue;
+            return;
         }
         const double u_mean = n.gpus.empty() ? 0.0 : util_sum / static_cast<double>(n.gpus.size());
         const double cpu_w = sm.cpu_count * (sm.cpu_idle_power_w + (sm.cpu_max_power_w - sm.cpu_idle_power_w) * u_mean);
@@ -64,12 +64,12 @@ void Engine::Impl::equipment() {
         n.airflow_m3s = sm.airflow_m3s * n.fan_speed;
         n.power_dc_w = gpu_w + cpu_w + other_w + n.fan_power_w;
         n.heat_liquid_w = n.power_dc_w * sm.liquid_fraction;
-    }
+    });
 }
 
 // ------------------------------------------------------------------ power chain (MODELS.md §2)
 
-void Engine::Impl::powerChain() {
+void Engine::Impl::powerChain(bool loads) {
     for (auto& f : feeds) f.alive = !f.failed;
     for (auto& x : txs) x.alive = !x.failed && x.parent >= 0 && feeds[x.parent].alive;
     for (auto& x : ups) x.alive = !x.failed && (x.via >= 0 ? txs[x.via].alive : x.parent >= 0 && feeds[x.parent].alive);
@@ -79,33 +79,41 @@ void Engine::Impl::powerChain() {
         r.load_w = 0;
         r.phase_w = {0, 0, 0};
     }
-    for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+    // Each node's PSUs (in parallel), then what they draw from the rack PDUs (in node order).
+    forNodes([&](std::size_t ni) {
         NodeRt& n = nodes[ni];
-        std::vector<int> alive;
-        for (int f : n.feeds)
-            if (rpdus[f].alive) alive.push_back(f);
-        const bool was = n.powered;
-        n.powered = !alive.empty();
-        if (was != n.powered || !n.powered)
-            alert("node_unpowered", n.node->id, "node " + n.node->id + " lost all its power feeds", !n.powered);
+        int alive = 0;
+        for (int f : n.feeds) alive += rpdus[f].alive ? 1 : 0;
+        n.live_feeds = alive;
+        n.was_powered = n.powered;
+        n.powered = alive > 0;
+        if (!loads) return;
         if (!n.powered || n.failed) {
             n.power_ac_w = n.psu_loss_w = 0;
             n.heat_air_w = 0;
-            continue;
+            return;
         }
         // PSUs on the live feeds share the load; efficiency at their load fraction.
         const auto& sm = *n.server;
-        const int psus = std::max(1, static_cast<int>(std::lround(sm.psu_count * static_cast<double>(alive.size()) / n.feeds.size())));
-        const auto* curve = catalog.curve(sm.psu_curve);
+        const int psus = std::max(1, static_cast<int>(std::lround(sm.psu_count * static_cast<double>(alive) / n.feeds.size())));
         const double frac = n.power_dc_w / (psus * sm.psu_rating_w);
-        const double eta = curve ? curve->efficiencyAt(frac) : 1.0;
+        const double eta = n.psu_curve ? n.psu_curve->efficiencyAt(frac) : 1.0;
         n.power_ac_w = n.power_dc_w / eta;
         n.psu_loss_w = n.power_ac_w - n.power_dc_w;
         n.heat_air_w = n.power_ac_w - n.heat_liquid_w;
+    });
+    for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+        NodeRt& n = nodes[ni];
+        if (n.was_powered != n.powered || !n.powered)
+            alert("node_unpowered", n.node->id, "node " + n.node->id + " lost all its power feeds", !n.powered);
+        if (!loads || !n.powered || n.failed) continue;
         // Each live feed takes an equal share; a 3-phase PDU's share is spread over its phases PSU by PSU.
-        const double share = n.power_ac_w / static_cast<double>(alive.size());
-        const int psus_per_feed = std::max(1, psus / static_cast<int>(alive.size()));
-        for (int f : alive) {
+        const int alive = n.live_feeds;
+        const int psus = std::max(1, static_cast<int>(std::lround(n.server->psu_count * static_cast<double>(alive) / n.feeds.size())));
+        const double share = n.power_ac_w / static_cast<double>(alive);
+        const int psus_per_feed = std::max(1, psus / alive);
+        for (int f : n.feeds) {
+            if (!rpdus[f].alive) continue;
             RackPduRt& r = rpdus[f];
             r.load_w += share;
             if (r.pdu->phases == 3) {
@@ -115,6 +123,7 @@ void Engine::Impl::powerChain() {
             }
         }
     }
+    if (!loads) return;
     for (auto& x : pdus) x.load_w = x.loss_w = 0;
     for (auto& x : ups) x.load_w = x.loss_w = 0;
     for (auto& x : feeds) x.load_w = x.loss_w = 0;
@@ -166,7 +175,8 @@ void Engine::Impl::liquid() {
 }
 
 void Engine::Impl::gpuTemperatures(double dt) {
-    for (auto& n : nodes) {
+    forNodes([&](std::size_t ni) {
+        NodeRt& n = nodes[ni];
         const RackRt& rr = racks[n.rack];
         double qs = 0, ts = 0;
         for (const auto& [lvl, share] : n.levels) {
@@ -174,7 +184,7 @@ void Engine::Impl::gpuTemperatures(double dt) {
             ts += share * rr.levels[lvl].inlet_c;
         }
         n.inlet_c = qs > 0 ? ts / qs : 20.0;
-        if (!n.gpu) continue;
+        if (!n.gpu) return;
         const auto& gm = *n.gpu;
         // Liquid-cooled GPUs sit on the coolant supply; without a live CDU their cold plates fail to the air,
         // badly (twice the resistance).
@@ -195,17 +205,33 @@ void Engine::Impl::gpuTemperatures(double dt) {
             }
         }
         const double a = 1.0 - std::exp(-dt / gm.thermal_time_constant_s);
-        for (std::size_t g = 0; g < n.gpus.size(); ++g) {
-            GpuRt& gr = n.gpus[g];
+        bool alerts = false;
+        for (GpuRt& gr : n.gpus) {
             const double target = ref + gr.power_w * gm.thermal_resistance_k_per_w * r_scale;
             gr.temp_c += (target - gr.temp_c) * a;
-            const std::string gid = model::gpuId(n.node->id, static_cast<int>(g));
+            alerts = alerts || (!gr.shutdown && !gr.failed && gr.temp_c >= gm.shutdown_temp_c) ||
+                     (gr.throttle < 1.0 && !gr.shutdown) != gr.throttle_alerted;
+        }
+        n.gpu_alerts = alerts;
+    });
+    // Shutdowns and throttling alerts, in GPU order.
+    for (auto& n : nodes) {
+        if (!n.gpu || !n.gpu_alerts) continue;
+        const auto& gm = *n.gpu;
+        for (std::size_t g = 0; g < n.gpus.size(); ++g) {
+            GpuRt& gr = n.gpus[g];
             if (!gr.shutdown && !gr.failed && gr.temp_c >= gm.shutdown_temp_c) {
                 gr.shutdown = true;
+                const std::string gid = model::gpuId(n.node->id, static_cast<int>(g));
                 frame.alerts.push_back({t, "gpu_shutdown", gid, "GPU " + gid + " shut down at " + fixed1(gr.temp_c) + " °C", gr.temp_c,
                                         gm.shutdown_temp_c});
             }
-            alert("throttling", gid, "GPU " + gid + " is throttling", gr.throttle < 1.0 && !gr.shutdown, gr.throttle, 1.0);
+            const bool throttling = gr.throttle < 1.0 && !gr.shutdown;
+            if (throttling != gr.throttle_alerted) {
+                const std::string gid = model::gpuId(n.node->id, static_cast<int>(g));
+                alertOnChange(gr.throttle_alerted, "throttling", gid, throttling, [&] { return "GPU " + gid + " is throttling"; },
+                              gr.throttle, 1.0);
+            }
         }
     }
 }

@@ -6,36 +6,82 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <type_traits>
 
 namespace ct::sim {
 
 namespace u = model::units;
+
+namespace {
+/// Resets a frame entry to a fresh one with this id, keeping the storage of its strings and vectors (a campus
+/// has thousands of racks and rack PDUs, and the frame is rebuilt every step).
+template <class Entry>
+void renew(Entry& e, const std::string& id) {
+    Entry fresh;
+    std::swap(fresh.id, e.id);
+    if constexpr (std::is_same_v<Entry, model::RackFrame>) {
+        std::swap(fresh.inlet_c, e.inlet_c);
+        std::swap(fresh.level_height_m, e.level_height_m);
+        fresh.inlet_c.clear();
+        fresh.level_height_m.clear();
+    }
+    if (fresh.id != id) fresh.id = id;
+    e = std::move(fresh);
+}
+} // namespace
 
 // ------------------------------------------------------------------ the frame
 
 void Engine::Impl::finishFrame(bool with_air) {
     model::Frame& f = frame;
     f.time_s = t;
-    f.gpus.clear();
-    f.nodes.clear();
-    f.racks.clear();
     f.cooling_units.clear();
     f.cdus.clear();
-    f.rack_pdus.clear();
     f.pdus.clear();
     f.ups.clear();
     f.feeds.clear();
     f.transformers.clear();
     f.it_power_w = f.heat_in_w = f.heat_removed_w = f.liquid_heat_w = f.rear_door_heat_w = 0;
     f.loops.clear();
-    for (const auto& n : nodes) {
-        for (std::size_t g = 0; g < n.gpus.size(); ++g) {
-            const auto& gr = n.gpus[g];
-            f.gpus.push_back({model::gpuId(n.node->id, static_cast<int>(g)), gr.util, gr.power_w, gr.temp_c, gr.throttle,
-                              gr.failed || gr.shutdown || n.failed || !n.powered});
+    // GPUs and nodes are updated in place: their ids (100k strings in a campus) are written once.
+    if (!frame_ids) {
+        std::size_t n_gpus = 0;
+        for (const auto& n : nodes) n_gpus += n.gpus.size();
+        f.gpus.assign(n_gpus, {});
+        f.nodes.assign(nodes.size(), {});
+        node_gpu0.assign(nodes.size(), 0);
+        std::size_t gi = 0;
+        for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+            f.nodes[ni].id = nodes[ni].node->id;
+            node_gpu0[ni] = gi;
+            for (std::size_t g = 0; g < nodes[ni].gpus.size(); ++g) f.gpus[gi++].id = model::gpuId(nodes[ni].node->id, static_cast<int>(g));
         }
-        f.nodes.push_back({n.node->id, n.power_dc_w, n.power_ac_w, n.psu_loss_w, n.fan_speed, n.fan_power_w, n.airflow_m3s,
-                           n.inlet_c, n.heat_liquid_w, n.powered, n.failed});
+        frame_ids = true;
+    }
+    forNodes([&](std::size_t ni) {
+        const NodeRt& n = nodes[ni];
+        std::size_t gi = node_gpu0[ni];
+        for (const GpuRt& gr : n.gpus) {
+            model::GpuFrame& gf = f.gpus[gi++];
+            gf.utilization = gr.util;
+            gf.power_w = gr.power_w;
+            gf.temp_c = gr.temp_c;
+            gf.throttle = gr.throttle;
+            gf.failed = gr.failed || gr.shutdown || n.failed || !n.powered;
+        }
+        model::NodeFrame& nf = f.nodes[ni];
+        nf.power_dc_w = n.power_dc_w;
+        nf.power_ac_w = n.power_ac_w;
+        nf.psu_loss_w = n.psu_loss_w;
+        nf.fan_speed = n.fan_speed;
+        nf.fan_power_w = n.fan_power_w;
+        nf.airflow_m3s = n.airflow_m3s;
+        nf.inlet_c = n.inlet_c;
+        nf.heat_to_liquid_w = n.heat_liquid_w;
+        nf.powered = n.powered;
+        nf.failed = n.failed;
+    });
+    for (const auto& n : nodes) {
         f.it_power_w += n.power_ac_w;
         f.liquid_heat_w += n.heat_liquid_w;
     }
@@ -49,9 +95,11 @@ void Engine::Impl::finishFrame(bool with_air) {
         q_u += ur.q_m3s;
     }
     const double t_sup_mean = q_u > 0 ? t_supply_q / q_u : 0;
-    for (const auto& rr : racks) {
-        model::RackFrame rf;
-        rf.id = rr.rack->id;
+    f.racks.resize(racks.size());
+    for (std::size_t ri = 0; ri < racks.size(); ++ri) {
+        RackRt& rr = racks[ri];
+        model::RackFrame& rf = f.racks[ri];
+        renew(rf, rr.rack->id);  // fresh values; the id and the level vectors keep their storage
         double q = 0, tin = 0, tout = 0, capture = 0;
         rf.inlet_max_c = -1e9;
         for (int ni : rr.nodes) rf.power_w += nodes[ni].power_ac_w;
@@ -75,7 +123,8 @@ void Engine::Impl::finishFrame(bool with_air) {
         rf.airflow_m3s = q;
         rf.rear_door_w = rr.door_w;
         f.rear_door_heat_w += rr.door_w;
-        alert("cooling_short", rf.id, "rear door of rack " + rf.id + " is at capacity; the room takes the rest", rr.door_at_capacity);
+        alertOnChange(rr.door_alerted, "cooling_short", rf.id, rr.door_at_capacity,
+                      [&] { return "rear door of rack " + rf.id + " is at capacity; the room takes the rest"; });
         rf.inlet_mean_c = q > 0 ? tin / q : (rr.levels.empty() ? 0 : rr.levels.front().inlet_c);
         rf.exhaust_c = q > 0 ? tout / q : rf.inlet_mean_c;
         rf.capture_index = q > 0 ? capture / q : (rr.levels.empty() ? rf.capture_index : rr.levels.front().capture);
@@ -88,8 +137,8 @@ void Engine::Impl::finishFrame(bool with_air) {
             f.max_inlet_c = rf.inlet_max_c;
             f.max_inlet_rack = rf.id;
         }
-        alert("inlet_high", rf.id, "rack " + rf.id + " inlet above 27 °C", rf.inlet_max_c > kInletLimitC, rf.inlet_max_c, kInletLimitC);
-        f.racks.push_back(std::move(rf));
+        alertOnChange(rr.inlet_alerted, "inlet_high", rf.id, rf.inlet_max_c > kInletLimitC, [&] { return "rack " + rf.id + " inlet above 27 °C"; },
+                      rf.inlet_max_c, kInletLimitC);
     }
     f.rci_hi = levels_n ? 100.0 * (1.0 - rci_hi_sum / (levels_n * (kInletAllowableC - kInletLimitC))) : 100.0;
     f.rci_lo = levels_n ? 100.0 * (1.0 - rci_lo_sum / (levels_n * (kInletLowC - kInletLowAllowableC))) : 100.0;
@@ -121,9 +170,11 @@ void Engine::Impl::finishFrame(bool with_air) {
         plant_heat += c.load_w;
         cooling_w += c.failed ? 0 : c.model->pump_power_w;
     }
-    for (const auto& r : rpdus) {
-        model::RackPduFrame rf;
-        rf.id = r.pdu->id;
+    f.rack_pdus.resize(rpdus.size());
+    for (std::size_t pi = 0; pi < rpdus.size(); ++pi) {
+        RackPduRt& r = rpdus[pi];
+        model::RackPduFrame& rf = f.rack_pdus[pi];
+        renew(rf, r.pdu->id);
         rf.load_w = r.load_w;
         rf.alive = r.alive;
         const double v = r.pdu->voltage_v * r.pdu->power_factor;
@@ -137,9 +188,9 @@ void Engine::Impl::finishFrame(bool with_air) {
         }
         rf.breaker_utilization = imax / r.pdu->breaker_a;
         rf.phase_imbalance = isum > 0 ? (imax - imin) / (isum / ph) : 0;
-        alert("breaker_high", rf.id, "rack PDU " + rf.id + " above 80 % of its breaker", rf.breaker_utilization > u::kContinuousLoadFraction,
+        alertOnChange(r.breaker_alerted, "breaker_high", rf.id, rf.breaker_utilization > u::kContinuousLoadFraction,
+                      [&] { return "rack PDU " + rf.id + " above 80 % of its breaker"; },
               rf.breaker_utilization, u::kContinuousLoadFraction);
-        f.rack_pdus.push_back(rf);
     }
     auto chain = [&](const std::vector<ChainRt>& v, std::vector<model::PowerNodeFrame>& out, const char* what) {
         for (const auto& x : v) {

@@ -72,12 +72,41 @@ struct Engine::Impl {
     void advanceAir(double dt);
     void gpuTemperatures(double dt);
     void liquid();
-    void powerChain();
+    /// Which feeds, UPSs, PDUs and nodes are live; with `loads`, also what each draws and loses.
+    void powerChain(bool loads = true);
     void finishFrame(bool with_air);
     /// Raises physics_range when the hottest inlet passes kInletShutdownC (once per excursion).
     void physicsRange(model::Frame& f);
     void alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active,
                double value = std::numeric_limits<double>::quiet_NaN(), double threshold = std::numeric_limits<double>::quiet_NaN());
+    /// alert() for the checks made on every entity at every step (GPUs, racks, rack PDUs): only when `active`
+    /// differs from `raised` (what this check last did for this entity), so a step where nothing changes builds
+    /// no message and looks nothing up; `msg()` makes the message.
+    template <class Msg>
+    void alertOnChange(bool& raised, const char* kind, const std::string& entity, bool active, Msg&& msg,
+                       double value = std::numeric_limits<double>::quiet_NaN(), double threshold = std::numeric_limits<double>::quiet_NaN()) {
+        if (active == raised) return;
+        raised = active;
+        alert(kind, entity, msg(), active, value, threshold);
+    }
+    bool frame_ids = false;  ///< the frame's GPU and node ids are in place (finishFrame fills them once)
+    std::vector<std::size_t> node_gpu0;  ///< each node's first GPU in the frame
+
+    /// fn(node index) for every node: across the pool in fixed chunks when there are many (a campus has
+    /// 12,800), else in this thread. fn may write only its own node's state (and read anything constant).
+    template <class F>
+    void forNodes(F&& fn) {
+        const std::size_t n = nodes.size();
+        if (n < kParallelNodes || pool.size() < 2) {
+            for (std::size_t i = 0; i < n; ++i) fn(i);
+            return;
+        }
+        constexpr std::size_t chunks = 64;
+        pool.run(chunks, [&](std::size_t c) {
+            for (std::size_t i = c * n / chunks; i < (c + 1) * n / chunks; ++i) fn(i);
+        });
+    }
+    static constexpr std::size_t kParallelNodes = 2048;
 };
 
 } // namespace ct::sim

@@ -20,18 +20,23 @@ struct GpuRt {
     double power_w = 0;
     bool failed = false;     ///< by event
     bool shutdown = false;   ///< by temperature
+    bool throttle_alerted = false;  ///< the throttling alert is raised (alertOnChange)
 };
 
 struct NodeRt {
     const model::Node* node = nullptr;
     const model::ServerModel* server = nullptr;
     const model::GpuModel* gpu = nullptr;
+    const model::EfficiencyCurve* psu_curve = nullptr;  ///< the server's PSU curve; null: 100 %
     int rack = -1;
     std::vector<GpuRt> gpus;
     std::vector<int> feeds;                 ///< rack PDU indices
     std::vector<std::pair<int, double>> levels;  ///< (rack level, share of the node's height)
     bool failed = false;
     bool powered = true;
+    bool was_powered = true;  ///< powerChain: before this pass
+    int live_feeds = 0;       ///< powerChain: rack PDU feeds alive
+    bool gpu_alerts = false;  ///< gpuTemperatures: a GPU shuts down or its throttling alert changes this step
     std::optional<double> override_util;
     double fan_speed = 0.3, fan_power_w = 0, airflow_m3s = 0;
     double power_dc_w = 0, power_ac_w = 0, psu_loss_w = 0;
@@ -60,6 +65,7 @@ struct RackRt {
     int door_loop = -1;         ///< LoopRt index; −1 = the plant's facility water
     double door_w = 0, door_accum_j = 0;
     bool door_at_capacity = false;
+    bool door_alerted = false, inlet_alerted = false;  ///< alerts raised (alertOnChange)
 };
 
 struct UnitRt {
@@ -98,6 +104,7 @@ struct RackPduRt {
     bool failed = false, alive = true;
     double load_w = 0;
     std::array<double, 3> phase_w{0, 0, 0};
+    bool breaker_alerted = false;  ///< breaker_high raised (alertOnChange)
 };
 
 struct ChainRt {   ///< floor PDU, UPS, transformer or utility feed

@@ -43,6 +43,8 @@ struct EngineStats {
     double last_flow_residual = 0;
     double max_divergence_error = 0;
     double flow_seconds = 0;  ///< wall time in the air's flow solves (quick) or flux projections (lbm)
+    double air_seconds = 0;    ///< wall time of step() in the room air (flow solves included)
+    double other_seconds = 0;  ///< wall time of step() outside the room air: events, jobs, power, equipment, liquid, GPUs, the frame
     std::string air_solver;        ///< the room-air solver in use ("lbm", "quick")
     bool air_approximate = false;  ///< quick mode: label results approximate
     std::string air_summary;       ///< one line per hall: method, grid, time step
