@@ -93,6 +93,7 @@ private slots:
     void linksBundleAboveTheLimit();
     void busyLinksAreDrawnThick();
     void fastFramesLeaveLabelsToTheFullFrame();
+    void farRacksShowTheirWorstNodeInFastFrames();
     void badMetricOrViewIsAnError();
     void replayFrameIsLastKnownValue();
     void closeCoupledCoolingIsDrawnAndExplained();
@@ -322,6 +323,59 @@ void TstRender::fastFramesLeaveLabelsToTheFullFrame() {
     const QImage full_on = shot(false, true, "full_labels"), full_off = shot(false, false, "full_nolabels");
     QVERIFY(full_on != full_off);
     verifyNotBlank(out("full_labels"));
+}
+
+void TstRender::farRacksShowTheirWorstNodeInFastFrames() {
+    // Level of detail: in fast frames of a large hall, a rack a few pixels wide is one box in its worst node's
+    // colour (its node glyphs are not drawn); the full frame draws every node. A row runs hot: both pictures
+    // must show it, and the fast one must have replaced racks.
+    m::HallParams p;
+    p.rows = 40;
+    p.racks_per_row = 16;
+    p.nodes_per_rack = 4;
+    p.topology = "none";
+    const m::Scenario s = m::buildHall(p);
+    const auto& cat = m::Catalog::builtin();
+    r::Scene scene(s, cat);
+    scene.setSize(640, 400);
+    scene.setCamera("iso");
+    scene.setMetric("inlet_c");
+    m::Frame f;
+    for (const auto& row : s.halls[0].rows)
+        for (const auto& rk : row.racks)
+            for (const auto& n : rk.nodes) {
+                f.nodes.push_back({});
+                f.nodes.back().id = n.id;
+                f.nodes.back().inlet_c = 20;
+            }
+    QVERIFY(f.nodes.size() >= 1000);
+    // Hot: the front row's nodes (the first 64), which the iso view sees in full frames too.
+    const std::size_t front = 16 * 4;
+    for (std::size_t i = 0; i < front; ++i) f.nodes[i].inlet_c = 40;
+    scene.setFrame(f);
+    auto hotPixels = [&](bool fast, const char* name) {
+        scene.setFastRendering(fast);
+        scene.savePng(out(name).toStdString());
+        const QImage img = QImage(out(name)).convertToFormat(QImage::Format_RGB32);
+        int n = 0;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x) {
+                const QRgb c = img.pixel(x, y);
+                n += qRed(c) > 90 && qRed(c) > 2 * qGreen(c) && qRed(c) > 2 * qBlue(c) ? 1 : 0;  // red, lit or in shade
+            }
+        return n;
+    };
+    // Red pixels beyond those of the same picture with every node at 20 °C (the colour bar's end, the legend).
+    const int fast_hot = hotPixels(true, "lod_fast");
+    QVERIFY2(scene.farRackCount() > 0, "no rack was drawn as one box in a fast frame of a 2,560-node hall");
+    const int full_hot = hotPixels(false, "lod_full");
+    QCOMPARE(scene.farRackCount(), std::size_t(0));
+    for (std::size_t i = 0; i < front; ++i) f.nodes[i].inlet_c = 20;
+    scene.setFrame(f);
+    const int fast_cool = hotPixels(true, "lod_fast_cool"), full_cool = hotPixels(false, "lod_full_cool");
+    QVERIFY2(full_hot > full_cool, qPrintable(QString("the hot row is not red in the full frame (%1 red pixels, %2 without it)").arg(full_hot).arg(full_cool)));
+    QVERIFY2(fast_hot > fast_cool, qPrintable(QString("the hot row's racks are not red in the fast frame (%1 red pixels, %2 without them)").arg(fast_hot).arg(fast_cool)));
+    verifyNotBlank(out("lod_fast"));
 }
 
 void TstRender::badMetricOrViewIsAnError() {

@@ -137,6 +137,7 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
 
     racks.build(rack_lut, ren);
     nodes.build(node_lut, ren);
+    buildLod();
     units.build(unit_lut, ren);
     finishCooling();
     buildLinks(std::move(fabric));
@@ -369,7 +370,8 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
     link_mapper->UseLookupTableScalarRangeOn();
     link_mapper->SetScalarModeToUseCellData();
     link_actor->SetMapper(link_mapper);
-    link_actor->GetProperty()->SetLineWidth(bundled ? 3 : 1.5);
+    link_width = bundled ? 3 : 1.5;
+    link_actor->GetProperty()->SetLineWidth(link_width);
     link_actor->PickableOff();
     if (!lines.empty()) ren->AddActor(link_actor);
     busy_link_value->SetName("utilization");

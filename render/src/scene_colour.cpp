@@ -71,11 +71,17 @@ void Scene::Impl::updateHint(const MetricInfo& m, const model::Frame* f, const s
 void Scene::Impl::recolour(const model::Frame* f) {
     const MetricInfo& m = metricInfo(metric);
     const double hi = metricHi(m);
-    node_lut->SetTableRange(m.lo, hi);
-    rack_lut->SetTableRange(m.lo, hi);
-    for (vtkLookupTable* lut : {node_lut.Get(), rack_lut.Get()}) {
-        lut->SetHueRange(m.high_is_good ? 0.0 : 0.66, m.high_is_good ? 0.66 : 0.0);
-        lut->ForceBuild();
+    // The tables and the bar only when the metric's scale changed: a rebuilt table makes the colour bar lay out
+    // its text again, which every frame of a replay would pay.
+    const std::array<double, 3> scale{m.lo, hi, m.high_is_good ? 1.0 : 0.0};
+    if (scale != lut_scale) {
+        lut_scale = scale;
+        node_lut->SetTableRange(m.lo, hi);
+        rack_lut->SetTableRange(m.lo, hi);
+        for (vtkLookupTable* lut : {node_lut.Get(), rack_lut.Get()}) {
+            lut->SetHueRange(m.high_is_good ? 0.0 : 0.66, m.high_is_good ? 0.66 : 0.0);
+            lut->ForceBuild();
+        }
     }
 
     std::vector<double> nv(nodes.size(), kNaN), rv(racks.size(), kNaN);
@@ -118,27 +124,32 @@ void Scene::Impl::recolour(const model::Frame* f) {
                 if (auto it = node_index.find(n.id); it != node_index.end()) nv[it->second] = kNaN;
     }
     updateHint(m, f, nv);
-    for (std::size_t i = 0; i < nodes.size(); ++i) nodes.value->SetValue(static_cast<vtkIdType>(i), nv[i]);
-    for (std::size_t i = 0; i < racks.size(); ++i) racks.value->SetValue(static_cast<vtkIdType>(i), rv[i]);
+    for (std::size_t i = 0; i < nodes.size(); ++i) nodes.set(i, nv[i]);
+    for (std::size_t i = 0; i < racks.size(); ++i) racks.set(i, rv[i]);
     nodes.changed();
     racks.changed();
+    node_values = std::move(nv);
+    rack_values = std::move(rv);
+    worst_is_low = m.high_is_good;
+    updateLod(true);  // far racks take their worst node's new value
 
-    for (std::size_t i = 0; i < units.size(); ++i) units.value->SetValue(static_cast<vtkIdType>(i), unit_kind[i]);
+    std::vector<double> uv = unit_kind;
     if (f) {
         for (const auto& u : f->cooling_units)
             if (u.failed)
-                if (auto it = unit_index.find(u.id); it != unit_index.end()) units.value->SetValue(it->second, 2);
+                if (auto it = unit_index.find(u.id); it != unit_index.end()) uv[static_cast<std::size_t>(it->second)] = 2;
         for (const auto& u : f->cdus)
             if (u.failed)
-                if (auto it = unit_index.find(u.id); it != unit_index.end()) units.value->SetValue(it->second, 2);
+                if (auto it = unit_index.find(u.id); it != unit_index.end()) uv[static_cast<std::size_t>(it->second)] = 2;
     }
+    for (std::size_t i = 0; i < units.size(); ++i) units.set(i, uv[i]);
     units.changed();
     // Rear doors: red when their water loop has failed.
     for (std::size_t i = 0; i < doors.size(); ++i) {
         bool failed = false;
         if (f)
             for (const auto& l : f->loops) failed = failed || (l.failed && l.id == door_loop[i]);
-        doors.value->SetValue(static_cast<vtkIdType>(i), failed ? 1 : 0);
+        doors.set(i, failed ? 1 : 0);
     }
     doors.changed();
 
@@ -184,7 +195,10 @@ void Scene::Impl::updateBars() {
     metric_bar->SetLookupTable(m.rack_level ? rack_lut.Get() : node_lut.Get());
     metric_bar->SetTitle(m.label.c_str());
     const double* range = (m.rack_level ? rack_lut : node_lut)->GetTableRange();
-    niceLabels(metric_bar, range[0], range[1]);
+    if (bar_range[0] != range[0] || bar_range[1] != range[1]) {
+        niceLabels(metric_bar, range[0], range[1]);
+        bar_range = {range[0], range[1]};
+    }
     metric_bar->SetVisibility(m.needs_frame ? has_frame : true);
     link_bar->SetVisibility(ov.links && has_frame && !lines.empty());
     const bool any_air = air && (ov.floor_slice || ov.aisle_slice || ov.isosurface || ov.streamlines);

@@ -10,6 +10,8 @@
 #include <vtkActor.h>
 #include <vtkActor2D.h>
 #include <vtkCamera.h>
+#include <vtkBitArray.h>
+#include <vtkCallbackCommand.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
 #include <vtkCommand.h>
@@ -100,11 +102,23 @@ struct Boxes {
         mapper->UseLookupTableScalarRangeOn();
         mapper->ScalarVisibilityOn();
         actor->SetMapper(mapper);
+        actor->GetProperty()->BackfaceCullingOn();
         if (size() > 0) ren->AddActor(actor);
     }
+    /// Sets box i's value; the mapper rebuilds its glyphs (a few µs each in software OpenGL) only at changed()
+    /// after a value really changed.
+    void set(std::size_t i, double v) {
+        const double old = value->GetValue(static_cast<vtkIdType>(i));
+        if (old == v || (std::isnan(old) && std::isnan(v))) return;
+        value->SetValue(static_cast<vtkIdType>(i), v);
+        dirty = true;
+    }
+    bool dirty = true;
     void changed() {
+        if (!dirty) return;
         value->Modified();
         pd->Modified();
+        dirty = false;
     }
 };
 
@@ -162,6 +176,8 @@ struct Scene::Impl {
     std::vector<std::vector<int>> rack_nodes;
     vtkSmartPointer<vtkLookupTable> node_lut, rack_lut, unit_lut, link_lut, air_lut;
     vtkSmartPointer<vtkScalarBarActor> metric_bar, link_bar, air_bar;
+    std::array<double, 3> lut_scale{kNaN, kNaN, kNaN};  // (lo, hi, high is good) the metric tables were built for
+    std::array<double, 2> bar_range{kNaN, kNaN};        // the range the metric bar's labels were made for
 
     // Links: one line per link or per bundle.
     struct Line {
@@ -185,6 +201,7 @@ struct Scene::Impl {
     vtkNew<vtkActor> busy_link_actor;
     std::size_t busy_links = 0;
     vtkNew<vtkActor> link_actor;
+    double link_width = 1.5;  // the lines' width in full-quality frames
     std::vector<Line> lines;
     std::unordered_map<std::string, int> line_of_link;
 
@@ -210,6 +227,22 @@ struct Scene::Impl {
     Outline markers, highlights;
     std::vector<std::string> highlighted_ids;
     void outline(Outline& o, const std::vector<std::pair<std::string, std::array<unsigned char, 3>>>& items, double grow);
+
+    // Level of detail (scene_lod.cpp): in fast frames of large halls, a rack too small on screen to tell its
+    // nodes apart is drawn as one box in the colour of its worst node, and its node glyphs are masked.
+    vtkNew<vtkBitArray> node_mask;
+    vtkNew<vtkCallbackCommand> lod_hook;          // the renderer's StartEvent: updateLod() before every frame
+    std::vector<int> node_rack_index;             // per node glyph: its rack glyph
+    std::vector<double> node_values, rack_values; // what recolour() gave them
+    bool worst_is_low = false;                    // the metric's worst value is its lowest (high_is_good)
+    std::vector<char> rack_far;                   // racks drawn as one box now
+    std::size_t far_racks = 0;
+    static constexpr std::size_t kLodNodes = 1000;  // halls with fewer nodes are always drawn whole
+    static constexpr double kLodPixels = 8;         // a rack narrower than this on screen is drawn as one box
+    void buildLod();
+    /// Decides which racks are far for the camera now and updates masks and rack colours when that changed
+    /// (`force`: the values changed).
+    void updateLod(bool force = false);
 
     // Air overlays, rebuilt per frame.
     std::vector<vtkSmartPointer<vtkProp>> air_props;

@@ -135,6 +135,8 @@ public:
     std::size_t nodeCount() const;
     std::size_t rackCount() const;
     std::size_t linkLineCount() const;  ///< lines drawn (after bundling)
+    /// Racks drawn as one box in the last frame (level of detail: fast frames of halls of 1,000 nodes or more).
+    std::size_t farRackCount() const;
     std::size_t busyLinkLineCount() const;  ///< of those, drawn thick: at 50 % of capacity or more
 
 private:
