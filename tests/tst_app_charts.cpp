@@ -38,6 +38,7 @@
 #include <cmath>
 
 #include "app_test_window.hpp"
+#include "image_checks.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -110,6 +111,14 @@ private slots:
             for (std::size_t i = 0; i < ca.size(); ++i) QVERIFY(std::abs(ca[i] - cb[i]) < 1e-9);
             a->renderNow();
             b->renderNow();
+            // The split view against reviewed pictures: both halls from above at the run's end, the what-if's
+            // failed unit in red and its racks warmer.
+            const QString pa = dir_.filePath("compare_baseline_view.png"), pb = dir_.filePath("compare_whatif_view.png");
+            QVERIFY(a->saveScreenshot(pa));
+            QVERIFY(b->saveScreenshot(pb));
+            QVERIFY(QImage(pa) != QImage(pb));
+            compareWithBaseline(pa, "compare_baseline_view");
+            compareWithBaseline(pb, "compare_whatif_view");
             const QString keep = qEnvironmentVariable("CT_KEEP_COMPARE_PNG");
             if (!keep.isEmpty()) {
                 QVERIFY(a->saveScreenshot(keep + ".baseline.png"));

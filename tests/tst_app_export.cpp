@@ -35,6 +35,7 @@
 #include <cmath>
 
 #include "app_test_window.hpp"
+#include "image_checks.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -251,6 +252,36 @@ private slots:
         // A run-less metric: nameplate; closing the run brings the design colours back.
         w_->run()->close();
         QTRY_VERIFY(!plan->hasValues());
+    }
+
+    void theFloorPlanMatchesItsBaseline() {
+        // The plan as a planner sees it (names, colours by rack inlet, a failed unit, the colour bar), against a
+        // reviewed picture: the demo hall at a fixed size with made-up inlets, so no simulation is involved.
+        ScenarioDocument doc;
+        ct::model::Diagnostics problems;
+        QString error;
+        QVERIFY2(doc.load(MainWindow::demoScenarioPath(), problems, error), qPrintable(error));
+        FloorPlanView plan(doc);
+        plan.resize(900, 560);
+        ct::model::Frame f;
+        int i = 0;
+        for (const auto& row : doc.scenario().halls.front().rows)
+            for (const auto& r : row.racks) {
+                ct::model::RackFrame rf;
+                rf.id = r.id;
+                rf.inlet_max_c = rf.inlet_mean_c = 19 + (i++ * 7) % 15;  // 19..33 °C, neighbours apart
+                f.racks.push_back(rf);
+            }
+        QVERIFY(!doc.scenario().halls.front().cooling_units.empty());
+        ct::model::CoolingUnitFrame failed;
+        failed.id = doc.scenario().halls.front().cooling_units.front().id;
+        failed.failed = true;
+        f.cooling_units.push_back(failed);
+        plan.setFrame(f, "rack_inlet_c");
+        QVERIFY(plan.hasValues());
+        const QString png = dir_.filePath("floor_plan_demo.png");
+        QVERIFY(plan.grab().toImage().save(png));
+        compareWithBaseline(png, "floor_plan_demo");
     }
 
     void aJobPlacedByTheRunLightsUpWhereItRan() {

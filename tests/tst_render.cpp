@@ -1,4 +1,5 @@
 // Issue 5: the 3D scene. Image tests against baselines (STYLE.md habit 8), picking, recolouring, bundling.
+#include "image_checks.hpp"
 #include "sim_fixtures.hpp"
 
 #include <clustertwin/importers/replay.hpp>
@@ -19,42 +20,6 @@ namespace r = ct::render;
 namespace m = ct::model;
 
 namespace {
-
-// One stated threshold for every image test: at most 1.5 % of the pixels may differ by more than 48 in some
-// channel. Mesa's llvmpipe is deterministic on one machine; the margin absorbs other Mesa versions' antialiasing.
-constexpr double kMaxDifferingShare = 0.015;
-constexpr int kChannelTolerance = 48;
-
-/// Compares `actual` with tests/baselines/<name>.png; writes the actual image next to the build when they
-/// differ (or when CT_UPDATE_BASELINES is set, over the baseline).
-void compareWithBaseline(const QString& actual, const QString& name) {
-    const QString base = QStringLiteral(CT_BASELINE_DIR "/") + name + ".png";
-    if (qEnvironmentVariableIsSet("CT_UPDATE_BASELINES")) {
-        QFile::remove(base);
-        QVERIFY(QFile::copy(actual, base));
-        QSKIP("baseline updated");
-    }
-    const QImage a(actual), b(base);
-    QVERIFY2(!a.isNull(), qPrintable("cannot read " + actual));
-    QVERIFY2(!b.isNull(), qPrintable("no baseline " + base + " (run with CT_UPDATE_BASELINES=1 and look at it)"));
-    QCOMPARE(a.size(), b.size());
-    long differing = 0;
-    for (int y = 0; y < a.height(); ++y)
-        for (int x = 0; x < a.width(); ++x) {
-            const QRgb p = a.pixel(x, y), q = b.pixel(x, y);
-            if (std::abs(qRed(p) - qRed(q)) > kChannelTolerance || std::abs(qGreen(p) - qGreen(q)) > kChannelTolerance ||
-                std::abs(qBlue(p) - qBlue(q)) > kChannelTolerance)
-                ++differing;
-        }
-    const double share = double(differing) / (a.width() * a.height());
-    if (share > kMaxDifferingShare) {
-        const QString kept = QDir::currentPath() + "/" + name + ".actual.png";
-        QFile::remove(kept);
-        QFile::copy(actual, kept);
-        QFAIL(qPrintable(QString("%1: %2 % of pixels differ (limit %3 %); actual image kept at %4")
-                             .arg(name).arg(100 * share, 0, 'f', 2).arg(100 * kMaxDifferingShare).arg(kept)));
-    }
-}
 
 /// The image is not blank: several distinct colours cover a fair share of it.
 void verifyNotBlank(const QString& png) {

@@ -9,14 +9,26 @@
 namespace ct::sim {
 
 void Engine::Impl::airflowTargets() {
-    for (auto& rr : racks)
+    // Rack by rack (each sums only its own nodes, in node order), across the pool in a campus.
+    auto rackLevels = [&](std::size_t ri) {
+        RackRt& rr = racks[ri];
         for (auto& lv : rr.levels) lv.q_m3s = lv.heat_w = 0;
-    for (auto& n : nodes) {
-        RackRt& rr = racks[n.rack];
-        for (const auto& [lvl, share] : n.levels) {
-            rr.levels[lvl].q_m3s += n.airflow_m3s * share;
-            rr.levels[lvl].heat_w += n.heat_air_w * share;
+        for (int ni : rr.nodes) {
+            const NodeRt& n = nodes[static_cast<std::size_t>(ni)];
+            for (const auto& [lvl, share] : n.levels) {
+                rr.levels[lvl].q_m3s += n.airflow_m3s * share;
+                rr.levels[lvl].heat_w += n.heat_air_w * share;
+            }
         }
+    };
+    if (nodes.size() < kParallelNodes || pool.size() < 2) {
+        for (std::size_t ri = 0; ri < racks.size(); ++ri) rackLevels(ri);
+    } else {
+        constexpr std::size_t chunks = 64;
+        const std::size_t n = racks.size();
+        pool.run(chunks, [&](std::size_t c) {
+            for (std::size_t ri = c * n / chunks; ri < (c + 1) * n / chunks; ++ri) rackLevels(ri);
+        });
     }
     for (auto& ur : units) ur.no_water = ur.loop >= 0 && loops[static_cast<std::size_t>(ur.loop)].failed;
     for (auto& hr : halls) hallAirflow(hr);

@@ -44,7 +44,11 @@ void Engine::Impl::equipment() {
                               : std::clamp(1.0 - 0.8 * (gr.temp_c - gm.slowdown_temp_c) / (gm.shutdown_temp_c - gm.slowdown_temp_c), 0.2, 1.0);
             const double demand = n.override_util ? *n.override_util : workload->gpuDemand(ni, g, t);
             gr.util = std::clamp(demand, 0.0, 1.0) * gr.throttle;
-            gr.power_w = gm.idle_power_w + (gm.max_power_w - gm.idle_power_w) * std::pow(gr.util, gm.power_exponent);
+            if (gr.util != gr.util_at_power) {  // pow() for 100k GPUs is a large part of a campus step; util often holds
+                gr.util_at_power = gr.util;
+                gr.util_power = std::pow(gr.util, gm.power_exponent);
+            }
+            gr.power_w = gm.idle_power_w + (gm.max_power_w - gm.idle_power_w) * gr.util_power;
             gpu_w += gr.power_w;
             util_sum += gr.util;
         }
@@ -79,8 +83,9 @@ void Engine::Impl::powerChain(bool loads) {
         r.load_w = 0;
         r.phase_w = {0, 0, 0};
     }
-    // Each node's PSUs (in parallel), then what they draw from the rack PDUs (in node order).
-    forNodes([&](std::size_t ni) {
+    // Each node's PSUs (in parallel; the liveness pass alone is too little work to wake the pool for), then what
+    // they draw from the rack PDUs (in node order).
+    auto nodePsus = [&](std::size_t ni) {
         NodeRt& n = nodes[ni];
         int alive = 0;
         for (int f : n.feeds) alive += rpdus[f].alive ? 1 : 0;
@@ -101,7 +106,12 @@ void Engine::Impl::powerChain(bool loads) {
         n.power_ac_w = n.power_dc_w / eta;
         n.psu_loss_w = n.power_ac_w - n.power_dc_w;
         n.heat_air_w = n.power_ac_w - n.heat_liquid_w;
-    });
+    };
+    if (loads) {
+        forNodes(nodePsus);
+    } else {
+        for (std::size_t ni = 0; ni < nodes.size(); ++ni) nodePsus(ni);
+    }
     for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
         NodeRt& n = nodes[ni];
         if (n.was_powered != n.powered || !n.powered)

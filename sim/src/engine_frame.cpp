@@ -35,7 +35,6 @@ void renew(Entry& e, const std::string& id) {
 void Engine::Impl::finishFrame(bool with_air) {
     model::Frame& f = frame;
     f.time_s = t;
-    f.cooling_units.clear();
     f.cdus.clear();
     f.pdus.clear();
     f.ups.clear();
@@ -95,12 +94,20 @@ void Engine::Impl::finishFrame(bool with_air) {
         q_u += ur.q_m3s;
     }
     const double t_sup_mean = q_u > 0 ? t_supply_q / q_u : 0;
+    // Each rack's entry and its share of the hall metrics (across the pool in a campus), then the sums and
+    // alerts in rack order.
+    struct RackSums {
+        double rci_hi = 0, rci_lo = 0, shi_num = 0, shi_den = 0, tin = 0, tout = 0, q = 0;
+        int levels = 0;
+    };
+    std::vector<RackSums> sums(racks.size());
     f.racks.resize(racks.size());
-    for (std::size_t ri = 0; ri < racks.size(); ++ri) {
-        RackRt& rr = racks[ri];
+    auto rackEntry = [&](std::size_t ri) {
+        const RackRt& rr = racks[ri];
         model::RackFrame& rf = f.racks[ri];
+        RackSums& rs = sums[ri];
         renew(rf, rr.rack->id);  // fresh values; the id and the level vectors keep their storage
-        double q = 0, tin = 0, tout = 0, capture = 0;
+        double capture = 0;
         rf.inlet_max_c = -1e9;
         for (int ni : rr.nodes) rf.power_w += nodes[ni].power_ac_w;
         for (const auto& lv : rr.levels) {
@@ -108,35 +115,55 @@ void Engine::Impl::finishFrame(bool with_air) {
             rf.level_height_m.push_back(lv.z_m);
             rf.heat_to_air_w += lv.heat_w;
             if (lv.q_m3s <= 0) continue;
-            q += lv.q_m3s;
-            tin += lv.q_m3s * lv.inlet_c;
-            tout += lv.q_m3s * lv.exhaust_c;
+            rs.q += lv.q_m3s;
+            rs.tin += lv.q_m3s * lv.inlet_c;
+            rs.tout += lv.q_m3s * lv.exhaust_c;
             capture += lv.q_m3s * lv.capture;
             rf.inlet_max_c = std::max(rf.inlet_max_c, lv.inlet_c);
             // RCI over every breathing level (Herrlin): over-temperature against 27 °C (of 27–32), under against 18 °C.
-            rci_hi_sum += std::max(0.0, lv.inlet_c - kInletLimitC);
-            rci_lo_sum += std::max(0.0, kInletLowC - lv.inlet_c);
-            ++levels_n;
-            shi_num += lv.q_m3s * (lv.inlet_c - t_sup_mean);
-            shi_den += lv.q_m3s * (lv.exhaust_c - t_sup_mean);
+            rs.rci_hi += std::max(0.0, lv.inlet_c - kInletLimitC);
+            rs.rci_lo += std::max(0.0, kInletLowC - lv.inlet_c);
+            ++rs.levels;
+            rs.shi_num += lv.q_m3s * (lv.inlet_c - t_sup_mean);
+            rs.shi_den += lv.q_m3s * (lv.exhaust_c - t_sup_mean);
         }
+        const double q = rs.q;
         rf.airflow_m3s = q;
         rf.rear_door_w = rr.door_w;
-        f.rear_door_heat_w += rr.door_w;
-        alertOnChange(rr.door_alerted, "cooling_short", rf.id, rr.door_at_capacity,
-                      [&] { return "rear door of rack " + rf.id + " is at capacity; the room takes the rest"; });
-        rf.inlet_mean_c = q > 0 ? tin / q : (rr.levels.empty() ? 0 : rr.levels.front().inlet_c);
-        rf.exhaust_c = q > 0 ? tout / q : rf.inlet_mean_c;
+        rf.inlet_mean_c = q > 0 ? rs.tin / q : (rr.levels.empty() ? 0 : rr.levels.front().inlet_c);
+        rf.exhaust_c = q > 0 ? rs.tout / q : rf.inlet_mean_c;
         rf.capture_index = q > 0 ? capture / q : (rr.levels.empty() ? rf.capture_index : rr.levels.front().capture);
         if (rf.inlet_max_c < -1e8) rf.inlet_max_c = rf.inlet_mean_c;
-        t_in_q += tin;
-        t_out_q += tout;
-        q_r += q;
+    };
+    if (nodes.size() < kParallelNodes || pool.size() < 2) {
+        for (std::size_t ri = 0; ri < racks.size(); ++ri) rackEntry(ri);
+    } else {
+        constexpr std::size_t chunks = 64;
+        const std::size_t n = racks.size();
+        pool.run(chunks, [&](std::size_t c) {
+            for (std::size_t ri = c * n / chunks; ri < (c + 1) * n / chunks; ++ri) rackEntry(ri);
+        });
+    }
+    for (std::size_t ri = 0; ri < racks.size(); ++ri) {
+        RackRt& rr = racks[ri];
+        const model::RackFrame& rf = f.racks[ri];
+        const RackSums& rs = sums[ri];
+        rci_hi_sum += rs.rci_hi;
+        rci_lo_sum += rs.rci_lo;
+        levels_n += rs.levels;
+        shi_num += rs.shi_num;
+        shi_den += rs.shi_den;
+        t_in_q += rs.tin;
+        t_out_q += rs.tout;
+        q_r += rs.q;
+        f.rear_door_heat_w += rr.door_w;
         f.heat_in_w += rf.heat_to_air_w;
         if (rf.inlet_max_c > f.max_inlet_c) {
             f.max_inlet_c = rf.inlet_max_c;
             f.max_inlet_rack = rf.id;
         }
+        alertOnChange(rr.door_alerted, "cooling_short", rf.id, rr.door_at_capacity,
+                      [&] { return "rear door of rack " + rf.id + " is at capacity; the room takes the rest"; });
         alertOnChange(rr.inlet_alerted, "inlet_high", rf.id, rf.inlet_max_c > kInletLimitC, [&] { return "rack " + rf.id + " inlet above 27 °C"; },
                       rf.inlet_max_c, kInletLimitC);
     }
@@ -149,12 +176,23 @@ void Engine::Impl::finishFrame(bool with_air) {
     f.shi = shi_den > 0 ? shi_num / shi_den : 0;
 
     double cooling_w = 0, plant_heat = 0;
-    for (const auto& ur : units) {
-        f.cooling_units.push_back({ur.unit->id, ur.return_c, ur.supply_c, ur.load_w, ur.q_m3s, ur.fan_power_w, ur.failed, ur.over_capacity});
+    f.cooling_units.resize(units.size());
+    for (std::size_t ui = 0; ui < units.size(); ++ui) {
+        UnitRt& ur = units[ui];
+        model::CoolingUnitFrame& uf = f.cooling_units[ui];
+        renew(uf, ur.unit->id);
+        uf.return_c = ur.return_c;
+        uf.supply_c = ur.supply_c;
+        uf.load_w = ur.load_w;
+        uf.airflow_m3s = ur.q_m3s;
+        uf.fan_power_w = ur.fan_power_w;
+        uf.failed = ur.failed;
+        uf.over_capacity = ur.over_capacity;
         f.heat_removed_w += ur.load_w;
         plant_heat += ur.load_w;
         cooling_w += ur.fan_power_w;
-        alert("cooling_short", ur.unit->id, "cooling unit " + ur.unit->id + " is at capacity; supply above setpoint", ur.over_capacity);
+        alertOnChange(ur.short_alerted, "cooling_short", ur.unit->id, ur.over_capacity,
+                      [&] { return "cooling unit " + ur.unit->id + " is at capacity; supply above setpoint"; });
     }
     physicsRange(f);
     plant_heat += f.rear_door_heat_w;
@@ -192,11 +230,11 @@ void Engine::Impl::finishFrame(bool with_air) {
                       [&] { return "rack PDU " + rf.id + " above 80 % of its breaker"; },
               rf.breaker_utilization, u::kContinuousLoadFraction);
     }
-    auto chain = [&](const std::vector<ChainRt>& v, std::vector<model::PowerNodeFrame>& out, const char* what) {
-        for (const auto& x : v) {
+    auto chain = [&](std::vector<ChainRt>& v, std::vector<model::PowerNodeFrame>& out, const char* what) {
+        for (auto& x : v) {
             out.push_back({x.id, x.load_w, x.loss_w, x.capacity_w > 0 ? x.load_w / x.capacity_w : 0, x.alive});
-            alert("feed_overload", x.id, std::string(what) + " " + x.id + " above its capacity", x.capacity_w > 0 && x.load_w > x.capacity_w,
-                  x.load_w, x.capacity_w);
+            alertOnChange(x.overload_alerted, "feed_overload", x.id, x.capacity_w > 0 && x.load_w > x.capacity_w,
+                          [&] { return std::string(what) + " " + x.id + " above its capacity"; }, x.load_w, x.capacity_w);
         }
     };
     chain(pdus, f.pdus, "PDU");

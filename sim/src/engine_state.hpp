@@ -21,6 +21,7 @@ struct GpuRt {
     bool failed = false;     ///< by event
     bool shutdown = false;   ///< by temperature
     bool throttle_alerted = false;  ///< the throttling alert is raised (alertOnChange)
+    double util_at_power = 0, util_power = 0;  ///< util^exponent, kept while util holds (equipment())
 };
 
 struct NodeRt {
@@ -78,6 +79,7 @@ struct UnitRt {
     double q_m3s = 0, return_c = 20, supply_c = 18, load_w = 0, fan_power_w = 0;
     double load_accum_j = 0;   ///< heat removed over the current step
     bool over_capacity = false;
+    bool short_alerted = false;  ///< cooling_short raised (alertOnChange)
     bool inrow = false;        ///< stands in a row: returns from its back, supplies its front
     int loop = -1;             ///< LoopRt index; −1 = the plant's facility water
     bool no_water = false;     ///< its loop has failed: fans run, nothing is cooled
@@ -115,6 +117,7 @@ struct ChainRt {   ///< floor PDU, UPS, transformer or utility feed
     bool failed = false, alive = true;
     double load_w = 0, loss_w = 0;
     int via = -1;           ///< UPS fed through a transformer: its index (parent is then −1)
+    bool overload_alerted = false;  ///< feed_overload raised (alertOnChange)
     double efficiency = 1;  ///< transformer
 };
 
