@@ -109,10 +109,12 @@ private slots:
             const auto ca = a->scene()->cameraState(), cb = b->scene()->cameraState();
             QCOMPARE(ca.size(), cb.size());
             for (std::size_t i = 0; i < ca.size(); ++i) QVERIFY(std::abs(ca[i] - cb[i]) < 1e-9);
+            // The split view against reviewed pictures: both halls at the run's end from the side where the
+            // nodes' faces show, the what-if's failed unit in red and its racks warmer.
+            a->scene()->setCamera("iso");
+            a->fit();
             a->renderNow();
             b->renderNow();
-            // The split view against reviewed pictures: both halls from above at the run's end, the what-if's
-            // failed unit in red and its racks warmer.
             const QString pa = dir_.filePath("compare_baseline_view.png"), pb = dir_.filePath("compare_whatif_view.png");
             QVERIFY(a->saveScreenshot(pa));
             QVERIFY(b->saveScreenshot(pb));

@@ -43,6 +43,10 @@ CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, 
     };
     side(left_title_, left_, tr("Baseline"));
     side(right_title_, right_, tr("What-if"));
+    // Two equal halves, however wide each view's own size hint.
+    hsplit->setStretchFactor(0, 1);
+    hsplit->setStretchFactor(1, 1);
+    hsplit->setSizes({1000, 1000});
     auto* bottom = new QWidget(vsplit);
     auto* bl = new QVBoxLayout(bottom);
     bl->setContentsMargins(4, 2, 4, 2);

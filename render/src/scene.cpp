@@ -138,6 +138,24 @@ std::size_t Scene::markerCount() const { return d_->markers.boxes; }
 
 void Scene::setSize(int width, int height) {
     d_->win->SetSize(std::max(1, width), std::max(1, height));
+    // Three colour bars side by side need ~520 pixels (labels in points); a narrower view (the Compare tab's
+    // panes) shows the metric's bar alone across its width.
+    const bool narrow = width < 520;
+    // The bars' labels and titles are in points: a view under 300 pixels tall (a Compare pane) gives them 52
+    // pixels, with a thinner colour strip, so that the title stays inside.
+    const bool short_view = height < 300;
+    const double bar_h = short_view ? 52.0 / std::max(1, height) : 0.11;
+    const double strip = short_view ? std::min(0.3, 9.0 / 52.0) : 0.3;
+    for (vtkScalarBarActor* bar : {d_->metric_bar.Get(), d_->link_bar.Get(), d_->air_bar.Get()}) {
+        bar->SetHeight(bar_h);
+        bar->SetBarRatio(strip);
+    }
+    if (narrow != d_->narrow) {
+        d_->narrow = narrow;
+        d_->metric_bar->SetPosition(narrow ? 0.05 : 0.70, 0.015);
+        d_->metric_bar->SetWidth(narrow ? 0.9 : 0.27);
+        d_->updateBars();
+    }
     if (d_->target == Target::Window) d_->iren->SetSize(std::max(1, width), std::max(1, height));
 }
 

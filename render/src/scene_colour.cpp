@@ -200,9 +200,9 @@ void Scene::Impl::updateBars() {
         bar_range = {range[0], range[1]};
     }
     metric_bar->SetVisibility(m.needs_frame ? has_frame : true);
-    link_bar->SetVisibility(ov.links && has_frame && !lines.empty());
+    link_bar->SetVisibility(ov.links && has_frame && !lines.empty() && !narrow);
     const bool any_air = air && (ov.floor_slice || ov.aisle_slice || ov.isosurface || ov.streamlines);
-    air_bar->SetVisibility(any_air);
+    air_bar->SetVisibility(any_air && !narrow);
 }
 
 } // namespace ct::render

@@ -178,6 +178,7 @@ struct Scene::Impl {
     vtkSmartPointer<vtkScalarBarActor> metric_bar, link_bar, air_bar;
     std::array<double, 3> lut_scale{kNaN, kNaN, kNaN};  // (lo, hi, high is good) the metric tables were built for
     std::array<double, 2> bar_range{kNaN, kNaN};        // the range the metric bar's labels were made for
+    bool narrow = false;  // setSize: too narrow for three colour bars, only the metric's is shown
 
     // Links: one line per link or per bundle.
     struct Line {
