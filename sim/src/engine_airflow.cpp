@@ -21,15 +21,7 @@ void Engine::Impl::airflowTargets() {
             }
         }
     };
-    if (nodes.size() < kParallelNodes || pool.size() < 2) {
-        for (std::size_t ri = 0; ri < racks.size(); ++ri) rackLevels(ri);
-    } else {
-        constexpr std::size_t chunks = 64;
-        const std::size_t n = racks.size();
-        pool.run(chunks, [&](std::size_t c) {
-            for (std::size_t ri = c * n / chunks; ri < (c + 1) * n / chunks; ++ri) rackLevels(ri);
-        });
-    }
+    forEach(racks.size(), rackLevels);
     for (auto& ur : units) ur.no_water = ur.loop >= 0 && loops[static_cast<std::size_t>(ur.loop)].failed;
     for (auto& hr : halls) hallAirflow(hr);
 }

@@ -135,15 +135,7 @@ void Engine::Impl::finishFrame(bool with_air) {
         rf.capture_index = q > 0 ? capture / q : (rr.levels.empty() ? rf.capture_index : rr.levels.front().capture);
         if (rf.inlet_max_c < -1e8) rf.inlet_max_c = rf.inlet_mean_c;
     };
-    if (nodes.size() < kParallelNodes || pool.size() < 2) {
-        for (std::size_t ri = 0; ri < racks.size(); ++ri) rackEntry(ri);
-    } else {
-        constexpr std::size_t chunks = 64;
-        const std::size_t n = racks.size();
-        pool.run(chunks, [&](std::size_t c) {
-            for (std::size_t ri = c * n / chunks; ri < (c + 1) * n / chunks; ++ri) rackEntry(ri);
-        });
-    }
+    forEach(racks.size(), rackEntry);
     for (std::size_t ri = 0; ri < racks.size(); ++ri) {
         RackRt& rr = racks[ri];
         const model::RackFrame& rf = f.racks[ri];

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ct::sim {
@@ -92,19 +93,23 @@ struct Engine::Impl {
     bool frame_ids = false;  ///< the frame's GPU and node ids are in place (finishFrame fills them once)
     std::vector<std::size_t> node_gpu0;  ///< each node's first GPU in the frame
 
-    /// fn(node index) for every node: across the pool in fixed chunks when there are many (a campus has
-    /// 12,800), else in this thread. fn may write only its own node's state (and read anything constant).
+    /// fn(i) for i in [0, count): across the pool in fixed chunks when the site is large (a campus has 12,800
+    /// nodes), else in this thread. fn(i) may write only item i's state (and read anything constant), so the
+    /// result is the same either way.
     template <class F>
-    void forNodes(F&& fn) {
-        const std::size_t n = nodes.size();
-        if (n < kParallelNodes || pool.size() < 2) {
-            for (std::size_t i = 0; i < n; ++i) fn(i);
+    void forEach(std::size_t count, F&& fn) {
+        constexpr std::size_t chunks = 64;
+        if (nodes.size() < kParallelNodes || pool.size() < 2 || count < chunks) {
+            for (std::size_t i = 0; i < count; ++i) fn(i);
             return;
         }
-        constexpr std::size_t chunks = 64;
         pool.run(chunks, [&](std::size_t c) {
-            for (std::size_t i = c * n / chunks; i < (c + 1) * n / chunks; ++i) fn(i);
+            for (std::size_t i = c * count / chunks; i < (c + 1) * count / chunks; ++i) fn(i);
         });
+    }
+    template <class F>
+    void forNodes(F&& fn) {
+        forEach(nodes.size(), std::forward<F>(fn));
     }
     static constexpr std::size_t kParallelNodes = 2048;
 };
