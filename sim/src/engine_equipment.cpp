@@ -55,6 +55,7 @@ void Engine::Impl::equipment() {
         if (!on) {
             n.power_dc_w = n.fan_power_w = n.airflow_m3s = n.heat_air_w = n.heat_liquid_w = 0;
             n.fan_speed = 0;
+            nodePsus(n);
             return;
         }
         const double u_mean = n.gpus.empty() ? 0.0 : util_sum / static_cast<double>(n.gpus.size());
@@ -68,10 +69,27 @@ void Engine::Impl::equipment() {
         n.airflow_m3s = sm.airflow_m3s * n.fan_speed;
         n.power_dc_w = gpu_w + cpu_w + other_w + n.fan_power_w;
         n.heat_liquid_w = n.power_dc_w * sm.liquid_fraction;
+        nodePsus(n);
     });
 }
 
 // ------------------------------------------------------------------ power chain (MODELS.md §2)
+
+void Engine::Impl::nodePsus(NodeRt& n) const {
+    if (!n.powered || n.failed) {
+        n.power_ac_w = n.psu_loss_w = 0;
+        n.heat_air_w = 0;
+        return;
+    }
+    // PSUs on the live feeds share the load; efficiency at their load fraction.
+    const auto& sm = *n.server;
+    const int psus = std::max(1, static_cast<int>(std::lround(sm.psu_count * static_cast<double>(n.live_feeds) / n.feeds.size())));
+    const double frac = n.power_dc_w / (psus * sm.psu_rating_w);
+    const double eta = n.psu_curve ? n.psu_curve->efficiencyAt(frac) : 1.0;
+    n.power_ac_w = n.power_dc_w / eta;
+    n.psu_loss_w = n.power_ac_w - n.power_dc_w;
+    n.heat_air_w = n.power_ac_w - n.heat_liquid_w;
+}
 
 void Engine::Impl::powerChain(bool loads) {
     for (auto& f : feeds) f.alive = !f.failed;
@@ -83,34 +101,14 @@ void Engine::Impl::powerChain(bool loads) {
         r.load_w = 0;
         r.phase_w = {0, 0, 0};
     }
-    // Each node's PSUs (in parallel; the liveness pass alone is too little work to wake the pool for), then what
-    // they draw from the rack PDUs (in node order).
-    auto nodePsus = [&](std::size_t ni) {
-        NodeRt& n = nodes[ni];
+    // Which nodes have power (their PSUs' draw is equipment()'s, node by node), then what they draw from the rack
+    // PDUs (in node order).
+    for (auto& n : nodes) {
         int alive = 0;
         for (int f : n.feeds) alive += rpdus[f].alive ? 1 : 0;
         n.live_feeds = alive;
         n.was_powered = n.powered;
         n.powered = alive > 0;
-        if (!loads) return;
-        if (!n.powered || n.failed) {
-            n.power_ac_w = n.psu_loss_w = 0;
-            n.heat_air_w = 0;
-            return;
-        }
-        // PSUs on the live feeds share the load; efficiency at their load fraction.
-        const auto& sm = *n.server;
-        const int psus = std::max(1, static_cast<int>(std::lround(sm.psu_count * static_cast<double>(alive) / n.feeds.size())));
-        const double frac = n.power_dc_w / (psus * sm.psu_rating_w);
-        const double eta = n.psu_curve ? n.psu_curve->efficiencyAt(frac) : 1.0;
-        n.power_ac_w = n.power_dc_w / eta;
-        n.psu_loss_w = n.power_ac_w - n.power_dc_w;
-        n.heat_air_w = n.power_ac_w - n.heat_liquid_w;
-    };
-    if (loads) {
-        forNodes(nodePsus);
-    } else {
-        for (std::size_t ni = 0; ni < nodes.size(); ++ni) nodePsus(ni);
     }
     for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
         NodeRt& n = nodes[ni];

@@ -73,8 +73,12 @@ struct Engine::Impl {
     void advanceAir(double dt);
     void gpuTemperatures(double dt);
     void liquid();
-    /// Which feeds, UPSs, PDUs and nodes are live; with `loads`, also what each draws and loses.
+    /// Which feeds, UPSs, PDUs and nodes are live; with `loads`, also what each draws and loses, from the nodes'
+    /// PSU draw that equipment() set since the pass without loads (the step's order: powerChain(false),
+    /// equipment(), powerChain()).
     void powerChain(bool loads = true);
+    /// A node's draw at its PSUs (AC, losses, heat to air) from its DC load and live feeds.
+    void nodePsus(NodeRt& n) const;
     void finishFrame(bool with_air);
     /// Raises physics_range when the hottest inlet passes kInletShutdownC (once per excursion).
     void physicsRange(model::Frame& f);
