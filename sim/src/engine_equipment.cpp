@@ -212,7 +212,11 @@ void Engine::Impl::gpuTemperatures(double dt) {
                 r_scale = 2.0;
             }
         }
-        const double a = 1.0 - std::exp(-dt / gm.thermal_time_constant_s);
+        if (dt != n.lag_dt) {  // the lag's factor, per node once per step length
+            n.lag_dt = dt;
+            n.lag_a = 1.0 - std::exp(-dt / gm.thermal_time_constant_s);
+        }
+        const double a = n.lag_a;
         bool alerts = false;
         for (GpuRt& gr : n.gpus) {
             const double target = ref + gr.power_w * gm.thermal_resistance_k_per_w * r_scale;

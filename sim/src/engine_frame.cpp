@@ -201,8 +201,8 @@ void Engine::Impl::finishFrame(bool with_air) {
         cooling_w += c.failed ? 0 : c.model->pump_power_w;
     }
     f.rack_pdus.resize(rpdus.size());
-    for (std::size_t pi = 0; pi < rpdus.size(); ++pi) {
-        RackPduRt& r = rpdus[pi];
+    forEach(rpdus.size(), [&](std::size_t pi) {  // entries across the pool, alerts after in order
+        const RackPduRt& r = rpdus[pi];
         model::RackPduFrame& rf = f.rack_pdus[pi];
         renew(rf, r.pdu->id);
         rf.load_w = r.load_w;
@@ -218,9 +218,12 @@ void Engine::Impl::finishFrame(bool with_air) {
         }
         rf.breaker_utilization = imax / r.pdu->breaker_a;
         rf.phase_imbalance = isum > 0 ? (imax - imin) / (isum / ph) : 0;
-        alertOnChange(r.breaker_alerted, "breaker_high", rf.id, rf.breaker_utilization > u::kContinuousLoadFraction,
-                      [&] { return "rack PDU " + rf.id + " above 80 % of its breaker"; },
-              rf.breaker_utilization, u::kContinuousLoadFraction);
+    });
+    for (std::size_t pi = 0; pi < rpdus.size(); ++pi) {
+        const model::RackPduFrame& rf = f.rack_pdus[pi];
+        alertOnChange(rpdus[pi].breaker_alerted, "breaker_high", rf.id, rf.breaker_utilization > u::kContinuousLoadFraction,
+                      [&] { return "rack PDU " + rf.id + " above 80 % of its breaker"; }, rf.breaker_utilization,
+                      u::kContinuousLoadFraction);
     }
     auto chain = [&](std::vector<ChainRt>& v, std::vector<model::PowerNodeFrame>& out, const char* what) {
         for (auto& x : v) {

@@ -38,6 +38,7 @@ struct NodeRt {
     bool was_powered = true;  ///< powerChain: before this pass
     int live_feeds = 0;       ///< powerChain: rack PDU feeds alive
     bool gpu_alerts = false;  ///< gpuTemperatures: a GPU shuts down or its throttling alert changes this step
+    double lag_dt = -1, lag_a = 0;  ///< gpuTemperatures: 1 − exp(−dt/τ) for the step length lag_dt
     std::optional<double> override_util;
     double fan_speed = 0.3, fan_power_w = 0, airflow_m3s = 0;
     double power_dc_w = 0, power_ac_w = 0, psu_loss_w = 0;
