@@ -21,6 +21,17 @@ namespace m = ct::model;
 
 namespace {
 
+/// Pixels of a saturated colour with a hue within [h0, h1] degrees (shading changes lightness, not hue).
+int pixelsOfHue(const QImage& img, int h0, int h1) {
+    int n = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+            const QColor p = img.pixelColor(x, y).toHsv();
+            n += p.hsvSaturation() > 110 && p.value() > 90 && p.hsvHue() >= h0 && p.hsvHue() <= h1;
+        }
+    return n;
+}
+
 /// The image is not blank: several distinct colours cover a fair share of it.
 void verifyNotBlank(const QString& png) {
     const QImage img(png);
@@ -321,14 +332,7 @@ void TstRender::farRacksShowTheirWorstNodeInFastFrames() {
     auto hotPixels = [&](bool fast, const char* name) {
         scene.setFastRendering(fast);
         scene.savePng(out(name).toStdString());
-        const QImage img = QImage(out(name)).convertToFormat(QImage::Format_RGB32);
-        int n = 0;
-        for (int y = 0; y < img.height(); ++y)
-            for (int x = 0; x < img.width(); ++x) {
-                const QRgb c = img.pixel(x, y);
-                n += qRed(c) > 90 && qRed(c) > 2 * qGreen(c) && qRed(c) > 2 * qBlue(c) ? 1 : 0;  // red, lit or in shade
-            }
-        return n;
+        return pixelsOfHue(QImage(out(name)), 0, 15);  // red, lit or in shade
     };
     // Red pixels beyond those of the same picture with every node at 20 °C (the colour bar's end, the legend).
     const int fast_hot = hotPixels(true, "lod_fast");
@@ -385,21 +389,6 @@ void TstRender::replayFrameIsLastKnownValue() {
     QVERIFY(std::isnan(rp.frameAt(-1).nodes[0].inlet_c));
     QVERIFY_THROWS_EXCEPTION(ct::importers::ImportError, ct::importers::RunReplay::load(store, 99));
 }
-
-namespace {
-
-/// Pixels of a saturated colour with a hue within [h0, h1] degrees (shading changes lightness, not hue).
-int pixelsOfHue(const QImage& img, int h0, int h1) {
-    int n = 0;
-    for (int y = 0; y < img.height(); ++y)
-        for (int x = 0; x < img.width(); ++x) {
-            const QColor p = img.pixelColor(x, y).toHsv();
-            n += p.hsvSaturation() > 110 && p.value() > 90 && p.hsvHue() >= h0 && p.hsvHue() <= h1;
-        }
-    return n;
-}
-
-} // namespace
 
 void TstRender::closeCoupledCoolingIsDrawnAndExplained() {
     m::HallParams p;

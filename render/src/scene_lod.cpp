@@ -50,13 +50,18 @@ void Scene::Impl::updateLod(bool force) {
             far[r] = px < kLodPixels ? 1 : 0;
         }
     }
-    if (!force && far == rack_far) return;
+    const bool moved = far != rack_far;  // a new value alone (force) leaves the node mask as it is
+    if (!force && !moved) return;
     rack_far.swap(far);
-    far_racks = 0;
-    for (std::size_t n = 0; n < nodes.size(); ++n) {
-        const int r = node_rack_index[n];
-        node_mask->SetValue(static_cast<vtkIdType>(n), r >= 0 && rack_far[static_cast<std::size_t>(r)] ? 0 : 1);
+    if (moved) {
+        for (std::size_t n = 0; n < nodes.size(); ++n) {
+            const int r = node_rack_index[n];
+            node_mask->SetValue(static_cast<vtkIdType>(n), r >= 0 && rack_far[static_cast<std::size_t>(r)] ? 0 : 1);
+        }
+        node_mask->Modified();
+        nodes.dirty = true;
     }
+    far_racks = 0;
     for (std::size_t r = 0; r < racks.size(); ++r) {
         double v = r < rack_values.size() ? rack_values[r] : kNaN;
         if (rack_far[r]) {
@@ -72,8 +77,6 @@ void Scene::Impl::updateLod(bool force) {
         }
         racks.set(r, v);
     }
-    node_mask->Modified();
-    nodes.dirty = true;
     nodes.changed();
     racks.changed();
 }
