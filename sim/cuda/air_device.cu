@@ -49,6 +49,50 @@ __global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, 
     t2[c] = k::advectDiffuse(tc, tw, te, ts, tn, td, tu, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], nb[c], diff, dt_v);
 }
 
+/// One thread per cell: the TVD / variable-diffusivity step, as the CPU's tvdRow (air_model.cpp). Neighbours beyond
+/// the grid read the cell itself; their bits are clear, so they never count.
+__global__ void tvdKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ kt, const float* __restrict__ fx,
+                          const float* __restrict__ fy, const float* __restrict__ fz, const unsigned* __restrict__ nbw, Grid g,
+                          float h, float kappa, float dt_v, unsigned far_mask) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y;
+    const int kk = blockIdx.z;
+    if (i >= g.nx) return;
+    const int plane = g.nx * g.ny;
+    const int c = i + g.nx * (j + g.ny * kk);
+    auto at = [&](int di, int dj, int dk) {
+        const int ii = i + di, jj = j + dj, kq = kk + dk;
+        if (ii < 0 || ii >= g.nx || jj < 0 || jj >= g.ny || kq < 0 || kq >= g.nz) return c;
+        return c + di + dj * g.nx + dk * plane;
+    };
+    const unsigned w = nbw[c];
+    const unsigned m = w & 0xFFu;
+    const float kc = kt[c];
+    const float gw = static_cast<float>(m & 1u) * h * (kappa + 0.5f * (kc + kt[at(-1, 0, 0)]));
+    const float ge = static_cast<float>((m >> 1) & 1u) * h * (kappa + 0.5f * (kc + kt[at(1, 0, 0)]));
+    const float gs = static_cast<float>((m >> 2) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, -1, 0)]));
+    const float gn = static_cast<float>((m >> 3) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 1, 0)]));
+    const float gd = static_cast<float>((m >> 4) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 0, -1)]));
+    const float gu = static_cast<float>((m >> 5) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 0, 1)]));
+    k::Stencil13 v{t[c],           t[at(-1, 0, 0)], t[at(1, 0, 0)], t[at(0, -1, 0)], t[at(0, 1, 0)],  t[at(0, 0, -1)], t[at(0, 0, 1)],
+                   t[at(-2, 0, 0)], t[at(2, 0, 0)],  t[at(0, -2, 0)], t[at(0, 2, 0)], t[at(0, 0, -2)], t[at(0, 0, 2)]};
+    const int xf = i + (g.nx + 1) * (j + g.ny * kk);
+    const int yf = i + g.nx * (j + (g.ny + 1) * kk);
+    t2[c] = k::advectDiffuseTvd(v, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], m, (w >> 8) & far_mask, gw, ge, gs,
+                                gn, gd, gu, dt_v);
+}
+
+/// One thread per wall entry: conduction across the half cell to a fixed-temperature face; each face's total.
+__global__ void wallKernel(const float* __restrict__ t, float* t2, const int* __restrict__ cells, const float* __restrict__ g,
+                           const float* __restrict__ t_wall, const int* __restrict__ face, int entries, float dt_v, double* flows) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= entries) return;
+    const int c = cells[e];
+    const float q = g[e] * (t_wall[e] - t[c]);
+    atomicAdd(&t2[c], dt_v * q);
+    atomicAdd(&flows[face[e]], static_cast<double>(q));
+}
+
 /// One thread per port entry. A cell may belong to more than one port: each adds its exchange.
 __global__ void portKernel(const float* __restrict__ t, float* t2, const int* __restrict__ cells, const int* __restrict__ port_of,
                            const float* __restrict__ q, const float* __restrict__ t_in, const unsigned char* __restrict__ source,
@@ -133,7 +177,10 @@ struct AirDevice::Impl {
     std::size_t n = 0;
     Buf<float> t, t2, fx, fy, fz, q, t_in;
     Buf<unsigned char> nb, solid, source;
-    Buf<int> cells, port_of;
+    Buf<unsigned> nbw;
+    Buf<float> kt, wall_g, wall_t;
+    Buf<int> cells, port_of, wall_cells, wall_face;
+    Buf<double> wall_flows;
     int ports = 0;
     Buf<double> sums;
     // CG work vectors and a device scalar for dot products.
@@ -162,9 +209,31 @@ AirDevice::AirDevice(int nx, int ny, int nz) : d_(std::make_unique<Impl>()) {
 
 AirDevice::~AirDevice() = default;
 
-void AirDevice::setGeometry(const std::vector<unsigned char>& nb, const std::vector<unsigned char>& solid) {
+void AirDevice::setGeometry(const std::vector<unsigned char>& nb, const std::vector<unsigned char>& solid, const std::vector<std::uint32_t>& nbw) {
     d_->nb.upload(nb.data(), nb.size());
     d_->solid.upload(solid.data(), solid.size());
+    static_assert(sizeof(unsigned) == sizeof(std::uint32_t), "nbw words are 32 bits");
+    d_->nbw.upload(reinterpret_cast<const unsigned*>(nbw.data()), nbw.size());
+}
+
+void AirDevice::setEddyDiffusivity(const float* kt) {
+    Impl& d = *d_;
+    if (kt) {
+        d.kt.upload(kt, d.n);
+    } else {
+        d.kt.alloc(d.n);
+        CT_DEV_CHECK(cudaMemset(d.kt.p, 0, d.n * sizeof(float)));
+    }
+}
+
+void AirDevice::setWalls(const std::vector<int>& cells, const std::vector<float>& g, const std::vector<float>& t_wall, const std::vector<int>& face) {
+    Impl& d = *d_;
+    d.wall_cells.upload(cells.data(), cells.size());
+    d.wall_g.upload(g.data(), g.size());
+    d.wall_t.upload(t_wall.data(), t_wall.size());
+    d.wall_face.upload(face.data(), face.size());
+    d.wall_flows.alloc(6);
+    CT_DEV_CHECK(cudaMemset(d.wall_flows.p, 0, 6 * sizeof(double)));
 }
 
 void AirDevice::setFluxes(const std::vector<float>& fx, const std::vector<float>& fy, const std::vector<float>& fz) {
@@ -199,6 +268,32 @@ void AirDevice::step(float diff, float dt_v) {
         CT_DEV_LAUNCHED();
     }
     std::swap(d.t.p, d.t2.p);
+}
+
+void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
+    Impl& d = *d_;
+    if (d.kt.n != d.n) setEddyDiffusivity(nullptr);
+    if (d.nbw.n != d.n) throw cuda::CudaError("AirDevice::stepTvd: the geometry's stencil words were not uploaded");
+    tvdKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p, d.g, h, kappa, dt_v, tvd ? 0xFFu : 0u);
+    CT_DEV_LAUNCHED();
+    const int walls = static_cast<int>(d.wall_cells.n);
+    if (walls > 0) {
+        CT_DEV_CHECK(cudaMemsetAsync(d.wall_flows.p, 0, 6 * sizeof(double)));
+        wallKernel<<<blocks(walls), kBlock>>>(d.t.p, d.t2.p, d.wall_cells.p, d.wall_g.p, d.wall_t.p, d.wall_face.p, walls, dt_v, d.wall_flows.p);
+        CT_DEV_LAUNCHED();
+    }
+    const int entries = static_cast<int>(d.cells.n);
+    if (entries > 0) {
+        portKernel<<<blocks(entries), kBlock>>>(d.t.p, d.t2.p, d.cells.p, d.port_of.p, d.q.p, d.t_in.p, d.source.p, entries, dt_v);
+        CT_DEV_LAUNCHED();
+    }
+    std::swap(d.t.p, d.t2.p);
+}
+
+std::vector<double> AirDevice::wallFlows() {
+    std::vector<double> out(6, 0.0);
+    if (d_->wall_flows.n == 6 && d_->wall_cells.n > 0) d_->wall_flows.download(out.data(), 6);
+    return out;
 }
 
 std::vector<double> AirDevice::portMeans() {

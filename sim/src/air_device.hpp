@@ -4,6 +4,7 @@
 // per-cell functions as the CPU (kernels.hpp). Private to ct_sim; no CUDA types leak (STYLE.md habit 2).
 // Built only with CT_HAVE_CUDA. Every method throws std::runtime_error (cuda::CudaError) naming the failed CUDA
 // call with file and line; AirModel rethrows it as SimError.
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -16,7 +17,13 @@ public:
     AirDevice(const AirDevice&) = delete;
     AirDevice& operator=(const AirDevice&) = delete;
 
-    void setGeometry(const std::vector<unsigned char>& nb, const std::vector<unsigned char>& solid);
+    /// Neighbour bits, solid mask and, for the TVD step, nb | nb2 << 8 per cell (nb2: the cells two away).
+    void setGeometry(const std::vector<unsigned char>& nb, const std::vector<unsigned char>& solid, const std::vector<std::uint32_t>& nbw);
+    /// Eddy diffusivity per cell (m²/s, nx·ny·nz values), or null for none.
+    void setEddyDiffusivity(const float* kt);
+    /// Fixed-temperature wall cells, flattened: entry e is cell `cells[e]` with conductance `g[e]` (m³/s) to a
+    /// wall at `t_wall[e]` on domain face `face[e]` (0–5). Empty: adiabatic everywhere.
+    void setWalls(const std::vector<int>& cells, const std::vector<float>& g, const std::vector<float>& t_wall, const std::vector<int>& face);
     void setFluxes(const std::vector<float>& fx, const std::vector<float>& fy, const std::vector<float>& fz);
     /// `t` holds nx·ny·nz cells.
     void setTemperature(const float* t);
@@ -27,6 +34,11 @@ public:
     void setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<unsigned char>& source);
     /// One explicit sub-step: every cell (advectDiffuse), then the ports (portExchange), then swap.
     void step(float diff, float dt_v);
+    /// One TVD / variable-diffusivity sub-step (advectDiffuseTvd with the face conductances of the CPU's
+    /// tvdRow; van Leer when `tvd`, else upwind), then the walls, then the ports, then swap.
+    void stepTvd(float h, float kappa, float dt_v, bool tvd);
+    /// Heat into the room through each domain face's fixed wall during the last stepTvd (m³·K/s).
+    std::vector<double> wallFlows();
     /// Mean temperature of each port's cells.
     std::vector<double> portMeans();
     /// Jacobi-preconditioned CG for M x = b (M from laplaceApply); `x` in and out. Returns the iterations.

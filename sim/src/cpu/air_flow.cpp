@@ -43,7 +43,7 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
             diag[c] = deg > 0 ? d.h * deg : 1.0;
         }
         double achieved = 0;
-        CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); st.iterations = d.dev->solve(b, diag, x, d.h, rel_res, max_iter, achieved));
+        CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid, d.nbw); st.iterations = d.dev->solve(b, diag, x, d.h, rel_res, max_iter, achieved));
         st.relative_residual = achieved;
         if (st.relative_residual > rel_res)
             throw SimError("air flow solver (CUDA) did not converge: residual " + std::to_string(st.relative_residual) + " after " +
@@ -139,7 +139,7 @@ FlowSolveStats AirModel::Impl::finishFlow(FlowSolveStats st) {
 #endif
 #ifdef CT_HAVE_CUDA
     if (d.dev) {
-        CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); d.dev->setFluxes(d.fx, d.fy, d.fz));
+        CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid, d.nbw); d.dev->setFluxes(d.fx, d.fy, d.fz));
         d.geometry_on_device = true;
     }
 #endif

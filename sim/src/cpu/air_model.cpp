@@ -197,7 +197,7 @@ void AirModel::step(double dt) {
 #ifdef CT_HAVE_CUDA
     if (d.dev) {
         if (!d.geometry_on_device) {  // stepping before any flow solve: still air
-            CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid); d.dev->setFluxes(d.fx, d.fy, d.fz));
+            CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid, d.nbw); d.dev->setFluxes(d.fx, d.fy, d.fz));
             d.geometry_on_device = true;
         }
         if (d.ports_stale) {
@@ -225,7 +225,10 @@ void AirModel::step(double dt) {
             CT_ON_DEVICE(d.dev->setTemperature(d.T()));
             d.device_stale = false;
         }
-        CT_ON_DEVICE(d.dev->step(static_cast<float>(d.diff), static_cast<float>(dt / d.vol)));
+        if (d.tvdPath())
+            d.stepTvdOnDevice(dt);
+        else
+            CT_ON_DEVICE(d.dev->step(static_cast<float>(d.diff), static_cast<float>(dt / d.vol)));
         d.host_stale = true;
         d.port_sums_valid = false;
         d.stepTracer(dt);
@@ -240,6 +243,33 @@ void AirModel::step(double dt) {
     std::swap(d.t, d.t2);
     d.stepTracer(dt);
 }
+
+#ifdef CT_HAVE_CUDA
+void AirModel::Impl::stepTvdOnDevice(double dt) {
+    if (kt_stale) {
+        CT_ON_DEVICE(dev->setEddyDiffusivity(kt.empty() ? nullptr : KT()));
+        kt_stale = false;
+    }
+    if (walls_stale) {
+        std::vector<int> cells, face;
+        std::vector<float> g, t_wall;
+        for (int f = 0; f < 6; ++f) {
+            if (!walls[f].fixed) continue;
+            for (int c : faceCells(f)) {
+                if (solid[c]) continue;
+                cells.push_back(c);
+                g.push_back(static_cast<float>(wallConductance(c)));
+                t_wall.push_back(static_cast<float>(walls[f].t_c));
+                face.push_back(f);
+            }
+        }
+        CT_ON_DEVICE(dev->setWalls(cells, g, t_wall, face));
+        walls_stale = false;
+    }
+    CT_ON_DEVICE(dev->stepTvd(static_cast<float>(h), static_cast<float>(spec.kappa_m2s), static_cast<float>(dt / vol), spec.tvd));
+    wall_flows_on_device = anyWall();
+}
+#endif
 
 void AirModel::Impl::buildCoefficients() {
     const std::size_t cells = n();
@@ -523,10 +553,6 @@ std::vector<int> AirModel::Impl::faceCells(int face) const {
 
 void AirModel::Impl::stepTvd(double dt, bool tracer) {
     if (kt.empty()) kt.assign(n() + 2 * kPad, 0.f);
-#ifdef CT_HAVE_CUDA
-    if (dev) throw SimError("the CUDA air backend steps first-order upwind with uniform diffusivity only; TVD advection, eddy "
-                            "diffusivity and fixed-temperature walls run on the CPU backend (--backend cpu)");
-#endif
     const float dt_v = static_cast<float>(dt / vol);
     TvdArgs a{T(), t2.data() + kPad, kt.data() + kPad, fx.data(), fy.data(), fz.data(), nbw.data(), nx, ny, nz, nx * ny,
               static_cast<float>(h), static_cast<float>(spec.kappa_m2s), dt_v, spec.tvd};
@@ -559,14 +585,30 @@ void AirModel::setEddyDiffusivity(const std::vector<float>& kappa_t) {
         d.kt.assign(d.n() + 2 * Impl::kPad, 0.f);
         for (std::size_t c = 0; c < d.n(); ++c) d.kt[c + Impl::kPad] = d.solid[c] ? 0.f : std::max(0.f, kappa_t[c]);
     }
+#ifdef CT_HAVE_CUDA
+    d.kt_stale = d.walls_stale = true;
+#endif
     d.computeStableDt();
 }
 
 void AirModel::setWallTemperature(GridFace face, double t_c) {
     d_->walls[static_cast<int>(face)] = {true, t_c};
+#ifdef CT_HAVE_CUDA
+    d_->walls_stale = true;
+#endif
     d_->computeStableDt();
 }
 
-double AirModel::wallHeatFlow(GridFace face) const { return d_->wall_flow[static_cast<int>(face)]; }
+double AirModel::wallHeatFlow(GridFace face) const {
+#ifdef CT_HAVE_CUDA
+    if (d_->dev && d_->wall_flows_on_device) {
+        std::vector<double> flows;
+        CT_ON_DEVICE(flows = d_->dev->wallFlows());
+        std::copy(flows.begin(), flows.end(), d_->wall_flow);
+        d_->wall_flows_on_device = false;
+    }
+#endif
+    return d_->wall_flow[static_cast<int>(face)];
+}
 
 } // namespace ct::sim

@@ -87,6 +87,11 @@ struct AirModel::Impl {
     // uploaded again after host-side writes (device_stale).
     std::unique_ptr<detail::AirDevice> dev;
     bool host_stale = false, device_stale = true, ports_stale = true, port_state_stale = true, geometry_on_device = false;
+    /// The TVD step's eddy diffusivity and walls (conductances depend on it) to upload before the next step;
+    /// the walls' heat flows of the last step are on the device.
+    bool kt_stale = true, walls_stale = true, wall_flows_on_device = false;
+    /// Uploads what the device's TVD step needs and takes one sub-step there.
+    void stepTvdOnDevice(double dt);
 #endif
     /// Σ T over each port's cells for the current field: from the device, or summed by the CPU upwind step
     /// as it writes the field (plane by plane, added in plane order); recomputed per port when not valid.
