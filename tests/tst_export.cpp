@@ -1,6 +1,7 @@
 // clustertwin-cli export (issue 19): what ParaView and glTF viewers open is read back with VTK's own readers
 // (XML PolyData, ImageData and collection readers, the glTF reader) and compared with the run it came from.
 #include <clustertwin/importers/replay.hpp>
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/importers/store.hpp>
 
 #include <QImage>
@@ -174,6 +175,62 @@ private slots:
         QCOMPARE(seen.size(), want.size());
         QCOMPARE(pd->GetNumberOfCells(), static_cast<vtkIdType>(6 * (want.size() + static_cast<std::size_t>(units) / 6)));
         QVERIFY(units > 0);
+    }
+
+    void vtkSeriesHasEveryHallsAirField() {
+        // Two halls on one site: each hall's field is recorded (the first in air_fields, the second with its hall
+        // number) and exported as its own .vti at its hall's place, one .pvd part per hall.
+        const QString scen = path("two_halls.json"), db = path("two_halls.sqlite"), out = path("vtk2");
+        Result r = cli({"generate", "--halls", "2", "--rows", "2", "--racks-per-row", "2", "--server", "dgx-h100", "-o", scen, "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = cli({"simulate", scen, "--duration", "70s", "--air", "quick", "--field-every", "60s", "--out", db, "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = cli({"export", scen, "--format", "vtk", "--run", db, "-o", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto s = model::loadScenarioFile(scen.toStdString()).scenario;
+        QCOMPARE(s.halls.size(), std::size_t(2));
+        auto store = importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing);
+        const std::int64_t run = store.runs().back().id;
+        QCOMPARE(store.airFieldHalls(run), (std::vector<int>{0, 1}));
+        const auto times = store.airFieldTimes(run, 1);
+        QCOMPARE(times, store.airFieldTimes(run, 0));
+        QVERIFY(times.size() >= 2);
+
+        QFile pvd(out + "/run.pvd");
+        QVERIFY(pvd.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&pvd);
+        std::map<int, std::vector<std::string>> parts;
+        while (!xml.atEnd())
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("DataSet"))
+                parts[xml.attributes().value("part").toInt()].push_back(xml.attributes().value("file").toString().toStdString());
+        QCOMPARE(parts.size(), std::size_t(3));  // the halls' polydata, hall 1's air, hall 2's air
+        QCOMPARE(parts[2].size(), times.size());
+
+        for (int h = 0; h < 2; ++h) {
+            const auto field = store.airFieldAt(run, times.back() + 1e-6, h);
+            QVERIFY(field.has_value());
+            QCOMPARE(field->hall, h);
+            vtkNew<vtkXMLImageDataReader> ir;
+            ir->SetFileName(QFile::encodeName(out + "/" + QString::fromStdString(parts[1 + h].back())).constData());
+            ir->Update();
+            vtkImageData* img = ir->GetOutput();
+            double origin[3];
+            img->GetOrigin(origin);
+            QCOMPARE(origin[0], s.halls[static_cast<std::size_t>(h)].site_position_m.x_m);
+            QCOMPARE(origin[1], s.halls[static_cast<std::size_t>(h)].site_position_m.y_m);
+            auto* t = vtkFloatArray::SafeDownCast(img->GetCellData()->GetArray("temperature_c"));
+            QVERIFY(t);
+            QCOMPARE(static_cast<std::size_t>(t->GetNumberOfTuples()), field->temp_c.size());
+            std::size_t differ = 0, fluid = 0;
+            for (std::size_t c = 0; c < field->temp_c.size(); ++c) {
+                const float want = field->temp_c[c], got = t->GetValue(static_cast<vtkIdType>(c));
+                if (std::isnan(want) ? !std::isnan(got) : got != want) ++differ;
+                fluid += std::isnan(want) ? 0 : 1;
+            }
+            QCOMPARE(differ, std::size_t(0));
+            QVERIFY(fluid > 0);
+        }
+        QVERIFY(s.halls[0].site_position_m.x_m != s.halls[1].site_position_m.x_m || s.halls[0].site_position_m.y_m != s.halls[1].site_position_m.y_m);
     }
 
     void gltfHoldsTheHallInTheMetricsColours() {

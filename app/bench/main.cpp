@@ -249,6 +249,9 @@ int benchCampus(bool as_json, const std::string& backend, const std::string& air
                     wall * 60 / minutes, static_cast<long long>(e.stats().air_substeps), static_cast<long long>(e.stats().flow_solves),
                     e.stats().flow_seconds, 100 * e.stats().flow_seconds / wall, build_s, f.it_power_w / 1e6, f.max_inlet_c,
                     1e3 * e.stats().air_seconds / steps, 1e3 * e.stats().other_seconds / steps, 100 * e.stats().other_seconds / wall);
+        std::printf("campus: everything else by phase (ms per step):");
+        for (int ph = 0; ph < sim::EngineStats::kPhases; ++ph)
+            std::printf(" %s %.2f%s", sim::kEnginePhases[ph], 1e3 * e.stats().phase_seconds[ph] / steps, ph + 1 < sim::EngineStats::kPhases ? "," : "\n");
     }
     return 0;
 }

@@ -40,7 +40,7 @@ std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double s
             next_record = f.time_s + 10;
         }
         if (field && f.air) {
-            store.writeAirField(rec.run(), f.time_s, *f.air);
+            store.writeAirFields(rec.run(), f);
             next_field = f.time_s + 30;
         }
     }

@@ -187,7 +187,7 @@ int cmdSimulate(const Args& a) {
         const m::Frame& f = engine->step(field_due || (steady && field_s > 0));
         if (steady) reached_steady = detector.update(f);
         if (f.air && (field_due || reached_steady)) {
-            store.writeAirField(run, f.time_s, *f.air);
+            store.writeAirFields(run, f);
             next_field = f.time_s + field_s;
         }
         it_energy += f.it_power_w * opt.step_s;

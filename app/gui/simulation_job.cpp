@@ -69,7 +69,7 @@ void SimulationJob::run() {
                                  .arg(*std::min_element(in.begin(), in.end()), 0, 'f', 1)
                                  .arg(*std::max_element(in.begin(), in.end()), 0, 'f', 1);
                 rec.record(f);
-                if (f.air && store_fields) store.writeAirField(rec.run(), f.time_s, *f.air);
+                if (f.air && store_fields) store.writeAirFields(rec.run(), f);
                 break;
             }
             if (f.time_s + 1e-9 >= next_record || last) {
@@ -77,7 +77,7 @@ void SimulationJob::run() {
                 next_record += record_s;
             }
             if (f.air && store_fields && f.time_s + 1e-9 >= next_field) {
-                store.writeAirField(rec.run(), f.time_s, *f.air);
+                store.writeAirFields(rec.run(), f);
                 next_field = f.time_s + field_s;
             }
             if (f.air && live.elapsed() > 250) {

@@ -52,6 +52,11 @@ CREATE TABLE IF NOT EXISTS air_fields(
   t REAL NOT NULL, nx INTEGER NOT NULL, ny INTEGER NOT NULL, nz INTEGER NOT NULL, cell_m REAL NOT NULL,
   temp BLOB NOT NULL, velocity BLOB, seeds BLOB,
   PRIMARY KEY(run_id, t));
+CREATE TABLE IF NOT EXISTS hall_air_fields(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, hall INTEGER NOT NULL,
+  t REAL NOT NULL, nx INTEGER NOT NULL, ny INTEGER NOT NULL, nz INTEGER NOT NULL, cell_m REAL NOT NULL,
+  temp BLOB NOT NULL, velocity BLOB, seeds BLOB,
+  PRIMARY KEY(run_id, hall, t));
 )sql";
 
 std::string nowIso() {
@@ -260,35 +265,81 @@ std::vector<StoredEvent> TelemetryStore::events(std::int64_t run) const {
     return out;
 }
 
+// The first hall's fields live in air_fields (as before multi-hall runs were recorded), the others' in
+// hall_air_fields with their hall index.
 void TelemetryStore::writeAirField(std::int64_t run, double t_s, const model::AirField& f) {
     const std::size_t n = static_cast<std::size_t>(f.nx) * f.ny * f.nz;
     if (n == 0 || f.temp_c.size() != n || (!f.velocity_ms.empty() && f.velocity_ms.size() != 3 * n))
-        throw ImportError(d_->path + ": air field at t=" + std::to_string(t_s) + " has inconsistent sizes");
-    Stmt s(d_->db, "INSERT OR REPLACE INTO air_fields(run_id, t, nx, ny, nz, cell_m, temp, velocity, seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        throw ImportError(d_->path + ": air field of hall " + std::to_string(f.hall) + " at t=" + std::to_string(t_s) + " has inconsistent sizes");
+    if (f.hall < 0) throw ImportError(d_->path + ": air field at t=" + std::to_string(t_s) + " names hall " + std::to_string(f.hall));
+    if (f.hall == 0) {
+        Stmt s(d_->db, "INSERT OR REPLACE INTO air_fields(run_id, t, nx, ny, nz, cell_m, temp, velocity, seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+               d_->path);
+        s.bind(1, run).bind(2, t_s).bind(3, std::int64_t{f.nx}).bind(4, std::int64_t{f.ny}).bind(5, std::int64_t{f.nz}).bind(6, f.cell_m);
+        s.bindFloats(7, f.temp_c).bindFloats(8, f.velocity_ms).bindFloats(9, f.supply_points_m);
+        s.step();
+        return;
+    }
+    Stmt s(d_->db,
+           "INSERT OR REPLACE INTO hall_air_fields(run_id, hall, t, nx, ny, nz, cell_m, temp, velocity, seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
            d_->path);
-    s.bind(1, run).bind(2, t_s).bind(3, std::int64_t{f.nx}).bind(4, std::int64_t{f.ny}).bind(5, std::int64_t{f.nz}).bind(6, f.cell_m);
-    s.bindFloats(7, f.temp_c).bindFloats(8, f.velocity_ms).bindFloats(9, f.supply_points_m);
+    s.bind(1, run).bind(2, std::int64_t{f.hall}).bind(3, t_s).bind(4, std::int64_t{f.nx}).bind(5, std::int64_t{f.ny}).bind(6, std::int64_t{f.nz});
+    s.bind(7, f.cell_m).bindFloats(8, f.temp_c).bindFloats(9, f.velocity_ms).bindFloats(10, f.supply_points_m);
     s.step();
 }
 
-std::vector<double> TelemetryStore::airFieldTimes(std::int64_t run) const {
-    Stmt s(d_->db, "SELECT t FROM air_fields WHERE run_id = ?1 ORDER BY t", d_->path);
+void TelemetryStore::writeAirFields(std::int64_t run, const model::Frame& f) {
+    const auto fields = model::airFields(f);
+    if (fields.empty()) return;
+    // A savepoint: all of the step's halls or none, inside a caller's transaction or not.
+    d_->exec("SAVEPOINT air_fields");
+    try {
+        for (const model::AirField* a : fields) writeAirField(run, f.time_s, *a);
+    } catch (...) {
+        sqlite3_exec(d_->db, "ROLLBACK TO air_fields; RELEASE air_fields", nullptr, nullptr, nullptr);
+        throw;
+    }
+    d_->exec("RELEASE air_fields");
+}
+
+std::vector<double> TelemetryStore::airFieldTimes(std::int64_t run, int hall) const {
+    Stmt s(d_->db, hall == 0 ? "SELECT t FROM air_fields WHERE run_id = ?1 ORDER BY t" : "SELECT t FROM hall_air_fields WHERE run_id = ?1 AND hall = ?2 ORDER BY t",
+           d_->path);
     s.bind(1, run);
+    if (hall != 0) s.bind(2, std::int64_t{hall});
     std::vector<double> out;
     while (s.step()) out.push_back(s.real(0));
     return out;
 }
 
-std::optional<model::AirField> TelemetryStore::airFieldAt(std::int64_t run, double t_s) const {
-    Stmt s(d_->db, "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM air_fields WHERE run_id = ?1 AND t <= ?2 ORDER BY t DESC LIMIT 1",
+std::vector<int> TelemetryStore::airFieldHalls(std::int64_t run) const {
+    std::vector<int> out;
+    {
+        Stmt s(d_->db, "SELECT 1 FROM air_fields WHERE run_id = ?1 LIMIT 1", d_->path);
+        s.bind(1, run);
+        if (s.step()) out.push_back(0);
+    }
+    Stmt s(d_->db, "SELECT DISTINCT hall FROM hall_air_fields WHERE run_id = ?1 ORDER BY hall", d_->path);
+    s.bind(1, run);
+    while (s.step()) out.push_back(static_cast<int>(s.integer(0)));
+    return out;
+}
+
+std::optional<model::AirField> TelemetryStore::airFieldAt(std::int64_t run, double t_s, int hall) const {
+    Stmt s(d_->db,
+           hall == 0 ? "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM air_fields WHERE run_id = ?1 AND t <= ?2 ORDER BY t DESC LIMIT 1"
+                     : "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM hall_air_fields WHERE run_id = ?1 AND t <= ?2 AND hall = ?3 "
+                       "ORDER BY t DESC LIMIT 1",
            d_->path);
     s.bind(1, run).bind(2, t_s);
+    if (hall != 0) s.bind(3, std::int64_t{hall});
     if (!s.step()) return std::nullopt;
     model::AirField f{static_cast<int>(s.integer(0)), static_cast<int>(s.integer(1)), static_cast<int>(s.integer(2)), s.real(3),
-                      s.floats(4), s.floats(5), s.floats(6)};
+                      s.floats(4), s.floats(5), s.floats(6), hall};
     const std::size_t n = static_cast<std::size_t>(f.nx) * f.ny * f.nz;
     if (f.temp_c.size() != n || (!f.velocity_ms.empty() && f.velocity_ms.size() != 3 * n))
-        throw ImportError(d_->path + ": the air field of run " + std::to_string(run) + " near t=" + std::to_string(t_s) + " is damaged");
+        throw ImportError(d_->path + ": the air field of run " + std::to_string(run) + ", hall " + std::to_string(hall) + " near t=" +
+                          std::to_string(t_s) + " is damaged");
     return f;
 }
 

@@ -34,14 +34,19 @@ RunVtkSummary writeRunVtk(const model::Scenario& s, const model::Catalog& c, con
     const importers::RunReplay rp = importers::RunReplay::load(*store, run);
     const model::Frame at = rp.frameAt(rp.startS() + (at_s ? *at_s : rp.endS() - rp.startS()));
     writeHallVtp(s, c, &at, (out / "hall.vtp").string());
-    std::vector<double> times = store->airFieldTimes(run);
+    // Every hall's fields are written at the same times; the first hall with fields gives them.
+    const std::vector<int> air_halls = store->airFieldHalls(run);
+    for (int h : air_halls)
+        if (h >= static_cast<int>(s.halls.size()))
+            throw RenderError("run " + std::to_string(run) + " has an air field of hall " + std::to_string(h + 1) + ", the scenario only " +
+                              std::to_string(s.halls.size()) + " hall(s): not the scenario of this run?");
+    std::vector<double> times = air_halls.empty() ? std::vector<double>{} : store->airFieldTimes(run, air_halls.front());
     const bool with_air = !times.empty();
     if (!with_air) {
         for (double t = rp.startS(); t <= rp.endS() + 1e-9; t += every_s) times.push_back(t);
         if (times.empty() || times.back() < rp.endS() - 1e-9) times.push_back(rp.endS());
     }
     std::vector<PvdEntry> pvd;
-    const model::Vec2 origin = s.halls.empty() ? model::Vec2{} : s.halls.front().site_position_m;
     for (std::size_t i = 0; i < times.size(); ++i) {
         const double t = times[i];
         const model::Frame f = rp.frameAt(t + 1e-6);
@@ -49,13 +54,17 @@ RunVtkSummary writeRunVtk(const model::Scenario& s, const model::Catalog& c, con
         writeHallVtp(s, c, &f, (out / hall).string());
         pvd.push_back({t - rp.startS(), 0, hall});
         ++sum.halls;
-        if (with_air)
-            if (const auto field = store->airFieldAt(run, t + 1e-6)) {
-                const std::string air = numbered("air", i, ".vti");
-                writeAirFieldVti(*field, origin, (out / air).string());
-                pvd.push_back({t - rp.startS(), 1, air});
+        // One part per hall (ParaView opens the series as a multiblock): the first hall's files keep their
+        // names, the others' carry the hall's number; each grid sits at its hall's place on the site.
+        for (std::size_t k = 0; with_air && k < air_halls.size(); ++k) {
+            const int h = air_halls[k];
+            if (const auto field = store->airFieldAt(run, t + 1e-6, h)) {
+                const std::string air = h == 0 ? numbered("air", i, ".vti") : numbered(("air_hall" + std::to_string(h + 1)).c_str(), i, ".vti");
+                writeAirFieldVti(*field, s.halls[static_cast<std::size_t>(h)].site_position_m, (out / air).string());
+                pvd.push_back({t - rp.startS(), static_cast<int>(1 + k), air});
                 ++sum.fields;
             }
+        }
         if (progress && !progress(static_cast<double>(i + 1) / static_cast<double>(times.size()))) {
             writePvd(pvd, (out / "run.pvd").string());  // what was written so far opens as a shorter series
             throw RenderError("cancelled");

@@ -230,7 +230,7 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     // Initial state: equipment at its inlet, flows solved, frame at t = 0.
     d_->applyEvents();
     d_->workload->update(0, d_->opt.step_s, d_->frame, d_->frame);
-    d_->powerChain(false);
+    d_->feedsAlive();
     d_->equipment();
     d_->powerChain();
     for (auto& n : d_->nodes) {
@@ -257,27 +257,43 @@ const model::Frame& Engine::step(bool with_air) {
     Impl& d = *d_;
     const double dt = d.opt.step_s;
     using Clock = std::chrono::steady_clock;
-    const auto t0 = Clock::now();
+    auto mark = Clock::now();
+    int phase = 0;
+    auto done = [&] {  // closes the current phase (kEnginePhases)
+        const auto now = Clock::now();
+        d.stats.phase_seconds[phase++] += std::chrono::duration<double>(now - mark).count();
+        mark = now;
+    };
     // The alerts of the initial frame (raised while the engine was built: a link busy from t = 0, a breaker
     // loaded from the start) go out with the first step; they used to be cleared unseen, so a link at 98.8 %
     // from the start never raised link_high (issue 16).
     if (d.stats.steps > 0) d.frame.alerts.clear();
     d.applyEvents();
+    done();
     d.workload->update(d.t, dt, d.frame, d.frame);  // jobs pace themselves on the last step's clocks and the fabric
-    d.powerChain(false);   // which feeds are live decides which nodes run
+    done();
+    d.feedsAlive();  // which feeds are live decides which nodes run
+    done();
     d.equipment();
-    d.powerChain();        // loads of this step, PSU losses, heat to air
+    done();
+    d.powerChain();  // loads of this step, PSU losses, heat to air
+    done();
     d.airflowTargets();
-    const auto t1 = Clock::now();
+    done();
     d.advanceAir(dt);
-    const auto t2 = Clock::now();
+    const auto after_air = Clock::now();
+    d.stats.air_seconds += std::chrono::duration<double>(after_air - mark).count();
+    mark = after_air;
     d.liquid();
+    done();
     d.gpuTemperatures(dt);
+    done();
     d.t += dt;
     ++d.stats.steps;
     d.finishFrame(with_air);
-    d.stats.air_seconds += std::chrono::duration<double>(t2 - t1).count();
-    d.stats.other_seconds += std::chrono::duration<double>((t1 - t0) + (Clock::now() - t2)).count();
+    done();
+    d.stats.other_seconds = 0;
+    for (double s : d.stats.phase_seconds) d.stats.other_seconds += s;
     return d.frame;
 }
 

@@ -9,12 +9,16 @@
 namespace ct::sim {
 
 void Engine::Impl::airflowTargets() {
-    // Rack by rack (each sums only its own nodes, in node order), across the pool in a campus.
+    // Rack by rack (each sums only its own nodes, in node order), across the pool in a campus; also each rack's
+    // AC draw and heat to liquid for liquid() and the frame.
     auto rackLevels = [&](std::size_t ri) {
         RackRt& rr = racks[ri];
         for (auto& lv : rr.levels) lv.q_m3s = lv.heat_w = 0;
+        rr.power_ac_w = rr.heat_liquid_w = 0;
         for (int ni : rr.nodes) {
             const NodeRt& n = nodes[static_cast<std::size_t>(ni)];
+            rr.power_ac_w += n.power_ac_w;  // the rack's draw and liquid heat while its nodes are at hand
+            rr.heat_liquid_w += n.heat_liquid_w;
             for (const auto& [lvl, share] : n.levels) {
                 rr.levels[lvl].q_m3s += n.airflow_m3s * share;
                 rr.levels[lvl].heat_w += n.heat_air_w * share;
@@ -23,7 +27,11 @@ void Engine::Impl::airflowTargets() {
     };
     forEach(racks.size(), rackLevels);
     for (auto& ur : units) ur.no_water = ur.loop >= 0 && loops[static_cast<std::size_t>(ur.loop)].failed;
-    for (auto& hr : halls) hallAirflow(hr);
+    // Halls are independent here (each sets its own ports and units): a campus's eight across the pool.
+    if (halls.size() > 1 && nodes.size() >= kParallelNodes && pool.size() > 1)
+        pool.run(halls.size(), [&](std::size_t h) { hallAirflow(halls[h]); });
+    else
+        for (auto& hr : halls) hallAirflow(hr);
 }
 
 void Engine::Impl::hallAirflow(HallRt& hr) {

@@ -4,6 +4,7 @@
 #include <clustertwin/model/geometry.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -23,8 +24,16 @@ std::string fixed1(double v) {
 // ------------------------------------------------------------------ equipment (MODELS.md §2, §4)
 
 void Engine::Impl::equipment() {
+    std::atomic<bool> power_changed{false};
     forNodes([&](std::size_t ni) {
         NodeRt& n = nodes[ni];
+        // Power first: a node runs while one of its rack PDUs is live (feedsAlive()).
+        int alive = 0;
+        for (int f : n.feeds) alive += rpdus[static_cast<std::size_t>(f)].alive ? 1 : 0;
+        n.live_feeds = alive;
+        n.was_powered = n.powered;
+        n.powered = alive > 0;
+        if (n.was_powered != n.powered || !n.powered) power_changed.store(true, std::memory_order_relaxed);
         const auto& sm = *n.server;
         const bool on = n.powered && !n.failed;
         double gpu_w = 0, util_sum = 0, gpu_max = 0;
@@ -71,6 +80,11 @@ void Engine::Impl::equipment() {
         n.heat_liquid_w = n.power_dc_w * sm.liquid_fraction;
         nodePsus(n);
     });
+    // Nodes that lost (or got back) their power: alerts in node order, after the pass (rare: the pass only flags).
+    if (power_changed.load())
+        for (auto& n : nodes)
+            if (n.was_powered != n.powered || !n.powered)
+                alert("node_unpowered", n.node->id, "node " + n.node->id + " lost all its power feeds", !n.powered);
 }
 
 // ------------------------------------------------------------------ power chain (MODELS.md §2)
@@ -91,47 +105,43 @@ void Engine::Impl::nodePsus(NodeRt& n) const {
     n.heat_air_w = n.power_ac_w - n.heat_liquid_w;
 }
 
-void Engine::Impl::powerChain(bool loads) {
+void Engine::Impl::feedsAlive() {
     for (auto& f : feeds) f.alive = !f.failed;
     for (auto& x : txs) x.alive = !x.failed && x.parent >= 0 && feeds[x.parent].alive;
     for (auto& x : ups) x.alive = !x.failed && (x.via >= 0 ? txs[x.via].alive : x.parent >= 0 && feeds[x.parent].alive);
     for (auto& x : pdus) x.alive = !x.failed && x.parent >= 0 && ups[x.parent].alive;
-    for (auto& r : rpdus) {
-        r.alive = !r.failed && r.upstream >= 0 && pdus[r.upstream].alive;
+    for (auto& r : rpdus) r.alive = !r.failed && r.upstream >= 0 && pdus[r.upstream].alive;
+}
+
+void Engine::Impl::powerChain() {
+    // What each rack PDU carries: its nodes' PSU draw, added in node order (rack PDU by rack PDU across the pool).
+    if (rpdu_nodes.size() != rpdus.size()) {
+        rpdu_nodes.assign(rpdus.size(), {});
+        for (std::size_t ni = 0; ni < nodes.size(); ++ni)
+            for (int f : nodes[ni].feeds) rpdu_nodes[static_cast<std::size_t>(f)].push_back(static_cast<int>(ni));
+    }
+    forEach(rpdus.size(), [&](std::size_t pi) {
+        RackPduRt& r = rpdus[pi];
         r.load_w = 0;
         r.phase_w = {0, 0, 0};
-    }
-    // Which nodes have power (their PSUs' draw is equipment()'s, node by node), then what they draw from the rack
-    // PDUs (in node order).
-    for (auto& n : nodes) {
-        int alive = 0;
-        for (int f : n.feeds) alive += rpdus[f].alive ? 1 : 0;
-        n.live_feeds = alive;
-        n.was_powered = n.powered;
-        n.powered = alive > 0;
-    }
-    for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
-        NodeRt& n = nodes[ni];
-        if (n.was_powered != n.powered || !n.powered)
-            alert("node_unpowered", n.node->id, "node " + n.node->id + " lost all its power feeds", !n.powered);
-        if (!loads || !n.powered || n.failed) continue;
-        // Each live feed takes an equal share; a 3-phase PDU's share is spread over its phases PSU by PSU.
-        const int alive = n.live_feeds;
-        const int psus = std::max(1, static_cast<int>(std::lround(n.server->psu_count * static_cast<double>(alive) / n.feeds.size())));
-        const double share = n.power_ac_w / static_cast<double>(alive);
-        const int psus_per_feed = std::max(1, psus / alive);
-        for (int f : n.feeds) {
-            if (!rpdus[f].alive) continue;
-            RackPduRt& r = rpdus[f];
+        if (!r.alive) return;
+        for (int nid : rpdu_nodes[pi]) {
+            const std::size_t ni = static_cast<std::size_t>(nid);
+            const NodeRt& n = nodes[ni];
+            if (!n.powered || n.failed) continue;
+            // Each live feed takes an equal share; a 3-phase PDU's share is spread over its phases PSU by PSU.
+            const int alive = n.live_feeds;
+            const int psus = std::max(1, static_cast<int>(std::lround(n.server->psu_count * static_cast<double>(alive) / n.feeds.size())));
+            const double share = n.power_ac_w / static_cast<double>(alive);
+            const int psus_per_feed = std::max(1, psus / alive);
             r.load_w += share;
             if (r.pdu->phases == 3) {
-                for (int p = 0; p < psus_per_feed; ++p) r.phase_w[(ni + p) % 3] += share / psus_per_feed;
+                for (int p = 0; p < psus_per_feed; ++p) r.phase_w[(ni + static_cast<std::size_t>(p)) % 3] += share / psus_per_feed;
             } else {
                 r.phase_w[0] += share;
             }
         }
-    }
-    if (!loads) return;
+    });
     for (auto& x : pdus) x.load_w = x.loss_w = 0;
     for (auto& x : ups) x.load_w = x.loss_w = 0;
     for (auto& x : feeds) x.load_w = x.loss_w = 0;
@@ -160,8 +170,7 @@ void Engine::Impl::liquid() {
         for (int c : racks[ri].cdus) live_cdus_of_rack[ri] += cdus[c].failed ? 0 : 1;
     for (auto& c : cdus) c.load_w = 0;
     for (std::size_t ri = 0; ri < racks.size(); ++ri) {
-        double q = 0;
-        for (int ni : racks[ri].nodes) q += nodes[ni].heat_liquid_w;
+        const double q = racks[ri].heat_liquid_w;  // its nodes' sum (airflowTargets())
         if (live_cdus_of_rack[ri] == 0) continue;
         for (int c : racks[ri].cdus)
             if (!cdus[c].failed) cdus[c].load_w += q / live_cdus_of_rack[ri];
@@ -183,7 +192,9 @@ void Engine::Impl::liquid() {
 }
 
 void Engine::Impl::gpuTemperatures(double dt) {
-    forNodes([&](std::size_t ni) {
+    ensureFrameIds();
+    std::atomic<bool> any_alert{false};
+    auto temps = [&](std::size_t ni) {
         NodeRt& n = nodes[ni];
         const RackRt& rr = racks[n.rack];
         double qs = 0, ts = 0;
@@ -225,8 +236,17 @@ void Engine::Impl::gpuTemperatures(double dt) {
                      (gr.throttle < 1.0 && !gr.shutdown) != gr.throttle_alerted;
         }
         n.gpu_alerts = alerts;
+        if (alerts) any_alert.store(true, std::memory_order_relaxed);
+    };
+    // The node's entries of the frame in the same pass: its state is final for this step but for shutdowns,
+    // which the loop below writes into the frame too.
+    forNodes([&](std::size_t ni) {
+        temps(ni);
+        writeNodeFrame(ni);
     });
-    // Shutdowns and throttling alerts, in GPU order.
+    node_frame_fresh = true;
+    // Shutdowns and throttling alerts, in GPU order (the pass only flags the nodes that have some).
+    if (!any_alert.load()) return;
     for (auto& n : nodes) {
         if (!n.gpu || !n.gpu_alerts) continue;
         const auto& gm = *n.gpu;
@@ -234,6 +254,7 @@ void Engine::Impl::gpuTemperatures(double dt) {
             GpuRt& gr = n.gpus[g];
             if (!gr.shutdown && !gr.failed && gr.temp_c >= gm.shutdown_temp_c) {
                 gr.shutdown = true;
+                frame.gpus[node_gpu0[static_cast<std::size_t>(&n - nodes.data())] + g].failed = true;
                 const std::string gid = model::gpuId(n.node->id, static_cast<int>(g));
                 frame.alerts.push_back({t, "gpu_shutdown", gid, "GPU " + gid + " shut down at " + fixed1(gr.temp_c) + " °C", gr.temp_c,
                                         gm.shutdown_temp_c});

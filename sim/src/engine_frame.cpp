@@ -32,6 +32,49 @@ void renew(Entry& e, const std::string& id) {
 
 // ------------------------------------------------------------------ the frame
 
+void Engine::Impl::ensureFrameIds() {
+    // GPUs and nodes are updated in place: their ids (100k strings in a campus) are written once.
+    if (frame_ids) return;
+    model::Frame& f = frame;
+    std::size_t n_gpus = 0;
+    for (const auto& n : nodes) n_gpus += n.gpus.size();
+    f.gpus.assign(n_gpus, {});
+    f.nodes.assign(nodes.size(), {});
+    node_gpu0.assign(nodes.size(), 0);
+    std::size_t gi = 0;
+    for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+        f.nodes[ni].id = nodes[ni].node->id;
+        node_gpu0[ni] = gi;
+        for (std::size_t g = 0; g < nodes[ni].gpus.size(); ++g) f.gpus[gi++].id = model::gpuId(nodes[ni].node->id, static_cast<int>(g));
+    }
+    frame_ids = true;
+}
+
+void Engine::Impl::writeNodeFrame(std::size_t ni) {
+    model::Frame& f = frame;
+    const NodeRt& n = nodes[ni];
+    std::size_t gi = node_gpu0[ni];
+    for (const GpuRt& gr : n.gpus) {
+        model::GpuFrame& gf = f.gpus[gi++];
+        gf.utilization = gr.util;
+        gf.power_w = gr.power_w;
+        gf.temp_c = gr.temp_c;
+        gf.throttle = gr.throttle;
+        gf.failed = gr.failed || gr.shutdown || n.failed || !n.powered;
+    }
+    model::NodeFrame& nf = f.nodes[ni];
+    nf.power_dc_w = n.power_dc_w;
+    nf.power_ac_w = n.power_ac_w;
+    nf.psu_loss_w = n.psu_loss_w;
+    nf.fan_speed = n.fan_speed;
+    nf.fan_power_w = n.fan_power_w;
+    nf.airflow_m3s = n.airflow_m3s;
+    nf.inlet_c = n.inlet_c;
+    nf.heat_to_liquid_w = n.heat_liquid_w;
+    nf.powered = n.powered;
+    nf.failed = n.failed;
+}
+
 void Engine::Impl::finishFrame(bool with_air) {
     model::Frame& f = frame;
     f.time_s = t;
@@ -42,47 +85,14 @@ void Engine::Impl::finishFrame(bool with_air) {
     f.transformers.clear();
     f.it_power_w = f.heat_in_w = f.heat_removed_w = f.liquid_heat_w = f.rear_door_heat_w = 0;
     f.loops.clear();
-    // GPUs and nodes are updated in place: their ids (100k strings in a campus) are written once.
-    if (!frame_ids) {
-        std::size_t n_gpus = 0;
-        for (const auto& n : nodes) n_gpus += n.gpus.size();
-        f.gpus.assign(n_gpus, {});
-        f.nodes.assign(nodes.size(), {});
-        node_gpu0.assign(nodes.size(), 0);
-        std::size_t gi = 0;
-        for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
-            f.nodes[ni].id = nodes[ni].node->id;
-            node_gpu0[ni] = gi;
-            for (std::size_t g = 0; g < nodes[ni].gpus.size(); ++g) f.gpus[gi++].id = model::gpuId(nodes[ni].node->id, static_cast<int>(g));
-        }
-        frame_ids = true;
+    if (!node_frame_fresh) {  // gpuTemperatures() writes them as it goes
+        ensureFrameIds();
+        forNodes([&](std::size_t ni) { writeNodeFrame(ni); });
     }
-    forNodes([&](std::size_t ni) {
-        const NodeRt& n = nodes[ni];
-        std::size_t gi = node_gpu0[ni];
-        for (const GpuRt& gr : n.gpus) {
-            model::GpuFrame& gf = f.gpus[gi++];
-            gf.utilization = gr.util;
-            gf.power_w = gr.power_w;
-            gf.temp_c = gr.temp_c;
-            gf.throttle = gr.throttle;
-            gf.failed = gr.failed || gr.shutdown || n.failed || !n.powered;
-        }
-        model::NodeFrame& nf = f.nodes[ni];
-        nf.power_dc_w = n.power_dc_w;
-        nf.power_ac_w = n.power_ac_w;
-        nf.psu_loss_w = n.psu_loss_w;
-        nf.fan_speed = n.fan_speed;
-        nf.fan_power_w = n.fan_power_w;
-        nf.airflow_m3s = n.airflow_m3s;
-        nf.inlet_c = n.inlet_c;
-        nf.heat_to_liquid_w = n.heat_liquid_w;
-        nf.powered = n.powered;
-        nf.failed = n.failed;
-    });
-    for (const auto& n : nodes) {
-        f.it_power_w += n.power_ac_w;
-        f.liquid_heat_w += n.heat_liquid_w;
+    node_frame_fresh = false;
+    for (const auto& rr : racks) {  // every node sits in a rack; its sums are airflowTargets()'s
+        f.it_power_w += rr.power_ac_w;
+        f.liquid_heat_w += rr.heat_liquid_w;
     }
     f.max_inlet_c = -1e9;
     double rci_hi_sum = 0, rci_lo_sum = 0, t_in_q = 0, t_out_q = 0, q_r = 0, shi_num = 0, shi_den = 0;
@@ -109,7 +119,7 @@ void Engine::Impl::finishFrame(bool with_air) {
         renew(rf, rr.rack->id);  // fresh values; the id and the level vectors keep their storage
         double capture = 0;
         rf.inlet_max_c = -1e9;
-        for (int ni : rr.nodes) rf.power_w += nodes[ni].power_ac_w;
+        rf.power_w = rr.power_ac_w;
         for (const auto& lv : rr.levels) {
             rf.inlet_c.push_back(lv.inlet_c);
             rf.level_height_m.push_back(lv.z_m);
@@ -259,47 +269,53 @@ void Engine::Impl::finishFrame(bool with_air) {
     if (f.max_inlet_c < -1e8) f.max_inlet_c = 0;
 
     f.air.reset();
+    f.other_halls_air.clear();
     if (with_air && !halls.empty()) {
-        const AirModel& air = *halls.front().air;
-        model::AirField af{air.nx(), air.ny(), air.nz(), air.cellM(), air.temperatures(), {}, {}};
-        for (std::size_t c = 0; c < af.temp_c.size(); ++c)
-            if (air.solid(static_cast<int>(c))) af.temp_c[c] = std::nanf("");
-        // Cell-centred velocity: the mean of the two opposite face fluxes over the face area.
-        const int nx = air.nx(), ny = air.ny(), nz = air.nz();
-        const auto& fx = air.fluxX();
-        const auto& fy = air.fluxY();
-        const auto& fz = air.fluxZ();
-        const float inv_area = static_cast<float>(1.0 / (air.cellM() * air.cellM()));
-        af.velocity_ms.resize(3 * af.temp_c.size());
-        for (int kk = 0; kk < nz; ++kk)
-            for (int j = 0; j < ny; ++j)
-                for (int i = 0; i < nx; ++i) {
-                    const std::size_t c = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny) * kk);
-                    const std::size_t xf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx + 1) * (j + static_cast<std::size_t>(ny) * kk);
-                    const std::size_t yf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny + 1) * kk);
-                    af.velocity_ms[3 * c] = 0.5f * (fx[xf] + fx[xf + 1]) * inv_area;
-                    af.velocity_ms[3 * c + 1] = 0.5f * (fy[yf] + fy[yf + nx]) * inv_area;
-                    af.velocity_ms[3 * c + 2] = 0.5f * (fz[c] + fz[c + static_cast<std::size_t>(nx) * ny]) * inv_area;
-                }
-        // Streamline seeds: the cells where supply air enters (unit fronts or floor tiles), thinned to ~300.
-        std::vector<int> inlets;
-        const HallRt& hr = halls.front();
-        for (int p : hr.tile_ports)
-            if (air.portFlow(p) > 0)
-                for (int cell : air.portCells(p)) inlets.push_back(cell);
-        for (int ui : hr.units)
-            if (air.portFlow(units[ui].supply_port) > 0)
-                for (int cell : air.portCells(units[ui].supply_port)) inlets.push_back(cell);
-        const std::size_t stride = std::max<std::size_t>(1, inlets.size() / 300);
-        const double cm = air.cellM();
-        for (std::size_t q = 0; q < inlets.size(); q += stride) {
-            const int cell = inlets[q];
-            const int i = cell % nx, j = (cell / nx) % ny, kk = cell / (nx * ny);
-            af.supply_points_m.insert(af.supply_points_m.end(), {static_cast<float>((i + 0.5) * cm), static_cast<float>((j + 0.5) * cm),
-                                                                 static_cast<float>((kk + 0.5) * cm)});
-        }
-        f.air = std::move(af);
+        f.air = hallAirField(0);
+        for (std::size_t h = 1; h < halls.size(); ++h) f.other_halls_air.push_back(hallAirField(h));
     }
+}
+
+model::AirField Engine::Impl::hallAirField(std::size_t h) const {
+    const HallRt& hr = halls[h];
+    const AirModel& air = *hr.air;
+    model::AirField af{air.nx(), air.ny(), air.nz(), air.cellM(), air.temperatures(), {}, {}, static_cast<int>(h)};
+    for (std::size_t c = 0; c < af.temp_c.size(); ++c)
+        if (air.solid(static_cast<int>(c))) af.temp_c[c] = std::nanf("");
+    // Cell-centred velocity: the mean of the two opposite face fluxes over the face area.
+    const int nx = air.nx(), ny = air.ny(), nz = air.nz();
+    const auto& fx = air.fluxX();
+    const auto& fy = air.fluxY();
+    const auto& fz = air.fluxZ();
+    const float inv_area = static_cast<float>(1.0 / (air.cellM() * air.cellM()));
+    af.velocity_ms.resize(3 * af.temp_c.size());
+    for (int kk = 0; kk < nz; ++kk)
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                const std::size_t c = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny) * kk);
+                const std::size_t xf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx + 1) * (j + static_cast<std::size_t>(ny) * kk);
+                const std::size_t yf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny + 1) * kk);
+                af.velocity_ms[3 * c] = 0.5f * (fx[xf] + fx[xf + 1]) * inv_area;
+                af.velocity_ms[3 * c + 1] = 0.5f * (fy[yf] + fy[yf + nx]) * inv_area;
+                af.velocity_ms[3 * c + 2] = 0.5f * (fz[c] + fz[c + static_cast<std::size_t>(nx) * ny]) * inv_area;
+            }
+    // Streamline seeds: the cells where supply air enters (unit fronts or floor tiles), thinned to ~300.
+    std::vector<int> inlets;
+    for (int p : hr.tile_ports)
+        if (air.portFlow(p) > 0)
+            for (int cell : air.portCells(p)) inlets.push_back(cell);
+    for (int ui : hr.units)
+        if (air.portFlow(units[ui].supply_port) > 0)
+            for (int cell : air.portCells(units[ui].supply_port)) inlets.push_back(cell);
+    const std::size_t stride = std::max<std::size_t>(1, inlets.size() / 300);
+    const double cm = air.cellM();
+    for (std::size_t q = 0; q < inlets.size(); q += stride) {
+        const int cell = inlets[q];
+        const int i = cell % nx, j = (cell / nx) % ny, kk = cell / (nx * ny);
+        af.supply_points_m.insert(af.supply_points_m.end(), {static_cast<float>((i + 0.5) * cm), static_cast<float>((j + 0.5) * cm),
+                                                             static_cast<float>((kk + 0.5) * cm)});
+    }
+    return af;
 }
 
 void Engine::Impl::physicsRange(model::Frame& f) {

@@ -73,13 +73,17 @@ struct Engine::Impl {
     void advanceAir(double dt);
     void gpuTemperatures(double dt);
     void liquid();
-    /// Which feeds, UPSs, PDUs and nodes are live; with `loads`, also what each draws and loses, from the nodes'
-    /// PSU draw that equipment() set since the pass without loads (the step's order: powerChain(false),
-    /// equipment(), powerChain()).
-    void powerChain(bool loads = true);
+    /// Which feeds, transformers, UPSs, PDUs and rack PDUs are live (equipment() then powers the nodes on them).
+    void feedsAlive();
+    /// What every rack PDU, PDU, UPS, transformer and feed carries and loses, from the nodes' PSU draw that
+    /// equipment() set (the step's order: feedsAlive(), equipment(), powerChain()).
+    void powerChain();
+    std::vector<std::vector<int>> rpdu_nodes;  ///< the nodes each rack PDU feeds, in node order (built once)
     /// A node's draw at its PSUs (AC, losses, heat to air) from its DC load and live feeds.
     void nodePsus(NodeRt& n) const;
     void finishFrame(bool with_air);
+    /// Hall h's air field for the frame: temperatures (NaN in solids), cell-centred velocity, streamline seeds.
+    model::AirField hallAirField(std::size_t h) const;
     /// Raises physics_range when the hottest inlet passes kInletShutdownC (once per excursion).
     void physicsRange(model::Frame& f);
     void alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active,
@@ -94,8 +98,13 @@ struct Engine::Impl {
         raised = active;
         alert(kind, entity, msg(), active, value, threshold);
     }
-    bool frame_ids = false;  ///< the frame's GPU and node ids are in place (finishFrame fills them once)
+    bool frame_ids = false;  ///< the frame's GPU and node ids are in place (ensureFrameIds fills them once)
     std::vector<std::size_t> node_gpu0;  ///< each node's first GPU in the frame
+    /// The frame's GPU and node entries, sized and named once.
+    void ensureFrameIds();
+    /// Node ni's frame entry and its GPUs' from the node's state.
+    void writeNodeFrame(std::size_t ni);
+    bool node_frame_fresh = false;  ///< gpuTemperatures() wrote every node's frame entries this step
 
     /// fn(i) for i in [0, count): across the pool in fixed chunks when the site is large (a campus has 12,800
     /// nodes), else in this thread. fn(i) may write only item i's state (and read anything constant), so the

@@ -63,6 +63,7 @@ struct RackRt {
     std::vector<RackLevel> levels;
     std::vector<int> cdus;
     double recirculation = 0;   ///< share of the exhaust back to the intake inside the rack
+    double power_ac_w = 0, heat_liquid_w = 0;  ///< its nodes' sums, this step (airflowTargets())
     const model::RearDoorModel* door = nullptr;
     int door_loop = -1;         ///< LoopRt index; −1 = the plant's facility water
     double door_w = 0, door_accum_j = 0;

@@ -155,10 +155,14 @@ public:
     std::vector<SeriesValues> allSeries(std::int64_t run, const std::function<bool(double)>& progress = {}) const;
 
     /// Snapshots of the 3D air field of simulated runs (telemetry has none): written at the run's field
-    /// interval, read back as the latest snapshot at or before `t_s`.
+    /// interval, one per hall (AirField::hall), read back as the hall's latest snapshot at or before `t_s`.
     void writeAirField(std::int64_t run, double t_s, const model::AirField& f);
-    std::optional<model::AirField> airFieldAt(std::int64_t run, double t_s) const;
-    std::vector<double> airFieldTimes(std::int64_t run) const;
+    /// Every air field of the frame (airFields(f)) at its time, in one transaction.
+    void writeAirFields(std::int64_t run, const model::Frame& f);
+    std::optional<model::AirField> airFieldAt(std::int64_t run, double t_s, int hall = 0) const;
+    std::vector<double> airFieldTimes(std::int64_t run, int hall = 0) const;
+    /// The halls with air fields in this run, ascending.
+    std::vector<int> airFieldHalls(std::int64_t run) const;
 
     const std::string& path() const;
 

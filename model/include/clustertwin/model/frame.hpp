@@ -133,6 +133,9 @@ struct AirField {
     std::vector<float> velocity_ms;
     /// Where supply air enters the room (x, y, z in metres, 3 per point): seeds for streamlines.
     std::vector<float> supply_points_m;
+    /// The hall it fills: index in Scenario::halls. Coordinates are the hall's own (its site position is the
+    /// grid's origin on the site plan).
+    int hall = 0;
 };
 
 /// One cable of the fabric, placed in the hall: what the 3D view needs to draw a link without the network
@@ -177,7 +180,16 @@ struct Frame {
     std::vector<JobFrame> jobs;
     std::vector<LinkFrame> links;  ///< every fabric link with traffic or a failure, busiest first
     std::vector<Alert> alerts;     ///< raised at this step
-    std::optional<AirField> air;
+    std::optional<AirField> air;          ///< the first hall's air field, when asked for
+    std::vector<AirField> other_halls_air;  ///< with `air`: the other halls' fields, in hall order (hall 1, 2, …)
 };
+
+/// Every air field of a frame, first hall first (empty when none was asked for).
+inline std::vector<const AirField*> airFields(const Frame& f) {
+    std::vector<const AirField*> out;
+    if (f.air) out.push_back(&*f.air);
+    for (const auto& a : f.other_halls_air) out.push_back(&a);
+    return out;
+}
 
 } // namespace ct::model

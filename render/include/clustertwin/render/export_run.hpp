@@ -14,12 +14,13 @@ namespace ct::render {
 
 struct RunVtkSummary {
     std::size_t halls = 0;   ///< hall_NNNN.vtp snapshots
-    std::size_t fields = 0;  ///< air_NNNN.vti fields
+    std::size_t fields = 0;  ///< air fields written, every hall's counted (air_NNNN.vti, air_hallH_NNNN.vti)
 };
 
 /// Writes into `dir` (made if missing): hall.vtp with the values at `at_s` seconds from the run's start (its end
 /// when not given; design values without a store), and for a run `run.pvd` over hall_NNNN.vtp and air_NNNN.vti
-/// at every stored air field's time, or every `every_s` seconds when the run stored none. `progress` is told the
+/// (the first hall; air_hallH_NNNN.vti for hall H ≥ 2, one .pvd part per hall, each grid at its hall's site
+/// position) at every stored air field's time, or every `every_s` seconds when the run stored none. `progress` is told the
 /// fraction written and may return false to stop (RenderError "cancelled"; what was written stays). Throws
 /// RenderError (cannot write) or importers::ImportError (no such run).
 RunVtkSummary writeRunVtk(const model::Scenario& s, const model::Catalog& c, const importers::TelemetryStore* store, std::int64_t run,

@@ -32,6 +32,10 @@ struct EngineOptions {
     int lattice_stride = 4;
 };
 
+/// The phases of Engine::step() outside the room air, as EngineStats::phase_seconds orders them.
+inline constexpr const char* kEnginePhases[] = {"events", "workload", "feeds", "equipment", "power chain", "airflow targets",
+                                                "liquid", "GPU temperatures", "frame"};
+
 /// Counters for progress and benchmarks.
 struct EngineStats {
     std::int64_t steps = 0;
@@ -45,6 +49,10 @@ struct EngineStats {
     double flow_seconds = 0;  ///< wall time in the air's flow solves (quick) or flux projections (lbm)
     double air_seconds = 0;    ///< wall time of step() in the room air (flow solves included)
     double other_seconds = 0;  ///< wall time of step() outside the room air: events, jobs, power, equipment, liquid, GPUs, the frame
+    /// other_seconds phase by phase, in step order (kEnginePhases names them).
+    static constexpr int kPhases = 9;
+    double phase_seconds[kPhases] = {};
+static_assert(sizeof(kEnginePhases) / sizeof(kEnginePhases[0]) == EngineStats::kPhases, "one name per phase");
     std::string air_solver;        ///< the room-air solver in use ("lbm", "quick")
     bool air_approximate = false;  ///< quick mode: label results approximate
     std::string air_summary;       ///< one line per hall: method, grid, time step
