@@ -70,10 +70,12 @@ private slots:
     void busyLinksAreDrawnThick();
     void fastFramesLeaveLabelsToTheFullFrame();
     void farRacksShowTheirWorstNodeInFastFrames();
+    void fastFramesOfLargeHallsDrawOnlyBusyLinks();
     void badMetricOrViewIsAnError();
     void replayFrameIsLastKnownValue();
     void closeCoupledCoolingIsDrawnAndExplained();
     void severalHallsStandSideBySide();
+    void everyHallsAirFieldIsDrawnAtItsHall();
 
 private:
     QString out(const char* name) const { return QDir::current().absoluteFilePath(QString(name) + ".png"); }
@@ -301,6 +303,45 @@ void TstRender::fastFramesLeaveLabelsToTheFullFrame() {
     verifyNotBlank(out("full_labels"));
 }
 
+void TstRender::fastFramesOfLargeHallsDrawOnlyBusyLinks() {
+    // Idle links are faint translucent lines, the costliest part of a large hall's frame in software OpenGL: fast
+    // frames of halls of 1,000 nodes or more leave them out and keep the busy ones (thick, coloured); the frame
+    // that stays draws every link again. Small halls always draw them all.
+    m::HallParams p;
+    p.rows = 40;
+    p.racks_per_row = 16;
+    p.nodes_per_rack = 4;
+    const m::Scenario s = m::buildHall(p);
+    const auto& cat = m::Catalog::builtin();
+    const auto links = ct::sim::net::fabricLinks(s, cat);
+    QVERIFY(!links.empty());
+    r::Scene scene(s, cat, links);
+    scene.setSize(640, 400);
+    m::Frame f;
+    f.links = {{links.back().id, "infiniband", 0.9, false}};
+    scene.setFrame(f);
+    QVERIFY(scene.idleLinksShown());
+    const std::size_t busy = scene.busyLinkLineCount();
+    QCOMPARE(busy, std::size_t(1));
+    scene.setFastRendering(true);
+    QVERIFY2(!scene.idleLinksShown(), "a fast frame of a 2,560-node hall still draws its idle links");
+    scene.setFrame(f);  // playback: new frames keep them out
+    QVERIFY(!scene.idleLinksShown());
+    QCOMPARE(scene.busyLinkLineCount(), busy);
+    scene.setCamera("iso");
+    scene.savePng(out("links_fast").toStdString());
+    scene.setFastRendering(false);
+    QVERIFY(scene.idleLinksShown());
+    scene.savePng(out("links_full").toStdString());
+    verifyNotBlank(out("links_fast"));
+
+    const auto small = fixtures::sample("superpod-h100-su");
+    r::Scene pod(small.scenario, small.catalog, ct::sim::net::fabricLinks(small.scenario, small.catalog));
+    pod.setFrame(f);
+    pod.setFastRendering(true);
+    QVERIFY(pod.idleLinksShown());
+}
+
 void TstRender::farRacksShowTheirWorstNodeInFastFrames() {
     // Level of detail: in fast frames of a large hall, a rack a few pixels wide is one box in its worst node's
     // colour (its node glyphs are not drawn); the full frame draws every node. A row runs hot: both pictures
@@ -435,6 +476,51 @@ void TstRender::severalHallsStandSideBySide() {
     QCOMPARE(QString::fromStdString(scene.pick(x3, y3)), QString("h3-r01-01"));
     scene.savePng(out("three_halls_top").toStdString());
     verifyNotBlank(out("three_halls_top"));
+}
+
+void TstRender::everyHallsAirFieldIsDrawnAtItsHall() {
+    // Two halls simulated with their air: the floor slice appears over both, each at its own hall.
+    m::HallParams p;
+    p.rows = 2;
+    p.racks_per_row = 2;
+    p.halls = 2;
+    p.topology = "none";
+    fixtures::Loaded l{m::buildHall(p), m::Catalog::builtin()};
+    const m::Frame f = simulate(l, 60);
+    QVERIFY(f.air.has_value());
+    QCOMPARE(f.other_halls_air.size(), std::size_t(1));
+    QCOMPARE(f.other_halls_air[0].hall, 1);
+    m::Frame first_only = f;
+    first_only.other_halls_air.clear();
+    QImage shot[2];
+    int x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        r::Scene scene(l.scenario, l.catalog);
+        scene.setSize(900, 400);
+        r::Overlays o = scene.overlays();
+        o.floor_slice = true;
+        o.slice_height_m = 1.0;
+        o.links = false;
+        o.labels = false;
+        scene.setOverlays(o);
+        scene.setFrame(pass == 0 ? first_only : f);
+        scene.setCamera("top");
+        scene.render();
+        QVERIFY(scene.project("r01-01", x1, y1, true));
+        QVERIFY(scene.project("h2-r01-01", x2, y2, true));
+        const QString png = out(pass == 0 ? "two_halls_first_air" : "two_halls_air");
+        scene.savePng(png.toStdString());
+        shot[pass] = QImage(png);
+    }
+    QVERIFY2(x2 > x1 + 100, "the second hall stands right of the first");
+    // Pixels that changed when the second hall's field came in: in the second hall's half, hardly any in the first's.
+    const int mid = (x1 + x2) / 2;
+    int changed_first = 0, changed_second = 0;
+    for (int y = 0; y < shot[0].height(); ++y)
+        for (int x = 0; x < shot[0].width(); ++x)
+            if (shot[0].pixel(x, y) != shot[1].pixel(x, y)) ++(x < mid ? changed_first : changed_second);
+    QVERIFY2(changed_second > 5000 && changed_first < changed_second / 20,
+             qPrintable(QString("changed pixels: %1 over the first hall, %2 over the second").arg(changed_first).arg(changed_second)));
 }
 
 QTEST_MAIN(TstRender)

@@ -114,7 +114,7 @@ int cmdRender(const Args& a) {
         const double t = replay.startS() + (a.has("time") ? timeArg(a, "0s") : replay.endS() - replay.startS());
         frame = replay.frameAt(t);
         if (wants_air) {
-            frame->air = store.airFieldAt(id, t + 1e-6);
+            store.loadAirFields(id, t + 1e-6, *frame);  // every hall's
             if (!frame->air) {
                 std::cerr << "clustertwin-cli render: run " << id << " in " << db
                           << " has no stored air field at or before that time (simulate with --field-every)\n";

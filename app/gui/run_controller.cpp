@@ -149,17 +149,23 @@ void RunController::updateFrame() {
         const double ft = *std::prev(it);
         if (ft != field_loaded_at_) {
             try {
-                field_ = store_->airFieldAt(replay_->info().id, ft + 1e-9);
+                model::Frame fields;
+                store_->loadAirFields(replay_->info().id, ft + 1e-9, fields);  // every hall's
+                field_ = std::move(fields.air);
+                other_fields_ = std::move(fields.other_halls_air);
             } catch (const std::exception&) {
                 field_.reset();
+                other_fields_.clear();
             }
             field_loaded_at_ = ft;
         }
     } else {
         field_.reset();
+        other_fields_.clear();
         field_loaded_at_ = -1e300;
     }
     frame_.air = field_;
+    frame_.other_halls_air = field_ ? other_fields_ : std::vector<model::AirField>{};
 }
 
 void RunController::play() {

@@ -76,6 +76,7 @@ private:
     std::vector<double> field_times_;
     double field_loaded_at_ = -1e300;
     std::optional<model::AirField> field_;
+    std::vector<model::AirField> other_fields_;  ///< the other halls' fields at the same time
     QString db_path_;
     model::Frame frame_;
     double t_ = 0, speed_ = 60;

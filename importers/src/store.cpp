@@ -325,6 +325,17 @@ std::vector<int> TelemetryStore::airFieldHalls(std::int64_t run) const {
     return out;
 }
 
+void TelemetryStore::loadAirFields(std::int64_t run, double t_s, model::Frame& f) const {
+    f.air.reset();
+    f.other_halls_air.clear();
+    for (int h : airFieldHalls(run)) {
+        auto field = airFieldAt(run, t_s, h);
+        if (!field) continue;
+        if (h == 0) f.air = std::move(field);
+        else f.other_halls_air.push_back(std::move(*field));
+    }
+}
+
 std::optional<model::AirField> TelemetryStore::airFieldAt(std::int64_t run, double t_s, int hall) const {
     Stmt s(d_->db,
            hall == 0 ? "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM air_fields WHERE run_id = ?1 AND t <= ?2 ORDER BY t DESC LIMIT 1"

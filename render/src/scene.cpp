@@ -38,6 +38,7 @@ const std::string& Scene::metric() const { return d_->metric; }
 void Scene::setFrame(const model::Frame& f) {
     d_->has_frame = true;
     d_->last.air.reset();
+    d_->last.other_halls_air.clear();
     d_->last.time_s = f.time_s;
     d_->last.gpus = f.gpus;
     d_->last.nodes = f.nodes;
@@ -47,7 +48,8 @@ void Scene::setFrame(const model::Frame& f) {
     d_->last.links = f.links;
     d_->recolour(&d_->last);
     if (f.air) {
-        d_->air = f.air;
+        d_->air.assign(1, *f.air);
+        d_->air.insert(d_->air.end(), f.other_halls_air.begin(), f.other_halls_air.end());
         d_->rebuildAir();
     }
 }
@@ -55,13 +57,13 @@ void Scene::setFrame(const model::Frame& f) {
 void Scene::clearFrame() {
     d_->has_frame = false;
     d_->last = {};
-    d_->air.reset();
+    d_->air.clear();
     d_->recolour(nullptr);
     d_->rebuildAir();
 }
 
 bool Scene::hasFrame() const { return d_->has_frame; }
-bool Scene::hasAirField() const { return d_->air.has_value(); }
+bool Scene::hasAirField() const { return !d_->air.empty(); }
 
 void Scene::setOverlays(const Overlays& o) {
     const bool relink = o.max_link_lines != d_->ov.max_link_lines;
@@ -191,6 +193,7 @@ void Scene::setFastRendering(bool fast) {
     // busy links keep their thick overlay.
     const bool thin = fast && d_->nodes.size() >= Impl::kLodNodes;
     d_->link_actor->GetProperty()->SetLineWidth(thin ? 1.0 : d_->link_width);
+    d_->link_actor->SetVisibility(d_->ov.links && !d_->idleLinksHidden());
 }
 
 void Scene::savePng(const std::string& path) {
@@ -224,6 +227,8 @@ std::size_t Scene::nodeCount() const { return d_->nodes.size(); }
 std::size_t Scene::rackCount() const { return d_->racks.size(); }
 std::size_t Scene::linkLineCount() const { return d_->lines.size(); }
 std::size_t Scene::busyLinkLineCount() const { return d_->busy_links; }
+
+bool Scene::idleLinksShown() const { return d_->ov.links && !d_->lines.empty() && d_->link_actor->GetVisibility() != 0; }
 std::size_t Scene::farRackCount() const { return d_->far_racks; }
 
 void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const std::string& png_path, const RenderOptions& opt,

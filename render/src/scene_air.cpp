@@ -2,13 +2,14 @@
 
 namespace ct::render {
 
-void Scene::Impl::aislePlane(bool& along_x, double& where_m) const {
+void Scene::Impl::aislePlane(bool& along_x, double& where_m, const model::Hall* in) const {
     // Rows run along x when their racks face north or south; the first aisle lies between the first two
     // rows, or in front of a single row.
+    const model::Hall* hh = in ? in : hall;
     along_x = true;
-    where_m = hall->depth_m / 2;
+    where_m = hh->depth_m / 2;
     std::vector<double> centres;
-    for (const auto& row : hall->rows) {
+    for (const auto& row : hh->rows) {
         if (row.racks.empty()) continue;
         const auto& r0 = row.racks.front();
         along_x = r0.facing == model::Facing::North || r0.facing == model::Facing::South;
@@ -20,7 +21,7 @@ void Scene::Impl::aislePlane(bool& along_x, double& where_m) const {
         std::sort(centres.begin(), centres.end());
         where_m = (centres[0] + centres[1]) / 2;
     } else if (centres.size() == 1) {
-        const auto& r0 = hall->rows.front().racks.front();
+        const auto& r0 = hh->rows.front().racks.front();
         const double d = catalog.rack(r0.model) ? catalog.rack(r0.model)->depth_m : 1.2;
         const double sign = (r0.facing == model::Facing::North || r0.facing == model::Facing::East) ? 1 : -1;
         where_m = centres[0] + sign * (d / 2 + 0.6);
@@ -31,14 +32,23 @@ void Scene::Impl::rebuildAir() {
     for (auto& p : air_props) ren->RemoveViewProp(p);
     air_props.clear();
     updateBars();
-    if (!air || air->nx <= 0 || air->ny <= 0 || air->nz <= 0) return;
-    const model::AirField& a = *air;
+    // Every hall's field at its hall's place on the site (the scene's origin is the first hall's corner).
+    for (const model::AirField& a : air) {
+        if (a.nx <= 0 || a.ny <= 0 || a.nz <= 0 || a.hall < 0 || static_cast<std::size_t>(a.hall) >= scenario.halls.size()) continue;
+        const model::Hall& h = scenario.halls[static_cast<std::size_t>(a.hall)];
+        const double ox = &h == hall ? 0.0 : h.site_position_m.x_m - hall->site_position_m.x_m;
+        const double oy = &h == hall ? 0.0 : h.site_position_m.y_m - hall->site_position_m.y_m;
+        drawAir(a, h, ox, oy);
+    }
+}
+
+void Scene::Impl::drawAir(const model::AirField& a, const model::Hall& in_hall, double hx, double hy) {
     const double c = a.cell_m;
     auto image = [&](int nx, int ny, int nz, double ox, double oy, double oz) {
         auto img = vtkSmartPointer<vtkImageData>::New();
         img->SetDimensions(nx, ny, nz);
         img->SetSpacing(c, c, c);
-        img->SetOrigin(ox, oy, oz);
+        img->SetOrigin(hx + ox, hy + oy, oz);
         return img;
     };
     auto at = [&](int i, int j, int k) { return a.temp_c[static_cast<std::size_t>(i) + static_cast<std::size_t>(a.nx) * (j + static_cast<std::size_t>(a.ny) * k)]; };
@@ -68,7 +78,7 @@ void Scene::Impl::rebuildAir() {
     if (ov.aisle_slice) {
         bool along_x = true;
         double where = 0;
-        aislePlane(along_x, where);
+        aislePlane(along_x, where, &in_hall);
         if (along_x) {
             const int j = std::clamp(static_cast<int>(std::floor(where / c)), 0, a.ny - 1);
             auto img = image(a.nx, 1, a.nz, c / 2, (j + 0.5) * c, c / 2);
@@ -126,7 +136,7 @@ void Scene::Impl::rebuildAir() {
             vol->GetPointData()->SetVectors(v);
             vtkNew<vtkPoints> seeds;
             for (std::size_t q = 0; q + 2 < a.supply_points_m.size(); q += 3)
-                seeds->InsertNextPoint(a.supply_points_m[q], a.supply_points_m[q + 1], a.supply_points_m[q + 2]);
+                seeds->InsertNextPoint(hx + a.supply_points_m[q], hy + a.supply_points_m[q + 1], a.supply_points_m[q + 2]);
             vtkNew<vtkPolyData> seed_pd;
             seed_pd->SetPoints(seeds);
             vtkNew<vtkStreamTracer> st;
@@ -134,7 +144,7 @@ void Scene::Impl::rebuildAir() {
             st->SetSourceData(seed_pd);
             st->SetIntegratorTypeToRungeKutta4();
             st->SetIntegrationDirectionToForward();
-            st->SetMaximumPropagation(2.0 * (hall->width_m + hall->depth_m));
+            st->SetMaximumPropagation(2.0 * (in_hall.width_m + in_hall.depth_m));
             st->SetInitialIntegrationStep(0.5);
             st->SetIntegrationStepUnit(vtkStreamTracer::CELL_LENGTH_UNIT);
             st->SetMaximumNumberOfSteps(4000);

@@ -166,7 +166,8 @@ void Scene::Impl::recolour(const model::Frame* f) {
     for (std::size_t i = 0; i < lines.size(); ++i) link_value->SetValue(static_cast<vtkIdType>(i), failed[i] ? kNaN : lv[i]);
     link_value->Modified();
     link_pd->Modified();
-    // The busy ones again, thick (the thin line under them is hidden by them).
+    // The busy ones again, thick (the thin line under them is hidden by them; fast frames of large halls draw only
+    // these: idle and failed lines return in the frame that stays).
     vtkNew<vtkCellArray> busy;
     busy_link_value->Reset();
     busy_links = 0;
@@ -184,7 +185,7 @@ void Scene::Impl::recolour(const model::Frame* f) {
     link_mapper->SetScalarVisibility(f != nullptr);
     link_actor->GetProperty()->SetColor(0.6, 0.62, 0.66);
     link_actor->GetProperty()->SetOpacity(f ? 1.0 : 0.3);  // before a run: the fabric's shape, faint
-    link_actor->SetVisibility(ov.links);
+    link_actor->SetVisibility(ov.links && !idleLinksHidden());
     switches->actor->SetVisibility(ov.links);
     label_actor->SetVisibility(ov.labels && !fast);
     updateBars();
@@ -201,7 +202,7 @@ void Scene::Impl::updateBars() {
     }
     metric_bar->SetVisibility(m.needs_frame ? has_frame : true);
     link_bar->SetVisibility(ov.links && has_frame && !lines.empty() && !narrow);
-    const bool any_air = air && (ov.floor_slice || ov.aisle_slice || ov.isosurface || ov.streamlines);
+    const bool any_air = !air.empty() && (ov.floor_slice || ov.aisle_slice || ov.isosurface || ov.streamlines);
     air_bar->SetVisibility(any_air && !narrow);
 }
 

@@ -153,7 +153,7 @@ struct Scene::Impl {
     std::string selected;
     bool has_frame = false;
     model::Frame last;                    // the frame shown (without its air field), for recolouring
-    std::optional<model::AirField> air;   // the air field shown
+    std::vector<model::AirField> air;     // the air fields shown: every hall's that the frame brought
     std::vector<double> unit_kind;        // per unit glyph: 0 perimeter unit, 1 CDU, 3 in-row cooler (2 = failed)
     double site_lo[2] = {0, 0}, site_hi[2] = {0, 0};  // every hall on the site plan
 
@@ -239,6 +239,10 @@ struct Scene::Impl {
     std::vector<char> rack_far;                   // racks drawn as one box now
     std::size_t far_racks = 0;
     static constexpr std::size_t kLodNodes = 1000;  // halls with fewer nodes are always drawn whole
+    /// Fast frames of large halls leave out the faint lines of links under half their capacity (translucent:
+    /// the most expensive part of such a frame in software OpenGL); busy and highlighted links stay, idle and
+    /// failed ones return in the frame that stays.
+    bool idleLinksHidden() const { return fast && nodes.size() >= kLodNodes; }
     static constexpr double kLodPixels = 8;         // a rack narrower than this on screen is drawn as one box
     void buildLod();
     /// Decides which racks are far for the camera now and updates masks and rack colours when that changed
@@ -268,12 +272,15 @@ struct Scene::Impl {
     void recolour(const model::Frame* f);
     void updateHint(const MetricInfo& m, const model::Frame* f, const std::vector<double>& nv);
     void rebuildAir();
+    /// One hall's air overlays, its grid shifted by (ox, oy) from the first hall's origin.
+    void drawAir(const model::AirField& a, const model::Hall& h, double ox, double oy);
     void updateBars();
     double metricHi(const MetricInfo& m) const;
     bool boundsOf(const std::string& id, double lo[3], double hi[3]) const;
     /// The ray through a pixel (origin top-left): from the near plane `o` along `dir` to the far plane.
     bool ray(int x, int y, double o[3], double dir[3]) const;
-    void aislePlane(bool& along_x, double& where_m) const;
+    /// The plane of a hall's first aisle (the first hall when none is given), in that hall's coordinates.
+    void aislePlane(bool& along_x, double& where_m, const model::Hall* in = nullptr) const;
 };
 
 } // namespace ct::render

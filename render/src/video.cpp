@@ -87,7 +87,7 @@ VideoSummary writeVideo(const model::Scenario& s, const model::Catalog& c, std::
     sum.height = h;
     // The air field when an overlay needs it, read once per stored field.
     double field_at = -1e300;
-    std::optional<model::AirField> cached;
+    model::Frame cached;  // its air fields only
     auto frameAt = [&](double t) {
         model::Frame f = rp->frameAt(t + 1e-6);
         const Overlays& o = scene.overlays();
@@ -97,10 +97,11 @@ VideoSummary writeVideo(const model::Scenario& s, const model::Catalog& c, std::
             for (double ft : times)
                 if (ft <= t + 1e-6) at = ft;
             if (at != field_at) {
-                cached = store->airFieldAt(run, t + 1e-6);
+                store->loadAirFields(run, t + 1e-6, cached);  // every hall's
                 field_at = at;
             }
-            f.air = cached;
+            f.air = cached.air;
+            f.other_halls_air = cached.other_halls_air;
         }
         return f;
     };

@@ -26,6 +26,7 @@ std::string fixed1(double v) {
 void Engine::Impl::equipment() {
     std::atomic<bool> power_changed{false};
     forNodes([&](std::size_t ni) {
+        prefetchNode(ni);
         NodeRt& n = nodes[ni];
         // Power first: a node runs while one of its rack PDUs is live (feedsAlive()).
         int alive = 0;
@@ -241,6 +242,8 @@ void Engine::Impl::gpuTemperatures(double dt) {
     // The node's entries of the frame in the same pass: its state is final for this step but for shutdowns,
     // which the loop below writes into the frame too.
     forNodes([&](std::size_t ni) {
+        prefetchNode(ni);
+        prefetchNodeFrame(ni);
         temps(ni);
         writeNodeFrame(ni);
     });

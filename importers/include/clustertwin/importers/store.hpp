@@ -163,6 +163,9 @@ public:
     std::vector<double> airFieldTimes(std::int64_t run, int hall = 0) const;
     /// The halls with air fields in this run, ascending.
     std::vector<int> airFieldHalls(std::int64_t run) const;
+    /// Every hall's latest field at or before `t_s` into `f` (the first hall's as `air`, the others' in
+    /// `other_halls_air`); clears both first.
+    void loadAirFields(std::int64_t run, double t_s, model::Frame& f) const;
 
     const std::string& path() const;
 
