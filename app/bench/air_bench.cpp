@@ -5,6 +5,7 @@
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/sim/air/lattice.hpp>
+#include <clustertwin/sim/backend.hpp>
 #include <clustertwin/sim/engine.hpp>
 #include <clustertwin/sim/steady.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ct::bench {
@@ -145,6 +147,55 @@ void kernel(bool as_json) {
     }
 }
 
+/// The lattice on the CUDA device: ~1M and ~10M cells, cell-updates/s against the device's copy bandwidth measured
+/// in the same run, and lattice steps/s (issue 21: >= 70 % of the copy bandwidth; >= 1,000 steps/s at 1M cells).
+void kernelCuda(bool as_json) {
+    const double bw = sim::cudaCopyBandwidth();
+    const double roof = bw / kBytesPerUpdate;
+    std::string device;
+    for (const auto& b : sim::listBackends())
+        if (b.kind == sim::Backend::Cuda) device = b.device;
+    for (auto [nx, ny, nz] : {std::tuple{128, 96, 80}, std::tuple{256, 192, 200}}) {
+        sim::ThreadPool pool(1);
+        sim::LatticeSpec ls;
+        ls.nx = nx;
+        ls.ny = ny;
+        ls.nz = nz;
+        ls.periodic_x = true;
+        ls.tau = 0.5001;
+        ls.smagorinsky_cs = 0.17;
+        ls.backend = sim::Backend::Cuda;
+        sim::Lattice l(ls, pool);
+        std::vector<float> temp(l.cellCount());
+        for (std::size_t c = 0; c < temp.size(); ++c) temp[c] = 20.f + static_cast<float>(c % 97) * 0.1f;
+        l.setBuoyancy(temp.data(), 1e-6, 25.0);
+        l.setBodyForce(1e-6, 0, 0);
+        l.setSampling(true);
+        l.reset();
+        l.step(20);  // warm-up
+        sim::cudaSynchronize();
+        double rate = 0;
+        const int reps = 200;
+        for (int batch = 0; batch < 5; ++batch) {  // best of five
+            const auto t0 = Clock::now();
+            l.step(reps);
+            sim::cudaSynchronize();
+            rate = std::max(rate, static_cast<double>(l.cellCount()) * reps / since(t0));
+        }
+        char text[400];
+        std::snprintf(text, sizeof text,
+                      "lbm_kernel_cuda_%.1fM  %zu cells (%d x %d x %d)  %8.1f M cell-updates/s  %3.0f B/update  copy bandwidth %6.0f GB/s  "
+                      "roofline %7.0f M/s  (%.0f %%)  %8.0f steps/s  on %s\n",
+                      static_cast<double>(l.cellCount()) / 1e6, l.cellCount(), nx, ny, nz, rate / 1e6, kBytesPerUpdate, bw / 1e9, roof / 1e6,
+                      100 * rate / roof, rate / static_cast<double>(l.cellCount()), device.c_str());
+        report(as_json,
+               {{"name", "lbm_kernel_cuda"}, {"backend", "cuda"}, {"device", device}, {"cells", l.cellCount()}, {"cell_updates_per_s", rate},
+                {"bytes_per_cell_update", kBytesPerUpdate}, {"copy_bandwidth_gbs", bw / 1e9}, {"roofline_fraction", rate / roof},
+                {"steps_per_s", rate / static_cast<double>(l.cellCount())}},
+               text);
+    }
+}
+
 model::Scenario slabHall() {
     model::HallParams p;
     p.rows = 4;
@@ -155,7 +206,7 @@ model::Scenario slabHall() {
     return s;
 }
 
-void hall(bool as_json, double minutes) {
+void hall(bool as_json, double minutes, sim::Backend backend) {
     const model::Scenario s = slabHall();
     const model::Catalog& cat = model::Catalog::builtin();
     sim::ThreadPool probe(2);
@@ -166,6 +217,7 @@ void hall(bool as_json, double minutes) {
         o.cell_m = 0.25;
         o.threads = 2;
         o.air = air;
+        o.backend = backend == sim::Backend::Cuda ? "cuda" : "cpu";
         const auto t0 = Clock::now();
         sim::Engine e(s, cat, o);
         double steady_wall = -1, steady_sim = -1;
@@ -193,14 +245,14 @@ void hall(bool as_json, double minutes) {
         const double per_solve = st.flow_solves > 0 ? static_cast<double>(st.flow_iterations) / static_cast<double>(st.flow_solves) : 0.0;
         char text[512];
         std::snprintf(text, sizeof text,
-                      "hall_1024gpu_slab_%s  %llu cells  %.1f simulated min in %.1f s wall (%.2fx real time); %s; lattice %.1f M "
+                      "hall_1024gpu_slab_%s%s  %llu cells  %.1f simulated min in %.1f s wall (%.2fx real time); %s; lattice %.1f M "
                       "cell-updates/s over the run (%.0f %% of the roofline); %lld flow %s, %.1f CG iterations each, %.1f s (%.1f %% of the "
                       "run); %lld heat sub-steps; inlets %.1f-%.1f C\n",
-                      air, static_cast<unsigned long long>(st.grid_cells), minutes, wall, end / wall, steady_text, lat_rate / 1e6,
+                      air, backend == sim::Backend::Cuda ? "_cuda" : "", static_cast<unsigned long long>(st.grid_cells), minutes, wall, end / wall, steady_text, lat_rate / 1e6,
                       100 * lat_rate / roof, static_cast<long long>(st.flow_solves), std::string(air) == "lbm" ? "projections" : "solves",
                       per_solve, st.flow_seconds, 100 * st.flow_seconds / wall, static_cast<long long>(st.air_substeps), lo, hi);
         report(as_json,
-               {{"name", std::string("hall_1024gpu_slab_") + air}, {"cells", e.stats().grid_cells}, {"simulated_s", end}, {"wall_s", wall},
+               {{"name", std::string("hall_1024gpu_slab_") + air}, {"backend", o.backend}, {"cells", e.stats().grid_cells}, {"simulated_s", end}, {"wall_s", wall},
                 {"times_real_time", end / wall}, {"steady_sim_s", steady_sim}, {"steady_wall_s", steady_wall},
                 {"lattice_cell_updates_per_s", lat_rate}, {"roofline_fraction", lat_rate / roof}, {"flow_solves", st.flow_solves},
                 {"flow_iterations", st.flow_iterations}, {"flow_s", st.flow_seconds}, {"flow_fraction", st.flow_seconds / wall}, {"air_substeps", st.air_substeps},
@@ -224,9 +276,10 @@ void runEveryNode(model::Scenario& s, const char* job_id, double utilization) {
     s.jobs = {j};
 }
 
-int benchAir(bool as_json, double minutes) {
-    kernel(as_json);
-    hall(as_json, minutes);
+int benchAir(bool as_json, double minutes, sim::Backend backend) {
+    if (backend == sim::Backend::Cuda) kernelCuda(as_json);
+    else kernel(as_json);
+    hall(as_json, minutes, backend);
     return 0;
 }
 

@@ -363,7 +363,7 @@ int benchImport(bool as_json, int scrapes);  // import_bench.cpp
 int benchRender(bool as_json);  // render_bench.cpp
 
 namespace ct::bench {
-int benchAir(bool as_json, double minutes);  // air_bench.cpp
+int benchAir(bool as_json, double minutes, sim::Backend backend);  // air_bench.cpp
 double triadBandwidthOf(sim::ThreadPool& pool) { return triadBandwidth(pool); }
 } // namespace ct::bench
 
@@ -375,7 +375,8 @@ Measures ClusterTwin's hot paths and prints each figure with a roofline or refer
 same run (docs/performance.md records them).
 Benchmarks:
   thermal    finite-volume temperature step: cell-updates/s against the memory-bandwidth roofline
-  air        lattice-Boltzmann kernel (1 and 2 threads) and the generated 1024-GPU slab hall (--minutes, 60)
+  air        lattice-Boltzmann kernel (1 and 2 threads; on CUDA ~1M and ~10M cells) and the generated 1024-GPU
+             slab hall (--minutes, 60; --backend)
   simulate   the coupled engine on the shipped samples: simulated seconds per wall second
   network    max-min flow sharing and collectives on growing fat trees
   import     DCGM scrape parsing and storing (--scrapes, 360): samples/s
@@ -383,7 +384,7 @@ Benchmarks:
   campus     a 100k-GPU campus (--backend, --air, --minutes)
 Options:
   --json             one JSON object per figure on stdout
-  --backend B        cpu (default), cuda or auto, for thermal and campus
+  --backend B        cpu (default), cuda or auto, for thermal, air and campus
   --minutes M        simulated minutes for air and campus
   --air A            room air for campus: lbm (default) or quick
   --scrapes N        scrapes for import
@@ -431,7 +432,7 @@ int main(int argc, char** argv) {
             return b == sim::Backend::Cuda ? benchThermalCuda(as_json) : benchThermal(as_json);
         }
         if (what == "campus") return benchCampus(as_json, backend, a.get("air", "lbm"), minutes);
-        if (what == "air") return ct::bench::benchAir(as_json, minutes);
+        if (what == "air") return ct::bench::benchAir(as_json, minutes, sim::chooseBackend(backend));
         if (what == "simulate") {
             const std::string resources = ct::model::resourceDir();
             if (resources.empty()) throw std::runtime_error("the sample scenarios were not found: set CT_RESOURCE_DIR");
