@@ -244,33 +244,6 @@ void AirModel::step(double dt) {
     d.stepTracer(dt);
 }
 
-#ifdef CT_HAVE_CUDA
-void AirModel::Impl::stepTvdOnDevice(double dt) {
-    if (kt_stale) {
-        CT_ON_DEVICE(dev->setEddyDiffusivity(kt.empty() ? nullptr : KT()));
-        kt_stale = false;
-    }
-    if (walls_stale) {
-        std::vector<int> cells, face;
-        std::vector<float> g, t_wall;
-        for (int f = 0; f < 6; ++f) {
-            if (!walls[f].fixed) continue;
-            for (int c : faceCells(f)) {
-                if (solid[c]) continue;
-                cells.push_back(c);
-                g.push_back(static_cast<float>(wallConductance(c)));
-                t_wall.push_back(static_cast<float>(walls[f].t_c));
-                face.push_back(f);
-            }
-        }
-        CT_ON_DEVICE(dev->setWalls(cells, g, t_wall, face));
-        walls_stale = false;
-    }
-    CT_ON_DEVICE(dev->stepTvd(static_cast<float>(h), static_cast<float>(spec.kappa_m2s), static_cast<float>(dt / vol), spec.tvd));
-    wall_flows_on_device = anyWall();
-}
-#endif
-
 void AirModel::Impl::buildCoefficients() {
     const std::size_t cells = n();
     coef.assign(7 * cells, 0.f);
