@@ -187,6 +187,15 @@ struct AirDevice::Impl {
     Buf<double> x, b, r, z, p, ap, diag, scalar;
 
     dim3 gridDims() const { return dim3(static_cast<unsigned>((g.nx + 127) / 128), static_cast<unsigned>(g.ny), static_cast<unsigned>(g.nz)); }
+    /// After a cell kernel wrote t2: every port's exchange onto it, then t2 becomes the field.
+    void portsAndSwap(float dt_v) {
+        const int entries = static_cast<int>(cells.n);
+        if (entries > 0) {
+            portKernel<<<blocks(entries), kBlock>>>(t.p, t2.p, cells.p, port_of.p, q.p, t_in.p, source.p, entries, dt_v);
+            CT_DEV_LAUNCHED();
+        }
+        std::swap(t.p, t2.p);
+    }
     double dot(const double* a, const double* bb) {
         CT_DEV_CHECK(cudaMemset(scalar.p, 0, sizeof(double)));
         const unsigned nb_blocks = std::min<unsigned>(blocks(n), 1024u);
@@ -262,12 +271,7 @@ void AirDevice::step(float diff, float dt_v) {
     Impl& d = *d_;
     stepKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.g, diff, dt_v);
     CT_DEV_LAUNCHED();
-    const int entries = static_cast<int>(d.cells.n);
-    if (entries > 0) {
-        portKernel<<<blocks(entries), kBlock>>>(d.t.p, d.t2.p, d.cells.p, d.port_of.p, d.q.p, d.t_in.p, d.source.p, entries, dt_v);
-        CT_DEV_LAUNCHED();
-    }
-    std::swap(d.t.p, d.t2.p);
+    d.portsAndSwap(dt_v);
 }
 
 void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
@@ -282,12 +286,7 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
         wallKernel<<<blocks(walls), kBlock>>>(d.t.p, d.t2.p, d.wall_cells.p, d.wall_g.p, d.wall_t.p, d.wall_face.p, walls, dt_v, d.wall_flows.p);
         CT_DEV_LAUNCHED();
     }
-    const int entries = static_cast<int>(d.cells.n);
-    if (entries > 0) {
-        portKernel<<<blocks(entries), kBlock>>>(d.t.p, d.t2.p, d.cells.p, d.port_of.p, d.q.p, d.t_in.p, d.source.p, entries, dt_v);
-        CT_DEV_LAUNCHED();
-    }
-    std::swap(d.t.p, d.t2.p);
+    d.portsAndSwap(dt_v);
 }
 
 std::vector<double> AirDevice::wallFlows() {
