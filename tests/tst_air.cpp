@@ -27,8 +27,7 @@ private slots:
     void roomMatchesTheCpuReference();
     void sampleRackInletsMatchTheCpu_data();
     void sampleRackInletsMatchTheCpu();
-    void lbmHallMatchesTheCpu_data();
-    void lbmHallMatchesTheCpu();
+    void lbmHallOnCudaMatchesTheCpu();
     void cudaUnavailableSaysWhy();
     void tvdWithEddyDiffusivityAndWallsMatchesTheCpu_data();
     void tvdWithEddyDiffusivityAndWallsMatchesTheCpu();
@@ -263,6 +262,35 @@ void TstAir::roomMatchesTheCpuReference() {
     QVERIFY2(worst <= 0.01f, qPrintable(QString("largest difference %1 K").arg(worst)));
 }
 
+namespace {
+/// A sample's rack inlets (hottest level) and air field after `seconds` of a run on a backend.
+struct RunEnd {
+    std::vector<double> inlets;
+    std::vector<float> field;
+};
+RunEnd runSample(const fixtures::Loaded& l, const char* air, const std::string& backend, int seconds) {
+    ct::sim::EngineOptions o;
+    o.air = air;
+    o.threads = 2;
+    o.backend = backend;
+    ct::sim::Engine e(l.scenario, l.catalog, o);
+    for (int s = 1; s < seconds; ++s) e.step();
+    const auto& f = e.step(true);
+    RunEnd out;
+    for (const auto& r : f.racks) out.inlets.push_back(r.inlet_max_c);
+    if (f.air) out.field = f.air->temp_c;
+    return out;
+}
+/// Largest |a − b| over pairs where a is a number (solid cells are NaN in both).
+template <class T>
+double largestDifference(const std::vector<T>& a, const std::vector<T>& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+        if (!std::isnan(a[i])) worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
+    return worst;
+}
+} // namespace
+
 void TstAir::sampleRackInletsMatchTheCpu_data() {
     QTest::addColumn<QString>("backend");
     QTest::addColumn<QString>("sample");
@@ -277,56 +305,29 @@ void TstAir::sampleRackInletsMatchTheCpu() {
     QFETCH(QString, sample);
     const auto l = fixtures::sample(qPrintable(sample), 0.9);
     // Rack inlets after two simulated minutes: within 0.05 K of the CPU (stated tolerance); fields within 0.1 K.
-    std::vector<double> inlets[2];
-    std::vector<float> field[2];
-    for (int pass = 0; pass < 2; ++pass) {
-        ct::sim::EngineOptions o;
-        o.air = "quick";
-        o.threads = 2;
-        o.backend = pass == 0 ? "cpu" : backend.toStdString();
-        ct::sim::Engine e(l.scenario, l.catalog, o);
-        for (int s = 1; s < 120; ++s) e.step();
-        const auto& f = e.step(true);
-        for (const auto& r : f.racks) inlets[pass].push_back(r.inlet_max_c);
-        field[pass] = f.air->temp_c;
-    }
-    QCOMPARE(inlets[0].size(), inlets[1].size());
-    double worst = 0;
-    for (std::size_t i = 0; i < inlets[0].size(); ++i) worst = std::max(worst, std::fabs(inlets[0][i] - inlets[1][i]));
+    const RunEnd cpu = runSample(l, "quick", "cpu", 120), other = runSample(l, "quick", backend.toStdString(), 120);
+    QCOMPARE(cpu.inlets.size(), other.inlets.size());
+    QCOMPARE(cpu.field.size(), other.field.size());
+    const double worst = largestDifference(cpu.inlets, other.inlets), fworst = largestDifference(cpu.field, other.field);
     QVERIFY2(worst <= 0.05, qPrintable(QString("rack inlet differs by %1 K").arg(worst)));
-    float fworst = 0;
-    for (std::size_t c = 0; c < field[0].size(); ++c)
-        if (!std::isnan(field[0][c])) fworst = std::max(fworst, std::fabs(field[0][c] - field[1][c]));
-    QVERIFY2(fworst <= 0.1f, qPrintable(QString("air field differs by %1 K").arg(fworst)));
+    QVERIFY2(fworst <= 0.1, qPrintable(QString("air field differs by %1 K").arg(fworst)));
 }
 
-void TstAir::lbmHallMatchesTheCpu_data() { backendRows(); }
-
-void TstAir::lbmHallMatchesTheCpu() {
-    CT_BACKEND_OR_SKIP(b);
-    Q_UNUSED(b);
-    // The lattice air in a whole run: lab-8node for one simulated minute, the lattice and the TVD transport with
-    // its eddy diffusivity on the row's backend. Stated tolerance: rack inlets within 0.2 K of the CPU (the
+void TstAir::lbmHallOnCudaMatchesTheCpu() {
+    // The lattice air in a whole run on the device: lab-8node for one simulated minute, the lattice and the TVD
+    // transport with its eddy diffusivity on CUDA against the CPU. Stated tolerance: rack inlets within 0.2 K (the
     // lattice's float sums run in another order on the GPU and the LES flow amplifies the difference somewhat).
+    try {
+        chooseBackend("cuda");
+    } catch (const SimError& e) {
+        QSKIP(qPrintable(QString("no cuda here: %1").arg(e.what())));
+    }
     const auto l = fixtures::sample("lab-8node", 0.9);
-    std::vector<double> inlets[2];
-    for (int pass = 0; pass < 2; ++pass) {
-        ct::sim::EngineOptions o;
-        o.air = "lbm";
-        o.threads = 2;
-        o.backend = pass == 0 ? "cpu" : backend.toStdString();
-        ct::sim::Engine e(l.scenario, l.catalog, o);
-        for (int s = 1; s < 60; ++s) e.step();
-        const auto& f = e.step(true);
-        for (const auto& r : f.racks) inlets[pass].push_back(r.inlet_max_c);
-    }
-    QCOMPARE(inlets[0].size(), inlets[1].size());
-    QVERIFY(!inlets[0].empty());
-    double worst = 0;
-    for (std::size_t i = 0; i < inlets[0].size(); ++i) {
-        QVERIFY(std::isfinite(inlets[1][i]));
-        worst = std::max(worst, std::fabs(inlets[0][i] - inlets[1][i]));
-    }
+    const RunEnd cpu = runSample(l, "lbm", "cpu", 60), gpu = runSample(l, "lbm", "cuda", 60);
+    QCOMPARE(cpu.inlets.size(), gpu.inlets.size());
+    QVERIFY(!cpu.inlets.empty());
+    for (double t : gpu.inlets) QVERIFY(std::isfinite(t));
+    const double worst = largestDifference(cpu.inlets, gpu.inlets);
     QVERIFY2(worst <= 0.2, qPrintable(QString("rack inlet differs by %1 K").arg(worst)));
 }
 
