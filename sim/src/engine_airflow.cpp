@@ -12,7 +12,6 @@ void Engine::Impl::airflowTargets() {
     // Rack by rack (each sums only its own nodes, in node order), across the pool in a campus; also each rack's
     // AC draw and heat to liquid for liquid() and the frame.
     auto rackLevels = [&](std::size_t ri) {
-        prefetchRack(ri);
         RackRt& rr = racks[ri];
         for (auto& lv : rr.levels) lv.q_m3s = lv.heat_w = 0;
         rr.power_ac_w = rr.heat_liquid_w = 0;

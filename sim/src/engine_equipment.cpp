@@ -243,7 +243,6 @@ void Engine::Impl::gpuTemperatures(double dt) {
     // which the loop below writes into the frame too.
     forNodes([&](std::size_t ni) {
         prefetchNode(ni);
-        prefetchNodeFrame(ni);
         temps(ni);
         writeNodeFrame(ni);
     });

@@ -113,7 +113,6 @@ void Engine::Impl::finishFrame(bool with_air) {
     std::vector<RackSums> sums(racks.size());
     f.racks.resize(racks.size());
     auto rackEntry = [&](std::size_t ri) {
-        prefetchRack(ri);
         const RackRt& rr = racks[ri];
         model::RackFrame& rf = f.racks[ri];
         RackSums& rs = sums[ri];

@@ -144,30 +144,8 @@ struct Engine::Impl {
             if (r >= 0) prefetchLines(racks[static_cast<std::size_t>(r)].levels.data(), racks[static_cast<std::size_t>(r)].levels.size() * sizeof(RackLevel));
         }
     }
-    /// The same for a rack pass: the rack ahead, its levels and node list.
-    __attribute__((noipa)) void prefetchRack(std::size_t ri) const {
-        constexpr std::size_t kAhead = 8;
-        if (ri + 2 * kAhead < racks.size()) prefetchLines(&racks[ri + 2 * kAhead], sizeof(RackRt));
-        if (ri + kAhead < racks.size()) {
-            const RackRt& r = racks[ri + kAhead];
-            prefetchLines(r.levels.data(), r.levels.size() * sizeof(RackLevel));
-            prefetchLines(r.nodes.data(), r.nodes.size() * sizeof(int));
-        }
-    }
-    /// The frame entries writeNodeFrame() will write a few nodes ahead (for writing).
-    __attribute__((noipa)) void prefetchNodeFrame(std::size_t ni) const {
-        constexpr std::size_t kAhead = 16;
-        if (ni + kAhead >= nodes.size()) return;
-        const std::size_t g0 = node_gpu0[ni + kAhead];
-        const std::size_t g1 = ni + kAhead + 1 < nodes.size() ? node_gpu0[ni + kAhead + 1] : frame.gpus.size();
-        if (g1 > g0) prefetchLines(&frame.gpus[g0], (g1 - g0) * sizeof(model::GpuFrame), true);
-        prefetchLines(&frame.nodes[ni + kAhead], sizeof(model::NodeFrame), true);
-    }
-    static void prefetchLines(const void* p, std::size_t bytes, bool write = false) {
-        for (std::size_t o = 0; o < bytes; o += 64) {
-            if (write) __builtin_prefetch(static_cast<const char*>(p) + o, 1);
-            else __builtin_prefetch(static_cast<const char*>(p) + o);
-        }
+    static void prefetchLines(const void* p, std::size_t bytes) {
+        for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(static_cast<const char*>(p) + o);
     }
 };
 
