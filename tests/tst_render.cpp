@@ -52,6 +52,16 @@ m::Frame simulate(const fixtures::Loaded& l, double seconds) {
     return e.step(true);
 }
 
+/// A hall of 2,560 nodes (40 rows of 16 racks of 4): past Scene's level-of-detail threshold of 1,000.
+m::Scenario largeHall(bool with_fabric) {
+    m::HallParams p;
+    p.rows = 40;
+    p.racks_per_row = 16;
+    p.nodes_per_rack = 4;
+    if (!with_fabric) p.topology = "none";
+    return m::buildHall(p);
+}
+
 QColor pixelAt(const QString& png, int x, int y) { return QImage(png).pixelColor(x, y); }
 
 } // namespace
@@ -307,11 +317,7 @@ void TstRender::fastFramesOfLargeHallsDrawOnlyBusyLinks() {
     // Idle links are faint translucent lines, the costliest part of a large hall's frame in software OpenGL: fast
     // frames of halls of 1,000 nodes or more leave them out and keep the busy ones (thick, coloured); the frame
     // that stays draws every link again. Small halls always draw them all.
-    m::HallParams p;
-    p.rows = 40;
-    p.racks_per_row = 16;
-    p.nodes_per_rack = 4;
-    const m::Scenario s = m::buildHall(p);
+    const m::Scenario s = largeHall(true);
     const auto& cat = m::Catalog::builtin();
     const auto links = ct::sim::net::fabricLinks(s, cat);
     QVERIFY(!links.empty());
@@ -346,12 +352,7 @@ void TstRender::farRacksShowTheirWorstNodeInFastFrames() {
     // Level of detail: in fast frames of a large hall, a rack a few pixels wide is one box in its worst node's
     // colour (its node glyphs are not drawn); the full frame draws every node. A row runs hot: both pictures
     // must show it, and the fast one must have replaced racks.
-    m::HallParams p;
-    p.rows = 40;
-    p.racks_per_row = 16;
-    p.nodes_per_rack = 4;
-    p.topology = "none";
-    const m::Scenario s = m::buildHall(p);
+    const m::Scenario s = largeHall(false);
     const auto& cat = m::Catalog::builtin();
     r::Scene scene(s, cat);
     scene.setSize(640, 400);
