@@ -1,4 +1,4 @@
-// Backend selection (STYLE.md habit 6): CPU always; CUDA only when built and a device exists, else a clear
+// Backend selection (contributing.md habit 6): CPU always; CUDA only when built and a device exists, else a clear
 // error, never a silent fallback when asked for explicitly.
 #include <clustertwin/sim/backend.hpp>
 

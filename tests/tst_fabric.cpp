@@ -1,6 +1,6 @@
 // The fabric routed as real fabrics are (issue 20): exact oversubscription and size checks, D-mod-k and ECMP
 // routing that depend only on where hosts are cabled, explicit fabrics with parallel cables and overrides,
-// and the `flows` and `collective` commands against ../shared/reference/network.md.
+// and the `flows` and `collective` commands against docs/reference/network.md.
 #include <QJsonArray>
 #include <QString>
 

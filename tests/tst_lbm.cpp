@@ -1,7 +1,7 @@
-// The lattice-Boltzmann fluid against the classic benchmarks (issue 14; values in ../shared/reference/air.md):
+// The lattice-Boltzmann fluid against the classic benchmarks (issue 14; values in docs/reference/air.md):
 // plane Poiseuille (analytic), the lid-driven cavity at Re 100 and 1000 (Ghia, Ghia & Shin 1982), mass at ports,
 // failure detection, thread-count independence. Every test runs on every backend; a CUDA row skips without a
-// device (STYLE.md habit 7).
+// device (contributing.md habit 7).
 #include <clustertwin/sim/air/lattice.hpp>
 #include <clustertwin/sim/air/lbm_air.hpp>
 #include <clustertwin/sim/air_model.hpp>

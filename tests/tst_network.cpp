@@ -1,4 +1,4 @@
-// Network model against the SimGrid reference results (../shared/reference/network.md), a brute-force
+// Network model against the SimGrid reference results (docs/reference/network.md), a brute-force
 // max-min checker, conservation, the ring all-reduce formula, and link failures (issue 3).
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>

@@ -1,4 +1,4 @@
-// Issue 5: the 3D scene. Image tests against baselines (STYLE.md habit 8), picking, recolouring, bundling.
+// Issue 5: the 3D scene. Image tests against baselines (contributing.md habit 8), picking, recolouring, bundling.
 #include "image_checks.hpp"
 #include "sim_fixtures.hpp"
 

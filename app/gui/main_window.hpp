@@ -1,7 +1,7 @@
 #pragma once
 // The main window: the 3D view (and the 2D floor plan) in the centre; scenario tree, inspector (properties and
 // current values), charts and alerts in docks; the timeline below. Views talk through ScenarioDocument,
-// RunController and EntityRef selections; the window only wires them (STYLE.md habit 12).
+// RunController and EntityRef selections; the window only wires them (contributing.md habit 12).
 #include "entity_ref.hpp"
 
 #include <QMainWindow>

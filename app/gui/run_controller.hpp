@@ -1,5 +1,5 @@
 #pragma once
-// The replay clock (STYLE.md habit 10): a run database bound to a time in seconds from the run's start, with
+// The replay clock (contributing.md habit 10): a run database bound to a time in seconds from the run's start, with
 // play, pause and speed. Views observe it; loading runs in a worker so the window keeps responding.
 #include <clustertwin/importers/replay.hpp>
 #include <clustertwin/model/frame.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// The 3D view: a native child window that VTK draws into (../shared/design/qt6-vtk-bridge: Debian's VTK Qt
+// The 3D view: a native child window that VTK draws into (docs/qt-vtk-embedding.md: Debian's VTK Qt
 // widget is built for Qt 5). Clicks pick entities; drags turn the camera. Needs X (xcb); elsewhere it shows
 // a note instead of a scene.
 #include "entity_ref.hpp"

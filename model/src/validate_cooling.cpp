@@ -1,4 +1,4 @@
-// Validation of close-coupled cooling and air paths (MODELS.md §3): containment, in-row coolers, rear doors,
+// Validation of close-coupled cooling and air paths (models.md §3): containment, in-row coolers, rear doors,
 // blanking, water loops and the ducted ceiling return. Called by the validator for each hall (validate.cpp).
 #include <clustertwin/model/containment.hpp>
 

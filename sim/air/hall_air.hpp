@@ -1,5 +1,5 @@
 #pragma once
-// Builds a hall's air geometry on any air solver (MODELS.md §3): racks, cooling units and CDUs as solids; each
+// Builds a hall's air geometry on any air solver (models.md §3): racks, cooling units and CDUs as solids; each
 // rack level an intake port (front) and an exhaust port (back, blowing backwards); each perimeter unit a supply
 // (low at the front, blowing forwards) and a return (through the top, or the upper back when the unit reaches the
 // ceiling); each in-row cooler a return through its back (hot aisle) and a supply through its front (cold aisle),

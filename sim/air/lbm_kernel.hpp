@@ -1,6 +1,6 @@
 #pragma once
 // The lattice-Boltzmann update of one cell (D3Q19), written once and called by the CPU loop (lbm.cpp) and the
-// CUDA kernel (cuda/lbm_device.cu) alike (STYLE.md habit 5). No allocation, no library calls.
+// CUDA kernel (cuda/lbm_device.cu) alike (contributing.md habit 5). No allocation, no library calls.
 //
 // Populations are stored as deviations from the rest state, f̃_i = f_i − w_i (FluidX3D's "DDF shifting"): at
 // low Mach numbers the interesting part of f_i is tiny next to w_i, and FP32 keeps ~3 more digits of it.

@@ -1,5 +1,5 @@
 #pragma once
-// Every CUDA call is checked; failures name the file and line (STYLE.md habit 6). Device code is compiled as
+// Every CUDA call is checked; failures name the file and line (contributing.md habit 6). Device code is compiled as
 // C++17 and includes no model headers; the host side turns CudaError into SimError.
 #include <cuda_runtime.h>
 

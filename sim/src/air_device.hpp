@@ -1,7 +1,7 @@
 #pragma once
 // The air model's state on a CUDA device (issue 7): grid arrays, face fluxes and ports live there, and the
 // temperature sub-steps and the potential-flow conjugate-gradient iterations run there, calling the same
-// per-cell functions as the CPU (kernels.hpp). Private to ct_sim; no CUDA types leak (STYLE.md habit 2).
+// per-cell functions as the CPU (kernels.hpp). Private to ct_sim; no CUDA types leak (contributing.md habit 2).
 // Built only with CT_HAVE_CUDA. Every method throws std::runtime_error (cuda::CudaError) naming the failed CUDA
 // call with file and line; AirModel rethrows it as SimError.
 #include <cstdint>

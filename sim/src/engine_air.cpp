@@ -1,4 +1,4 @@
-// The room air (MODELS.md §3) through an AirSolver: the hall's geometry, the port flows from the racks and units,
+// The room air (models.md §3) through an AirSolver: the hall's geometry, the port flows from the racks and units,
 // and the coupling of their temperatures at every air sub-step.
 #include "engine_impl.hpp"
 
@@ -86,7 +86,7 @@ void Engine::Impl::buildAir(int h) {
     for (int p : hr.tile_ports) hr.air->setPortTracer(p, 1.0);
 }
 
-// ------------------------------------------------------------------ air coupling (MODELS.md §3)
+// ------------------------------------------------------------------ air coupling (models.md §3)
 
 void Engine::Impl::collectAirStats() {
     AirSolverStats sum;

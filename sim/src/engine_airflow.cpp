@@ -1,4 +1,4 @@
-// How much air every port of a hall moves this step (MODELS.md §3): racks by their fans, cooling units by the
+// How much air every port of a hall moves this step (models.md §3): racks by their fans, cooling units by the
 // air they serve, tiles and grilles by what the plenum and the ceiling duct carry, and the leaks of every
 // contained aisle by what is left over, so that each sealed region takes in exactly what it gives out.
 #include "engine_impl.hpp"

@@ -1,4 +1,4 @@
-// Equipment (MODELS.md §2, §4): node power and heat, fans, the power chain, liquid loops, GPU temperatures.
+// Equipment (models.md §2, §4): node power and heat, fans, the power chain, liquid loops, GPU temperatures.
 #include "engine_impl.hpp"
 
 #include <clustertwin/model/geometry.hpp>
@@ -21,7 +21,7 @@ std::string fixed1(double v) {
 }
 } // namespace
 
-// ------------------------------------------------------------------ equipment (MODELS.md §2, §4)
+// ------------------------------------------------------------------ equipment (models.md §2, §4)
 
 void Engine::Impl::equipment() {
     std::atomic<bool> power_changed{false};
@@ -88,7 +88,7 @@ void Engine::Impl::equipment() {
                 alert("node_unpowered", n.node->id, "node " + n.node->id + " lost all its power feeds", !n.powered);
 }
 
-// ------------------------------------------------------------------ power chain (MODELS.md §2)
+// ------------------------------------------------------------------ power chain (models.md §2)
 
 void Engine::Impl::nodePsus(NodeRt& n) const {
     if (!n.powered || n.failed) {

@@ -1,6 +1,6 @@
 #pragma once
-// Telemetry formats ClusterTwin imports (MODELS.md §7) and how a file's format is recognised:
-// by extension first, then by sniffing its first bytes (F3D's canRead + score, STYLE.md habit 4).
+// Telemetry formats ClusterTwin imports (models.md §7) and how a file's format is recognised:
+// by extension first, then by sniffing its first bytes (F3D's canRead + score, contributing.md habit 4).
 #include <clustertwin/model/error.hpp>
 
 #include <string>

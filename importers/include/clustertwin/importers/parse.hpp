@@ -1,5 +1,5 @@
 #pragma once
-// Telemetry parsers (STYLE.md habit 4): pure functions of their input stream; samples and warnings (with
+// Telemetry parsers (contributing.md habit 4): pure functions of their input stream; samples and warnings (with
 // file:line) out; a progress callback that can cancel. Storing is a separate step (store.hpp).
 #include <clustertwin/importers/format.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Where a hall's aisles, containment panels and close-coupled cooling sit (MODELS.md §3), shared by validation,
+// Where a hall's aisles, containment panels and close-coupled cooling sit (models.md §3), shared by validation,
 // the air solvers, the renderer and the editor: which aisles a containment closes, a row's line, and the
 // leakage and recirculation figures a scenario gives or takes from the catalog.
 #include <clustertwin/model/catalog.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// One error model for ClusterTwin (STYLE.md habit 3): exceptions for failures that stop an operation,
+// One error model for ClusterTwin (contributing.md habit 3): exceptions for failures that stop an operation,
 // Diagnostics (with a location) for problems in one part of an input that do not.
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // One step of a simulated or replayed run: per-entity values plus totals and metrics. Defined in model so
-// render and app read frames without linking sim (STYLE.md). Plain data; SI units, °C.
+// render and app read frames without linking sim (docs/contributing.md). Plain data; SI units, °C.
 #include <array>
 #include <limits>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// The scenario: one data center as the planner describes it (MODELS.md §1). Plain structs with stable
+// The scenario: one data center as the planner describes it (models.md §1). Plain structs with stable
 // string ids; parent ids are filled in by linkParents() (the loader calls it). SI units, units in names.
 #include <map>
 #include <optional>
@@ -61,7 +61,7 @@ struct RackPdu {
     bool operator==(const RackPdu&) const = default;
 };
 
-/// A rear-door heat exchanger fitted to a rack's back (MODELS.md §3): the rack's exhaust passes its coil, which
+/// A rear-door heat exchanger fitted to a rack's back (models.md §3): the rack's exhaust passes its coil, which
 /// takes heat into a water loop (RearDoorModel: passive or active, capacity against water temperature and airflow).
 struct RearDoor {
     std::string model;              ///< RearDoorModel id

@@ -1,5 +1,5 @@
 #pragma once
-// Simulation time (STYLE.md habit 10): seconds since the start of a run, as a type.
+// Simulation time (contributing.md habit 10): seconds since the start of a run, as a type.
 #include <compare>
 #include <string>
 #include <string_view>

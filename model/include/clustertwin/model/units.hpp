@@ -3,11 +3,11 @@
 
 namespace ct::model::units {
 
-inline constexpr double kAirDensityKgM3 = 1.2;          ///< MODELS.md §3
-inline constexpr double kAirCpJPerKgK = 1005.0;         ///< MODELS.md §3
-inline constexpr double kWaterCpJPerKgK = 4180.0;       ///< MODELS.md §4
+inline constexpr double kAirDensityKgM3 = 1.2;          ///< models.md §3
+inline constexpr double kAirCpJPerKgK = 1005.0;         ///< models.md §3
+inline constexpr double kWaterCpJPerKgK = 4180.0;       ///< models.md §4
 inline constexpr double kWaterDensityKgM3 = 997.0;
-inline constexpr double kM3sPerCfm = 4.719474e-4;       ///< 1 CFM in m³/s (MODELS.md §3)
+inline constexpr double kM3sPerCfm = 4.719474e-4;       ///< 1 CFM in m³/s (models.md §3)
 inline constexpr double kRackUnitM = 0.04445;           ///< 1U = 1.75 in
 inline constexpr double kContinuousLoadFraction = 0.8;  ///< NEC 80 % rule for breakers
 

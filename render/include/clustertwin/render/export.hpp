@@ -1,6 +1,6 @@
 #pragma once
 // Files other tools open (issue 19): the hall and its air field as VTK XML for ParaView (.vtp, .vti, a .pvd
-// time series), the hall as glTF 2.0 (Scene::exportGltf). VTK types stay in the .cpp (STYLE.md habit 2).
+// time series), the hall as glTF 2.0 (Scene::exportGltf). VTK types stay in the .cpp (contributing.md habit 2).
 // Every file is written atomically (a temporary file, then a rename); failures throw RenderError.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 // The 3D scene of a hall (no Qt): built once from a scenario, recoloured from frames. VTK types stay in the
-// .cpp (STYLE.md habit 2) so the app and the CLI include this without VTK's headers.
+// .cpp (contributing.md habit 2) so the app and the CLI include this without VTK's headers.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// The room air model (MODELS.md §3): a uniform grid over the hall; solid cells for racks and units; air
+// The room air model (models.md §3): a uniform grid over the hall; solid cells for racks and units; air
 // enters and leaves through ports (sets of cells with a volumetric flow); a potential-flow velocity field
 // (∇²φ = s, zero normal flow at walls and solids, u = ∇φ) solved by preconditioned conjugate gradients;
 // temperature advected (conservative first-order upwind) and diffused explicitly, sub-stepped within the

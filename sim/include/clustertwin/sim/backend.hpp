@@ -1,5 +1,5 @@
 #pragma once
-// Compute backends for the per-cell models (STYLE.md habits 5–6): CPU is always built and is the reference;
+// Compute backends for the per-cell models (contributing.md habits 5–6): CPU is always built and is the reference;
 // CUDA is built when nvcc is found and chosen at run time when a device is present.
 #include <clustertwin/model/error.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Collective operations decomposed into flows on a topology (MODELS.md §5). Steps are synchronous: a step
+// Collective operations decomposed into flows on a topology (models.md §5). Steps are synchronous: a step
 // ends when its slowest transfer does. Bus bandwidth is defined as in nccl-tests.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// The simulation engine (MODELS.md §2–4, §6): one clock; time-stepped power, equipment heat, liquid loops and
+// The simulation engine (models.md §2–4, §6): one clock; time-stepped power, equipment heat, liquid loops and
 // room air; a timeline of events. Each step produces a model::Frame.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// The network-coupled job model (MODELS.md §5): a training step is compute time plus exposed communication
+// The network-coupled job model (models.md §5): a training step is compute time plus exposed communication
 // time on the fabric; GPU utilization = compute / step time, so congestion or a failed link slows the job and
 // lowers its GPUs' power. Plugs into the engine as its Workload.
 #include <clustertwin/model/catalog.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// The network model (MODELS.md §5): topologies as graphs of directed links, shortest-path routing with ECMP,
+// The network model (models.md §5): topologies as graphs of directed links, shortest-path routing with ECMP,
 // flow-level max-min fair sharing (progressive filling), and an event-driven flow simulation.
 #include <clustertwin/sim/backend.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// A room-air solver (MODELS.md §3): the geometry (solids, ports) and the port flows go in, the temperature field
+// A room-air solver (models.md §3): the geometry (solids, ports) and the port flows go in, the temperature field
 // comes out, advanced in time. Every solver carries heat with the conservative finite-volume transport of
 // AirModel (air()); they differ in where the velocity comes from:
 //   lbm    lattice Boltzmann with LES and buoyancy (LbmAir): jets, plumes and recirculation; the default

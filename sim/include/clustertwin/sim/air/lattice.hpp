@@ -3,7 +3,7 @@
 // time (TRT, Λ = 3/16) collision, Smagorinsky LES, Guo body forces (a uniform acceleration and Boussinesq buoyancy from a
 // temperature field), bounce-back walls and solids (domain faces may move tangentially, as a cavity's lid),
 // periodic axes, and ports: cells where air enters with a momentum or leaves, with exact mass. The air module
-// (LbmAir) maps the hall's physical units onto it; the benchmarks of ../reference/air.md run on it
+// (LbmAir) maps the hall's physical units onto it; the benchmarks of docs/reference/air.md run on it
 // directly. The per-cell update is sim/air/lbm_kernel.hpp, shared by the CPU loop and CUDA.
 #include <clustertwin/sim/backend.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Room air on the lattice, in physical units (MODELS.md §3): the lattice (Lattice) carries the air with momentum,
+// Room air on the lattice, in physical units (models.md §3): the lattice (Lattice) carries the air with momentum,
 // Smagorinsky LES and Boussinesq buoyancy; the air model (AirModel) carries heat on the lattice's mean velocity,
 // projected to exact mass at the ports, with van Leer TVD advection and the LES eddy diffusivity κ_t = ν_t/Pr_t.
 //
