@@ -1,7 +1,14 @@
 # Writes a help2man include file with one section per clustertwin-cli command, from `clustertwin-cli help CMD`,
 # so that the man page says what --help says. Run as: cmake -DCLI=... -DOUT=... -P ManCommands.cmake
+cmake_policy(SET CMP0007 NEW)  # run with -P: empty list elements are kept, and filtered below
 set(text "[DESCRIPTION]\nclustertwin-cli runs ClusterTwin's model without a display: it validates, summarises and generates scenarios,\nsimulates power, heat, air and network, imports telemetry into a run database, queries it and renders pictures.\n\n[COMMANDS]\n")
-foreach(cmd validate info generate simulate collective import query impact render backends)
+execute_process(COMMAND ${CLI} help --commands OUTPUT_VARIABLE commands RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${CLI} help --commands failed")
+endif()
+string(REPLACE "\n" ";" commands "${commands}")
+list(FILTER commands EXCLUDE REGEX "^$")
+foreach(cmd IN LISTS commands)
   execute_process(COMMAND ${CLI} help ${cmd} OUTPUT_VARIABLE help RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${CLI} help ${cmd} failed")

@@ -10,6 +10,10 @@
 #include <clustertwin/sim/steady.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 #include <cmath>
@@ -23,6 +27,7 @@ class TstAirSolver : public QObject {
     Q_OBJECT
 private slots:
     void registryNamesTheSolversAndRefusesOthers();
+    void everySolverDescribesItselfAndTheSchemaNamesIt();
     void scenarioChoosesTheSolverAndRoundTrips();
     void hallPortsSitOnTheRightFacesAndTilesUseTheirOpenArea();
     void steadyDetectorWaitsForTheInletsToHoldStill();
@@ -32,6 +37,29 @@ private slots:
     void bothSolversBalanceHeatInAHallAtSteadyState();
     void latticeHallIsIndependentOfTheThreadCount();
 };
+
+void TstAirSolver::everySolverDescribesItselfAndTheSchemaNamesIt() {
+    // Issue 39: the app's menu and run dialog, the CLI's help and completion enumerate sim::airSolvers(); the
+    // scenario schema is a file, so this checks that its simulation.air lists exactly the table's names.
+    const auto solvers = sim::airSolvers();
+    QCOMPARE(solvers.size(), sim::airSolverNames().size());
+    for (const auto& s : solvers) {
+        QVERIFY(!s.label.empty() && !s.help.empty());
+        sim::ThreadPool pool(1);
+        sim::AirSolverSpec spec;
+        spec.grid = sim::AirGridSpec{2, 2, 2, 0.25, 0.01};
+        QCOMPARE(sim::makeAirSolver(s.name, spec, pool)->approximate(), s.approximate);
+        for (const auto& p : s.params) QVERIFY(!p.option.empty() && !p.value.empty() && !p.help.empty());
+    }
+    QFile f(QStringLiteral(CT_RESOURCE_DIR "/schema/scenario.schema.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray listed = QJsonDocument::fromJson(f.readAll())
+                                  .object()["properties"].toObject()["simulation"].toObject()["properties"].toObject()["air"].toObject()["enum"]
+                                  .toArray();
+    std::vector<std::string> names;
+    for (const auto& v : listed) names.push_back(v.toString().toStdString());
+    QCOMPARE(names, sim::airSolverNames());
+}
 
 void TstAirSolver::registryNamesTheSolversAndRefusesOthers() {
     const auto names = sim::airSolverNames();

@@ -8,6 +8,8 @@
 #include "view3d.hpp"
 
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/run_overview.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QComboBox>
 #include <QInputDialog>
@@ -225,7 +227,7 @@ void TstApp::playingTheTimelineChangesTheFrame() {
     RunController* run = w_->run();
     QVERIFY(run->hasRun());
     run->setTime(0);
-    const double inlet0 = ct::importers::valueAt(*run->replay()->series("r01-01", "inlet_max_c"), run->absoluteTime());
+    const double inlet0 = ct::runs::valueAt(*run->replay()->series("r01-01", "inlet_max_c"), run->absoluteTime());
     const QString label0 = w_->timeline()->timeLabel()->text();
     w_->timeline()->speedBox()->setCurrentIndex(w_->timeline()->speedBox()->findData(3600));
     QCOMPARE(run->speed(), 3600.0);
@@ -238,7 +240,7 @@ void TstApp::playingTheTimelineChangesTheFrame() {
     QVERIFY(!run->frame().racks.empty());
     QTRY_VERIFY_WITH_TIMEOUT(!run->playing(), 10000);  // stops at the end
     QCOMPARE(run->time(), run->duration());
-    const double inlet1 = ct::importers::valueAt(*run->replay()->series("r01-01", "inlet_max_c"), run->absoluteTime());
+    const double inlet1 = ct::runs::valueAt(*run->replay()->series("r01-01", "inlet_max_c"), run->absoluteTime());
     QVERIFY2(inlet1 != inlet0, "the rack's inlet should change over ten minutes of a loaded hall");
     // Scrubbing moves the clock.
     w_->timeline()->slider()->setValue(500);
@@ -255,7 +257,7 @@ void TstApp::inspectorShowsCurrentValuesAndChartsTheSeries() {
     const QString v = w_->values()->value("inlet_max_c");
     QVERIFY2(v.endsWith("°C"), qPrintable(v));
     const double shown = v.split(' ').first().toDouble();
-    const double stored = ct::importers::valueAt(*w_->run()->replay()->series("r01-01", "inlet_max_c"), w_->run()->absoluteTime());
+    const double stored = ct::runs::valueAt(*w_->run()->replay()->series("r01-01", "inlet_max_c"), w_->run()->absoluteTime());
     QVERIFY(std::abs(shown - stored) < 0.06);
     QVERIFY(w_->charts()->metricBox()->count() >= 4);
     QVERIFY(w_->charts()->series()->count() >= 60);  // every 10 s for 10 min
@@ -278,10 +280,20 @@ void TstApp::cancellingASimulationStopsIt() {
     QVERIFY(!w_->simulationRunning());
     QVERIFY(w_->progressBar()->value() < 100);
     // What ran is kept as a shorter run.
-    auto store = ct::importers::TelemetryStore::open(db.toStdString());
+    auto store = ct::runs::TelemetryStore::open(db.toStdString());
     QCOMPARE(store.runs().size(), std::size_t(1));
     QVERIFY(store.runs().front().end_s.value_or(0) > 0);
     QVERIFY(store.runs().front().end_s.value_or(1e9) < 24 * 3600);
+    // ... marked interrupted as the CLI marks a run stopped by Ctrl-C (issue 39): its metadata, its event and
+    // the run list say so, not "complete".
+    const auto& meta = store.runs().front().meta;
+    QVERIFY(meta.interrupted);
+    QCOMPARE(meta.interrupted_by, std::string("cancelled"));
+    QCOMPARE(meta.interrupted_at_s.value_or(-1), *store.runs().front().end_s);
+    QCOMPARE(store.eventCount(store.runs().front().id, "interrupted"), std::int64_t(1));
+    const auto overview = ct::runs::describeRun(store, store.runs().front().id);
+    QVERIFY(overview.interrupted && !overview.complete);
+    QVERIFY(!meta.air_summary.empty());  // app runs keep the air model's line for the report (issue 39)
     // ... and opened up to where it stopped (issue 16).
     QTRY_COMPARE_WITH_TIMEOUT(w_->run()->databasePath(), db, testMs(30000));
     QVERIFY(w_->run()->duration() > 0 && w_->run()->duration() < 24 * 3600);

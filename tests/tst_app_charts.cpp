@@ -13,7 +13,7 @@
 
 #include <clustertwin/render/scene.hpp>
 
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QAction>
 #include <QApplication>
@@ -208,11 +208,11 @@ private slots:
         // Telemetry of one rack, a point a second for 28 hours with one spike, as an import would store it.
         const QString db = dir_.filePath("long.sqlite");
         {
-            auto store = ct::importers::TelemetryStore::open(db.toStdString());
+            auto store = ct::runs::TelemetryStore::open(db.toStdString());
             const auto run = store.createRun("long", "imported", "demo");
             store.upsertEntities({{"r01-01", "rack", "", "r01-01"}});
             const auto sid = store.series(run, {"r01-01", "power_w", "W", "test"});
-            std::vector<ct::importers::Sample> s;
+            std::vector<ct::runs::Sample> s;
             for (int i = 0; i < 100000; ++i) s.push_back({sid, 1.7e9 + i, 30000 + 2000 * std::sin(i / 500.0) + (i == 61234 ? 25000 : 0)});
             store.writeBatch(std::move(s));
             store.finishRun(run, 1.7e9 + 99999);

@@ -8,8 +8,9 @@
 #include "scenario_document.hpp"
 #include "telemetry_control.hpp"
 
-#include <clustertwin/importers/replay.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/importers/formats.hpp>
+#include <clustertwin/runs/replay.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -17,6 +18,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QProcess>
 #include <QProgressBar>
@@ -109,6 +111,12 @@ void TstAppImport::theDialogsCheckWhatTheyAreGiven() {
         return static_cast<QPushButton*>(nullptr);
     };
     QVERIFY(importButton(d) && !importButton(d)->isEnabled());  // nothing to import yet
+    // The dialog lists the formats it recognises from the formats table (issue 39): every one, once.
+    auto* known = d.findChild<QListWidget*>("formatList");
+    QVERIFY(known);
+    QCOMPARE(known->count(), static_cast<int>(ct::importers::formats().size()));
+    for (int i = 0; i < known->count(); ++i)
+        QCOMPARE(known->item(i)->data(Qt::UserRole).toString().toStdString(), ct::importers::formats()[static_cast<std::size_t>(i)]->id);
     d.addPaths({kData + "/dcgm_exporter"});
     QVERIFY(importButton(d)->isEnabled());
     d.findChild<QLineEdit*>("timeZone")->setText("+5:3O");
@@ -221,7 +229,7 @@ void TstAppImport::aLongImportShowsProgressAndCanBeCancelled() {
     QVERIFY(!t->progressBar()->isVisible());
     QVERIFY(!t->cancelButton()->isVisible());
     // What was stored is what the report says, and no empty run is left.
-    auto store = im::TelemetryStore::open(db.toStdString(), im::TelemetryStore::Mode::Existing);
+    auto store = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
     QCOMPARE(store.sampleCount(), static_cast<std::int64_t>(o.stored));
     QCOMPARE(store.runs().size(), std::size_t(o.run_removed ? 0 : 1));
     // What was kept names hosts the open scenario does not have: it is not painted there, and the prompt says so.
@@ -286,7 +294,7 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     QVERIFY(!t->following());
     QVERIFY(!t->cancelButton()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(!t->busy(), testMs(20000));
-    auto store = im::TelemetryStore::open(s.db.toStdString(), im::TelemetryStore::Mode::Existing);
+    auto store = ct::runs::TelemetryStore::open(s.db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
     QCOMPARE(store.runs().size(), std::size_t(1));  // every poll went to the one run
     const auto temps = store.values(run, "temp_c", {}, -1e300, 1e300);
     QCOMPARE(temps.size(), std::size_t(1));

@@ -12,7 +12,7 @@
 #include "timeline.hpp"
 #include "view3d.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/render/scene.hpp>
 
 #include <QApplication>
@@ -387,9 +387,9 @@ void TstAppReading::theRunDialogTakesJobsEventsStepSolverAndSteady() {
     bool failed = false;
     for (const auto& e : rp->events()) failed = failed || (e.kind == "event" && e.target == "crah-01" && std::abs(e.t_s - 60) < 1e-6);
     QVERIFY(failed);  // the event from the file happened
-    const QJsonObject meta = QJsonDocument::fromJson(QByteArray::fromStdString(rp->info().meta_json)).object();
-    QCOMPARE(meta.value("step_s").toDouble(), 2.0);
-    QCOMPARE(meta.value("run_options").toObject().value("extra_jobs").toInt(), 1);
+    QCOMPARE(rp->info().meta.step_s.value_or(0), 2.0);
+    const QJsonObject options = QJsonDocument::fromJson(QByteArray::fromStdString(rp->info().meta.run_options_json)).object();
+    QCOMPARE(options.value("extra_jobs").toInt(), 1);
     // The run still belongs to the open scenario: no "edited since" notice for the run's own options.
     QVERIFY2(w_->notice()->text().isEmpty(), qPrintable(w_->notice()->text()));
 }

@@ -1,12 +1,14 @@
 // Issue 19, for teachers and demos: guided tours played in the app (captions, camera, selection, timeline; a
 // tour that replays a run simulates it first) and presentation mode (full screen, large type, no docks).
 #include "main_window.hpp"
+#include "simulation_options.hpp"
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
 #include "tour_player.hpp"
 #include "view3d.hpp"
 
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QAction>
 #include <QApplication>
@@ -14,6 +16,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QTemporaryDir>
+
 #include <QTest>
 
 #include <cmath>
@@ -96,10 +99,15 @@ private slots:
     void aTourOfARunSimulatesItFirst() {
         TourPlayer* t = w_->tours();
         QString error;
+        const std::string users_air = w_->simulationOptions()->air();
         QVERIFY2(t->start(QStringLiteral(CT_RESOURCE_DIR) + "/tours/cooling-unit-fails-during-training.json", &error), qPrintable(error));
         t->setAutoplay(false);
         QVERIFY(t->caption().startsWith("Preparing the tour"));
         QTRY_VERIFY_WITH_TIMEOUT(t->step() == 0 && w_->run()->hasRun(), testMs(240000));
+        // The tour's run used quick air without touching the user's own choice (issue 39: the tour no longer
+        // switches the menu by an action's name).
+        QCOMPARE(w_->run()->replay()->info().meta.air, std::string("quick"));
+        QCOMPARE(w_->simulationOptions()->air(), users_air);
         QVERIFY(std::abs(w_->run()->time() - 540) < 1);  // "time": "9m"
         QVERIFY(w_->run()->duration() >= 35 * 60 - 1);
         t->next();

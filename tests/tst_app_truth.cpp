@@ -143,7 +143,7 @@ void TstAppTruth::aDatabaseWithSeveralRunsAsksWhichToOpen() {
     QVERIFY(QFile::copy(lab_db_, db));
     std::int64_t empty = 0;
     {
-        auto store = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+        auto store = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
         empty = store.createRun("cut-off import", "imported", "");
     }
     w_->openRun(db);  // no choice asked: the newest run that holds samples

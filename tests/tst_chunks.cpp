@@ -1,8 +1,8 @@
 // The store's compressed sample chunks (issue 17): the codec gives back every time and value bit for bit,
 // damaged bytes are refused, writes merge into chunks and account for every sample (stored, duplicate,
 // collision), queries read across chunk borders, and a version 2 store (one row per sample) is converted.
-#include <clustertwin/importers/chunk_codec.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/chunk_codec.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <sqlite3.h>
 #include <QTemporaryDir>
@@ -14,7 +14,7 @@
 #include <limits>
 #include <random>
 
-using namespace ct::importers;
+using namespace ct::runs;
 
 class TstChunks : public QObject {
     Q_OBJECT
@@ -82,13 +82,13 @@ void TstChunks::damagedChunksAreRefused() {
     for (int i = 0; i < 50; ++i) p.emplace_back(1000.0 + i, i * 1.5);
     const std::string blob = chunk::encode(p.data(), p.size());
     Points out;
-    QVERIFY_THROWS_EXCEPTION(ImportError, chunk::decode(blob.data(), 1, out));
-    QVERIFY_THROWS_EXCEPTION(ImportError, chunk::decode(blob.data(), blob.size() / 2, out));  // cut short
+    QVERIFY_THROWS_EXCEPTION(StoreError, chunk::decode(blob.data(), 1, out));
+    QVERIFY_THROWS_EXCEPTION(StoreError, chunk::decode(blob.data(), blob.size() / 2, out));  // cut short
     std::string bad = blob;
     bad[0] = 7;  // unknown coding
-    QVERIFY_THROWS_EXCEPTION(ImportError, chunk::decode(bad.data(), bad.size(), out));
+    QVERIFY_THROWS_EXCEPTION(StoreError, chunk::decode(bad.data(), bad.size(), out));
     std::string huge = blob.substr(0, 1) + std::string("\xff\xff\xff\xff\x0f", 5) + blob.substr(2);  // 4 G points
-    QVERIFY_THROWS_EXCEPTION(ImportError, chunk::decode(huge.data(), huge.size(), out));
+    QVERIFY_THROWS_EXCEPTION(StoreError, chunk::decode(huge.data(), huge.size(), out));
     // Random bytes never crash (they decode to something or are refused).
     std::mt19937 rng(7);
     for (int k = 0; k < 2000; ++k) {
@@ -97,7 +97,7 @@ void TstChunks::damagedChunksAreRefused() {
         out.clear();
         try {
             chunk::decode(junk.data(), junk.size(), out);
-        } catch (const ImportError&) {
+        } catch (const StoreError&) {
         }
     }
 }
@@ -124,7 +124,7 @@ void TstChunks::writesAccountForEverySample() {
     QCOMPARE(v.size(), std::size_t(1));
     const Points want = {{10, 100}, {15, 150}, {20, 200}, {30, 300}, {40, 400}};
     QCOMPARE(v[0].points, want);
-    QVERIFY_THROWS_EXCEPTION(ImportError, st.writeBatch({{a, std::nan(""), 1}}));  // a time is required
+    QVERIFY_THROWS_EXCEPTION(StoreError, st.writeBatch({{a, std::nan(""), 1}}));  // a time is required
 }
 
 void TstChunks::appendsFillChunksAndQueriesCrossThem() {

@@ -12,7 +12,7 @@
 #include "cli_run.hpp"
 #include "test_time.hpp"
 
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -65,6 +65,32 @@ void TstCli::helpAndUsage() {
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("unknown option --bogus"));
     QCOMPARE(cli({"validate"}).code, 2);
+    // One command table (issue 39): `help --commands` names every command the main help lists, each has its
+    // help, and the man page and the completion read the same list.
+    r = cli({"help", "--commands"});
+    QCOMPARE(r.code, 0);
+    const QStringList names = r.out.split('\n', Qt::SkipEmptyParts);
+    QVERIFY(names.size() >= 19);
+    const QString main_help = cli({"--help"}).out;
+    for (const QString& n : names) {
+        QVERIFY2(main_help.contains("\n  " + n), qPrintable(n));
+        const CliRun h = cli({"help", n});
+        QVERIFY2(h.code == 0 && h.out.startsWith("Usage: clustertwin-cli " + n), qPrintable(n));
+    }
+    // The air solvers come from their table: simulate's help names each with its own options.
+    r = cli({"help", "--air-solvers"});
+    QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts), (QStringList{"lbm", "quick"}));
+    const QString sim_help = cli({"help", "simulate"}).out;
+    QVERIFY(sim_help.contains("lbm (") && sim_help.contains("quick (") && sim_help.contains("--lattice-stride N") &&
+            sim_help.contains("--quick-substep T"));
+    // The formats come from theirs (importers/formats.hpp).
+    r = cli({"import", "--formats", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonArray formats = QJsonDocument::fromJson(r.out.toUtf8()).array();
+    QVERIFY(formats.size() >= 18);
+    bool dcgm = false;
+    for (const auto& f : formats) dcgm = dcgm || (f.toObject()["id"].toString() == "prometheus-text" && f.toObject()["kind"].toString() == "samples");
+    QVERIFY(dcgm);
 }
 
 void TstCli::validateAcceptsEverySample_data() {
@@ -177,7 +203,7 @@ void TstCli::simulateRecordsARunAndSummarises() {
     QCOMPARE(o["air"].toString(), QString("lbm"));
     QVERIFY(!o["air_approximate"].toBool(true));
     QVERIFY2(r.err.contains("room air: lattice Boltzmann") && r.err.contains("Mach 0.10"), qPrintable(r.err));
-    auto store = ct::importers::TelemetryStore::open(db.toStdString());
+    auto store = ct::runs::TelemetryStore::open(db.toStdString());
     const auto runs = store.runs();
     QCOMPARE(runs.size(), std::size_t(1));
     QCOMPARE(runs[0].kind, std::string("simulated"));
@@ -306,7 +332,7 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
     QCOMPARE(job["id"].toString(), QString("llm"));
     QVERIFY(job["step_time_s"].toDouble() > 0);
     QVERIFY(job["mfu"].toDouble() > 0 && job["mfu"].toDouble() < 0.4);
-    auto store = ct::importers::TelemetryStore::open(tmp.filePath("run.sqlite").toStdString());
+    auto store = ct::runs::TelemetryStore::open(tmp.filePath("run.sqlite").toStdString());
     QCOMPARE(store.values(store.runs()[0].id, "step_time_s", {"llm"}, 0, 1e9).size(), std::size_t(1));
     // A bad job is named by its place in the jobs file.
     QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
@@ -340,7 +366,7 @@ void TstCli::importAndQueryDcgmScrapesWithoutDuplicates() {
     sum = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(sum["unchanged_files"].toInt(), files.size());
     QCOMPARE(sum["samples"].toInt(), 0);
-    auto store = ct::importers::TelemetryStore::open(db.toStdString());
+    auto store = ct::runs::TelemetryStore::open(db.toStdString());
     QCOMPARE(store.runs().size(), std::size_t(1));
     QCOMPARE(store.sampleCount(), std::int64_t(samples));
     r = cli({"query", "--db", db, "--metric", "temp_c", "--entity", "gpu1-wl8sg/gpu0"});

@@ -15,7 +15,7 @@
 #include "image_checks.hpp"
 #include "test_time.hpp"
 
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <fstream>
 
@@ -215,13 +215,13 @@ void TstCliUnix::sigintKeepsAndMarksThePartialRun() {
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), 130);
     QVERIFY2(err.contains("interrupted after") && err.contains("kept in"), err.constData());
-    auto store = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+    auto store = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
     const auto runs = store.runs();
     QCOMPARE(runs.size(), std::size_t(1));
-    const QJsonObject meta = QJsonDocument::fromJson(QByteArray::fromStdString(runs[0].meta_json)).object();
-    QVERIFY(meta["interrupted"].toBool());
+    const auto& meta = runs[0].meta;
+    QVERIFY(meta.interrupted);
     QVERIFY(runs[0].end_s && *runs[0].end_s > 0 && *runs[0].end_s < 4 * 3600);
-    QCOMPARE(meta["interrupted_at_s"].toDouble(), *runs[0].end_s);
+    QCOMPARE(meta.interrupted_at_s.value_or(-1), *runs[0].end_s);
     bool marked = false;
     for (const auto& e : store.events(runs[0].id)) marked = marked || e.kind == "interrupted";
     QVERIFY(marked);

@@ -1,8 +1,8 @@
 // clustertwin-cli export (issue 19): what ParaView and glTF viewers open is read back with VTK's own readers
 // (XML PolyData, ImageData and collection readers, the glTF reader) and compared with the run it came from.
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QImage>
 #include <QJsonArray>
@@ -76,9 +76,9 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QVERIFY2(r.err.contains("open run.pvd in ParaView"), qPrintable(r.err));
 
-        auto store = importers::TelemetryStore::open(db_.toStdString(), importers::TelemetryStore::Mode::Existing);
+        auto store = runs::TelemetryStore::open(db_.toStdString(), runs::TelemetryStore::Mode::Existing);
         const std::int64_t run = store.runs().back().id;
-        const auto replay = importers::RunReplay::load(store, run);
+        const auto replay = runs::RunReplay::load(store, run);
         const auto times = store.airFieldTimes(run);
         QVERIFY(times.size() >= 2);
 
@@ -189,7 +189,7 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const auto s = model::loadScenarioFile(scen.toStdString()).scenario;
         QCOMPARE(s.halls.size(), std::size_t(2));
-        auto store = importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing);
+        auto store = runs::TelemetryStore::open(db.toStdString(), runs::TelemetryStore::Mode::Existing);
         const std::int64_t run = store.runs().back().id;
         QCOMPARE(store.airFieldHalls(run), (std::vector<int>{0, 1}));
         const auto times = store.airFieldTimes(run, 1);

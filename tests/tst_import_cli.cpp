@@ -17,7 +17,7 @@
 #include "cli_run.hpp"
 #include "test_time.hpp"
 
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <fstream>
 
@@ -26,7 +26,7 @@
 namespace {
 
 std::int64_t storedSamples(const QString& db) {
-    auto st = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+    auto st = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
     return st.sampleCount();
 }
 } // namespace
@@ -64,7 +64,7 @@ void TstImportCli::everyTestdataFileIsAccountedFor() {
     if (r.code == 2) {  // not telemetry this importer reads (a service root, a schema): named, and no run left
         QVERIFY2((r.out + r.err).contains(QFileInfo(file).fileName()), qPrintable(file));  // named, with why
         if (QFile::exists(db)) {
-            auto st = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+            auto st = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
             QVERIFY(st.runs().empty());
         }
         return;
@@ -107,7 +107,7 @@ void TstImportCli::exitCodesAndNoEmptyRun() {
     const QString db2 = tmp.filePath("t2.sqlite");
     r = cli({"import", junk.fileName(), "--db", db2, "--json"});
     QCOMPARE(r.code, 2);
-    auto st = ct::importers::TelemetryStore::open(db2.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+    auto st = ct::runs::TelemetryStore::open(db2.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
     QVERIFY(st.runs().empty());
     QCOMPARE(cli({"query", "--db", db2, "--metric", "power_w"}).code, 2);
 }
@@ -147,7 +147,7 @@ void TstImportCli::zonesAreApplied() {
     }
     CliRun r = cli({"import", csv, "--db", db, "--tz", "-08:00", "--json"});
     QCOMPARE(r.code, 0);
-    auto st = ct::importers::TelemetryStore::open(db.toStdString(), ct::importers::TelemetryStore::Mode::Existing);
+    auto st = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
     for (const auto& v : st.values(st.runs().back().id, "power_w", {}, 0, 2e9)) {
         QCOMPARE(v.points.size(), std::size_t(1));
         QCOMPARE(v.points[0].first, 1700000000.0);  // each written in its own zone; c in --tz's

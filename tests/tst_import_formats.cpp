@@ -124,7 +124,7 @@ void TstImportFormats::redfishMockupDirectoriesImport() {
     while (it.hasNext()) {
         const std::string f = it.next().toStdString();
         const Detection det = detectFileFormat(f);
-        if (det.format != Format::RedfishJson) continue;  // explorer_config.json
+        if (!det.is("redfish-json")) continue;  // explorer_config.json
         const ParseResult r = parseFile(f);
         for (const auto& w : r.warnings) QVERIFY2(w.location.rfind(f, 0) == 0, w.location.c_str());
         samples += r.samples.size();
@@ -258,20 +258,20 @@ void TstImportFormats::everyFileInTestdataImports() {
             continue;
         }
         const Detection det = detectFileFormat(f);
-        if (det.format == Format::Unknown) {
+        if (!det) {
             QVERIFY2(not_imported.count(base), ("not recognised: " + f).c_str());
             QVERIFY2(det.reason.find(not_imported.at(base)) != std::string::npos, (f + ": " + det.reason).c_str());
             ++skipped;
             continue;
         }
         QVERIFY2(!not_imported.count(base), ("now recognised, update the list: " + f).c_str());
-        if (det.format == Format::SlurmSacct || det.format == Format::SlurmJson) {
+        if (det.is("slurm-sacct") || det.is("slurm-json")) {
             const SlurmResult r = parseSlurmFile(f, base.find("habrok__sacct") != std::string::npos ? sacct_fields : "");
             QVERIFY2(!r.jobs.empty(), f.c_str());
         } else {
             const ParseResult r = parseFile(f);
             const bool empty_file = !r.warnings.empty() && r.warnings[0].kind == "empty";
-            const bool collection = det.format == Format::RedfishJson;  // service roots, accounts: no readings
+            const bool collection = det.is("redfish-json");  // service roots, accounts: no readings
             QVERIFY2(empty_file || collection || !r.samples.empty() || !r.entities.empty() || !r.jobs.empty(), f.c_str());
         }
         ++imported;

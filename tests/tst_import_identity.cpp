@@ -4,7 +4,7 @@
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/slurm.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include "parse_checks.hpp"
 
@@ -21,6 +21,7 @@
 #include <sstream>
 
 using namespace ct::importers;
+using namespace ct::runs;
 using namespace parse_checks;
 
 namespace {

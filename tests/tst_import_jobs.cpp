@@ -2,12 +2,12 @@
 // job archives, the Alibaba GPU trace (as a job replay source), and gzip for each. Real files where one exists
 // (../shared/testdata, cc-backend's test archive); the rest written from the tools' documentation
 // (tests/data/import/SOURCES.md says which).
-#include <clustertwin/importers/chunk_codec.hpp>
+#include <clustertwin/runs/chunk_codec.hpp>
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/slurm.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/catalog.hpp>
 
@@ -27,6 +27,7 @@
 #include <sstream>
 
 using namespace ct::importers;
+using namespace ct::runs;
 using namespace parse_checks;
 namespace fs = std::filesystem;
 
@@ -388,7 +389,7 @@ void TstImportJobs::fuzzFindingsStayFixed() {
             try {
                 if (target == "chunk_decode") {
                     std::vector<std::pair<double, double>> points;
-                    ct::importers::chunk::decode(text.data(), text.size(), points);
+                    ct::runs::chunk::decode(text.data(), text.size(), points);
                     QVERIFY(!points.empty());
                 } else if (target == "clustercockpit") {  // meta.json NUL data.json, as the target writes them
                     QTemporaryDir job;

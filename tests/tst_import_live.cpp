@@ -5,7 +5,7 @@
 // exit codes of a file import.
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/prometheus_http.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QDir>
 #include <QFile>
@@ -24,6 +24,7 @@
 
 
 using namespace ct::importers;
+using namespace ct::runs;
 
 namespace {
 const QString kData = QStringLiteral(CT_SHARED_TESTDATA_DIR);

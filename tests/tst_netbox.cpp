@@ -1,7 +1,7 @@
 // Issue 18: a scenario from a NetBox inventory (REST API JSON after the NetBox 4.1 schema, rack positions from the
 // floor-plan plugin) and NetBox bulk-import CSV back; tests/data/netbox says how the data was written.
 #include <clustertwin/importers/format.hpp>
-#include <clustertwin/importers/netbox.hpp>
+#include <clustertwin/inventory/netbox.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 
@@ -53,7 +53,7 @@ private slots:
 };
 
 void TstNetbox::anInventoryBecomesAValidScenario() {
-    const auto res = im::importNetbox(dataFiles(), m::Catalog::builtin());
+    const auto res = ct::inventory::importNetbox(dataFiles(), m::Catalog::builtin());
     const auto& r = res.report;
     QCOMPARE(r.sites, 1);
     QCOMPARE(r.locations, 2);
@@ -85,7 +85,7 @@ void TstNetbox::anInventoryBecomesAValidScenario() {
 }
 
 void TstNetbox::floorPlanPositionsAndFacingsAreKept() {
-    const auto res = im::importNetbox(dataFiles(), m::Catalog::builtin());
+    const auto res = ct::inventory::importNetbox(dataFiles(), m::Catalog::builtin());
     QCOMPARE(res.report.racks_placed, 6);
     const m::Rack* a1 = rack(res.scenario, "a-01");
     const m::Rack* a4 = rack(res.scenario, "a-04");
@@ -100,7 +100,7 @@ void TstNetbox::floorPlanPositionsAndFacingsAreKept() {
 }
 
 void TstNetbox::whatCannotBeMappedIsReported() {
-    const auto res = im::importNetbox(dataFiles(), m::Catalog::builtin());
+    const auto res = ct::inventory::importNetbox(dataFiles(), m::Catalog::builtin());
     const std::string unmapped = join(res.report.unmapped), notes = join(res.report.notes);
     QVERIFY2(unmapped.find("AP8886") != std::string::npos, unmapped.c_str());  // the rack PDU: no catalog server
     QVERIFY2(notes.find("perimeter CRAHs") != std::string::npos && notes.find("2N chain") != std::string::npos, notes.c_str());
@@ -113,7 +113,7 @@ void TstNetbox::aBrokenFileIsNamedAndTheRestImported() {
     std::ofstream(bad) << "{\"count\": 1, \"results\": [\n  {\"id\": 7, \"name\": \"X\",\n}";
     auto files = dataFiles();
     files.push_back(bad);
-    const auto res = im::importNetbox(files, m::Catalog::builtin());
+    const auto res = ct::inventory::importNetbox(files, m::Catalog::builtin());
     QCOMPARE(res.report.errors.size(), std::size_t{1});
     QVERIFY2(res.report.errors[0].find(bad + ":3") == 0, res.report.errors[0].c_str());  // file and line
     QCOMPARE(res.report.racks, 8);
@@ -121,13 +121,13 @@ void TstNetbox::aBrokenFileIsNamedAndTheRestImported() {
 
 void TstNetbox::noRacksIsAnError() {
     const std::string sites = std::string(CT_TEST_DATA_DIR) + "/netbox/sites.json";
-    QVERIFY_THROWS_EXCEPTION(im::ImportError, im::importNetbox({sites}, m::Catalog::builtin()));
+    QVERIFY_THROWS_EXCEPTION(im::ImportError, ct::inventory::importNetbox({sites}, m::Catalog::builtin()));
 }
 
 void TstNetbox::csvExportHasNetboxImportColumns() {
-    const auto res = im::importNetbox(dataFiles(), m::Catalog::builtin());
-    const QStringList racks = QString::fromStdString(im::netboxRacksCsv(res.scenario, m::Catalog::builtin())).split("\r\n", Qt::SkipEmptyParts);
-    const QStringList devices = QString::fromStdString(im::netboxDevicesCsv(res.scenario, m::Catalog::builtin())).split("\r\n", Qt::SkipEmptyParts);
+    const auto res = ct::inventory::importNetbox(dataFiles(), m::Catalog::builtin());
+    const QStringList racks = QString::fromStdString(ct::inventory::netboxRacksCsv(res.scenario, m::Catalog::builtin())).split("\r\n", Qt::SkipEmptyParts);
+    const QStringList devices = QString::fromStdString(ct::inventory::netboxDevicesCsv(res.scenario, m::Catalog::builtin())).split("\r\n", Qt::SkipEmptyParts);
     QCOMPARE(racks.front(), QString("site,location,name,status,width,u_height,outer_width,outer_depth,outer_unit,comments"));
     QCOMPARE(devices.front(), QString("name,role,manufacturer,device_type,site,location,rack,position,face,status"));
     QCOMPARE(racks.size(), 1 + 8);

@@ -33,7 +33,7 @@
 
 #include "test_time.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <cmath>
 #include <map>

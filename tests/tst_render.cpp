@@ -2,7 +2,7 @@
 #include "image_checks.hpp"
 #include "sim_fixtures.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/render/scene.hpp>
@@ -405,7 +405,7 @@ void TstRender::replayFrameIsLastKnownValue() {
     const QString db = QDir::current().absoluteFilePath("replay.sqlite");
     QFile::remove(db);
     {
-        auto store = ct::importers::TelemetryStore::open(db.toStdString());
+        auto store = ct::runs::TelemetryStore::open(db.toStdString());
         const auto run = store.createRun("t", "simulated", "lab");
         store.upsertEntities({{"n1", "node", "r1", ""}, {"r1", "rack", "", ""}, {"n1/gpu0", "gpu", "n1", ""}});
         const auto inlet = store.series(run, {"n1", "inlet_c", "degC", "sim"});
@@ -415,8 +415,8 @@ void TstRender::replayFrameIsLastKnownValue() {
         store.writeEvents(run, {{7, "event", "crah-01", std::nullopt, "cooling_unit_fail"}, {8, "inlet_high", "r1", std::nullopt, "hot"}});
         store.finishRun(run, 20);
     }
-    auto store = ct::importers::TelemetryStore::open(db.toStdString());
-    const auto rp = ct::importers::RunReplay::load(store, store.runs().front().id);
+    auto store = ct::runs::TelemetryStore::open(db.toStdString());
+    const auto rp = ct::runs::RunReplay::load(store, store.runs().front().id);
     QCOMPARE(rp.startS(), 0.0);
     QCOMPARE(rp.endS(), 20.0);
     const m::Frame f = rp.frameAt(9.99);
@@ -429,7 +429,7 @@ void TstRender::replayFrameIsLastKnownValue() {
     QCOMPARE(rp.frameAt(10).nodes[0].inlet_c, 25.0);
     QCOMPARE(rp.frameAt(10).gpus[0].temp_c, 60.0);
     QVERIFY(std::isnan(rp.frameAt(-1).nodes[0].inlet_c));
-    QVERIFY_THROWS_EXCEPTION(ct::importers::ImportError, ct::importers::RunReplay::load(store, 99));
+    QVERIFY_THROWS_EXCEPTION(ct::runs::StoreError, ct::runs::RunReplay::load(store, 99));
 }
 
 void TstRender::closeCoupledCoolingIsDrawnAndExplained() {

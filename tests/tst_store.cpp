@@ -1,8 +1,8 @@
 // The telemetry store (issue 2 defines it, issue 4 fills it): batches, no duplicates, window queries, latest
 // value, buckets, events, reopening, refusing files that are not a store.
-#include <clustertwin/importers/replay.hpp>
-#include <clustertwin/importers/run_checks.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/replay.hpp>
+#include <clustertwin/runs/run_checks.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QFile>
 
@@ -12,7 +12,7 @@
 
 #include <cmath>
 
-using namespace ct::importers;
+using namespace ct::runs;
 
 class TstStore : public QObject {
     Q_OBJECT
@@ -77,7 +77,7 @@ void TstStore::bucketsGiveMinMaxMean() {
         QCOMPARE(x.max, 9.0);
         QCOMPARE(x.mean, 4.5);
     }
-    QVERIFY_THROWS_EXCEPTION(ImportError, st.buckets(a, 10, 0, 3));
+    QVERIFY_THROWS_EXCEPTION(StoreError, st.buckets(a, 10, 0, 3));
 }
 
 void TstStore::eventsAndRunsSurviveAReopen() {
@@ -85,7 +85,7 @@ void TstStore::eventsAndRunsSurviveAReopen() {
     const std::string path = tmp.filePath("t.sqlite").toStdString();
     {
         auto st = TelemetryStore::open(path);
-        const auto run = st.createRun("r", "simulated", "lab", R"({"step_s": 1})");
+        const auto run = st.createRun("r", "simulated", "lab", RunMeta::parse(R"({"step_s": 1})"));
         st.writeEvents(run, {{600, "cooling_unit_fail", "crah-01", std::nullopt, "failed"}, {900, "setpoint_change", "crah-02", 22.0, ""}});
         st.finishRun(run, 3600);
         st.upsertEntities({{"lab", "site", "", "Lab"}, {"r1", "rack", "lab", "Rack 1"}});
@@ -170,7 +170,7 @@ void TstStore::aFileThatIsNotAStoreIsRefused() {
     try {
         TelemetryStore::open(f.fileName().toStdString());
         QFAIL("a text file was opened as a store");
-    } catch (const ImportError& e) {
+    } catch (const StoreError& e) {
         QVERIFY(QString(e.what()).contains("junk.sqlite"));
     }
 }

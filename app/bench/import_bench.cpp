@@ -1,7 +1,7 @@
 // clustertwin-bench import: telemetry parse and store throughput, and bytes per sample on disk.
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/parse.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -57,7 +57,7 @@ int benchImport(bool as_json, int scrapes) {
     double parse_s = 0, store_s = 0, wall_s = 0;
     std::int64_t samples = 0, stored = 0, bytes = 0;
     {
-        auto store = im::TelemetryStore::open(db);
+        auto store = ct::runs::TelemetryStore::open(db);
         const auto t_start = Clock::now();
         im::ImportOptions opt;
         opt.run_name = "bench";
@@ -93,7 +93,7 @@ int benchImport(bool as_json, int scrapes) {
             parse_s += took;
             const auto t0 = Clock::now();
             samples += static_cast<std::int64_t>(r.samples.size());
-            session.add(r, "scrape " + std::to_string(s), im::Format::PrometheusText);
+            session.add(r, "scrape " + std::to_string(s), "prometheus-text");
             spent[static_cast<std::size_t>(s % ahead)] = std::move(r);
             store_s += seconds(t0, Clock::now());
             launch();

@@ -1,6 +1,6 @@
 // clustertwin-bench: performance figures (not tests). `thermal`: air temperature step throughput against
 // the memory-bandwidth roofline; `simulate`: wall time per simulated hour of superpod-h100-su.
-#include "../cli/args.hpp"
+#include "args.hpp"
 
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/data_paths.hpp>

@@ -1,10 +1,10 @@
 #include "export.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
-#include <clustertwin/render/export_run.hpp>
-#include <clustertwin/render/report.hpp>
+#include <clustertwin/report/export_run.hpp>
+#include <clustertwin/report/report.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/collectives.hpp>
 
@@ -49,8 +49,8 @@ Exit codes: 0 written, 1 runtime error (cannot write), 2 usage error or invalid 
 namespace {
 
 struct RunSource {
-    std::optional<importers::TelemetryStore> store;
-    std::optional<importers::RunReplay> replay;
+    std::optional<runs::TelemetryStore> store;
+    std::optional<runs::RunReplay> replay;
     std::int64_t id = 0;
 };
 
@@ -59,11 +59,11 @@ RunSource openRun(const Args& a) {
     if (!a.has("run")) return r;
     const std::string db = a.get("run");
     if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
-    r.store.emplace(importers::TelemetryStore::open(db, importers::TelemetryStore::Mode::Existing));
+    r.store.emplace(runs::TelemetryStore::open(db, runs::TelemetryStore::Mode::Existing));
     const auto runs = r.store->runs();
     if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
     r.id = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
-    r.replay.emplace(importers::RunReplay::load(*r.store, r.id));
+    r.replay.emplace(runs::RunReplay::load(*r.store, r.id));
     return r;
 }
 
@@ -80,8 +80,8 @@ int exportVtk(const m::ValidationReport& rep, const RunSource& run, const Args& 
     if (a.has("time")) at = durationArg(a, "time", "0s");
     const double every = durationArg(a, "every", "60s");
     if (!(every > 0)) throw UsageError("--every must be > 0");
-    const render::RunVtkSummary sum =
-        render::writeRunVtk(rep.scenario, rep.catalog, run.store ? &*run.store : nullptr, run.id, dir, at, every);
+    const report::RunVtkSummary sum =
+        report::writeRunVtk(rep.scenario, rep.catalog, run.store ? &*run.store : nullptr, run.id, dir, at, every);
     if (!a.flag("quiet")) {
         std::cerr << dir << ": " << (run.replay ? sum.halls + sum.fields + 2 : 1) << " file(s) written";
         if (run.replay)
@@ -139,10 +139,10 @@ int cmdExport(const Args& a) {
     const RunSource run = openRun(a);
     if (format == "vtk") return exportVtk(rep, run, a, out);
     if (format == "html") {
-        render::ReportOptions ro;
+        report::ReportOptions ro;
         ro.picture = !a.flag("no-picture");
         ro.version = CT_VERSION;
-        const render::ReportSummary sum = render::writeRunReport(rep.scenario, rep.catalog, *run.store, run.id, out, ro);
+        const report::ReportSummary sum = report::writeRunReport(rep.scenario, rep.catalog, *run.store, run.id, out, ro);
         if (!sum.picture_note.empty()) std::cerr << "warning: no 3D picture in the report: " << sum.picture_note << "\n";
         if (!sum.mismatch.empty()) std::cerr << "warning: " << sum.mismatch << "\n";
         if (!a.flag("quiet"))

@@ -1,14 +1,13 @@
-// clustertwin-cli export --format video: a recorded run or a guided tour as MP4 or WebM (render/video.hpp).
+// clustertwin-cli export --format video: a recorded run or a guided tour as MP4 or WebM (report/video.hpp).
 #include "export.hpp"
 
-#include <clustertwin/importers/recorder.hpp>
 #include <clustertwin/model/data_paths.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/render/scene.hpp>
-#include <clustertwin/render/video.hpp>
+#include <clustertwin/report/video.hpp>
 #include <clustertwin/sim/collectives.hpp>
-#include <clustertwin/sim/engine.hpp>
+#include <clustertwin/session/run_session.hpp>
 
 #include <unistd.h>
 
@@ -25,29 +24,20 @@ namespace m = ct::model;
 namespace {
 
 /// The tour's run, simulated here with the quick air model into a temporary store (fields every 30 s).
-std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double seconds, importers::TelemetryStore& store, bool quiet) {
-    sim::EngineOptions eo;
-    eo.air = "quick";
-    sim::Engine e(s, c, eo);
-    importers::RunRecorder rec(store, s, c, "tour", R"({"air":"quick"})", &e.jobs());
-    double next_record = 0, next_field = 0;
-    while (e.timeS() < seconds - 1e-9) {
-        const bool field = e.timeS() + eo.step_s + 1e-9 >= next_field;
-        const m::Frame& f = e.step(field);
-        rec.collectAlerts(f);
-        if (f.time_s + 1e-9 >= next_record) {
-            rec.record(f);
-            next_record = f.time_s + 10;
-        }
-        if (field && f.air) {
-            store.writeAirFields(rec.run(), f);
-            next_field = f.time_s + 30;
-        }
-    }
-    rec.record(e.frame());
-    rec.finish(e.timeS());
+std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double seconds, const std::string& db, bool quiet) {
+    session::RunRequest r;
+    r.scenario = s;
+    r.catalog = c;
+    r.engine.air = "quick";
+    r.duration_s = seconds;
+    r.record_every_s = 10;
+    r.field_every_s = 30;
+    r.db_path = db;
+    r.run_name = "tour";
+    r.meta.source = "clustertwin-cli export --tour";
+    const session::RunOutcome o = session::RunSession(std::move(r)).run();
     if (!quiet) std::cerr << "simulated " << m::formatDuration(seconds) << " for the tour (quick air)\n";
-    return rec.run();
+    return o.run;
 }
 
 } // namespace
@@ -55,7 +45,7 @@ std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double s
 int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string& out) {
     const std::string ext = std::filesystem::path(out).extension().string();
     if (ext != ".mp4" && ext != ".webm") throw UsageError("a video is written as .mp4 (H.264) or .webm (VP9), not '" + out + "'");
-    render::VideoOptions vo;
+    report::VideoOptions vo;
     const std::string size = a.get("size", "1280x720");
     char tail = 0;
     if (std::sscanf(size.c_str(), "%dx%d%c", &vo.width, &vo.height, &tail) != 2 || vo.width < 16 || vo.height < 16 || vo.width > 3840 ||
@@ -77,22 +67,22 @@ int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string
         throw UsageError(std::string("--metric: ") + e.what());
     }
     const bool quiet = a.flag("quiet");
-    std::optional<render::Tour> tour;
-    if (a.has("tour")) tour = render::loadTour(a.get("tour"), m::resourceDir() + "/scenarios");
-    std::optional<importers::TelemetryStore> store;
+    std::optional<report::Tour> tour;
+    if (a.has("tour")) tour = report::loadTour(a.get("tour"), m::resourceDir() + "/scenarios");
+    std::optional<runs::TelemetryStore> store;
     std::int64_t run = 0;
     std::string tmp_db;
     if (a.has("run")) {
         const std::string db = a.get("run");
         if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
-        store.emplace(importers::TelemetryStore::open(db, importers::TelemetryStore::Mode::Existing));
+        store.emplace(runs::TelemetryStore::open(db, runs::TelemetryStore::Mode::Existing));
         const auto runs = store->runs();
         if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
         run = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
     } else if (tour && tour->simulate_s) {
         tmp_db = (std::filesystem::temp_directory_path() / ("clustertwin-tour-" + std::to_string(::getpid()) + ".sqlite")).string();
-        store.emplace(importers::TelemetryStore::open(tmp_db));
-        run = simulateForTour(rep.scenario, rep.catalog, *tour->simulate_s, *store, quiet);
+        run = simulateForTour(rep.scenario, rep.catalog, *tour->simulate_s, tmp_db, quiet);
+        store.emplace(runs::TelemetryStore::open(tmp_db, runs::TelemetryStore::Mode::Existing));
     } else if (!tour) {
         throw UsageError("--format video records a run (--run DB) or a tour (--tour FILE)");
     }
@@ -109,9 +99,9 @@ int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string
         last = pct;
         return true;
     };
-    render::VideoSummary sum;
+    report::VideoSummary sum;
     try {
-        sum = render::writeVideo(rep.scenario, rep.catalog, std::move(links), store ? &*store : nullptr, run, tour ? &*tour : nullptr, out, vo, progress);
+        sum = report::writeVideo(rep.scenario, rep.catalog, std::move(links), store ? &*store : nullptr, run, tour ? &*tour : nullptr, out, vo, progress);
     } catch (...) {
         std::error_code ec;
         if (!tmp_db.empty()) std::filesystem::remove(tmp_db, ec);

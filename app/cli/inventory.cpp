@@ -2,9 +2,9 @@
 
 #include "io.hpp"
 
-#include <clustertwin/importers/fabric_import.hpp>
+#include <clustertwin/inventory/fabric_import.hpp>
 #include <clustertwin/importers/format.hpp>
-#include <clustertwin/importers/netbox.hpp>
+#include <clustertwin/inventory/netbox.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 
@@ -80,7 +80,7 @@ int cmdImportFabric(const Args& a) {
         for (const auto& row : h.rows)
             for (const auto& r : row.racks)
                 for (const auto& n : r.nodes) gpus.push_back(rep.catalog.server(n.model) ? rep.catalog.server(n.model)->gpu_count : 0);
-    importers::FabricImport f = importers::fabricFromDiscovery(parsed, rep.scenario, gpus);
+    inventory::FabricImport f = inventory::fabricFromDiscovery(parsed, rep.scenario, gpus);
     if (!a.flag("json"))
         for (const auto& n : f.notes) std::cerr << disc << ": " << n << "\n";
     if (f.hosts_matched == 0) {
@@ -115,9 +115,9 @@ int cmdFromNetbox(const Args& a) {
     if (a.positional().empty()) throw UsageError("from-netbox needs the NetBox JSON files");
     const std::string out = a.get("out");
     if (out.empty()) throw UsageError("from-netbox needs -o SCENARIO");
-    importers::InventoryResult res;
+    inventory::InventoryResult res;
     try {
-        res = importers::importNetbox(a.positional(), model::Catalog::builtin());
+        res = inventory::importNetbox(a.positional(), model::Catalog::builtin());
     } catch (const importers::ImportError& e) {
         std::cerr << "clustertwin-cli from-netbox: " << e.what() << "\n";
         return 2;
@@ -160,8 +160,8 @@ int cmdToNetbox(const Args& a) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
-    for (const auto& [name, text] : {std::pair{"racks.csv", importers::netboxRacksCsv(rep.scenario, rep.catalog)},
-                                     std::pair{"devices.csv", importers::netboxDevicesCsv(rep.scenario, rep.catalog)}}) {
+    for (const auto& [name, text] : {std::pair{"racks.csv", inventory::netboxRacksCsv(rep.scenario, rep.catalog)},
+                                     std::pair{"devices.csv", inventory::netboxDevicesCsv(rep.scenario, rep.catalog)}}) {
         OutputFile f((std::filesystem::path(dir) / name).string());
         f.stream() << text;
         f.commit();

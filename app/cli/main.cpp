@@ -22,6 +22,7 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/sim/air/air_solver.hpp>
 #include <clustertwin/sim/backend.hpp>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,9 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 #include <sstream>
 
 using ct::cli::Args;
@@ -44,32 +48,12 @@ constexpr int kOk = 0, kRuntimeError = 1, kInvalid = 2;
 /// Invalid input found by validation: already reported; main exits with 2.
 struct InvalidInput {};
 
-const char* kMainHelp = R"(clustertwin-cli — ClusterTwin without a display
+const char* kMainHelpTemplate = R"(clustertwin-cli — ClusterTwin without a display
 
 Usage: clustertwin-cli COMMAND [options]
 
 Commands:
-  validate FILE        check a scenario; every problem with its JSON pointer
-  info FILE            racks, nodes, GPUs, nameplate IT power, cooling capacity, N-1 cooling
-  generate             build a valid scenario from hall parameters
-  simulate FILE        run the coupled power/heat/air model and record the run (SQLite)
-  collective FILE      one collective (all-reduce, all-gather, ...) on the scenario's fabric
-  flows FILE           point-to-point flows (sizes, start times) on the scenario's fabric: rates and finish times
-  reliability FILE     a training job's failures, checkpoints, lost work and goodput over days
-  inference FILE       serving a model: tokens/s, time to first token and per output token, prefill/decode pools
-  training FILE        one step of a training job on the fabric: layout, bubble, traffic, MFU
-  import FILE|DIR...   telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)
-  query                a metric's values from a run database
-  runs                 what a run database holds: its runs, their sources, entities and metrics
-  impact FILE          what loses power, cooling or connectivity if --fail ID fails
-  from-netbox FILE...  a scenario from a NetBox inventory (REST API JSON; floor-plan plugin positions)
-  to-netbox FILE       the scenario's racks and devices as NetBox bulk-import CSV
-  import-fabric FILE IBNET   the scenario's fabric as cabled, from ibnetdiscover output
-  render FILE          render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)
-  export FILE          files other tools open: VTK XML for ParaView (hall, air field, time series), glTF 2.0, an HTML report, a video
-  backends             list the compute backends (CPU, CUDA) and whether they are usable
-  help COMMAND         help for one command (or COMMAND -h)
-
+%COMMANDS%
 Options of every command: -h/--help; "--" ends the options; "-" stands for standard input or output where a
 command reads or writes a file (scenarios, import, generate -o, render -o, query -o). --version prints the
 version.
@@ -77,22 +61,23 @@ version.
 Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input.
 )";
 
-const std::map<std::string, std::string> kHelp = {
-    {"validate", R"(Usage: clustertwin-cli validate FILE [--json]
+const char* kValidateHelp = R"(Usage: clustertwin-cli validate FILE [--json]
 
 Checks a scenario file: JSON syntax (line and column), structure (types, required fields; unknown keys are
 warnings) and meaning (ids, catalog models, placement in the hall, overlaps, breakers, power feeds, cooling
 sources, jobs, events). Prints every problem as "FILE: error|warning: /json/pointer: message" on stderr.
   --json   print {"file", "valid", "errors": [...], "warnings": [...]} on stdout
 Exit 0 when there are no errors (warnings allowed), 2 otherwise.
-)"},
-    {"info", R"(Usage: clustertwin-cli info FILE [--json]
+)";
+
+const char* kInfoHelp = R"(Usage: clustertwin-cli info FILE [--json]
 
 Summarises a valid scenario: halls, rows, racks, nodes, GPUs by model, nameplate IT power, heat to air and to
 liquid, cooling capacity and airflow, and whether cooling survives the loss of any one unit (N-1).
   --json   print the summary as one JSON object on stdout
-)"},
-    {"generate", R"(Usage: clustertwin-cli generate [options] -o FILE
+)";
+
+const char* kGenerateHelp = R"(Usage: clustertwin-cli generate [options] -o FILE
 
 Builds a valid scenario: rows of racks in alternating hot/cold aisles grouped in pods so the hall is near square,
 cooling as halls are built now (perimeter units on the walls, in-row coolers in the rows, rear doors on the racks,
@@ -136,27 +121,13 @@ power chain sized to the load, and a network description.
   --event T,KIND,TARGET[,VALUE]   add an event (repeatable), e.g. 600,cooling_unit_fail,crah-01
   -o, --out FILE            where to write the scenario (atomically; "-" is stdout)
   -q, --quiet               no summary line on stderr
-)"},
-    {"simulate", ct::cli::kSimulateHelp},
-    {"collective", ct::cli::kCollectiveHelp},
-    {"flows", ct::cli::kFlowsHelp},
-    {"reliability", ct::cli::kReliabilityHelp},
-    {"inference", ct::cli::kInferenceHelp},
-    {"training", ct::cli::kTrainingHelp},
-    {"import", ct::cli::kImportHelp},
-    {"query", ct::cli::kQueryHelp},
-    {"runs", ct::cli::kRunsHelp},
-    {"render", ct::cli::kRenderHelp},
-    {"export", ct::cli::kExportHelp},
-    {"impact", ct::cli::kImpactHelp},
-    {"from-netbox", ct::cli::kFromNetboxHelp},
-    {"to-netbox", ct::cli::kToNetboxHelp},
-    {"import-fabric", ct::cli::kImportFabricHelp},
-    {"backends", R"(Usage: clustertwin-cli backends [--json]
+)";
+
+const char* kBackendsHelp = R"(Usage: clustertwin-cli backends [--json]
 
 Lists the compute backends: CPU (always) and CUDA (when built with it and a device is present).
-)"},
-};
+)";
+
 
 void printDiagnostics(const std::string& file, const m::Diagnostics& d) {
     for (const auto& x : d) std::cerr << file << ": " << x.toString() << "\n";
@@ -378,43 +349,150 @@ int cmdBackends(const Args& a) {
     return kOk;
 }
 
+/// One row per command (contributing.md habit 15): its name and synopsis, one line for the command list, what
+/// runs it, its flags and options, and its help. The main help, `help`, the man page (cmake/ManCommands.cmake
+/// reads `help --commands`) and the bash completion are all made from it.
 struct Command {
+    std::string name, synopsis, summary;
     std::function<int(const Args&)> run;
     std::set<std::string> flags, options;
+    std::function<std::string()> help;
 };
 
-const std::map<std::string, Command>& commands() {
-    static const std::map<std::string, Command> c = {
-        {"validate", {cmdValidate, {"json", "help"}, {}}},
-        {"info", {cmdInfo, {"json", "help"}, {}}},
-        {"generate", {cmdGenerate, {"help", "quiet"},
-                      {"out", "id", "name", "description", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
-                       "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology",
-                       "levels", "radix", "switch", "routing", "oversubscription", "link-speed", "jobs", "event", "cooling", "containment", "containment-model",
-                       "inrow-model", "rear-door", "pods", "halls", "gpus"}}},
-        {"render", {ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
-                    {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"}}},
-        {"export", {ct::cli::cmdExport, {"help", "quiet", "no-picture", "video"},
-                    {"out", "format", "run", "run-id", "time", "metric", "every", "tour", "seconds", "fps", "size", "view"}}},
-        {"import", {ct::cli::cmdImport, {"json", "help", "quiet", "dcgm"},
-                    {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz", "trace-start",
-                     "prometheus", "query", "from", "to", "step"}}},
-        {"query", {ct::cli::cmdQuery, {"help"}, {"db", "metric", "entity", "from", "to", "run", "format", "out"}}},
-        {"runs", {ct::cli::cmdRuns, {"json", "help"}, {"db", "run"}}},
-        {"collective", {ct::cli::cmdCollective, {"json", "help"}, {"op", "bytes", "ranks", "placement", "order", "fail-link", "links"}}},
-        {"flows", {ct::cli::cmdFlows, {"json", "help"}, {"flows", "fail-link", "links"}}},
-        {"reliability", {ct::cli::cmdReliability, {"json", "help"}, {"job", "jobs", "days", "seed", "events"}}},
-        {"inference", {ct::cli::cmdInference, {"json", "help"}, {"job", "jobs", "seconds", "seed"}}},
-        {"training", {ct::cli::cmdTraining, {"json", "help"}, {"job", "jobs"}}},
-        {"simulate", {ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
-                      {"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air", "lattice-stride", "quick-substep"}}},
-        {"backends", {cmdBackends, {"json", "help"}, {}}},
-        {"impact", {ct::cli::cmdImpact, {"json", "help"}, {"fail"}}},
-        {"from-netbox", {ct::cli::cmdFromNetbox, {"json", "help"}, {"out"}}},
-        {"to-netbox", {ct::cli::cmdToNetbox, {"help"}, {"out"}}},
-        {"import-fabric", {ct::cli::cmdImportFabric, {"json", "help"}, {"out"}}},
+/// simulate's options: its own and each air solver's (sim::airSolvers()).
+std::set<std::string> simulateOptions() {
+    std::set<std::string> o{"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air"};
+    for (const auto& p : ct::cli::simulateSolverOptions()) o.insert(p);
+    return o;
+}
+
+std::function<std::string()> text(const char* help) {
+    return [help] { return std::string(help); };
+}
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> c = {
+        {"validate", "validate FILE",
+         "check a scenario; every problem with its JSON pointer",
+         cmdValidate, {"json", "help"},
+         {},
+         text(kValidateHelp)},
+        {"info", "info FILE",
+         "racks, nodes, GPUs, nameplate IT power, cooling capacity, N-1 cooling",
+         cmdInfo, {"json", "help"},
+         {},
+         text(kInfoHelp)},
+        {"generate", "generate",
+         "build a valid scenario from hall parameters",
+         cmdGenerate, {"help", "quiet"},
+         {"out", "id", "name", "description", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
+          "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology", "levels", "radix",
+          "switch", "routing", "oversubscription", "link-speed", "jobs", "event", "cooling", "containment",
+          "containment-model", "inrow-model", "rear-door", "pods", "halls", "gpus"},
+         text(kGenerateHelp)},
+        {"simulate", "simulate FILE",
+         "run the coupled power/heat/air model and record the run (SQLite)",
+         ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
+         simulateOptions(),
+         ct::cli::simulateHelp},
+        {"collective", "collective FILE",
+         "one collective (all-reduce, all-gather, ...) on the scenario's fabric",
+         ct::cli::cmdCollective, {"json", "help"},
+         {"op", "bytes", "ranks", "placement", "order", "fail-link", "links"},
+         text(ct::cli::kCollectiveHelp)},
+        {"flows", "flows FILE",
+         "point-to-point flows (sizes, start times) on the scenario's fabric: rates and finish times",
+         ct::cli::cmdFlows, {"json", "help"},
+         {"flows", "fail-link", "links"},
+         text(ct::cli::kFlowsHelp)},
+        {"reliability", "reliability FILE",
+         "a training job's failures, checkpoints, lost work and goodput over days",
+         ct::cli::cmdReliability, {"json", "help"},
+         {"job", "jobs", "days", "seed", "events"},
+         text(ct::cli::kReliabilityHelp)},
+        {"inference", "inference FILE",
+         "serving a model: tokens/s, time to first token and per output token, prefill/decode pools",
+         ct::cli::cmdInference, {"json", "help"},
+         {"job", "jobs", "seconds", "seed"},
+         text(ct::cli::kInferenceHelp)},
+        {"training", "training FILE",
+         "one step of a training job on the fabric: layout, bubble, traffic, MFU",
+         ct::cli::cmdTraining, {"json", "help"},
+         {"job", "jobs"},
+         text(ct::cli::kTrainingHelp)},
+        {"import", "import FILE|DIR...",
+         "telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)",
+         ct::cli::cmdImport, {"json", "help", "quiet", "dcgm", "formats"},
+         {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz", "trace-start",
+          "prometheus", "query", "from", "to", "step"},
+         text(ct::cli::kImportHelp)},
+        {"query", "query",
+         "a metric's values from a run database",
+         ct::cli::cmdQuery, {"help"},
+         {"db", "metric", "entity", "from", "to", "run", "format", "out"},
+         text(ct::cli::kQueryHelp)},
+        {"runs", "runs",
+         "what a run database holds: its runs, their sources, entities and metrics",
+         ct::cli::cmdRuns, {"json", "help"},
+         {"db", "run"},
+         text(ct::cli::kRunsHelp)},
+        {"impact", "impact FILE",
+         "what loses power, cooling or connectivity if --fail ID fails",
+         ct::cli::cmdImpact, {"json", "help"},
+         {"fail"},
+         text(ct::cli::kImpactHelp)},
+        {"from-netbox", "from-netbox FILE...",
+         "a scenario from a NetBox inventory (REST API JSON; floor-plan plugin positions)",
+         ct::cli::cmdFromNetbox, {"json", "help"},
+         {"out"},
+         text(ct::cli::kFromNetboxHelp)},
+        {"to-netbox", "to-netbox FILE",
+         "the scenario's racks and devices as NetBox bulk-import CSV",
+         ct::cli::cmdToNetbox, {"help"},
+         {"out"},
+         text(ct::cli::kToNetboxHelp)},
+        {"import-fabric", "import-fabric FILE IBNET",
+         "the scenario's fabric as cabled, from ibnetdiscover output",
+         ct::cli::cmdImportFabric, {"json", "help"},
+         {"out"},
+         text(ct::cli::kImportFabricHelp)},
+        {"render", "render FILE",
+         "render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)",
+         ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
+         {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"},
+         text(ct::cli::kRenderHelp)},
+        {"export", "export FILE",
+         "files other tools open: VTK XML for ParaView (hall, air field, time series), glTF 2.0, an HTML report, a video",
+         ct::cli::cmdExport, {"help", "quiet", "no-picture", "video"},
+         {"out", "format", "run", "run-id", "time", "metric", "every", "tour", "seconds", "fps", "size", "view"},
+         text(ct::cli::kExportHelp)},
+        {"backends", "backends",
+         "list the compute backends (CPU, CUDA) and whether they are usable",
+         cmdBackends, {"json", "help"},
+         {},
+         text(kBackendsHelp)},
     };
     return c;
+}
+
+const Command* findCommand(const std::string& name) {
+    for (const auto& c : commands())
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+/// The main help: the template with the command list from the table.
+std::string mainHelp() {
+    std::string list;
+    for (const auto& c : commands()) {
+        std::string head = "  " + c.synopsis;
+        head += std::string(head.size() < 23 ? 23 - head.size() : 3, ' ');
+        list += head + c.summary + "\n";
+    }
+    list += "  help COMMAND         help for one command (or COMMAND -h); help --commands lists their names\n";
+    std::string h = kMainHelpTemplate;
+    h.replace(h.find("%COMMANDS%"), 10, list);
+    return h;
 }
 
 } // namespace
@@ -422,12 +500,12 @@ const std::map<std::string, Command>& commands() {
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << kMainHelp;
+        std::cerr << mainHelp();
         return kInvalid;
     }
     const std::string cmd = args[0];
     if (cmd == "--help" || cmd == "-h") {
-        std::cout << kMainHelp;
+        std::cout << mainHelp();
         return kOk;
     }
     if (cmd == "--version" || cmd == "-V") {
@@ -436,31 +514,39 @@ int main(int argc, char** argv) {
     }
     if (cmd == "help") {
         if (args.size() < 2) {
-            std::cout << kMainHelp;
+            std::cout << mainHelp();
             return kOk;
         }
-        auto it = kHelp.find(args[1]);
-        if (it == kHelp.end()) {
+        if (args[1] == "--commands") {  // for the man page and the completion
+            for (const auto& c : commands()) std::cout << c.name << "\n";
+            return kOk;
+        }
+        if (args[1] == "--air-solvers") {  // for the completion of --air
+            for (const auto& n : ct::sim::airSolverNames()) std::cout << n << "\n";
+            return kOk;
+        }
+        const Command* c = findCommand(args[1]);
+        if (!c) {
             std::cerr << "clustertwin-cli: unknown command '" << args[1] << "'\n";
             return kInvalid;
         }
-        std::cout << it->second;
+        std::cout << c->help();
         return kOk;
     }
-    auto it = commands().find(cmd);
-    if (it == commands().end()) {
+    const Command* c = findCommand(cmd);
+    if (!c) {
         std::cerr << "clustertwin-cli: unknown command '" << cmd << "' (see clustertwin-cli --help)\n";
         return kInvalid;
     }
     try {
-        const Args a(std::vector<std::string>(args.begin() + 1, args.end()), it->second.flags, it->second.options);
+        const Args a(std::vector<std::string>(args.begin() + 1, args.end()), c->flags, c->options);
         if (a.flag("help")) {
-            std::cout << kHelp.at(cmd);
+            std::cout << c->help();
             return kOk;
         }
-        return it->second.run(a);
+        return c->run(a);
     } catch (const UsageError& e) {
-        std::cerr << "clustertwin-cli " << cmd << ": " << e.what() << "\n\n" << kHelp.at(cmd);
+        std::cerr << "clustertwin-cli " << cmd << ": " << e.what() << "\n\n" << c->help();
         return kInvalid;
     } catch (const InvalidInput&) {
         return kInvalid;

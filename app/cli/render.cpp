@@ -2,7 +2,7 @@
 
 #include "io.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
@@ -106,11 +106,11 @@ int cmdRender(const Args& a) {
     if (a.has("run")) {
         const std::string db = a.get("run");
         if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
-        auto store = importers::TelemetryStore::open(db, importers::TelemetryStore::Mode::Existing);
+        auto store = runs::TelemetryStore::open(db, runs::TelemetryStore::Mode::Existing);
         const auto runs = store.runs();
         if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
         const std::int64_t id = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
-        const importers::RunReplay replay = importers::RunReplay::load(store, id);
+        const runs::RunReplay replay = runs::RunReplay::load(store, id);
         const double t = replay.startS() + (a.has("time") ? timeArg(a, "0s") : replay.endS() - replay.startS());
         frame = replay.frameAt(t);
         if (wants_air) {

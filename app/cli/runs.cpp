@@ -1,6 +1,6 @@
 #include "runs.hpp"
 
-#include <clustertwin/importers/run_overview.hpp>
+#include <clustertwin/runs/run_overview.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +11,6 @@
 
 namespace ct::cli {
 
-namespace im = ct::importers;
 using json = nlohmann::ordered_json;
 
 const char* kRunsHelp = R"(Usage: clustertwin-cli runs --db DB [--run ID] [--json]
@@ -29,7 +28,7 @@ Exit codes: 0 listed (also when there are no runs), 2 no such database or run.
 
 namespace {
 
-json toJson(const im::RunOverview& r) {
+json toJson(const runs::RunOverview& r) {
     json sources = json::array();
     for (const auto& s : r.sources) sources.push_back({{"name", s.name}, {"samples", s.samples}});
     json metrics = json::array();
@@ -54,14 +53,14 @@ json toJson(const im::RunOverview& r) {
             {"metrics", metrics}};
 }
 
-void print(const im::RunOverview& r) {
+void print(const runs::RunOverview& r) {
     std::cout << "run " << r.info.id << " \"" << r.info.name << "\" " << r.info.kind << ", "
               << (r.interrupted ? "interrupted" : r.complete ? "complete" : "incomplete") << " (created " << r.info.created_at << ")\n";
     std::cout << "  scenario: " << (r.info.scenario_id.empty() ? "-" : r.info.scenario_id) << "; source: " << r.source << "\n";
     for (std::size_t i = 0; i < r.sources.size() && i < 5; ++i)
         std::cout << "    " << r.sources[i].name << " (" << r.sources[i].samples << " samples)\n";
     if (r.sources.size() > 5) std::cout << "    ... and " << r.sources.size() - 5 << " more file(s) (--json lists them)\n";
-    if (r.t0_s) std::cout << "  time: " << im::formatRunTime(r, *r.t0_s) << " to " << im::formatRunTime(r, *r.t1_s) << "\n";
+    if (r.t0_s) std::cout << "  time: " << runs::formatRunTime(r, *r.t0_s) << " to " << runs::formatRunTime(r, *r.t1_s) << "\n";
     else std::cout << "  time: no samples\n";
     std::cout << "  " << r.samples << " samples, " << r.events << " events" << (r.jobs ? ", " + std::to_string(r.jobs) + " jobs" : "") << "\n";
     std::cout << "  entities:";
@@ -80,7 +79,7 @@ void print(const im::RunOverview& r) {
         char line[512];
         std::snprintf(line, sizeof line, "    %-*s %-8s %10lld samples on %6lld entities, ", static_cast<int>(w), m.metric.c_str(),
                       m.unit.empty() ? "-" : m.unit.c_str(), static_cast<long long>(m.samples), static_cast<long long>(m.entities));
-        std::cout << line << im::formatRunTime(r, m.t0_s) << " to " << im::formatRunTime(r, m.t1_s) << "\n";
+        std::cout << line << runs::formatRunTime(r, m.t0_s) << " to " << runs::formatRunTime(r, m.t1_s) << "\n";
     }
 }
 
@@ -94,18 +93,18 @@ int cmdRuns(const Args& a) {
         std::cerr << "runs: " << db << " does not exist\n";
         return 2;
     }
-    auto store = im::TelemetryStore::open(db, im::TelemetryStore::Mode::Existing);
-    std::vector<im::RunOverview> runs;
+    auto store = runs::TelemetryStore::open(db, runs::TelemetryStore::Mode::Existing);
+    std::vector<runs::RunOverview> runs;
     if (a.has("run")) {
         const long id = a.getInt("run", 0);
         try {
-            runs.push_back(im::describeRun(store, id));
-        } catch (const im::ImportError& e) {
+            runs.push_back(runs::describeRun(store, id));
+        } catch (const runs::StoreError& e) {
             std::cerr << "runs: " << e.what() << "\n";
             return 2;
         }
     } else {
-        runs = im::describeRuns(store);
+        runs = runs::describeRuns(store);
     }
     if (a.flag("json")) {
         json arr = json::array();

@@ -2,13 +2,14 @@
 
 #include "io.hpp"
 
-#include <clustertwin/importers/export.hpp>
+#include <clustertwin/runs/series_csv.hpp>
+#include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/prometheus_http.hpp>
 #include <clustertwin/importers/slurm.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 
@@ -34,15 +35,15 @@ const char* kImportHelp = R"(Usage: clustertwin-cli import FILE|DIR... --db DB [
                             [--skeleton OUT.json] [--sacct-format LIST] [--jobs-out JOBS.json] [--tz OFFSET]
                             [--trace-start TIME] [--json]
        clustertwin-cli import --prometheus URL (--query Q... | --dcgm) --from T [--to T] [--step S] --db DB ...
+       clustertwin-cli import --formats [--json]
 
 Imports telemetry into the store as one run. FILE may be "-" (standard input) and any file may be
-gzip-compressed (recognised by its content; "x.prom.gz" is read as "x.prom"). Formats are recognised by extension, then by content:
-DCGM exporter / Prometheus text scrapes, the Prometheus HTTP API JSON, nvidia-smi --query-gpu CSV and -q -x
-XML, nvidia-smi dmon, DMTF Redfish resources (one file or a mockup directory), Slurm sacct text
-(--parsable, --parsable2, any delimiter) and --json, squeue, scontrol show job and show node, sinfo (-O
-columns and --json), InfiniBand perfquery counters and ibnetdiscover topologies, ClusterCockpit job archives
-(meta.json with data.json[.gz]), the Alibaba GPU trace (pod list: jobs; node list: nodes) and the long CSV
-(time, entity, metric, value, unit). Directories are walked recursively in name order; files in them that are not
+gzip-compressed (recognised by its content; "x.prom.gz" is read as "x.prom"). Formats are recognised by their
+content first, then by extension: DCGM exporter / Prometheus text scrapes, the Prometheus HTTP API JSON,
+nvidia-smi (--query-gpu CSV, -q -x XML, dmon), DMTF Redfish resources (one file or a mockup directory), Slurm
+(sacct text and --json, squeue, scontrol show job and node, sinfo), InfiniBand (perfquery, ibnetdiscover,
+ibswinfo), ClusterCockpit job archives, the Alibaba GPU trace and the long CSV (time, entity, metric, value,
+unit); `import --formats` lists every one with its id, what it holds and its extensions. Directories are walked recursively in name order; files in them that are not
 telemetry are skipped and counted. A series of scrapes becomes a time series (each at its file's time).
 Bad records are skipped with a warning (file:line or file#/json/pointer); the rest is kept, and every file
 with warnings is named. Importing into a run of the same --name again adds to it: a file whose content was
@@ -72,6 +73,7 @@ could be read (no run is left behind); 130 interrupted (Ctrl-C; what was read be
                        --to defaults to now
   --step S             the resolution (15s by default); ranges of more than 10,000 steps are read in pieces
   --flush-every N      samples held in memory before a sorted write (default 4000000; less uses less memory)
+  --formats            list the formats this program recognises (with --json: as an array) and exit
   -q, --quiet          no progress on stderr
 )";
 
@@ -136,10 +138,10 @@ double rangeTime(const Args& a, const char* opt, double before, double now) {
     if (v == "now") return now;
     if (!v.empty() && (v.back() == 's' || v.back() == 'm' || v.back() == 'h' || v.back() == 'd') && v.find('-') == std::string::npos &&
         v.find(':') == std::string::npos) {
-        const auto d = im::parseTimeSpec(v, 0);
+        const auto d = runs::parseTimeSpec(v, 0);
         if (d) return before - *d;
     }
-    const auto t = im::parseTimeSpec(v, 0);
+    const auto t = runs::parseTimeSpec(v, 0);
     if (!t) throw UsageError(std::string("--") + opt + ": '" + v + "' is not ISO 8601, Unix seconds, now or a duration");
     return *t;
 }
@@ -158,7 +160,7 @@ std::vector<std::string> importPrometheus(const Args& a, im::ImportSession& sess
     r.from_s = rangeTime(a, "from", r.to_s, now);
     if (r.from_s > r.to_s) throw UsageError("--from is after --to");
     if (a.has("step")) {
-        const auto s = im::parseTimeSpec(a.get("step"), 0);
+        const auto s = runs::parseTimeSpec(a.get("step"), 0);
         if (!s || *s <= 0) throw UsageError("--step: '" + a.get("step") + "' is not a positive duration (15s, 1m)");
         r.step_s = *s;
     }
@@ -171,7 +173,27 @@ std::vector<std::string> importPrometheus(const Args& a, im::ImportSession& sess
 
 } // namespace
 
+namespace {
+/// `import --formats`: the table of formats (formats.hpp), as text or JSON.
+int listFormats(bool as_json) {
+    json list = json::array();
+    for (const im::FormatInfo* f : im::formats()) {
+        if (as_json) {
+            list.push_back({{"id", f->id}, {"label", f->label}, {"kind", std::string(im::toString(f->kind))}, {"extensions", f->extensions}});
+            continue;
+        }
+        std::string ext;
+        for (const auto& e : f->extensions) ext += (ext.empty() ? " (" : ", ") + e;
+        std::cout << f->id << std::string(f->id.size() < 22 ? 22 - f->id.size() : 1, ' ') << im::toString(f->kind) << "\t" << f->label
+                  << (ext.empty() ? "" : ext + ")") << "\n";
+    }
+    if (as_json) std::cout << list.dump(2) << "\n";
+    return 0;
+}
+} // namespace
+
 int cmdImport(const Args& a) {
+    if (a.flag("formats")) return listFormats(a.flag("json"));
     const bool live = a.has("prometheus");
     if (a.positional().empty() && !live) throw UsageError("import needs at least one file or directory (or --prometheus URL)");
     if (live && !a.positional().empty()) throw UsageError("--prometheus reads from the server: no files with it");
@@ -233,13 +255,13 @@ int cmdImport(const Args& a) {
     }
     double trace_start = 0;
     if (a.has("trace-start")) {
-        const auto t = im::parseTimeSpec(a.get("trace-start"), 0);
+        const auto t = runs::parseTimeSpec(a.get("trace-start"), 0);
         if (!t) throw UsageError("--trace-start: '" + a.get("trace-start") + "' is not ISO 8601 or Unix seconds");
         trace_start = *t;
     }
     const long flush_every = a.has("flush-every") ? a.getInt("flush-every", 4000000) : 4000000;
     if (flush_every < 1) throw UsageError("--flush-every must be >= 1");
-    auto store = im::TelemetryStore::open(db);
+    auto store = runs::TelemetryStore::open(db);
     im::ImportOptions opt;
     opt.run_name = a.get("name", "import");  // importing into a run of the same name adds to it
     opt.scenario_id = scenario ? scenario->id : "";
@@ -327,20 +349,20 @@ int cmdQuery(const Args& a) {
     const std::string format = a.get("format", "csv");
     if (format != "csv" && format != "json") throw UsageError("--format must be csv or json");
     if (std::error_code ec; !std::filesystem::is_regular_file(db, ec)) throw UsageError("--db: " + db + " does not exist");
-    auto store = im::TelemetryStore::open(db, im::TelemetryStore::Mode::Existing);
+    auto store = runs::TelemetryStore::open(db, runs::TelemetryStore::Mode::Existing);
     const auto runs = store.runs();
     if (runs.empty()) {
         std::cerr << db << ": no runs\n";
         return 2;
     }
     const std::int64_t run = a.has("run") ? a.getInt("run", 0) : runs.back().id;
-    if (std::none_of(runs.begin(), runs.end(), [&](const im::RunInfo& r) { return r.id == run; }))
+    if (std::none_of(runs.begin(), runs.end(), [&](const runs::RunInfo& r) { return r.id == run; }))
         throw UsageError("--run: " + db + " has no run " + std::to_string(run));
     const auto span = store.timeSpan(run);
     const double start = span ? span->first : 0.0;
     auto time = [&](const char* opt, double fallback) {
         if (!a.has(opt)) return fallback;
-        const auto t = im::parseTimeSpec(a.get(opt), start);
+        const auto t = runs::parseTimeSpec(a.get(opt), start);
         if (!t) throw UsageError(std::string("--") + opt + ": '" + a.get(opt) + "' is not seconds, a duration (90s, 1h) or ISO 8601");
         return *t;
     };
@@ -356,9 +378,9 @@ int cmdQuery(const Args& a) {
         }
         out.stream() << arr.dump(2) << "\n";
     } else {
-        out.stream() << im::kSeriesCsvHeader << "\r\n";
+        out.stream() << runs::kSeriesCsvHeader << "\r\n";
         for (const auto& v : vals)
-            for (const auto& [t, x] : v.points) out.stream() << im::seriesCsvRecord(t, v.key.entity, v.key.metric, x, v.key.unit);
+            for (const auto& [t, x] : v.points) out.stream() << runs::seriesCsvRecord(t, v.key.entity, v.key.metric, x, v.key.unit);
     }
     out.commit();
     return 0;

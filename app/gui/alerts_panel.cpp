@@ -2,7 +2,7 @@
 
 #include "run_controller.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/alerts.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/time.hpp>
@@ -28,7 +28,7 @@ constexpr int kEntityRole = Qt::UserRole + 2;
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QString keyOf(const importers::StoredEvent& e) { return QString("%1|%2|%3").arg(e.t_s, 0, 'f', 3).arg(qs(e.kind), qs(e.target)); }
+QString keyOf(const runs::StoredEvent& e) { return QString("%1|%2|%3").arg(e.t_s, 0, 'f', 3).arg(qs(e.kind), qs(e.target)); }
 
 QColor severityColour(model::AlertSeverity s) {
     switch (s) {
@@ -113,7 +113,7 @@ void AlertsPanel::refresh(bool force) {
     const auto* rp = run_.replay();
     const int min_sev = severity_->currentData().toInt();
     const QString text = filter_->text().trimmed();
-    std::vector<const importers::StoredEvent*> shown;
+    std::vector<const runs::StoredEvent*> shown;
     if (rp)
         for (const auto& e : rp->events()) {
             if (e.t_s > run_.absoluteTime() + 1e-6) continue;
@@ -131,7 +131,7 @@ void AlertsPanel::refresh(bool force) {
     signature_ = sig;
     shown_count_ = static_cast<int>(shown.size());
     tree_->clear();
-    auto row = [&](const importers::StoredEvent& e) {
+    auto row = [&](const runs::StoredEvent& e) {
         const model::AlertKindInfo k = model::alertKind(e.kind);
         auto* it = new QTreeWidgetItem;
         const double t = e.t_s - rp->startS();
@@ -155,7 +155,7 @@ void AlertsPanel::refresh(bool force) {
         for (const auto* e : shown) tree_->addTopLevelItem(row(*e));
     } else {
         // One group per kind, the most severe first, each with its count and its first time.
-        std::map<std::pair<int, std::string>, std::vector<const importers::StoredEvent*>> groups;
+        std::map<std::pair<int, std::string>, std::vector<const runs::StoredEvent*>> groups;
         for (const auto* e : shown) groups[{-static_cast<int>(model::alertKind(e->kind).severity), e->kind}].push_back(e);
         for (const auto& [key, list] : groups) {
             const model::AlertKindInfo k = model::alertKind(key.second);

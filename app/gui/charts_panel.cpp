@@ -4,7 +4,7 @@
 #include "run_panels.hpp"
 #include "scenario_tree.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/time.hpp>
 
@@ -317,7 +317,7 @@ void ChartsPanel::clearPinned() {
     rebuild();
 }
 
-void ChartsPanel::setBaseline(std::shared_ptr<const importers::RunReplay> baseline) {
+void ChartsPanel::setBaseline(std::shared_ptr<const runs::RunReplay> baseline) {
     baseline_ = std::move(baseline);
     std::vector<std::pair<std::string, std::string>> pinned;
     for (const auto& c : curves_)
@@ -482,11 +482,11 @@ QString ChartsPanel::readoutAt(double t_s) const {
     QString text = tr("at %1").arg(qs(model::formatDuration(t_s)));
     for (const auto& c : curves_) {
         const auto* pts = rp->series(c->entity, c->metric);
-        const double v = pts ? importers::valueAt(*pts, rp->startS() + t_s + 1e-6) : NAN;
+        const double v = pts ? runs::valueAt(*pts, rp->startS() + t_s + 1e-6) : NAN;
         text += QString("\n%1: %2").arg(c->name(), std::isfinite(v) ? qs(model::formatMetric(v, c->info)) : tr("no value"));
         if (baseline_)
             if (const auto* b = baseline_->series(c->entity, c->metric)) {
-                const double bv = importers::valueAt(*b, baseline_->startS() + t_s + 1e-6);
+                const double bv = runs::valueAt(*b, baseline_->startS() + t_s + 1e-6);
                 if (std::isfinite(bv)) text += tr(" (baseline %1)").arg(qs(model::formatMetric(bv, c->info)));
             }
     }

@@ -20,7 +20,7 @@ class QLineSeries;
 class QValueAxis;
 class QPushButton;
 
-namespace ct::importers {
+namespace ct::runs {
 class RunReplay;
 }
 
@@ -50,7 +50,7 @@ public:
     /// "entity · metric name" of every series, the live one first; baseline curves are not counted.
     QStringList seriesNames() const;
     /// The run to overlay (compare mode: the baseline), or nullptr.
-    void setBaseline(std::shared_ptr<const importers::RunReplay> baseline);
+    void setBaseline(std::shared_ptr<const runs::RunReplay> baseline);
     int baselineCurveCount() const;
     /// What the read-out says at `t_s` seconds from the run's start: the time, each series' last value at or
     /// before it, the baseline's beside it, and the events within a few seconds.
@@ -94,7 +94,7 @@ private:
     std::vector<QLineSeries*> decorations_;       ///< limit lines and event marks
     std::vector<double> limits_;
     int event_marks_ = 0;
-    std::shared_ptr<const importers::RunReplay> baseline_;
+    std::shared_ptr<const runs::RunReplay> baseline_;
     double time_unit_s_ = 60;
     bool zoomed_ = false;
     bool panning_ = false;

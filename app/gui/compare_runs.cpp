@@ -1,6 +1,6 @@
 #include "compare_runs.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -10,16 +10,16 @@ namespace ct::app {
 
 namespace {
 
-bool isRack(const importers::RunReplay& r, const std::string& id) { return r.series(id, "inlet_max_c") != nullptr; }
+bool isRack(const runs::RunReplay& r, const std::string& id) { return r.series(id, "inlet_max_c") != nullptr; }
 
-double at(const importers::RunReplay& r, const std::string& id, const char* metric, double t_s) {
+double at(const runs::RunReplay& r, const std::string& id, const char* metric, double t_s) {
     const auto* s = r.series(id, metric);
-    return s ? importers::valueAt(*s, r.startS() + t_s + 1e-6) : std::nan("");
+    return s ? runs::valueAt(*s, r.startS() + t_s + 1e-6) : std::nan("");
 }
 
 } // namespace
 
-std::vector<RackDiff> rackDiffs(const importers::RunReplay& base, const importers::RunReplay& what, double t_s) {
+std::vector<RackDiff> rackDiffs(const runs::RunReplay& base, const runs::RunReplay& what, double t_s) {
     std::vector<RackDiff> out;
     for (const std::string& id : what.entities()) {
         if (!isRack(what, id)) continue;
@@ -42,7 +42,7 @@ std::vector<RackDiff> rackDiffs(const importers::RunReplay& base, const importer
     return out;
 }
 
-CompareSummary compareRuns(const importers::RunReplay& base, const importers::RunReplay& what, double limit_c) {
+CompareSummary compareRuns(const runs::RunReplay& base, const runs::RunReplay& what, double limit_c) {
     CompareSummary s;
     s.limit_c = limit_c;
     s.largest_rise_k = -1e300;
@@ -60,7 +60,7 @@ CompareSummary compareRuns(const importers::RunReplay& base, const importers::Ru
                 s.first_over_rack = id;
             }
             if (!b) continue;
-            const double bv = importers::valueAt(*b, base.startS() + rel + 1e-6);
+            const double bv = runs::valueAt(*b, base.startS() + rel + 1e-6);
             if (std::isfinite(bv) && v - bv > s.largest_rise_k) {
                 s.largest_rise_k = v - bv;
                 s.largest_rack = id;

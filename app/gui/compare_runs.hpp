@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ct::importers {
+namespace ct::runs {
 class RunReplay;
 }
 
@@ -20,7 +20,7 @@ struct RackDiff {
 };
 
 /// Every rack recorded in the what-if at `t_s` from the start, largest rise first.
-std::vector<RackDiff> rackDiffs(const importers::RunReplay& base, const importers::RunReplay& what, double t_s);
+std::vector<RackDiff> rackDiffs(const runs::RunReplay& base, const runs::RunReplay& what, double t_s);
 
 struct CompareSummary {
     double largest_rise_k = 0;        ///< the largest rack inlet rise over the runs (what-if − baseline)
@@ -34,6 +34,6 @@ struct CompareSummary {
 };
 
 /// Over the what-if's recorded times.
-CompareSummary compareRuns(const importers::RunReplay& base, const importers::RunReplay& what, double limit_c = 27);
+CompareSummary compareRuns(const runs::RunReplay& base, const runs::RunReplay& what, double limit_c = 27);
 
 } // namespace ct::app

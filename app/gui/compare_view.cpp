@@ -5,7 +5,7 @@
 #include "table_util.hpp"
 #include "view3d.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/render/scene.hpp>
 
@@ -85,7 +85,7 @@ void CompareView::link(View3D* from, View3D* to) {
     });
 }
 
-void CompareView::setBaseline(std::shared_ptr<const importers::RunReplay> baseline) {
+void CompareView::setBaseline(std::shared_ptr<const runs::RunReplay> baseline) {
     baseline_ = std::move(baseline);
     const auto* what = run_.replay();
     if (baseline_ && what) {

@@ -12,7 +12,7 @@
 class QLabel;
 class QTableWidget;
 
-namespace ct::importers {
+namespace ct::runs {
 class RunReplay;
 }
 
@@ -26,7 +26,7 @@ class CompareView : public QWidget {
 public:
     CompareView(const ScenarioDocument& doc, const RunController& run, QWidget* parent = nullptr);
     /// The run the shown one (the what-if) is compared with; nullptr clears the comparison.
-    void setBaseline(std::shared_ptr<const importers::RunReplay> baseline);
+    void setBaseline(std::shared_ptr<const runs::RunReplay> baseline);
     bool hasBaseline() const { return baseline_ != nullptr; }
     View3D* baselineView() const { return left_; }
     View3D* whatIfView() const { return right_; }
@@ -45,7 +45,7 @@ protected:
 private:
     void link(View3D* from, View3D* to);
     const RunController& run_;
-    std::shared_ptr<const importers::RunReplay> baseline_;
+    std::shared_ptr<const runs::RunReplay> baseline_;
     CompareSummary sum_;
     View3D* left_;
     View3D* right_;

@@ -5,10 +5,10 @@
 #include "scenario_document.hpp"
 #include "view3d.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
-#include <clustertwin/render/export_run.hpp>
-#include <clustertwin/render/report.hpp>
+#include <clustertwin/report/export_run.hpp>
+#include <clustertwin/report/report.hpp>
 #include <clustertwin/render/scene.hpp>
 
 #include <QApplication>
@@ -58,9 +58,9 @@ bool exportVtk(MainWindow& w, const QString& dir, QString* error) {
     // Off the GUI thread (a run's series can be hundreds of files); only plain data crosses over.
     std::thread worker([=] {
         try {
-            std::optional<importers::TelemetryStore> store;
-            if (with_run) store.emplace(importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing));
-            render::writeRunVtk(scenario, catalog, store ? &*store : nullptr, run_id, out, at, 60, [&](double f) {
+            std::optional<runs::TelemetryStore> store;
+            if (with_run) store.emplace(runs::TelemetryStore::open(db.toStdString(), runs::TelemetryStore::Mode::Existing));
+            report::writeRunVtk(scenario, catalog, store ? &*store : nullptr, run_id, out, at, 60, [&](double f) {
                 done->store(static_cast<int>(1000 * f));
                 return !cancel->load();
             });
@@ -116,10 +116,10 @@ bool exportReport(MainWindow& w, const QString& path, QString* error, QString* n
     }
     QApplication::setOverrideCursor(Qt::WaitCursor);
     try {
-        const auto store = importers::TelemetryStore::open(run->databasePath().toStdString(), importers::TelemetryStore::Mode::Existing);
-        render::ReportOptions ro;
+        const auto store = runs::TelemetryStore::open(run->databasePath().toStdString(), runs::TelemetryStore::Mode::Existing);
+        report::ReportOptions ro;
         ro.version = CT_VERSION;
-        const render::ReportSummary sum = render::writeRunReport(w.document().scenario(), w.document().catalog(), store,
+        const report::ReportSummary sum = report::writeRunReport(w.document().scenario(), w.document().catalog(), store,
                                                                  run->replay()->info().id, local(path), ro);
         QApplication::restoreOverrideCursor();
         if (note) *note = QString::fromStdString(sum.picture_note);

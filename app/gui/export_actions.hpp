@@ -15,7 +15,7 @@ class MainWindow;
 bool exportVtk(MainWindow& w, const QString& dir, QString* error = nullptr);
 /// The 3D view's hall as one self-contained glTF 2.0 file, in the colours shown.
 bool exportGltf(MainWindow& w, const QString& path, QString* error = nullptr);
-/// The shown run's report (render::writeRunReport). False with `error` without a run or when it cannot be
+/// The shown run's report (report::writeRunReport). False with `error` without a run or when it cannot be
 /// written; `note` says what the report had to leave out (the 3D picture).
 bool exportReport(MainWindow& w, const QString& path, QString* error = nullptr, QString* note = nullptr);
 

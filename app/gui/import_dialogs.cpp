@@ -1,6 +1,7 @@
 #include "import_dialogs.hpp"
 
-#include <clustertwin/importers/export.hpp>
+#include <clustertwin/runs/series_csv.hpp>
+#include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/parse.hpp>
 
 #include <QCheckBox>
@@ -47,7 +48,7 @@ QLabel* problemLabel(QWidget* parent) {
 } // namespace
 
 double parseDurationText(const QString& text) {
-    const auto d = importers::parseTimeSpec(text.trimmed().toStdString(), 0);
+    const auto d = runs::parseTimeSpec(text.trimmed().toStdString(), 0);
     return d && *d > 0 ? *d : -1;
 }
 
@@ -55,12 +56,22 @@ ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog
     setObjectName("importDialog");
     setWindowTitle(tr("Import telemetry"));
     auto* l = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("Files or folders of DCGM/Prometheus scrapes, Prometheus API JSON, nvidia-smi (CSV, XML, dmon), Redfish, "
-                                "Slurm, InfiniBand, ClusterCockpit job archives or long CSV, plain or gzip-compressed. Formats are "
-                                "recognised by content; in folders, what is not telemetry is skipped."),
+    auto* intro = new QLabel(tr("Files or folders of telemetry, plain or gzip-compressed. Formats are recognised by content; in folders, "
+                                "what is not telemetry is skipped. Recognised:"),
                              this);
     intro->setWordWrap(true);
     l->addWidget(intro);
+    // The table of formats (importers/formats.hpp), with what each holds: the same list the CLI's
+    // `import --formats` prints.
+    auto* known = new QListWidget(this);
+    known->setObjectName("formatList");
+    for (const importers::FormatInfo* f : importers::formats()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(f->label) + "  —  " + QString::fromUtf8(importers::toString(f->kind).data()), known);
+        item->setData(Qt::UserRole, QString::fromStdString(f->id));
+        item->setFlags(Qt::ItemIsEnabled);
+    }
+    known->setMaximumHeight(110);
+    l->addWidget(known);
     paths_ = new QListWidget(this);
     paths_->setObjectName("paths");
     paths_->setSelectionMode(QAbstractItemView::ExtendedSelection);

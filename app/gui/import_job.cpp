@@ -2,7 +2,7 @@
 
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QFileInfo>
 
@@ -33,7 +33,7 @@ void ImportJob::run() {
             for (const QString& p : request_.paths) paths.push_back(p.toStdString());
             files = im::collectInputs(paths);
         }
-        auto store = im::TelemetryStore::open(request_.db.toStdString());
+        auto store = runs::TelemetryStore::open(request_.db.toStdString());
         im::ImportOptions opt;
         opt.run_name = request_.run_name.toStdString();
         opt.tz_offset_s = request_.tz_offset_s;

@@ -1,7 +1,7 @@
 #include "inventory_import.hpp"
 
 #include <clustertwin/importers/format.hpp>
-#include <clustertwin/importers/netbox.hpp>
+#include <clustertwin/inventory/netbox.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 
@@ -15,9 +15,9 @@ namespace ct::app {
 QString importInventory(const QStringList& files, const QString& out, QString* error) {
     std::vector<std::string> paths;
     for (const QString& f : files) paths.push_back(f.toStdString());
-    importers::InventoryResult res;
+    inventory::InventoryResult res;
     try {
-        res = importers::importNetbox(paths, model::Catalog::builtin());
+        res = inventory::importNetbox(paths, model::Catalog::builtin());
         model::saveScenarioFile(res.scenario, out.toStdString());
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());

@@ -4,9 +4,8 @@
 #include "scenario_document.hpp"
 #include "table_util.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 
-#include <nlohmann/json.hpp>
 
 #include <QLabel>
 #include <QTableWidget>
@@ -77,21 +76,9 @@ std::vector<std::string> JobsPanel::nodesOf(const QString& job) const {
     // where the run placed it, from its metadata.
     const auto* rp = run_.replay();
     if (!rp) return {};
-    if (rp->info().meta_json != placed_meta_) {  // parsed once per run, not on every refresh
-        placed_meta_ = rp->info().meta_json;
-        placed_.clear();
-        const nlohmann::json meta = nlohmann::json::parse(placed_meta_.empty() ? "{}" : placed_meta_, nullptr, false);
-        if (meta.is_object())
-            if (auto it = meta.find("job_nodes"); it != meta.end() && it->is_object())
-                for (const auto& [id, nodes] : it->items()) {
-                    if (!nodes.is_array()) continue;
-                    auto& out = placed_[id];
-                    for (const auto& x : nodes)
-                        if (x.is_string()) out.push_back(x.get<std::string>());
-                }
-    }
-    auto it = placed_.find(job.toStdString());
-    return it == placed_.end() ? std::vector<std::string>{} : it->second;
+    const auto& placed = rp->info().meta.job_nodes;
+    auto it = placed.find(job.toStdString());
+    return it == placed.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::vector<std::string> JobsPanel::busiestLinks(const QString& job, const model::Frame& f, std::size_t n) const {

@@ -38,8 +38,6 @@ protected:
 
 private:
     bool stale_ = false;
-    mutable std::string placed_meta_;                                      ///< the run metadata placed_ is from
-    mutable std::map<std::string, std::vector<std::string>> placed_;       ///< its job_nodes
     const ScenarioDocument& doc_;
     const RunController& run_;
     QTableWidget* table_;

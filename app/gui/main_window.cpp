@@ -31,7 +31,7 @@
 
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/impact.hpp>
 
@@ -186,7 +186,7 @@ MainWindow::MainWindow(QWidget* parent)
         cancel_->setVisible(on);
         if (!on && statusBar()->currentMessage().startsWith(tr("Loading"))) statusBar()->clearMessage();
     });
-    run_->setGate([this](importers::RunReplay& r, const QString& db) { return admitRun(r, db); });
+    run_->setGate([this](runs::RunReplay& r, const QString& db) { return admitRun(r, db); });
 
     edits_ = new EditController(*doc_, this);
     guard_ = new DocumentGuard(*doc_, *notice_, this, [this](const QString& path, QString* error) { return saveScenario(path, error); });
@@ -334,7 +334,7 @@ void MainWindow::openRun(const QString& db_path) {
 
 bool MainWindow::runMatchesScenario() const { return run_->hasRun() && run_matches_; }
 
-RunMatch MainWindow::matchWithScenario(const importers::RunReplay& run) const {
+RunMatch MainWindow::matchWithScenario(const runs::RunReplay& run) const {
     return matchRun(run, doc_->scenario(), doc_->catalog(), model::scenarioHash(doc_->scenario()));
 }
 
@@ -351,7 +351,7 @@ void MainWindow::bindOpenRun() {
     if (!m.shown()) run_->close();  // the docks, the timeline and the 3D view go back to the design
 }
 
-bool MainWindow::admitRun(importers::RunReplay& run, const QString& db) {
+bool MainWindow::admitRun(runs::RunReplay& run, const QString& db) {
     const QString sid = QString::fromStdString(doc_->scenario().id);
     run.mapHosts(hostAliases(doc_->scenario()));  // telemetry's host names onto this scenario's nodes
     const RunMatch m = matchWithScenario(run);
@@ -425,7 +425,7 @@ bool MainWindow::runSimulation(const RunRequest& request, const QString& db_path
 
 bool MainWindow::simulationRunning() const { return sims_->running(); }
 
-const importers::RunReplay* MainWindow::baseline() const { return sims_->baseline().get(); }
+const runs::RunReplay* MainWindow::baseline() const { return sims_->baseline().get(); }
 
 void MainWindow::endSimulation(const QString& how, const QString& message) {
     progress_->hide();

@@ -14,7 +14,7 @@
 class QMessageBox;
 class QTimer;
 
-namespace ct::importers {
+namespace ct::runs {
 class RunReplay;
 }
 namespace ct::model {
@@ -83,7 +83,7 @@ public:
     /// Colours the replay by its difference from the baseline run (when one is loaded).
     void setCompareWithBaseline(bool on);
     bool comparing() const { return compare_; }
-    const importers::RunReplay* baseline() const;
+    const runs::RunReplay* baseline() const;
     /// Impact query on an entity: lists it in the checks dock and highlights what is affected in 3D.
     bool showImpact(const EntityRef& target, QString* error = nullptr);
     /// Saves the scenario (atomically); "" = its current file.
@@ -157,7 +157,7 @@ private:
     void endSimulation(const QString& how, const QString& message);
     /// Whether the open run belongs to the open scenario (RunMatch::shown()).
     bool runMatchesScenario() const;
-    RunMatch matchWithScenario(const importers::RunReplay& run) const;
+    RunMatch matchWithScenario(const runs::RunReplay& run) const;
     /// Sets run_matches_ and what the notice bar says for a run that is (or is not) shown.
     void showRunMatch(const RunMatch& m);
     /// Matches the open run with the open scenario again (after an edit or a switch); closes it when it no
@@ -165,7 +165,7 @@ private:
     void bindOpenRun();
     /// The run controller's gate: shows a run that belongs to the open scenario (with a notice when it was
     /// edited since), turns others away with a prompt that offers the run's own scenario.
-    bool admitRun(importers::RunReplay& run, const QString& db);
+    bool admitRun(runs::RunReplay& run, const QString& db);
     /// A different scenario was opened: the run (unless it is this scenario's), the baseline, the comparison,
     /// the impact and the notices are dropped, so that nothing of the last one is shown on this one.
     void resetForNewScenario();

@@ -12,7 +12,7 @@
 #include "view3d.hpp"
 #include "whatif_dialog.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QAction>
 #include <QComboBox>

@@ -29,7 +29,7 @@
 #include "window_extras.hpp"
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/impact.hpp>
 #include <QApplication>

@@ -1,11 +1,10 @@
 #include "run_binding.hpp"
 
-#include <clustertwin/importers/recorder.hpp>
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/recorder.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/data_paths.hpp>
 #include <clustertwin/model/scenario.hpp>
 
-#include <nlohmann/json.hpp>
 
 #include <QDir>
 #include <QFileInfo>
@@ -15,21 +14,16 @@
 
 namespace ct::app {
 
-RunMatch matchRun(const importers::RunReplay& run, const model::Scenario& s, const model::Catalog& c, const std::string& scenario_hash) {
+RunMatch matchRun(const runs::RunReplay& run, const model::Scenario& s, const model::Catalog& c, const std::string& scenario_hash) {
     RunMatch m;
     const auto& info = run.info();
     m.run_scenario = QString::fromStdString(info.scenario_id);
-    const nlohmann::json meta = nlohmann::json::parse(info.meta_json.empty() ? "{}" : info.meta_json, nullptr, false);
-    std::string recorded_hash;
-    if (meta.is_object()) {
-        if (auto it = meta.find("scenario_file"); it != meta.end() && it->is_string()) m.scenario_file = QString::fromStdString(it->get<std::string>());
-        if (auto it = meta.find("scenario_hash"); it != meta.end() && it->is_string()) recorded_hash = it->get<std::string>();
-        // Telemetry mapped onto a scenario on import carries that scenario's ids: it belongs to it.
-        if (auto it = meta.find("mapped_onto"); it != meta.end() && it->is_string() && m.run_scenario.isEmpty())
-            m.run_scenario = QString::fromStdString(it->get<std::string>());
-    }
+    m.scenario_file = QString::fromStdString(info.meta.scenario_file);
+    const std::string& recorded_hash = info.meta.scenario_hash;
+    // Telemetry mapped onto a scenario on import carries that scenario's ids: it belongs to it.
+    if (!info.meta.mapped_onto.empty() && m.run_scenario.isEmpty()) m.run_scenario = QString::fromStdString(info.meta.mapped_onto);
     std::unordered_set<std::string> ids;
-    for (const auto& e : importers::scenarioEntities(s, c)) ids.insert(e.id);
+    for (const auto& e : runs::scenarioEntities(s, c)) ids.insert(e.id);
     for (const auto& e : run.entities()) {
         ++m.entities;
         if (ids.count(e)) ++m.matched;

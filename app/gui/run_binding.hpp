@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-namespace ct::importers {
+namespace ct::runs {
 class RunReplay;
 }
 namespace ct::model {
@@ -38,7 +38,7 @@ struct RunMatch {
 };
 
 /// Compares a loaded run with the open scenario. `scenario_hash` is model::scenarioHash of it.
-RunMatch matchRun(const importers::RunReplay& run, const model::Scenario& s, const model::Catalog& c, const std::string& scenario_hash);
+RunMatch matchRun(const runs::RunReplay& run, const model::Scenario& s, const model::Catalog& c, const std::string& scenario_hash);
 
 /// Host name -> node id of the scenario's nodes whose host name differs from their id, for
 /// RunReplay::mapHosts (telemetry names hosts; an imported skeleton calls them n0001 with that hostname).

@@ -24,13 +24,13 @@ void RunController::openAsync(const QString& db_path, std::int64_t run) {
     cancel_load_ = cancel;
     QPointer<RunController> self(this);
     QThread* worker = QThread::create([self, db_path, run, cancel] {
-        std::shared_ptr<importers::RunReplay> replay;
+        std::shared_ptr<runs::RunReplay> replay;
         std::vector<double> fields;
         QString error;
         try {
-            auto store = importers::TelemetryStore::open(db_path.toStdString(), importers::TelemetryStore::Mode::Existing);
+            auto store = runs::TelemetryStore::open(db_path.toStdString(), runs::TelemetryStore::Mode::Existing);
             const auto runs = store.runs();
-            if (runs.empty()) throw importers::ImportError(db_path.toStdString() + ": the database holds no run");
+            if (runs.empty()) throw runs::StoreError(db_path.toStdString() + ": the database holds no run");
             // Without a choice: the newest run that holds samples (an import that failed or a run cut off
             // before its first record is never opened in place of one that has data).
             std::int64_t id = run > 0 ? run : runs.back().id;
@@ -41,7 +41,7 @@ void RunController::openAsync(const QString& db_path, std::int64_t run) {
                         break;
                     }
             int last = -1;
-            replay = std::make_shared<importers::RunReplay>(importers::RunReplay::load(store, id, [&](double f) {
+            replay = std::make_shared<runs::RunReplay>(runs::RunReplay::load(store, id, [&](double f) {
                 const int pct = static_cast<int>(95 * f);
                 if (pct != last) {
                     last = pct;
@@ -50,7 +50,7 @@ void RunController::openAsync(const QString& db_path, std::int64_t run) {
                 return !*cancel;
             }));
             fields = store.airFieldTimes(id);
-        } catch (const importers::LoadCancelled&) {
+        } catch (const runs::StoreCancelled&) {
             replay.reset();
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
@@ -97,7 +97,7 @@ void RunController::close() {
     emit timeChanged(t_);
 }
 
-void RunController::adopt(std::shared_ptr<importers::RunReplay> replay, std::vector<double> field_times, const QString& db) {
+void RunController::adopt(std::shared_ptr<runs::RunReplay> replay, std::vector<double> field_times, const QString& db) {
     pause();
     replay_ = std::move(replay);
     field_times_ = std::move(field_times);
@@ -107,7 +107,7 @@ void RunController::adopt(std::shared_ptr<importers::RunReplay> replay, std::vec
     store_.reset();
     if (!field_times_.empty()) {
         try {
-            store_ = std::make_unique<importers::TelemetryStore>(importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing));
+            store_ = std::make_unique<runs::TelemetryStore>(runs::TelemetryStore::open(db.toStdString(), runs::TelemetryStore::Mode::Existing));
         } catch (const std::exception&) {
             field_times_.clear();  // replay without the air field
         }
@@ -141,8 +141,7 @@ void RunController::setTime(double t_s) {
 }
 
 void RunController::updateFrame() {
-    frame_ = replay_->frameAt(absoluteTime() + 1e-6);
-    frame_.time_s = t_;
+    frame_ = replay_->frameAt(absoluteTime());
     // The stored air field at or before t: loaded only when a newer snapshot applies.
     auto it = std::upper_bound(field_times_.begin(), field_times_.end(), absoluteTime() + 1e-6);
     if (store_ && it != field_times_.begin()) {

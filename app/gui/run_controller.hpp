@@ -1,7 +1,7 @@
 #pragma once
 // The replay clock (contributing.md habit 10): a run database bound to a time in seconds from the run's start, with
 // play, pause and speed. Views observe it; loading runs in a worker so the window keeps responding.
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/frame.hpp>
 
 #include <QElapsedTimer>
@@ -31,7 +31,7 @@ public:
     void cancelLoad();
     /// Asked before a loaded run is shown: false keeps the current one (the gate says why to the user).
     /// Decides whether a loaded run is shown; it may rename the run's hosts to the scenario's nodes first.
-    void setGate(std::function<bool(importers::RunReplay&, const QString& db_path)> gate) { gate_ = std::move(gate); }
+    void setGate(std::function<bool(runs::RunReplay&, const QString& db_path)> gate) { gate_ = std::move(gate); }
     /// Renames imported hosts to the nodes of the open scenario (RunReplay::mapHosts) and refreshes what
     /// shows the run. Returns how many entities are renamed (0 too when the names are those already applied:
     /// then nothing is refreshed).
@@ -40,7 +40,7 @@ public:
     void close();
     bool loading() const { return loading_; }
     bool hasRun() const { return replay_ != nullptr; }
-    const importers::RunReplay* replay() const { return replay_.get(); }
+    const runs::RunReplay* replay() const { return replay_.get(); }
     const QString& databasePath() const { return db_path_; }
 
     /// Seconds from the run's start.
@@ -70,9 +70,9 @@ signals:
 private:
     void tick();
     void updateFrame();
-    void adopt(std::shared_ptr<importers::RunReplay> replay, std::vector<double> field_times, const QString& db);
-    std::shared_ptr<importers::RunReplay> replay_;
-    std::unique_ptr<importers::TelemetryStore> store_;  // for air fields, read on demand
+    void adopt(std::shared_ptr<runs::RunReplay> replay, std::vector<double> field_times, const QString& db);
+    std::shared_ptr<runs::RunReplay> replay_;
+    std::unique_ptr<runs::TelemetryStore> store_;  // for air fields, read on demand
     std::vector<double> field_times_;
     double field_loaded_at_ = -1e300;
     std::optional<model::AirField> field_;
@@ -82,7 +82,7 @@ private:
     double t_ = 0, speed_ = 60;
     bool loading_ = false;
     std::shared_ptr<std::atomic<bool>> cancel_load_;
-    std::function<bool(importers::RunReplay&, const QString&)> gate_;
+    std::function<bool(runs::RunReplay&, const QString&)> gate_;
     QTimer timer_;
     QElapsedTimer wall_;
 };

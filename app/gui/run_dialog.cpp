@@ -1,5 +1,7 @@
 #include "run_dialog.hpp"
 
+#include <clustertwin/sim/air/air_solver.hpp>
+
 #include "run_explainer.hpp"
 
 #include <clustertwin/model/scenario_io.hpp>
@@ -65,9 +67,11 @@ RunDialog::RunDialog(const model::Scenario& s, const model::Catalog& c, const st
     step_->setToolTip(tr("Engine step: power, equipment and jobs are updated this often (the air solver sub-steps within it)"));
     air_ = new QComboBox(this);
     air_->setObjectName("runAir");
-    air_->addItem(tr("Lattice Boltzmann (jets, buoyancy, turbulence)"), "lbm");
-    air_->addItem(tr("Quick: potential flow (approximate)"), "quick");
-    air_->setCurrentIndex(air == "quick" ? 1 : 0);
+    for (const auto& solver : sim::airSolvers()) {  // every solver of the table, the default first
+        air_->addItem(QString::fromStdString(solver.label), QString::fromStdString(solver.name));
+        air_->setItemData(air_->count() - 1, QString::fromStdString(solver.help), Qt::ToolTipRole);
+    }
+    air_->setCurrentIndex(std::max(0, air_->findData(QString::fromStdString(air))));
     steady_ = new QCheckBox(tr("Stop when every rack inlet holds still (steady state)"), this);
     steady_->setObjectName("runSteady");
     jobs_ = new QLineEdit(this);

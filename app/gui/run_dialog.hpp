@@ -22,7 +22,7 @@ namespace ct::app {
 struct RunRequest {
     double duration_s = 900;
     double step_s = 1;
-    std::string air = "lbm";  ///< "lbm" or "quick"
+    std::string air = "lbm";  ///< a solver of sim::airSolvers(); the first is the default
     bool steady = false;
     std::vector<model::Job> extra_jobs;
     std::vector<model::Event> extra_events;

@@ -3,8 +3,8 @@
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
 
-#include <clustertwin/importers/replay.hpp>
-#include <clustertwin/importers/run_checks.hpp>
+#include <clustertwin/runs/replay.hpp>
+#include <clustertwin/runs/run_checks.hpp>
 #include <clustertwin/model/time.hpp>
 
 #include <QStringList>
@@ -67,9 +67,9 @@ void RunExplainer::explain() {
     }
     QStringList lines;
     NoticeBar::Level level = NoticeBar::Level::Info;
-    for (const auto& f : importers::checkRun(*rp)) {
+    for (const auto& f : runs::checkRun(*rp)) {
         lines << tr("%1 (at %2)").arg(qs(f.text), at(f.t_s));
-        if (f.level == importers::RunFinding::Level::Error) level = NoticeBar::Level::Error;
+        if (f.level == runs::RunFinding::Level::Error) level = NoticeBar::Level::Error;
         else if (level != NoticeBar::Level::Error) level = NoticeBar::Level::Warning;
     }
     if (!whatif_.isEmpty()) lines << whatif_;

@@ -1,6 +1,6 @@
 #pragma once
 // The banner under the run-match notice that says what a result means (issue 16, "results explained"):
-// findings of importers::checkRun (inlets past where IT shuts down, a heat imbalance at steady state, each
+// findings of runs::checkRun (inlets past where IT shuts down, a heat imbalance at steady state, each
 // with its likely cause) and, for a what-if, every event the run contains — the failure asked for and the
 // scenario's own scheduled events, which a what-if includes too.
 #include <QObject>

@@ -3,8 +3,8 @@
 #include "run_controller.hpp"
 #include "table_util.hpp"
 
-#include <clustertwin/importers/export.hpp>
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/series_csv.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/time.hpp>
 
@@ -26,7 +26,7 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 /// The metrics of an entity in display order (power, temperatures, utilisation first).
-std::vector<std::string> orderedMetrics(const importers::RunReplay& rp, const std::string& id) {
+std::vector<std::string> orderedMetrics(const runs::RunReplay& rp, const std::string& id) {
     std::vector<std::string> ids = rp.metricsOf(id);
     sortMetrics(ids);
     return ids;
@@ -64,7 +64,7 @@ void ValuesPanel::refresh() {
         name->setData(Qt::UserRole, qs(metric));
         name->setToolTip(info.about.empty() ? qs(metric) : QString("%1 — %2").arg(qs(metric), qs(info.about)));
         table_->setItem(row, 0, name);
-        const double v = importers::valueAt(*rp->series(id, metric), run_.absoluteTime() + 1e-6);
+        const double v = runs::valueAt(*rp->series(id, metric), run_.absoluteTime() + 1e-6);
         auto* value = new QTableWidgetItem(qs(model::formatMetric(v, info)));
         value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         table_->setItem(row, 1, value);
@@ -77,7 +77,7 @@ QString ValuesPanel::value(const QString& metric) const {
     return {};
 }
 
-bool writeSeriesCsv(const importers::RunReplay& rp, const std::vector<std::pair<std::string, std::string>>& series, const QString& path,
+bool writeSeriesCsv(const runs::RunReplay& rp, const std::vector<std::pair<std::string, std::string>>& series, const QString& path,
                     QString* error) {
     QSaveFile f(path);  // atomic: a temporary file renamed on commit
     if (!f.open(QIODevice::WriteOnly)) {
@@ -86,10 +86,10 @@ bool writeSeriesCsv(const importers::RunReplay& rp, const std::vector<std::pair<
     }
     QTextStream out(&f);
     // The same RFC 4180 vocabulary as `clustertwin-cli query --format csv`.
-    out << importers::kSeriesCsvHeader << "\r\n";
+    out << runs::kSeriesCsvHeader << "\r\n";
     for (const auto& [id, m] : series)
         if (const auto* pts = rp.series(id, m))
-            for (const auto& [t, v] : *pts) out << QString::fromStdString(importers::seriesCsvRecord(t, id, m, v, rp.unitOf(id, m)));
+            for (const auto& [t, v] : *pts) out << QString::fromStdString(runs::seriesCsvRecord(t, id, m, v, rp.unitOf(id, m)));
     out.flush();
     if (!f.commit()) {
         if (error) *error = f.errorString();
@@ -98,7 +98,7 @@ bool writeSeriesCsv(const importers::RunReplay& rp, const std::vector<std::pair<
     return true;
 }
 
-bool writeSeriesCsv(const importers::RunReplay& rp, const QString& entity, const QString& path, QString* error) {
+bool writeSeriesCsv(const runs::RunReplay& rp, const QString& entity, const QString& path, QString* error) {
     std::vector<std::pair<std::string, std::string>> series;
     const std::string id = entity.toStdString();
     for (const auto& m : rp.metricsOf(id)) series.emplace_back(id, m);

@@ -12,7 +12,7 @@
 
 class QTableWidget;
 
-namespace ct::importers {
+namespace ct::runs {
 class RunReplay;
 }
 
@@ -38,9 +38,9 @@ private:
 
 /// Every series of `entity` in the run as RFC 4180 CSV (`time_s,entity,metric,value,unit`, CRLF; the same as
 /// `clustertwin-cli query --format csv`), written atomically. False with a message on failure.
-bool writeSeriesCsv(const importers::RunReplay& run, const QString& entity, const QString& path, QString* error);
+bool writeSeriesCsv(const runs::RunReplay& run, const QString& entity, const QString& path, QString* error);
 /// The same for the given (entity, metric) series, in that order (the Charts dock's export).
-bool writeSeriesCsv(const importers::RunReplay& run, const std::vector<std::pair<std::string, std::string>>& series, const QString& path,
+bool writeSeriesCsv(const runs::RunReplay& run, const std::vector<std::pair<std::string, std::string>>& series, const QString& path,
                     QString* error);
 
 } // namespace ct::app

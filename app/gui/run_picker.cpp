@@ -14,7 +14,7 @@ namespace ct::app {
 
 namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
-QString state(const importers::RunOverview& r) {
+QString state(const runs::RunOverview& r) {
     if (r.interrupted) return QObject::tr("interrupted");
     if (!r.t0_s) return QObject::tr("no samples");
     return r.complete ? QObject::tr("complete") : QObject::tr("incomplete");
@@ -22,10 +22,10 @@ QString state(const importers::RunOverview& r) {
 } // namespace
 
 void RunPicker::choose(QWidget* parent, const QString& db, const std::function<void(std::int64_t)>& open) {
-    std::vector<importers::RunOverview> runs;
+    std::vector<runs::RunOverview> runs;
     try {
-        auto store = importers::TelemetryStore::open(db.toStdString(), importers::TelemetryStore::Mode::Existing);
-        runs = importers::describeRuns(store);
+        auto store = runs::TelemetryStore::open(db.toStdString(), runs::TelemetryStore::Mode::Existing);
+        runs = runs::describeRuns(store);
     } catch (const std::exception& e) {
         QMessageBox::warning(parent, tr("Open run"), QString::fromStdString(e.what()));
         return;
@@ -40,13 +40,13 @@ void RunPicker::choose(QWidget* parent, const QString& db, const std::function<v
     picker->open();
 }
 
-std::int64_t RunPicker::defaultRun(const std::vector<importers::RunOverview>& runs) {
+std::int64_t RunPicker::defaultRun(const std::vector<runs::RunOverview>& runs) {
     for (auto it = runs.rbegin(); it != runs.rend(); ++it)
         if (it->samples > 0) return it->info.id;
     return runs.empty() ? 0 : runs.back().info.id;
 }
 
-RunPicker::RunPicker(const QString& db, std::vector<importers::RunOverview> runs, QWidget* parent) : QDialog(parent), runs_(std::move(runs)) {
+RunPicker::RunPicker(const QString& db, std::vector<runs::RunOverview> runs, QWidget* parent) : QDialog(parent), runs_(std::move(runs)) {
     setObjectName("runPicker");
     setWindowTitle(tr("Open run"));
     auto* layout = new QVBoxLayout(this);
@@ -64,7 +64,7 @@ RunPicker::RunPicker(const QString& db, std::vector<importers::RunOverview> runs
     int preferred_row = 0;
     for (int i = 0; i < static_cast<int>(runs_.size()); ++i) {
         const auto& r = runs_[static_cast<std::size_t>(i)];
-        const QString span = r.t0_s ? q(importers::formatRunTime(r, *r.t0_s)) + " – " + q(importers::formatRunTime(r, *r.t1_s)) : QString("–");
+        const QString span = r.t0_s ? q(runs::formatRunTime(r, *r.t0_s)) + " – " + q(runs::formatRunTime(r, *r.t1_s)) : QString("–");
         const QStringList cells = {QString::number(r.info.id), q(r.info.name), q(r.info.kind), r.info.scenario_id.empty() ? "–" : q(r.info.scenario_id),
                                    state(r), span, QLocale().toString(static_cast<qlonglong>(r.samples))};
         for (int c = 0; c < cells.size(); ++c) table_->setItem(i, c, new QTableWidgetItem(cells[c]));
@@ -108,7 +108,7 @@ void RunPicker::showDetails(int row) {
     auto* mets = new QTreeWidgetItem(details_, {tr("Metrics (%1)").arg(r.metrics.size())});
     for (const auto& m : r.metrics)
         new QTreeWidgetItem(mets, {q(m.metric), q(m.unit), QLocale().toString(static_cast<qlonglong>(m.samples)), QString::number(m.entities),
-                                   q(importers::formatRunTime(r, m.t0_s)) + " – " + q(importers::formatRunTime(r, m.t1_s))});
+                                   q(runs::formatRunTime(r, m.t0_s)) + " – " + q(runs::formatRunTime(r, m.t1_s))});
     if (!r.sources.empty()) {
         auto* src = new QTreeWidgetItem(details_, {tr("Files read (%1)").arg(r.sources.size())});
         for (const auto& s : r.sources) new QTreeWidgetItem(src, {q(s.name), QString(), QString::number(s.samples)});

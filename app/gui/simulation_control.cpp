@@ -3,7 +3,7 @@
 #include "scenario_document.hpp"
 #include "simulation_job.hpp"
 
-#include <clustertwin/importers/replay.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 
@@ -90,8 +90,8 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
         if (pending_) {
             // The baseline is done: keep it for the comparison and run the what-if.
             try {
-                auto store = importers::TelemetryStore::open(path.toStdString(), importers::TelemetryStore::Mode::Existing);
-                baseline_ = std::make_shared<importers::RunReplay>(importers::RunReplay::load(store, run));
+                auto store = runs::TelemetryStore::open(path.toStdString(), runs::TelemetryStore::Mode::Existing);
+                baseline_ = std::make_shared<runs::RunReplay>(runs::RunReplay::load(store, run));
             } catch (const std::exception& e) {
                 pending_.reset();
                 emit failed(QString::fromStdString(e.what()));

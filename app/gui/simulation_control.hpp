@@ -18,7 +18,7 @@
 #include <memory>
 #include <vector>
 
-namespace ct::importers {
+namespace ct::runs {
 class RunReplay;
 }
 
@@ -43,7 +43,7 @@ public:
     void setRunsFolder(const QString& dir) { runs_folder_ = dir; }
     QString runsFolder() const;
     /// The last finished baseline of a what-if (nullptr if none).
-    const std::shared_ptr<importers::RunReplay>& baseline() const { return baseline_; }
+    const std::shared_ptr<runs::RunReplay>& baseline() const { return baseline_; }
     void dropBaseline() { baseline_.reset(); }
     /// Whether the open scenario is still the one the running job was started from.
     bool jobMatchesDocument() const;
@@ -72,7 +72,7 @@ private:
     QString job_path_, job_id_;  ///< the scenario the job runs
     QString air_label_;
     QString runs_folder_;
-    std::shared_ptr<importers::RunReplay> baseline_;
+    std::shared_ptr<runs::RunReplay> baseline_;
     struct PendingWhatIf {
         RunRequest request;  // the baseline's, with the failures as its extra events
         QString db;

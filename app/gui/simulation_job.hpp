@@ -1,8 +1,8 @@
 #pragma once
-// Simulation > Run: the engine in a worker thread, recorded into a run database like clustertwin-cli simulate.
+// Simulation > Run: a session::RunSession (the same run as clustertwin-cli simulate) in a worker thread.
 // Reports progress and live frames to the GUI thread; cancel stops it at the next step and keeps what was
-// recorded as a shorter run. In steady mode it stops once every rack inlet holds still (sim::SteadyDetector),
-// with the duration as the most it runs.
+// recorded, marked interrupted. In steady mode it stops once every rack inlet holds still, with the duration
+// as the most it runs.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
@@ -12,6 +12,10 @@
 
 #include <atomic>
 #include <string>
+
+namespace ct::session {
+struct RunOutcome;
+}
 
 namespace ct::app {
 
@@ -50,6 +54,9 @@ signals:
 
 protected:
     void run() override;
+
+private:
+    static QString steadyNote(const session::RunOutcome& o);
 
 private:
     model::Scenario scenario_;

@@ -1,5 +1,7 @@
 #include "simulation_options.hpp"
 
+#include <clustertwin/sim/air/air_solver.hpp>
+
 #include <QActionGroup>
 #include <QMenu>
 
@@ -8,26 +10,33 @@ namespace ct::app {
 SimulationOptions::SimulationOptions(QObject* parent) : QObject(parent) {}
 
 void SimulationOptions::populate(QMenu* menu) {
+    // One action per room-air solver, as the solver table describes them (sim::airSolvers()): a new solver
+    // appears here without a change to this file. The first is the default.
     QMenu* air = menu->addMenu(tr("Room &air"));
     auto* group = new QActionGroup(this);
-    lbm_ = air->addAction(tr("&Lattice Boltzmann (jets, buoyancy, turbulence)"));
-    quick_ = air->addAction(tr("&Quick: potential flow (approximate)"));
-    lbm_->setObjectName("actionAirLbm");
-    quick_->setObjectName("actionAirQuick");
-    lbm_->setToolTip(tr("Carries supply jets, plumes and recirculation: the answer to plan with"));
-    quick_->setToolTip(tr("No momentum or buoyancy: jets do not cross the room, inlets can be far off; fast"));
-    for (QAction* a : {lbm_, quick_}) {
+    for (const auto& s : sim::airSolvers()) {
+        QAction* a = air->addAction("&" + QString::fromStdString(s.label));
+        QString name = QString::fromStdString(s.name);
+        a->setObjectName("actionAir" + name.left(1).toUpper() + name.mid(1));
+        a->setToolTip(QString::fromStdString(s.help));
+        a->setData(name);
         a->setCheckable(true);
         group->addAction(a);
+        actions_.push_back(a);
     }
-    lbm_->setChecked(true);
+    if (!actions_.empty()) actions_.front()->setChecked(true);
 }
 
-std::string SimulationOptions::air() const { return quick_ && quick_->isChecked() ? "quick" : "lbm"; }
+std::string SimulationOptions::air() const {
+    for (QAction* a : actions_)
+        if (a->isChecked()) return a->data().toString().toStdString();
+    return sim::airSolverNames().front();
+}
 
 void SimulationOptions::setAir(const std::string& name) {
-    if (!lbm_ || name.empty()) return;  // a scenario without a choice keeps the session's
-    (name == "quick" ? quick_ : lbm_)->setChecked(true);
+    if (name.empty()) return;  // a scenario without a choice keeps the session's
+    for (QAction* a : actions_)
+        if (a->data().toString().toStdString() == name) a->setChecked(true);
 }
 
 } // namespace ct::app

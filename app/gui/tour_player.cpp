@@ -1,5 +1,7 @@
 #include "tour_player.hpp"
 
+#include "run_dialog.hpp"
+
 #include "main_window.hpp"
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
@@ -103,7 +105,7 @@ void TourPlayer::place() {
 
 bool TourPlayer::start(const QString& path, QString* error) {
     try {
-        tour_ = render::loadTour(QDir::toNativeSeparators(path).toStdString(), QDir(resourcesDir()).filePath("scenarios").toStdString());
+        tour_ = report::loadTour(QDir::toNativeSeparators(path).toStdString(), QDir(resourcesDir()).filePath("scenarios").toStdString());
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
         tour_.reset();
@@ -124,7 +126,6 @@ bool TourPlayer::start(const QString& path, QString* error) {
         caption_->setText(tr("Preparing the tour: simulating %1 of the hall…").arg(qs(model::formatDuration(*tour_->simulate_s))));
         counter_->setText(qs(tour_->title));
         for (QPushButton* b : {back_, next_, pause_}) b->setEnabled(false);
-        if (auto* quick = w_.findChild<QAction*>("actionAirQuick")) quick->trigger();
         connect(&w_, &MainWindow::simulationEnded, this, [this](const QString& how) {
             if (!tour_) return;
             if (how != "finished") {
@@ -138,7 +139,12 @@ bool TourPlayer::start(const QString& path, QString* error) {
                 if (tour_) showStep(0);
             }, Qt::SingleShotConnection);
         }, Qt::SingleShotConnection);
-        if (!w_.runSimulation(*tour_->simulate_s)) {
+        // Quick air for the tour's run, named in the request: the user's own choice in Simulation > Room air is
+        // left as it is.
+        RunRequest request;
+        request.duration_s = *tour_->simulate_s;
+        request.air = "quick";
+        if (!w_.runSimulation(request)) {
             if (error) *error = tr("Cannot start the tour's simulation (one is running already?)");
             stop();
             return false;
@@ -184,7 +190,7 @@ void TourPlayer::back() {
 void TourPlayer::showStep(int i) {
     if (!tour_ || i < 0 || i >= stepCount()) return;
     step_ = i;
-    const render::TourStep& st = tour_->steps[static_cast<std::size_t>(i)];
+    const report::TourStep& st = tour_->steps[static_cast<std::size_t>(i)];
     caption_->setText(qs(st.caption));
     counter_->setText(tr("%1 · %2 of %3").arg(qs(tour_->title)).arg(i + 1).arg(stepCount()));
     back_->setEnabled(i > 0);
@@ -195,7 +201,7 @@ void TourPlayer::showStep(int i) {
     if (autoplay_) timer_->start(static_cast<int>(1000 * st.seconds));
 }
 
-void TourPlayer::apply(const render::TourStep& st) {
+void TourPlayer::apply(const report::TourStep& st) {
     w_.centralTabs()->setCurrentWidget(w_.view3d());
     render::Scene* sc = w_.view3d()->scene();
     if (!st.metric.empty()) {

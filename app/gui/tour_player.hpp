@@ -4,7 +4,7 @@
 // step moves the camera, selects and lights up things, colours by a metric, moves or plays the timeline. A tour
 // that replays a run simulates it first (quick air). View > Presentation mode shows it full screen, large type,
 // no docks.
-#include <clustertwin/render/tour.hpp>
+#include <clustertwin/report/tour.hpp>
 
 #include <QFrame>
 #include <QPointer>
@@ -47,9 +47,9 @@ protected:
 
 private:
     void place();
-    void apply(const render::TourStep& st);
+    void apply(const report::TourStep& st);
     MainWindow& w_;
-    std::optional<render::Tour> tour_;
+    std::optional<report::Tour> tour_;
     int step_ = -1;
     bool autoplay_ = true;
     bool waiting_ = false;  ///< the tour's run is being simulated

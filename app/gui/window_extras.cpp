@@ -64,7 +64,8 @@ void populateHelpMenu(QMenu* help, QMainWindow* window) {
         {QObject::tr("The 3D view"), "visualization.md"},                     {QObject::tr("Telemetry import"), "importers.md"},
         {QObject::tr("Network and jobs"), "network.md"},                     {QObject::tr("Scenario file format"), "scenario-format.md"},
         {QObject::tr("Performance"), "performance.md"},                      {QObject::tr("Building"), "building.md"},
-        {QObject::tr("What the models compute"), "models.md"},               {QObject::tr("Contributing"), "contributing.md"}};
+        {QObject::tr("What the models compute"), "models.md"},               {QObject::tr("Architecture"), "architecture.md"},
+        {QObject::tr("Contributing"), "contributing.md"}};
     for (const auto& [title, file] : pages) {
         const QString path = QDir(docs).filePath(file);
         QAction* a = topics->addAction(title, window, [path] { QDesktopServices::openUrl(QUrl::fromLocalFile(path)); });

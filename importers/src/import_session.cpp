@@ -1,3 +1,4 @@
+#include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/import_session.hpp>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,13 @@
 #include <unordered_map>
 
 namespace ct::importers {
+
+using runs::BufferedWriter;
+using runs::EntityInfo;
+using runs::SeriesKey;
+using runs::StoredEvent;
+using runs::TelemetryStore;
+using runs::WriteStats;
 
 namespace {
 
@@ -71,9 +79,8 @@ bool informational(const std::string& kind) {
 
 struct Parsed {
     enum class Kind { Samples, Jobs, Skipped, Failed } kind = Kind::Failed;
-    Format format = Format::Unknown;
+    std::string format;  ///< the format's id
     ParseResult result;
-    SlurmResult jobs;
     std::string error;
 };
 
@@ -145,7 +152,7 @@ struct ImportSession::Impl {
         sum.warnings.push_back(std::move(fw));
     }
 
-    void storeSamples(ParseResult& r, const std::string& source, Format format, const std::string& hash) {
+    void storeSamples(ParseResult& r, const std::string& source, const std::string& fmt, const std::string& hash) {
         if (opt.mapper) {
             const MappingReport rep = opt.mapper->apply(r);
             sum.matched += rep.matched;
@@ -170,7 +177,6 @@ struct ImportSession::Impl {
         sum.links += r.links.size();
         if (!ents.empty()) store.upsertEntities(ents);
         // Series ids: known ones from the map, new ones created together in one transaction.
-        const std::string fmt(toString(format));
         std::vector<std::int64_t> ids(r.samples.size());
         std::vector<SeriesKey> fresh;
         std::unordered_map<std::string, std::size_t> fresh_at;
@@ -275,31 +281,30 @@ struct ImportSession::Impl {
         Parsed p;
         try {
             Detection det = detectFileFormat(file);
-            if (det.format == Format::Unknown && !opt.sacct_format.empty() && !walked) det.format = Format::SlurmSacct;
-            p.format = det.format;
-            if (det.format == Format::Unknown && walked) {  // a mockup's $metadata, a README: not telemetry
+            // sacct text without a header is recognised by the --format list it was printed with.
+            if (!det && !opt.sacct_format.empty() && !walked) det.format = findFormat("slurm-sacct");
+            if (!det && walked) {  // a mockup's $metadata, a README: not telemetry
                 p.kind = Parsed::Kind::Skipped;
                 return p;
             }
-            if (det.format == Format::ClusterCockpitData && walked) {  // read with its meta.json, when there is one
+            if (det && !det.format->read_through.empty() && walked) {  // read through the file beside it, when there is one
                 std::error_code ec;
-                if (std::filesystem::is_regular_file(std::filesystem::path(file).parent_path() / "meta.json", ec)) {
+                if (std::filesystem::is_regular_file(std::filesystem::path(file).parent_path() / det.format->read_through, ec)) {
                     p.kind = Parsed::Kind::Skipped;
                     return p;
                 }
             }
-            if (det.format == Format::SlurmSacct || det.format == Format::SlurmJson) {
-                p.jobs = parseSlurmFile(file, opt.sacct_format, opt.tz_offset_s);
-                p.kind = Parsed::Kind::Jobs;
-                return p;
-            }
+            p.format = std::string(det.id());
             ParseOptions po;
             po.host = opt.host;
             po.host_from_path = real_name;
             po.tz_offset_s = opt.tz_offset_s;
             po.trace_start_s = opt.trace_start_s;
-            p.result = parseFile(file, po, progress);
-            p.kind = Parsed::Kind::Samples;
+            po.sacct_fields = opt.sacct_format;
+            p.result = parseFileAs(file, det, po, progress);  // detected once, above
+            // Jobs and nothing else (Slurm accounting, job traces): the file is recorded with its jobs.
+            const bool jobs_only = !p.result.jobs.empty() && p.result.samples.empty() && p.result.entities.empty() && p.result.links.empty();
+            p.kind = jobs_only || (det && det.format->kind == FormatKind::Jobs && p.result.samples.empty()) ? Parsed::Kind::Jobs : Parsed::Kind::Samples;
         } catch (const std::exception& e) {
             p.kind = Parsed::Kind::Failed;
             p.error = e.what();
@@ -392,13 +397,13 @@ void ImportSession::importFiles(const std::vector<std::pair<std::string, bool>>&
             case Parsed::Kind::Failed: d.sum.failed.push_back(show(p.error)); break;
             case Parsed::Kind::Jobs:
                 ++d.sum.files;
-                ++d.sum.formats[std::string(toString(p.format))];
-                d.warn(std::move(p.jobs.warnings), file, shown);
-                d.storeJobs(p.jobs.jobs, show(file), cur.hash);
+                ++d.sum.formats[p.format];
+                d.warn(std::move(p.result.warnings), file, shown);
+                d.storeJobs(p.result.jobs, show(file), cur.hash);
                 break;
             case Parsed::Kind::Samples:
                 ++d.sum.files;
-                ++d.sum.formats[std::string(toString(p.format))];
+                ++d.sum.formats[p.format];
                 d.warn(std::move(p.result.warnings), file, shown);
                 if (p.result.cancelled) d.cancel = true;  // a file cut short is not stored, nor marked read
                 else {
@@ -416,8 +421,8 @@ void ImportSession::importFiles(const std::vector<std::pair<std::string, bool>>&
     if (progress) progress(files.size(), files.size(), 1.0, {});
 }
 
-void ImportSession::add(ParseResult& r, const std::string& source, Format format, const std::string& hash) {
-    ++d_->sum.formats[std::string(toString(format))];
+void ImportSession::add(ParseResult& r, const std::string& source, const std::string& format, const std::string& hash) {
+    ++d_->sum.formats[format];
     ++d_->sum.files;
     d_->warn(std::move(r.warnings), source, {});
     if (!r.jobs.empty()) d_->storeJobs(r.jobs, source, {});
@@ -450,14 +455,12 @@ ImportSummary ImportSession::finish() {
     } else {
         s.finishRun(d.sum.run, 0);
         if (d.opt.mapper && d.sum.matched > 0 && !d.opt.mapped_onto.empty()) {
-            std::string meta = "{}";
+            runs::RunMeta meta;
             for (const auto& r : s.runs())
-                if (r.id == d.sum.run && !r.meta_json.empty()) meta = r.meta_json;
-            auto j = nlohmann::json::parse(meta, nullptr, false);
-            if (!j.is_object()) j = nlohmann::json::object();
-            j["mapped_onto"] = d.opt.mapped_onto;
-            if (!d.opt.mapped_onto_file.empty()) j["scenario_file"] = d.opt.mapped_onto_file;
-            s.setRunMeta(d.sum.run, j.dump());
+                if (r.id == d.sum.run) meta = r.meta;
+            meta.mapped_onto = d.opt.mapped_onto;
+            if (!d.opt.mapped_onto_file.empty()) meta.scenario_file = d.opt.mapped_onto_file;
+            s.setRunMeta(d.sum.run, meta);
         }
     }
     return std::move(d.sum);

@@ -48,11 +48,6 @@ bool jsonFlag(const nlohmann::json& obj, const char* key, bool dflt) {
     return it != obj.end() && it->is_boolean() ? it->get<bool>() : dflt;
 }
 
-std::size_t jsonErrorLine(const std::string& text, const std::exception& e) {
-    const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e);
-    const auto upto = text.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(pe ? pe->byte : 0, text.size()));
-    return 1 + static_cast<std::size_t>(std::count(text.begin(), upto, '\n'));
-}
 
 bool LineReader::next(std::string& line) {
     while (std::getline(in_, line)) {
@@ -83,6 +78,12 @@ std::string defaultHost(const ParseOptions& opt, const std::string& fallback) {
     return name.empty() ? fallback : name;
 }
 
+std::string trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t\r\n\v\f");
+    if (b == std::string_view::npos) return {};
+    return std::string(s.substr(b, s.find_last_not_of(" \t\r\n\v\f") - b + 1));
+}
+
 bool parseNumber(std::string_view s, double& out) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -109,53 +110,20 @@ bool parseNumber(std::string_view s, double& out) {
     return end == tmp.c_str() + tmp.size();
 }
 
-bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s) {
-    int Y, M, D, h, m;
-    double sec;
-    char tail[16] = {0};
-    const std::string str(s);
-    const int n = std::sscanf(str.c_str(), "%4d-%2d-%2d%*[T ]%2d:%2d:%lf%15s", &Y, &M, &D, &h, &m, &sec, tail);
-    if (n < 6) return false;
-    std::tm tm{};
-    tm.tm_year = Y - 1900;
-    tm.tm_mon = M - 1;
-    tm.tm_mday = D;
-    tm.tm_hour = h;
-    tm.tm_min = m;
-    tm.tm_sec = 0;
-    double t = static_cast<double>(timegm(&tm)) + sec;
-    const std::string z(tail);
-    if (z.empty()) {
-        t -= zoneless_offset_s;
-    } else {
-        const auto off = parseUtcOffset(z);
-        if (!off) return false;
-        t -= *off;
-    }
-    out = t;
-    return true;
-}
-
 } // namespace ct::importers::detail
 
 namespace ct::importers {
 
-std::optional<double> parseUtcOffset(std::string_view z) {
-    if (z == "Z" || z == "UTC" || z == "GMT" || z == "utc") return 0.0;
-    if (z.size() < 3 || (z[0] != '+' && z[0] != '-')) return std::nullopt;
-    const double sign = z[0] == '+' ? 1 : -1;
-    std::string digits;
-    for (std::size_t i = 1; i < z.size(); ++i) {
-        if (z[i] == ':' && i == 3) continue;  // +05:30
-        if (!std::isdigit(static_cast<unsigned char>(z[i]))) return std::nullopt;
-        digits += z[i];
-    }
-    if (digits.size() != 2 && digits.size() != 4) return std::nullopt;  // +05, +0530, +05:30
-    if (z.size() == 6 && z[3] != ':') return std::nullopt;
-    const int hh = std::stoi(digits.substr(0, 2)), mm = digits.size() == 4 ? std::stoi(digits.substr(2, 2)) : 0;
-    if (hh > 14 || mm > 59) return std::nullopt;
-    return sign * (hh * 3600 + mm * 60);
-}
 
+
+} // namespace ct::importers
+
+namespace ct::importers {
+
+std::size_t jsonErrorLine(const std::string& text, const std::exception& e) {
+    const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e);
+    const auto upto = text.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(pe ? pe->byte : 0, text.size()));
+    return 1 + static_cast<std::size_t>(std::count(text.begin(), upto, '\n'));
+}
 
 } // namespace ct::importers

@@ -15,17 +15,19 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <clustertwin/model/time.hpp>
+
 #include <nlohmann/json_fwd.hpp>
 
 namespace ct::importers::detail {
 
+/// `s` without the white space (space, tab, CR, LF, VT, FF) at either end.
+std::string trim(std::string_view s);
 /// True when `s` is valid UTF-8.
 bool validUtf8(std::string_view s);
 /// Parses a double; accepts NaN, +Inf, -Inf, Inf. False when not a complete number.
 bool parseNumber(std::string_view s, double& out);
-/// "2026-11-21T13:12:00Z", "...+02:00", "...+0530", fractional seconds: Unix seconds. A time without a zone
-/// is local time `zoneless_offset_s` east of UTC (0: UTC). False when not ISO 8601.
-bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s = 0);
+using model::parseIsoTime;  // model/time.hpp
 /// A label set reused from line to line (no allocation once warm). Later duplicates win.
 class Labels {
 public:
@@ -85,7 +87,7 @@ void finishPromParse(ParseResult& res, PromState& st);
 std::string jsonText(const nlohmann::json& obj, const char* key, const std::string& dflt = {});
 /// obj[key] when it is a boolean, else `dflt`.
 bool jsonFlag(const nlohmann::json& obj, const char* key, bool dflt);
-std::size_t jsonErrorLine(const std::string& text, const std::exception& e);
+using importers::jsonErrorLine;  // parse.hpp
 inline std::string loc(const ParseOptions& o, std::size_t line) { return o.file_name + ":" + std::to_string(line); }
 
 /// The line loop every text parser shares: strips CR, counts lines, reports progress every 4096 lines (a

@@ -153,7 +153,7 @@ std::vector<std::string> importPrometheusRange(ImportSession& session, const Pro
     try {
         fetchPrometheusRange(range, [&](const PrometheusPiece& piece, std::size_t done, std::size_t total) {
             ParseResult pr = parsePrometheusPiece(range, piece);
-            session.add(pr, range.url + " " + piece.query, Format::PrometheusApiJson, contentHashOf(piece.body));
+            session.add(pr, range.url + " " + piece.query, "prometheus-api-json", contentHashOf(piece.body));
             return !progress || progress(done, total, piece.query);
         });
     } catch (const ImportError& e) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <optional>
 #include <string>
 
 namespace ct::model {
@@ -53,6 +55,50 @@ std::string formatDuration(double seconds) {
         std::snprintf(buf, sizeof buf, "%lldh %02lldm %02llds", s / 3600, (s / 60) % 60, s % 60);
     }
     return buf;
+}
+
+std::optional<double> parseUtcOffset(std::string_view z) {
+    if (z == "Z" || z == "UTC" || z == "GMT" || z == "utc") return 0.0;
+    if (z.size() < 3 || (z[0] != '+' && z[0] != '-')) return std::nullopt;
+    const double sign = z[0] == '+' ? 1 : -1;
+    std::string digits;
+    for (std::size_t i = 1; i < z.size(); ++i) {
+        if (z[i] == ':' && i == 3) continue;  // +05:30
+        if (!std::isdigit(static_cast<unsigned char>(z[i]))) return std::nullopt;
+        digits += z[i];
+    }
+    if (digits.size() != 2 && digits.size() != 4) return std::nullopt;  // +05, +0530, +05:30
+    if (z.size() == 6 && z[3] != ':') return std::nullopt;
+    const int hh = std::stoi(digits.substr(0, 2)), mm = digits.size() == 4 ? std::stoi(digits.substr(2, 2)) : 0;
+    if (hh > 14 || mm > 59) return std::nullopt;
+    return sign * (hh * 3600 + mm * 60);
+}
+
+bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s) {
+    int Y, M, D, h, m;
+    double sec;
+    char tail[16] = {0};
+    const std::string str(s);
+    const int n = std::sscanf(str.c_str(), "%4d-%2d-%2d%*[T ]%2d:%2d:%lf%15s", &Y, &M, &D, &h, &m, &sec, tail);
+    if (n < 6) return false;
+    std::tm tm{};
+    tm.tm_year = Y - 1900;
+    tm.tm_mon = M - 1;
+    tm.tm_mday = D;
+    tm.tm_hour = h;
+    tm.tm_min = m;
+    tm.tm_sec = 0;
+    double t = static_cast<double>(timegm(&tm)) + sec;
+    const std::string z(tail);
+    if (z.empty()) {
+        t -= zoneless_offset_s;
+    } else {
+        const auto off = parseUtcOffset(z);
+        if (!off) return false;
+        t -= *off;
+    }
+    out = t;
+    return true;
 }
 
 } // namespace ct::model

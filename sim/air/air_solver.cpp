@@ -15,13 +15,26 @@ struct Entry {
     std::unique_ptr<AirSolver> (*make)(const AirSolverSpec&, ThreadPool&);
     /// Memory beyond the air model's, per cell of the grid padded by one on every side (bytes).
     std::uint64_t bytes_per_padded_cell;
+    const char* label;
+    const char* help;
+    bool approximate;
+    /// Its own settings: option, value, help (up to two).
+    const char* params[2][3];
 };
 
 // The first is the default: the answer must be right first. lbm: two copies of 19 FP32 populations, the running
 // means of velocity and eddy viscosity, the buoyancy temperature and flags.
 constexpr Entry kSolvers[] = {
-    {"lbm", &makeLbmAir, (2 * 19 + 8) * sizeof(float)},
-    {"quick", &makeQuickAir, 0},
+    {"lbm", &makeLbmAir, (2 * 19 + 8) * sizeof(float), "Lattice Boltzmann (jets, buoyancy, turbulence)",
+     "lattice Boltzmann with turbulence and buoyancy: carries supply jets, plumes and recirculation; the answer to plan with",
+     false,
+     {{"lattice-stride", "N", "once the flow has settled, run the lattice one step in N and carry heat on its mean flow in between (4; 1 = every step)"},
+      {nullptr, nullptr, nullptr}}},
+    {"quick", &makeQuickAir, 0, "Quick: potential flow (approximate)",
+     "potential flow without momentum or buoyancy: jets do not cross the room, inlets can be far off; approximate, fast", true,
+     {{"quick-substep", "T",
+       "the heat transport's sub-step (0.1s); cells whose air would leave faster hold it that long (same steady state, fastest transport delayed); 0 = the explicit limit"},
+      {nullptr, nullptr, nullptr}}},
 };
 
 const Entry& entry(std::string_view name) {
@@ -34,6 +47,17 @@ const Entry& entry(std::string_view name) {
 }
 
 } // namespace
+
+std::vector<AirSolverInfo> airSolvers() {
+    std::vector<AirSolverInfo> v;
+    for (const Entry& e : kSolvers) {
+        AirSolverInfo i{e.name, e.label, e.help, e.approximate, {}};
+        for (const auto& p : e.params)
+            if (p[0]) i.params.push_back({p[0], p[1], p[2]});
+        v.push_back(std::move(i));
+    }
+    return v;
+}
 
 std::vector<std::string> airSolverNames() {
     std::vector<std::string> v;

@@ -5,7 +5,7 @@
 // problem is kept with its file and line, and a run that received nothing is not left behind.
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/slurm.hpp>
-#include <clustertwin/importers/store.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -53,7 +53,7 @@ struct ImportSummary {
     std::map<std::string, std::size_t> formats;
     std::size_t series = 0, links = 0;
     std::int64_t samples_read = 0;    ///< readings the parsers gave; = written.stored + duplicates + conflicts
-    WriteStats written;               ///< the store's counts plus repeats found within a source
+    runs::WriteStats written;               ///< the store's counts plus repeats found within a source
     std::string collision_note;       ///< collisions across sources, with the first series named ("" when none)
     /// Warnings by kind: how many, and the first (located).
     std::map<std::string, std::pair<std::size_t, std::string>> warning_kinds;
@@ -90,7 +90,7 @@ std::string formatImportSummary(const ImportSummary& s, const std::string& unit 
 class ImportSession {
 public:
     /// Opens the run named in `opt` (or creates it). Throws ImportError when the store fails.
-    ImportSession(TelemetryStore& store, ImportOptions opt);
+    ImportSession(runs::TelemetryStore& store, ImportOptions opt);
     ~ImportSession();
     ImportSession(const ImportSession&) = delete;
     ImportSession& operator=(const ImportSession&) = delete;
@@ -105,7 +105,7 @@ public:
     /// Readings from elsewhere (the Prometheus HTTP API), stored as one source named `source`. Takes what it
     /// keeps out of `r` (its entities and warnings); the caller frees the rest where it likes (a parse thread
     /// frees what it allocated fastest).
-    void add(ParseResult& r, const std::string& source, Format format, const std::string& hash = {});
+    void add(ParseResult& r, const std::string& source, const std::string& format, const std::string& hash = {});
     /// Writes what is buffered and closes the run (removing it when nothing could be read).
     ImportSummary finish();
     std::int64_t run() const;

@@ -2,6 +2,7 @@
 // Telemetry parsers (contributing.md habit 4): pure functions of their input stream; samples and warnings (with
 // file:line) out; a progress callback that can cancel. Storing is a separate step (store.hpp).
 #include <clustertwin/importers/format.hpp>
+#include <clustertwin/model/time.hpp>
 
 #include <functional>
 #include <istream>
@@ -76,10 +77,15 @@ struct ParseOptions {
     double tz_offset_s = 0;
     /// Unix time of a trace's t = 0, for traces whose times count from their start (the Alibaba GPU trace).
     double trace_start_s = 0;
+    /// The --format list of sacct text printed without a header (comma-separated field names).
+    std::string sacct_fields;
 };
 
-/// An offset from UTC ("+05:30", "+0530", "-08", "Z", "UTC") in seconds east of UTC; nullopt when it is none.
-std::optional<double> parseUtcOffset(std::string_view text);
+using model::parseUtcOffset;
+
+/// The 1-based line of `text` that a JSON parser's error `e` (nlohmann_json's parse_error) points at; 1 when `e`
+/// says no position. For messages that name the line of a bad JSON file.
+std::size_t jsonErrorLine(const std::string& text, const std::exception& e);  // model/time.hpp: "+02:00" and the like, in seconds east of UTC
 
 /// Progress in 0..1; return false to cancel (the result keeps what was parsed so far).
 using Progress = std::function<bool(double)>;
@@ -142,12 +148,15 @@ ParseResult parseClusterCockpitJob(const std::string& meta_path, const ParseOpti
 /// placed at ParseOptions::trace_start_s, GPU sharing (gpu_milli) as SlurmJob::gpu_share.
 ParseResult parseAlibabaPods(std::istream& in, const ParseOptions& opt, const Progress& progress = {}, std::size_t size_hint = 0);
 
-/// Detects the format of a file (extension, then content) and parses it; a scrape without timestamps takes the
-/// file's modification time; files that name no host are named after the file (host_from_path). Throws ImportError when the file cannot be read or its format is not supported yet.
-/// Slurm files (sacct text or JSON) hold jobs, not samples: use parseSlurmFile in slurm.hpp for them.
+/// Detects the format of a file (formats.hpp: content, then extension) and runs its parser; a scrape without
+/// timestamps takes the file's modification time; files that name no host are named after the file
+/// (host_from_path). Formats that hold jobs (Slurm accounting, traces) return them in ParseResult::jobs. Throws
+/// ImportError when the file cannot be read or its format is not recognised.
 ParseResult parseFile(const std::string& path, const Progress& progress = {}, const std::string& host = {});
 /// The same with options: `base.host`, `base.host_from_path` and `base.tz_offset_s` are used (file_name and
 /// the default time are the file's).
 ParseResult parseFile(const std::string& path, const ParseOptions& base, const Progress& progress = {});
+/// The same for a file whose format is known already (detectFileFormat's answer, not detected again).
+ParseResult parseFileAs(const std::string& path, Detection det, const ParseOptions& base, const Progress& progress = {});
 
 } // namespace ct::importers

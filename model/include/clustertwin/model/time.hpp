@@ -1,6 +1,7 @@
 #pragma once
 // Simulation time (contributing.md habit 10): seconds since the start of a run, as a type.
 #include <compare>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,13 @@ double parseDurationS(std::string_view text);
 
 /// "1h 02m 03s" style, for messages.
 std::string formatDuration(double seconds);
+
+/// A UTC offset as telemetry writes it ("Z", "UTC", "+02:00", "-0530", "+05"), in seconds east of UTC; empty
+/// when it is none of these.
+std::optional<double> parseUtcOffset(std::string_view text);
+
+/// "2026-11-21T13:12:00Z", "...+02:00", "...+0530", fractional seconds: Unix seconds. A time without a zone
+/// is local time `zoneless_offset_s` east of UTC (0: UTC). False when not ISO 8601.
+bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s = 0);
 
 } // namespace ct::model

@@ -73,7 +73,26 @@ public:
     virtual const AirSolverStats& stats() const = 0;
 };
 
+/// A setting of one solver's own, as the CLI and the app offer it (`--lattice-stride N`).
+struct AirSolverParam {
+    std::string option;  ///< "lattice-stride": the CLI's --lattice-stride, EngineOptions' lattice_stride
+    std::string value;   ///< what it takes: "N", "T"
+    std::string help;    ///< one line, the default in brackets
+};
+
+/// How a solver describes itself (contributing.md habit 15): the app's Room air menu and Run dialog, the CLI's
+/// help and completion and the scenario schema's simulation.air all enumerate these.
+struct AirSolverInfo {
+    std::string name;          ///< "lbm": the scenario's simulation.air, --air
+    std::string label;         ///< "Lattice Boltzmann (jets, buoyancy, turbulence)"
+    std::string help;          ///< what it carries and when to use it, one sentence
+    bool approximate = false;  ///< its answers are labelled approximate
+    std::vector<AirSolverParam> params;
+};
+
 /// The registered solvers, in order: the first is the default.
+std::vector<AirSolverInfo> airSolvers();
+/// Their names, in the same order.
 std::vector<std::string> airSolverNames();
 /// Throws SimError naming the known solvers when `name` is not one of them ("" is the default).
 void requireAirSolver(std::string_view name);

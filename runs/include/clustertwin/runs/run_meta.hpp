@@ -1,0 +1,40 @@
+#pragma once
+// What a run says about itself (the runs table's meta column, a JSON object): where it came from, what it was
+// computed for and how it ended. One typed reader and writer for every part of the program (recorder, run
+// session, import session, overview, report, the app); keys it does not know are kept as they were.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ct::runs {
+
+struct RunMeta {
+    std::string source;          ///< what made it: "clustertwin-cli simulate", "clustertwin app", "tour", ...
+    std::string scenario_file;   ///< the scenario's file (absolute; "-" for standard input), when known
+    std::string scenario_hash;   ///< model::scenarioHash of what was simulated: runs are shown on that scenario only
+    std::string mapped_onto;     ///< imported telemetry mapped onto this scenario id
+    std::string air, air_summary, backend;   ///< the room-air solver, its one-line summary, the compute backend
+    std::optional<double> duration_s, step_s, cell_m;  ///< asked for (a run may stop earlier: interrupted)
+    std::optional<std::int64_t> grid_cells;
+    bool steady = false;         ///< run until steady (with duration_s as the most)
+    /// The app's run options (jobs added, events left out) as a JSON object's text; empty when none.
+    std::string run_options_json;
+    /// Where the run placed jobs that the scenario does not place: job id -> node ids.
+    std::map<std::string, std::vector<std::string>> job_nodes;
+    /// Stopped before its end (the app's Cancel, Ctrl-C or SIGTERM on the command line): how, and when.
+    bool interrupted = false;
+    std::optional<double> interrupted_at_s;
+    std::string interrupted_by;  ///< "cancelled", "SIGINT/SIGTERM"
+    /// Keys this program does not know (a newer version's), kept as a JSON object's text.
+    std::string other_json;
+
+    /// From the stored text. Tolerant: empty or malformed text, or a value of the wrong type, reads as not
+    /// given (old runs and other programs' runs still open).
+    static RunMeta parse(const std::string& json);
+    /// As stored: a JSON object with the keys that are set.
+    std::string toJson() const;
+};
+
+} // namespace ct::runs

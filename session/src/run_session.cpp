@@ -1,0 +1,148 @@
+#include <clustertwin/session/run_session.hpp>
+
+#include <clustertwin/runs/recorder.hpp>
+#include <clustertwin/runs/store.hpp>
+#include <clustertwin/sim/steady.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace ct::session {
+
+struct RunSession::Impl {
+    RunRequest req;
+    std::unique_ptr<sim::Engine> engine;
+    std::optional<runs::TelemetryStore> store;
+    double record_s = 10, field_s = 0;
+    bool fields = false;
+    bool ran = false;
+};
+
+RunSession::RunSession(RunRequest request) : d_(std::make_unique<Impl>()) {
+    d_->req = std::move(request);
+    RunRequest& r = d_->req;
+    d_->engine = std::make_unique<sim::Engine>(r.scenario, r.catalog, r.engine);
+    d_->engine->addEvents(r.extra_events);
+    d_->store.emplace(runs::TelemetryStore::open(r.db_path));
+    d_->record_s = std::max(r.engine.step_s, r.record_every_s);
+    d_->field_s = r.field_every_s > 0 ? std::max(r.field_every_s, r.engine.step_s) : 0;
+    d_->fields = d_->field_s > 0 && d_->engine->stats().grid_cells <= r.max_field_cells;
+}
+
+RunSession::~RunSession() = default;
+
+const sim::EngineStats& RunSession::stats() const { return d_->engine->stats(); }
+
+bool RunSession::storesFields() const { return d_->fields; }
+
+namespace {
+
+/// The metadata the session knows of: the engine's settings, added to what the front end said.
+runs::RunMeta metaOf(const RunRequest& r, const sim::EngineStats& st) {
+    runs::RunMeta m = r.meta;
+    m.air = st.air_solver;
+    m.air_summary = st.air_summary;
+    m.backend = r.engine.backend;
+    m.duration_s = r.duration_s;
+    m.step_s = r.engine.step_s;
+    m.cell_m = r.engine.cell_m;
+    m.grid_cells = static_cast<std::int64_t>(st.grid_cells);
+    m.steady = r.steady;
+    return m;
+}
+
+/// What the outcome keeps of every step: energy, the hottest inlet, the first alert of each kind and entity.
+struct Tally {
+    RunOutcome& out;
+    std::set<std::pair<std::string, std::string>> seen;
+    void add(const model::Frame& f, double step_s) {
+        out.it_energy_j += f.it_power_w * step_s;
+        out.facility_energy_j += f.facility_power_w * step_s;
+        if (f.max_inlet_c > out.peak_inlet_c) {
+            out.peak_inlet_c = f.max_inlet_c;
+            out.peak_inlet_rack = f.max_inlet_rack;
+        }
+        for (const auto& al : f.alerts) {
+            if (al.kind == "event" || !seen.insert({al.kind, al.entity}).second) continue;
+            out.first_alerts.push_back(al);
+            if (al.kind == "cooling_short") out.cooling_ok = false;
+        }
+    }
+};
+
+} // namespace
+
+RunOutcome RunSession::run(const RunCallbacks& cb) {
+    if (d_->ran) throw sim::SimError("a run session runs once");
+    d_->ran = true;
+    const RunRequest& r = d_->req;
+    sim::Engine& e = *d_->engine;
+    runs::TelemetryStore& store = *d_->store;
+    const double step_s = r.engine.step_s;
+    runs::RunRecorder rec(store, r.scenario, r.catalog, r.run_name, metaOf(r, e.stats()), &e.jobs());
+    RunOutcome out;
+    out.run = rec.run();
+    out.peak_inlet_c = -std::numeric_limits<double>::infinity();
+    rec.record(e.frame());
+    Tally tally{out, {}};
+    sim::SteadyDetector detector(e.flowThroughTimeS());
+    using clock = std::chrono::steady_clock;
+    const auto wall0 = clock::now();
+    auto last_live = wall0;
+    auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+    const auto steps = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(r.duration_s / step_s)));
+    double next_record = d_->record_s, next_field = 0;
+    bool reached = false, stopped = false;
+    int last_pct = -1;
+    for (std::int64_t s = 1; s <= steps; ++s) {
+        if (cb.cancelled && cb.cancelled()) {
+            stopped = true;
+            break;
+        }
+        const bool last = s == steps;
+        const bool field_due = d_->fields && (e.timeS() + step_s + 1e-9 >= next_field || last);
+        const bool live_due = cb.live_frame && cb.live_every_s > 0 && seconds_since(last_live) >= cb.live_every_s;
+        // Steady mode asks for the field every step: the step that turns out steady stores it.
+        const model::Frame& f = e.step(field_due || (r.steady && d_->fields) || live_due);
+        if (r.steady) reached = detector.update(f);
+        if (f.air && d_->fields && (field_due || reached)) {
+            store.writeAirFields(out.run, f);
+            next_field = f.time_s + d_->field_s;
+        }
+        tally.add(f, step_s);
+        rec.collectAlerts(f);
+        if (f.time_s + 1e-9 >= next_record || last || reached) {
+            rec.record(f);
+            next_record += d_->record_s;
+        }
+        if (live_due && f.air) {
+            cb.live_frame(f);
+            last_live = clock::now();
+        }
+        if (reached) break;
+        const int pct = static_cast<int>(100 * s / steps);
+        if (pct != last_pct && cb.progress) cb.progress({pct, f.time_s, seconds_since(wall0)});
+        last_pct = pct;
+    }
+    if (stopped) rec.markInterrupted(e.timeS(), cb.cancel_reason);
+    rec.finish(e.timeS());
+    out.end = stopped ? RunEnd::Cancelled : reached ? RunEnd::Steady : r.steady ? RunEnd::NotSteady : RunEnd::Finished;
+    out.sim_time_s = e.timeS();
+    out.wall_s = seconds_since(wall0);
+    out.flow_through_s = detector.windowS();
+    out.averaging_s = reached ? detector.averagingS() : 0.0;
+    out.last_change_k = detector.lastChangeK();
+    if (reached && detector.steadyInlets().size() == e.frame().racks.size()) out.steady_inlets = detector.steadyInlets();
+    out.last = e.frame();
+    out.last.air.reset();
+    out.last.other_halls_air.clear();
+    if (!std::isfinite(out.peak_inlet_c)) out.peak_inlet_c = out.last.max_inlet_c;
+    return out;
+}
+
+} // namespace ct::session
