@@ -3,7 +3,6 @@
 // seconds / durations / ISO 8601, RFC 4180 CSV, read-only commands that create nothing, one version, and
 // rendering with no display (a private Xvfb, or exit 1 with the reason; never an abort).
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>
@@ -105,15 +104,13 @@ void TstCliUnix::helpOnEveryCommandAndTheBench() {
     Run r = exec(bench, {"-h"});
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.contains("Usage: clustertwin-bench"));
-    // An unknown option or benchmark is a usage error at once: nothing is run.
-    QElapsedTimer t;
-    t.start();
+    // An unknown option or benchmark is a usage error at once: nothing is run (a benchmark that ran would have
+    // printed its figures; no wall-clock bar, which a busy machine could fail).
     for (const QStringList& args : {QStringList{"air", "--bogus"}, QStringList{"--minutes"}, QStringList{"frobnicate"}, QStringList{}}) {
         r = exec(bench, args);
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
     }
-    QVERIFY(t.elapsed() < testMs(10000));
 }
 
 void TstCliUnix::doubleDashEndsTheOptions() {
