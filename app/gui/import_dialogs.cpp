@@ -56,22 +56,11 @@ ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog
     setObjectName("importDialog");
     setWindowTitle(tr("Import telemetry"));
     auto* l = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("Files or folders of telemetry, plain or gzip-compressed. Formats are recognised by content; in folders, "
-                                "what is not telemetry is skipped. Recognised:"),
+    auto* intro = new QLabel(tr("Files or folders to import (plain or gzip-compressed). Formats are recognised by content; in folders, "
+                                "what is not telemetry is skipped."),
                              this);
     intro->setWordWrap(true);
     l->addWidget(intro);
-    // The table of formats (importers/formats.hpp), with what each holds: the same list the CLI's
-    // `import --formats` prints.
-    auto* known = new QListWidget(this);
-    known->setObjectName("formatList");
-    for (const importers::FormatInfo* f : importers::formats()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(f->label) + "  —  " + QString::fromUtf8(importers::toString(f->kind).data()), known);
-        item->setData(Qt::UserRole, QString::fromStdString(f->id));
-        item->setFlags(Qt::ItemIsEnabled);
-    }
-    known->setMaximumHeight(110);
-    l->addWidget(known);
     paths_ = new QListWidget(this);
     paths_->setObjectName("paths");
     paths_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -107,6 +96,20 @@ ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog
     tz_->setToolTip(tr("The zone of times written without one (Slurm, nvidia-smi, long CSV): UTC, +05:30, -0800"));
     form->addRow(tr("Times without a zone are in:"), tz_);
     l->addLayout(form);
+    // The table of formats (importers/formats.hpp) with what each holds, below the user's own choices: the same
+    // list the CLI's `import --formats` prints.
+    l->addWidget(new QLabel(tr("Formats it recognises:"), this));
+    auto* known = new QListWidget(this);
+    known->setObjectName("formatList");
+    known->setFocusPolicy(Qt::NoFocus);
+    known->setSelectionMode(QAbstractItemView::NoSelection);
+    known->setStyleSheet("QListWidget { background: palette(window); color: palette(mid); }");
+    for (const importers::FormatInfo* f : importers::formats()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(f->label) + "  —  " + QString::fromUtf8(importers::toString(f->kind).data()), known);
+        item->setData(Qt::UserRole, QString::fromStdString(f->id));
+    }
+    known->setMaximumHeight(90);
+    l->addWidget(known);
     problem_ = problemLabel(this);
     l->addWidget(problem_);
     buttons_ = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
@@ -115,7 +118,7 @@ ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
     l->addWidget(buttons_);
     for (QLineEdit* e : {db_, run_name_, tz_}) connect(e, &QLineEdit::textChanged, this, &ImportDialog::validate);
-    resize(620, 420);
+    resize(620, 500);
     validate();
 }
 
@@ -178,6 +181,20 @@ PrometheusDialog::PrometheusDialog(const QString& default_db, QWidget* parent) :
     db_->setObjectName("database");
     form->addRow(tr("Into database:"), databaseRow(this, db_));
     l->addLayout(form);
+    // The table of formats (importers/formats.hpp) with what each holds, below the user's own choices: the same
+    // list the CLI's `import --formats` prints.
+    l->addWidget(new QLabel(tr("Formats it recognises:"), this));
+    auto* known = new QListWidget(this);
+    known->setObjectName("formatList");
+    known->setFocusPolicy(Qt::NoFocus);
+    known->setSelectionMode(QAbstractItemView::NoSelection);
+    known->setStyleSheet("QListWidget { background: palette(window); color: palette(mid); }");
+    for (const importers::FormatInfo* f : importers::formats()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(f->label) + "  —  " + QString::fromUtf8(importers::toString(f->kind).data()), known);
+        item->setData(Qt::UserRole, QString::fromStdString(f->id));
+    }
+    known->setMaximumHeight(90);
+    l->addWidget(known);
     problem_ = problemLabel(this);
     l->addWidget(problem_);
     buttons_ = new QDialogButtonBox(QDialogButtonBox::Cancel, this);

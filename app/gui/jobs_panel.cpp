@@ -6,7 +6,6 @@
 
 #include <clustertwin/runs/replay.hpp>
 
-
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>

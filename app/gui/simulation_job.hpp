@@ -58,7 +58,6 @@ protected:
 private:
     static QString steadyNote(const session::RunOutcome& o);
 
-private:
     model::Scenario scenario_;
     model::Catalog catalog_;
     double duration_s_;

@@ -1,11 +1,7 @@
 #include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/import_session.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <clustertwin/importers/mapping.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>

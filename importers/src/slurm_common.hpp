@@ -1,6 +1,6 @@
 #pragma once
 // Helpers the Slurm readers share (sacct, squeue, scontrol show job/node, sinfo, their --json). Private.
-#include <clustertwin/importers/parse.hpp>
+#include <clustertwin/importers/slurm.hpp>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -35,6 +35,13 @@ bool plausibleGpuCount(const std::string& host, int count, const std::string& wh
 /// A Slurm --json document read whole: its "errors" become source_error warnings (by JSON pointer); false
 /// (with a syntax warning naming the line) when it is not a JSON object.
 bool readSlurmDocument(std::istream& in, const ParseOptions& opt, nlohmann::json& doc, std::vector<ImportWarning>& warnings);
+/// Slurm accounting's jobs and warnings as a format row returns them (formats.hpp).
+inline ParseResult asParseResult(SlurmResult r) {
+    ParseResult out;
+    out.jobs = std::move(r.jobs);
+    out.warnings = std::move(r.warnings);
+    return out;
+}
 /// States of a job that has not finished: its end time, when printed, is its limit and not a stop.
 bool liveJobState(const std::string& state);
 

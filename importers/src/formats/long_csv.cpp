@@ -41,10 +41,7 @@ std::vector<std::string> splitCsv(const std::string& line) {
         }
     }
     out.push_back(cur);
-    for (auto& f : out) {
-        while (!f.empty() && std::isspace(static_cast<unsigned char>(f.back()))) f.pop_back();
-        while (!f.empty() && std::isspace(static_cast<unsigned char>(f.front()))) f.erase(f.begin());
-    }
+    for (auto& f : out) f = detail::trim(f);
     return out;
 }
 

@@ -104,13 +104,7 @@ FormatInfo slurmJson() {
         if (h.json() && h.has("\"jobs\"") && (h.has("\"job_id\"") || h.has("\"meta\""))) return {80, "\"jobs\" with \"job_id\""};
         return {};
     };
-    f.parse = [](std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) {
-        SlurmResult r = parseSlurmJson(in, opt);
-        ParseResult out;
-        out.jobs = std::move(r.jobs);
-        out.warnings = std::move(r.warnings);
-        return out;
-    };
+    f.parse = [](std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) { return detail::asParseResult(parseSlurmJson(in, opt)); };
     return f;
 }
 

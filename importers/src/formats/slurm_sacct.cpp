@@ -131,13 +131,7 @@ FormatInfo slurmSacct() {
         if (snowmen >= 5) return {70, "fields separated by \u2603 (sacct --delimiter)"};
         return {};
     };
-    f.parse = [](std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) {
-        SlurmResult r = parseSacct(in, opt, opt.sacct_fields);
-        ParseResult out;
-        out.jobs = std::move(r.jobs);
-        out.warnings = std::move(r.warnings);
-        return out;
-    };
+    f.parse = [](std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) { return detail::asParseResult(parseSacct(in, opt, opt.sacct_fields)); };
     return f;
 }
 
