@@ -286,12 +286,13 @@ void TstApp::cancellingASimulationStopsIt() {
     QVERIFY(store.runs().front().end_s.value_or(1e9) < 24 * 3600);
     // ... marked interrupted as the CLI marks a run stopped by Ctrl-C (issue 39): its metadata, its event and
     // the run list say so, not "complete".
-    const auto& meta = store.runs().front().meta;
+    const auto runs = store.runs();  // a copy: store.runs() returns by value
+    const auto& meta = runs.front().meta;
     QVERIFY(meta.interrupted);
     QCOMPARE(meta.interrupted_by, std::string("cancelled"));
-    QCOMPARE(meta.interrupted_at_s.value_or(-1), *store.runs().front().end_s);
-    QCOMPARE(store.eventCount(store.runs().front().id, "interrupted"), std::int64_t(1));
-    const auto overview = ct::runs::describeRun(store, store.runs().front().id);
+    QCOMPARE(meta.interrupted_at_s.value_or(-1), *runs.front().end_s);
+    QCOMPARE(store.eventCount(runs.front().id, "interrupted"), std::int64_t(1));
+    const auto overview = ct::runs::describeRun(store, runs.front().id);
     QVERIFY(overview.interrupted && !overview.complete);
     QVERIFY(!meta.air_summary.empty());  // app runs keep the air model's line for the report (issue 39)
     // ... and opened up to where it stopped (issue 16).
