@@ -1,7 +1,7 @@
 #include "sim_fixtures.hpp"
 // Room air model against physics (issue 2): 1D advection–diffusion vs its analytic solution, discrete
 // divergence of the potential flow, conservation, and thread-count independence.
-#include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/air/air_model.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
 #include <QTest>

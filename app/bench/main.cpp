@@ -6,7 +6,7 @@
 #include <clustertwin/model/data_paths.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
-#include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/air/air_model.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/engine.hpp>
 #include <clustertwin/sim/thread_pool.hpp>

@@ -1,9 +1,9 @@
 // CUDA side of the air model: thin launch wrappers around the per-cell functions in kernels.hpp.
-#include "../src/air_device.hpp"
+#include "air/transport/air_device.hpp"
 #include "check.cuh"
 #include "device_buffer.cuh"
 
-#include <clustertwin/sim/kernels.hpp>
+#include "air/transport/kernels.hpp"
 
 #include <cmath>
 #include <string>

@@ -5,7 +5,7 @@
 //   lbm    lattice Boltzmann with LES and buoyancy (LbmAir): jets, plumes and recirculation; the default
 //   quick  potential flow (∇²φ = s, multigrid-preconditioned CG): no momentum, no buoyancy; approximate
 // A new solver is one file with a factory and one line in the table of air_solver.cpp.
-#include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/air/air_model.hpp>
 
 #include <cstdint>
 #include <functional>

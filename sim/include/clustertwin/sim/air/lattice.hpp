@@ -4,7 +4,8 @@
 // temperature field), bounce-back walls and solids (domain faces may move tangentially, as a cavity's lid),
 // periodic axes, and ports: cells where air enters with a momentum or leaves, with exact mass. The air module
 // (LbmAir) maps the hall's physical units onto it; the benchmarks of docs/reference/air.md run on it
-// directly. The per-cell update is sim/air/lbm_kernel.hpp, shared by the CPU loop and CUDA.
+// directly. The per-cell update is sim/air/lbm/lbm_kernel.hpp, shared by the CPU loop and CUDA.
+#include <clustertwin/sim/air/grid_face.hpp>
 #include <clustertwin/sim/backend.hpp>
 
 #include <cstdint>
@@ -14,8 +15,6 @@
 namespace ct::sim {
 
 class ThreadPool;
-
-enum class GridFace { XLow, XHigh, YLow, YHigh, ZLow, ZHigh };
 
 struct LatticeSpec {
     int nx = 1, ny = 1, nz = 1;

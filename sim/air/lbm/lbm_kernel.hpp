@@ -1,6 +1,6 @@
 #pragma once
-// The lattice-Boltzmann update of one cell (D3Q19), written once and called by the CPU loop (lbm.cpp) and the
-// CUDA kernel (cuda/lbm_device.cu) alike (contributing.md habit 5). No allocation, no library calls.
+// The lattice-Boltzmann update of one cell (D3Q19), written once and called by the CPU loop (lattice.cpp) and the
+// CUDA kernel (sim/cuda/lattice_device.cu) alike (contributing.md habit 5). No allocation, no library calls.
 //
 // Populations are stored as deviations from the rest state, f̃_i = f_i − w_i (FluidX3D's "DDF shifting"): at
 // low Mach numbers the interesting part of f_i is tiny next to w_i, and FP32 keeps ~3 more digits of it.
@@ -8,7 +8,7 @@
 // Collision: two-relaxation-time (TRT, Ginzburg 2008) with the magic parameter Λ = 3/16, Smagorinsky LES
 // (Hou et al. 1996) taking |S| from the local non-equilibrium stress Π_neq (no neighbour access), and body
 // forces (Boussinesq buoyancy, a driving force) by Guo, Zheng & Shi (2002). Why TRT: docs/simulation.md.
-#include <clustertwin/sim/kernels.hpp>  // CT_HD
+#include "air/host_device.hpp"
 
 #include <cmath>
 

@@ -1,9 +1,9 @@
 #pragma once
 // AirModel's state, shared by its files (air_model.cpp: grid, ports, temperature steps; air_flow.cpp: the
 // potential-flow solve and the projection of given fluxes). Private to ct_sim.
-#include <clustertwin/sim/air_model.hpp>
+#include <clustertwin/sim/air/air_model.hpp>
 #ifdef CT_HAVE_CUDA
-#include "../air_device.hpp"
+#include "air/transport/air_device.hpp"
 // Device calls report CUDA failures (call, file, line) as the engine's SimError.
 #define CT_ON_DEVICE(...)                                                                                   \
     do {                                                                                                    \
@@ -18,7 +18,7 @@
 #endif
 #include "flow_multigrid.hpp"
 
-#include <clustertwin/sim/kernels.hpp>
+#include "air/transport/kernels.hpp"
 #include <clustertwin/sim/thread_pool.hpp>
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Geometric multigrid preconditioner of the potential-flow operator (see flow_multigrid.hpp).
 #include "flow_multigrid.hpp"
 
-#include <clustertwin/sim/kernels.hpp>
+#include "air/transport/kernels.hpp"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 #include <clustertwin/model/scenario.hpp>
 #include <clustertwin/sim/air/air_solver.hpp>
 
-#include "../air/hall_air.hpp"
+#include "air/hall_air.hpp"
 
 #include <memory>
 #include <string>

@@ -1,5 +1,5 @@
 // The engine: building the runtime state, the timeline of events, the public API (see engine_impl.hpp).
-#include "engine_impl.hpp"
+#include "engine/engine_impl.hpp"
 
 #include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/geometry.hpp>
@@ -34,6 +34,9 @@ void Engine::Impl::build() {
         else workload = std::make_shared<ProfileWorkload>(scenario);
     }
 
+    facility_water_c = scenario.plant.facility_water_temp_c;
+    unit_airflow_margin = opt.unit_airflow_margin;
+    for (const auto& f : scenario.power.feeds) feed_ramp_limit_w_per_s.push_back(f.ramp_limit_w_per_s);
     // Power chain first: rack PDUs refer to it.
     for (const auto& f : scenario.power.feeds) {
         feed_by_id[f.id] = static_cast<int>(feeds.size());
@@ -203,16 +206,6 @@ void Engine::Impl::applyEvent(const model::Event& e) {
     frame.alerts.push_back({t, "event", e.target, k + (e.value ? " " + std::to_string(*e.value) : std::string())});
 }
 
-void Engine::Impl::alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active, double value,
-                         double threshold) {
-    const std::string key = kind + '\x1f' + entity;
-    if (active) {
-        if (active_alerts.insert(key).second) frame.alerts.push_back({t, kind, entity, msg, value, threshold});
-    } else {
-        active_alerts.erase(key);
-    }
-}
-
 // ------------------------------------------------------------------ public
 
 Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOptions& opt, std::shared_ptr<Workload> w)
@@ -230,15 +223,15 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     // Initial state: equipment at its inlet, flows solved, frame at t = 0.
     d_->applyEvents();
     d_->workload->update(0, d_->opt.step_s, d_->frame, d_->frame);
-    d_->feedsAlive();
-    d_->equipment();
-    d_->powerChain();
+    detail::feedsAlive(*d_);
+    detail::equipment(*d_, *d_->workload, 0, d_->alerts);
+    detail::powerChain(*d_);
     for (auto& n : d_->nodes) {
         n.inlet_c = d_->halls[d_->racks[n.rack].hall].air->temperature(0);  // the room starts uniform
         for (auto& g : n.gpus) g.temp_c = n.inlet_c;
     }
     d_->airflowTargets();
-    d_->liquid();
+    detail::liquid(*d_, d_->alerts);
     d_->finishFrame(false);
 }
 
@@ -268,15 +261,16 @@ const model::Frame& Engine::step(bool with_air) {
     // loaded from the start) go out with the first step; they used to be cleared unseen, so a link at 98.8 %
     // from the start never raised link_high (issue 16).
     if (d.stats.steps > 0) d.frame.alerts.clear();
+    d.alerts.t = d.t;
     d.applyEvents();
     done();
     d.workload->update(d.t, dt, d.frame, d.frame);  // jobs pace themselves on the last step's clocks and the fabric
     done();
-    d.feedsAlive();  // which feeds are live decides which nodes run
+    detail::feedsAlive(d);  // which feeds are live decides which nodes run
     done();
-    d.equipment();
+    detail::equipment(d, *d.workload, d.t, d.alerts);
     done();
-    d.powerChain();  // loads of this step, PSU losses, heat to air
+    detail::powerChain(d);  // loads of this step, PSU losses, heat to air
     done();
     d.airflowTargets();
     done();
@@ -284,11 +278,12 @@ const model::Frame& Engine::step(bool with_air) {
     const auto after_air = Clock::now();
     d.stats.air_seconds += std::chrono::duration<double>(after_air - mark).count();
     mark = after_air;
-    d.liquid();
+    detail::liquid(d, d.alerts);
     done();
     d.gpuTemperatures(dt);
     done();
     d.t += dt;
+    d.alerts.t = d.t;
     ++d.stats.steps;
     d.finishFrame(with_air);
     done();

@@ -1,11 +1,7 @@
 #pragma once
 // Per-cell updates of the air model, written once as plain functions that a CPU loop and a CUDA kernel both
 // call (contributing.md habit 5, AMReX style). No allocation, no library calls: host- and device-callable.
-#if defined(__CUDACC__)
-#define CT_HD __host__ __device__ __forceinline__
-#else
-#define CT_HD inline
-#endif
+#include "air/host_device.hpp"
 
 namespace ct::sim::kernels {
 

@@ -1,8 +1,8 @@
 // CUDA side of the lattice: launch wrappers around the per-cell update in lbm_kernel.hpp (the CPU's loop body,
 // bounds made explicit), the ports, the periodic halo copies and the failure check.
-#include "../lattice_device.hpp"
-#include "../lbm_kernel.hpp"
-#include "../../cuda/device_buffer.cuh"
+#include "air/lbm/lattice_device.hpp"
+#include "air/lbm/lbm_kernel.hpp"
+#include "device_buffer.cuh"
 
 #include <climits>
 

@@ -4,7 +4,7 @@
 // (∇²φ = s, zero normal flow at walls and solids, u = ∇φ) solved by preconditioned conjugate gradients;
 // temperature advected (conservative first-order upwind) and diffused explicitly, sub-stepped within the
 // computed stability limit.
-#include <clustertwin/sim/air/lattice.hpp>  // GridFace
+#include <clustertwin/sim/air/grid_face.hpp>
 #include <clustertwin/sim/backend.hpp>
 
 #include <cstdint>

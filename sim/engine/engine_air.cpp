@@ -1,0 +1,136 @@
+// The room air (models.md §3) through an AirSolver: the hall's geometry, the port flows from the racks and units,
+// and the coupling of their temperatures at every air sub-step.
+#include "engine/engine_impl.hpp"
+
+#include <clustertwin/model/geometry.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <unistd.h>
+
+#include "air/hall_air.hpp"
+
+namespace ct::sim {
+
+namespace {
+
+std::uint64_t physicalMemory() {
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) : (8ull << 30);
+}
+
+std::string gib(std::uint64_t b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+} // namespace
+
+void Engine::Impl::buildAir(int h) {
+    const model::Hall& hall = scenario.halls[h];
+    AirSolverSpec spec;
+    spec.grid = AirGridSpec{hall.width_m, hall.depth_m, hall.height_m, opt.cell_m, opt.kappa_m2s};
+    spec.grid.backend = air_backend;
+    spec.grid.substep_s = opt.quick_substep_s;  // only the upwind (quick) transport takes it
+    spec.flow_residual = opt.flow_residual;
+    spec.flow_resolve_change = opt.flow_resolve_change;
+    spec.lattice_stride = opt.lattice_stride;
+    const std::uint64_t need = airSolverBytes(air_solver, spec.grid);
+    const std::uint64_t limit = opt.max_grid_bytes ? opt.max_grid_bytes : physicalMemory() / 10 * 8;
+    if (need > limit)
+        throw SimError("hall " + hall.id + ": an air grid of " + std::to_string(opt.cell_m) + " m needs " + gib(need) +
+                       " of memory, more than the " + gib(limit) + " available; use a coarser --cell");
+    HallRt& hr = halls[h];
+    hr.solver = makeAirSolver(air_solver, spec, pool);
+    hr.air = &hr.solver->air();
+    const HallAirPorts ports = buildHallAir(hall, catalog, *hr.solver, opt.unit_airflow_margin);
+    // The fastest jet sets the lattice's step (Mach 0.1 there); a floor keeps a still hall from a huge step.
+    hr.solver->setFastestJet(std::max(ports.fastest_jet_ms, 0.5));
+    for (std::size_t q = 0; q < hr.racks.size(); ++q) {
+        RackRt& rr = racks[hr.racks[q]];
+        const RackAirPorts& rp = ports.racks[q];
+        for (std::size_t kk = 0; kk < rp.intake.size(); ++kk) {
+            RackLevel lv;
+            lv.intake_port = rp.intake[kk];
+            lv.exhaust_port = rp.exhaust[kk];
+            lv.z_m = rp.level_z_m[kk];
+            rr.levels.push_back(lv);
+        }
+        for (std::size_t n = 0; n < rr.nodes.size(); ++n) nodes[rr.nodes[n]].levels = rp.node_levels[n];
+    }
+    for (std::size_t q = 0; q < hr.units.size(); ++q) {
+        units[hr.units[q]].supply_port = ports.units[q].supply;
+        units[hr.units[q]].return_port = ports.units[q].ret;
+    }
+    hr.tile_ports = ports.tiles;
+    hr.grille_ports = ports.grilles;
+    hr.regions = ports.regions;
+    hr.port_region = ports.port_region;
+    for (const auto& id : ports.unsealed)
+        frame.alerts.push_back({0, "containment_open", id,
+                                "containment " + id + " does not seal its aisle at a " + std::to_string(opt.cell_m).substr(0, 4) +
+                                    " m grid (no roof or end doors, or a gap): its aisle is simulated as part of the room"});
+    double t0 = 0;
+    int n0 = 0;
+    for (int ui : hr.units) {
+        t0 += units[ui].setpoint_c;
+        ++n0;
+    }
+    hr.air->fill(n0 ? t0 / n0 : 22.0);
+    hr.plenum_c = hr.return_c = n0 ? t0 / n0 : 22.0;
+    // Capture Index: a tracer at 1 in what the units supply (directly or through the tiles) and 0 in what racks
+    // exhaust; the room starts full of supply air, as its temperature does.
+    hr.air->enableTracer(1.0);
+    for (int ui : hr.units) hr.air->setPortTracer(units[ui].supply_port, 1.0);
+    for (int p : hr.tile_ports) hr.air->setPortTracer(p, 1.0);
+}
+
+// ------------------------------------------------------------------ air coupling (models.md §3)
+
+void Engine::Impl::collectAirStats() {
+    AirSolverStats sum;
+    for (const auto& hr : halls) {
+        const AirSolverStats& s = hr.solver->stats();
+        sum.flow_solves += s.flow_solves;
+        sum.flow_iterations += s.flow_iterations;
+        sum.lattice_steps += s.lattice_steps;
+        sum.last_flow_residual = std::max(sum.last_flow_residual, s.last_flow_residual);
+        sum.max_divergence_error = std::max(sum.max_divergence_error, s.max_divergence_error);
+        sum.flow_seconds += s.flow_seconds;
+    }
+    stats.flow_solves = sum.flow_solves;
+    stats.flow_iterations = sum.flow_iterations;
+    stats.lattice_steps = sum.lattice_steps;
+    stats.last_flow_residual = sum.last_flow_residual;
+    stats.max_divergence_error = sum.max_divergence_error;
+    stats.flow_seconds = sum.flow_seconds;
+}
+
+void Engine::Impl::airflowTargets() {
+    rackAirflow(*this);
+    // Halls are independent here (each sets its own ports and units): a campus's eight across the pool.
+    if (halls.size() > 1 && parallel(halls.size(), 2))
+        pool.run(halls.size(), [&](std::size_t h) { hallAirflow(*this, halls[h]); });
+    else
+        for (auto& hr : halls) hallAirflow(*this, hr);
+}
+
+void Engine::Impl::advanceAir(double dt) {
+    for (auto& ur : units) ur.load_accum_j = 0;
+    for (auto& rr : racks) rr.door_accum_j = 0;
+    for (auto& hr : halls) {
+        AirModel& air = *hr.air;
+        const int n = hr.solver->advance(dt, [&](double sub) {
+            for (int ri : hr.racks) rackAir(*this, racks[ri], air, sub);
+            unitAir(*this, hr, air, sub);
+        });
+        stats.air_substeps += n;  // inlet and exhaust stay those of the last sub-step, consistent with each other
+        for (int ri : hr.racks)
+            for (auto& lv : racks[ri].levels) lv.capture = air.portMeanTracer(lv.intake_port);
+    }
+    collectAirStats();
+    airLoads(*this, dt);
+}
+
+} // namespace ct::sim

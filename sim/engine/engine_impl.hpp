@@ -1,0 +1,76 @@
+#pragma once
+// The engine: its site (site.hpp: the arrays every pass works on), the scenario it was built from, the event
+// timeline and the frame. engine.cpp builds it, applies events and runs the step's passes (passes.hpp:
+// power_chain.cpp, equipment.cpp, liquid.cpp, air_coupling.cpp, alerts.cpp); engine_air.cpp builds and advances
+// the room air through an AirSolver; engine_frame.cpp writes the frame and its metrics. Private to ct_sim.
+#include <clustertwin/sim/engine.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include "engine/passes.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ct::sim {
+
+using namespace detail;
+
+struct Engine::Impl : Site {
+    Backend air_backend = Backend::Cpu;
+    std::string air_solver;  ///< the name of the room-air solver
+    model::Scenario scenario;
+    model::Catalog catalog;
+    EngineOptions opt;
+    std::shared_ptr<Workload> workload;
+    ThreadPool pool;
+    double t = 0;
+    EngineStats stats;
+    model::Frame frame;
+    Alerts alerts{frame.alerts};
+
+    std::vector<double> feed_prev_w;  ///< each feed's load at the last step, for its ramp rate
+    std::vector<double> feed_ramp_limit_w_per_s;  ///< each feed's utility ramp limit (0: none)
+    std::vector<model::Event> timeline;  // sorted by time
+    std::size_t next_event = 0;
+    bool physics_alerted = false;  ///< physics_range raised and not yet back in range
+
+    Impl(const model::Scenario& s, const model::Catalog& c, const EngineOptions& o, std::shared_ptr<Workload> w)
+        : scenario(s), catalog(c), opt(o), workload(std::move(w)), pool(o.threads) {
+        workers = &pool;
+    }
+
+    void build();
+    void buildAir(int h);
+    void collectAirStats();
+    void applyEvents();
+    void applyEvent(const model::Event& e);
+    /// rackAirflow, then every hall's port flows (a campus's halls across the pool).
+    void airflowTargets();
+    void advanceAir(double dt);
+    /// Every node's inlet and GPU temperatures after dt, its frame entries in the same pass, then the GPU alerts.
+    void gpuTemperatures(double dt);
+    void finishFrame(bool with_air);
+    /// The racks' frame entries and the hall metrics (RCI, RTI, SHI, heat into the air).
+    void frameRacks(model::Frame& f);
+    /// Cooling units, loops and CDUs; returns the cooling's own power (fans, pumps, the chiller's share).
+    double frameCooling(model::Frame& f);
+    /// Rack PDUs, the power chain and the site's totals (losses, PUE).
+    void framePower(model::Frame& f, double cooling_w);
+    /// Hall h's air field for the frame: temperatures (NaN in solids), cell-centred velocity, streamline seeds.
+    model::AirField hallAirField(std::size_t h) const;
+    /// An alert stamped with the engine's time (Alerts::set).
+    void alert(const std::string& kind, const std::string& entity, const std::string& msg, bool active) {
+        alerts.t = t;
+        alerts.set(kind, entity, msg, active);
+    }
+    bool frame_ids = false;  ///< the frame's GPU and node ids are in place (ensureFrameIds fills them once)
+    std::vector<std::size_t> node_gpu0;  ///< each node's first GPU in the frame
+    /// The frame's GPU and node entries, sized and named once.
+    void ensureFrameIds();
+    /// Node ni's frame entry and its GPUs' from the node's state.
+    void writeNodeFrame(std::size_t ni);
+    bool node_frame_fresh = false;  ///< gpuTemperatures() wrote every node's frame entries this step
+};
+
+}  // namespace ct::sim
