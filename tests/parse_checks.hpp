@@ -49,4 +49,4 @@ inline ParseResult parseText(Parser fn, const std::string& text, const std::stri
     return fn(in, o, {}, text.size());
 }
 
-} // namespace parse_checks
+}  // namespace parse_checks

@@ -76,4 +76,4 @@ inline double meanGpuPower(const ct::model::Frame& f) {
     return s / static_cast<double>(f.gpus.size());
 }
 
-} // namespace fixtures
+}  // namespace fixtures

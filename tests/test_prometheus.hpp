@@ -25,7 +25,9 @@ public:
             if (!proc_.waitForFinished(10000)) proc_.kill();
         }
     }
-    static bool installed() { return !QStandardPaths::findExecutable("prometheus").isEmpty() && !QStandardPaths::findExecutable("promtool").isEmpty(); }
+    static bool installed() {
+        return !QStandardPaths::findExecutable("prometheus").isEmpty() && !QStandardPaths::findExecutable("promtool").isEmpty();
+    }
 
     /// A port nobody listens on now: the one the kernel gives a socket bound to port 0.
     static int freePort() {
@@ -35,7 +37,8 @@ public:
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         socklen_t len = sizeof addr;
         int port = 0;
-        if (bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+        if (bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+            getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
             port = ntohs(addr.sin_port);
         close(sock);
         return port;

@@ -88,7 +88,7 @@ void buildRoom(AirModel& a) {
     a.setPortFlow(r, 1.6);
     a.setPortTemperature(s, 18);
 }
-} // namespace
+}  // namespace
 
 void TstAir::advectionDiffusionMatchesTheAnalyticSolution() {
     ThreadPool pool(1);
@@ -128,8 +128,7 @@ void TstAir::potentialFlowIsDivergenceFree() {
     AirModel a({6.0, 5.0, 3.0, 0.1, 0.01}, pool);
     buildRoom(a);
     const FlowSolveStats st = a.solveFlow(1e-8);
-    qInfo("flow: %d iterations, residual %.2e, max divergence error %.2e", st.iterations, st.relative_residual,
-          st.max_divergence_error);
+    qInfo("flow: %d iterations, residual %.2e, max divergence error %.2e", st.iterations, st.relative_residual, st.max_divergence_error);
     QVERIFY(st.relative_residual <= 1e-8);
     QVERIFY(st.max_divergence_error < 1e-5);
     double worst = 0;
@@ -175,7 +174,6 @@ void TstAir::uniformAirStaysUniform() {
         if (!a.solid(static_cast<int>(c))) QVERIFY(std::fabs(a.temperature(static_cast<int>(c)) - 22.0) < 1e-3);
 }
 
-
 void TstAir::resultsDoNotDependOnThreadCount() {
     std::vector<float> result[2];
     for (int threads : {1, 2}) {
@@ -207,15 +205,15 @@ void backendRows() {
     QTest::newRow("cuda") << "cuda";
 }
 /// The backend of a row; QSKIPs (from the test function, via the macro below) when it cannot run here.
-#define CT_BACKEND_OR_SKIP(var)                                                                    \
-    QFETCH(QString, backend);                                                                      \
-    Backend var = Backend::Cpu;                                                                    \
-    try {                                                                                          \
-        var = chooseBackend(backend.toStdString());                                                \
-    } catch (const SimError& e) {                                                                  \
-        QSKIP(qPrintable(QString("no %1 here: %2").arg(backend, e.what())));                       \
+#define CT_BACKEND_OR_SKIP(var)                                              \
+    QFETCH(QString, backend);                                                \
+    Backend var = Backend::Cpu;                                              \
+    try {                                                                    \
+        var = chooseBackend(backend.toStdString());                          \
+    } catch (const SimError& e) {                                            \
+        QSKIP(qPrintable(QString("no %1 here: %2").arg(backend, e.what()))); \
     }
-} // namespace
+}  // namespace
 
 void TstAir::closedRoomConservesHeatOnEveryBackend_data() { backendRows(); }
 
@@ -289,7 +287,7 @@ double largestDifference(const std::vector<T>& a, const std::vector<T>& b) {
         if (!std::isnan(a[i])) worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
     return worst;
 }
-} // namespace
+}  // namespace
 
 void TstAir::sampleRackInletsMatchTheCpu_data() {
     QTest::addColumn<QString>("backend");
@@ -352,7 +350,8 @@ void TstAir::tvdWithEddyDiffusivityAndWallsMatchesTheCpu() {
         buildRoom(a);
         a.solveFlow(1e-8);
         std::vector<float> kt(a.cellCount());
-        for (std::size_t c = 0; c < kt.size(); ++c) kt[c] = static_cast<float>(0.002 + 0.004 * (1 + std::sin(0.37 * static_cast<double>(c))));
+        for (std::size_t c = 0; c < kt.size(); ++c)
+            kt[c] = static_cast<float>(0.002 + 0.004 * (1 + std::sin(0.37 * static_cast<double>(c))));
         a.setEddyDiffusivity(kt);
         a.setWallTemperature(GridFace::ZHigh, 30.0);
         a.setWallTemperature(GridFace::XHigh, 12.0);
@@ -489,7 +488,8 @@ void TstAir::heldCellsConserveHeatAndKeepTheSteadyState() {
                 ports_in += dt * a.portFlow(p) * (source ? (p == 4 ? 18.0 : 35.0) : -a.portMeanTemperature(p));
             }
         });
-        QCOMPARE(n, pass == 0 ? static_cast<int>(std::ceil(30.0 / strict_dt - 1e-9)) : static_cast<int>(std::ceil(30.0 / (4 * strict_dt) - 1e-9)));
+        QCOMPARE(n, pass == 0 ? static_cast<int>(std::ceil(30.0 / strict_dt - 1e-9))
+                              : static_cast<int>(std::ceil(30.0 / (4 * strict_dt) - 1e-9)));
         const double gained = a.heatContent() - before;
         QVERIFY2(std::fabs(gained - ports_in) <= 1e-4 * std::fabs(ports_in),
                  qPrintable(QString("pass %1: heat content rose by %2, the ports brought %3 (m³·K)").arg(pass).arg(gained).arg(ports_in)));

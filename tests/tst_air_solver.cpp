@@ -17,9 +17,9 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
-#include <cstring>
 
 using namespace ct;
 
@@ -54,7 +54,11 @@ void TstAirSolver::everySolverDescribesItselfAndTheSchemaNamesIt() {
     QFile f(QStringLiteral(CT_RESOURCE_DIR "/schema/scenario.schema.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QJsonArray listed = QJsonDocument::fromJson(f.readAll())
-                                  .object()["properties"].toObject()["simulation"].toObject()["properties"].toObject()["air"].toObject()["enum"]
+                                  .object()["properties"]
+                                  .toObject()["simulation"]
+                                  .toObject()["properties"]
+                                  .toObject()["air"]
+                                  .toObject()["enum"]
                                   .toArray();
     std::vector<std::string> names;
     for (const auto& v : listed) names.push_back(v.toString().toStdString());
@@ -212,7 +216,7 @@ double runDetector(sim::SteadyDetector& d, const std::function<double(double)>& 
     }
     return -1;
 }
-} // namespace
+}  // namespace
 
 void TstAirSolver::steadyDetectorAveragesTheFlickerOfTurbulence() {
     // Like a lattice run of a hall: a start-up transient, 25 → 30 °C with τ = 40 s, under flicker that moves 15 s
@@ -220,7 +224,8 @@ void TstAirSolver::steadyDetectorAveragesTheFlickerOfTurbulence() {
     // windows that the flicker averages out), not while the transient drifts more than 0.05 K per window
     // (5·(15/40)·e^(−t/40) < 0.05 from t = 145 s), and answer the underlying 30 °C.
     sim::SteadyDetector d(15.0, 0.05);
-    const double t = runDetector(d, [](double s) { return 30 - 5 * std::exp(-s / 40.0); }, 7200);
+    const double t = runDetector(
+        d, [](double s) { return 30 - 5 * std::exp(-s / 40.0); }, 7200);
     qInfo("steady at %.0f s, averaged over %.0f s, drift bound %.4f K", t, d.averagingS(), d.lastChangeK());
     QVERIFY2(t >= 145, "steady during the start-up transient");
     QVERIFY2(t > 0 && t < 1800, "the flicker kept it from ever settling");
@@ -237,12 +242,18 @@ void TstAirSolver::steadyDetectorAveragesTheFlickerOfTurbulence() {
 void TstAirSolver::steadyDetectorNeverCallsADriftSteady() {
     // 0.1 K per window under the same flicker: never steady, however long the average.
     sim::SteadyDetector a(15.0, 0.05);
-    QCOMPARE(runDetector(a, [](double s) { return 25 + 0.1 * s / 15; }, 7200), -1.0);
+    QCOMPARE(runDetector(
+                 a, [](double s) { return 25 + 0.1 * s / 15; }, 7200),
+             -1.0);
     QVERIFY(a.lastChangeK() > 0.05 && std::isfinite(a.lastChangeK()));
     // Smooth ramps either side of the tolerance: 0.03 K per window is steady at the fourth window, 0.07 K never.
     sim::SteadyDetector b(15.0, 0.05), c(15.0, 0.05);
-    QCOMPARE(runDetector(b, [](double s) { return 25 + 0.03 * s / 15; }, 3600, 0.0), 60.0);
-    QCOMPARE(runDetector(c, [](double s) { return 25 + 0.07 * s / 15; }, 3600, 0.0), -1.0);
+    QCOMPARE(runDetector(
+                 b, [](double s) { return 25 + 0.03 * s / 15; }, 3600, 0.0),
+             60.0);
+    QCOMPARE(runDetector(
+                 c, [](double s) { return 25 + 0.07 * s / 15; }, 3600, 0.0),
+             -1.0);
     QVERIFY(std::fabs(c.lastChangeK() - 0.07) < 1e-6);
 }
 
@@ -274,7 +285,8 @@ void TstAirSolver::bothSolversBalanceHeatInAHallAtSteadyState() {
     for (const auto& r : f->racks) {
         lo = std::min(lo, r.inlet_mean_c);
         hi = std::max(hi, r.inlet_mean_c);
-        QVERIFY2(r.capture_index >= 0 && r.capture_index <= 1 + 1e-6, qPrintable(QString::fromStdString(r.id) + ": Capture Index outside 0..1"));
+        QVERIFY2(r.capture_index >= 0 && r.capture_index <= 1 + 1e-6,
+                 qPrintable(QString::fromStdString(r.id) + ": Capture Index outside 0..1"));
         ci_lo = std::min(ci_lo, r.capture_index);
         ci_hi = std::max(ci_hi, r.capture_index);
     }

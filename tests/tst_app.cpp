@@ -14,27 +14,27 @@
 #include <QComboBox>
 #include <QInputDialog>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QMenuBar>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
-#include <QLineSeries>
-#include <QPushButton>
 #include "main_window.hpp"
-#include "simulation_options.hpp"
 #include "problems_dialog.hpp"
 #include "properties_panel.hpp"
 #include "scenario_document.hpp"
 #include "scenario_tree.hpp"
+#include "simulation_options.hpp"
 
 #include <QApplication>
-#include <QTemporaryDir>
-#include <QTest>
 #include <QDir>
 #include <QLabel>
 #include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
 #include <QTreeWidget>
 
 #include "test_time.hpp"

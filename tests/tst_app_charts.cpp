@@ -6,10 +6,10 @@
 #include "main_window.hpp"
 #include "run_controller.hpp"
 #include "run_panels.hpp"
+#include "scenario_document.hpp"
 #include "scenario_tree.hpp"
 #include "view3d.hpp"
 #include "whatif_dialog.hpp"
-#include "scenario_document.hpp"
 
 #include <clustertwin/render/scene.hpp>
 
@@ -20,18 +20,18 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
-#include <QTreeWidgetItem>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
-#include <QTabWidget>
-#include <QTableWidget>
 #include <QLineSeries>
 #include <QMimeData>
 #include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidgetItem>
 #include <QValueAxis>
 #include <QWheelEvent>
 
@@ -75,7 +75,9 @@ private slots:
         QCOMPARE(ev[2].kind, std::string("feed_restore"));
         QCOMPARE(ev[2].time_s, 900.0);
         QCOMPARE(d.durationS(), 2700.0);
-        if (!sc.events.empty()) QVERIFY2(d.scenarioEvents()->text().contains(QString::fromStdString(sc.events.front().target)), qPrintable(d.scenarioEvents()->text()));
+        if (!sc.events.empty())
+            QVERIFY2(d.scenarioEvents()->text().contains(QString::fromStdString(sc.events.front().target)),
+                     qPrintable(d.scenarioEvents()->text()));
         d.table()->item(1, 1)->setText("soon");
         QVERIFY_THROWS_EXCEPTION(std::exception, d.events());
     }
@@ -96,7 +98,8 @@ private slots:
         // The table at the end of the run: one row per rack, largest change first.
         w_->run()->setTime(w_->run()->duration());
         QTRY_COMPARE(cv->table()->rowCount(), static_cast<int>(s.racks));
-        const double first = cv->table()->item(0, 3)->text().toDouble(), last = cv->table()->item(cv->table()->rowCount() - 1, 3)->text().toDouble();
+        const double first = cv->table()->item(0, 3)->text().toDouble(),
+                     last = cv->table()->item(cv->table()->rowCount() - 1, 3)->text().toDouble();
         QVERIFY(first >= last);
         QVERIFY(first > 0.5);
         // Linked cameras: turning one view turns the other.
@@ -150,7 +153,8 @@ private slots:
         QVERIFY(c->pinCurrent());
         w_->select({"rack", "r02-01"});
         QCOMPARE(c->seriesNames().size(), 2);
-        QVERIFY2(c->seriesNames().join("|").contains("r01-01") && c->seriesNames().join("|").contains("r02-01"), qPrintable(c->seriesNames().join("|")));
+        QVERIFY2(c->seriesNames().join("|").contains("r01-01") && c->seriesNames().join("|").contains("r02-01"),
+                 qPrintable(c->seriesNames().join("|")));
         // A unit's load (watts) goes on the right-hand axis; a third unit is refused with a reason.
         QString why;
         QVERIFY2(c->addSeries("crah-02", "load_w", &why), qPrintable(why));

@@ -14,21 +14,21 @@
 #include "run_controller.hpp"
 
 #include <QAction>
-#include <QComboBox>
 #include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
-#include <QStandardPaths>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSignalSpy>
-#include <QTemporaryDir>
-#include <QDockWidget>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -100,7 +100,8 @@ private slots:
         QCOMPARE(doc["asset"].toObject()["version"].toString(), QString("2.0"));
         int coloured = 0;
         for (const auto& m : doc["meshes"].toArray())
-            for (const auto& p : m.toObject()["primitives"].toArray()) coloured += p.toObject()["attributes"].toObject().contains("COLOR_0");
+            for (const auto& p : m.toObject()["primitives"].toArray())
+                coloured += p.toObject()["attributes"].toObject().contains("COLOR_0");
         QVERIFY2(coloured >= 3, "racks, nodes and units should carry their colours");
 
         const QString html = dir_.filePath("report.html");
@@ -137,8 +138,10 @@ private slots:
         // Its busiest links: those with an end on its nodes, busiest first (a frame made up here: job1 runs no
         // fabric traffic of its own).
         ct::model::Frame f;
-        f.links = {{"n0001/gpu0<->leaf0", "infiniband", 0.9, false}, {"n0099/gpu0<->leaf1", "infiniband", 0.8, false},
-                   {"leaf0<->spine0", "infiniband", 0.7, false}, {"leaf2<->n0002/gpu3", "infiniband", 0.5, false}};
+        f.links = {{"n0001/gpu0<->leaf0", "infiniband", 0.9, false},
+                   {"n0099/gpu0<->leaf1", "infiniband", 0.8, false},
+                   {"leaf0<->spine0", "infiniband", 0.7, false},
+                   {"leaf2<->n0002/gpu3", "infiniband", 0.5, false}};
         const auto busy = w_->jobs()->busiestLinks("job1", f);
         QCOMPARE(busy, (std::vector<std::string>{"n0001/gpu0<->leaf0", "leaf2<->n0002/gpu3"}));
         if (auto* sc = w_->view3d()->scene()) {
@@ -241,7 +244,9 @@ private slots:
         if (!keep.isEmpty()) img.save(keep);
         // The tooltip names the rack, its model and its value.
         const QString tip = plan->toolTipAt(ph);
-        QVERIFY2(tip.startsWith(QString::fromStdString(hot)) && tip.contains("Rack inlet") && tip.contains(QString::number(hi, 'f', v.decimals)), qPrintable(tip));
+        QVERIFY2(
+            tip.startsWith(QString::fromStdString(hot)) && tip.contains("Rack inlet") && tip.contains(QString::number(hi, 'f', v.decimals)),
+            qPrintable(tip));
         // The wheel zooms toward the cursor (the rack under it stays there), a double click fits again.
         QWheelEvent wheel(ph, plan->mapToGlobal(ph), {}, {0, 240}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
         QApplication::sendEvent(plan, &wheel);

@@ -55,7 +55,9 @@ public:
                     if (!s->readAll().contains("\r\n\r\n")) return;
                     QByteArray body;
                     for (const QByteArray& line : scrape_.split('\n'))
-                        body += line.startsWith("DCGM_FI_DEV_GPU_TEMP{") ? line.left(line.lastIndexOf(' ') + 1) + QByteArray::number(30 + served_++) + "\n" : line + "\n";
+                        body += line.startsWith("DCGM_FI_DEV_GPU_TEMP{")
+                                    ? line.left(line.lastIndexOf(' ') + 1) + QByteArray::number(30 + served_++) + "\n"
+                                    : line + "\n";
                     s->write("HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nConnection: close\r\nContent-Length: " +
                              QByteArray::number(body.size()) + "\r\n\r\n" + body);
                     s->disconnectFromHost();
@@ -72,7 +74,7 @@ private:
     QByteArray scrape_;
     int served_ = 0;
 };
-} // namespace
+}  // namespace
 
 class TstAppImport : public QObject {
     Q_OBJECT
@@ -191,7 +193,8 @@ void TstAppImport::telemetryOfTheOpenScenarioIsShownDirectly() {
     const QString db = dir_.filePath("files.sqlite");
     w_->run()->close();
     QSignalSpy ended(t, &TelemetryControl::importEnded);
-    QVERIFY(t->importFiles({{kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom"}, db, "l40s", 0}));
+    QVERIFY(t->importFiles(
+        {{kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom"}, db, "l40s", 0}));
     QVERIFY(ended.wait(testMs(60000)));
     const ImportOutcome& o = t->lastOutcome();
     QCOMPARE(o.exit_code, 0);
@@ -209,7 +212,8 @@ void TstAppImport::aLongImportShowsProgressAndCanBeCancelled() {
         QVERIFY(out.open(QIODevice::WriteOnly));
         QByteArray text = "time_s,entity,metric,value,unit\n";
         for (int i = 0; i < 60000; ++i)
-            text += QByteArray::number(1.7e9 + f * 60000 + i) + ",host" + QByteArray::number(i % 8) + "/gpu0,power_w," + QByteArray::number(300 + i % 50) + ",W\n";
+            text += QByteArray::number(1.7e9 + f * 60000 + i) + ",host" + QByteArray::number(i % 8) + "/gpu0,power_w," +
+                    QByteArray::number(300 + i % 50) + ",W\n";
         out.write(text);
     }
     TelemetryControl* t = w_->telemetry();
@@ -248,10 +252,11 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     ScrapeTarget target(f.readAll());
     QDir().mkpath(dir_.filePath("prom"));
     TestPrometheus prom;
-    const QString why = prom.start(dir_.filePath("prom"),
-                                   "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: dcgm\n    static_configs:\n      - targets: ['127.0.0.1:" +
-                                       QByteArray::number(target.port()) + "']\n",
-                                   dir_.filePath("prom/tsdb"));
+    const QString why = prom.start(
+        dir_.filePath("prom"),
+        "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: dcgm\n    static_configs:\n      - targets: ['127.0.0.1:" +
+            QByteArray::number(target.port()) + "']\n",
+        dir_.filePath("prom/tsdb"));
     QVERIFY2(why.isEmpty(), qPrintable(why));
     QTRY_VERIFY_WITH_TIMEOUT(target.served() >= 3, testMs(20000));
     TelemetryControl* t = w_->telemetry();
@@ -270,11 +275,13 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     const qint64 run = t->lastOutcome().run;
     QVERIFY(t->lastOutcome().stored > 0);
     QVERIFY(t->lastOutcome().matched > 0);  // the L40S's host is in the open scenario (built from the scrapes)
-    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->replay()->info().id == run && w_->run()->databasePath() == s.db, testMs(20000));
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->replay()->info().id == run && w_->run()->databasePath() == s.db,
+                             testMs(20000));
     const double first_end = w_->run()->replay()->endS();
     // Polls add what is new; the view reloads and stays at the newest reading.
-    QTRY_VERIFY_WITH_TIMEOUT(polled.count() >= 3 && std::any_of(polled.begin(), polled.end(), [](const QList<QVariant>& a) { return a.at(0).toLongLong() > 0; }),
-                             testMs(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        polled.count() >= 3 && std::any_of(polled.begin(), polled.end(), [](const QList<QVariant>& a) { return a.at(0).toLongLong() > 0; }),
+        testMs(30000));
     QTRY_VERIFY_WITH_TIMEOUT(!w_->run()->loading() && w_->run()->replay()->endS() > first_end, testMs(20000));
     QCOMPARE(w_->run()->time(), w_->run()->duration());
     QVERIFY2(nowS() - w_->run()->absoluteTime() < 10, qPrintable(QString::number(nowS() - w_->run()->absoluteTime())));
@@ -287,7 +294,8 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     QTRY_VERIFY_WITH_TIMEOUT(polled.count() >= polls_before + 2, testMs(20000));
     QTest::qWait(300);
     QVERIFY(!w_->run()->hasRun());
-    QVERIFY2(!w_->runMismatchDialog() || !w_->runMismatchDialog()->isVisible(), w_->runMismatchDialog() ? qPrintable(w_->runMismatchDialog()->text()) : "");
+    QVERIFY2(!w_->runMismatchDialog() || !w_->runMismatchDialog()->isVisible(),
+             w_->runMismatchDialog() ? qPrintable(w_->runMismatchDialog()->text()) : "");
     QVERIFY(t->following());
     // Every reading of the GPU's temperature is one the exporter served, each time once, in order.
     t->stopFollowing();
@@ -306,7 +314,8 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
         last = v;
         seen.insert(v);
     }
-    qInfo("following: %lld polls, %zu readings of the GPU temperature, %zu distinct", static_cast<long long>(polled.count()), temps.at(0).points.size(), seen.size());
+    qInfo("following: %lld polls, %zu readings of the GPU temperature, %zu distinct", static_cast<long long>(polled.count()),
+          temps.at(0).points.size(), seen.size());
     QVERIFY2(seen.size() >= 5, qPrintable(QString::number(seen.size())));
     const auto& pts = temps.at(0).points;
     for (std::size_t i = 1; i < pts.size(); ++i) QCOMPARE(pts[i].first - pts[i - 1].first, 1.0);  // one grid, no gap, no repeat
@@ -323,7 +332,8 @@ void TstAppImport::anUnreachableServerIsNamedAndNotFollowed() {
     QVERIFY(ended.wait(testMs(120000)));
     QCOMPARE(ended.at(0).at(0).toString(), QString("failed"));
     QVERIFY(!t->following());
-    QVERIFY2(t->reportDialog()->informativeText().contains("cannot reach Prometheus at " + s.url), qPrintable(t->reportDialog()->informativeText()));
+    QVERIFY2(t->reportDialog()->informativeText().contains("cannot reach Prometheus at " + s.url),
+             qPrintable(t->reportDialog()->informativeText()));
 }
 
 QTEST_MAIN(TstAppImport)

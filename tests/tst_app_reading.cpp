@@ -6,34 +6,34 @@
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
 #include "run_dialog.hpp"
-#include "scenario_document.hpp"
 #include "run_panels.hpp"
+#include "scenario_document.hpp"
 #include "scenario_tree.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 
-#include <QApplication>
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
-#include <QTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLineEdit>
-#include <QSignalSpy>
-#include <QTreeWidget>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <QTreeWidget>
 #include <QUndoStack>
 #include <QValueAxis>
 
@@ -51,7 +51,7 @@ bool roundStep(double step) {
         if (std::abs(mant - m) < 1e-6) return true;
     return false;
 }
-} // namespace
+}  // namespace
 
 class TstAppReading : public QObject {
     Q_OBJECT
@@ -128,7 +128,7 @@ void TstAppReading::theInspectorNamesMetricsAndPutsPowerFirst() {
     QVERIFY2(t->item(0, 1)->text().endsWith(" W"), qPrintable(t->item(0, 1)->text()));
     for (int r = 0; r < t->rowCount(); ++r) {
         const QString name = t->item(r, 0)->text(), value = t->item(r, 1)->text();
-        QVERIFY2(!name.contains('_'), qPrintable(name));                // no raw ids
+        QVERIFY2(!name.contains('_'), qPrintable(name));                                   // no raw ids
         QVERIFY2(!value.contains("e+") && !value.contains("percent"), qPrintable(value));  // no 5.9e+08, no "percent"
     }
     // The temperature reads in °C, utilisation in %.
@@ -379,7 +379,8 @@ void TstAppReading::theRunDialogTakesJobsEventsStepSolverAndSteady() {
     QVERIFY(w_->simulationRunning());
     QVERIFY(!w_->findChild<QAction*>("actionRunSimulation")->isEnabled());
     QVERIFY(ended.wait(testMs(120000)));
-    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && !w_->run()->loading() && w_->run()->replay()->info().scenario_id == "lab-8node", testMs(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && !w_->run()->loading() && w_->run()->replay()->info().scenario_id == "lab-8node",
+                             testMs(30000));
     QVERIFY(w_->findChild<QAction*>("actionRunSimulation")->isEnabled());
     const auto* rp = w_->run()->replay();
     QCOMPARE(w_->run()->duration(), 180.0);

@@ -39,7 +39,8 @@ QImage view3dAt(double scale, const QString& dir) {
     env.insert("QT_QPA_PLATFORM", "xcb");
     env.insert("XDG_CONFIG_HOME", dir);  // no saved layout
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(CT_APP_PATH), {sample("lab-8node"), "-qwindowgeometry", "800x500+0+0", "--screenshot", png, "--screenshot-area", "view3d"});
+    p.start(QStringLiteral(CT_APP_PATH),
+            {sample("lab-8node"), "-qwindowgeometry", "800x500+0+0", "--screenshot", png, "--screenshot-area", "view3d"});
     if (!p.waitForFinished(testMs(120000)) || p.exitCode() != 0) return {};
     return QImage(png).convertToFormat(QImage::Format_RGB32);
 }
@@ -50,7 +51,7 @@ double darkShare(const QImage& img) {
         for (int x = 0; x < img.width(); ++x) dark += qGray(img.pixel(x, y)) < 8;
     return static_cast<double>(dark) / (img.width() * img.height());
 }
-} // namespace
+}  // namespace
 
 class TstAppShell : public QObject {
     Q_OBJECT
@@ -142,7 +143,8 @@ void TstAppShell::droppedFilesAreOpened() {
     QVERIFY(w.openScenario(MainWindow::demoScenarioPath()));
     QTemporaryDir tmp;
     QMimeData data;
-    data.setUrls({QUrl::fromLocalFile(sample("lab-8node")), QUrl::fromLocalFile(tmp.filePath("missing.sqlite")), QUrl("https://example.com/x.json")});
+    data.setUrls({QUrl::fromLocalFile(sample("lab-8node")), QUrl::fromLocalFile(tmp.filePath("missing.sqlite")),
+                  QUrl("https://example.com/x.json")});
     QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&w, &enter);
     QVERIFY(enter.isAccepted());

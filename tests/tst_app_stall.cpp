@@ -79,18 +79,19 @@ void TstAppStall::theEventLoopNeverStallsWhileASimulationAndALoadRun() {
         last = clock.elapsed();
         cpu_last = threadCpuMs();
         probe.start();
-        QTest::qWait(1500);            // the engine is built and live frames arrive
-        w.openRun(db);                  // the load runs beside the simulation
+        QTest::qWait(1500);  // the engine is built and live frames arrive
+        w.openRun(db);       // the load runs beside the simulation
         QTRY_VERIFY_WITH_TIMEOUT(w.run()->hasRun() && !w.run()->loading(), testMs(60000));
-        w.run()->play();                // and the replay plays, while live frames keep coming
+        w.run()->play();  // and the replay plays, while live frames keep coming
         QTest::qWait(3000);
         w.cancelSimulation();
         QVERIFY(ended.wait(testMs(60000)));
         probe.stop();
         const double seconds = clock.elapsed() / 1000.0;
-        qInfo("GUI thread, try %d: at most %.1f ms of its own CPU time between two ticks (longest wall-clock gap %lld ms) over "
-              "%.1f s (%lld ticks of 5 ms) while an LBM simulation ran and a 1 h run of the demo was loaded and played",
-              attempt, worst, worst_wall, seconds, ticks);
+        qInfo(
+            "GUI thread, try %d: at most %.1f ms of its own CPU time between two ticks (longest wall-clock gap %lld ms) over "
+            "%.1f s (%lld ticks of 5 ms) while an LBM simulation ran and a 1 h run of the demo was loaded and played",
+            attempt, worst, worst_wall, seconds, ticks);
         best = best < 0 ? worst : std::min(best, worst);
     }
     // 100 ms of the GUI thread's own work at a stretch is the bar (loading the run on it takes seconds);

@@ -1,9 +1,9 @@
 // Issue 19, for teachers and demos: guided tours played in the app (captions, camera, selection, timeline; a
 // tour that replays a run simulates it first) and presentation mode (full screen, large type, no docks).
 #include "main_window.hpp"
-#include "simulation_options.hpp"
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
+#include "simulation_options.hpp"
 #include "tour_player.hpp"
 #include "view3d.hpp"
 
@@ -40,7 +40,8 @@ private slots:
         QVERIFY(menu);
         QStringList titles;
         for (QAction* a : menu->actions()) titles << a->text();
-        QVERIFY2(titles.contains("How a GPU cluster is built") && titles.contains("A cooling unit fails during a training job"), qPrintable(titles.join("|")));
+        QVERIFY2(titles.contains("How a GPU cluster is built") && titles.contains("A cooling unit fails during a training job"),
+                 qPrintable(titles.join("|")));
     }
 
     void aTourStepsThroughCaptionsCameraAndSelection() {

@@ -2,14 +2,14 @@
 // follows the open document, edits are never dropped without asking, shipped samples are never overwritten,
 // an autosave belongs to one instance, a cancelled run opens, a database load shows progress and can be
 // cancelled, and the 3D view repaints after every change.
+#include "alerts_panel.hpp"
 #include "checks_panel.hpp"
 #include "image_checks.hpp"
 #include "main_window.hpp"
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
-#include "run_picker.hpp"
-#include "alerts_panel.hpp"
 #include "run_panels.hpp"
+#include "run_picker.hpp"
 #include "scenario_document.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
@@ -65,7 +65,7 @@ double blackShareOnScreen(View3D* v) {
             if (qGray(img.pixel(x, y)) < 12) ++black;
     return all ? double(black) / all : 1;
 }
-} // namespace
+}  // namespace
 
 class TstAppTruth : public QObject {
     Q_OBJECT

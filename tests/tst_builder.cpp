@@ -7,8 +7,8 @@
 
 #include <QElapsedTimer>
 
-#include <map>
 #include <QTest>
+#include <map>
 
 using namespace ct::model;
 
@@ -171,13 +171,27 @@ void TstBuilder::everyCoolingAndContainmentBuildsAValidHall_data() {
     QTest::addColumn<QString>("server");
     QTest::addColumn<double>("raised_floor");
     QTest::addColumn<QString>("resolved");  // what auto becomes, as the description says
-    QTest::newRow("auto slab") << "auto" << "auto" << "dgx-h100" << 0.0 << "perimeter cooling";
-    QTest::newRow("perimeter hot") << "perimeter" << "hot" << "dgx-h100" << 0.0 << "hot-aisle containment";
-    QTest::newRow("perimeter cold raised") << "perimeter" << "cold" << "dgx-h100" << 0.6 << "cold-aisle containment";
-    QTest::newRow("inrow") << "inrow" << "auto" << "dgx-h100" << 0.0 << "hot-aisle containment";
-    QTest::newRow("inrow cold") << "inrow" << "cold" << "hgx-b200" << 0.0 << "cold-aisle containment";
-    QTest::newRow("rear-door") << "rear-door" << "none" << "dgx-h100" << 0.0 << "rear-door cooling";
-    QTest::newRow("liquid") << "liquid" << "auto" << "gb200-nvl72" << 0.0 << "liquid cooling";
+    QTest::newRow("auto slab") << "auto"
+                               << "auto"
+                               << "dgx-h100" << 0.0 << "perimeter cooling";
+    QTest::newRow("perimeter hot") << "perimeter"
+                                   << "hot"
+                                   << "dgx-h100" << 0.0 << "hot-aisle containment";
+    QTest::newRow("perimeter cold raised") << "perimeter"
+                                           << "cold"
+                                           << "dgx-h100" << 0.6 << "cold-aisle containment";
+    QTest::newRow("inrow") << "inrow"
+                           << "auto"
+                           << "dgx-h100" << 0.0 << "hot-aisle containment";
+    QTest::newRow("inrow cold") << "inrow"
+                                << "cold"
+                                << "hgx-b200" << 0.0 << "cold-aisle containment";
+    QTest::newRow("rear-door") << "rear-door"
+                               << "none"
+                               << "dgx-h100" << 0.0 << "rear-door cooling";
+    QTest::newRow("liquid") << "liquid"
+                            << "auto"
+                            << "gb200-nvl72" << 0.0 << "liquid cooling";
 }
 
 void TstBuilder::everyCoolingAndContainmentBuildsAValidHall() {
@@ -199,7 +213,9 @@ void TstBuilder::everyCoolingAndContainmentBuildsAValidHall() {
     const Diagnostics d = validateScenario(s, c);
     for (const auto& x : d) qWarning("%s", x.toString().c_str());
     QVERIFY(!hasErrors(d));
-    for (const auto& x : d) QVERIFY2(x.message.find("no supply") == std::string::npos && x.message.find("no return path") == std::string::npos, x.message.c_str());
+    for (const auto& x : d)
+        QVERIFY2(x.message.find("no supply") == std::string::npos && x.message.find("no return path") == std::string::npos,
+                 x.message.c_str());
     QVERIFY2(QString::fromStdString(s.description).contains(resolved), s.description.c_str());
     const Hall& h = s.halls[0];
     int inrow = 0, doors = 0;
@@ -212,7 +228,8 @@ void TstBuilder::everyCoolingAndContainmentBuildsAValidHall() {
         for (const auto& u : h.cooling_units) QCOMPARE(u.loop, s.plant.loops[0].id);
     }
     if (cooling == "rear-door") QCOMPARE(doors, 32);
-    if (containment == "hot" || cooling == "inrow") QVERIFY(!h.containments.empty() && h.containments[0].kind == (containment == "cold" ? "cold" : "hot"));
+    if (containment == "hot" || cooling == "inrow")
+        QVERIFY(!h.containments.empty() && h.containments[0].kind == (containment == "cold" ? "cold" : "hot"));
     if (containment == "hot" && cooling == "perimeter") QVERIFY(h.ceiling_return.has_value());
     // Enough cooling for the air heat, in-row coolers included.
     const ScenarioSummary sum = summarize(s, c);
@@ -230,7 +247,8 @@ void TstBuilder::fourHundredRacksMakeANearSquareHall() {
     QVERIFY(!hasErrors(validateScenario(s, c)));
     const Hall& h = s.halls[0];
     const double aspect = std::max(h.width_m, h.depth_m) / std::min(h.width_m, h.depth_m);
-    qInfo("%.1f × %.1f m (aspect %.2f), %zu cooling units, %zu pods", h.width_m, h.depth_m, aspect, h.cooling_units.size(), h.containments.size());
+    qInfo("%.1f × %.1f m (aspect %.2f), %zu cooling units, %zu pods", h.width_m, h.depth_m, aspect, h.cooling_units.size(),
+          h.containments.size());
     QVERIFY(aspect <= 2.0);
     // The racks fill the hall: their footprint is a fair share of the floor.
     QVERIFY(400 * 0.6 * 1.2 / (h.width_m * h.depth_m) > 0.2);
@@ -267,8 +285,8 @@ void TstBuilder::hundredThousandGpusMakeACampus() {
     const Diagnostics d = validateScenario(s, c);
     QVERIFY(!hasErrors(d));
     const ScenarioSummary sum = summarize(s, c);
-    qInfo("%d GPUs in %zu halls, %.1f MW nameplate, built and validated in %lld ms", sum.gpus, s.halls.size(), sum.nameplate_it_power_w / 1e6,
-          static_cast<long long>(t.elapsed()));
+    qInfo("%d GPUs in %zu halls, %.1f MW nameplate, built and validated in %lld ms", sum.gpus, s.halls.size(),
+          sum.nameplate_it_power_w / 1e6, static_cast<long long>(t.elapsed()));
     QVERIFY(sum.gpus >= 100000 && sum.gpus < 110000);
     QVERIFY(s.halls.size() >= 8);
     // Halls side by side on the site, not on top of each other; one power chain carries them all.

@@ -43,7 +43,7 @@ void roundTrip(const Points& p) {
     }
 }
 
-} // namespace
+}  // namespace
 
 void TstChunks::codecRoundTripsBitForBit() {
     std::mt19937_64 rng(42);
@@ -97,8 +97,7 @@ void TstChunks::damagedChunksAreRefused() {
         out.clear();
         try {
             chunk::decode(junk.data(), junk.size(), out);
-        } catch (const StoreError&) {
-        }
+        } catch (const StoreError&) {}
     }
 }
 

@@ -1,15 +1,15 @@
 // clustertwin-cli exit codes and outputs: 0 ok, 1 runtime error, 2 usage or invalid input (issue 8).
 #include <QDir>
-#include <QJsonDocument>
-#include <QJsonArray>
-#include <QJsonObject>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "image_checks.hpp"
 #include "cli_run.hpp"
+#include "image_checks.hpp"
 #include "test_time.hpp"
 
 #include <clustertwin/runs/store.hpp>
@@ -24,7 +24,7 @@ namespace {
 
 QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
 QString invalid(const char* name) { return QStringLiteral(CT_TEST_DATA_DIR) + "/invalid/" + name + ".json"; }
-} // namespace
+}  // namespace
 
 class TstCli : public QObject {
     Q_OBJECT
@@ -89,7 +89,8 @@ void TstCli::helpAndUsage() {
     const QJsonArray formats = QJsonDocument::fromJson(r.out.toUtf8()).array();
     QVERIFY(formats.size() >= 18);
     bool dcgm = false;
-    for (const auto& f : formats) dcgm = dcgm || (f.toObject()["id"].toString() == "prometheus-text" && f.toObject()["kind"].toString() == "samples");
+    for (const auto& f : formats)
+        dcgm = dcgm || (f.toObject()["id"].toString() == "prometheus-text" && f.toObject()["kind"].toString() == "samples");
     QVERIFY(dcgm);
 }
 
@@ -144,8 +145,8 @@ void TstCli::infoRefusesAnInvalidFile() {
 void TstCli::generateWritesAValidScenario() {
     QTemporaryDir tmp;
     const QString out = tmp.filePath("gen.json");
-    CliRun r = cli({"generate", "--rows", "3", "--racks-per-row", "5", "--server", "hgx-b200", "--nodes-per-rack", "3",
-                 "--jobs", "2", "--event", "10m,cooling_unit_fail,crah-01", "-o", out});
+    CliRun r = cli({"generate", "--rows", "3", "--racks-per-row", "5", "--server", "hgx-b200", "--nodes-per-rack", "3", "--jobs", "2",
+                    "--event", "10m,cooling_unit_fail,crah-01", "-o", out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     r = cli({"info", "--json", out});
     QCOMPARE(r.code, 0);
@@ -190,11 +191,13 @@ void TstCli::backendsListsTheCpu() {
 void TstCli::simulateRecordsARunAndSummarises() {
     QTemporaryDir tmp;
     const QString db = tmp.filePath("run.sqlite");
-    const CliRun r = cli({"simulate", sample("lab-8node"), "--duration", "2m", "--step", "2s", "--record-every", "20s", "--out", db, "--json"});
+    const CliRun r =
+        cli({"simulate", sample("lab-8node"), "--duration", "2m", "--step", "2s", "--record-every", "20s", "--out", db, "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.err.contains("simulate: 100%"));  // progress on stderr
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
-    for (const char* k : {"it_power_w", "facility_power_w", "pue", "max_inlet_c", "max_inlet_rack", "heat_in_w", "heat_removed_w", "alerts"})
+    for (const char* k :
+         {"it_power_w", "facility_power_w", "pue", "max_inlet_c", "max_inlet_rack", "heat_in_w", "heat_removed_w", "alerts"})
         QVERIFY2(o.contains(k), k);
     QVERIFY(o["pue"].toDouble() > 1.0);
     QVERIFY(o["facility_power_w"].toDouble() > o["it_power_w"].toDouble());
@@ -251,7 +254,8 @@ void TstCli::simulateRejectsBadEventsNamingThePointer() {
     f.write(R"({"events": [{"time_s": 30, "kind": "cooling_unit_fail", "target": "crah-42"},
                           {"time_s": 7200, "kind": "cooling_unit_restore", "target": "crah-01"}]})");
     f.close();
-    const CliRun r = cli({"simulate", sample("lab-8node"), "--duration", "10m", "--events", f.fileName(), "--out", tmp.filePath("x.sqlite")});
+    const CliRun r =
+        cli({"simulate", sample("lab-8node"), "--duration", "10m", "--events", f.fileName(), "--out", tmp.filePath("x.sqlite")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("/events/0/target: 'crah-42' is not a cooling unit"), qPrintable(r.err));
     QVERIFY(r.err.contains("/events/1/time_s: at 7200 s, after the end of the run (600 s)"));
@@ -260,8 +264,8 @@ void TstCli::simulateRejectsBadEventsNamingThePointer() {
 
 void TstCli::simulateRefusesAGridTooFineForMemory() {
     QTemporaryDir tmp;
-    const CliRun r = cli({"simulate", sample("demo"), "--duration", "1m", "--cell", "0.1", "--max-grid-memory", "8",
-                       "--out", tmp.filePath("x.sqlite")});
+    const CliRun r =
+        cli({"simulate", sample("demo"), "--duration", "1m", "--cell", "0.1", "--max-grid-memory", "8", "--out", tmp.filePath("x.sqlite")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("needs") && r.err.contains("GiB") && r.err.contains("--cell"), qPrintable(r.err));
 }
@@ -279,7 +283,8 @@ void TstCli::simulateFinishesWhenCoolingFallsShortAndSaysSo() {
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(QJsonDocument(s).toJson());
     out.close();
-    const CliRun r = cli({"simulate", out.fileName(), "--duration", "5m", "--step", "5s", "--air", "quick", "--out", tmp.filePath("x.sqlite"), "--json"});
+    const CliRun r = cli(
+        {"simulate", out.fileName(), "--duration", "5m", "--step", "5s", "--air", "quick", "--out", tmp.filePath("x.sqlite"), "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.err.contains("cooling could not carry the load"));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -298,7 +303,8 @@ void TstCli::collectiveReportsTimeBusBandwidthAndBusiestLinks() {
     QVERIFY(o["busbw_GBps"].toDouble() > 50);  // NVLink inside the node lifts it above one NIC
     QVERIFY(!o["busiest_links"].toArray().isEmpty());
     // One GPU per node on its own rail: the ring never leaves the leaf and runs at the NIC's 50 GB/s.
-    r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--ranks", "32", "--placement", "spread", "--json"});
+    r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--ranks", "32", "--placement", "spread",
+             "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QVERIFY(std::fabs(o["busbw_GBps"].toDouble() - 50.0) < 0.5);
@@ -325,7 +331,7 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
                  "training": {"model_params": 7e9, "tokens_per_step": 524288, "tensor_parallel": 8}}])");
     f.close();
     CliRun r = cli({"simulate", sample("superpod-h100-su"), "--duration", "30s", "--step", "5s", "--air", "quick", "--jobs", f.fileName(),
-                 "--out", tmp.filePath("run.sqlite"), "--json"});
+                    "--out", tmp.filePath("run.sqlite"), "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     const QJsonObject job = o["jobs"].toArray().at(0).toObject();
@@ -356,11 +362,12 @@ void TstCli::importAndQueryDcgmScrapesWithoutDuplicates() {
     // that cannot be read, so exit status 3 with the file and line named.
     QVERIFY2(r.code == 3, qPrintable(r.err));
     QJsonObject sum = QJsonDocument::fromJson(r.out.toUtf8()).object();
-    QVERIFY2(sum["warnings"].toObject()["bad_value"].toObject()["first"].toString().contains("kops__1x-nvidia-l4__drv580.105.08.metrics.prom:1:"),
+    QVERIFY2(sum["warnings"].toObject()["bad_value"].toObject()["first"].toString().contains(
+                 "kops__1x-nvidia-l4__drv580.105.08.metrics.prom:1:"),
              qPrintable(r.out));
     const int samples = sum["samples"].toInt();
     QVERIFY(samples > 40);
-    QCOMPARE(sum["samples_read"].toInt(), samples);  // every reading stored: no collisions
+    QCOMPARE(sum["samples_read"].toInt(), samples);                              // every reading stored: no collisions
     r = cli(QStringList{"import"} + files + QStringList{"--db", db, "--json"});  // again, same run name
     QCOMPARE(r.code, 0);  // nothing read again: the same content is already in the run
     sum = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -382,7 +389,8 @@ void TstCli::importKilledMidwayLeavesAConsistentDatabase() {
     for (int f = 0; f < files; ++f) {
         std::ofstream out(tmp.filePath(QString("part%1.csv").arg(f, 2, 10, QChar('0'))).toStdString());
         out << "time,entity,metric,value,unit\n";
-        for (int i = 0; i < per_file; ++i) out << static_cast<long long>(1.7e9) + f * per_file + i << ",n" << (i % 50) << "/gpu0,power_w," << (i % 700) << ",W\n";
+        for (int i = 0; i < per_file; ++i)
+            out << static_cast<long long>(1.7e9) + f * per_file + i << ",n" << (i % 50) << "/gpu0,power_w," << (i % 700) << ",W\n";
     }
     const QString db = tmp.filePath("t.sqlite");
     QProcess p;
@@ -394,7 +402,8 @@ void TstCli::importKilledMidwayLeavesAConsistentDatabase() {
         long long n = -1;
         if (sqlite3_open_v2(db.toUtf8().constData(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
             sqlite3_stmt* st = nullptr;
-            if (sqlite3_prepare_v2(h, "SELECT COALESCE(SUM(n), 0) FROM chunks", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            if (sqlite3_prepare_v2(h, "SELECT COALESCE(SUM(n), 0) FROM chunks", -1, &st, nullptr) == SQLITE_OK &&
+                sqlite3_step(st) == SQLITE_ROW)
                 n = sqlite3_column_int64(st, 0);
             sqlite3_finalize(st);
         }

@@ -27,7 +27,8 @@ struct Run {
     QString err;
 };
 
-Run exec(const QString& program, const QStringList& args, const QByteArray& stdin_data = {}, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+Run exec(const QString& program, const QStringList& args, const QByteArray& stdin_data = {},
+         const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     QProcess p;
     p.setProcessEnvironment(env);
     p.start(program, args);
@@ -38,7 +39,8 @@ Run exec(const QString& program, const QStringList& args, const QByteArray& stdi
         p.kill();
         return {};
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(), QString::fromUtf8(p.readAllStandardError())};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 Run cli(const QStringList& args, const QByteArray& stdin_data = {}) { return exec(QStringLiteral(CT_CLI_PATH), args, stdin_data); }
 QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
@@ -74,7 +76,7 @@ QList<QStringList> parseCsv(const QString& text) {
     if (!field.isEmpty() || !row.isEmpty()) row << field, rows << row;
     return rows;
 }
-} // namespace
+}  // namespace
 
 class TstCliUnix : public QObject {
     Q_OBJECT
@@ -179,12 +181,14 @@ void TstCliUnix::gzipInputIsReadAndATruncatedOneNamed() {
 void TstCliUnix::quietAndPlainProgressOffATerminal() {
     QTemporaryDir tmp;
     // stderr is a pipe here: progress as plain lines, no carriage returns.
-    Run r = cli({"simulate", sample("lab-8node"), "--duration", "2m", "--air", "quick", "--field-every", "0", "--out", tmp.filePath("a.sqlite")});
+    Run r = cli(
+        {"simulate", sample("lab-8node"), "--duration", "2m", "--air", "quick", "--field-every", "0", "--out", tmp.filePath("a.sqlite")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(!r.err.contains('\r'));
     QVERIFY2(r.err.contains("simulate: 100% (2m"), qPrintable(r.err));
     QVERIFY(r.err.count("simulate: ") < 20);
-    r = cli({"simulate", sample("lab-8node"), "--duration", "2m", "--air", "quick", "--field-every", "0", "-q", "--out", tmp.filePath("b.sqlite")});
+    r = cli({"simulate", sample("lab-8node"), "--duration", "2m", "--air", "quick", "--field-every", "0", "-q", "--out",
+             tmp.filePath("b.sqlite")});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
     r = cli({"generate", "-q", "-o", tmp.filePath("g.json")});
@@ -196,7 +200,8 @@ void TstCliUnix::sigintKeepsAndMarksThePartialRun() {
     QTemporaryDir tmp;
     const QString db = tmp.filePath("run.sqlite");
     QProcess p;
-    p.start(QStringLiteral(CT_CLI_PATH), {"simulate", sample("lab-8node"), "--duration", "4h", "--air", "quick", "--field-every", "0", "--out", db});
+    p.start(QStringLiteral(CT_CLI_PATH),
+            {"simulate", sample("lab-8node"), "--duration", "4h", "--air", "quick", "--field-every", "0", "--out", db});
     QVERIFY(p.waitForStarted());
     // Wait for the first progress line: the run is recording.
     QByteArray err;

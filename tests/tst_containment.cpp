@@ -78,7 +78,7 @@ double supplyMean(const model::Frame& f) {
     return t / q;
 }
 
-} // namespace
+}  // namespace
 
 class TstContainment : public QObject {
     Q_OBJECT
@@ -273,11 +273,21 @@ void TstContainment::generatedHallsStayWithinTheAllowableRange_data() {
     QTest::addColumn<QString>("containment");
     QTest::addColumn<QString>("server");
     QTest::addColumn<double>("raised_floor");
-    QTest::newRow("40 kW racks, auto (hot aisles, ducted return)") << "auto" << "auto" << "dgx-h100" << 0.0;
-    QTest::newRow("in-row coolers") << "inrow" << "auto" << "dgx-h100" << 0.0;
-    QTest::newRow("rear doors") << "rear-door" << "auto" << "dgx-h100" << 0.0;
-    QTest::newRow("cold aisles on a raised floor") << "perimeter" << "cold" << "dgx-h100" << 0.6;
-    QTest::newRow("GB200 NVL72 on liquid") << "auto" << "auto" << "gb200-nvl72" << 0.0;
+    QTest::newRow("40 kW racks, auto (hot aisles, ducted return)") << "auto"
+                                                                   << "auto"
+                                                                   << "dgx-h100" << 0.0;
+    QTest::newRow("in-row coolers") << "inrow"
+                                    << "auto"
+                                    << "dgx-h100" << 0.0;
+    QTest::newRow("rear doors") << "rear-door"
+                                << "auto"
+                                << "dgx-h100" << 0.0;
+    QTest::newRow("cold aisles on a raised floor") << "perimeter"
+                                                   << "cold"
+                                                   << "dgx-h100" << 0.6;
+    QTest::newRow("GB200 NVL72 on liquid") << "auto"
+                                           << "auto"
+                                           << "gb200-nvl72" << 0.0;
 }
 
 void TstContainment::generatedHallsStayWithinTheAllowableRange() {
@@ -334,7 +344,7 @@ std::string dump(const model::Diagnostics& d) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 void TstContainment::newPartsRoundTripExactly() {
     auto l = hall(0.6);

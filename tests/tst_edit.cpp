@@ -11,10 +11,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/resource.h>
 #include <csignal>
 #include <filesystem>
 #include <functional>
-#include <sys/resource.h>
 
 namespace m = ct::model;
 
@@ -32,7 +32,7 @@ std::string dump(const std::vector<m::LayoutFinding>& f) {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 using Edit = std::function<void(m::Scenario&, const m::Catalog&)>;
 Q_DECLARE_METATYPE(Edit)
@@ -115,7 +115,8 @@ void TstEdit::badEditsLeaveTheScenarioUnchanged() {
     QVERIFY_THROWS_EXCEPTION(m::ModelError, m::duplicateRacks(s, l.catalog, {"crah-01"}));
     QVERIFY_THROWS_EXCEPTION(m::ModelError, m::removeEntities(s, {"r01-01", "ghost"}));
     QVERIFY_THROWS_EXCEPTION(m::ModelError, m::addRack(s, l.catalog, "row01", "no-rack", "", 0, {1, 1}, m::Facing::North));
-    QVERIFY_THROWS_EXCEPTION(m::ModelError, m::addRack(s, l.catalog, "row01", "rack-48u-600x1200", "dgx-h100", 9, {1, 1}, m::Facing::North));
+    QVERIFY_THROWS_EXCEPTION(m::ModelError,
+                             m::addRack(s, l.catalog, "row01", "rack-48u-600x1200", "dgx-h100", 9, {1, 1}, m::Facing::North));
     QVERIFY_THROWS_EXCEPTION(m::ModelError, m::setProperty(s, "crah-01", "supply_setpoint_c", "cold"));
     QVERIFY_THROWS_EXCEPTION(m::ModelError, m::setProperty(s, "r01-01", "colour", "red"));
     QCOMPARE(m::scenarioToJson(s), before);
@@ -216,7 +217,7 @@ void TstEdit::aSaveFailingMidwayLeavesTheOldFile() {
         ++files;
         Q_UNUSED(e);
     }
-    QCOMPARE(files, 1);  // no temporary file left behind
+    QCOMPARE(files, 1);                 // no temporary file left behind
     m::saveScenarioFile(bigger, path);  // and without the limit it saves
     QCOMPARE(m::readTextFile(path), next);
 }

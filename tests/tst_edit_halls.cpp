@@ -40,7 +40,7 @@ m::Scenario hall(int rows = 2, int racks = 4) {
     return m::buildHall(p);
 }
 
-} // namespace
+}  // namespace
 
 class TstEditHalls : public QObject {
     Q_OBJECT

@@ -116,8 +116,8 @@ void TstEngine::raisingTheSetpointPastThrottlingLowersGpuPower() {
     double throttle_warm = 1;
     for (const auto& g : warm.gpus) throttle_warm = std::min(throttle_warm, g.throttle);
     const double p_warm = fixtures::meanGpuPower(warm);
-    qInfo("GPU power %.1f W at 16 °C supply (min throttle %.2f), %.1f W at 27 °C (min throttle %.2f)", p_cool, throttle_cool,
-          p_warm, throttle_warm);
+    qInfo("GPU power %.1f W at 16 °C supply (min throttle %.2f), %.1f W at 27 °C (min throttle %.2f)", p_cool, throttle_cool, p_warm,
+          throttle_warm);
     QCOMPARE(throttle_cool, 1.0);
     QVERIFY(throttle_warm < 1.0);
     QVERIFY2(p_warm < p_cool - 20, "throttling did not lower GPU power");

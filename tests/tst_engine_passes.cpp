@@ -117,7 +117,7 @@ private slots:
         QVERIFY(std::fabs(n.fan_speed - fan) < 1e-12);
         QVERIFY(std::fabs(n.power_dc_w - (gpu_w + cpu_w + other_w + 400 * fan * fan * fan)) < 1e-9);
         QVERIFY(std::fabs(n.power_ac_w - n.power_dc_w / 0.9) < 1e-9);  // the PSU curve's 90 %
-        QCOMPARE(n.heat_air_w, n.power_ac_w);  // an air-cooled node puts all of it into the room
+        QCOMPARE(n.heat_air_w, n.power_ac_w);                          // an air-cooled node puts all of it into the room
     }
 
     void powerChainConservesPower() {

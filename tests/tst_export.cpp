@@ -1,7 +1,7 @@
 // clustertwin-cli export (issue 19): what ParaView and glTF viewers open is read back with VTK's own readers
 // (XML PolyData, ImageData and collection readers, the glTF reader) and compared with the run it came from.
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/runs/store.hpp>
 
 #include <QImage>
@@ -11,8 +11,8 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
-#include <QUrl>
 #include <QTemporaryDir>
+#include <QUrl>
 #include <QXmlStreamReader>
 #include <QtTest>
 
@@ -50,7 +50,7 @@ Result cli(const QStringList& args) {
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
 }
 
-} // namespace
+}  // namespace
 
 class TstExport : public QObject {
     Q_OBJECT
@@ -230,7 +230,8 @@ private slots:
             QCOMPARE(differ, std::size_t(0));
             QVERIFY(fluid > 0);
         }
-        QVERIFY(s.halls[0].site_position_m.x_m != s.halls[1].site_position_m.x_m || s.halls[0].site_position_m.y_m != s.halls[1].site_position_m.y_m);
+        QVERIFY(s.halls[0].site_position_m.x_m != s.halls[1].site_position_m.x_m ||
+                s.halls[0].site_position_m.y_m != s.halls[1].site_position_m.y_m);
     }
 
     void gltfHoldsTheHallInTheMetricsColours() {
@@ -345,16 +346,18 @@ private slots:
             QSKIP("ffmpeg is not installed (scripts/setup installs it)");
         auto probe = [](const QString& file) {
             QProcess p;
-            p.start("ffprobe", {"-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height,nb_read_frames",
-                                "-of", "csv=p=0", file});
+            p.start("ffprobe", {"-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                "stream=codec_name,width,height,nb_read_frames", "-of", "csv=p=0", file});
             p.waitForFinished(60000);
             return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
         };
         // A replay: 2 s at 6 fps over the whole run, H.264 and VP9.
-        Result r = cli({"export", scenario_, "--video", "--run", db_, "--seconds", "2s", "--fps", "6", "--size", "321x241", "-o", path("run.mp4")});
+        Result r = cli(
+            {"export", scenario_, "--video", "--run", db_, "--seconds", "2s", "--fps", "6", "--size", "321x241", "-o", path("run.mp4")});
         QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QCOMPARE(probe(path("run.mp4")), QString("h264,320,240,12"));  // even sizes for 4:2:0
-        r = cli({"export", scenario_, "--format", "video", "--run", db_, "--seconds", "1s", "--fps", "4", "--size", "320x240", "-o", path("run.webm")});
+        r = cli({"export", scenario_, "--format", "video", "--run", db_, "--seconds", "1s", "--fps", "4", "--size", "320x240", "-o",
+                 path("run.webm")});
         QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QCOMPARE(probe(path("run.webm")), QString("vp9,320,240,4"));
         // A tour without a run: its steps' seconds at 2 fps.
@@ -364,8 +367,8 @@ private slots:
         const QJsonObject t = QJsonDocument::fromJson(tf.readAll()).object();
         int frames = 0;
         for (const auto& st : t["steps"].toArray()) frames += static_cast<int>(std::lround(2 * st.toObject()["seconds"].toDouble()));
-        r = cli({"export", QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--video", "--tour", tour, "--fps", "2", "--size", "320x180",
-                 "-o", path("tour.mp4")});
+        r = cli({"export", QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--video", "--tour", tour, "--fps", "2", "--size",
+                 "320x180", "-o", path("tour.mp4")});
         QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QVERIFY2(r.err.contains("How a GPU cluster is built"), qPrintable(r.err));
         QCOMPARE(probe(path("tour.mp4")), QString("h264,320,180,%1").arg(frames));

@@ -70,8 +70,7 @@ model::Scenario explicitScenario(std::vector<model::NetworkSwitch> switches, std
 
 std::vector<std::string> nodeIds(const model::Scenario& s) {
     std::vector<std::string> ids;
-    for (const auto& ref : model::nodesInCablingOrder(s))
-        ids.push_back(s.halls[ref.hall].rows[ref.row].racks[ref.rack].nodes[ref.node].id);
+    for (const auto& ref : model::nodesInCablingOrder(s)) ids.push_back(s.halls[ref.hall].rows[ref.row].racks[ref.rack].nodes[ref.node].id);
     return ids;
 }
 
@@ -88,7 +87,7 @@ QString write(const QTemporaryDir& dir, const char* name, const QByteArray& text
     f.write(text);
     return path;
 }
-} // namespace
+}  // namespace
 
 class TstFabric : public QObject {
     Q_OBJECT
@@ -231,8 +230,7 @@ void TstFabric::routesIgnoreTheFileOrder() {
             }
         Router ra(fa.topology), rb(fb.topology);
         const std::vector<int> ranks_a = packedRanks(fa), ranks_b = packedRanks(fb);
-        for (std::size_t i = 0; i < ranks_a.size(); ++i)
-            QCOMPARE(fa.topology.node(ranks_a[i]).id, fb.topology.node(ranks_b[i]).id);
+        for (std::size_t i = 0; i < ranks_a.size(); ++i) QCOMPARE(fa.topology.node(ranks_a[i]).id, fb.topology.node(ranks_b[i]).id);
         const double S = std::pow(2.0, 28);
         for (int stride : {1, 8, 32}) {  // rings that cross the spines
             std::vector<int> oa, ob;
@@ -284,10 +282,13 @@ void TstFabric::flowsCommandMatchesTheReference() {
     const std::string A = ids[0] + "/gpu0", C = ids[1] + "/gpu0";
     s.network.links = {{A, "B", 1, 100, 0.0, {}}, {"B", C, 1, 40, 0.0, {}}, {"S1", "S2", 1, 400, 1e-6, {}}};
     const QString scen = save(dir, "abc.json", s);
-    const QString classic = write(dir, "classic.json", QString(R"({"flows": [
+    const QString classic = write(dir, "classic.json",
+                                  QString(R"({"flows": [
         {"id": "f0", "src": "%1", "dst": "%2", "bytes": 1e10},
         {"id": "f1", "src": "%1", "dst": "B", "bytes": "10GB"},
-        {"id": "f2", "src": "B", "dst": "%2", "bytes": 1e10}]})").arg(A.c_str(), C.c_str()).toUtf8());
+        {"id": "f2", "src": "B", "dst": "%2", "bytes": 1e10}]})")
+                                      .arg(A.c_str(), C.c_str())
+                                      .toUtf8());
     auto r = cli({"flows", scen, "--flows", classic, "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     auto flows = r.json()["flows"].toArray();
@@ -344,9 +345,11 @@ void TstFabric::ringOnAnExplicitFatTreeMatchesSimGrid() {
         order += QString::fromStdString(ids[h] + "/gpu0\n");
     }
     for (int l = 0; l < 4; ++l)
-        for (int sp = 0; sp < 2; ++sp) s.network.links.push_back({"leaf" + std::to_string(l), "spine" + std::to_string(sp), 1, std::nullopt, std::nullopt, {}});
+        for (int sp = 0; sp < 2; ++sp)
+            s.network.links.push_back({"leaf" + std::to_string(l), "spine" + std::to_string(sp), 1, std::nullopt, std::nullopt, {}});
     const QString scen = save(dir, "tree.json", s);
-    const auto r = cli({"collective", scen, "--op", "allreduce", "--bytes", "1GiB", "--order", write(dir, "ring.txt", order.toUtf8()), "--json"});
+    const auto r =
+        cli({"collective", scen, "--op", "allreduce", "--bytes", "1GiB", "--order", write(dir, "ring.txt", order.toUtf8()), "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const double time = r.json()["time_s"].toDouble();
     qInfo("explicit reference tree: %.9f s (SimGrid 0.040385318)", time);
@@ -415,10 +418,11 @@ void TstFabric::importedFabricRoutesAsCabled() {
     QCOMPARE(loaded.scenario.network.topology, std::string("explicit"));
     const QString o1 = QString::fromStdString(ids[0] + "/gpu0"), o2 = QString::fromStdString(ids[1] + "/gpu0"),
                   p1 = QString::fromStdString(ids[2] + "/gpu0");
-    r = cli({"flows", out, "--json", "--flows",
-             write(dir, "f.json", QString(R"([{"src": "%1", "dst": "%2", "bytes": 1e9}, {"src": "%1", "dst": "%3", "bytes": 1e9}])")
-                                      .arg(o1, o2, p1)
-                                      .toUtf8())});
+    r = cli(
+        {"flows", out, "--json", "--flows",
+         write(
+             dir, "f.json",
+             QString(R"([{"src": "%1", "dst": "%2", "bytes": 1e9}, {"src": "%1", "dst": "%3", "bytes": 1e9}])").arg(o1, o2, p1).toUtf8())});
     QCOMPARE(r.code, 1);  // the second has no route: p0001's leaf is cabled to nothing else
     const auto flows = r.json()["flows"].toArray();
     QVERIFY(within(flows[0].toObject()["rate_GBps"].toDouble(), 12.5, 1e-9));

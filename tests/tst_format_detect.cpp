@@ -33,9 +33,10 @@ void TstFormatDetect::realFilesAreRecognised_data() {
     QTest::addColumn<QString>("format");
     const QDir root(QStringLiteral(CT_SHARED_TESTDATA_DIR));
     if (!root.exists()) QSKIP("shared/testdata not found beside the checkout");
-    const std::tuple<const char*, const char*, const char*> dirs[] = {
-        {"dcgm_exporter", "*.prom", "prometheus-text"}, {"nvidia_smi_csv", "*.csv", "nvidia-smi-csv"},
-        {"nvidia_smi_xml", "*.xml", "nvidia-smi-xml"}, {"prometheus_query", "*.json", "prometheus-api-json"}};
+    const std::tuple<const char*, const char*, const char*> dirs[] = {{"dcgm_exporter", "*.prom", "prometheus-text"},
+                                                                      {"nvidia_smi_csv", "*.csv", "nvidia-smi-csv"},
+                                                                      {"nvidia_smi_xml", "*.xml", "nvidia-smi-xml"},
+                                                                      {"prometheus_query", "*.json", "prometheus-api-json"}};
     for (const auto& [dir, pattern, fmt] : dirs) {
         QDirIterator it(root.filePath(dir), {pattern}, QDir::Files);
         while (it.hasNext()) {
@@ -125,7 +126,7 @@ QString readText(const QString& path) {
     if (!f.open(QIODevice::ReadOnly)) return {};
     return QString::fromUtf8(f.readAll());
 }
-} // namespace
+}  // namespace
 
 void TstFormatDetect::theDocsTableNamesEveryFormat() {
     // docs/importers.md's table of formats: its second column names each row's format ids (`id` · parser).

@@ -26,7 +26,7 @@ ParseResult parseText(const std::string& text, ParseResult (*fn)(std::istream&, 
     o.default_time_s = 1000;
     return fn(in, o, {}, text.size());
 }
-} // namespace
+}  // namespace
 
 class TstImport : public QObject {
     Q_OBJECT
@@ -94,7 +94,7 @@ void TstImport::malformedScrapesWarnAndKeepTheGoodRecords() {
     QVERIFY(!find(r, "h1/gpu1", "memory_temp_c"));  // the sentinel is no data
     std::map<std::string, int> kinds;
     for (const auto& w : r.warnings) ++kinds[w.kind];
-    QCOMPARE(kinds["syntax"], 3);    // truncated label set, garbage, unterminated label set
+    QCOMPARE(kinds["syntax"], 3);  // truncated label set, garbage, unterminated label set
     QCOMPARE(kinds["bad_utf8"], 1);
     QCOMPARE(kinds["no_data"], 1);
     QCOMPARE(r.warnings[0].location, std::string("t:3"));
@@ -108,7 +108,8 @@ void TstImport::progressCanCancel() {
     ParseOptions o;
     o.default_time_s = 0;
     int calls = 0;
-    const ParseResult r = parsePrometheusText(in, o, [&](double) { return ++calls < 2; }, text.size());
+    const ParseResult r = parsePrometheusText(
+        in, o, [&](double) { return ++calls < 2; }, text.size());
     QVERIFY(r.cancelled);
     QVERIFY(r.samples.size() < 20000);
     QVERIFY(r.samples.size() >= 4095);
@@ -148,7 +149,8 @@ void TstImport::nvidiaSmiCsvPrometheusApiAndPerfqueryGiveTheValuesInTheFiles() {
     QCOMPARE(metric(p100, "utilization")->value, 0.0);
     QVERIFY(!metric(p100, "fan_speed"));
     // The H100 under load: "631.95 W", "59", "100 %".
-    const ParseResult h100 = parseFile(root + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load.query-gpu.csv");
+    const ParseResult h100 =
+        parseFile(root + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load.query-gpu.csv");
     QCOMPARE(metric(h100, "power_w")->value, 631.95);
     QCOMPARE(metric(h100, "temp_c")->value, 59.0);
     QCOMPARE(metric(h100, "utilization")->value, 1.0);
@@ -156,7 +158,8 @@ void TstImport::nvidiaSmiCsvPrometheusApiAndPerfqueryGiveTheValuesInTheFiles() {
     for (const auto& e : h100.entities) named = named || e.name == "NVIDIA H100 80GB HBM3";
     QVERIFY(named);
     // Prometheus API: a vector with a string value, and a matrix of two series.
-    const ParseResult vec = parseFile(root + "/prometheus_query/cncf-k8s-ai-conformance__upcloud__api-v1-query__vector__DCGM_FI_DEV_GPU_TEMP__compact.json");
+    const ParseResult vec =
+        parseFile(root + "/prometheus_query/cncf-k8s-ai-conformance__upcloud__api-v1-query__vector__DCGM_FI_DEV_GPU_TEMP__compact.json");
     QCOMPARE(vec.samples.size(), std::size_t(1));
     QCOMPARE(vec.samples[0].entity, std::string("gpu1-wl8sg/gpu0"));
     QCOMPARE(vec.samples[0].metric, std::string("temp_c"));
@@ -173,8 +176,7 @@ void TstImport::nvidiaSmiCsvPrometheusApiAndPerfqueryGiveTheValuesInTheFiles() {
 }
 
 void TstImport::hostlistsExpand() {
-    QCOMPARE(expandHostlist("dgx[001-004,010]"),
-             (std::vector<std::string>{"dgx001", "dgx002", "dgx003", "dgx004", "dgx010"}));
+    QCOMPARE(expandHostlist("dgx[001-004,010]"), (std::vector<std::string>{"dgx001", "dgx002", "dgx003", "dgx004", "dgx010"}));
     QCOMPARE(expandHostlist("a100gpu2"), (std::vector<std::string>{"a100gpu2"}));
     QCOMPARE(expandHostlist("n1,cs[100,102]-ib"), (std::vector<std::string>{"n1", "cs100-ib", "cs102-ib"}));
     QVERIFY(expandHostlist("None assigned").empty());

@@ -29,7 +29,7 @@ std::int64_t storedSamples(const QString& db) {
     auto st = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
     return st.sampleCount();
 }
-} // namespace
+}  // namespace
 
 class TstImportCli : public QObject {
     Q_OBJECT
@@ -76,7 +76,8 @@ void TstImportCli::everyTestdataFileIsAccountedFor() {
     QCOMPARE(storedSamples(db), stored);
     // 3 exactly when something was lost, and then a file is named.
     const bool lost = !s["failed"].toArray().isEmpty() || s["collisions"].toInteger() > 0 || !s["warnings"].toObject().isEmpty();
-    if (r.code == 3) QVERIFY2(lost && (!s["files_with_warnings"].toArray().isEmpty() || !s["failed"].toArray().isEmpty()), qPrintable(r.out));
+    if (r.code == 3)
+        QVERIFY2(lost && (!s["files_with_warnings"].toArray().isEmpty() || !s["failed"].toArray().isEmpty()), qPrintable(r.out));
 }
 
 void TstImportCli::exitCodesAndNoEmptyRun() {
@@ -114,7 +115,8 @@ void TstImportCli::exitCodesAndNoEmptyRun() {
 
 void TstImportCli::reimportIsRecognisedByContentNotFileTime() {
     // A scrape without timestamps takes its file's time; touching the file must not duplicate it.
-    const QString src = QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom";
+    const QString src = QStringLiteral(CT_SHARED_TESTDATA_DIR) +
+                        "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom";
     if (!QFile::exists(src)) QSKIP("shared/testdata not found beside the checkout");
     QTemporaryDir tmp;
     const QString copy = tmp.filePath("scrape.prom"), db = tmp.filePath("t.sqlite");

@@ -27,9 +27,9 @@ std::string readAll(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
-#define NEED_DATA()                                                                   \
+#define NEED_DATA() \
     if (!QDir(CT_SHARED_TESTDATA_DIR).exists()) QSKIP("shared/testdata not found beside the checkout")
-} // namespace
+}  // namespace
 
 class TstImportFormats : public QObject {
     Q_OBJECT
@@ -56,7 +56,7 @@ void TstImportFormats::nvidiaSmiXmlAcrossVersions() {
     QCOMPARE(value(a100, "node7/gpu0", "power_w"), 67.03);
     QVERIFY(hasEntity(a100, "node7/gpu0/mig3") && hasEntity(a100, "node7/gpu0/mig6"));
     QCOMPARE(find(a100, "node7/gpu0", "temp_c")->t_s, 1691149470.0);  // Fri Aug  4 11:44:30 2023 (UTC)
-    QVERIFY(!find(a100, "node7/gpu0", "utilization"));                  // N/A under MIG: skipped, not zero
+    QVERIFY(!find(a100, "node7/gpu0", "utilization"));                // N/A under MIG: skipped, not zero
     // v13: average_power_draw (what power.draw reports) / instant_power_draw, clocks_event_reasons. No host
     // in the file: the host is the file's name.
     const ParseResult v13 = parseFile(kData + "/nvidia_smi_xml/telegraf__rtx-3080-v13.nvidia-smi-q-x.xml");
@@ -67,7 +67,8 @@ void TstImportFormats::nvidiaSmiXmlAcrossVersions() {
     QCOMPARE(value(v13, g, "power_limit_w"), 320.0);
     QCOMPARE(value(v13, g, "throttle_thermal"), 0.0);
     bool uuid = false;
-    for (const auto& e : v13.entities) uuid = uuid || (e.kind == "gpu" && e.labels.count("uuid") && e.labels.at("uuid") == "GPU-19d6d965-2acc-f646-00f8-4c76979aabb4");
+    for (const auto& e : v13.entities)
+        uuid = uuid || (e.kind == "gpu" && e.labels.count("uuid") && e.labels.at("uuid") == "GPU-19d6d965-2acc-f646-00f8-4c76979aabb4");
     QVERIFY(uuid);
     // An old (pre-v12) file: <power_readings><power_draw> N/A, temperature read.
     const ParseResult old = parseFile(kData + "/nvidia_smi_xml/telegraf__gtx-1070-ti.nvidia-smi-q-x.xml");
@@ -85,7 +86,8 @@ void TstImportFormats::redfishLegacyAndNewResources() {
     const ParseResult power = parseFile(t + "/dell/dell_power.json");
     QCOMPARE(value(power, "dell/System.Embedded.1", "power_w"), 429.0);
     bool null_warned = false;  // "LastPowerOutputWatts": null → no_data with its JSON pointer
-    for (const auto& w : power.warnings) null_warned = null_warned || (w.kind == "no_data" && w.location.find("#/PowerSupplies/0/") != std::string::npos);
+    for (const auto& w : power.warnings)
+        null_warned = null_warned || (w.kind == "no_data" && w.location.find("#/PowerSupplies/0/") != std::string::npos);
     QVERIFY(null_warned);
     QCOMPARE(value(parseFile(t + "/hp/hp_power.json"), "hp/1", "power_w"), 221.0);
     const ParseResult metrics = parseFile(t + "/hp/thermal_subsys/hp_thermal_metrics.json");
@@ -105,7 +107,9 @@ void TstImportFormats::redfishLegacyAndNewResources() {
                    "dmtf-Redfish-Publications__public-liquid-cooled-server/1U/ThermalSubsystem/Fans/Bay1", "fan_speed"),
              0.45);
     // A MetricReport carries its own times and names the property it reports by URI#pointer.
-    const ParseResult rep = parseText(parseRedfishJson, R"({"@odata.id": "/redfish/v1/TelemetryService/MetricReports/P", "@odata.type": "#MetricReport.v1_4_0.MetricReport",
+    const ParseResult rep =
+        parseText(parseRedfishJson,
+                  R"({"@odata.id": "/redfish/v1/TelemetryService/MetricReports/P", "@odata.type": "#MetricReport.v1_4_0.MetricReport",
         "MetricValues": [{"MetricValue": "103", "Timestamp": "2016-11-08T12:25:00-05:00", "MetricProperty": "/redfish/v1/Chassis/Tray_1/Power#/PowerControl/0/PowerConsumedWatts"},
                          {"MetricValue": "oops", "Timestamp": "2016-11-08T12:25:10-05:00", "MetricProperty": "/redfish/v1/Chassis/Tray_1/Power#/PowerControl/0/PowerConsumedWatts"}]})");
     QCOMPARE(value(rep, "Tray_1", "power_w"), 103.0);
@@ -141,20 +145,22 @@ void TstImportFormats::ibnetdiscoverPortsAndTopologyFile() {
     QCOMPARE(p.links.size(), std::size_t(4));
     bool hca = false;
     for (const auto& e : p.entities)
-        hca = hca || (e.id == "o0001/hca-1" && e.parent == "o0001" && e.labels.at("guid") == "0x7cfe9003003b4bde" && e.labels.at("lid") == "134");
+        hca = hca ||
+              (e.id == "o0001/hca-1" && e.parent == "o0001" && e.labels.at("guid") == "0x7cfe9003003b4bde" && e.labels.at("lid") == "134");
     QVERIFY(hca);
     QVERIFY(hasEntity(p, "ib-i1l1s01"));
     // The topology-file form (FORMATS.md §5b), with stderr noise before it and a bad port line.
-    const ParseResult t = parseText(parseIbnetdiscover,
-                                    "src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1) Connection timed out\n"
-                                    "#\n# Topology file: generated on Tue Jun  5 2018\n#\n"
-                                    "vendid=0x2c9\ndevid=0xcb20\nsysimgguid=0xe41d2d030003e470\nswitchguid=0xe41d2d030003e470(e41d2d030003e470)\n"
-                                    "Switch\t36 \"S-e41d2d030003e470\"\t\t# \"SwitchIB Mellanox Technologies\" base port 0 lid 268 lmc 0\n"
-                                    "[1]\t\"H-0002c902002789ac\"[1](2c902002789ad) \t\t# \"compute-00-01 HCA-1\" lid 3 4xEDR\n"
-                                    "[2 broken\n\n"
-                                    "vendid=0x2c9\ndevid=0x1003\nsysimgguid=0x2c902002789af\ncaguid=0x2c902002789ac\n"
-                                    "Ca\t2 \"H-0002c902002789ac\"\t\t# \"compute-00-01 HCA-1\"\n"
-                                    "[1](2c902002789ad) \t\"S-e41d2d030003e470\"[1]\t\t# lid 3 lmc 0 \"SwitchIB Mellanox Technologies\" lid 268 4xEDR\n");
+    const ParseResult t =
+        parseText(parseIbnetdiscover,
+                  "src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1) Connection timed out\n"
+                  "#\n# Topology file: generated on Tue Jun  5 2018\n#\n"
+                  "vendid=0x2c9\ndevid=0xcb20\nsysimgguid=0xe41d2d030003e470\nswitchguid=0xe41d2d030003e470(e41d2d030003e470)\n"
+                  "Switch\t36 \"S-e41d2d030003e470\"\t\t# \"SwitchIB Mellanox Technologies\" base port 0 lid 268 lmc 0\n"
+                  "[1]\t\"H-0002c902002789ac\"[1](2c902002789ad) \t\t# \"compute-00-01 HCA-1\" lid 3 4xEDR\n"
+                  "[2 broken\n\n"
+                  "vendid=0x2c9\ndevid=0x1003\nsysimgguid=0x2c902002789af\ncaguid=0x2c902002789ac\n"
+                  "Ca\t2 \"H-0002c902002789ac\"\t\t# \"compute-00-01 HCA-1\"\n"
+                  "[1](2c902002789ad) \t\"S-e41d2d030003e470\"[1]\t\t# lid 3 lmc 0 \"SwitchIB Mellanox Technologies\" lid 268 4xEDR\n");
     QCOMPARE(t.links.size(), std::size_t(1));
     QCOMPARE(t.links[0].speed, std::string("4xEDR"));
     QVERIFY(hasEntity(t, "compute-00-01/hca-1"));
@@ -237,13 +243,14 @@ void TstImportFormats::everyFileInTestdataImports() {
         {"ood_core__osc__owens_partitions.txt", ""},
         {"ood_core__osc__sinfo_fc.txt", ""},
         {"$metadata/index.xml", "XML without"},  // Redfish $metadata (CSDL)
-        {"odata/index.json", ""},               // the OData service document
+        {"odata/index.json", ""},                // the OData service document
         {"explorer_config.json", ""},
     };
     const std::string sacct_fields =
         "JobID,JobName,User,Partition,NodeList,NNodes,NCPUs,NTasks,State,Submit,Start,End,Timelimit,Elapsed,TotalCPU,CPUTime,UserCPU,"
         "SystemCPU,ReqMem,MaxRSS,MaxVMSize,ReqTRES,AllocTRES,TRESUsageInMax,TRESUsageInMax,TRESUsageInTot,TRESUsageInTot,TRESUsageOutTot,"
-        "MaxDiskRead,MaxDiskWrite,MaxRSSNode,MaxRSSTask,MaxVMSizeNode,MaxVMSizeTask,MaxDiskReadNode,MaxDiskReadTask,MaxDiskWriteNode,MaxDiskWriteTask";
+        "MaxDiskRead,MaxDiskWrite,MaxRSSNode,MaxRSSTask,MaxVMSizeNode,MaxVMSizeTask,MaxDiskReadNode,MaxDiskReadTask,MaxDiskWriteNode,"
+        "MaxDiskWriteTask";
     int imported = 0, skipped = 0;
     QDirIterator it(QString::fromStdString(kData), QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
@@ -356,8 +363,10 @@ void TstImportFormats::mappingRulesAndUnmatchedReport() {
     QVERIFY(gpu_named);
     s.telemetry_mapping.pop_back();
     EntityMapper m(s);
-    ParseResult l40s = parseFile(kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom");
-    ParseResult t4 = parseFile(kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-ericsson-ccd__1x-tesla-t4__drv590.48.01__nohelp.metrics.prom");
+    ParseResult l40s =
+        parseFile(kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom");
+    ParseResult t4 =
+        parseFile(kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-ericsson-ccd__1x-tesla-t4__drv590.48.01__nohelp.metrics.prom");
     const MappingReport a = m.apply(l40s);
     QCOMPARE(a.unmatched.size(), std::size_t(0));
     QVERIFY(find(l40s, node0 + "/gpu0", "temp_c"));

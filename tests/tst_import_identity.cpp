@@ -33,7 +33,7 @@ void write(const std::string& path, const std::string& text) {
 }
 #define NEED_DATA() \
     if (!QDir(CT_SHARED_TESTDATA_DIR).exists()) QSKIP("shared/testdata not found beside the checkout")
-} // namespace
+}  // namespace
 
 class TstImportIdentity : public QObject {
     Q_OBJECT
@@ -99,7 +99,8 @@ void TstImportIdentity::redfishReadingsTheIssueNamed() {
     QVERIFY(hasWarning(absent, "no_data", "Absent"));
     // ... and an Absent member of a Thermal array that shows 0 (minimal resource written from DMTF's Thermal
     // schema, Status.State "Absent"): not stored as 0 °C.
-    const ParseResult thermal = parseText(parseRedfishJson, R"({"@odata.id": "/redfish/v1/Chassis/1/Thermal", "@odata.type": "#Thermal.v1_7_0.Thermal",
+    const ParseResult thermal =
+        parseText(parseRedfishJson, R"({"@odata.id": "/redfish/v1/Chassis/1/Thermal", "@odata.type": "#Thermal.v1_7_0.Thermal",
         "Temperatures": [{"Name": "CPU1", "ReadingCelsius": 41, "Status": {"State": "Enabled"}},
                          {"Name": "CPU2", "ReadingCelsius": 0, "Status": {"State": "Absent"}}]})");
     QCOMPARE(thermal.samples.size(), std::size_t(1));
@@ -115,7 +116,8 @@ void TstImportIdentity::redfishReadingsTheIssueNamed() {
     // A percentage is named by what it measures (the CDU's pump), not "percent".
     const std::string cdu = kData + "/redfish/dmtf-Redfish-Publications__public-cooling-unit";
     const ParseResult hum = parseFile(cdu + "/Chassis/CDU/Sensors/SystemRelativeHumidity/index.json");
-    QCOMPARE(unit(hum, "dmtf-Redfish-Publications__public-cooling-unit/CDU/Sensors/SystemRelativeHumidity", "humidity"), std::string("ratio"));
+    QCOMPARE(unit(hum, "dmtf-Redfish-Publications__public-cooling-unit/CDU/Sensors/SystemRelativeHumidity", "humidity"),
+             std::string("ratio"));
     // Properties that carry their unit in their name (Redfish's naming rule) get it.
     const ParseResult psu = parseFile(d + "/PowerSubsystem/PowerSupplies/Bay1/Metrics/index.json");
     bool rail = false;
@@ -178,8 +180,8 @@ void TstImportIdentity::nvidiaGpuExporterMatchesTheCsvOfTheSameCapture() {
     o.file_name = "exporter";
     o.default_time_s = 1000;
     const ParseResult prom = parsePrometheusText(prom_in, o);
-    const ParseResult csv = parseFile(kData + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load.query-gpu.csv",
-                                      {}, "h100");
+    const ParseResult csv = parseFile(
+        kData + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load.query-gpu.csv", {}, "h100");
     QCOMPARE(value(prom, "h100/gpu0", "power_w"), 631.95);
     QCOMPARE(value(prom, "h100/gpu0", "temp_c"), 59.0);
     std::size_t compared = 0;
@@ -190,7 +192,8 @@ void TstImportIdentity::nvidiaGpuExporterMatchesTheCsvOfTheSameCapture() {
         const ImportedSample* c = find(csv, "h100/gpu0", s.metric);
         QVERIFY2(c, s.metric.c_str());
         QCOMPARE(c->unit, s.unit);
-        QVERIFY2(std::abs(c->value - s.value) <= 1e-9 * std::max(1.0, std::abs(s.value)), (s.metric + " " + std::to_string(s.value) + " vs " + std::to_string(c->value)).c_str());
+        QVERIFY2(std::abs(c->value - s.value) <= 1e-9 * std::max(1.0, std::abs(s.value)),
+                 (s.metric + " " + std::to_string(s.value) + " vs " + std::to_string(c->value)).c_str());
         ++compared;
     }
     QCOMPARE(compared, std::size_t(12));
@@ -215,8 +218,9 @@ void TstImportIdentity::prometheusSeriesDifferingOnlyInPid() {
     QCOMPARE(per_pid.at("nvidia_smi_compute_app_used_memory_bytes{pid=\"11345\",process_name=\"./gpu_burn\"}"), 1.645215744e10);
     // Series with the same value under two label sets (a GPU listed once per pod sharing it) are one reading:
     // no new names, the store counts the repeat.
-    const ParseResult pods = parseText(parsePrometheusText, "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",Hostname=\"n1\",pod=\"a\"} 40\n"
-                                                            "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",Hostname=\"n1\",pod=\"b\"} 40\n");
+    const ParseResult pods = parseText(parsePrometheusText,
+                                       "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",Hostname=\"n1\",pod=\"a\"} 40\n"
+                                       "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",Hostname=\"n1\",pod=\"b\"} 40\n");
     QCOMPARE(pods.samples.size(), std::size_t(2));
     QCOMPARE(pods.samples[1].metric, std::string("temp_c"));
     // Histogram buckets differ only in le.
@@ -228,12 +232,14 @@ void TstImportIdentity::oneVocabularyAcrossFormats() {
     NEED_DATA();
     // The same quantity from nvidia-smi CSV, -q -x XML and the DCGM exporter: one name, one unit. Before:
     // "temperature_memory" without a unit (CSV) vs memory_temp_c (DCGM, XML); utilization_memory in % vs a ratio.
-    const ParseResult csv = parseText(parseNvidiaSmiCsv, "index, temperature.memory, utilization.memory [%], power.draw.instant [W], pstate\n0, 44, 11 %, 80.5 W, P2\n");
+    const ParseResult csv = parseText(
+        parseNvidiaSmiCsv, "index, temperature.memory, utilization.memory [%], power.draw.instant [W], pstate\n0, 44, 11 %, 80.5 W, P2\n");
     QCOMPARE(unit(csv, "unknown-host/gpu0", "memory_temp_c"), std::string("degC"));
     QCOMPARE(value(csv, "unknown-host/gpu0", "mem_copy_utilization"), 0.11);
     QCOMPARE(value(csv, "unknown-host/gpu0", "power_instant_w"), 80.5);
     QCOMPARE(value(csv, "unknown-host/gpu0", "pstate"), 2.0);
-    const ParseResult dcgm = parseText(parsePrometheusText, "DCGM_FI_DEV_MEMORY_TEMP{gpu=\"0\"} 44\nDCGM_FI_DEV_MEM_COPY_UTIL{gpu=\"0\"} 11\n");
+    const ParseResult dcgm =
+        parseText(parsePrometheusText, "DCGM_FI_DEV_MEMORY_TEMP{gpu=\"0\"} 44\nDCGM_FI_DEV_MEM_COPY_UTIL{gpu=\"0\"} 11\n");
     QCOMPARE(unit(dcgm, "unknown-host/gpu0", "memory_temp_c"), std::string("degC"));
     QCOMPARE(value(dcgm, "unknown-host/gpu0", "mem_copy_utilization"), 0.11);
     const ParseResult xml = parseFile(kData + "/nvidia_smi_xml/telegraf__a100-sxm4-v12.nvidia-smi-q-x.xml");
@@ -275,8 +281,7 @@ void TstImportIdentity::oneVocabularyAcrossFormats() {
     QCOMPARE(rows, 28);
     // No GPU metric from any of these formats is without a unit unless it is a count or a state.
     for (const ParseResult* r : {&csv, &dcgm, &xml, &v13})
-        for (const auto& s : r->samples)
-            QVERIFY2(!s.unit.empty() || s.metric == "pstate", s.metric.c_str());
+        for (const auto& s : r->samples) QVERIFY2(!s.unit.empty() || s.metric == "pstate", s.metric.c_str());
 }
 
 void TstImportIdentity::cutFilesAreWarned() {
@@ -297,16 +302,17 @@ void TstImportIdentity::cutFilesAreWarned() {
 void TstImportIdentity::slurmMultiLineNodesAndRunningJobs() {
     // scontrol show node without -o: Gres= and CfgTRES= on indented lines (records written after the examples
     // of Slurm's scontrol man page). Before, the continuation lines were skipped and no GPU was created.
-    const ParseResult nodes = parseText(parseSlurmNodes, "NodeName=gpu-a01 Arch=x86_64 CoresPerSocket=32\n"
-                                                         "   CPUAlloc=64 CPUEfctv=64 CPUTot=64 CPULoad=12.50\n"
-                                                         "   Gres=gpu:a100:4(S:0-1)\n"
-                                                         "   State=ALLOCATED ThreadsPerCore=1 TmpDisk=0 Weight=1\n"
-                                                         "   CfgTRES=cpu=64,mem=500G,billing=64,gres/gpu=4\n"
-                                                         "   CurrentWatts=1850 AveWatts=1700\n"
-                                                         "\n"
-                                                         "NodeName=gpu-h01 Arch=x86_64 CoresPerSocket=56\n"
-                                                         "   Gres=(null)\n"
-                                                         "   CfgTRES=cpu=112,mem=2000G,billing=112,gres/gpu=8,gres/gpu:h100=8\n");
+    const ParseResult nodes = parseText(parseSlurmNodes,
+                                        "NodeName=gpu-a01 Arch=x86_64 CoresPerSocket=32\n"
+                                        "   CPUAlloc=64 CPUEfctv=64 CPUTot=64 CPULoad=12.50\n"
+                                        "   Gres=gpu:a100:4(S:0-1)\n"
+                                        "   State=ALLOCATED ThreadsPerCore=1 TmpDisk=0 Weight=1\n"
+                                        "   CfgTRES=cpu=64,mem=500G,billing=64,gres/gpu=4\n"
+                                        "   CurrentWatts=1850 AveWatts=1700\n"
+                                        "\n"
+                                        "NodeName=gpu-h01 Arch=x86_64 CoresPerSocket=56\n"
+                                        "   Gres=(null)\n"
+                                        "   CfgTRES=cpu=112,mem=2000G,billing=112,gres/gpu=8,gres/gpu:h100=8\n");
     std::map<std::string, int> gpus;
     std::map<std::string, std::string> model;
     for (const auto& e : nodes.entities)
@@ -323,9 +329,10 @@ void TstImportIdentity::slurmMultiLineNodesAndRunningJobs() {
     // squeue: a RUNNING job's END_TIME is its time limit, not a stop; its user is kept.
     QTemporaryDir dir;
     const std::string f = dir.path().toStdString() + "/squeue.txt";
-    write(f, "JOBID|NAME|USER|PARTITION|STATE|SUBMIT_TIME|START_TIME|END_TIME|NODELIST|TRES_ALLOC\n"
-             "4242|train|alice|gpu|RUNNING|2024-03-05T09:00:00|2024-03-05T09:05:00|2024-03-06T09:05:00|gpu-a01|cpu=64,gres/gpu=4\n"
-             "4243|eval|bob|gpu|COMPLETED|2024-03-05T08:00:00|2024-03-05T08:01:00|2024-03-05T08:31:00|gpu-a01|cpu=8,gres/gpu=1\n");
+    write(f,
+          "JOBID|NAME|USER|PARTITION|STATE|SUBMIT_TIME|START_TIME|END_TIME|NODELIST|TRES_ALLOC\n"
+          "4242|train|alice|gpu|RUNNING|2024-03-05T09:00:00|2024-03-05T09:05:00|2024-03-06T09:05:00|gpu-a01|cpu=64,gres/gpu=4\n"
+          "4243|eval|bob|gpu|COMPLETED|2024-03-05T08:00:00|2024-03-05T08:01:00|2024-03-05T08:31:00|gpu-a01|cpu=8,gres/gpu=1\n");
     const SlurmResult jobs = parseSlurmFile(f);
     QCOMPARE(jobs.jobs.size(), std::size_t(2));
     QCOMPARE(jobs.jobs[0].user, std::string("alice"));
@@ -338,16 +345,18 @@ void TstImportIdentity::slurmMultiLineNodesAndRunningJobs() {
 void TstImportIdentity::infinibandNamesAndGroupedOutput() {
     // The example of ibnetdiscover's man page (grouped output with its "Non-Chassis Nodes" header, warned
     // about before), with a managed switch whose node description has '/' and ':' (it became the id).
-    const ParseResult r = parseText(parseIbnetdiscover, "#\n# Topology file: generated on Tue Jun  5 14:15:10 2007\n#\n"
-                                                        "# Max of 3 hops discovered\n# Initiated from node 0008f10403960558 port 0008f10403960559\n\n"
-                                                        "Non-Chassis Nodes\n\n"
-                                                        "vendid=0x8f1\ndevid=0x5a06\nsysimgguid=0x5442ba00003000\n"
-                                                        "switchguid=0x5442ba00003080(5442ba00003080)\n"
-                                                        "Switch  24 \"S-005442ba00003080\"         # \"MF0;ib-sw17:MSB7800/U1\" base port 0 lid 6 lmc 0\n"
-                                                        "[22]    \"H-0008f10403961354\"[1](8f10403961355)         # \"node17 HCA-1\" lid 4 4xSDR\n\n"
-                                                        "vendid=0x2c9\ndevid=0x5a44\ncaguid=0x8f10403961354\n"
-                                                        "Ca      2 \"H-0008f10403961354\"         # \"node17 HCA-1\"\n"
-                                                        "[1](8f10403961355)     \"S-005442ba00003080\"[22]         # lid 4 lmc 0 \"MF0;ib-sw17:MSB7800/U1\" lid 6 4xSDR\n");
+    const ParseResult r =
+        parseText(parseIbnetdiscover,
+                  "#\n# Topology file: generated on Tue Jun  5 14:15:10 2007\n#\n"
+                  "# Max of 3 hops discovered\n# Initiated from node 0008f10403960558 port 0008f10403960559\n\n"
+                  "Non-Chassis Nodes\n\n"
+                  "vendid=0x8f1\ndevid=0x5a06\nsysimgguid=0x5442ba00003000\n"
+                  "switchguid=0x5442ba00003080(5442ba00003080)\n"
+                  "Switch  24 \"S-005442ba00003080\"         # \"MF0;ib-sw17:MSB7800/U1\" base port 0 lid 6 lmc 0\n"
+                  "[22]    \"H-0008f10403961354\"[1](8f10403961355)         # \"node17 HCA-1\" lid 4 4xSDR\n\n"
+                  "vendid=0x2c9\ndevid=0x5a44\ncaguid=0x8f10403961354\n"
+                  "Ca      2 \"H-0008f10403961354\"         # \"node17 HCA-1\"\n"
+                  "[1](8f10403961355)     \"S-005442ba00003080\"[22]         # lid 4 lmc 0 \"MF0;ib-sw17:MSB7800/U1\" lid 6 4xSDR\n");
     QVERIFY2(r.warnings.empty(), r.warnings.empty() ? "" : r.warnings[0].message.c_str());
     bool sw = false, hca = false;
     for (const auto& e : r.entities) {

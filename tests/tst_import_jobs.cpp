@@ -2,14 +2,14 @@
 // job archives, the Alibaba GPU trace (as a job replay source), and gzip for each. Real files where one exists
 // (../shared/testdata, cc-backend's test archive); the rest written from the tools' documentation
 // (tests/data/import/SOURCES.md says which).
-#include <clustertwin/runs/chunk_codec.hpp>
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/slurm.hpp>
-#include <clustertwin/runs/store.hpp>
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/catalog.hpp>
+#include <clustertwin/runs/chunk_codec.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include "parse_checks.hpp"
 
@@ -66,7 +66,7 @@ std::vector<std::tuple<std::string, std::string, double, double>> keys(const Par
     std::sort(k.begin(), k.end());
     return k;
 }
-} // namespace
+}  // namespace
 
 class TstImportJobs : public QObject {
     Q_OBJECT
@@ -119,7 +119,7 @@ void TstImportJobs::dmonWithDateAndTime() {
     QVERIFY(hasWarning(r, "bad_value", "dmon-dt.txt:6"));
     QVERIFY(hasWarning(r, "syntax", "dmon-dt.txt:10"));
     QCOMPARE(series(r, "gpu-node-3/gpu1", "power_w").size(), std::size_t(1));  // xyz and the cut row skipped
-    base.tz_offset_s = 2 * 3600;  // the machine ran at UTC+2
+    base.tz_offset_s = 2 * 3600;                                               // the machine ran at UTC+2
     r = parseFile(kOwn + "/gpu-node-3.dmon-dt.txt", base);
     QCOMPARE(series(r, "gpu-node-3/gpu0", "power_w")[0].first, 1718100901.0 - 7200);
 }
@@ -160,7 +160,7 @@ void TstImportJobs::scontrolShowJob() {
     const SlurmJob* c = job(r.jobs, "5908900");
     QVERIFY(c);
     QVERIFY(!c->start_s && !c->end_s);  // pending: its StartTime is an estimate
-    QCOMPARE(c->gpus, 1);                // TresPerNode gres/gpu:1 on one node
+    QCOMPARE(c->gpus, 1);               // TresPerNode gres/gpu:1 on one node
 }
 
 void TstImportJobs::sinfoJsonNodes() {
@@ -281,7 +281,7 @@ void TstImportJobs::alibabaPodsAreJobs() {
         cpu_only += j.gpus == 0;
         if (j.start_s && j.end_s) QVERIFY(*j.end_s >= *j.start_s);
     }
-    QCOMPARE(pending, std::size_t(897));   // Pending pods: never scheduled
+    QCOMPARE(pending, std::size_t(897));  // Pending pods: never scheduled
     QCOMPARE(cpu_only, std::size_t(1088));
 }
 
@@ -362,7 +362,8 @@ void TstImportJobs::gzipForEveryFormat() {
     const std::string fields =  // hb-jobinfo's --format list (its jobinfo script)
         "JobID,JobName,User,Partition,NodeList,NNodes,NCPUs,NTasks,State,Submit,Start,End,Timelimit,Elapsed,TotalCPU,CPUTime,UserCPU,"
         "SystemCPU,ReqMem,MaxRSS,MaxVMSize,ReqTRES,AllocTRES,TRESUsageInMax,TRESUsageInMax,TRESUsageInTot,TRESUsageInTot,TRESUsageOutTot,"
-        "MaxDiskRead,MaxDiskWrite,MaxRSSNode,MaxRSSTask,MaxVMSizeNode,MaxVMSizeTask,MaxDiskReadNode,MaxDiskReadTask,MaxDiskWriteNode,MaxDiskWriteTask";
+        "MaxDiskRead,MaxDiskWrite,MaxRSSNode,MaxRSSTask,MaxVMSizeNode,MaxVMSizeTask,MaxDiskReadNode,MaxDiskReadTask,MaxDiskWriteNode,"
+        "MaxDiskWriteTask";
     const SlurmResult a = parseSlurmFile(sacct, fields), b = parseSlurmFile(tmp.filePath("sacct.txt.gz").toStdString(), fields);
     QVERIFY(!a.jobs.empty());
     QCOMPARE(a.jobs.size(), b.jobs.size());
@@ -372,12 +373,20 @@ void TstImportJobs::gzipForEveryFormat() {
 void TstImportJobs::fuzzFindingsStayFixed() {
     // Inputs the fuzz targets (scripts/fuzz) crashed on, and their seeds, kept under tests/data/fuzz/<target>:
     // each parser reads them without crashing, hanging or throwing anything but ImportError.
-    const std::map<std::string, Parser> parsers = {
-        {"prometheus_text", parsePrometheusText}, {"long_csv", parseLongCsv},           {"nvidia_smi_csv", parseNvidiaSmiCsv},
-        {"nvidia_smi_xml", parseNvidiaSmiXml},    {"prometheus_api", parsePrometheusApiJson}, {"redfish", parseRedfishJson},
-        {"perfquery", parsePerfquery},            {"ibnetdiscover", parseIbnetdiscover}, {"ibswinfo", parseIbswinfo},
-        {"slurm_nodes", parseSlurmNodes},         {"nvidia_smi_dmon", parseNvidiaSmiDmon}, {"scontrol_jobs", parseScontrolJobs},
-        {"slurm_nodes_json", parseSlurmNodesJson}, {"alibaba_pods", parseAlibabaPods}};
+    const std::map<std::string, Parser> parsers = {{"prometheus_text", parsePrometheusText},
+                                                   {"long_csv", parseLongCsv},
+                                                   {"nvidia_smi_csv", parseNvidiaSmiCsv},
+                                                   {"nvidia_smi_xml", parseNvidiaSmiXml},
+                                                   {"prometheus_api", parsePrometheusApiJson},
+                                                   {"redfish", parseRedfishJson},
+                                                   {"perfquery", parsePerfquery},
+                                                   {"ibnetdiscover", parseIbnetdiscover},
+                                                   {"ibswinfo", parseIbswinfo},
+                                                   {"slurm_nodes", parseSlurmNodes},
+                                                   {"nvidia_smi_dmon", parseNvidiaSmiDmon},
+                                                   {"scontrol_jobs", parseScontrolJobs},
+                                                   {"slurm_nodes_json", parseSlurmNodesJson},
+                                                   {"alibaba_pods", parseAlibabaPods}};
     const std::string root = std::string(CT_TEST_DATA_DIR) + "/fuzz";
     std::size_t inputs = 0;
     for (const auto& dir : fs::directory_iterator(root)) {
@@ -423,8 +432,7 @@ void TstImportJobs::fuzzFindingsStayFixed() {
                 } else {
                     QFAIL(("tests/data/fuzz/" + target + ": no such fuzz target").c_str());
                 }
-            } catch (const ImportError&) {
-            }
+            } catch (const ImportError&) {}
         }
     }
     QVERIFY(inputs > 0);

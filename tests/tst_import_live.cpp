@@ -22,7 +22,6 @@
 #include <fstream>
 #include <map>
 
-
 using namespace ct::importers;
 using namespace ct::runs;
 
@@ -66,7 +65,8 @@ void TstImportLive::initTestCase() {
     om.write("# EOF\n");
     om.close();
     QProcess tool;
-    tool.start(QStandardPaths::findExecutable("promtool"), {"tsdb", "create-blocks-from", "openmetrics", om.fileName(), dir_.filePath("tsdb")});
+    tool.start(QStandardPaths::findExecutable("promtool"),
+               {"tsdb", "create-blocks-from", "openmetrics", om.fileName(), dir_.filePath("tsdb")});
     QVERIFY(tool.waitForFinished(60000));
     QVERIFY2(tool.exitCode() == 0, tool.readAllStandardError().constData());
     const QString why = prom_.start(dir_.path(), "global:\n  scrape_interval: 1h\n", dir_.filePath("tsdb"));
@@ -79,14 +79,15 @@ void TstImportLive::dcgmPresetIsTheExportersDefaultList() {
     QVERIFY(f.open(QIODevice::ReadOnly));
     std::vector<std::string> listed;
     for (const QByteArray& line : f.readAll().split('\n'))
-        if (line.startsWith("DCGM_") && !line.startsWith("DCGM_FI_DRIVER_VERSION")) listed.push_back(line.split(',').first().trimmed().toStdString());
+        if (line.startsWith("DCGM_") && !line.startsWith("DCGM_FI_DRIVER_VERSION"))
+            listed.push_back(line.split(',').first().trimmed().toStdString());
     QCOMPARE(dcgmPresetQueries(), listed);
 }
 
 void TstImportLive::valuesComeBackAsInTheFiles() {
     const QString db = dir_.filePath("live.sqlite");
-    const CliRun r = cli({"import", "--prometheus", url_, "--dcgm", "--from", QString::number(t0_, 'f', 0), "--to", QString::number(t0_ + 120, 'f', 0),
-                          "--step", "60s", "--db", db, "--json", "-q"});
+    const CliRun r = cli({"import", "--prometheus", url_, "--dcgm", "--from", QString::number(t0_, 'f', 0), "--to",
+                          QString::number(t0_ + 120, 'f', 0), "--step", "60s", "--db", db, "--json", "-q"});
     QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
     // Every reading of both files, at each of the three times, as the file parser reads the file itself.
     std::map<std::tuple<std::string, std::string, double>, double> expected;
@@ -102,11 +103,12 @@ void TstImportLive::valuesComeBackAsInTheFiles() {
         for (const auto& v : store.values(run, s.key.metric, {s.key.entity}, -1e300, 1e300))
             for (const auto& [t, x] : v.points) {
                 auto it = expected.find({v.key.entity, v.key.metric, t});
-                QVERIFY2(it != expected.end(), (v.key.entity + " " + v.key.metric + " at " + std::to_string(t) + ": not in the files").c_str());
+                QVERIFY2(it != expected.end(),
+                         (v.key.entity + " " + v.key.metric + " at " + std::to_string(t) + ": not in the files").c_str());
                 QCOMPARE(x, it->second);
                 ++got;
             }
-    QCOMPARE(got, expected.size());  // and nothing of the files is missing
+    QCOMPARE(got, expected.size());                                              // and nothing of the files is missing
     QVERIFY(expected.count({"i-030791dc5a37cd257/gpu0", "power_w", t0_ + 60}));  // the L4, by its Hostname label
     // Reading the same range again stores nothing twice.
     const CliRun again = cli({"import", "--prometheus", url_, "--dcgm", "--from", QString::number(t0_, 'f', 0), "--to",
@@ -150,8 +152,8 @@ void TstImportLive::failuresAreNamed() {
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("cannot reach Prometheus at http://127.0.0.1:1"), qPrintable(r.err));
     // The first query read, the second refused: what was read is kept, the failure named, exit 3.
-    r = cli({"import", "--prometheus", url_, "--query", "DCGM_FI_DEV_GPU_TEMP", "--query", "sum(", "--from", from, "--to", to, "--step", "60s",
-             "--db", db, "-q"});
+    r = cli({"import", "--prometheus", url_, "--query", "DCGM_FI_DEV_GPU_TEMP", "--query", "sum(", "--from", from, "--to", to, "--step",
+             "60s", "--db", db, "-q"});
     QCOMPARE(r.code, 3);
     QVERIFY2(r.err.contains("'sum('"), qPrintable(r.err));
     auto store = TelemetryStore::open(db.toStdString(), TelemetryStore::Mode::Existing);

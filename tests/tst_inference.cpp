@@ -36,7 +36,7 @@ model::InferenceSpec llama70b() {
 }
 
 const model::GpuModel& h100() { return model::Catalog::builtin().requireGpu("h100-sxm5-80gb"); }
-} // namespace
+}  // namespace
 
 class TstInference : public QObject {
     Q_OBJECT

@@ -32,7 +32,7 @@ fixtures::Loaded trainingPod(int tp, double overlap = 0.0, double tokens = 13107
         if (x.severity == model::Severity::Error) qFatal("%s", x.toString().c_str());
     return l;
 }
-} // namespace
+}  // namespace
 
 class TstJobs : public QObject {
     Q_OBJECT
@@ -308,7 +308,7 @@ void TstJobs::synchronousPhasesSwingThePower() {
     }
     qInfo("step %.2f s, job utilization %.3f: IT power %.0f–%.0f kW at 0.1 s, mean GPU utilization %.3f", step, util, lo / 1e3, hi / 1e3,
           util_sum / n);
-    QVERIFY(hi - lo > 50e3);                        // the swing
+    QVERIFY(hi - lo > 50e3);                         // the swing
     QVERIFY(std::fabs(util_sum / n - util) < 0.05);  // about five whole steps: the job's average
     QVERIFY(ramps >= 1);
     QVERIFY2(ramp_message.find("above its ramp limit of 50 kW/s") != std::string::npos, ramp_message.c_str());

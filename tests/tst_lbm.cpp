@@ -2,9 +2,9 @@
 // plane Poiseuille (analytic), the lid-driven cavity at Re 100 and 1000 (Ghia, Ghia & Shin 1982), mass at ports,
 // failure detection, thread-count independence. Every test runs on every backend; a CUDA row skips without a
 // device (contributing.md habit 7).
+#include <clustertwin/sim/air/air_model.hpp>
 #include <clustertwin/sim/air/lattice.hpp>
 #include <clustertwin/sim/air/lbm_air.hpp>
-#include <clustertwin/sim/air/air_model.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
 #include <QTest>
@@ -43,15 +43,15 @@ private:
 
 namespace {
 
-#define SKIP_WITHOUT(backend)                                                                       \
-    do {                                                                                            \
-        if ((backend) == Backend::Cuda) {                                                           \
-            try {                                                                                   \
-                chooseBackend("cuda");                                                              \
-            } catch (const SimError& e) {                                                           \
-                QSKIP(qPrintable(QString("no CUDA device: ") + e.what()));                          \
-            }                                                                                       \
-        }                                                                                           \
+#define SKIP_WITHOUT(backend)                                              \
+    do {                                                                   \
+        if ((backend) == Backend::Cuda) {                                  \
+            try {                                                          \
+                chooseBackend("cuda");                                     \
+            } catch (const SimError& e) {                                  \
+                QSKIP(qPrintable(QString("no CUDA device: ") + e.what())); \
+            }                                                              \
+        }                                                                  \
     } while (0)
 
 /// Under ASan + UBSan (the asan preset sets CT_TEST_TIME_SCALE) the lattice runs about five times slower; the
@@ -87,12 +87,18 @@ double interp(const std::vector<double>& v, double x, double lo, double hi) {
 }
 
 // Ghia, Ghia & Shin (1982), Tables I and II: u on x = 0.5 and v on y = 0.5.
-const double kGhiaY[] = {0.9766, 0.9688, 0.9609, 0.9531, 0.8516, 0.7344, 0.6172, 0.5000, 0.4531, 0.2813, 0.1719, 0.1016, 0.0703, 0.0625, 0.0547};
-const double kGhiaU100[] = {0.84123, 0.78871, 0.73722, 0.68717, 0.23151, 0.00332, -0.13641, -0.20581, -0.21090, -0.15662, -0.10150, -0.06434, -0.04775, -0.04192, -0.03717};
-const double kGhiaU1000[] = {0.65928, 0.57492, 0.51117, 0.46604, 0.33304, 0.18719, 0.05702, -0.06080, -0.10648, -0.27805, -0.38289, -0.29730, -0.22220, -0.20196, -0.18109};
-const double kGhiaX[] = {0.9688, 0.9609, 0.9531, 0.9453, 0.9063, 0.8594, 0.8047, 0.5000, 0.2344, 0.2266, 0.1563, 0.0938, 0.0781, 0.0703, 0.0625};
-const double kGhiaV100[] = {-0.05906, -0.07391, -0.08864, -0.10313, -0.16914, -0.22445, -0.24533, 0.05454, 0.17527, 0.17507, 0.16077, 0.12317, 0.10890, 0.10091, 0.09233};
-const double kGhiaV1000[] = {-0.21388, -0.27669, -0.33714, -0.39188, -0.51550, -0.42665, -0.31966, 0.02526, 0.32235, 0.33075, 0.37095, 0.32627, 0.30353, 0.29012, 0.27485};
+const double kGhiaY[] = {0.9766, 0.9688, 0.9609, 0.9531, 0.8516, 0.7344, 0.6172, 0.5000,
+                         0.4531, 0.2813, 0.1719, 0.1016, 0.0703, 0.0625, 0.0547};
+const double kGhiaU100[] = {0.84123,  0.78871,  0.73722,  0.68717,  0.23151,  0.00332,  -0.13641, -0.20581,
+                            -0.21090, -0.15662, -0.10150, -0.06434, -0.04775, -0.04192, -0.03717};
+const double kGhiaU1000[] = {0.65928,  0.57492,  0.51117,  0.46604,  0.33304,  0.18719,  0.05702, -0.06080,
+                             -0.10648, -0.27805, -0.38289, -0.29730, -0.22220, -0.20196, -0.18109};
+const double kGhiaX[] = {0.9688, 0.9609, 0.9531, 0.9453, 0.9063, 0.8594, 0.8047, 0.5000,
+                         0.2344, 0.2266, 0.1563, 0.0938, 0.0781, 0.0703, 0.0625};
+const double kGhiaV100[] = {-0.05906, -0.07391, -0.08864, -0.10313, -0.16914, -0.22445, -0.24533, 0.05454,
+                            0.17527,  0.17507,  0.16077,  0.12317,  0.10890,  0.10091,  0.09233};
+const double kGhiaV1000[] = {-0.21388, -0.27669, -0.33714, -0.39188, -0.51550, -0.42665, -0.31966, 0.02526,
+                             0.32235,  0.33075,  0.37095,  0.32627,  0.30353,  0.29012,  0.27485};
 
 /// The lid-driven cavity as a one-cell slab with periodic z; returns the worst deviation from Ghia's centrelines
 /// in units of the lid speed.
@@ -123,12 +129,12 @@ double cavity(Backend backend, int n, double re, const double* ghia_u, const dou
         worst = std::max(worst, std::fabs(interp(uc, kGhiaY[s], 0, 1) - ghia_u[s]));
         worst = std::max(worst, std::fabs(interp(vc, kGhiaX[s], 0, 0) - ghia_v[s]));
     }
-    qInfo("cavity Re %.0f on %dx%d (tau %.4f): steady after %d steps, max deviation from Ghia %.4f of the lid speed", re, n, n,
-          spec.tau, steps, worst);
+    qInfo("cavity Re %.0f on %dx%d (tau %.4f): steady after %d steps, max deviation from Ghia %.4f of the lid speed", re, n, n, spec.tau,
+          steps, worst);
     return worst;
 }
 
-} // namespace
+}  // namespace
 
 void TstLbm::poiseuilleMatchesTheParabola() {
     QFETCH(Backend, backend);
@@ -191,7 +197,8 @@ void TstLbm::heatedCavityMatchesDeVahlDavis() {
     // Leer TVD. A 64 × 64 slab (periodic z), hot wall x = 0, cold wall x = L, adiabatic top and bottom.
     QFETCH(double, ra);
     QFETCH(double, nusselt);
-    if (sanitizedBuild() && ra > 1e4) QSKIP("sanitized build: the lower Rayleigh numbers run the same code; Ra 1e5 is checked in the normal build");
+    if (sanitizedBuild() && ra > 1e4)
+        QSKIP("sanitized build: the lower Rayleigh numbers run the same code; Ra 1e5 is checked in the normal build");
     const int n = 64;
     const double pr = 0.71, u_ff = 0.0577;  // free-fall velocity √(gβΔT·L): lattice Mach 0.1
     const double nu = u_ff * n * std::sqrt(pr / ra), alpha = nu / pr, g_beta = u_ff * u_ff / n;  // ΔT = 1
@@ -216,7 +223,8 @@ void TstLbm::heatedCavityMatchesDeVahlDavis() {
     air.setWallTemperature(GridFace::XLow, 0.5);
     air.setWallTemperature(GridFace::XHigh, -0.5);
     const double area = h * h;
-    std::vector<float> fx(static_cast<std::size_t>((n + 1) * n)), fy(static_cast<std::size_t>(2 * n * n)), fz(static_cast<std::size_t>(n * (n + 1)));
+    std::vector<float> fx(static_cast<std::size_t>((n + 1) * n)), fy(static_cast<std::size_t>(2 * n * n)),
+        fz(static_cast<std::size_t>(n * (n + 1)));
     double nu_hot = 0, last = -1;
     int steps = 0;
     std::vector<float> temp;
@@ -242,8 +250,8 @@ void TstLbm::heatedCavityMatchesDeVahlDavis() {
         }
     }
     const double nu_cold = -air.wallHeatFlow(GridFace::XHigh) / (as.kappa_m2s * 1.0 * h);
-    qInfo("heated cavity Ra %.0e on %dx%d (tau %.4f): %d steps, Nu hot %.4f, cold %.4f, de Vahl Davis %.3f (%.2f %%)", ra, n, n, spec.tau, steps,
-          nu_hot, nu_cold, nusselt, 100 * (nu_hot - nusselt) / nusselt);
+    qInfo("heated cavity Ra %.0e on %dx%d (tau %.4f): %d steps, Nu hot %.4f, cold %.4f, de Vahl Davis %.3f (%.2f %%)", ra, n, n, spec.tau,
+          steps, nu_hot, nu_cold, nusselt, 100 * (nu_hot - nusselt) / nusselt);
     QVERIFY2(std::fabs(nu_hot - nusselt) <= 0.03 * nusselt, "mean Nusselt number off de Vahl Davis by more than 3 %");
     QVERIFY2(std::fabs(nu_hot - nu_cold) <= 0.005 * nusselt, "heat in at the hot wall differs from heat out at the cold wall");
 }
@@ -301,8 +309,9 @@ void TstLbm::roomBalancesHeatAtSteadyState() {
             t_min = std::min(t_min, a.temperature(static_cast<int>(c)));
             t_max = std::max(t_max, a.temperature(static_cast<int>(c)));
         }
-    qInfo("room on the lattice (%s): over the last minute heat in %.0f W, removed %.0f W (%.2f %%); air %.2f–%.2f °C, return %.2f °C", room.summary().c_str(),
-          heat_in / 60, removed / 60, 100 * (removed - heat_in) / heat_in, t_min, t_max, a.portMeanTemperature(ret));
+    qInfo("room on the lattice (%s): over the last minute heat in %.0f W, removed %.0f W (%.2f %%); air %.2f–%.2f °C, return %.2f °C",
+          room.summary().c_str(), heat_in / 60, removed / 60, 100 * (removed - heat_in) / heat_in, t_min, t_max,
+          a.portMeanTemperature(ret));
     QVERIFY2(std::fabs(removed - heat_in) <= 0.01 * heat_in, "heat removed differs from heat put in by more than 1 % at steady state");
     QVERIFY(t_min >= 18.0 - 0.05);
     QVERIFY(t_max <= 18.0 + 2 * power / (rho_cp * q));

@@ -90,10 +90,10 @@ void TstMetrics::orderPutsPowerAndTemperaturesFirst() {
 void TstMetrics::ticksAreRoundDistinctAndCoverTheRange_data() {
     QTest::addColumn<double>("lo");
     QTest::addColumn<double>("hi");
-    QTest::newRow("colour bar 0..11") << 0.0 << 11.0;     // was 0 / 3 / 6 / 8 / 11
-    QTest::newRow("chart 0..0.7") << 0.0 << 0.7;         // was 0.0 / 0.2 / 0.3 / 0.5 / 0.7
+    QTest::newRow("colour bar 0..11") << 0.0 << 11.0;  // was 0 / 3 / 6 / 8 / 11
+    QTest::newRow("chart 0..0.7") << 0.0 << 0.7;       // was 0.0 / 0.2 / 0.3 / 0.5 / 0.7
     QTest::newRow("inlets 15..40") << 15.0 << 40.0;
-    QTest::newRow("tiny 0..0.05") << 0.0 << 0.05;        // was 0.0, 0.0, 0.1, 0.1
+    QTest::newRow("tiny 0..0.05") << 0.0 << 0.05;  // was 0.0, 0.0, 0.1, 0.1
     QTest::newRow("power 0..434000") << 0.0 << 434000.0;
     QTest::newRow("negative -5..5") << -5.0 << 5.0;
     QTest::newRow("flat 27..27") << 27.0 << 27.0;

@@ -38,7 +38,7 @@ std::string join(const std::vector<std::string>& v) {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 class TstNetbox : public QObject {
     Q_OBJECT
@@ -126,13 +126,16 @@ void TstNetbox::noRacksIsAnError() {
 
 void TstNetbox::csvExportHasNetboxImportColumns() {
     const auto res = ct::inventory::importNetbox(dataFiles(), m::Catalog::builtin());
-    const QStringList racks = QString::fromStdString(ct::inventory::netboxRacksCsv(res.scenario, m::Catalog::builtin())).split("\r\n", Qt::SkipEmptyParts);
-    const QStringList devices = QString::fromStdString(ct::inventory::netboxDevicesCsv(res.scenario, m::Catalog::builtin())).split("\r\n", Qt::SkipEmptyParts);
+    const QStringList racks =
+        QString::fromStdString(ct::inventory::netboxRacksCsv(res.scenario, m::Catalog::builtin())).split("\r\n", Qt::SkipEmptyParts);
+    const QStringList devices =
+        QString::fromStdString(ct::inventory::netboxDevicesCsv(res.scenario, m::Catalog::builtin())).split("\r\n", Qt::SkipEmptyParts);
     QCOMPARE(racks.front(), QString("site,location,name,status,width,u_height,outer_width,outer_depth,outer_unit,comments"));
     QCOMPARE(devices.front(), QString("name,role,manufacturer,device_type,site,location,rack,position,face,status"));
     QCOMPARE(racks.size(), 1 + 8);
     QCOMPARE(devices.size(), 1 + 19);
-    QVERIFY(racks.contains(QString("Frankfurt DC1,Hall A,A-01,active,19,48,600,1200,mm,\"ClusterTwin a-01 in hall-a-row1 at (4.3, 3) m facing north\"")));
+    QVERIFY(racks.contains(
+        QString("Frankfurt DC1,Hall A,A-01,active,19,48,600,1200,mm,\"ClusterTwin a-01 in hall-a-row1 at (4.3, 3) m facing north\"")));
     QVERIFY(devices.contains(QString("dgx-a01-2,GPU server,NVIDIA,DGX H100,Frankfurt DC1,Hall A,A-01,10,front,active")));
 }
 

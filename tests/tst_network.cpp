@@ -25,7 +25,7 @@ Topology star(int n, double bw = 50 * GB, double lat = 1e-6) {
     for (int i = 0; i < n; ++i) t.addLink(i, s, bw, lat / 2, LinkKind::InfiniBand);
     return t;
 }
-} // namespace
+}  // namespace
 
 class TstNetwork : public QObject {
     Q_OBJECT
@@ -172,7 +172,8 @@ void TstNetwork::bruteForceMaxMinPropertyOnRandomGraphs() {
                 if (load[a] < cap[a] * (1 - 1e-9)) continue;
                 bool f_is_max = true;
                 for (int g = 0; g < F; ++g)
-                    if (std::find(paths[g].begin(), paths[g].end(), a) != paths[g].end() && rate[g] > rate[f] * (1 + 1e-9)) f_is_max = false;
+                    if (std::find(paths[g].begin(), paths[g].end(), a) != paths[g].end() && rate[g] > rate[f] * (1 + 1e-9))
+                        f_is_max = false;
                 has_bottleneck = has_bottleneck || f_is_max;
             }
             QVERIFY2(has_bottleneck, qPrintable(QString("trial %1 flow %2 has no bottleneck").arg(trial).arg(f)));
@@ -187,8 +188,8 @@ void TstNetwork::bytesSentEqualBytesDelivered() {
     std::vector<Flow> flows;
     for (int i = 0; i < 200; ++i) {
         const int a = static_cast<int>(rng() % 16), b = static_cast<int>((a + 1 + rng() % 15) % 16);
-        flows.push_back({t.find("h" + std::to_string(a)), t.find("h" + std::to_string(b)), 1e6 * (1 + rng() % 1000),
-                         1e-4 * (rng() % 50), {}});
+        flows.push_back(
+            {t.find("h" + std::to_string(a)), t.find("h" + std::to_string(b)), 1e6 * (1 + rng() % 1000), 1e-4 * (rng() % 50), {}});
     }
     const FlowSimResult res = simulateFlows(t, r, flows);
     QVERIFY(res.rate_recomputations > 1);

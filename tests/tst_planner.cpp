@@ -3,15 +3,15 @@
 // and a what-if run coloured by its difference from the baseline.
 #include "add_rack_dialog.hpp"
 #include "checks_panel.hpp"
-#include "inventory_import.hpp"
-#include "scenario_tree.hpp"
 #include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
+#include "inventory_import.hpp"
 #include "main_window.hpp"
-#include "simulation_options.hpp"
 #include "properties_panel.hpp"
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
+#include "scenario_tree.hpp"
+#include "simulation_options.hpp"
 #include "view3d.hpp"
 
 #include <clustertwin/model/scenario_io.hpp>
@@ -20,11 +20,11 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QPushButton>
-#include <QSpinBox>
 #include <QDir>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -49,7 +49,7 @@ const m::Rack* rack(MainWindow& w, const std::string& id) {
             if (r.id == id) return &r;
     return nullptr;
 }
-} // namespace
+}  // namespace
 
 class TstPlanner : public QObject {
     Q_OBJECT
@@ -322,7 +322,7 @@ void TstPlanner::addRackDialogPreviewsWhereAndHowItIsPowered() {
     QVERIFY(d.previewText().contains("20.4 kW"));
     const QImage plan = d.findChild<QWidget*>("addRackPreviewPlan")->grab().toImage();
     plan.save(QDir::current().absoluteFilePath("tst_planner_add_rack_preview.png"));  // to look at
-    int accent = 0;  // the planned rack is drawn in orange
+    int accent = 0;                                                                   // the planned rack is drawn in orange
     for (int y = 0; y < plan.height(); ++y)
         for (int x = 0; x < plan.width(); ++x) {
             const QColor c = plan.pixelColor(x, y);

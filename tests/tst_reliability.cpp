@@ -47,7 +47,7 @@ Setup cluster(int gpus) {
     s.scenario.jobs = {s.job};
     return s;
 }
-} // namespace
+}  // namespace
 
 class TstReliability : public QObject {
     Q_OBJECT

@@ -2,10 +2,10 @@
 #include "image_checks.hpp"
 #include "sim_fixtures.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/engine.hpp>
 
@@ -64,7 +64,7 @@ m::Scenario largeHall(bool with_fabric) {
 
 QColor pixelAt(const QString& png, int x, int y) { return QImage(png).pixelColor(x, y); }
 
-} // namespace
+}  // namespace
 
 class TstRender : public QObject {
     Q_OBJECT
@@ -145,7 +145,8 @@ void TstRender::imageNetworkLinks() {
     o.height = 400;
     o.metric = "gpu_util";
     o.overlays.labels = false;
-    r::renderScenarioPng(l.scenario, l.catalog, out("superpod_links").toStdString(), o, &f, ct::sim::net::fabricLinks(l.scenario, l.catalog));
+    r::renderScenarioPng(l.scenario, l.catalog, out("superpod_links").toStdString(), o, &f,
+                         ct::sim::net::fabricLinks(l.scenario, l.catalog));
     verifyNotBlank(out("superpod_links"));
     compareWithBaseline(out("superpod_links"), "superpod_links");
 }
@@ -280,8 +281,10 @@ void TstRender::busyLinksAreDrawnThick() {
     o.max_link_lines = 100000;
     scene.setOverlays(o);
     ct::model::Frame f;
-    f.links = {{"leaf0<->spine0", "infiniband", 0.95, false}, {"leaf1<->spine1", "infiniband", 0.6, false},
-               {"leaf2<->spine2", "infiniband", 0.1, false}, {"leaf3<->spine3", "infiniband", 0.99, true}};
+    f.links = {{"leaf0<->spine0", "infiniband", 0.95, false},
+               {"leaf1<->spine1", "infiniband", 0.6, false},
+               {"leaf2<->spine2", "infiniband", 0.1, false},
+               {"leaf3<->spine3", "infiniband", 0.99, true}};
     scene.setFrame(f);
     QCOMPARE(scene.busyLinkLineCount(), std::size_t(2));
     f.links.clear();
@@ -384,8 +387,12 @@ void TstRender::farRacksShowTheirWorstNodeInFastFrames() {
     for (std::size_t i = 0; i < front; ++i) f.nodes[i].inlet_c = 20;
     scene.setFrame(f);
     const int fast_cool = hotPixels(true, "lod_fast_cool"), full_cool = hotPixels(false, "lod_full_cool");
-    QVERIFY2(full_hot > full_cool, qPrintable(QString("the hot row is not red in the full frame (%1 red pixels, %2 without it)").arg(full_hot).arg(full_cool)));
-    QVERIFY2(fast_hot > fast_cool, qPrintable(QString("the hot row's racks are not red in the fast frame (%1 red pixels, %2 without them)").arg(fast_hot).arg(fast_cool)));
+    QVERIFY2(full_hot > full_cool,
+             qPrintable(QString("the hot row is not red in the full frame (%1 red pixels, %2 without it)").arg(full_hot).arg(full_cool)));
+    QVERIFY2(
+        fast_hot > fast_cool,
+        qPrintable(
+            QString("the hot row's racks are not red in the fast frame (%1 red pixels, %2 without them)").arg(fast_hot).arg(fast_cool)));
     verifyNotBlank(out("lod_fast"));
 }
 

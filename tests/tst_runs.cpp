@@ -44,7 +44,10 @@ int compare(const char* kind, const E& want, const E& got, const std::vector<r::
     for (const auto& row : table) {
         const double a = row.get(want), b = row.get(got);
         if (a != b) {
-            QTest::qFail(qPrintable(QString("%1 %2: recorded %3, replayed %4").arg(kind, QString::fromUtf8(row.metric.data(), int(row.metric.size()))).arg(a).arg(b)),
+            QTest::qFail(qPrintable(QString("%1 %2: recorded %3, replayed %4")
+                                        .arg(kind, QString::fromUtf8(row.metric.data(), int(row.metric.size())))
+                                        .arg(a)
+                                        .arg(b)),
                          __FILE__, __LINE__);
             return -1;
         }
@@ -73,7 +76,7 @@ m::ValidationReport everyKind() {
     return rep;
 }
 
-} // namespace
+}  // namespace
 
 void TstRuns::everyRecordedSeriesIsReplayed() {
     const m::ValidationReport rep = everyKind();
@@ -148,7 +151,8 @@ void TstRuns::everyRecordedMetricIsInTheMetricsTable() {
     for (const auto& x : r::recordedSeries()) {
         const m::MetricInfo info = m::metricInfo(x.metric, x.unit);
         QVERIFY2(info.known, qPrintable(QString("%1 of a %2 is recorded but not in model/metrics' table")
-                                            .arg(QString::fromUtf8(x.metric.data(), int(x.metric.size())), QString::fromUtf8(x.kind.data(), int(x.kind.size())))));
+                                            .arg(QString::fromUtf8(x.metric.data(), int(x.metric.size())),
+                                                 QString::fromUtf8(x.kind.data(), int(x.kind.size())))));
         QCOMPARE(QString::fromStdString(info.stored_unit), QString::fromUtf8(x.unit.data(), int(x.unit.size())));
     }
 }
@@ -189,7 +193,7 @@ ct::session::RunRequest labRun(const std::string& db, double duration_s) {
     q.meta.source = "tst_runs";
     return q;
 }
-} // namespace
+}  // namespace
 
 void TstRuns::aCancelledSessionIsKeptAndMarkedInterrupted() {
     // The one run loop (issue 39): a cancel from any front end stops the run at the next step, keeps what ran

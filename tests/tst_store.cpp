@@ -156,8 +156,8 @@ void TstStore::aHeatImbalanceAtSteadyStateIsAFinding() {
     QCOMPARE(gap.size(), std::size_t(1));
     QVERIFY2(gap[0].text.find("80 kW of the 100 kW") != std::string::npos, gap[0].text.c_str());
     QVERIFY(gap[0].level == RunFinding::Level::Warning);
-    QVERIFY(findings(97e3, 0).empty());   // 3 % apart: within what a settled hall shows
-    QVERIFY(findings(80e3, 5).empty());   // still warming up: a transient, not an imbalance
+    QVERIFY(findings(97e3, 0).empty());                   // 3 % apart: within what a settled hall shows
+    QVERIFY(findings(80e3, 5).empty());                   // still warming up: a transient, not an imbalance
     QCOMPARE(findings(120e3, 0).size(), std::size_t(1));  // more out than in is a finding too
 }
 

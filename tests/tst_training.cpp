@@ -57,7 +57,7 @@ model::Job shippedJob(const char* name) {
     if (!r.diagnostics.empty() || r.jobs.size() != 1) qFatal("%s: expected one job and no findings", name);
     return r.jobs[0];
 }
-} // namespace
+}  // namespace
 
 class TstTraining : public QObject {
     Q_OBJECT
@@ -126,7 +126,8 @@ void TstTraining::stageSendsTakeSizeOverBandwidthPlusLatency() {
     const auto st = trainingStep(copy.topology, r, t, ranks, 989e12);
     const double shard = 4096.0 * 4096 * 2 / 8;  // bytes one GPU sends per micro-batch and direction
     const double one = shard / (50 * GB) + 2e-6;
-    QVERIFY2(within(st.pp_s / st.pipeline_slots, 2 * one, 1e-6), qPrintable(QString("%1 vs %2").arg(st.pp_s / st.pipeline_slots).arg(2 * one)));
+    QVERIFY2(within(st.pp_s / st.pipeline_slots, 2 * one, 1e-6),
+             qPrintable(QString("%1 vs %2").arg(st.pp_s / st.pipeline_slots).arg(2 * one)));
 }
 
 void TstTraining::allToAllMatchesAlphaBeta() {
@@ -150,8 +151,14 @@ void TstTraining::layoutFollowsTheHierarchy() {
     // 256 GPUs of 32 nodes: TP 8 fills a node, PP stages are on different nodes, DP rings stay on one rail.
     const Cluster c = cluster(256, "dgx-h100", 400);
     const auto& topo = c.fabric.topology;
-    auto nodeOf = [&](int rank) { const std::string& id = topo.node(c.ranks[rank]).id; return id.substr(0, id.rfind('/')); };
-    auto gpuOf = [&](int rank) { const std::string& id = topo.node(c.ranks[rank]).id; return id.substr(id.rfind('/')); };
+    auto nodeOf = [&](int rank) {
+        const std::string& id = topo.node(c.ranks[rank]).id;
+        return id.substr(0, id.rfind('/'));
+    };
+    auto gpuOf = [&](int rank) {
+        const std::string& id = topo.node(c.ranks[rank]).id;
+        return id.substr(id.rfind('/'));
+    };
     for (const char* order : {"tp-cp-dp-pp", "tp-cp-pp-dp"}) {
         model::TrainingSpec t;
         t.model_params = 1e9;
@@ -165,9 +172,9 @@ void TstTraining::layoutFollowsTheHierarchy() {
             for (int p = 0; p < L.pp; ++p) {
                 std::set<std::string> nodes;
                 for (int k = 0; k < 8; ++k) nodes.insert(nodeOf(L.rank(k, 0, d, p)));
-                QCOMPARE(nodes.size(), std::size_t(1));                              // TP inside the NVLink domain
+                QCOMPARE(nodes.size(), std::size_t(1));                                            // TP inside the NVLink domain
                 if (p > 0) QVERIFY(nodeOf(L.rank(0, 0, d, p)) != nodeOf(L.rank(0, 0, d, p - 1)));  // PP across nodes
-                if (d > 0) QCOMPARE(gpuOf(L.rank(3, 0, d, p)), gpuOf(L.rank(3, 0, d - 1, p)));      // DP on one rail
+                if (d > 0) QCOMPARE(gpuOf(L.rank(3, 0, d, p)), gpuOf(L.rank(3, 0, d - 1, p)));     // DP on one rail
             }
     }
 }
@@ -194,10 +201,11 @@ void TstTraining::llama3MfuWithinFivePoints() {
         QCOMPARE(c.scenario.network.link_speed_gbps, 400.0);  // the DGX H100's ConnectX-7 ports
         net::Router r(c.fabric.topology);
         const TrainingStep st = trainingStep(c.fabric.topology, r, t, c.ranks, 989e12);
-        qInfo("Llama 3 405B on %d GPUs, CP %d, seq %d: DP %d, %d micro-batches; step %.2f s (bubble %.2f, TP %.2f, CP %.2f, PP %.2f, "
-              "FSDP %.2f of which %.2f exposed), MFU %.1f %% (paper %.0f %%)",
-              job.gpus, k.cp, k.seq, st.layout.dp, st.layout.micro_batches, st.step_s, st.bubble_s, st.tp_s, st.cp_s, st.pp_s, st.dp_s,
-              st.dp_exposed_s, 100 * st.mfu, 100 * k.mfu);
+        qInfo(
+            "Llama 3 405B on %d GPUs, CP %d, seq %d: DP %d, %d micro-batches; step %.2f s (bubble %.2f, TP %.2f, CP %.2f, PP %.2f, "
+            "FSDP %.2f of which %.2f exposed), MFU %.1f %% (paper %.0f %%)",
+            job.gpus, k.cp, k.seq, st.layout.dp, st.layout.micro_batches, st.step_s, st.bubble_s, st.tp_s, st.cp_s, st.pp_s, st.dp_s,
+            st.dp_exposed_s, 100 * st.mfu, 100 * k.mfu);
         QVERIFY(!st.stalled);
         QVERIFY2(std::fabs(st.mfu - k.mfu) <= 0.05, qPrintable(QString("MFU %1 vs %2").arg(st.mfu).arg(k.mfu)));
     }
@@ -214,9 +222,10 @@ void TstTraining::megatronGpt1tWithinFifteenPercent() {
     QCOMPARE(c.scenario.network.link_speed_gbps, 200.0);
     net::Router r(c.fabric.topology);
     const TrainingStep st = trainingStep(c.fabric.topology, r, *job.training, c.ranks, 312e12);
-    qInfo("GPT 1T on 3072 A100: DP %d, %d micro-batches, step %.1f s (bubble %.1f, TP %.1f, PP %.1f, DP %.1f): %.0f TFLOP/s per GPU "
-          "(paper 163)",
-          st.layout.dp, st.layout.micro_batches, st.step_s, st.bubble_s, st.tp_s, st.pp_s, st.dp_s, st.hardware_tflops);
+    qInfo(
+        "GPT 1T on 3072 A100: DP %d, %d micro-batches, step %.1f s (bubble %.1f, TP %.1f, PP %.1f, DP %.1f): %.0f TFLOP/s per GPU "
+        "(paper 163)",
+        st.layout.dp, st.layout.micro_batches, st.step_s, st.bubble_s, st.tp_s, st.pp_s, st.dp_s, st.hardware_tflops);
     QCOMPARE(st.layout.dp, 6);
     QVERIFY(within(st.hardware_tflops, 163, 0.15));
 }
@@ -292,7 +301,8 @@ void TstTraining::theCliRunsTheSameStep() {
     const QString bad = dir.filePath("bad-jobs.json");
     QFile f(bad);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(R"({"jobs": [{"id": "x", "kind": "training", "gpus": 64, "training": {"model_params": 7e9, "tokens_per_step": 1e6, "tensor_parallel": 3}}]})");
+    f.write(
+        R"({"jobs": [{"id": "x", "kind": "training", "gpus": 64, "training": {"model_params": 7e9, "tokens_per_step": 1e6, "tensor_parallel": 3}}]})");
     f.close();
     const auto b = cli({"training", hall, "--jobs", bad});
     QCOMPARE(b.code, 2);

@@ -149,14 +149,21 @@ void kernel(bool as_json) {
         const double pull = pullCeiling(pool, ls.nx, ls.ny, ls.nz);
         char text[400];
         std::snprintf(text, sizeof text,
-                      "lbm_kernel_%dt  %zu cells (192 x 128 x %d; last-level cache %.0f MB)  %6.1f M cell-updates/s  %3.0f B/update  bandwidth %5.1f GB/s  roofline %5.1f M/s  (%.0f %%); "
+                      "lbm_kernel_%dt  %zu cells (192 x 128 x %d; last-level cache %.0f MB)  %6.1f M cell-updates/s  %3.0f B/update  "
+                      "bandwidth %5.1f GB/s  roofline %5.1f M/s  (%.0f %%); "
                       "the same pull without the collision %5.1f M/s (%.0f %% of the roofline)\n",
-                      threads, l.cellCount(), nz, static_cast<double>(llc) / 1e6, rate / 1e6, kBytesPerUpdate, bw / 1e9, roof / 1e6, 100 * rate / roof, pull / 1e6,
-                      100 * pull / roof);
+                      threads, l.cellCount(), nz, static_cast<double>(llc) / 1e6, rate / 1e6, kBytesPerUpdate, bw / 1e9, roof / 1e6,
+                      100 * rate / roof, pull / 1e6, 100 * pull / roof);
         report(as_json,
-               {{"name", "lbm_kernel_" + std::to_string(threads) + "t"}, {"cells", l.cellCount()}, {"threads", threads},
-                {"last_level_cache_bytes", llc}, {"cell_updates_per_s", rate}, {"bytes_per_cell_update", kBytesPerUpdate}, {"bandwidth_gbs", bw / 1e9},
-                {"roofline_fraction", rate / roof}, {"pull_only_cell_updates_per_s", pull}},
+               {{"name", "lbm_kernel_" + std::to_string(threads) + "t"},
+                {"cells", l.cellCount()},
+                {"threads", threads},
+                {"last_level_cache_bytes", llc},
+                {"cell_updates_per_s", rate},
+                {"bytes_per_cell_update", kBytesPerUpdate},
+                {"bandwidth_gbs", bw / 1e9},
+                {"roofline_fraction", rate / roof},
+                {"pull_only_cell_updates_per_s", pull}},
                text);
     }
 }
@@ -188,11 +195,17 @@ void kernelCuda(bool as_json) {
         std::snprintf(text, sizeof text,
                       "lbm_kernel_cuda_%.1fM  %zu cells (%d x %d x %d)  %8.1f M cell-updates/s  %3.0f B/update  copy bandwidth %6.0f GB/s  "
                       "roofline %7.0f M/s  (%.0f %%)  %8.0f steps/s  on %s\n",
-                      static_cast<double>(l.cellCount()) / 1e6, l.cellCount(), nx, ny, nz, rate / 1e6, kBytesPerUpdate, bw / 1e9, roof / 1e6,
-                      100 * rate / roof, rate / static_cast<double>(l.cellCount()), device.c_str());
+                      static_cast<double>(l.cellCount()) / 1e6, l.cellCount(), nx, ny, nz, rate / 1e6, kBytesPerUpdate, bw / 1e9,
+                      roof / 1e6, 100 * rate / roof, rate / static_cast<double>(l.cellCount()), device.c_str());
         report(as_json,
-               {{"name", "lbm_kernel_cuda"}, {"backend", "cuda"}, {"device", device}, {"cells", l.cellCount()}, {"cell_updates_per_s", rate},
-                {"bytes_per_cell_update", kBytesPerUpdate}, {"copy_bandwidth_gbs", bw / 1e9}, {"roofline_fraction", rate / roof},
+               {{"name", "lbm_kernel_cuda"},
+                {"backend", "cuda"},
+                {"device", device},
+                {"cells", l.cellCount()},
+                {"cell_updates_per_s", rate},
+                {"bytes_per_cell_update", kBytesPerUpdate},
+                {"copy_bandwidth_gbs", bw / 1e9},
+                {"roofline_fraction", rate / roof},
                 {"steps_per_s", rate / static_cast<double>(l.cellCount())}},
                text);
     }
@@ -242,29 +255,44 @@ void hall(bool as_json, double minutes, sim::Backend backend) {
             hi = std::max(hi, r.inlet_mean_c);
         }
         char steady_text[96] = "steady not reached";
-        if (steady_wall >= 0) std::snprintf(steady_text, sizeof steady_text, "steady at %.0f s simulated, %.1f s wall", steady_sim, steady_wall);
+        if (steady_wall >= 0)
+            std::snprintf(steady_text, sizeof steady_text, "steady at %.0f s simulated, %.1f s wall", steady_sim, steady_wall);
         const sim::EngineStats& st = e.stats();
         const double per_solve = st.flow_solves > 0 ? static_cast<double>(st.flow_iterations) / static_cast<double>(st.flow_solves) : 0.0;
         char text[512];
-        std::snprintf(text, sizeof text,
-                      "hall_1024gpu_slab_%s%s  %llu cells  %.1f simulated min in %.1f s wall (%.2fx real time); %s; lattice %.1f M "
-                      "cell-updates/s over the run (%.0f %% of the roofline); %lld flow %s, %.1f CG iterations each, %.1f s (%.1f %% of the "
-                      "run); %lld heat sub-steps; inlets %.1f-%.1f C\n",
-                      air, backend == sim::Backend::Cuda ? "_cuda" : "", static_cast<unsigned long long>(st.grid_cells), minutes, wall, end / wall, steady_text, lat_rate / 1e6,
-                      100 * lat_rate / roof, static_cast<long long>(st.flow_solves), std::string(air) == "lbm" ? "projections" : "solves",
-                      per_solve, st.flow_seconds, 100 * st.flow_seconds / wall, static_cast<long long>(st.air_substeps), lo, hi);
+        std::snprintf(
+            text, sizeof text,
+            "hall_1024gpu_slab_%s%s  %llu cells  %.1f simulated min in %.1f s wall (%.2fx real time); %s; lattice %.1f M "
+            "cell-updates/s over the run (%.0f %% of the roofline); %lld flow %s, %.1f CG iterations each, %.1f s (%.1f %% of the "
+            "run); %lld heat sub-steps; inlets %.1f-%.1f C\n",
+            air, backend == sim::Backend::Cuda ? "_cuda" : "", static_cast<unsigned long long>(st.grid_cells), minutes, wall, end / wall,
+            steady_text, lat_rate / 1e6, 100 * lat_rate / roof, static_cast<long long>(st.flow_solves),
+            std::string(air) == "lbm" ? "projections" : "solves", per_solve, st.flow_seconds, 100 * st.flow_seconds / wall,
+            static_cast<long long>(st.air_substeps), lo, hi);
         report(as_json,
-               {{"name", std::string("hall_1024gpu_slab_") + air}, {"backend", o.backend}, {"cells", e.stats().grid_cells}, {"simulated_s", end}, {"wall_s", wall},
-                {"times_real_time", end / wall}, {"steady_sim_s", steady_sim}, {"steady_wall_s", steady_wall},
-                {"lattice_cell_updates_per_s", lat_rate}, {"roofline_fraction", lat_rate / roof}, {"flow_solves", st.flow_solves},
-                {"flow_iterations", st.flow_iterations}, {"flow_s", st.flow_seconds}, {"flow_fraction", st.flow_seconds / wall}, {"air_substeps", st.air_substeps},
-                {"inlet_min_c", lo}, {"inlet_max_c", hi},
+               {{"name", std::string("hall_1024gpu_slab_") + air},
+                {"backend", o.backend},
+                {"cells", e.stats().grid_cells},
+                {"simulated_s", end},
+                {"wall_s", wall},
+                {"times_real_time", end / wall},
+                {"steady_sim_s", steady_sim},
+                {"steady_wall_s", steady_wall},
+                {"lattice_cell_updates_per_s", lat_rate},
+                {"roofline_fraction", lat_rate / roof},
+                {"flow_solves", st.flow_solves},
+                {"flow_iterations", st.flow_iterations},
+                {"flow_s", st.flow_seconds},
+                {"flow_fraction", st.flow_seconds / wall},
+                {"air_substeps", st.air_substeps},
+                {"inlet_min_c", lo},
+                {"inlet_max_c", hi},
                 {"air_summary", e.stats().air_summary}},
                text);
     }
 }
 
-} // namespace
+}  // namespace
 
 /// Puts every node of the first hall into one job at `utilization`, the benchmarks' load.
 void runEveryNode(model::Scenario& s, const char* job_id, double utilization) {
@@ -285,4 +313,4 @@ int benchAir(bool as_json, double minutes, sim::Backend backend) {
     return 0;
 }
 
-} // namespace ct::bench
+}  // namespace ct::bench

@@ -11,7 +11,6 @@
 #include <clustertwin/sim/engine.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
-
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -38,7 +37,7 @@ namespace sim = ct::sim;
 
 namespace ct::bench {
 void runEveryNode(ct::model::Scenario& s, const char* job_id, double utilization);  // air_bench.cpp
-} // namespace ct::bench
+}  // namespace ct::bench
 
 namespace {
 
@@ -141,9 +140,14 @@ int benchThermal(bool as_json) {
             char name[64];
             std::snprintf(name, sizeof name, "thermal_%gm_%dt", cell, threads);
             if (as_json) {
-                std::cout << json{{"name", name}, {"cells", a.cellCount()}, {"threads", threads}, {"cell_updates_per_s", rate},
-                                  {"roofline_fraction", rate / roofline}, {"bandwidth_gbs", bw / 1e9},
-                                  {"bytes_per_cell_update", bytes_per_cell}, {"step_ms", 1e3 * s / reps}}
+                std::cout << json{{"name", name},
+                                  {"cells", a.cellCount()},
+                                  {"threads", threads},
+                                  {"cell_updates_per_s", rate},
+                                  {"roofline_fraction", rate / roofline},
+                                  {"bandwidth_gbs", bw / 1e9},
+                                  {"bytes_per_cell_update", bytes_per_cell},
+                                  {"step_ms", 1e3 * s / reps}}
                                  .dump()
                           << "\n";
             } else {
@@ -188,17 +192,25 @@ int benchThermalCuda(bool as_json) {
         char name[64];
         std::snprintf(name, sizeof name, "thermal_cuda_%.1fM", a.cellCount() / 1e6);
         if (as_json) {
-            std::cout << json{{"name", name},           {"backend", "cuda"},        {"device", all[1]},
-                              {"cells", a.cellCount()}, {"cell_updates_per_s", rate}, {"roofline_fraction", rate / roofline},
-                              {"copy_bandwidth_gbs", bw / 1e9}, {"bytes_per_cell_update", bytes_per_cell}, {"steps_per_s", reps / s},
-                              {"flow_solve_s", solve_s}, {"flow_iterations", st.iterations}}
+            std::cout << json{{"name", name},
+                              {"backend", "cuda"},
+                              {"device", all[1]},
+                              {"cells", a.cellCount()},
+                              {"cell_updates_per_s", rate},
+                              {"roofline_fraction", rate / roofline},
+                              {"copy_bandwidth_gbs", bw / 1e9},
+                              {"bytes_per_cell_update", bytes_per_cell},
+                              {"steps_per_s", reps / s},
+                              {"flow_solve_s", solve_s},
+                              {"flow_iterations", st.iterations}}
                              .dump()
                       << "\n";
         } else {
-            std::printf("%-20s %9zu cells  %8.1f M cell-updates/s  copy bandwidth %6.0f GB/s  roofline %7.0f M/s (%.0f %%)  %8.0f steps/s  "
-                        "flow solve %.2f s (%d it)  on %s\n",
-                        name, a.cellCount(), rate / 1e6, bw / 1e9, roofline / 1e6, 100 * rate / roofline, reps / s, solve_s, st.iterations,
-                        all[1].c_str());
+            std::printf(
+                "%-20s %9zu cells  %8.1f M cell-updates/s  copy bandwidth %6.0f GB/s  roofline %7.0f M/s (%.0f %%)  %8.0f steps/s  "
+                "flow solve %.2f s (%d it)  on %s\n",
+                name, a.cellCount(), rate / 1e6, bw / 1e9, roofline / 1e6, 100 * rate / roofline, reps / s, solve_s, st.iterations,
+                all[1].c_str());
         }
     }
     return 0;
@@ -233,25 +245,38 @@ int benchCampus(bool as_json, const std::string& backend, const std::string& air
     const auto& f = e.frame();
     const int gpus = static_cast<int>(f.gpus.size());
     if (as_json) {
-        std::cout << json{{"name", "campus_hour"}, {"backend", backend}, {"air", e.stats().air_solver}, {"gpus", gpus},
-                          {"flow_seconds", e.stats().flow_seconds}, {"flow_solves", e.stats().flow_solves}, {"grid_cells", e.stats().grid_cells},
-                          {"simulated_s", minutes * 60}, {"wall_s", wall}, {"wall_per_simulated_hour_s", wall * 60 / minutes},
-                          {"air_substeps", e.stats().air_substeps}, {"build_s", build_s}, {"it_power_w", f.it_power_w},
-                          {"max_inlet_c", f.max_inlet_c}, {"air_seconds", e.stats().air_seconds},
-                          {"other_seconds", e.stats().other_seconds}, {"other_fraction", e.stats().other_seconds / wall}}
+        std::cout << json{{"name", "campus_hour"},
+                          {"backend", backend},
+                          {"air", e.stats().air_solver},
+                          {"gpus", gpus},
+                          {"flow_seconds", e.stats().flow_seconds},
+                          {"flow_solves", e.stats().flow_solves},
+                          {"grid_cells", e.stats().grid_cells},
+                          {"simulated_s", minutes * 60},
+                          {"wall_s", wall},
+                          {"wall_per_simulated_hour_s", wall * 60 / minutes},
+                          {"air_substeps", e.stats().air_substeps},
+                          {"build_s", build_s},
+                          {"it_power_w", f.it_power_w},
+                          {"max_inlet_c", f.max_inlet_c},
+                          {"air_seconds", e.stats().air_seconds},
+                          {"other_seconds", e.stats().other_seconds},
+                          {"other_fraction", e.stats().other_seconds / wall}}
                          .dump()
                   << "\n";
     } else {
-        std::printf("campus: %d GPUs, %llu air cells, %.0f simulated min on %s (air %s) in %.1f s (%.1f s per simulated hour), %lld air "
-                    "sub-steps, %lld flow solves taking %.1f s (%.0f %%), build %.1f s; IT %.1f MW, max inlet %.1f C; per step: "
-                    "air %.1f ms, everything else (events, jobs, power, equipment, liquid, GPUs, frame) %.2f ms = %.1f %% of a step\n",
-                    gpus, static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str(), e.stats().air_solver.c_str(), wall,
-                    wall * 60 / minutes, static_cast<long long>(e.stats().air_substeps), static_cast<long long>(e.stats().flow_solves),
-                    e.stats().flow_seconds, 100 * e.stats().flow_seconds / wall, build_s, f.it_power_w / 1e6, f.max_inlet_c,
-                    1e3 * e.stats().air_seconds / steps, 1e3 * e.stats().other_seconds / steps, 100 * e.stats().other_seconds / wall);
+        std::printf(
+            "campus: %d GPUs, %llu air cells, %.0f simulated min on %s (air %s) in %.1f s (%.1f s per simulated hour), %lld air "
+            "sub-steps, %lld flow solves taking %.1f s (%.0f %%), build %.1f s; IT %.1f MW, max inlet %.1f C; per step: "
+            "air %.1f ms, everything else (events, jobs, power, equipment, liquid, GPUs, frame) %.2f ms = %.1f %% of a step\n",
+            gpus, static_cast<unsigned long long>(e.stats().grid_cells), minutes, backend.c_str(), e.stats().air_solver.c_str(), wall,
+            wall * 60 / minutes, static_cast<long long>(e.stats().air_substeps), static_cast<long long>(e.stats().flow_solves),
+            e.stats().flow_seconds, 100 * e.stats().flow_seconds / wall, build_s, f.it_power_w / 1e6, f.max_inlet_c,
+            1e3 * e.stats().air_seconds / steps, 1e3 * e.stats().other_seconds / steps, 100 * e.stats().other_seconds / wall);
         std::printf("campus: everything else by phase (ms per step):");
         for (int ph = 0; ph < sim::EngineStats::kPhases; ++ph)
-            std::printf(" %s %.2f%s", sim::kEnginePhases[ph], 1e3 * e.stats().phase_seconds[ph] / steps, ph + 1 < sim::EngineStats::kPhases ? "," : "\n");
+            std::printf(" %s %.2f%s", sim::kEnginePhases[ph], 1e3 * e.stats().phase_seconds[ph] / steps,
+                        ph + 1 < sim::EngineStats::kPhases ? "," : "\n");
     }
     return 0;
 }
@@ -274,14 +299,19 @@ int benchSimulate(bool as_json, const std::string& resources) {
     const double wall = seconds(t0, Clock::now());
     const auto& st = e.stats();
     if (as_json) {
-        std::cout << json{{"name", "simulate_superpod_h100_su"}, {"air", st.air_solver}, {"cells", st.grid_cells}, {"threads", sim::ThreadPool(0).size()},
-                          {"wall_s_per_sim_hour", wall}, {"air_substeps", st.air_substeps}, {"flow_solves", st.flow_solves},
+        std::cout << json{{"name", "simulate_superpod_h100_su"},
+                          {"air", st.air_solver},
+                          {"cells", st.grid_cells},
+                          {"threads", sim::ThreadPool(0).size()},
+                          {"wall_s_per_sim_hour", wall},
+                          {"air_substeps", st.air_substeps},
+                          {"flow_solves", st.flow_solves},
                           {"it_power_w", e.frame().it_power_w}}
                          .dump()
                   << "\n";
     } else {
-        std::printf("simulate superpod-h100-su, quick air, 1 h at 0.25 m: %.2f s wall (%lld air sub-steps, %lld flow solves, %llu cells)\n", wall,
-                    static_cast<long long>(st.air_substeps), static_cast<long long>(st.flow_solves),
+        std::printf("simulate superpod-h100-su, quick air, 1 h at 0.25 m: %.2f s wall (%lld air sub-steps, %lld flow solves, %llu cells)\n",
+                    wall, static_cast<long long>(st.air_substeps), static_cast<long long>(st.flow_solves),
                     static_cast<unsigned long long>(st.grid_cells));
     }
     return 0;
@@ -342,30 +372,38 @@ int benchNetwork(bool as_json) {
     const auto ar = net::runCollective(t, router, net::CollectiveOp::AllReduce, ranks, 1024.0 * 1024 * 1024);
     const double allreduce_s = seconds(t0, Clock::now());
     if (as_json) {
-        std::cout << json{{"name", "network_100k_gpus"}, {"gpus", hosts.size()}, {"links", t.cableCount()}, {"flows", paths.size()},
-                          {"build_s", build_s}, {"route_s", route_s}, {"recompute_s", recompute_s},
-                          {"mean_rate_GBps", mean_rate / 1e9}, {"allreduce_16k_s", allreduce_s},
-                          {"allreduce_16k_sim_time_s", ar.time_s}, {"allreduce_16k_busbw_GBps", ar.busbw_Bps / 1e9}}
+        std::cout << json{{"name", "network_100k_gpus"},
+                          {"gpus", hosts.size()},
+                          {"links", t.cableCount()},
+                          {"flows", paths.size()},
+                          {"build_s", build_s},
+                          {"route_s", route_s},
+                          {"recompute_s", recompute_s},
+                          {"mean_rate_GBps", mean_rate / 1e9},
+                          {"allreduce_16k_s", allreduce_s},
+                          {"allreduce_16k_sim_time_s", ar.time_s},
+                          {"allreduce_16k_busbw_GBps", ar.busbw_Bps / 1e9}}
                          .dump()
                   << "\n";
     } else {
-        std::printf("network: %zu GPUs, %d links built in %.2f s; %zu flows routed in %.2f s; one max-min recomputation %.3f s "
-                    "(mean rate %.2f GB/s)\n16k-rank ring all-reduce of 1 GiB: %.2f s wall, %.4f s simulated, busbw %.2f GB/s\n",
-                    hosts.size(), t.cableCount(), build_s, paths.size(), route_s, recompute_s, mean_rate / 1e9, allreduce_s,
-                    ar.time_s, ar.busbw_Bps / 1e9);
+        std::printf(
+            "network: %zu GPUs, %d links built in %.2f s; %zu flows routed in %.2f s; one max-min recomputation %.3f s "
+            "(mean rate %.2f GB/s)\n16k-rank ring all-reduce of 1 GiB: %.2f s wall, %.4f s simulated, busbw %.2f GB/s\n",
+            hosts.size(), t.cableCount(), build_s, paths.size(), route_s, recompute_s, mean_rate / 1e9, allreduce_s, ar.time_s,
+            ar.busbw_Bps / 1e9);
     }
     return 0;
 }
 
-} // namespace
+}  // namespace
 
 int benchImport(bool as_json, int scrapes);  // import_bench.cpp
-int benchRender(bool as_json);  // render_bench.cpp
+int benchRender(bool as_json);               // render_bench.cpp
 
 namespace ct::bench {
 int benchAir(bool as_json, double minutes, sim::Backend backend);  // air_bench.cpp
 double triadBandwidthOf(sim::ThreadPool& pool) { return triadBandwidth(pool); }
-} // namespace ct::bench
+}  // namespace ct::bench
 
 namespace {
 
@@ -392,7 +430,7 @@ Options:
 Exit codes: 0 done, 1 runtime error, 2 usage error (nothing is run).
 )";
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     const std::vector<std::string> argv_list(argv + 1, argv + argc);

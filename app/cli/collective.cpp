@@ -61,6 +61,80 @@ double parseBytes(const std::string& text, const std::string& option) {
     return v * scale;
 }
 
+namespace {
+
+/// The ranks (GPU ports) and their nodes, in ring order.
+struct Ranks {
+    std::vector<int> ranks, node_of;
+};
+
+/// --order FILE: GPU ports in ring order, one per line (# comments) or a JSON array.
+Ranks ranksFromFile(const net::ScenarioFabric& f, const std::string& order) {
+    std::ifstream in(order);
+    if (!in) throw UsageError("--order: '" + order + "' is not linear, stride:K or a readable file");
+    std::vector<std::string> ids;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find_first_not_of(" \t\r\n") != std::string::npos && text[text.find_first_not_of(" \t\r\n")] == '[') {
+        try {
+            ids = json::parse(text).get<std::vector<std::string>>();
+        } catch (const json::exception& e) {
+            throw UsageError("--order " + order + ": expected a JSON array of GPU ports: " + e.what());
+        }
+    } else {
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);) {
+            line.erase(0, line.find_first_not_of(" \t\r"));
+            line.erase(line.find_last_not_of(" \t\r") + 1);
+            if (!line.empty() && line[0] != '#') ids.push_back(line);
+        }
+    }
+    std::map<int, int> node_index;
+    for (int n = 0; n < static_cast<int>(f.gpus_of_node.size()); ++n)
+        for (int g : f.gpus_of_node[n]) node_index[g] = n;
+    std::set<int> seen;
+    Ranks out;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const int h = f.topology.find(ids[i]);
+        if (h < 0 || !node_index.count(h))
+            throw UsageError("--order " + order + ": entry " + std::to_string(i + 1) + ": no GPU port '" + ids[i] + "'");
+        if (!seen.insert(h).second) throw UsageError("--order " + order + ": '" + ids[i] + "' is listed twice");
+        out.ranks.push_back(h);
+        out.node_of.push_back(node_index[h]);
+    }
+    if (out.ranks.empty()) throw UsageError("--order " + order + ": lists no GPUs");
+    return out;
+}
+
+/// n ranks placed packed (node by node in cabling order) or spread (one per node in turn); with stride:K,
+/// reordered so ranks i, i+K, … come first.
+Ranks ranksByPlacement(const net::ScenarioFabric& f, int n, const std::string& placement, const std::string& order) {
+    const int nodes = static_cast<int>(f.gpus_of_node.size()), gpn = static_cast<int>(f.gpus_of_node[0].size());
+    Ranks out;
+    for (int i = 0; i < n; ++i) {
+        const int node = f.cabling_order[placement == "packed" ? i / gpn : i % nodes];
+        const int gpu = placement == "packed" ? i % gpn : i / nodes;
+        out.ranks.push_back(f.gpus_of_node[node][gpu]);
+        out.node_of.push_back(node);
+    }
+    if (order == "linear") return out;
+    int k = 0;
+    try {
+        k = std::stoi(order.substr(7));
+    } catch (const std::exception&) {}
+    if (k < 1) throw UsageError("--order stride:K needs a whole K >= 1, got '" + order + "'");
+    std::vector<int> idx(out.ranks.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int>(i);
+    std::stable_sort(idx.begin(), idx.end(), [&](int x, int y) { return x % k < y % k; });
+    Ranks sorted;
+    for (int i : idx) {
+        sorted.ranks.push_back(out.ranks[i]);
+        sorted.node_of.push_back(out.node_of[i]);
+    }
+    return sorted;
+}
+
+}  // namespace
+
 int cmdCollective(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
     const std::string file = a.positional()[0];
@@ -79,87 +153,39 @@ int cmdCollective(const Args& a) {
     std::optional<net::ScenarioFabric> fab = loadFabric(file, a, "collective");
     if (!fab) return 2;
     net::ScenarioFabric& f = *fab;
-    const int nodes = static_cast<int>(f.gpus_of_node.size()), gpn = static_cast<int>(f.gpus_of_node[0].size());
-    const int total = nodes * gpn;
-    std::vector<int> ranks, node_of;
+    const int total = static_cast<int>(f.gpus_of_node.size() * f.gpus_of_node[0].size());
     const std::string order = a.get("order", "linear");
+    Ranks rk;
     if (order != "linear" && order.rfind("stride:", 0) != 0) {
-        // A file of GPU ports in ring order.
-        std::ifstream in(order);
-        if (!in) throw UsageError("--order: '" + order + "' is not linear, stride:K or a readable file");
-        std::vector<std::string> ids;
-        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (text.find_first_not_of(" \t\r\n") != std::string::npos && text[text.find_first_not_of(" \t\r\n")] == '[') {
-            try {
-                ids = json::parse(text).get<std::vector<std::string>>();
-            } catch (const json::exception& e) {
-                throw UsageError("--order " + order + ": expected a JSON array of GPU ports: " + e.what());
-            }
-        } else {
-            std::istringstream lines(text);
-            for (std::string line; std::getline(lines, line);) {
-                line.erase(0, line.find_first_not_of(" \t\r"));
-                line.erase(line.find_last_not_of(" \t\r") + 1);
-                if (!line.empty() && line[0] != '#') ids.push_back(line);
-            }
-        }
-        std::map<int, int> node_index;
-        for (int n = 0; n < nodes; ++n)
-            for (int g : f.gpus_of_node[n]) node_index[g] = n;
-        std::set<int> seen;
-        for (std::size_t i = 0; i < ids.size(); ++i) {
-            const int h = f.topology.find(ids[i]);
-            if (h < 0 || !node_index.count(h))
-                throw UsageError("--order " + order + ": entry " + std::to_string(i + 1) + ": no GPU port '" + ids[i] + "'");
-            if (!seen.insert(h).second) throw UsageError("--order " + order + ": '" + ids[i] + "' is listed twice");
-            ranks.push_back(h);
-            node_of.push_back(node_index[h]);
-        }
-        if (ranks.empty()) throw UsageError("--order " + order + ": lists no GPUs");
-        if (a.has("ranks") && a.getInt("ranks", 0) != static_cast<int>(ranks.size()))
-            throw UsageError("--ranks " + a.get("ranks") + " but --order lists " + std::to_string(ranks.size()) + " GPUs");
+        rk = ranksFromFile(f, order);
+        if (a.has("ranks") && a.getInt("ranks", 0) != static_cast<int>(rk.ranks.size()))
+            throw UsageError("--ranks " + a.get("ranks") + " but --order lists " + std::to_string(rk.ranks.size()) + " GPUs");
     } else {
         const int n = a.getInt("ranks", total);
         if (n < 1 || n > total)
             throw UsageError("--ranks must be within 1.." + std::to_string(total) + " (the scenario's GPUs), got " + std::to_string(n));
-        for (int i = 0; i < n; ++i) {
-            const int node = f.cabling_order[placement == "packed" ? i / gpn : i % nodes];
-            const int gpu = placement == "packed" ? i % gpn : i / nodes;
-            ranks.push_back(f.gpus_of_node[node][gpu]);
-            node_of.push_back(node);
-        }
-        if (order != "linear") {
-            int k = 0;
-            try {
-                k = std::stoi(order.substr(7));
-            } catch (const std::exception&) {
-            }
-            if (k < 1) throw UsageError("--order stride:K needs a whole K >= 1, got '" + order + "'");
-            std::vector<int> idx(ranks.size());
-            for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int>(i);
-            std::stable_sort(idx.begin(), idx.end(), [&](int x, int y) { return x % k < y % k; });
-            std::vector<int> r2, n2;
-            for (int i : idx) {
-                r2.push_back(ranks[i]);
-                n2.push_back(node_of[i]);
-            }
-            ranks.swap(r2);
-            node_of.swap(n2);
-        }
+        rk = ranksByPlacement(f, n, placement, order);
     }
-    const int n = static_cast<int>(ranks.size());
+    const int n = static_cast<int>(rk.ranks.size());
     net::Router router(f.topology);
-    const net::CollectiveResult r = net::runCollective(f.topology, router, op, ranks, bytes, node_of);
+    const net::CollectiveResult r = net::runCollective(f.topology, router, op, rk.ranks, bytes, rk.node_of);
     if (a.has("links")) writeLinkLoads(a.get("links"), f.topology, r.arc_bytes, r.time_s);
     if (r.stalled_pairs > 0)
         std::cerr << "collective: " << r.stalled_pairs << " rank pair(s) have no route; the operation cannot complete\n";
     if (a.flag("json")) {
         json busy = json::array();
         for (const auto& b : r.busiest) busy.push_back({{"link", b.id}, {"bytes", b.bytes}, {"utilization", b.utilization}});
-        std::cout << json{{"op", net::toString(op)}, {"ranks", n}, {"bytes", bytes}, {"placement", placement}, {"order", order},
+        std::cout << json{{"op", net::toString(op)},
+                          {"ranks", n},
+                          {"bytes", bytes},
+                          {"placement", placement},
+                          {"order", order},
                           {"routing", net::toString(f.topology.routing())},
-                          {"time_s", r.stalled_pairs ? json(nullptr) : json(r.time_s)}, {"algbw_GBps", r.algbw_Bps / 1e9},
-                          {"busbw_GBps", r.busbw_Bps / 1e9}, {"steps", r.steps}, {"stalled_pairs", r.stalled_pairs},
+                          {"time_s", r.stalled_pairs ? json(nullptr) : json(r.time_s)},
+                          {"algbw_GBps", r.algbw_Bps / 1e9},
+                          {"busbw_GBps", r.busbw_Bps / 1e9},
+                          {"steps", r.steps},
+                          {"stalled_pairs", r.stalled_pairs},
                           {"busiest_links", busy}}
                          .dump(2)
                   << "\n";
@@ -174,4 +200,4 @@ int cmdCollective(const Args& a) {
     return r.stalled_pairs > 0 ? 1 : 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

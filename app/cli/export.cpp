@@ -1,11 +1,11 @@
 #include "export.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
+#include <clustertwin/render/scene.hpp>
 #include <clustertwin/report/export_run.hpp>
 #include <clustertwin/report/report.hpp>
-#include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/sim/collectives.hpp>
 
 #include <cmath>
@@ -85,7 +85,8 @@ int exportVtk(const m::ValidationReport& rep, const RunSource& run, const Args& 
     if (!a.flag("quiet")) {
         std::cerr << dir << ": " << (run.replay ? sum.halls + sum.fields + 2 : 1) << " file(s) written";
         if (run.replay)
-            std::cerr << " (run " << run.id << ": " << sum.halls << " hall snapshot(s), " << sum.fields << " air field(s); open run.pvd in ParaView)";
+            std::cerr << " (run " << run.id << ": " << sum.halls << " hall snapshot(s), " << sum.fields
+                      << " air field(s); open run.pvd in ParaView)";
         std::cerr << "\n";
     }
     return 0;
@@ -118,7 +119,7 @@ int exportGltf(const m::ValidationReport& rep, const RunSource& run, const Args&
     return 0;
 }
 
-} // namespace
+}  // namespace
 
 int cmdExport(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
@@ -126,7 +127,8 @@ int cmdExport(const Args& a) {
     const std::string out = a.get("out");
     if (out.empty()) throw UsageError("export needs -o OUT");
     const std::string format = a.flag("video") ? std::string("video") : a.get("format");
-    if (format != "vtk" && format != "gltf" && format != "html" && format != "video") throw UsageError("--format must be vtk, gltf, html or video");
+    if (format != "vtk" && format != "gltf" && format != "html" && format != "video")
+        throw UsageError("--format must be vtk, gltf, html or video");
     if (format == "html" && !a.has("run")) throw UsageError("--format html reports a run: give --run DB");
     if (out == "-") throw UsageError("export writes files: -o must name a path");
     m::ValidationReport rep = m::loadAndValidate(file);
@@ -146,11 +148,11 @@ int cmdExport(const Args& a) {
         if (!sum.picture_note.empty()) std::cerr << "warning: no 3D picture in the report: " << sum.picture_note << "\n";
         if (!sum.mismatch.empty()) std::cerr << "warning: " << sum.mismatch << "\n";
         if (!a.flag("quiet"))
-            std::cerr << out << ": written (run " << run.id << ", " << sum.racks << " racks, " << sum.racks_over_27 << " above 27 °C, " << sum.alerts
-                      << " alert(s)" << (sum.picture ? ", with the 3D view" : "") << ")\n";
+            std::cerr << out << ": written (run " << run.id << ", " << sum.racks << " racks, " << sum.racks_over_27 << " above 27 °C, "
+                      << sum.alerts << " alert(s)" << (sum.picture ? ", with the 3D view" : "") << ")\n";
         return 0;
     }
     return exportGltf(rep, run, a, out);
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -19,4 +19,4 @@ namespace ct::cli {
 /// --format video (export_video.cpp).
 int exportVideo(const model::ValidationReport& rep, const Args& a, const std::string& out);
 
-} // namespace ct::cli
+}  // namespace ct::cli

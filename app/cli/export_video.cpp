@@ -6,8 +6,8 @@
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/report/video.hpp>
-#include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/session/run_session.hpp>
+#include <clustertwin/sim/collectives.hpp>
 
 #include <unistd.h>
 
@@ -40,7 +40,7 @@ std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double s
     return o.run;
 }
 
-} // namespace
+}  // namespace
 
 int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string& out) {
     const std::string ext = std::filesystem::path(out).extension().string();
@@ -89,8 +89,7 @@ int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string
     std::vector<m::FabricLink> links;
     try {
         links = sim::net::fabricLinks(rep.scenario, rep.catalog);
-    } catch (const sim::SimError&) {
-    }
+    } catch (const sim::SimError&) {}
     vo.title = rep.scenario.name.empty() ? rep.scenario.id : rep.scenario.name;
     int last = -1;
     auto progress = [&](double f) {
@@ -101,7 +100,8 @@ int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string
     };
     report::VideoSummary sum;
     try {
-        sum = report::writeVideo(rep.scenario, rep.catalog, std::move(links), store ? &*store : nullptr, run, tour ? &*tour : nullptr, out, vo, progress);
+        sum = report::writeVideo(rep.scenario, rep.catalog, std::move(links), store ? &*store : nullptr, run, tour ? &*tour : nullptr, out,
+                                 vo, progress);
     } catch (...) {
         std::error_code ec;
         if (!tmp_db.empty()) std::filesystem::remove(tmp_db, ec);
@@ -120,4 +120,4 @@ int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string
     return 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

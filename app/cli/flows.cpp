@@ -58,14 +58,20 @@ void writeLinkLoads(const std::string& path, const net::Topology& t, const std::
     if (as_json) {
         json links = json::array();
         for (const auto& l : loads)
-            links.push_back({{"link", l.id}, {"cable", l.cable}, {"capacity_GBps", l.capacity_Bps / 1e9}, {"latency_s", l.latency_s},
-                             {"bytes", l.bytes}, {"utilization", l.utilization}, {"failed", l.failed}});
+            links.push_back({{"link", l.id},
+                             {"cable", l.cable},
+                             {"capacity_GBps", l.capacity_Bps / 1e9},
+                             {"latency_s", l.latency_s},
+                             {"bytes", l.bytes},
+                             {"utilization", l.utilization},
+                             {"failed", l.failed}});
         out.stream() << json{{"time_s", time_s}, {"links", links}}.dump(1) << "\n";
     } else {
         out.stream() << "link,cable,capacity_GBps,latency_s,bytes,utilization,failed\n";
         char buf[128];
         for (const auto& l : loads) {
-            std::snprintf(buf, sizeof buf, ",%.9g,%.9g,%.9g,%.6f,%d\n", l.capacity_Bps / 1e9, l.latency_s, l.bytes, l.utilization, l.failed ? 1 : 0);
+            std::snprintf(buf, sizeof buf, ",%.9g,%.9g,%.9g,%.6f,%d\n", l.capacity_Bps / 1e9, l.latency_s, l.bytes, l.utilization,
+                          l.failed ? 1 : 0);
             out.stream() << l.id << "," << l.cable << buf;
         }
     }
@@ -133,7 +139,7 @@ std::vector<net::Flow> readFlows(const std::string& path, const net::Topology& t
     return flows;
 }
 
-} // namespace
+}  // namespace
 
 int cmdFlows(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
@@ -151,13 +157,22 @@ int cmdFlows(const Args& a) {
         json out = json::array();
         for (std::size_t i = 0; i < flows.size(); ++i) {
             const net::Flow& x = flows[i];
-            out.push_back({{"id", specs[i].id}, {"src", t.node(x.src).id}, {"dst", t.node(x.dst).id}, {"bytes", x.bytes},
-                           {"start_s", x.start_s}, {"hops", x.path.size()}, {"latency_s", router.latency(x.path)},
-                           {"rate_GBps", x.first_rate_Bps / 1e9}, {"finish_s", x.stalled ? json(nullptr) : json(x.finish_s)},
+            out.push_back({{"id", specs[i].id},
+                           {"src", t.node(x.src).id},
+                           {"dst", t.node(x.dst).id},
+                           {"bytes", x.bytes},
+                           {"start_s", x.start_s},
+                           {"hops", x.path.size()},
+                           {"latency_s", router.latency(x.path)},
+                           {"rate_GBps", x.first_rate_Bps / 1e9},
+                           {"finish_s", x.stalled ? json(nullptr) : json(x.finish_s)},
                            {"stalled", x.stalled}});
         }
-        std::cout << json{{"routing", net::toString(t.routing())}, {"end_s", r.end_s}, {"rate_recomputations", r.rate_recomputations},
-                          {"stalled", r.stalled}, {"flows", out}}
+        std::cout << json{{"routing", net::toString(t.routing())},
+                          {"end_s", r.end_s},
+                          {"rate_recomputations", r.rate_recomputations},
+                          {"stalled", r.stalled},
+                          {"flows", out}}
                          .dump(2)
                   << "\n";
     } else {
@@ -178,4 +193,4 @@ int cmdFlows(const Args& a) {
     return r.stalled > 0 ? 1 : 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

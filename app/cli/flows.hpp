@@ -22,4 +22,4 @@ std::optional<sim::net::ScenarioFabric> loadFabric(const std::string& file, cons
 /// name ends in .json ("-" = stdout as CSV). Throws std::runtime_error naming the path.
 void writeLinkLoads(const std::string& path, const sim::net::Topology& t, const std::vector<double>& arc_bytes, double time_s);
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -36,15 +36,22 @@ int cmdImpact(const Args& a) {
         return 2;
     }
     if (a.flag("json")) {
-        nlohmann::json o{{"failed", r.failed},
-                         {"kind", r.kind},
-                         {"power", {{"nodes_unpowered", r.nodes_unpowered}, {"racks_unpowered", r.racks_unpowered},
-                                    {"racks_single_fed", r.racks_single_fed}, {"overloaded", r.overloaded}}},
-                         {"cooling", {{"racks_short", r.racks_cooling_short}, {"air_capacity_left_w", r.air_capacity_left_w},
-                                      {"air_heat_w", r.air_heat_w}, {"liquid_capacity_left_w", r.liquid_capacity_left_w},
-                                      {"liquid_heat_w", r.liquid_heat_w}}},
-                         {"connectivity", {{"gpus_without_fabric_link", r.gpus_without_fabric_link}, {"nodes_disconnected", r.nodes_disconnected}}},
-                         {"notes", r.notes}};
+        nlohmann::json o{
+            {"failed", r.failed},
+            {"kind", r.kind},
+            {"power",
+             {{"nodes_unpowered", r.nodes_unpowered},
+              {"racks_unpowered", r.racks_unpowered},
+              {"racks_single_fed", r.racks_single_fed},
+              {"overloaded", r.overloaded}}},
+            {"cooling",
+             {{"racks_short", r.racks_cooling_short},
+              {"air_capacity_left_w", r.air_capacity_left_w},
+              {"air_heat_w", r.air_heat_w},
+              {"liquid_capacity_left_w", r.liquid_capacity_left_w},
+              {"liquid_heat_w", r.liquid_heat_w}}},
+            {"connectivity", {{"gpus_without_fabric_link", r.gpus_without_fabric_link}, {"nodes_disconnected", r.nodes_disconnected}}},
+            {"notes", r.notes}};
         std::cout << o.dump(2) << "\n";
         return 0;
     }
@@ -69,4 +76,4 @@ int cmdImpact(const Args& a) {
     return 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

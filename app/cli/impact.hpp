@@ -8,4 +8,4 @@ extern const char* kImpactHelp;
 /// Returns the exit code; throws UsageError for bad arguments.
 int cmdImpact(const Args& a);
 
-} // namespace ct::cli
+}  // namespace ct::cli

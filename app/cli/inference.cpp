@@ -56,37 +56,47 @@ int cmdInference(const Args& a) {
         sim::inferenceHardware(spec, *gpu, fabric ? &fabric->topology : nullptr, router ? &*router : nullptr, ranks);
     const sim::InferenceResult r = sim::simulateInference(spec, gpus, hw, seconds, static_cast<std::uint64_t>(a.getInt("seed", 1)));
     if (a.flag("json")) {
-        std::cout << json{{"job", job->id}, {"serving", spec.serving}, {"gpus", gpus}, {"seconds", seconds},
-                          {"prefill_instances", r.prefill_instances}, {"decode_instances", r.decode_instances},
-                          {"requests", r.arrived}, {"completed", r.completed}, {"tokens_per_s", r.tokens_per_s},
+        std::cout << json{{"job", job->id},
+                          {"serving", spec.serving},
+                          {"gpus", gpus},
+                          {"seconds", seconds},
+                          {"prefill_instances", r.prefill_instances},
+                          {"decode_instances", r.decode_instances},
+                          {"requests", r.arrived},
+                          {"completed", r.completed},
+                          {"tokens_per_s", r.tokens_per_s},
                           {"ttft_s", {{"p50", r.ttft_p50_s}, {"p90", r.ttft_p90_s}, {"p99", r.ttft_p99_s}}},
                           {"tpot_s", {{"p50", r.tpot_p50_s}, {"p90", r.tpot_p90_s}, {"p99", r.tpot_p99_s}}},
-                          {"prefill_s", sim::prefillSeconds(spec, hw)}, {"kv_transfer_s", hw.kv_transfer_s},
-                          {"decode_step_s", sim::decodeStepSeconds(spec, hw, 1, spec.prompt_tokens)}, {"mean_batch", r.mean_batch},
-                          {"prefill_utilization", r.prefill_utilization}, {"decode_utilization", r.decode_utilization},
-                          {"prefill_power_w", r.prefill_power_w}, {"decode_power_w", r.decode_power_w}}
+                          {"prefill_s", sim::prefillSeconds(spec, hw)},
+                          {"kv_transfer_s", hw.kv_transfer_s},
+                          {"decode_step_s", sim::decodeStepSeconds(spec, hw, 1, spec.prompt_tokens)},
+                          {"mean_batch", r.mean_batch},
+                          {"prefill_utilization", r.prefill_utilization},
+                          {"decode_utilization", r.decode_utilization},
+                          {"prefill_power_w", r.prefill_power_w},
+                          {"decode_power_w", r.decode_power_w}}
                          .dump(2)
                   << "\n";
     } else {
         if (spec.serving == "disaggregated")
-            std::printf("job %s: disaggregated serving on %d GPUs (%d prefill and %d decode instances of %d GPUs), %.0f s\n", job->id.c_str(),
-                        gpus, r.prefill_instances, r.decode_instances, spec.tensor_parallel, seconds);
+            std::printf("job %s: disaggregated serving on %d GPUs (%d prefill and %d decode instances of %d GPUs), %.0f s\n",
+                        job->id.c_str(), gpus, r.prefill_instances, r.decode_instances, spec.tensor_parallel, seconds);
         else
             std::printf("job %s: colocated serving on %d GPUs (%d instances of %d GPUs), %.0f s\n", job->id.c_str(), gpus,
                         r.prefill_instances, spec.tensor_parallel, seconds);
         std::printf("  %d requests, %d completed; %.0f output tokens/s; mean decode batch %.1f\n", r.arrived, r.completed, r.tokens_per_s,
                     r.mean_batch);
         std::printf("  time to first token p50 %.3f s, p90 %.3f s, p99 %.3f s\n", r.ttft_p50_s, r.ttft_p90_s, r.ttft_p99_s);
-        std::printf("  time per output token p50 %.1f ms, p90 %.1f ms, p99 %.1f ms\n", 1e3 * r.tpot_p50_s, 1e3 * r.tpot_p90_s, 1e3 * r.tpot_p99_s);
+        std::printf("  time per output token p50 %.1f ms, p90 %.1f ms, p99 %.1f ms\n", 1e3 * r.tpot_p50_s, 1e3 * r.tpot_p90_s,
+                    1e3 * r.tpot_p99_s);
         std::printf("  prefill %.3f s a request, KV transfer %.4f s, decode step at batch 1 %.2f ms\n", sim::prefillSeconds(spec, hw),
                     hw.kv_transfer_s, 1e3 * sim::decodeStepSeconds(spec, hw, 1, spec.prompt_tokens));
         if (r.decode_instances > 0 && spec.serving == "disaggregated")
             std::printf("  prefill pool: %.0f %% busy, %.1f kW; decode pool: %.0f %% busy, %.1f kW\n", 100 * r.prefill_utilization,
                         r.prefill_power_w / 1e3, 100 * r.decode_utilization, r.decode_power_w / 1e3);
-        else
-            std::printf("  GPUs %.0f %% busy, %.1f kW\n", 100 * r.prefill_utilization, r.prefill_power_w / 1e3);
+        else std::printf("  GPUs %.0f %% busy, %.1f kW\n", 100 * r.prefill_utilization, r.prefill_power_w / 1e3);
     }
     return 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -7,4 +7,4 @@ namespace ct::cli {
 extern const char* kInferenceHelp;
 int cmdInference(const Args& a);
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -2,8 +2,8 @@
 
 #include "io.hpp"
 
-#include <clustertwin/inventory/fabric_import.hpp>
 #include <clustertwin/importers/format.hpp>
+#include <clustertwin/inventory/fabric_import.hpp>
 #include <clustertwin/inventory/netbox.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
@@ -86,7 +86,8 @@ int cmdImportFabric(const Args& a) {
     if (f.hosts_matched == 0) {
         std::cerr << "clustertwin-cli import-fabric: no HCA of " << disc << " belongs to a node of " << scen
                   << " (nodes are matched by hostname or id); nothing written\n";
-        if (a.flag("json")) for (const auto& n : f.notes) std::cerr << disc << ": " << n << "\n";
+        if (a.flag("json"))
+            for (const auto& n : f.notes) std::cerr << disc << ": " << n << "\n";
         return 2;
     }
     model::Scenario s = rep.scenario;
@@ -100,7 +101,7 @@ int cmdImportFabric(const Args& a) {
     if (a.flag("json")) {
         nlohmann::json warnings = nlohmann::json::array();
         for (const auto& w : parsed.warnings) warnings.push_back(w.location + ": " + w.message);
-        std::cout << nlohmann::json{{"scenario", out}, {"switches", f.switches}, {"cables", f.cables}, {"hosts_matched", f.hosts_matched},
+        std::cout << nlohmann::json{{"scenario", out},  {"switches", f.switches}, {"cables", f.cables}, {"hosts_matched", f.hosts_matched},
                                     {"notes", f.notes}, {"warnings", warnings}}
                          .dump(2)
                   << "\n";
@@ -131,8 +132,13 @@ int cmdFromNetbox(const Args& a) {
     file.commit();
     if (a.flag("json")) {
         nlohmann::json o{{"scenario", out},
-                         {"read", {{"sites", r.sites}, {"locations", r.locations}, {"racks", r.racks}, {"device_types", r.device_types},
-                                   {"devices", r.devices}, {"floorplans", r.floorplans}}},
+                         {"read",
+                          {{"sites", r.sites},
+                           {"locations", r.locations},
+                           {"racks", r.racks},
+                           {"device_types", r.device_types},
+                           {"devices", r.devices},
+                           {"floorplans", r.floorplans}}},
                          {"halls", res.scenario.halls.size()},
                          {"nodes", r.nodes},
                          {"racks_placed_from_floorplan", r.racks_placed},
@@ -170,4 +176,4 @@ int cmdToNetbox(const Args& a) {
     return 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -13,4 +13,4 @@ int cmdToNetbox(const Args& a);
 /// import-fabric: the scenario's network replaced by the fabric an ibnetdiscover file describes.
 int cmdImportFabric(const Args& a);
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -82,7 +82,7 @@ extern "C" void onInterrupt(int sig) {
     g_interrupted = 1;
     std::signal(sig, SIG_DFL);  // the next one ends the process
 }
-} // namespace
+}  // namespace
 
 void catchInterrupt() {
     std::signal(SIGINT, onInterrupt);
@@ -91,4 +91,4 @@ void catchInterrupt() {
 
 bool interrupted() { return g_interrupted != 0; }
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -76,4 +76,4 @@ private:
 void catchInterrupt();
 bool interrupted();
 
-} // namespace ct::cli
+}  // namespace ct::cli

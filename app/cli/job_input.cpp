@@ -50,7 +50,8 @@ std::optional<JobInput> loadJob(const Args& a, const char* command, const char* 
     }
     if (in.index == jobs.size()) {
         std::cerr << "clustertwin-cli " << command << ": " << file << ": "
-                  << (a.has("job") ? "no " + std::string(kind) + " job '" + a.get("job") + "'" : "no job with a " + std::string(kind) + " spec")
+                  << (a.has("job") ? "no " + std::string(kind) + " job '" + a.get("job") + "'"
+                                   : "no job with a " + std::string(kind) + " spec")
                   << "\n";
         return std::nullopt;
     }
@@ -88,4 +89,4 @@ std::vector<int> jobRanks(const sim::net::ScenarioFabric& f, const model::Job& j
     return ranks;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -33,4 +33,4 @@ std::optional<JobInput> loadJob(const Args& a, const char* command, const char* 
 /// The job's GPUs as host nodes of `f`: its nodes in cabling order, or in the order the job lists them.
 std::vector<int> jobRanks(const sim::net::ScenarioFabric& f, const model::Job& job, bool cabling_order);
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -2,18 +2,19 @@
 // Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
 #include "args.hpp"
 #include "collective.hpp"
-#include "flows.hpp"
-#include "inference.hpp"
-#include "training.hpp"
-#include "reliability.hpp"
-#include "impact.hpp"
-#include "inventory.hpp"
-#include "runs.hpp"
-#include "io.hpp"
-#include "render.hpp"
 #include "export.hpp"
+#include "flows.hpp"
+#include "impact.hpp"
+#include "inference.hpp"
+#include "inventory.hpp"
+#include "io.hpp"
+#include "reliability.hpp"
+#include "render.hpp"
+#include "runs.hpp"
+#include "scenario_commands.hpp"
 #include "simulate.hpp"
 #include "telemetry.hpp"
+#include "training.hpp"
 
 #include <clustertwin/importers/format.hpp>
 #include <clustertwin/model/analysis.hpp>
@@ -32,9 +33,9 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
-#include <sstream>
 
 using ct::cli::Args;
 using ct::cli::UsageError;
@@ -44,9 +45,6 @@ using json = nlohmann::ordered_json;
 namespace {
 
 constexpr int kOk = 0, kRuntimeError = 1, kInvalid = 2;
-
-/// Invalid input found by validation: already reported; main exits with 2.
-struct InvalidInput {};
 
 const char* kMainHelpTemplate = R"(clustertwin-cli — ClusterTwin without a display
 
@@ -61,297 +59,6 @@ version.
 Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input.
 )";
 
-const char* kValidateHelp = R"(Usage: clustertwin-cli validate FILE [--json]
-
-Checks a scenario file: JSON syntax (line and column), structure (types, required fields; unknown keys are
-warnings) and meaning (ids, catalog models, placement in the hall, overlaps, breakers, power feeds, cooling
-sources, jobs, events). Prints every problem as "FILE: error|warning: /json/pointer: message" on stderr.
-  --json   print {"file", "valid", "errors": [...], "warnings": [...]} on stdout
-Exit 0 when there are no errors (warnings allowed), 2 otherwise.
-)";
-
-const char* kInfoHelp = R"(Usage: clustertwin-cli info FILE [--json]
-
-Summarises a valid scenario: halls, rows, racks, nodes, GPUs by model, nameplate IT power, heat to air and to
-liquid, cooling capacity and airflow, and whether cooling survives the loss of any one unit (N-1).
-  --json   print the summary as one JSON object on stdout
-)";
-
-const char* kGenerateHelp = R"(Usage: clustertwin-cli generate [options] -o FILE
-
-Builds a valid scenario: rows of racks in alternating hot/cold aisles grouped in pods so the hall is near square,
-cooling as halls are built now (perimeter units on the walls, in-row coolers in the rows, rear doors on the racks,
-CDUs when the servers need liquid) sized N+redundancy, aisle containment, one or several halls on a site with a 2N
-power chain sized to the load, and a network description.
-  --id ID                   scenario id (generated)
-  --name TEXT               scenario name
-  --description TEXT        one line on what the scenario shows (default: what was generated)
-  --rows N                  rows of racks (2)
-  --racks-per-row N         racks in each row (4)
-  --server MODEL            server model from the catalog (dgx-h100)
-  --nodes-per-rack N        servers per rack (4; 1 for rack-scale systems)
-  --rack-model MODEL        rack model (rack-48u-600x1200)
-  --cooling-unit MODEL      CRAH/CRAC model (crah-cw-120kw)
-  --cdu MODEL               CDU model, used when servers need liquid (cdu-coolit-chx750)
-  --redundancy N            extra cooling units beyond the load (1 = N+1)
-  --setpoint C              CRAH supply setpoint in °C (20)
-  --ceiling M               hall height in m (4)
-  --raised-floor M          raised floor height in m (0 = slab)
-  --cooling KIND            auto | perimeter | inrow | rear-door | liquid (auto: perimeter units when they fit
-                            on the walls, else in-row coolers; CDUs for liquid-cooled servers)
-  --containment KIND        auto | hot | cold | none, one per pod (auto: hot with in-row coolers or racks of
-                            10 kW of air heat or more); hot aisles of perimeter halls get a ducted ceiling
-                            return, cold ones need a raised floor
-  --containment-model ID    containment system from the catalog, for its leakage (panels-doors)
-  --inrow-model ID          in-row cooler from the catalog (inrow-cw-600)
-  --rear-door ID            rear door from the catalog (the smallest that carries a rack)
-  --pods N                  groups of rows side by side (0 = chosen so the hall is near square)
-  --halls N                 identical halls side by side on one site, power chain and plant (1)
-  --gpus N                  size halls, rows and racks for N GPUs (halls of at most 400 racks, rows of
-                            --racks-per-row, 20 unless given); e.g. --gpus 100000 makes a campus
-  --topology T              none | fat-tree | rail-optimized | nvl72 (fat-tree)
-  --levels N                fat-tree tiers, 2 or 3 (the fewest that connect every GPU at this radix)
-  --switch MODEL            fabric switch from the catalog (ib-ndr-qm9700, InfiniBand, 64 ports; for more GPUs
-                            than it connects in 3 levels, eth-sn5600-400g, Ethernet, 128 ports)
-  --radix N                 switch ports (the switch model's)
-  --routing R               dmodk (InfiniBand fat trees, the default) or ecmp (Ethernet/RoCE hashing)
-  --oversubscription X      leaf down:up ratio, exactly (1; 2 on radix 64 gives 42 down and 21 up)
-  --link-speed GBPS         each GPU's NIC in Gb/s (the server's: 200 for DGX A100, 400 for DGX H100)
-  --jobs N                  split the nodes into N training jobs
-  --event T,KIND,TARGET[,VALUE]   add an event (repeatable), e.g. 600,cooling_unit_fail,crah-01
-  -o, --out FILE            where to write the scenario (atomically; "-" is stdout)
-  -q, --quiet               no summary line on stderr
-)";
-
-const char* kBackendsHelp = R"(Usage: clustertwin-cli backends [--json]
-
-Lists the compute backends: CPU (always) and CUDA (when built with it and a device is present).
-)";
-
-
-void printDiagnostics(const std::string& file, const m::Diagnostics& d) {
-    for (const auto& x : d) std::cerr << file << ": " << x.toString() << "\n";
-}
-
-json diagnosticsJson(const m::Diagnostics& d, m::Severity sev) {
-    json a = json::array();
-    for (const auto& x : d)
-        if (x.severity == sev) a.push_back({{"pointer", x.location}, {"message", x.message}});
-    return a;
-}
-
-std::string one(const Args& a, const std::string& what) {
-    if (a.positional().size() != 1) throw UsageError("expected exactly one " + what);
-    return a.positional()[0];
-}
-
-/// Loads and validates; on errors prints them and throws InvalidInput.
-m::ValidationReport loadValid(const std::string& file) {
-    m::ValidationReport rep = m::loadAndValidate(file);
-    printDiagnostics(file, rep.diagnostics);
-    if (m::hasErrors(rep.diagnostics)) {
-        std::cerr << file << ": " << m::countErrors(rep.diagnostics) << " error(s); fix them first (clustertwin-cli validate)\n";
-        throw InvalidInput{};
-    }
-    return rep;
-}
-
-int cmdValidate(const Args& a) {
-    const std::string file = one(a, "scenario file");
-    m::ValidationReport rep = m::loadAndValidate(file);
-    printDiagnostics(file, rep.diagnostics);
-    const bool valid = !m::hasErrors(rep.diagnostics);
-    if (a.flag("json")) {
-        json o{{"file", file}, {"valid", valid},
-               {"errors", diagnosticsJson(rep.diagnostics, m::Severity::Error)},
-               {"warnings", diagnosticsJson(rep.diagnostics, m::Severity::Warning)}};
-        std::cout << o.dump(2) << "\n";
-    }
-    std::cerr << file << ": " << (valid ? "valid" : "invalid") << " (" << m::countErrors(rep.diagnostics)
-              << " errors, " << m::countWarnings(rep.diagnostics) << " warnings)\n";
-    return valid ? kOk : kInvalid;
-}
-
-json redundancyJson(const m::RedundancyResult& r) {
-    json o{{"survives", r.survives}};
-    if (!r.survives) {
-        o["worst_unit"] = r.worst_unit;
-        o["shortfall_w"] = r.worst_shortfall_w;
-    }
-    return o;
-}
-
-int cmdInfo(const Args& a) {
-    const std::string file = one(a, "scenario file");
-    const m::ValidationReport rep = loadValid(file);
-    const m::ScenarioSummary s = m::summarize(rep.scenario, rep.catalog);
-    if (a.flag("json")) {
-        json by_model = json::object();
-        for (const auto& [k, v] : s.gpus_by_model) by_model[k] = v;
-        json o{{"id", rep.scenario.id},
-               {"name", rep.scenario.name},
-               {"halls", s.halls},
-               {"rows", s.rows},
-               {"racks", s.racks},
-               {"nodes", s.nodes},
-               {"gpus", s.gpus},
-               {"gpus_by_model", by_model},
-               {"nameplate_it_power_w", s.nameplate_it_power_w},
-               {"air_heat_w", s.air_heat_w},
-               {"liquid_heat_w", s.liquid_heat_w},
-               {"cooling_units", s.cooling_units},
-               {"cdus", s.cdus},
-               {"air_cooling_capacity_w", s.air_cooling_capacity_w},
-               {"liquid_cooling_capacity_w", s.liquid_cooling_capacity_w},
-               {"server_airflow_m3s", s.server_airflow_m3s},
-               {"cooling_airflow_m3s", s.cooling_airflow_m3s},
-               {"air_n_minus_1", redundancyJson(s.air_n_minus_1)},
-               {"liquid_n_minus_1", redundancyJson(s.liquid_n_minus_1)},
-               {"cooling_survives_single_failure", s.cooling_survives_any_single_failure()},
-               {"network_topology", rep.scenario.network.topology}};
-        std::cout << o.dump(2) << "\n";
-        return kOk;
-    }
-    auto kw = [](double w) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.1f kW", w / 1000);
-        return std::string(b);
-    };
-    auto nm1 = [&](const m::RedundancyResult& r) {
-        return r.survives ? std::string("yes")
-                          : "NO (losing " + (r.worst_unit.empty() ? std::string("-") : r.worst_unit) + " leaves " +
-                                kw(r.worst_shortfall_w) + " uncooled)";
-    };
-    std::cout << rep.scenario.name << " (" << rep.scenario.id << ")\n"
-              << "  halls " << s.halls << ", rows " << s.rows << ", racks " << s.racks << ", nodes " << s.nodes
-              << ", GPUs " << s.gpus << "\n";
-    for (const auto& [k, v] : s.gpus_by_model) std::cout << "    " << v << " x " << k << "\n";
-    std::cout << "  nameplate IT power   " << kw(s.nameplate_it_power_w) << " (air " << kw(s.air_heat_w)
-              << ", liquid " << kw(s.liquid_heat_w) << ")\n"
-              << "  air cooling          " << s.cooling_units << " units, " << kw(s.air_cooling_capacity_w) << "\n"
-              << "  liquid cooling       " << s.cdus << " CDUs, " << kw(s.liquid_cooling_capacity_w) << "\n"
-              << "  airflow              servers " << s.server_airflow_m3s << " m³/s, units " << s.cooling_airflow_m3s
-              << " m³/s\n"
-              << "  N-1 air cooling      " << nm1(s.air_n_minus_1) << "\n"
-              << "  N-1 liquid cooling   " << nm1(s.liquid_n_minus_1) << "\n"
-              << "  network              " << rep.scenario.network.topology << "\n";
-    return kOk;
-}
-
-m::Event parseEventSpec(const std::string& spec) {
-    std::vector<std::string> parts;
-    std::stringstream ss(spec);
-    for (std::string p; std::getline(ss, p, ',');) parts.push_back(p);
-    if (parts.size() < 3 || parts.size() > 4) throw UsageError("--event expects T,KIND,TARGET[,VALUE], got '" + spec + "'");
-    m::Event e;
-    try {
-        e.time_s = m::parseDurationS(parts[0]);
-    } catch (const m::ModelError& err) {
-        throw UsageError(std::string("--event: ") + err.what());
-    }
-    e.kind = parts[1];
-    e.target = parts[2];
-    if (parts.size() == 4) {
-        try {
-            e.value = std::stod(parts[3]);
-        } catch (const std::exception&) {
-            throw UsageError("--event: bad value '" + parts[3] + "'");
-        }
-    }
-    return e;
-}
-
-int cmdGenerate(const Args& a) {
-    if (!a.positional().empty()) throw UsageError("generate takes no positional arguments");
-    const std::string out = a.get("out");
-    if (out.empty()) throw UsageError("generate needs -o FILE");
-    m::HallParams p;
-    p.id = a.get("id", p.id);
-    p.name = a.get("name", p.name);
-    p.rows = a.getInt("rows", p.rows);
-    p.racks_per_row = a.getInt("racks-per-row", p.racks_per_row);
-    p.server_model = a.get("server", p.server_model);
-    p.nodes_per_rack = a.getInt("nodes-per-rack", p.nodes_per_rack);
-    p.rack_model = a.get("rack-model", p.rack_model);
-    p.cooling_unit_model = a.get("cooling-unit", p.cooling_unit_model);
-    p.cdu_model = a.get("cdu", p.cdu_model);
-    p.cooling_redundancy = a.getInt("redundancy", p.cooling_redundancy);
-    p.supply_setpoint_c = a.getDouble("setpoint", p.supply_setpoint_c);
-    p.ceiling_height_m = a.getDouble("ceiling", p.ceiling_height_m);
-    p.raised_floor_m = a.getDouble("raised-floor", p.raised_floor_m);
-    p.topology = a.get("topology", p.topology);
-    p.fat_tree_levels = a.getInt("levels", p.fat_tree_levels);
-    p.radix = a.getInt("radix", p.radix);
-    p.switch_model = a.get("switch", p.switch_model);
-    p.routing = a.get("routing", p.routing);
-    p.oversubscription = a.getDouble("oversubscription", p.oversubscription);
-    p.link_speed_gbps = a.getDouble("link-speed", p.link_speed_gbps);
-    p.cooling = a.get("cooling", p.cooling);
-    p.containment = a.get("containment", p.containment);
-    p.containment_model = a.get("containment-model", p.containment_model);
-    p.inrow_model = a.get("inrow-model", p.inrow_model);
-    p.rear_door_model = a.get("rear-door", p.rear_door_model);
-    p.pods = a.getInt("pods", p.pods);
-    p.halls = a.getInt("halls", p.halls);
-    p.gpus = a.getInt("gpus", p.gpus);
-    if (p.gpus > 0 && !a.has("racks-per-row")) p.racks_per_row = 20;
-    m::Scenario s;
-    try {
-        s = m::buildHall(p);
-    } catch (const m::ModelError& e) {
-        throw UsageError(e.what());
-    }
-    if (a.has("description")) s.description = a.get("description");
-    const int jobs = a.getInt("jobs", 0);
-    if (jobs < 0) throw UsageError("--jobs must be >= 0");
-    if (jobs > 0) {
-        std::vector<std::string> nodes;
-        for (const auto& h : s.halls)
-            for (const auto& row : h.rows)
-                for (const auto& r : row.racks)
-                    for (const auto& n : r.nodes) nodes.push_back(n.id);
-        if (static_cast<std::size_t>(jobs) > nodes.size()) throw UsageError("--jobs: more jobs than nodes");
-        for (int j = 0; j < jobs; ++j) {
-            m::Job job;
-            job.id = "job" + std::to_string(j + 1);
-            job.name = "Training job " + std::to_string(j + 1);
-            for (std::size_t i = j * nodes.size() / jobs; i < (j + 1) * nodes.size() / jobs; ++i) job.nodes.push_back(nodes[i]);
-            s.jobs.push_back(std::move(job));
-        }
-    }
-    for (const auto& spec : a.all("event")) s.events.push_back(parseEventSpec(spec));
-    const m::Diagnostics d = m::validateScenario(s, m::Catalog::builtin());
-    printDiagnostics(out, d);
-    if (m::hasErrors(d)) throw InvalidInput{};
-    ct::cli::OutputFile file(out);  // stdout for "-", else written atomically
-    file.stream() << m::scenarioToJson(s);
-    file.commit();
-    const m::ScenarioSummary sum = m::summarize(s, m::Catalog::builtin());
-    if (!a.flag("quiet"))
-        std::cerr << (out == "-" ? std::string("<stdout>") : out) << ": " << sum.racks << " racks, " << sum.nodes << " nodes, " << sum.gpus << " GPUs, "
-              << sum.nameplate_it_power_w / 1000 << " kW nameplate\n";
-    return kOk;
-}
-
-int cmdBackends(const Args& a) {
-    const auto all = ct::sim::listBackends();
-    if (a.flag("json")) {
-        json arr = json::array();
-        for (const auto& b : all)
-            arr.push_back({{"name", std::string(ct::sim::toString(b.kind))}, {"compiled", b.compiled},
-                           {"available", b.available}, {"device", b.device}, {"why_not", b.why_not}});
-        std::cout << arr.dump(2) << "\n";
-    } else {
-        for (const auto& b : all)
-            std::cout << ct::sim::toString(b.kind) << ": " << (b.available ? "available, " + b.device : "unavailable: " + b.why_not)
-                      << "\n";
-    }
-    return kOk;
-}
-
-/// One row per command (contributing.md habit 15): its name and synopsis, one line for the command list, what
-/// runs it, its flags and options, and its help. The main help, `help`, the man page (cmake/ManCommands.cmake
-/// reads `help --commands`) and the bash completion are all made from it.
 struct Command {
     std::string name, synopsis, summary;
     std::function<int(const Args&)> run;
@@ -361,7 +68,8 @@ struct Command {
 
 /// simulate's options: its own and each air solver's (sim::airSolvers()).
 std::set<std::string> simulateOptions() {
-    std::set<std::string> o{"out", "duration", "step", "events", "jobs", "cell", "threads", "record-every", "field-every", "backend", "max-grid-memory", "air"};
+    std::set<std::string> o{"out",          "duration",    "step",    "events",          "jobs", "cell", "threads",
+                            "record-every", "field-every", "backend", "max-grid-memory", "air"};
     for (const auto& p : ct::cli::simulateSolverOptions()) o.insert(p);
     return o;
 }
@@ -370,107 +78,176 @@ std::function<std::string()> text(const char* help) {
     return [help] { return std::string(help); };
 }
 
+/// The CLI's command table: one row per command (name, synopsis, summary, function, flags, options, help), read by
+/// the dispatcher, `help`, the man pages and the completion. Over 80 lines on purpose: it is data, one row per
+/// command, and reads best as one table (contributing.md habit 15).
 const std::vector<Command>& commands() {
     static const std::vector<Command> c = {
-        {"validate", "validate FILE",
+        {"validate",
+         "validate FILE",
          "check a scenario; every problem with its JSON pointer",
-         cmdValidate, {"json", "help"},
+         ct::cli::cmdValidate,
+         {"json", "help"},
          {},
-         text(kValidateHelp)},
-        {"info", "info FILE",
+         text(ct::cli::kValidateHelp)},
+        {"info",
+         "info FILE",
          "racks, nodes, GPUs, nameplate IT power, cooling capacity, N-1 cooling",
-         cmdInfo, {"json", "help"},
+         ct::cli::cmdInfo,
+         {"json", "help"},
          {},
-         text(kInfoHelp)},
-        {"generate", "generate",
+         text(ct::cli::kInfoHelp)},
+        {"generate",
+         "generate",
          "build a valid scenario from hall parameters",
-         cmdGenerate, {"help", "quiet"},
-         {"out", "id", "name", "description", "rows", "racks-per-row", "server", "nodes-per-rack", "rack-model",
-          "cooling-unit", "cdu", "redundancy", "setpoint", "ceiling", "raised-floor", "topology", "levels", "radix",
-          "switch", "routing", "oversubscription", "link-speed", "jobs", "event", "cooling", "containment",
-          "containment-model", "inrow-model", "rear-door", "pods", "halls", "gpus"},
-         text(kGenerateHelp)},
-        {"simulate", "simulate FILE",
+         ct::cli::cmdGenerate,
+         {"help", "quiet"},
+         {"out",
+          "id",
+          "name",
+          "description",
+          "rows",
+          "racks-per-row",
+          "server",
+          "nodes-per-rack",
+          "rack-model",
+          "cooling-unit",
+          "cdu",
+          "redundancy",
+          "setpoint",
+          "ceiling",
+          "raised-floor",
+          "topology",
+          "levels",
+          "radix",
+          "switch",
+          "routing",
+          "oversubscription",
+          "link-speed",
+          "jobs",
+          "event",
+          "cooling",
+          "containment",
+          "containment-model",
+          "inrow-model",
+          "rear-door",
+          "pods",
+          "halls",
+          "gpus"},
+         text(ct::cli::kGenerateHelp)},
+        {"simulate",
+         "simulate FILE",
          "run the coupled power/heat/air model and record the run (SQLite)",
-         ct::cli::cmdSimulate, {"json", "help", "steady", "quiet"},
+         ct::cli::cmdSimulate,
+         {"json", "help", "steady", "quiet"},
          simulateOptions(),
          ct::cli::simulateHelp},
-        {"collective", "collective FILE",
+        {"collective",
+         "collective FILE",
          "one collective (all-reduce, all-gather, ...) on the scenario's fabric",
-         ct::cli::cmdCollective, {"json", "help"},
+         ct::cli::cmdCollective,
+         {"json", "help"},
          {"op", "bytes", "ranks", "placement", "order", "fail-link", "links"},
          text(ct::cli::kCollectiveHelp)},
-        {"flows", "flows FILE",
+        {"flows",
+         "flows FILE",
          "point-to-point flows (sizes, start times) on the scenario's fabric: rates and finish times",
-         ct::cli::cmdFlows, {"json", "help"},
+         ct::cli::cmdFlows,
+         {"json", "help"},
          {"flows", "fail-link", "links"},
          text(ct::cli::kFlowsHelp)},
-        {"reliability", "reliability FILE",
+        {"reliability",
+         "reliability FILE",
          "a training job's failures, checkpoints, lost work and goodput over days",
-         ct::cli::cmdReliability, {"json", "help"},
+         ct::cli::cmdReliability,
+         {"json", "help"},
          {"job", "jobs", "days", "seed", "events"},
          text(ct::cli::kReliabilityHelp)},
-        {"inference", "inference FILE",
+        {"inference",
+         "inference FILE",
          "serving a model: tokens/s, time to first token and per output token, prefill/decode pools",
-         ct::cli::cmdInference, {"json", "help"},
+         ct::cli::cmdInference,
+         {"json", "help"},
          {"job", "jobs", "seconds", "seed"},
          text(ct::cli::kInferenceHelp)},
-        {"training", "training FILE",
+        {"training",
+         "training FILE",
          "one step of a training job on the fabric: layout, bubble, traffic, MFU",
-         ct::cli::cmdTraining, {"json", "help"},
+         ct::cli::cmdTraining,
+         {"json", "help"},
          {"job", "jobs"},
          text(ct::cli::kTrainingHelp)},
-        {"import", "import FILE|DIR...",
+        {"import",
+         "import FILE|DIR...",
          "telemetry into a run database (DCGM, Prometheus, nvidia-smi, Redfish, Slurm, IB, CSV)",
-         ct::cli::cmdImport, {"json", "help", "quiet", "dcgm", "formats"},
-         {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz", "trace-start",
-          "prometheus", "query", "from", "to", "step"},
+         ct::cli::cmdImport,
+         {"json", "help", "quiet", "dcgm", "formats"},
+         {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz", "trace-start", "prometheus",
+          "query", "from", "to", "step"},
          text(ct::cli::kImportHelp)},
-        {"query", "query",
+        {"query",
+         "query",
          "a metric's values from a run database",
-         ct::cli::cmdQuery, {"help"},
+         ct::cli::cmdQuery,
+         {"help"},
          {"db", "metric", "entity", "from", "to", "run", "format", "out"},
          text(ct::cli::kQueryHelp)},
-        {"runs", "runs",
+        {"runs",
+         "runs",
          "what a run database holds: its runs, their sources, entities and metrics",
-         ct::cli::cmdRuns, {"json", "help"},
+         ct::cli::cmdRuns,
+         {"json", "help"},
          {"db", "run"},
          text(ct::cli::kRunsHelp)},
-        {"impact", "impact FILE",
+        {"impact",
+         "impact FILE",
          "what loses power, cooling or connectivity if --fail ID fails",
-         ct::cli::cmdImpact, {"json", "help"},
+         ct::cli::cmdImpact,
+         {"json", "help"},
          {"fail"},
          text(ct::cli::kImpactHelp)},
-        {"from-netbox", "from-netbox FILE...",
+        {"from-netbox",
+         "from-netbox FILE...",
          "a scenario from a NetBox inventory (REST API JSON; floor-plan plugin positions)",
-         ct::cli::cmdFromNetbox, {"json", "help"},
+         ct::cli::cmdFromNetbox,
+         {"json", "help"},
          {"out"},
          text(ct::cli::kFromNetboxHelp)},
-        {"to-netbox", "to-netbox FILE",
+        {"to-netbox",
+         "to-netbox FILE",
          "the scenario's racks and devices as NetBox bulk-import CSV",
-         ct::cli::cmdToNetbox, {"help"},
+         ct::cli::cmdToNetbox,
+         {"help"},
          {"out"},
          text(ct::cli::kToNetboxHelp)},
-        {"import-fabric", "import-fabric FILE IBNET",
+        {"import-fabric",
+         "import-fabric FILE IBNET",
          "the scenario's fabric as cabled, from ibnetdiscover output",
-         ct::cli::cmdImportFabric, {"json", "help"},
+         ct::cli::cmdImportFabric,
+         {"json", "help"},
          {"out"},
          text(ct::cli::kImportFabricHelp)},
-        {"render", "render FILE",
+        {"render",
+         "render FILE",
          "render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)",
-         ct::cli::cmdRender, {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
+         ct::cli::cmdRender,
+         {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
          {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"},
          text(ct::cli::kRenderHelp)},
-        {"export", "export FILE",
+        {"export",
+         "export FILE",
          "files other tools open: VTK XML for ParaView (hall, air field, time series), glTF 2.0, an HTML report, a video",
-         ct::cli::cmdExport, {"help", "quiet", "no-picture", "video"},
+         ct::cli::cmdExport,
+         {"help", "quiet", "no-picture", "video"},
          {"out", "format", "run", "run-id", "time", "metric", "every", "tour", "seconds", "fps", "size", "view"},
          text(ct::cli::kExportHelp)},
-        {"backends", "backends",
+        {"backends",
+         "backends",
          "list the compute backends (CPU, CUDA) and whether they are usable",
-         cmdBackends, {"json", "help"},
+         ct::cli::cmdBackends,
+         {"json", "help"},
          {},
-         text(kBackendsHelp)},
+         text(ct::cli::kBackendsHelp)},
     };
     return c;
 }
@@ -495,7 +272,7 @@ std::string mainHelp() {
     return h;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -548,7 +325,7 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
         std::cerr << "clustertwin-cli " << cmd << ": " << e.what() << "\n\n" << c->help();
         return kInvalid;
-    } catch (const InvalidInput&) {
+    } catch (const ct::cli::InvalidInput&) {
         return kInvalid;
     } catch (const m::ModelError& e) {  // unreadable, malformed or invalid input
         std::cerr << "clustertwin-cli " << cmd << ": " << e.what() << "\n";

@@ -15,7 +15,8 @@ namespace ct::cli {
 namespace m = ct::model;
 using json = nlohmann::ordered_json;
 
-const char* kReliabilityHelp = R"(Usage: clustertwin-cli reliability SCENARIO [--jobs FILE] [--job ID] [--days N] [--seed S] [--json] [--events FILE]
+const char* kReliabilityHelp =
+    R"(Usage: clustertwin-cli reliability SCENARIO [--jobs FILE] [--job ID] [--days N] [--seed S] [--json] [--events FILE]
 
 Simulates days of a training job's operation with failures (no air grid): its GPUs, HBM, NVLink domains, NICs,
 nodes and its share of the fabric's switches and cables fail at the catalog's rates (failure_rates, with their
@@ -47,7 +48,8 @@ int cmdReliability(const Args& a) {
     if (a.has("events")) {
         OutputFile out(a.get("events"));
         out.stream() << "t_s,kind,device,lost_work_s,down_s\n";
-        for (const auto& e : r.events) out.stream() << e.t_s << "," << e.kind << "," << e.device << "," << e.lost_work_s << "," << e.down_s << "\n";
+        for (const auto& e : r.events)
+            out.stream() << e.t_s << "," << e.kind << "," << e.device << "," << e.lost_work_s << "," << e.down_s << "\n";
         out.commit();
     }
     const double T = r.duration_s;
@@ -55,16 +57,25 @@ int cmdReliability(const Args& a) {
         json kinds = json::object(), counts = json::object();
         for (const auto& [k, n] : r.by_kind) kinds[k] = n;
         for (const auto& [k, n] : comp.count) counts[k] = n;
-        std::cout << json{{"job", job->id}, {"days", days}, {"seed", seed}, {"components", counts}, {"mtbf_h", r.mtbf_s / 3600},
-                          {"checkpoint_interval_s", r.checkpoint_interval_s}, {"checkpoint_write_s", r.checkpoint_write_s},
-                          {"interruptions", r.interruptions}, {"by_kind", kinds}, {"useful_share", r.useful_s / T},
-                          {"lost_share", r.lost_s / T}, {"checkpoint_share", r.checkpoint_s / T}, {"down_share", r.down_s / T},
+        std::cout << json{{"job", job->id},
+                          {"days", days},
+                          {"seed", seed},
+                          {"components", counts},
+                          {"mtbf_h", r.mtbf_s / 3600},
+                          {"checkpoint_interval_s", r.checkpoint_interval_s},
+                          {"checkpoint_write_s", r.checkpoint_write_s},
+                          {"interruptions", r.interruptions},
+                          {"by_kind", kinds},
+                          {"useful_share", r.useful_s / T},
+                          {"lost_share", r.lost_s / T},
+                          {"checkpoint_share", r.checkpoint_s / T},
+                          {"down_share", r.down_s / T},
                           {"goodput", r.goodput}}
                          .dump(2)
                   << "\n";
     } else {
-        std::printf("job %s, %.0f GPUs, %.1f days: %d interruptions (one every %.2f h; MTBF %.2f h)\n", job->id.c_str(), comp.count.at("gpu"), days,
-                    r.interruptions, r.interruptions ? T / r.interruptions / 3600 : 0.0, r.mtbf_s / 3600);
+        std::printf("job %s, %.0f GPUs, %.1f days: %d interruptions (one every %.2f h; MTBF %.2f h)\n", job->id.c_str(),
+                    comp.count.at("gpu"), days, r.interruptions, r.interruptions ? T / r.interruptions / 3600 : 0.0, r.mtbf_s / 3600);
         std::printf("  by cause:");
         for (const auto& [k, n] : r.by_kind) std::printf(" %s %d", k.c_str(), n);
         std::printf("\n  checkpoint every %.0f s (write %.1f s, read %.1f s); down %.0f s a failure\n", r.checkpoint_interval_s,
@@ -75,4 +86,4 @@ int cmdReliability(const Args& a) {
     return 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

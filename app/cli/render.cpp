@@ -2,11 +2,11 @@
 
 #include "io.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/engine.hpp>
 
@@ -51,13 +51,12 @@ double timeArg(const Args& a, const std::string& fallback) {
     }
 }
 
-} // namespace
+}  // namespace
 
-int cmdRender(const Args& a) {
-    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
-    const std::string file = a.positional()[0];
-    const std::string out = a.get("out");
-    if (out.empty()) throw UsageError("render needs -o PNG");
+namespace {
+
+/// --size, --view, --metric and the overlay options.
+render::RenderOptions renderOptions(const Args& a) {
     render::RenderOptions opt;
     const std::string size = a.get("size", "1280x800");
     char tail = 0;
@@ -86,6 +85,59 @@ int cmdRender(const Args& a) {
     opt.overlays.streamlines = a.flag("streamlines");
     opt.overlays.links = !a.flag("no-links");
     opt.overlays.labels = !a.flag("no-labels");
+    return opt;
+}
+
+/// The frame at --time of run --run (with its air fields when an overlay needs them); nullopt after saying why.
+std::optional<m::Frame> runFrame(const Args& a, bool wants_air, std::string& source) {
+    const std::string db = a.get("run");
+    if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
+    auto store = runs::TelemetryStore::open(db, runs::TelemetryStore::Mode::Existing);
+    const auto runs = store.runs();
+    if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
+    const std::int64_t id = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
+    const runs::RunReplay replay = runs::RunReplay::load(store, id);
+    const double t = replay.startS() + (a.has("time") ? timeArg(a, "0s") : replay.endS() - replay.startS());
+    std::optional<m::Frame> frame = replay.frameAt(t);
+    if (wants_air) {
+        store.loadAirFields(id, t + 1e-6, *frame);  // every hall's
+        if (!frame->air) {
+            std::cerr << "clustertwin-cli render: run " << id << " in " << db
+                      << " has no stored air field at or before that time (simulate with --field-every)\n";
+            return std::nullopt;
+        }
+    }
+    source = "run " + std::to_string(id) + " at " + m::formatDuration(t - replay.startS());
+    return frame;
+}
+
+/// The scenario simulated to --time; nullopt after saying why.
+std::optional<m::Frame> simulatedFrame(const Args& a, const m::Scenario& s, const m::Catalog& c, std::string& source) {
+    const double t = timeArg(a, "0s");
+    if (!(t > 0)) throw UsageError("--time must be > 0 to simulate");
+    sim::EngineOptions eo;
+    std::unique_ptr<sim::Engine> engine;
+    try {
+        engine = std::make_unique<sim::Engine>(s, c, eo);
+    } catch (const sim::SimError& e) {
+        std::cerr << "clustertwin-cli render: " << e.what() << "\n";
+        return std::nullopt;
+    }
+    const auto steps = static_cast<std::int64_t>(std::ceil(t / eo.step_s - 1e-9));
+    for (std::int64_t k = 1; k < steps; ++k) engine->step();
+    m::Frame frame = engine->step(true);
+    source = "simulated to " + m::formatDuration(engine->timeS());
+    return frame;
+}
+
+}  // namespace
+
+int cmdRender(const Args& a) {
+    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
+    const std::string file = a.positional()[0];
+    const std::string out = a.get("out");
+    if (out.empty()) throw UsageError("render needs -o PNG");
+    render::RenderOptions opt = renderOptions(a);
     const bool wants_air = opt.overlays.floor_slice || opt.overlays.aisle_slice || opt.overlays.isosurface || opt.overlays.streamlines;
 
     m::ValidationReport rep = m::loadAndValidate(file);
@@ -104,39 +156,11 @@ int cmdRender(const Args& a) {
     std::optional<m::Frame> frame;
     std::string source = "design values";
     if (a.has("run")) {
-        const std::string db = a.get("run");
-        if (!std::filesystem::exists(db)) throw UsageError("--run: " + db + " does not exist");
-        auto store = runs::TelemetryStore::open(db, runs::TelemetryStore::Mode::Existing);
-        const auto runs = store.runs();
-        if (runs.empty()) throw UsageError("--run: " + db + " holds no run");
-        const std::int64_t id = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
-        const runs::RunReplay replay = runs::RunReplay::load(store, id);
-        const double t = replay.startS() + (a.has("time") ? timeArg(a, "0s") : replay.endS() - replay.startS());
-        frame = replay.frameAt(t);
-        if (wants_air) {
-            store.loadAirFields(id, t + 1e-6, *frame);  // every hall's
-            if (!frame->air) {
-                std::cerr << "clustertwin-cli render: run " << id << " in " << db
-                          << " has no stored air field at or before that time (simulate with --field-every)\n";
-                return 2;
-            }
-        }
-        source = "run " + std::to_string(id) + " at " + m::formatDuration(t - replay.startS());
+        frame = runFrame(a, wants_air, source);
+        if (!frame) return 2;
     } else if (a.has("time")) {
-        const double t = timeArg(a, "0s");
-        if (!(t > 0)) throw UsageError("--time must be > 0 to simulate");
-        sim::EngineOptions eo;
-        std::unique_ptr<sim::Engine> engine;
-        try {
-            engine = std::make_unique<sim::Engine>(rep.scenario, rep.catalog, eo);
-        } catch (const sim::SimError& e) {
-            std::cerr << "clustertwin-cli render: " << e.what() << "\n";
-            return 2;
-        }
-        const auto steps = static_cast<std::int64_t>(std::ceil(t / eo.step_s - 1e-9));
-        for (std::int64_t s = 1; s < steps; ++s) engine->step();
-        frame = engine->step(true);
-        source = "simulated to " + m::formatDuration(engine->timeS());
+        frame = simulatedFrame(a, rep.scenario, rep.catalog, source);
+        if (!frame) return 2;
     } else if (wants_air) {
         throw UsageError("air overlays need values: give --time T (simulated here) or --run DB");
     }
@@ -152,8 +176,9 @@ int cmdRender(const Args& a) {
         render::renderScenarioPng(rep.scenario, rep.catalog, out, opt, frame ? &*frame : nullptr, std::move(links));
     }
     if (!a.flag("quiet"))
-        std::cerr << (out == "-" ? std::string("<stdout>") : out) << ": written (" << opt.width << "x" << opt.height << ", " << opt.view << ", " << opt.metric << ", " << source << ")\n";
+        std::cerr << (out == "-" ? std::string("<stdout>") : out) << ": written (" << opt.width << "x" << opt.height << ", " << opt.view
+                  << ", " << opt.metric << ", " << source << ")\n";
     return 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

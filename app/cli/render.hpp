@@ -9,4 +9,4 @@ extern const char* kRenderHelp;
 /// PNG cannot be written.
 int cmdRender(const Args& a);
 
-} // namespace ct::cli
+}  // namespace ct::cli

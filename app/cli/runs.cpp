@@ -33,8 +33,13 @@ json toJson(const runs::RunOverview& r) {
     for (const auto& s : r.sources) sources.push_back({{"name", s.name}, {"samples", s.samples}});
     json metrics = json::array();
     for (const auto& m : r.metrics)
-        metrics.push_back({{"metric", m.metric}, {"unit", m.unit}, {"series", m.series}, {"entities", m.entities}, {"samples", m.samples},
-                           {"t0_s", m.t0_s}, {"t1_s", m.t1_s}});
+        metrics.push_back({{"metric", m.metric},
+                           {"unit", m.unit},
+                           {"series", m.series},
+                           {"entities", m.entities},
+                           {"samples", m.samples},
+                           {"t0_s", m.t0_s},
+                           {"t1_s", m.t1_s}});
     return {{"id", r.info.id},
             {"name", r.info.name},
             {"kind", r.info.kind},
@@ -55,14 +60,18 @@ json toJson(const runs::RunOverview& r) {
 
 void print(const runs::RunOverview& r) {
     std::cout << "run " << r.info.id << " \"" << r.info.name << "\" " << r.info.kind << ", "
-              << (r.interrupted ? "interrupted" : r.complete ? "complete" : "incomplete") << " (created " << r.info.created_at << ")\n";
+              << (r.interrupted ? "interrupted"
+                  : r.complete  ? "complete"
+                                : "incomplete")
+              << " (created " << r.info.created_at << ")\n";
     std::cout << "  scenario: " << (r.info.scenario_id.empty() ? "-" : r.info.scenario_id) << "; source: " << r.source << "\n";
     for (std::size_t i = 0; i < r.sources.size() && i < 5; ++i)
         std::cout << "    " << r.sources[i].name << " (" << r.sources[i].samples << " samples)\n";
     if (r.sources.size() > 5) std::cout << "    ... and " << r.sources.size() - 5 << " more file(s) (--json lists them)\n";
     if (r.t0_s) std::cout << "  time: " << runs::formatRunTime(r, *r.t0_s) << " to " << runs::formatRunTime(r, *r.t1_s) << "\n";
     else std::cout << "  time: no samples\n";
-    std::cout << "  " << r.samples << " samples, " << r.events << " events" << (r.jobs ? ", " + std::to_string(r.jobs) + " jobs" : "") << "\n";
+    std::cout << "  " << r.samples << " samples, " << r.events << " events" << (r.jobs ? ", " + std::to_string(r.jobs) + " jobs" : "")
+              << "\n";
     std::cout << "  entities:";
     if (r.entity_kinds.empty()) std::cout << " none";
     bool first = true;
@@ -83,7 +92,7 @@ void print(const runs::RunOverview& r) {
     }
 }
 
-} // namespace
+}  // namespace
 
 int cmdRuns(const Args& a) {
     const std::string db = a.get("db");
@@ -117,4 +126,4 @@ int cmdRuns(const Args& a) {
     return 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

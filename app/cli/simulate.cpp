@@ -3,12 +3,12 @@
 
 #include "io.hpp"
 
-#include <clustertwin/runs/run_checks.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
-#include <clustertwin/sim/air/air_solver.hpp>
+#include <clustertwin/runs/run_checks.hpp>
 #include <clustertwin/session/run_session.hpp>
+#include <clustertwin/sim/air/air_solver.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -71,15 +71,17 @@ std::string wrapped(const std::string& text, std::size_t indent, std::size_t wid
     return out + line + "\n";
 }
 
-} // namespace
+}  // namespace
 
 std::string simulateHelp() {
     // The room-air solvers and their own settings, as the solver table (sim/air/air_solver.hpp) describes them.
     const auto solvers = sim::airSolvers();
     std::string what;
     for (std::size_t i = 0; i < solvers.size(); ++i)
-        what += (i == 0 ? "" : i + 1 == solvers.size() ? " or " : ", ") + solvers[i].name + " (" + solvers[i].help +
-                (i == 0 ? "; the default" : "") + ")";
+        what += (i == 0                    ? ""
+                 : i + 1 == solvers.size() ? " or "
+                                           : ", ") +
+                solvers[i].name + " (" + solvers[i].help + (i == 0 ? "; the default" : "") + ")";
     std::string air = "  --air S             " + wrapped("room-air solver: " + what + "; overrides the scenario's simulation.air", 22, 112);
     for (const auto& s : solvers)
         for (const auto& p : s.params) {
@@ -208,8 +210,9 @@ void printInlets(const session::RunOutcome& o, std::ostream& note) {
     const m::RackFrame* worst = nullptr;
     for (const auto& r : racks)
         if (!std::isnan(r.capture_index) && (!worst || r.capture_index < worst->capture_index)) worst = &r;
-    note << "simulate: rack inlets (airflow-weighted" << (o.steady_inlets.empty() ? "" : ", mean over the steady period") << ") " << std::fixed
-         << std::setprecision(1) << rackAnswer(o, lo) << " to " << rackAnswer(o, hi) << " °C (hottest " << racks[hi].id << ")";
+    note << "simulate: rack inlets (airflow-weighted" << (o.steady_inlets.empty() ? "" : ", mean over the steady period") << ") "
+         << std::fixed << std::setprecision(1) << rackAnswer(o, lo) << " to " << rackAnswer(o, hi) << " °C (hottest " << racks[hi].id
+         << ")";
     if (worst) note << "; lowest Capture Index " << std::setprecision(0) << 100 * worst->capture_index << " % (" << worst->id << ")";
     note << std::defaultfloat << std::setprecision(6) << "\n";
 }
@@ -218,47 +221,39 @@ void printInlets(const session::RunOutcome& o, std::ostream& note) {
 json findingsOf(const session::RunOutcome& o) {
     json findings = json::array();
     for (const auto& al : o.first_alerts)
-        if (al.kind == "physics_range") findings.push_back({{"level", "error"}, {"time_s", al.time_s}, {"entity", al.entity}, {"text", al.message}});
+        if (al.kind == "physics_range")
+            findings.push_back({{"level", "error"}, {"time_s", al.time_s}, {"entity", al.entity}, {"text", al.message}});
     // What leaves the air: the units and the rear doors (whose heat goes into water at the racks' backs).
     const m::Frame& f = o.last;
     const double removed_w = f.heat_removed_w + f.rear_door_heat_w;
-    if (o.end == session::RunEnd::Steady && f.heat_in_w > 0 && std::abs(f.heat_in_w - removed_w) / f.heat_in_w > ct::runs::kHeatImbalanceLimit) {
+    if (o.end == session::RunEnd::Steady && f.heat_in_w > 0 &&
+        std::abs(f.heat_in_w - removed_w) / f.heat_in_w > ct::runs::kHeatImbalanceLimit) {
         std::ostringstream t;
-        t << std::fixed << std::setprecision(0) << "at steady state the cooling removes " << removed_w / 1e3 << " kW of the " << f.heat_in_w / 1e3
-          << " kW put into the air (" << 100 * std::abs(f.heat_in_w - removed_w) / f.heat_in_w << " % apart, more than 5 %): energy is not balanced";
+        t << std::fixed << std::setprecision(0) << "at steady state the cooling removes " << removed_w / 1e3 << " kW of the "
+          << f.heat_in_w / 1e3 << " kW put into the air (" << 100 * std::abs(f.heat_in_w - removed_w) / f.heat_in_w
+          << " % apart, more than 5 %): energy is not balanced";
         findings.push_back({{"level", "warning"}, {"time_s", o.sim_time_s}, {"entity", ""}, {"text", t.str()}});
     }
     return findings;
 }
 
-/// The summary object of --json.
-json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const std::string& out, bool steady, const json& findings) {
+/// The jobs, the ten busiest links, each rack's inlets, the cooling units and the water loops at the end.
+void addEntities(json& j, const session::RunOutcome& o) {
     const m::Frame& f = o.last;
-    json alerts = json::array();
-    for (const auto& al : o.first_alerts) alerts.push_back({{"kind", al.kind}, {"entity", al.entity}, {"time_s", al.time_s}, {"message", al.message}});
-    json j{{"run", o.run}, {"database", out}, {"sim_time_s", o.sim_time_s}, {"wall_s", o.wall_s},
-           {"it_power_w", f.it_power_w}, {"facility_power_w", f.facility_power_w}, {"cooling_power_w", f.cooling_power_w},
-           {"ups_loss_w", f.ups_loss_w}, {"pue", f.pue}, {"max_inlet_c", f.max_inlet_c}, {"max_inlet_rack", f.max_inlet_rack},
-           {"peak_inlet_c", o.peak_inlet_c}, {"peak_inlet_rack", o.peak_inlet_rack}, {"heat_in_w", f.heat_in_w},
-           {"heat_removed_w", f.heat_removed_w}, {"liquid_heat_w", f.liquid_heat_w}, {"rear_door_heat_w", f.rear_door_heat_w},
-           {"transformer_loss_w", f.transformer_loss_w}, {"it_energy_kwh", o.it_energy_j / 3.6e6},
-           {"facility_energy_kwh", o.facility_energy_j / 3.6e6}, {"rci_hi", f.rci_hi}, {"rci_lo", f.rci_lo}, {"rti", f.rti}, {"shi", f.shi},
-           {"cooling_ok", o.cooling_ok}, {"grid_cells", st.grid_cells}, {"air_substeps", st.air_substeps}, {"flow_solves", st.flow_solves},
-           {"flow_iterations", st.flow_iterations}, {"flow_s", st.flow_seconds}, {"air", st.air_solver},
-           {"air_approximate", st.air_approximate}, {"air_summary", st.air_summary}, {"lattice_steps", st.lattice_steps},
-           {"alerts", alerts}, {"findings", findings}};
     json jobs = json::array();
     for (const auto& x : f.jobs)
-        jobs.push_back({{"id", x.id}, {"running", x.running}, {"stalled", x.stalled}, {"step_time_s", x.step_time_s},
-                        {"comm_share", x.comm_share}, {"mfu", x.mfu}, {"utilization", x.utilization}});
+        jobs.push_back({{"id", x.id},
+                        {"running", x.running},
+                        {"stalled", x.stalled},
+                        {"step_time_s", x.step_time_s},
+                        {"comm_share", x.comm_share},
+                        {"mfu", x.mfu},
+                        {"utilization", x.utilization}});
     j["jobs"] = jobs;
     json links = json::array();
     for (std::size_t i = 0; i < f.links.size() && i < 10; ++i)
         links.push_back({{"link", f.links[i].id}, {"utilization", f.links[i].utilization}, {"failed", f.links[i].failed}});
     j["busiest_links"] = links;
-    if (steady)
-        j["steady"] = {{"reached", o.end == session::RunEnd::Steady}, {"time_s", o.sim_time_s}, {"flow_through_s", o.flow_through_s},
-                       {"averaging_s", o.averaging_s}, {"last_change_k", std::isfinite(o.last_change_k) ? o.last_change_k : -1.0}};
     double ci_min = std::nan("");
     for (const auto& r : f.racks)
         if (!std::isnan(r.capture_index) && !(r.capture_index >= ci_min)) ci_min = r.capture_index;
@@ -266,26 +261,81 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
     json inlets = json::array();
     for (std::size_t i = 0; i < f.racks.size(); ++i) {
         const auto& r = f.racks[i];
-        json x{{"rack", r.id}, {"inlet_mean_c", r.inlet_mean_c}, {"inlet_max_c", r.inlet_max_c},
+        json x{{"rack", r.id},
+               {"inlet_mean_c", r.inlet_mean_c},
+               {"inlet_max_c", r.inlet_max_c},
                {"capture_index", std::isnan(r.capture_index) ? json(nullptr) : json(r.capture_index)},
-               {"airflow_m3s", r.airflow_m3s}, {"heat_to_air_w", r.heat_to_air_w}};
+               {"airflow_m3s", r.airflow_m3s},
+               {"heat_to_air_w", r.heat_to_air_w}};
         if (!o.steady_inlets.empty()) x["inlet_steady_c"] = o.steady_inlets[i];
         inlets.push_back(std::move(x));
     }
     j["rack_inlets"] = inlets;
     json units = json::array();
     for (const auto& u : f.cooling_units)
-        units.push_back({{"unit", u.id}, {"airflow_m3s", u.airflow_m3s}, {"supply_c", u.supply_c}, {"return_c", u.return_c}, {"load_w", u.load_w}});
+        units.push_back(
+            {{"unit", u.id}, {"airflow_m3s", u.airflow_m3s}, {"supply_c", u.supply_c}, {"return_c", u.return_c}, {"load_w", u.load_w}});
     j["cooling_units"] = units;
     if (!f.loops.empty()) {
         json loops = json::array();
         for (const auto& l : f.loops) loops.push_back({{"loop", l.id}, {"load_w", l.load_w}, {"failed", l.failed}});
         j["loops"] = loops;
     }
+}
+
+/// The summary object of --json: the site at the end, the air solver's figures, the first alerts.
+json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const std::string& out, bool steady, const json& findings) {
+    const m::Frame& f = o.last;
+    json alerts = json::array();
+    for (const auto& al : o.first_alerts)
+        alerts.push_back({{"kind", al.kind}, {"entity", al.entity}, {"time_s", al.time_s}, {"message", al.message}});
+    json j{{"run", o.run},
+           {"database", out},
+           {"sim_time_s", o.sim_time_s},
+           {"wall_s", o.wall_s},
+           {"it_power_w", f.it_power_w},
+           {"facility_power_w", f.facility_power_w},
+           {"cooling_power_w", f.cooling_power_w},
+           {"ups_loss_w", f.ups_loss_w},
+           {"pue", f.pue},
+           {"max_inlet_c", f.max_inlet_c},
+           {"max_inlet_rack", f.max_inlet_rack},
+           {"peak_inlet_c", o.peak_inlet_c},
+           {"peak_inlet_rack", o.peak_inlet_rack},
+           {"heat_in_w", f.heat_in_w},
+           {"heat_removed_w", f.heat_removed_w},
+           {"liquid_heat_w", f.liquid_heat_w},
+           {"rear_door_heat_w", f.rear_door_heat_w},
+           {"transformer_loss_w", f.transformer_loss_w},
+           {"it_energy_kwh", o.it_energy_j / 3.6e6},
+           {"facility_energy_kwh", o.facility_energy_j / 3.6e6},
+           {"rci_hi", f.rci_hi},
+           {"rci_lo", f.rci_lo},
+           {"rti", f.rti},
+           {"shi", f.shi},
+           {"cooling_ok", o.cooling_ok},
+           {"grid_cells", st.grid_cells},
+           {"air_substeps", st.air_substeps},
+           {"flow_solves", st.flow_solves},
+           {"flow_iterations", st.flow_iterations},
+           {"flow_s", st.flow_seconds},
+           {"air", st.air_solver},
+           {"air_approximate", st.air_approximate},
+           {"air_summary", st.air_summary},
+           {"lattice_steps", st.lattice_steps},
+           {"alerts", alerts},
+           {"findings", findings}};
+    addEntities(j, o);
+    if (steady)
+        j["steady"] = {{"reached", o.end == session::RunEnd::Steady},
+                       {"time_s", o.sim_time_s},
+                       {"flow_through_s", o.flow_through_s},
+                       {"averaging_s", o.averaging_s},
+                       {"last_change_k", std::isfinite(o.last_change_k) ? o.last_change_k : -1.0}};
     return j;
 }
 
-} // namespace
+}  // namespace
 
 int cmdSimulate(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
@@ -344,4 +394,4 @@ int cmdSimulate(const Args& a) {
     return o.end == session::RunEnd::NotSteady ? 1 : 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -14,4 +14,4 @@ std::vector<std::string> simulateSolverOptions();
 /// Returns the exit code; throws UsageError / model::ModelError for bad input.
 int cmdSimulate(const Args& a);
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -2,16 +2,16 @@
 
 #include "io.hpp"
 
-#include <clustertwin/runs/series_csv.hpp>
 #include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/prometheus_http.hpp>
 #include <clustertwin/importers/slurm.hpp>
-#include <clustertwin/runs/store.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
+#include <clustertwin/runs/series_csv.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <chrono>
 
@@ -154,8 +154,10 @@ std::vector<std::string> importPrometheus(const Args& a, im::ImportSession& sess
     if (a.flag("dcgm")) r.queries.insert(r.queries.end(), im::dcgmPresetQueries().begin(), im::dcgmPresetQueries().end());
     if (r.queries.empty()) throw UsageError("--prometheus needs --query Q or --dcgm");
     if (!a.has("from")) throw UsageError("--prometheus needs --from (a time, or how long before --to: 6h)");
-    const double now = static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                               std::chrono::system_clock::now().time_since_epoch()).count()) / 1000.0;
+    const double now =
+        static_cast<double>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count()) /
+        1000.0;
     r.to_s = a.has("to") ? rangeTime(a, "to", now, now) : now;
     r.from_s = rangeTime(a, "from", r.to_s, now);
     if (r.from_s > r.to_s) throw UsageError("--from is after --to");
@@ -171,7 +173,7 @@ std::vector<std::string> importPrometheus(const Args& a, im::ImportSession& sess
     });
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 /// `import --formats`: the table of formats (formats.hpp), as text or JSON.
@@ -179,7 +181,8 @@ int listFormats(bool as_json) {
     json list = json::array();
     for (const im::FormatInfo* f : im::formats()) {
         if (as_json) {
-            list.push_back({{"id", f->id}, {"label", f->label}, {"kind", std::string(im::toString(f->kind))}, {"extensions", f->extensions}});
+            list.push_back(
+                {{"id", f->id}, {"label", f->label}, {"kind", std::string(im::toString(f->kind))}, {"extensions", f->extensions}});
             continue;
         }
         std::string ext;
@@ -190,23 +193,89 @@ int listFormats(bool as_json) {
     if (as_json) std::cout << list.dump(2) << "\n";
     return 0;
 }
-} // namespace
+}  // namespace
 
-int cmdImport(const Args& a) {
-    if (a.flag("formats")) return listFormats(a.flag("json"));
-    const bool live = a.has("prometheus");
+namespace {
+
+/// The usage errors of import's options, before anything is read.
+void checkImportArgs(const Args& a, bool live) {
     if (a.positional().empty() && !live) throw UsageError("import needs at least one file or directory (or --prometheus URL)");
     if (live && !a.positional().empty()) throw UsageError("--prometheus reads from the server: no files with it");
     if (!live && (a.has("query") || a.flag("dcgm") || a.has("from") || a.has("to") || a.has("step")))
         throw UsageError("--query, --dcgm, --from, --to and --step go with --prometheus URL");
-    const std::string db = a.get("db");
-    if (db.empty()) throw UsageError("import needs --db DB");
+    if (a.get("db").empty()) throw UsageError("import needs --db DB");
     if (a.has("jobs-out") && !a.has("scenario")) throw UsageError("--jobs-out needs --scenario (jobs run on its nodes)");
     if (a.has("skeleton") && a.has("scenario")) throw UsageError("--skeleton builds a scenario when there is none; drop --scenario");
-    std::vector<std::pair<std::string, bool>> files;  // path, found by walking a directory
-    // "-" is standard input, read once into a temporary file (detection and parsing both read it); messages
-    // name it <stdin>.
-    std::vector<std::string> args = a.positional();
+}
+
+/// --scenario: the scenario, its catalog and the mapper of telemetry names onto it; false after printing why not.
+bool loadImportScenario(const Args& a, std::optional<model::Scenario>& scenario, model::Catalog& catalog,
+                        std::optional<im::EntityMapper>& mapper) {
+    if (!a.has("scenario")) return true;
+    model::ValidationReport rep = model::loadAndValidate(a.get("scenario"));
+    for (const auto& d : rep.diagnostics) std::cerr << a.get("scenario") << ": " << d.toString() << "\n";
+    if (model::hasErrors(rep.diagnostics)) return false;
+    scenario = std::move(rep.scenario);
+    catalog = std::move(rep.catalog);
+    try {
+        mapper.emplace(*scenario);
+    } catch (const im::ImportError& e) {
+        std::cerr << a.get("scenario") << ": " << e.what() << "\n";
+        return false;
+    }
+    return true;
+}
+
+im::ImportOptions importOptions(const Args& a, const std::optional<model::Scenario>& scenario, std::optional<im::EntityMapper>& mapper) {
+    im::ImportOptions opt;
+    if (a.has("tz")) {
+        const auto off = im::parseUtcOffset(a.get("tz"));
+        if (!off) throw UsageError("--tz: '" + a.get("tz") + "' is not an offset from UTC (+05:30, -0800, UTC)");
+        opt.tz_offset_s = *off;
+    }
+    if (a.has("trace-start")) {
+        const auto t = runs::parseTimeSpec(a.get("trace-start"), 0);
+        if (!t) throw UsageError("--trace-start: '" + a.get("trace-start") + "' is not ISO 8601 or Unix seconds");
+        opt.trace_start_s = *t;
+    }
+    const long flush_every = a.has("flush-every") ? a.getInt("flush-every", 4000000) : 4000000;
+    if (flush_every < 1) throw UsageError("--flush-every must be >= 1");
+    opt.flush_every = static_cast<std::size_t>(flush_every);
+    opt.run_name = a.get("name", "import");  // importing into a run of the same name adds to it
+    opt.scenario_id = scenario ? scenario->id : "";
+    opt.host = a.get("host");
+    opt.sacct_format = a.get("sacct-format");
+    opt.mapper = mapper ? &*mapper : nullptr;
+    if (mapper) {
+        opt.mapped_onto = scenario->id;
+        std::error_code ec;
+        opt.mapped_onto_file = std::filesystem::absolute(a.get("scenario"), ec).string();
+    }
+    return opt;
+}
+
+/// --jobs-out: the Slurm jobs placed on the scenario's nodes for a replay, as {"t0_unix_s", "jobs"} that
+/// `simulate --jobs` reads (written atomically); those left out count as warnings. Returns how many.
+std::size_t writeReplayJobs(const std::string& path, im::ImportSummary& sum, const im::EntityMapper& mapper,
+                            const model::Scenario& scenario, const model::Catalog& catalog) {
+    im::ReplayJobs rj = im::slurmToJobs(sum.jobs, mapper);
+    im::placeTraceJobs(rj, scenario, catalog);
+    for (const auto& w : rj.skipped) {
+        auto& [n, first] = sum.warning_kinds[w.kind];
+        if (n++ == 0) first = w.location + ": " + w.message;
+    }
+    model::Scenario holder;
+    holder.jobs = rj.jobs;
+    const nlohmann::ordered_json full = nlohmann::ordered_json::parse(model::scenarioToJson(holder));
+    const nlohmann::ordered_json out = {{"t0_unix_s", rj.t0_s},
+                                        {"jobs", full.contains("jobs") ? full["jobs"] : nlohmann::ordered_json::array()}};
+    model::writeFileAtomically(path, out.dump(2) + "\n");
+    return rj.jobs.size();
+}
+
+/// "-" is standard input, read once into a temporary file (detection and parsing both read it; messages name
+/// it <stdin>): its path replaces "-" in args.
+std::unique_ptr<InputPath> stdinAsFile(std::vector<std::string>& args) {
     std::unique_ptr<InputPath> stdin_copy;
     for (auto& p : args)
         if (p == "-") {
@@ -214,6 +283,18 @@ int cmdImport(const Args& a) {
             stdin_copy = std::make_unique<InputPath>(p);
             p = stdin_copy->path();
         }
+    return stdin_copy;
+}
+
+}  // namespace
+
+int cmdImport(const Args& a) {
+    if (a.flag("formats")) return listFormats(a.flag("json"));
+    const bool live = a.has("prometheus");
+    checkImportArgs(a, live);
+    std::vector<std::string> args = a.positional();
+    const std::unique_ptr<InputPath> stdin_copy = stdinAsFile(args);
+    std::vector<std::pair<std::string, bool>> files;  // path, found by walking a directory
     if (!live) {
         try {
             files = im::collectInputs(args);
@@ -229,92 +310,36 @@ int cmdImport(const Args& a) {
             text.replace(at, stdin_copy->path().size(), stdin_copy->name());
         return text;
     };
-
     std::optional<model::Scenario> scenario;
     std::optional<im::EntityMapper> mapper;
     model::Catalog catalog;
-    if (a.has("scenario")) {
-        model::ValidationReport rep = model::loadAndValidate(a.get("scenario"));
-        for (const auto& d : rep.diagnostics) std::cerr << a.get("scenario") << ": " << d.toString() << "\n";
-        if (model::hasErrors(rep.diagnostics)) return 2;
-        scenario = std::move(rep.scenario);
-        catalog = std::move(rep.catalog);
-        try {
-            mapper.emplace(*scenario);
-        } catch (const im::ImportError& e) {
-            std::cerr << a.get("scenario") << ": " << e.what() << "\n";
-            return 2;
-        }
-    }
-
-    double tz = 0;
-    if (a.has("tz")) {
-        const auto off = im::parseUtcOffset(a.get("tz"));
-        if (!off) throw UsageError("--tz: '" + a.get("tz") + "' is not an offset from UTC (+05:30, -0800, UTC)");
-        tz = *off;
-    }
-    double trace_start = 0;
-    if (a.has("trace-start")) {
-        const auto t = runs::parseTimeSpec(a.get("trace-start"), 0);
-        if (!t) throw UsageError("--trace-start: '" + a.get("trace-start") + "' is not ISO 8601 or Unix seconds");
-        trace_start = *t;
-    }
-    const long flush_every = a.has("flush-every") ? a.getInt("flush-every", 4000000) : 4000000;
-    if (flush_every < 1) throw UsageError("--flush-every must be >= 1");
-    auto store = runs::TelemetryStore::open(db);
-    im::ImportOptions opt;
-    opt.run_name = a.get("name", "import");  // importing into a run of the same name adds to it
-    opt.scenario_id = scenario ? scenario->id : "";
-    opt.host = a.get("host");
-    opt.sacct_format = a.get("sacct-format");
-    opt.tz_offset_s = tz;
-    opt.trace_start_s = trace_start;
-    opt.mapper = mapper ? &*mapper : nullptr;
-    if (mapper) {
-        opt.mapped_onto = scenario->id;
-        std::error_code ec;
-        opt.mapped_onto_file = std::filesystem::absolute(a.get("scenario"), ec).string();
-    }
-    opt.flush_every = static_cast<std::size_t>(flush_every);
+    if (!loadImportScenario(a, scenario, catalog, mapper)) return 2;
+    const im::ImportOptions opt = importOptions(a, scenario, mapper);
+    auto store = runs::TelemetryStore::open(a.get("db"));
     im::ImportSession session(store, opt);
     catchInterrupt();
     Progress progress("import: ", a.flag("quiet"), 10);
     std::vector<std::string> live_failures;
     if (live) live_failures = importPrometheus(a, session, progress);
-    else session.importFiles(
-        files,
-        [&](std::size_t k, std::size_t n, double within, const std::string& file) {
-            if (k < n) {
-                const int pct = static_cast<int>(100.0 * (static_cast<double>(k) + within) / static_cast<double>(n));
-                progress.update(pct, std::to_string(pct) + "% (file " + std::to_string(k + 1) + " of " + std::to_string(n) + ") " + file);
-            }
-            return !interrupted();
-        },
-        shown);
+    else
+        session.importFiles(
+            files,
+            [&](std::size_t k, std::size_t n, double within, const std::string& file) {
+                if (k < n) {
+                    const int pct = static_cast<int>(100.0 * (static_cast<double>(k) + within) / static_cast<double>(n));
+                    progress.update(pct,
+                                    std::to_string(pct) + "% (file " + std::to_string(k + 1) + " of " + std::to_string(n) + ") " + file);
+                }
+                return !interrupted();
+            },
+            shown);
     progress.finish();
     im::ImportSummary sum = session.finish();
     sum.failed.insert(sum.failed.end(), live_failures.begin(), live_failures.end());
     for (const auto& f : sum.failed) std::cerr << f << "\n";
     if (sum.cancelled) std::cerr << "import: interrupted; what was read before is kept\n";
 
-    // Slurm jobs for the replay, and a skeleton scenario.
-    std::size_t replay_jobs = 0;
-    if (a.has("jobs-out")) {
-        im::ReplayJobs rj = im::slurmToJobs(sum.jobs, *mapper);
-        im::placeTraceJobs(rj, *scenario, catalog);
-        for (const auto& w : rj.skipped) {
-            auto& [n, first] = sum.warning_kinds[w.kind];
-            if (n++ == 0) first = w.location + ": " + w.message;
-        }
-        model::Scenario holder;
-        holder.jobs = rj.jobs;
-        // The jobs file is {"jobs": [...]} as `simulate --jobs` reads it; written atomically.
-        const std::string doc = model::scenarioToJson(holder);
-        nlohmann::ordered_json full = nlohmann::ordered_json::parse(doc);
-        nlohmann::ordered_json out = {{"t0_unix_s", rj.t0_s}, {"jobs", full.contains("jobs") ? full["jobs"] : nlohmann::ordered_json::array()}};
-        model::writeFileAtomically(a.get("jobs-out"), out.dump(2) + "\n");
-        replay_jobs = rj.jobs.size();
-    }
+    const std::size_t replay_jobs = a.has("jobs-out") ? writeReplayJobs(a.get("jobs-out"), sum, *mapper, *scenario, catalog) : 0;
     std::vector<std::string> skeleton_notes;
     if (a.has("skeleton")) {
         try {
@@ -325,7 +350,6 @@ int cmdImport(const Args& a) {
             return 2;
         }
     }
-
     printImportSummary(sum, live ? "request(s)" : "file(s)", a.flag("json"), [&](json& out) {
         if (a.has("jobs-out")) out["replay_jobs"] = replay_jobs;
         if (a.has("skeleton")) out["skeleton_notes"] = skeleton_notes;
@@ -337,8 +361,7 @@ int cmdImport(const Args& a) {
             for (const auto& n : skeleton_notes) std::cout << "  note: " << n << "\n";
         }
     }
-    if (sum.cancelled) return 130;
-    return sum.exitCode();
+    return sum.cancelled ? 130 : sum.exitCode();
 }
 
 int cmdQuery(const Args& a) {
@@ -386,4 +409,4 @@ int cmdQuery(const Args& a) {
     return 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

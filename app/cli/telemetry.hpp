@@ -9,4 +9,4 @@ extern const char* kQueryHelp;
 int cmdImport(const Args& a);
 int cmdQuery(const Args& a);
 
-} // namespace ct::cli
+}  // namespace ct::cli

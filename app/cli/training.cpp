@@ -44,23 +44,35 @@ int cmdTraining(const Args& a) {
     const sim::TrainingStep st = sim::trainingStep(f.topology, router, *job->training, ranks, peak);
     const auto& L = st.layout;
     if (a.flag("json")) {
-        std::cout << json{{"job", job->id}, {"gpus", ranks.size()},
-                          {"layout", {{"tp", L.tp}, {"cp", L.cp}, {"pp", L.pp}, {"dp", L.dp}, {"ep", L.ep}, {"micro_batches", L.micro_batches}}},
-                          {"step_s", st.step_s}, {"compute_s", st.compute_s}, {"bubble_s", st.bubble_s}, {"tp_s", st.tp_s},
-                          {"cp_s", st.cp_s}, {"ep_s", st.ep_s}, {"pp_s", st.pp_s}, {"dp_s", st.dp_s}, {"dp_exposed_s", st.dp_exposed_s},
-                          {"mfu", st.mfu}, {"hardware_tflops_per_gpu", st.hardware_tflops}, {"stalled", st.stalled}}
+        std::cout << json{{"job", job->id},
+                          {"gpus", ranks.size()},
+                          {"layout",
+                           {{"tp", L.tp}, {"cp", L.cp}, {"pp", L.pp}, {"dp", L.dp}, {"ep", L.ep}, {"micro_batches", L.micro_batches}}},
+                          {"step_s", st.step_s},
+                          {"compute_s", st.compute_s},
+                          {"bubble_s", st.bubble_s},
+                          {"tp_s", st.tp_s},
+                          {"cp_s", st.cp_s},
+                          {"ep_s", st.ep_s},
+                          {"pp_s", st.pp_s},
+                          {"dp_s", st.dp_s},
+                          {"dp_exposed_s", st.dp_exposed_s},
+                          {"mfu", st.mfu},
+                          {"hardware_tflops_per_gpu", st.hardware_tflops},
+                          {"stalled", st.stalled}}
                          .dump(2)
                   << "\n";
     } else {
-        std::printf("job %s on %zu GPUs: TP %d x CP %d x PP %d x DP %d (EP %d), %d micro-batches per replica\n", job->id.c_str(), ranks.size(),
-                    L.tp, L.cp, L.pp, L.dp, L.ep, L.micro_batches);
-        std::printf("  step %.4f s: compute %.4f s, bubble %.4f s; on the critical path TP %.4f s, CP %.4f s, EP %.4f s, stage sends %.4f s;\n"
-                    "  data-parallel reduction %.4f s, %.4f s of it exposed\n",
-                    st.step_s, st.compute_s, st.bubble_s, st.tp_s, st.cp_s, st.ep_s, st.pp_s, st.dp_s, st.dp_exposed_s);
+        std::printf("job %s on %zu GPUs: TP %d x CP %d x PP %d x DP %d (EP %d), %d micro-batches per replica\n", job->id.c_str(),
+                    ranks.size(), L.tp, L.cp, L.pp, L.dp, L.ep, L.micro_batches);
+        std::printf(
+            "  step %.4f s: compute %.4f s, bubble %.4f s; on the critical path TP %.4f s, CP %.4f s, EP %.4f s, stage sends %.4f s;\n"
+            "  data-parallel reduction %.4f s, %.4f s of it exposed\n",
+            st.step_s, st.compute_s, st.bubble_s, st.tp_s, st.cp_s, st.ep_s, st.pp_s, st.dp_s, st.dp_exposed_s);
         std::printf("  MFU %.1f %%, %.0f TFLOP/s per GPU (with recomputation)\n", 100 * st.mfu, st.hardware_tflops);
     }
     if (st.stalled) std::cerr << "clustertwin-cli training: some of the job's GPUs have no route to each other; it cannot run\n";
     return st.stalled ? 1 : 0;
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -83,4 +83,4 @@ double Args::getDouble(const std::string& name, double fallback) const {
     }
 }
 
-} // namespace ct::cli
+}  // namespace ct::cli

@@ -33,4 +33,4 @@ private:
     std::vector<std::string> positional_;
 };
 
-} // namespace ct::cli
+}  // namespace ct::cli

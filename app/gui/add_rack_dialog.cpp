@@ -58,10 +58,18 @@ protected:
         g.setPen(QPen(QColor(120, 50, 0), 2));
         const QRectF r = box(b);
         switch (p_.facing) {
-        case model::Facing::North: g.drawLine(r.topLeft(), r.topRight()); break;
-        case model::Facing::South: g.drawLine(r.bottomLeft(), r.bottomRight()); break;
-        case model::Facing::East: g.drawLine(r.topRight(), r.bottomRight()); break;
-        case model::Facing::West: g.drawLine(r.topLeft(), r.bottomLeft()); break;
+            case model::Facing::North:
+                g.drawLine(r.topLeft(), r.topRight());
+                break;
+            case model::Facing::South:
+                g.drawLine(r.bottomLeft(), r.bottomRight());
+                break;
+            case model::Facing::East:
+                g.drawLine(r.topRight(), r.bottomRight());
+                break;
+            case model::Facing::West:
+                g.drawLine(r.topLeft(), r.bottomLeft());
+                break;
         }
     }
 
@@ -76,7 +84,7 @@ private:
 
 QString kw(double w) { return QString::number(w / 1000.0, 'f', 1) + " kW"; }
 
-} // namespace
+}  // namespace
 
 AddRackDialog::AddRackDialog(const model::Scenario& s, const model::Catalog& c, const std::string& hall_id, const std::string& row_id,
                              QWidget* parent)
@@ -152,7 +160,8 @@ void AddRackDialog::fillRows() {
     const std::string hall = hall_->currentData().toString().toStdString();
     for (const auto& h : s_.halls)
         if (h.id == hall)
-            for (const auto& r : h.rows) row_->addItem(QString::fromStdString(r.name.empty() ? r.id : r.name + " (" + r.id + ")"), QString::fromStdString(r.id));
+            for (const auto& r : h.rows)
+                row_->addItem(QString::fromStdString(r.name.empty() ? r.id : r.name + " (" + r.id + ")"), QString::fromStdString(r.id));
     row_->addItem(tr("(a new row)"), QString());
 }
 
@@ -162,8 +171,8 @@ int AddRackDialog::nodes() const { return serverModel().empty() ? 0 : count_->va
 
 void AddRackDialog::replan() {
     count_->setEnabled(!server_->currentData().toString().isEmpty());
-    plan_ = model::planRack(s_, c_, hall_->currentData().toString().toStdString(), row_->currentData().toString().toStdString(), rackModel(),
-                            serverModel(), nodes());
+    plan_ = model::planRack(s_, c_, hall_->currentData().toString().toStdString(), row_->currentData().toString().toStdString(),
+                            rackModel(), serverModel(), nodes());
     static_cast<PlanPicture*>(picture_)->rack_ = rackModel();
     preview_->setText(previewText());
     preview_->setStyleSheet(plan_.problem.empty() ? QString() : QStringLiteral("color: #b00020"));
@@ -176,7 +185,9 @@ QString AddRackDialog::previewText() const {
     if (!plan_.problem.empty()) return tr("Cannot add: %1").arg(QString::fromStdString(plan_.problem));
     const QString where = plan_.row_id.empty() ? tr("in a new row (%1)").arg(QString::fromStdString(plan_.new_row_name))
                                                : tr("in %1").arg(QString::fromStdString(plan_.row_id));
-    const QString at = tr("at (%1, %2) m facing %3").arg(plan_.position_m.x_m, 0, 'f', 2).arg(plan_.position_m.y_m, 0, 'f', 2)
+    const QString at = tr("at (%1, %2) m facing %3")
+                           .arg(plan_.position_m.x_m, 0, 'f', 2)
+                           .arg(plan_.position_m.y_m, 0, 'f', 2)
                            .arg(QString::fromStdString(std::string(model::toString(plan_.facing))));
     QString power = tr("no servers");
     if (nodes() > 0)
@@ -188,4 +199,4 @@ QString AddRackDialog::previewText() const {
     return where + " " + at + "; " + power;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

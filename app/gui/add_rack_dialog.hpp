@@ -18,7 +18,8 @@ class AddRackDialog : public QDialog {
     Q_OBJECT
 public:
     /// `row_id` preselects a row ("" = a new row in `hall_id`).
-    AddRackDialog(const model::Scenario& s, const model::Catalog& c, const std::string& hall_id, const std::string& row_id, QWidget* parent);
+    AddRackDialog(const model::Scenario& s, const model::Catalog& c, const std::string& hall_id, const std::string& row_id,
+                  QWidget* parent);
     std::string rackModel() const;
     std::string serverModel() const;  ///< "" = empty rack
     int nodes() const;
@@ -39,4 +40,4 @@ private:
     model::RackPlan plan_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -2,10 +2,10 @@
 
 #include "run_controller.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/alerts.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/time.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -32,9 +32,12 @@ QString keyOf(const runs::StoredEvent& e) { return QString("%1|%2|%3").arg(e.t_s
 
 QColor severityColour(model::AlertSeverity s) {
     switch (s) {
-    case model::AlertSeverity::Critical: return QColor(200, 40, 40);
-    case model::AlertSeverity::Warning: return QColor(190, 120, 0);
-    case model::AlertSeverity::Info: return QColor(70, 110, 170);
+        case model::AlertSeverity::Critical:
+            return QColor(200, 40, 40);
+        case model::AlertSeverity::Warning:
+            return QColor(190, 120, 0);
+        case model::AlertSeverity::Info:
+            return QColor(70, 110, 170);
     }
     return {};
 }
@@ -43,7 +46,7 @@ QString formatted(const std::optional<double>& v, const std::string& metric) {
     if (!v || metric.empty()) return v ? QString::number(*v, 'g', 4) : QString();
     return qs(model::formatMetric(*v, model::metricInfo(metric)));
 }
-} // namespace
+}  // namespace
 
 AlertsPanel::AlertsPanel(const RunController& run, QWidget* parent) : QWidget(parent), run_(run) {
     setObjectName("alertsPanel");
@@ -126,7 +129,13 @@ void AlertsPanel::refresh(bool force) {
             shown.push_back(&e);
         }
     // Rebuild only when what is listed changes: playback moves the time every frame.
-    const QString sig = QString("%1|%2|%3|%4|%5|%6").arg(shown.size()).arg(min_sev).arg(text).arg(group_->isChecked()).arg(hide_acked_->isChecked()).arg(acked_.size());
+    const QString sig = QString("%1|%2|%3|%4|%5|%6")
+                            .arg(shown.size())
+                            .arg(min_sev)
+                            .arg(text)
+                            .arg(group_->isChecked())
+                            .arg(hide_acked_->isChecked())
+                            .arg(acked_.size());
     if (!force && sig == signature_) return;
     signature_ = sig;
     shown_count_ = static_cast<int>(shown.size());
@@ -176,4 +185,4 @@ void AlertsPanel::refresh(bool force) {
     for (int c = 0; c < kMessage; ++c) tree_->resizeColumnToContents(c);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

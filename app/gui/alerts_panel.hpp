@@ -49,4 +49,4 @@ private:
     int shown_count_ = 0;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

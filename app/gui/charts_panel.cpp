@@ -4,9 +4,9 @@
 #include "run_panels.hpp"
 #include "scenario_tree.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/time.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QChart>
 #include <QChartView>
@@ -23,8 +23,8 @@
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QToolTip>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -36,7 +36,7 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-const QColor kPalette[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44), QColor(255, 127, 14),
+const QColor kPalette[] = {QColor(31, 119, 180),  QColor(214, 39, 40), QColor(44, 160, 44),   QColor(255, 127, 14),
                            QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(23, 190, 207)};
 
 /// Limits an operator reads a metric against, in stored units: ASHRAE's recommended and allowable inlet, the
@@ -99,7 +99,7 @@ QList<QPointF> decimate(const std::vector<QPointF>& pts, double x0, double x1, i
     return out;
 }
 
-} // namespace
+}  // namespace
 
 struct ChartsPanel::Curve {
     std::string entity, metric;
@@ -254,7 +254,9 @@ bool ChartsPanel::addCurve(const std::string& entity, const std::string& metric,
         c->right = true;
         c->unit = right ? right->unit : model::axisUnit(c->info, max_abs);
     } else {
-        if (why) *why = tr("The chart has two units already (%1 and %2): clear the pins to chart %3").arg(qs(left->unit.unit), qs(right->unit.unit), qs(c->info.name));
+        if (why)
+            *why = tr("The chart has two units already (%1 and %2): clear the pins to chart %3")
+                       .arg(qs(left->unit.unit), qs(right->unit.unit), qs(c->info.name));
         return false;
     }
     time_unit_s_ = run_.duration() > 2 * 3600 ? 3600 : 60;
@@ -359,6 +361,25 @@ void ChartsPanel::rebuild() {
         return;
     }
     double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+    addCurves(lo, hi);
+    const double t_end = std::max(run_.duration() / time_unit_s_, 1.0 / 60);
+    addLimits(t_end, lo, hi);
+    if (lo[0] <= hi[0]) niceAxis(y_, lo[0], hi[0]);
+    if (lo[1] <= hi[1]) {
+        niceAxis(y2_, lo[1], hi[1]);
+        y2_->show();
+    } else {
+        y2_->hide();
+    }
+    addEventMarks(*rp);
+    labelChart();
+    if (!zoomed_) niceAxis(x_, 0, t_end);
+    redraw();
+    moveCursor();
+}
+
+void ChartsPanel::addCurves(double lo[2], double hi[2]) {
+    QChart* chart = view_->chart();
     int colour = 0;
     for (auto& c : curves_) {
         c->line = new QLineSeries;
@@ -386,7 +407,10 @@ void ChartsPanel::rebuild() {
             }
         }
     }
-    const double t_end = std::max(run_.duration() / time_unit_s_, 1.0 / 60);
+}
+
+void ChartsPanel::addLimits(double t_end, double lo[2], double hi[2]) {
+    QChart* chart = view_->chart();
     // Limit lines of the metrics shown, when near enough the data to matter.
     std::vector<std::pair<double, QString>> seen;
     for (const auto& c : curves_)
@@ -409,13 +433,11 @@ void ChartsPanel::rebuild() {
             decorations_.push_back(s);
             limits_.push_back(v);
         }
-    if (lo[0] <= hi[0]) niceAxis(y_, lo[0], hi[0]);
-    if (lo[1] <= hi[1]) {
-        niceAxis(y2_, lo[1], hi[1]);
-        y2_->show();
-    } else {
-        y2_->hide();
-    }
+}
+
+void ChartsPanel::addEventMarks(const runs::RunReplay& replay) {
+    QChart* chart = view_->chart();
+    const auto* rp = &replay;
     // The run's events (a unit failing, a restore) as vertical marks.
     for (const auto& e : rp->events()) {
         if (e.kind != "event") continue;
@@ -431,6 +453,10 @@ void ChartsPanel::rebuild() {
         decorations_.push_back(s);
         ++event_marks_;
     }
+}
+
+void ChartsPanel::labelChart() {
+    QChart* chart = view_->chart();
     // The legend names the curves only (not the cursor, limits, marks or baseline twins: the title says dashed
     // lines are the baseline's).
     chart->legend()->setVisible(curves_.size() > 1);
@@ -444,16 +470,15 @@ void ChartsPanel::rebuild() {
     auto title = [&](bool right) {
         for (const auto& c : curves_)
             if (c->right == right)
-                return c->unit.unit.empty() ? qs(c->info.name) : (curves_.size() == 1 ? QString("%1 (%2)").arg(qs(c->info.name), qs(c->unit.unit)) : qs(c->unit.unit));
+                return c->unit.unit.empty()
+                           ? qs(c->info.name)
+                           : (curves_.size() == 1 ? QString("%1 (%2)").arg(qs(c->info.name), qs(c->unit.unit)) : qs(c->unit.unit));
         return QString();
     };
     y_->setTitleText(title(false));
     y2_->setTitleText(title(true));
     x_->setTitleText(time_unit_s_ == 60 ? tr("time (min)") : tr("time (h)"));
     metric_->setToolTip(QString("%1 — %2 (%3)").arg(qs(first.entity), qs(first.info.name), qs(first.metric)));
-    if (!zoomed_) niceAxis(x_, 0, t_end);
-    redraw();
-    moveCursor();
 }
 
 void ChartsPanel::redraw() {
@@ -530,4 +555,4 @@ bool ChartsPanel::saveCsv(const QString& path, QString* error) {
     return writeSeriesCsv(*rp, series, path, error);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

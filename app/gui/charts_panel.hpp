@@ -77,6 +77,11 @@ private:
     struct Curve;
     void reload();
     void rebuild();
+    void addCurves(double lo[2], double hi[2]);  ///< each curve (and its baseline twin); lo/hi: each axis's range
+    /// Limit lines of the metrics shown, when near enough the data to matter (they widen lo/hi).
+    void addLimits(double t_end, double lo[2], double hi[2]);
+    void addEventMarks(const runs::RunReplay& replay);  ///< the run's events (a unit failing, a restore) as vertical marks
+    void labelChart();                                  ///< the legend (curves only), the title and the axes' titles
     void redraw();
     void moveCursor();
     bool addCurve(const std::string& entity, const std::string& metric, bool pinned, QString* why);
@@ -101,4 +106,4 @@ private:
     double pan_from_x_ = 0;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -5,7 +5,6 @@
 #include "run_controller.hpp"
 #include "scenario_tree.hpp"
 
-
 #include <QChart>
 #include <QChartView>
 #include <QDragEnterEvent>
@@ -25,50 +24,49 @@ bool ChartsPanel::eventFilter(QObject* watched, QEvent* e) {
     if (watched != view_->viewport()) return QWidget::eventFilter(watched, e);
     QChart* chart = view_->chart();
     switch (e->type()) {
-    case QEvent::MouseMove: {
-        auto* me = static_cast<QMouseEvent*>(e);
-        const QPointF v = chart->mapToValue(chart->mapFromScene(view_->mapToScene(me->position().toPoint())), cursor_);
-        if (panning_) {
-            const double dx = pan_from_x_ - v.x();
+        case QEvent::MouseMove: {
+            auto* me = static_cast<QMouseEvent*>(e);
+            const QPointF v = chart->mapToValue(chart->mapFromScene(view_->mapToScene(me->position().toPoint())), cursor_);
+            if (panning_) {
+                const double dx = pan_from_x_ - v.x();
+                zoomed_ = true;
+                x_->setRange(x_->min() + dx, x_->max() + dx);
+                return true;
+            }
+            if (chart->plotArea().contains(chart->mapFromScene(view_->mapToScene(me->position().toPoint()))))
+                QToolTip::showText(me->globalPosition().toPoint(), readoutAt(v.x() * time_unit_s_), view_);
+            else QToolTip::hideText();
+            break;
+        }
+        case QEvent::MouseButtonPress: {
+            auto* me = static_cast<QMouseEvent*>(e);
+            if (me->button() == Qt::MiddleButton) {
+                panning_ = true;
+                pan_from_x_ = chart->mapToValue(chart->mapFromScene(view_->mapToScene(me->position().toPoint())), cursor_).x();
+                return true;
+            }
+            break;
+        }
+        case QEvent::MouseButtonRelease:
+            if (panning_) {
+                panning_ = false;
+                return true;
+            }
+            zoomed_ = true;  // the rubber band may have zoomed
+            break;
+        case QEvent::MouseButtonDblClick:
+            resetZoom();
+            return true;
+        case QEvent::Wheel: {
+            auto* we = static_cast<QWheelEvent*>(e);
+            const double at = chart->mapToValue(chart->mapFromScene(view_->mapToScene(we->position().toPoint())), cursor_).x();
+            const double k = std::pow(0.8, we->angleDelta().y() / 120.0);
             zoomed_ = true;
-            x_->setRange(x_->min() + dx, x_->max() + dx);
+            x_->setRange(at - (at - x_->min()) * k, at + (x_->max() - at) * k);
             return true;
         }
-        if (chart->plotArea().contains(chart->mapFromScene(view_->mapToScene(me->position().toPoint()))))
-            QToolTip::showText(me->globalPosition().toPoint(), readoutAt(v.x() * time_unit_s_), view_);
-        else
-            QToolTip::hideText();
-        break;
-    }
-    case QEvent::MouseButtonPress: {
-        auto* me = static_cast<QMouseEvent*>(e);
-        if (me->button() == Qt::MiddleButton) {
-            panning_ = true;
-            pan_from_x_ = chart->mapToValue(chart->mapFromScene(view_->mapToScene(me->position().toPoint())), cursor_).x();
-            return true;
-        }
-        break;
-    }
-    case QEvent::MouseButtonRelease:
-        if (panning_) {
-            panning_ = false;
-            return true;
-        }
-        zoomed_ = true;  // the rubber band may have zoomed
-        break;
-    case QEvent::MouseButtonDblClick:
-        resetZoom();
-        return true;
-    case QEvent::Wheel: {
-        auto* we = static_cast<QWheelEvent*>(e);
-        const double at = chart->mapToValue(chart->mapFromScene(view_->mapToScene(we->position().toPoint())), cursor_).x();
-        const double k = std::pow(0.8, we->angleDelta().y() / 120.0);
-        zoomed_ = true;
-        x_->setRange(at - (at - x_->min()) * k, at + (x_->max() - at) * k);
-        return true;
-    }
-    default:
-        break;
+        default:
+            break;
     }
     return QWidget::eventFilter(watched, e);
 }
@@ -93,4 +91,4 @@ bool ChartsPanel::savePng(const QString& path, QString* error) {
     return true;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -22,7 +22,7 @@ void addRow(QTableWidget* t, const QStringList& cells, const QColor& colour = {}
         t->setItem(row, c, it);
     }
 }
-} // namespace
+}  // namespace
 
 ChecksPanel::ChecksPanel(const ScenarioDocument& doc, QWidget* parent) : QWidget(parent), doc_(doc) {
     setObjectName("checksPanel");
@@ -51,7 +51,9 @@ void ChecksPanel::refresh() {
     table_->setRowCount(0);
     for (const auto& f : doc_.findings()) {
         const bool err = f.severity == model::Severity::Error;
-        addRow(table_, {err ? tr("error") : tr("warning"), QString::fromStdString(f.kind), QString::fromStdString(f.entity), QString::fromStdString(f.message)},
+        addRow(table_,
+               {err ? tr("error") : tr("warning"), QString::fromStdString(f.kind), QString::fromStdString(f.entity),
+                QString::fromStdString(f.message)},
                err ? QColor(220, 50, 40) : QColor(200, 140, 20));
     }
 }
@@ -86,4 +88,4 @@ void ChecksPanel::showImpact(const sim::ImpactReport& r) {
     impact_->show();
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -34,4 +34,4 @@ private:
     QTableWidget* impact_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

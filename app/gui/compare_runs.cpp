@@ -17,7 +17,7 @@ double at(const runs::RunReplay& r, const std::string& id, const char* metric, d
     return s ? runs::valueAt(*s, r.startS() + t_s + 1e-6) : std::nan("");
 }
 
-} // namespace
+}  // namespace
 
 std::vector<RackDiff> rackDiffs(const runs::RunReplay& base, const runs::RunReplay& what, double t_s) {
     std::vector<RackDiff> out;
@@ -32,7 +32,8 @@ std::vector<RackDiff> rackDiffs(const runs::RunReplay& base, const runs::RunRepl
         d.what_power_kw = at(what, id, "power_w", t_s) / 1e3;
         const std::string node_prefix = id + "/";
         for (const auto& e : what.events())
-            if (e.kind != "event" && e.t_s <= what.startS() + t_s + 1e-6 && (e.target == id || e.target.rfind(node_prefix, 0) == 0)) ++d.alerts;
+            if (e.kind != "event" && e.t_s <= what.startS() + t_s + 1e-6 && (e.target == id || e.target.rfind(node_prefix, 0) == 0))
+                ++d.alerts;
         out.push_back(d);
     }
     std::stable_sort(out.begin(), out.end(), [](const RackDiff& a, const RackDiff& b) {
@@ -81,4 +82,4 @@ CompareSummary compareRuns(const runs::RunReplay& base, const runs::RunReplay& w
     return s;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

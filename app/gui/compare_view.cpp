@@ -5,9 +5,9 @@
 #include "table_util.hpp"
 #include "view3d.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QHeaderView>
 #include <QLabel>
@@ -23,7 +23,7 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString num(double v, int d = 1) { return std::isfinite(v) ? QString::number(v, 'f', d) : QStringLiteral("–"); }
 QString when(double s) { return s < 0 ? QObject::tr("never") : qs(model::formatDuration(s)); }
-} // namespace
+}  // namespace
 
 CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, QWidget* parent) : QWidget(parent), run_(run) {
     setObjectName("compareView");
@@ -54,8 +54,8 @@ CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, 
     summary_->setObjectName("compareSummary");
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    table_ = makeListTable(bottom, {tr("Rack"), tr("Inlet, baseline (°C)"), tr("Inlet, what-if (°C)"), tr("Change (K)"), tr("Power, baseline (kW)"),
-                                    tr("Power, what-if (kW)"), tr("Alerts")});
+    table_ = makeListTable(bottom, {tr("Rack"), tr("Inlet, baseline (°C)"), tr("Inlet, what-if (°C)"), tr("Change (K)"),
+                                    tr("Power, baseline (kW)"), tr("Power, what-if (kW)"), tr("Alerts")});
     table_->setObjectName("compareTable");
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     bl->addWidget(summary_);
@@ -93,15 +93,17 @@ void CompareView::setBaseline(std::shared_ptr<const runs::RunReplay> baseline) {
         QStringList added;
         for (const auto& e : what->events())
             if (e.kind == "event") added << tr("%1 %2 at %3").arg(qs(e.message), qs(e.target), when(e.t_s - what->startS()));
-        QString text = tr("<b>Largest rise:</b> %1 %2 K at %3 · <b>racks above %4 °C at the end:</b> %5 of %6 (baseline %7) · "
-                          "<b>first rack above %4 °C:</b> %8 (baseline: %9)")
-                           .arg(qs(sum_.largest_rack.empty() ? "–" : sum_.largest_rack), (sum_.largest_rise_k >= 0 ? "+" : "") + num(sum_.largest_rise_k),
-                                when(sum_.largest_at_s), num(sum_.limit_c, 0))
-                           .arg(sum_.over_what)
-                           .arg(sum_.racks)
-                           .arg(sum_.over_base)
-                           .arg(sum_.first_over_what_s < 0 ? tr("never") : tr("%1 after %2").arg(qs(sum_.first_over_rack), when(sum_.first_over_what_s)),
-                                when(sum_.first_over_base_s));
+        QString text =
+            tr("<b>Largest rise:</b> %1 %2 K at %3 · <b>racks above %4 °C at the end:</b> %5 of %6 (baseline %7) · "
+               "<b>first rack above %4 °C:</b> %8 (baseline: %9)")
+                .arg(qs(sum_.largest_rack.empty() ? "–" : sum_.largest_rack),
+                     (sum_.largest_rise_k >= 0 ? "+" : "") + num(sum_.largest_rise_k), when(sum_.largest_at_s), num(sum_.limit_c, 0))
+                .arg(sum_.over_what)
+                .arg(sum_.racks)
+                .arg(sum_.over_base)
+                .arg(sum_.first_over_what_s < 0 ? tr("never")
+                                                : tr("%1 after %2").arg(qs(sum_.first_over_rack), when(sum_.first_over_what_s)),
+                     when(sum_.first_over_base_s));
         text += "<br>" + (added.isEmpty() ? tr("The what-if adds no events.") : tr("The what-if's events: %1").arg(added.join(" · ")));
         summary_->setText(text);
         right_title_->setText(added.isEmpty() ? tr("What-if") : tr("What-if: %1").arg(added.join(", ")));
@@ -134,8 +136,9 @@ void CompareView::refresh() {
     table_->setRowCount(static_cast<int>(rows.size()));
     for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
         const RackDiff& d = rows[static_cast<std::size_t>(r)];
-        const QString cells[] = {qs(d.rack), num(d.base_inlet_c), num(d.what_inlet_c), (d.delta_k > 0 ? "+" : "") + num(d.delta_k),
-                                 num(d.base_power_kw), num(d.what_power_kw), QString::number(d.alerts)};
+        const QString cells[] = {
+            qs(d.rack),           num(d.base_inlet_c),  num(d.what_inlet_c),      (d.delta_k > 0 ? "+" : "") + num(d.delta_k),
+            num(d.base_power_kw), num(d.what_power_kw), QString::number(d.alerts)};
         for (int c = 0; c < 7; ++c) {
             auto* it = new QTableWidgetItem(cells[c]);
             if (c > 0) it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -146,4 +149,4 @@ void CompareView::refresh() {
     }
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -56,4 +56,4 @@ private:
     bool linking_ = false;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -27,7 +27,8 @@ bool DocumentGuard::settle(const QString& why) {
     box.setObjectName("unsavedChangesDialog");
     QPushButton* save = box.addButton(sample ? tr("Save as…") : tr("Save"), QMessageBox::AcceptRole);
     save->setObjectName("saveChanges");
-    if (sample) box.setInformativeText(tr("%1 is a sample shipped with ClusterTwin: your changes go to a file of your own.").arg(doc_.path()));
+    if (sample)
+        box.setInformativeText(tr("%1 is a sample shipped with ClusterTwin: your changes go to a file of your own.").arg(doc_.path()));
     box.setDefaultButton(save);
     box.exec();
     if (box.clickedButton() == box.button(QMessageBox::Cancel) || !box.clickedButton()) return false;
@@ -62,8 +63,8 @@ void DocumentGuard::offerRecovery(const QString& path) {
     const QFileInfo a(autosave), f(path);
     if (!doc_.ownsAutosave()) {  // another ClusterTwin has this file open: its unsaved edits are its own
         notice_.setNotice(NoticeBar::Level::Info, tr("%1 is also open in another ClusterTwin window: edits made here are not autosaved, "
-                                                      "and that window's unsaved changes are left to it.")
-                                                       .arg(f.fileName()));
+                                                     "and that window's unsaved changes are left to it.")
+                                                      .arg(f.fileName()));
         return;
     }
     if (!a.exists()) return;
@@ -88,4 +89,4 @@ void DocumentGuard::offerRecovery(const QString& path) {
     recovery_->open();
 }
 
-} // namespace ct::app
+}  // namespace ct::app

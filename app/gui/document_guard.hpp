@@ -39,4 +39,4 @@ private:
     QMessageBox* recovery_ = nullptr;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

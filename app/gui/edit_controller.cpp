@@ -80,7 +80,8 @@ std::vector<std::string> EditController::targetRows() const {
 std::vector<std::string> EditController::ids(bool floor_only) const {
     std::vector<std::string> out;
     for (const auto& r : targets_) {
-        if (floor_only && r.kind != "rack" && r.kind != "row" && r.kind != "cooling_unit" && r.kind != "cdu" && r.kind != "containment") continue;
+        if (floor_only && r.kind != "rack" && r.kind != "row" && r.kind != "cooling_unit" && r.kind != "cdu" && r.kind != "containment")
+            continue;
         out.push_back(r.id.toStdString());
     }
     return out;
@@ -94,7 +95,8 @@ bool EditController::report(bool ok) {
 bool EditController::removeTargets() {
     const auto v = ids(true);
     if (v.empty()) return false;
-    const bool ok = doc_.apply(tr("Delete %1").arg(QString::fromStdString(v.front())), [&](model::Scenario& s) { model::removeEntities(s, v); }, &error_);
+    const bool ok = doc_.apply(
+        tr("Delete %1").arg(QString::fromStdString(v.front())), [&](model::Scenario& s) { model::removeEntities(s, v); }, &error_);
     if (ok) emit selectRequested({"scenario", QString::fromStdString(doc_.scenario().id)});
     return report(ok);
 }
@@ -102,7 +104,8 @@ bool EditController::removeTargets() {
 bool EditController::rotateTargets() {
     const auto v = ids(true);
     if (v.empty()) return false;
-    return report(doc_.apply(tr("Rotate"), [&](model::Scenario& s) { model::rotateEntities(s, v); }, &error_));
+    return report(doc_.apply(
+        tr("Rotate"), [&](model::Scenario& s) { model::rotateEntities(s, v); }, &error_));
 }
 
 bool EditController::duplicateTargets() {
@@ -111,7 +114,8 @@ bool EditController::duplicateTargets() {
         if (r.kind == "rack") racks.push_back(r.id.toStdString());
     if (racks.empty()) return false;
     std::vector<std::string> made;
-    const bool ok = doc_.apply(tr("Duplicate"), [&](model::Scenario& s) { made = model::duplicateRacks(s, doc_.catalog(), racks); }, &error_);
+    const bool ok = doc_.apply(
+        tr("Duplicate"), [&](model::Scenario& s) { made = model::duplicateRacks(s, doc_.catalog(), racks); }, &error_);
     if (ok && !made.empty()) emit selectRequested({"rack", QString::fromStdString(made.front())});
     return report(ok);
 }
@@ -120,13 +124,15 @@ bool EditController::nudgeTargets(int dx_tiles, int dy_tiles) {
     const auto v = ids(true);
     if (v.empty() || doc_.scenario().halls.empty()) return false;
     const double tile = doc_.scenario().halls.front().tile_m;
-    return report(doc_.apply(tr("Move"), [&](model::Scenario& s) { model::moveEntities(s, v, dx_tiles * tile, dy_tiles * tile); }, &error_));
+    return report(doc_.apply(
+        tr("Move"), [&](model::Scenario& s) { model::moveEntities(s, v, dx_tiles * tile, dy_tiles * tile); }, &error_));
 }
 
 bool EditController::move(const QStringList& list, double dx_m, double dy_m) {
     std::vector<std::string> v;
     for (const auto& id : list) v.push_back(id.toStdString());
-    return report(doc_.apply(tr("Move"), [&](model::Scenario& s) { model::moveEntities(s, v, dx_m, dy_m); }, &error_));
+    return report(doc_.apply(
+        tr("Move"), [&](model::Scenario& s) { model::moveEntities(s, v, dx_m, dy_m); }, &error_));
 }
 
 QString EditController::addRow() {
@@ -167,8 +173,9 @@ QString EditController::addRack(const QString& rack_model, const QString& server
 
 QString EditController::place(const model::RackPlan& plan, const std::string& rack_model, const std::string& server_model, int nodes) {
     std::string id;
-    const bool ok = doc_.apply(tr("Add rack"), [&](model::Scenario& s) { id = model::addPlannedRack(s, doc_.catalog(), plan, rack_model, server_model, nodes); },
-                               &error_);
+    const bool ok = doc_.apply(
+        tr("Add rack"), [&](model::Scenario& s) { id = model::addPlannedRack(s, doc_.catalog(), plan, rack_model, server_model, nodes); },
+        &error_);
     report(ok);
     if (ok) emit selectRequested({"rack", QString::fromStdString(id)});
     return ok ? QString::fromStdString(id) : QString();
@@ -196,8 +203,9 @@ QString EditController::addContainment(const QString& kind) {
         return {};
     }
     std::string id;
-    const bool ok = doc_.apply(tr("Add %1-aisle containment").arg(kind),
-                               [&](model::Scenario& s) { id = model::addContainment(s, doc_.catalog(), rows, kind.toStdString()); }, &error_);
+    const bool ok = doc_.apply(
+        tr("Add %1-aisle containment").arg(kind),
+        [&](model::Scenario& s) { id = model::addContainment(s, doc_.catalog(), rows, kind.toStdString()); }, &error_);
     report(ok);
     if (ok) emit selectRequested({"containment", QString::fromStdString(id)});
     return ok ? QString::fromStdString(id) : QString();
@@ -214,9 +222,12 @@ QString EditController::addInRowCooler(const QString& model_id) {
     const auto& loops = doc_.scenario().plant.loops;
     const std::string loop = loops.empty() ? "" : loops.front().id;
     std::string id;
-    const bool ok = doc_.apply(tr("Add in-row cooler"), [&](model::Scenario& s) {
-        id = model::addInRowCooler(s, doc_.catalog(), row, model_id.isEmpty() ? "inrow-cw-600" : model_id.toStdString(), loop);
-    }, &error_);
+    const bool ok = doc_.apply(
+        tr("Add in-row cooler"),
+        [&](model::Scenario& s) {
+            id = model::addInRowCooler(s, doc_.catalog(), row, model_id.isEmpty() ? "inrow-cw-600" : model_id.toStdString(), loop);
+        },
+        &error_);
     report(ok);
     if (ok) emit selectRequested({"cooling_unit", QString::fromStdString(id)});
     return ok ? QString::fromStdString(id) : QString();
@@ -232,14 +243,18 @@ bool EditController::fitRearDoor(const QString& model_id) {
     }
     const auto& loops = doc_.scenario().plant.loops;
     const std::string loop = loops.empty() ? "" : loops.front().id;
-    return report(doc_.apply(model_id.isEmpty() ? tr("Remove rear doors") : tr("Fit rear doors"), [&](model::Scenario& s) {
-        for (const auto& r : racks) model::fitRearDoor(s, doc_.catalog(), r, model_id.toStdString(), loop);
-    }, &error_));
+    return report(doc_.apply(
+        model_id.isEmpty() ? tr("Remove rear doors") : tr("Fit rear doors"),
+        [&](model::Scenario& s) {
+            for (const auto& r : racks) model::fitRearDoor(s, doc_.catalog(), r, model_id.toStdString(), loop);
+        },
+        &error_));
 }
 
 QString EditController::addHall(double width_m, double depth_m, double height_m) {
     std::string id;
-    const bool ok = doc_.apply(tr("Add hall"), [&](model::Scenario& s) { id = model::addHall(s, width_m, depth_m, height_m); }, &error_);
+    const bool ok = doc_.apply(
+        tr("Add hall"), [&](model::Scenario& s) { id = model::addHall(s, width_m, depth_m, height_m); }, &error_);
     report(ok);
     if (ok) emit selectRequested({"hall", QString::fromStdString(id)});
     return ok ? QString::fromStdString(id) : QString();
@@ -254,15 +269,19 @@ bool EditController::setProperty(const QString& id, const QString& key, const QS
             error_ = tr("position: give two numbers, x and y in metres");
             return false;
         }
-        return doc_.apply(tr("Move %1").arg(id), [&](model::Scenario& s) {
-            model::setProperty(s, id.toStdString(), "x_m", xy[0].toStdString());
-            model::setProperty(s, id.toStdString(), "y_m", xy[1].toStdString());
-        }, &error_);
+        return doc_.apply(
+            tr("Move %1").arg(id),
+            [&](model::Scenario& s) {
+                model::setProperty(s, id.toStdString(), "x_m", xy[0].toStdString());
+                model::setProperty(s, id.toStdString(), "y_m", xy[1].toStdString());
+            },
+            &error_);
     }
     QString v = value.trimmed();
     if (key.endsWith("_c") || key == "u_position") v = v.section(' ', 0, 0);
-    return doc_.apply(tr("Set %1 of %2").arg(key, id),
-                      [&](model::Scenario& s) { model::setProperty(s, id.toStdString(), key.toStdString(), v.toStdString()); }, &error_);
+    return doc_.apply(
+        tr("Set %1 of %2").arg(key, id),
+        [&](model::Scenario& s) { model::setProperty(s, id.toStdString(), key.toStdString(), v.toStdString()); }, &error_);
 }
 
 void EditController::addRackDialog(bool new_row) {
@@ -280,8 +299,8 @@ void EditController::containmentDialog() {
     bool ok = false;
     const QStringList kinds{tr("hot"), tr("cold")};
     const QString k = QInputDialog::getItem(window_, tr("Add aisle containment"),
-                                            tr("Close the selected rows' aisle (a hot aisle is where their backs face each other):"),
-                                            kinds, 0, false, &ok);
+                                            tr("Close the selected rows' aisle (a hot aisle is where their backs face each other):"), kinds,
+                                            0, false, &ok);
     if (ok) addContainment(k == kinds[1] ? "cold" : "hot");
 }
 
@@ -299,8 +318,8 @@ void EditController::rearDoorDialog() {
 
 void EditController::hallDialog() {
     bool ok = false;
-    const QString text = QInputDialog::getText(window_, tr("Add hall"), tr("Width × depth × height in metres:"), QLineEdit::Normal,
-                                               "30 x 20 x 4", &ok);
+    const QString text =
+        QInputDialog::getText(window_, tr("Add hall"), tr("Width × depth × height in metres:"), QLineEdit::Normal, "30 x 20 x 4", &ok);
     if (!ok) return;
     static const QRegularExpression num(R"(\d*\.?\d+)");
     QList<double> v;
@@ -313,4 +332,4 @@ void EditController::hallDialog() {
     addHall(v[0], v[1], v[2]);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -72,4 +72,4 @@ private:
     QString error_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -5,25 +5,25 @@
 #include "scenario_document.hpp"
 #include "view3d.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/render/scene.hpp>
 #include <clustertwin/report/export_run.hpp>
 #include <clustertwin/report/report.hpp>
-#include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QDir>
+#include <QEventLoop>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QProcess>
+#include <QProgressDialog>
 #include <QRegularExpression>
 #include <QStandardPaths>
-#include <QTemporaryFile>
-#include <QDir>
-#include <QFileDialog>
-#include <QEventLoop>
-#include <QMessageBox>
-#include <QProgressDialog>
 #include <QStatusBar>
+#include <QTemporaryFile>
 #include <QTimer>
 
 #include <atomic>
@@ -40,7 +40,7 @@ namespace {
 
 std::string local(const QString& s) { return QDir::toNativeSeparators(s).toStdString(); }
 
-} // namespace
+}  // namespace
 
 bool exportVtk(MainWindow& w, const QString& dir, QString* error) {
     const model::Scenario scenario = w.document().scenario();
@@ -65,7 +65,8 @@ bool exportVtk(MainWindow& w, const QString& dir, QString* error) {
                 return !cancel->load();
             });
         } catch (const std::exception& e) {
-            *result = cancel->load() ? QObject::tr("Cancelled: the files written so far stay in %1.").arg(dir) : QString::fromStdString(e.what());
+            *result =
+                cancel->load() ? QObject::tr("Cancelled: the files written so far stay in %1.").arg(dir) : QString::fromStdString(e.what());
         }
         finished->store(true);
     });
@@ -88,7 +89,8 @@ bool exportVtk(MainWindow& w, const QString& dir, QString* error) {
         if (error) *error = *result;
         return false;
     }
-    w.statusBar()->showMessage(with_run ? QObject::tr("Wrote %1: open run.pvd in ParaView").arg(dir) : QObject::tr("Wrote %1/hall.vtp").arg(dir), 8000);
+    w.statusBar()->showMessage(
+        with_run ? QObject::tr("Wrote %1: open run.pvd in ParaView").arg(dir) : QObject::tr("Wrote %1/hall.vtp").arg(dir), 8000);
     return true;
 }
 
@@ -119,8 +121,8 @@ bool exportReport(MainWindow& w, const QString& path, QString* error, QString* n
         const auto store = runs::TelemetryStore::open(run->databasePath().toStdString(), runs::TelemetryStore::Mode::Existing);
         report::ReportOptions ro;
         ro.version = CT_VERSION;
-        const report::ReportSummary sum = report::writeRunReport(w.document().scenario(), w.document().catalog(), store,
-                                                                 run->replay()->info().id, local(path), ro);
+        const report::ReportSummary sum =
+            report::writeRunReport(w.document().scenario(), w.document().catalog(), store, run->replay()->info().id, local(path), ro);
         QApplication::restoreOverrideCursor();
         if (note) *note = QString::fromStdString(sum.picture_note);
     } catch (const std::exception& e) {
@@ -166,8 +168,8 @@ bool exportVideo(MainWindow& w, const QString& path, double seconds, QString* er
         return false;
     }
     QProcess p;
-    p.start(cli, {"export", scenario.fileName(), "--video", "--run", run->databasePath(), "--run-id", QString::number(run->replay()->info().id),
-                  "--seconds", QString::number(seconds) + "s", "-o", path});
+    p.start(cli, {"export", scenario.fileName(), "--video", "--run", run->databasePath(), "--run-id",
+                  QString::number(run->replay()->info().id), "--seconds", QString::number(seconds) + "s", "-o", path});
     QProgressDialog progress(QObject::tr("Rendering the video…"), QObject::tr("Cancel"), 0, 100, &w);
     progress.setWindowModality(Qt::WindowModal);
     progress.setMinimumDuration(300);
@@ -202,10 +204,12 @@ bool exportVideo(MainWindow& w, const QString& path, double seconds, QString* er
 
 void exportVideoDialog(MainWindow& w) {
     if (!w.run()->hasRun()) {
-        QMessageBox::information(&w, QObject::tr("Export video"), QObject::tr("A video replays a run: simulate (F5) or open a run database first."));
+        QMessageBox::information(&w, QObject::tr("Export video"),
+                                 QObject::tr("A video replays a run: simulate (F5) or open a run database first."));
         return;
     }
-    const QString path = QFileDialog::getSaveFileName(&w, QObject::tr("Replay as video"), "replay.mp4", QObject::tr("Video (*.mp4 *.webm)"));
+    const QString path =
+        QFileDialog::getSaveFileName(&w, QObject::tr("Replay as video"), "replay.mp4", QObject::tr("Video (*.mp4 *.webm)"));
     if (path.isEmpty()) return;
     QString error;
     if (!exportVideo(w, path, 20, &error)) QMessageBox::warning(&w, QObject::tr("Export video"), error);
@@ -219,7 +223,8 @@ void exportVtkDialog(MainWindow& w) {
 }
 
 void exportGltfDialog(MainWindow& w) {
-    const QString path = QFileDialog::getSaveFileName(&w, QObject::tr("Export the hall as glTF"), "hall.gltf", QObject::tr("glTF 2.0 (*.gltf)"));
+    const QString path =
+        QFileDialog::getSaveFileName(&w, QObject::tr("Export the hall as glTF"), "hall.gltf", QObject::tr("glTF 2.0 (*.gltf)"));
     if (path.isEmpty()) return;
     QString error;
     if (!exportGltf(w, path, &error)) QMessageBox::warning(&w, QObject::tr("Export glTF"), error);
@@ -227,14 +232,17 @@ void exportGltfDialog(MainWindow& w) {
 
 void exportReportDialog(MainWindow& w) {
     if (!w.run()->hasRun()) {
-        QMessageBox::information(&w, QObject::tr("Export report"), QObject::tr("A report is of a run: simulate (F5) or open a run database first."));
+        QMessageBox::information(&w, QObject::tr("Export report"),
+                                 QObject::tr("A report is of a run: simulate (F5) or open a run database first."));
         return;
     }
-    const QString path = QFileDialog::getSaveFileName(&w, QObject::tr("Export the run's report"), "report.html", QObject::tr("HTML (*.html)"));
+    const QString path =
+        QFileDialog::getSaveFileName(&w, QObject::tr("Export the run's report"), "report.html", QObject::tr("HTML (*.html)"));
     if (path.isEmpty()) return;
     QString error, note;
     if (!exportReport(w, path, &error, &note)) QMessageBox::warning(&w, QObject::tr("Export report"), error);
-    else if (!note.isEmpty()) QMessageBox::information(&w, QObject::tr("Export report"), QObject::tr("Written without the 3D picture: %1").arg(note));
+    else if (!note.isEmpty())
+        QMessageBox::information(&w, QObject::tr("Export report"), QObject::tr("Written without the 3D picture: %1").arg(note));
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -31,4 +31,4 @@ void exportGltfDialog(MainWindow& w);
 void exportReportDialog(MainWindow& w);
 void exportVideoDialog(MainWindow& w);
 
-} // namespace ct::app
+}  // namespace ct::app

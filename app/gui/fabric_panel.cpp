@@ -25,7 +25,7 @@ int indexOf(const std::string& id, const std::string& kind) {
     }
 }
 
-} // namespace
+}  // namespace
 
 FabricPanel::FabricPanel(const RunController& run, QWidget* parent) : QWidget(parent), run_(run) {
     setObjectName("fabricPanel");
@@ -123,8 +123,9 @@ void FabricPanel::setLinks(const std::vector<model::LinkFrame>& links) {
         it->setToolTip(tr("%1: %2 % utilized").arg(QString::fromStdString(v.second)).arg(100 * v.first, 0, 'f', 1));
     }
     if (leaves.empty())
-        note_->setText(run_.hasRun() ? tr("No leaf–spine traffic at this time (jobs with a training description load the fabric, docs/network.md).")
-                                     : tr("Leaf–spine links of the fabric by utilization (the busier direction) once a run is shown."));
+        note_->setText(run_.hasRun()
+                           ? tr("No leaf–spine traffic at this time (jobs with a training description load the fabric, docs/network.md).")
+                           : tr("Leaf–spine links of the fabric by utilization (the busier direction) once a run is shown."));
     else
         note_->setText(tr("%1 leaves × %2 spines, utilization in %; the busiest link %3 %. Click a cell for the link.")
                            .arg(leaves.size())
@@ -132,4 +133,4 @@ void FabricPanel::setLinks(const std::vector<model::LinkFrame>& links) {
                            .arg(100 * hottest, 0, 'f', 0));
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -37,4 +37,4 @@ private:
     QLabel* note_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

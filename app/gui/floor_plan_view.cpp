@@ -20,7 +20,7 @@ QRectF floorRect(const model::Vec2& c, double w, double d, model::Facing f) {
     const model::Box2 b = model::footprint(c, w, d, f);
     return {b.x0, b.y0, b.width(), b.depth()};
 }
-} // namespace
+}  // namespace
 
 FloorPlanView::FloorPlanView(const ScenarioDocument& doc, QWidget* parent) : QWidget(parent), doc_(doc) {
     setObjectName("floorPlan");
@@ -40,17 +40,23 @@ void FloorPlanView::rebuild() {
             for (const auto& r : row.racks)
                 if (const auto* rm = cat.rack(r.model)) {
                     const double liquid = model::rackLiquidPowerW(r, cat);
-                    shapes_.push_back({{"rack", QString::fromStdString(r.id)}, floorRect(r.position_m, rm->width_m, rm->depth_m, r.facing),
-                                       static_cast<int>(r.facing), liquid > 0 ? QColor(120, 110, 200) : QColor(90, 96, 110)});
+                    shapes_.push_back({{"rack", QString::fromStdString(r.id)},
+                                       floorRect(r.position_m, rm->width_m, rm->depth_m, r.facing),
+                                       static_cast<int>(r.facing),
+                                       liquid > 0 ? QColor(120, 110, 200) : QColor(90, 96, 110)});
                 }
         for (const auto& u : h.cooling_units)
             if (const auto* m = cat.coolingUnit(u.model))
-                shapes_.push_back({{"cooling_unit", QString::fromStdString(u.id)}, floorRect(u.position_m, m->width_m, m->depth_m, u.facing),
-                                   static_cast<int>(u.facing), QColor(60, 130, 230)});
+                shapes_.push_back({{"cooling_unit", QString::fromStdString(u.id)},
+                                   floorRect(u.position_m, m->width_m, m->depth_m, u.facing),
+                                   static_cast<int>(u.facing),
+                                   QColor(60, 130, 230)});
         for (const auto& c : h.cdus)
             if (const auto* m = cat.cdu(c.model))
-                shapes_.push_back({{"cdu", QString::fromStdString(c.id)}, floorRect(c.position_m, m->width_m, m->depth_m, c.facing),
-                                   static_cast<int>(c.facing), QColor(40, 190, 170)});
+                shapes_.push_back({{"cdu", QString::fromStdString(c.id)},
+                                   floorRect(c.position_m, m->width_m, m->depth_m, c.facing),
+                                   static_cast<int>(c.facing),
+                                   QColor(40, 190, 170)});
     }
     update();
 }
@@ -102,59 +108,75 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
                 p.drawRect(t.mapRect(s.floor_m.adjusted(-0.15, -0.15, 0.15, 0.15)));
             }
     }
-    QFont small = font();
-    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
-    for (const Shape& s : shapes_) {
-        const bool sel = selection_.contains(s.ref);
-        const QRectF r = t.mapRect(sel && dragging_ ? s.floor_m.translated(drag_by_m_) : s.floor_m);
-        QColor fill = s.colour;
-        if (has_values_ && s.ref.kind == "rack") {
-            const auto it = values_.rack.find(s.ref.id.toStdString());
-            fill = valueColour(it == values_.rack.end() ? std::nan("") : it->second);
-        }
-        if (has_values_ && s.ref.kind == "cooling_unit" && values_.failed_units.count(s.ref.id.toStdString())) fill = QColor(225, 45, 40);
-        p.setPen(QPen(sel ? QColor(255, 210, 60) : QColor(20, 20, 24), sel ? 2.5 : 1));
-        p.setBrush(fill);
-        p.drawRect(r);
-        // The front (cold-air intake or supply) edge in light blue.
-        p.setPen(QPen(QColor(150, 220, 255), 2));
-        switch (static_cast<model::Facing>(s.facing)) {
-        case model::Facing::North: p.drawLine(r.topLeft(), r.topRight()); break;
-        case model::Facing::South: p.drawLine(r.bottomLeft(), r.bottomRight()); break;
-        case model::Facing::East: p.drawLine(r.topRight(), r.bottomRight()); break;
-        case model::Facing::West: p.drawLine(r.topLeft(), r.bottomLeft()); break;
-        }
-        // Labels where they fit: the value on a coloured rack, the id below it when there is room.
-        p.setFont(small);
-        const QFontMetricsF fm(small);
-        QString value;
-        if (has_values_ && s.ref.kind == "rack") {
-            const auto it = values_.rack.find(s.ref.id.toStdString());
-            if (it != values_.rack.end() && std::isfinite(it->second)) value = QString::number(it->second, 'f', values_.decimals);
-        }
-        const QString id = s.ref.id.section('-', -1);  // "r01-03" -> "03", "crah-02" -> "02"
-        const bool fits_value = !value.isEmpty() && fm.horizontalAdvance(value) + 2 <= r.width() && fm.height() <= r.height();
-        const bool fits_id = fm.horizontalAdvance(s.ref.id) + 2 <= r.width() && fm.height() * (fits_value ? 2 : 1) <= r.height();
-        const double luma = 0.299 * fill.red() + 0.587 * fill.green() + 0.114 * fill.blue();
-        const QColor ink = luma > 140 ? QColor(10, 10, 10) : QColor(245, 245, 245);
-        p.setPen(ink);
-        if (fits_value && fits_id) {
-            p.drawText(r.adjusted(0, 0, 0, -r.height() / 2), Qt::AlignHCenter | Qt::AlignBottom, value);
-            p.drawText(r.adjusted(0, r.height() / 2, 0, 0), Qt::AlignHCenter | Qt::AlignTop, s.ref.id);
-        } else if (fits_value) {
-            p.drawText(r, Qt::AlignCenter, value);
-        } else if (fits_id) {
-            p.drawText(r, Qt::AlignCenter, s.ref.id);
-        } else if (fm.horizontalAdvance(id) + 2 <= r.width() && fm.height() <= r.height() && !has_values_) {
-            p.drawText(r, Qt::AlignCenter, id);
-        }
-        p.setFont(font());
-    }
+    for (const Shape& s : shapes_) paintShape(p, t, s);
     p.setPen(Qt::lightGray);
     p.drawText(QRectF(8, 4, width() - 16, 20), Qt::AlignRight,
                tr("%1 — %2 × %3 m (north up; light edge = front; wheel zooms, right drag pans, double click fits)")
-                   .arg(QString::fromStdString(h.name)).arg(h.width_m).arg(h.depth_m));
+                   .arg(QString::fromStdString(h.name))
+                   .arg(h.width_m)
+                   .arg(h.depth_m));
     if (has_values_) paintLegend(p);
+}
+
+void FloorPlanView::paintShape(QPainter& p, const QTransform& t, const Shape& s) const {
+    const bool sel = selection_.contains(s.ref);
+    const QRectF r = t.mapRect(sel && dragging_ ? s.floor_m.translated(drag_by_m_) : s.floor_m);
+    QColor fill = s.colour;
+    if (has_values_ && s.ref.kind == "rack") {
+        const auto it = values_.rack.find(s.ref.id.toStdString());
+        fill = valueColour(it == values_.rack.end() ? std::nan("") : it->second);
+    }
+    if (has_values_ && s.ref.kind == "cooling_unit" && values_.failed_units.count(s.ref.id.toStdString())) fill = QColor(225, 45, 40);
+    p.setPen(QPen(sel ? QColor(255, 210, 60) : QColor(20, 20, 24), sel ? 2.5 : 1));
+    p.setBrush(fill);
+    p.drawRect(r);
+    // The front (cold-air intake or supply) edge in light blue.
+    p.setPen(QPen(QColor(150, 220, 255), 2));
+    switch (static_cast<model::Facing>(s.facing)) {
+        case model::Facing::North:
+            p.drawLine(r.topLeft(), r.topRight());
+            break;
+        case model::Facing::South:
+            p.drawLine(r.bottomLeft(), r.bottomRight());
+            break;
+        case model::Facing::East:
+            p.drawLine(r.topRight(), r.bottomRight());
+            break;
+        case model::Facing::West:
+            p.drawLine(r.topLeft(), r.bottomLeft());
+            break;
+    }
+    paintLabel(p, s, r, fill);
+}
+
+/// Labels where they fit: the value on a coloured rack, the id below it when there is room.
+void FloorPlanView::paintLabel(QPainter& p, const Shape& s, const QRectF& r, const QColor& fill) const {
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
+    p.setFont(small);
+    const QFontMetricsF fm(small);
+    QString value;
+    if (has_values_ && s.ref.kind == "rack") {
+        const auto it = values_.rack.find(s.ref.id.toStdString());
+        if (it != values_.rack.end() && std::isfinite(it->second)) value = QString::number(it->second, 'f', values_.decimals);
+    }
+    const QString id = s.ref.id.section('-', -1);  // "r01-03" -> "03", "crah-02" -> "02"
+    const bool fits_value = !value.isEmpty() && fm.horizontalAdvance(value) + 2 <= r.width() && fm.height() <= r.height();
+    const bool fits_id = fm.horizontalAdvance(s.ref.id) + 2 <= r.width() && fm.height() * (fits_value ? 2 : 1) <= r.height();
+    const double luma = 0.299 * fill.red() + 0.587 * fill.green() + 0.114 * fill.blue();
+    const QColor ink = luma > 140 ? QColor(10, 10, 10) : QColor(245, 245, 245);
+    p.setPen(ink);
+    if (fits_value && fits_id) {
+        p.drawText(r.adjusted(0, 0, 0, -r.height() / 2), Qt::AlignHCenter | Qt::AlignBottom, value);
+        p.drawText(r.adjusted(0, r.height() / 2, 0, 0), Qt::AlignHCenter | Qt::AlignTop, s.ref.id);
+    } else if (fits_value) {
+        p.drawText(r, Qt::AlignCenter, value);
+    } else if (fits_id) {
+        p.drawText(r, Qt::AlignCenter, s.ref.id);
+    } else if (fm.horizontalAdvance(id) + 2 <= r.width() && fm.height() <= r.height() && !has_values_) {
+        p.drawText(r, Qt::AlignCenter, id);
+    }
+    p.setFont(font());
 }
 
 QColor FloorPlanView::valueColour(double v) const {
@@ -228,8 +250,9 @@ QString FloorPlanView::toolTipAt(const QPointF& pos) const {
     }
     if (has_values_ && s->ref.kind == "rack") {
         const auto it = values_.rack.find(id);
-        text += "\n" + QString::fromStdString(values_.label) + ": " +
-                (it != values_.rack.end() && std::isfinite(it->second) ? QString::number(it->second, 'f', values_.decimals) : tr("no data"));
+        text +=
+            "\n" + QString::fromStdString(values_.label) + ": " +
+            (it != values_.rack.end() && std::isfinite(it->second) ? QString::number(it->second, 'f', values_.decimals) : tr("no data"));
     }
     if (has_values_ && values_.failed_units.count(id)) text += tr("\nfailed");
     return text;
@@ -341,4 +364,4 @@ QPointF FloorPlanView::widgetPosOf(const EntityRef& ref) const {
     return {};
 }
 
-} // namespace ct::app
+}  // namespace ct::app

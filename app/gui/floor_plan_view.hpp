@@ -62,6 +62,8 @@ private:
     void rebuild();
     QTransform floorToWidget() const;
     void paintLegend(QPainter& p) const;
+    void paintShape(QPainter& p, const QTransform& t, const Shape& s) const;  ///< a rack, unit or CDU with its front edge and label
+    void paintLabel(QPainter& p, const Shape& s, const QRectF& r, const QColor& fill) const;
     QColor valueColour(double v) const;
     const Shape* shapeAt(const QPointF& widget_pos) const;
     const ScenarioDocument& doc_;
@@ -72,10 +74,10 @@ private:
     QPointF drag_by_m_;  ///< snapped offset shown while dragging
     PlanValues values_;
     bool has_values_ = false;
-    double zoom_ = 1;     ///< on top of fitting the hall to the widget
-    QPointF pan_px_;      ///< widget pixels
+    double zoom_ = 1;  ///< on top of fitting the hall to the widget
+    QPointF pan_px_;   ///< widget pixels
     bool panning_ = false;
     QPointF pan_from_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

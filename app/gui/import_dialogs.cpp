@@ -1,8 +1,8 @@
 #include "import_dialogs.hpp"
 
-#include <clustertwin/runs/series_csv.hpp>
 #include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/parse.hpp>
+#include <clustertwin/runs/series_csv.hpp>
 
 #include <QCheckBox>
 #include <QDateTime>
@@ -31,8 +31,9 @@ QWidget* databaseRow(QWidget* parent, QLineEdit* edit) {
     l->addWidget(edit, 1);
     l->addWidget(browse);
     QObject::connect(browse, &QPushButton::clicked, w, [w, edit] {
-        const QString f = QFileDialog::getSaveFileName(w, QObject::tr("Run database (added to when it exists)"), edit->text(),
-                                                       QObject::tr("Run databases (*.sqlite *.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
+        const QString f =
+            QFileDialog::getSaveFileName(w, QObject::tr("Run database (added to when it exists)"), edit->text(),
+                                         QObject::tr("Run databases (*.sqlite *.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
         if (!f.isEmpty()) edit->setText(f);
     });
     return w;
@@ -45,7 +46,7 @@ QLabel* problemLabel(QWidget* parent) {
     l->setWordWrap(true);
     return l;
 }
-} // namespace
+}  // namespace
 
 double parseDurationText(const QString& text) {
     const auto d = runs::parseTimeSpec(text.trimmed().toStdString(), 0);
@@ -105,7 +106,8 @@ ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog
     known->setSelectionMode(QAbstractItemView::NoSelection);
     known->setStyleSheet("QListWidget { background: palette(window); color: palette(mid); }");
     for (const importers::FormatInfo* f : importers::formats()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(f->label) + "  —  " + QString::fromUtf8(importers::toString(f->kind).data()), known);
+        auto* item =
+            new QListWidgetItem(QString::fromStdString(f->label) + "  —  " + QString::fromUtf8(importers::toString(f->kind).data()), known);
         item->setData(Qt::UserRole, QString::fromStdString(f->id));
     }
     known->setMaximumHeight(90);
@@ -133,7 +135,8 @@ void ImportDialog::validate() {
     if (paths_->count() == 0) why = tr("Add the files or folders to import.");
     else if (db_->text().trimmed().isEmpty()) why = tr("Name the database to import into.");
     else if (run_name_->text().trimmed().isEmpty()) why = tr("Name the run.");
-    else if (!importers::parseUtcOffset(tz_->text().trimmed().toStdString())) why = tr("'%1' is not an offset from UTC (+05:30, -0800, UTC).").arg(tz_->text());
+    else if (!importers::parseUtcOffset(tz_->text().trimmed().toStdString()))
+        why = tr("'%1' is not an offset from UTC (+05:30, -0800, UTC).").arg(tz_->text());
     problem_->setText(why);
     problem_->setVisible(!why.isEmpty());
     for (QAbstractButton* b : buttons_->buttons())
@@ -190,7 +193,8 @@ PrometheusDialog::PrometheusDialog(const QString& default_db, QWidget* parent) :
     known->setSelectionMode(QAbstractItemView::NoSelection);
     known->setStyleSheet("QListWidget { background: palette(window); color: palette(mid); }");
     for (const importers::FormatInfo* f : importers::formats()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(f->label) + "  —  " + QString::fromUtf8(importers::toString(f->kind).data()), known);
+        auto* item =
+            new QListWidgetItem(QString::fromStdString(f->label) + "  —  " + QString::fromUtf8(importers::toString(f->kind).data()), known);
         item->setData(Qt::UserRole, QString::fromStdString(f->id));
     }
     known->setMaximumHeight(90);
@@ -243,4 +247,4 @@ PrometheusSettings PrometheusDialog::settings() const {
     return s;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -17,21 +17,21 @@ namespace ct::app {
 
 /// What File > Import telemetry… asks for.
 struct FileImportSettings {
-    QStringList paths;     ///< files and folders (folders are walked; what is not telemetry there is skipped)
-    QString db;            ///< the run database ("" = telemetry.sqlite in the runs folder)
-    QString run_name;      ///< "" = "import <date time>"
+    QStringList paths;  ///< files and folders (folders are walked; what is not telemetry there is skipped)
+    QString db;         ///< the run database ("" = telemetry.sqlite in the runs folder)
+    QString run_name;   ///< "" = "import <date time>"
     double tz_offset_s = 0;
 };
 
 /// What File > Connect to Prometheus… asks for.
 struct PrometheusSettings {
-    QString url;                 ///< http://host:9090 (a path prefix is kept)
-    bool dcgm = true;            ///< the DCGM exporter's default metrics
-    QStringList queries;         ///< more PromQL queries
-    double lookback_s = 3600;    ///< read this far back from now first
-    double step_s = 15;          ///< the resolution
-    bool follow = true;          ///< then poll every step (at least 2 s) and append what is new
-    QString db;                  ///< "" = prometheus.sqlite in the runs folder
+    QString url;               ///< http://host:9090 (a path prefix is kept)
+    bool dcgm = true;          ///< the DCGM exporter's default metrics
+    QStringList queries;       ///< more PromQL queries
+    double lookback_s = 3600;  ///< read this far back from now first
+    double step_s = 15;        ///< the resolution
+    bool follow = true;        ///< then poll every step (at least 2 s) and append what is new
+    QString db;                ///< "" = prometheus.sqlite in the runs folder
 };
 
 class ImportDialog : public QDialog {
@@ -73,4 +73,4 @@ private:
 /// "1h", "90s", "15m" as seconds (nullopt-like: negative when not a positive duration).
 double parseDurationText(const QString& text);
 
-} // namespace ct::app
+}  // namespace ct::app

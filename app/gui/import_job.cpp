@@ -40,7 +40,8 @@ void ImportJob::run() {
         opt.mapper = mapper ? &*mapper : nullptr;
         if (mapper) {
             opt.mapped_onto = request_.scenario->id;
-            if (!request_.scenario_file.isEmpty()) opt.mapped_onto_file = QFileInfo(request_.scenario_file).absoluteFilePath().toStdString();
+            if (!request_.scenario_file.isEmpty())
+                opt.mapped_onto_file = QFileInfo(request_.scenario_file).absoluteFilePath().toStdString();
         }
         im::ImportSession session(store, opt);
         std::vector<std::string> failed;
@@ -53,12 +54,13 @@ void ImportJob::run() {
             }
         };
         if (request_.prometheus) {
-            failed = im::importPrometheusRange(session, *request_.prometheus, [&](std::size_t done, std::size_t total, const std::string& query) {
-                tell(static_cast<double>(done) / static_cast<double>(total),
-                     tr("request %1 of %2: %3").arg(done).arg(total).arg(QString::fromStdString(query)));
-                if (cancel_) session.cancel();
-                return !cancel_;
-            });
+            failed = im::importPrometheusRange(session, *request_.prometheus,
+                                               [&](std::size_t done, std::size_t total, const std::string& query) {
+                                                   tell(static_cast<double>(done) / static_cast<double>(total),
+                                                        tr("request %1 of %2: %3").arg(done).arg(total).arg(QString::fromStdString(query)));
+                                                   if (cancel_) session.cancel();
+                                                   return !cancel_;
+                                               });
         } else {
             session.importFiles(files, [&](std::size_t k, std::size_t n, double within, const std::string& file) {
                 if (k < n)
@@ -85,4 +87,4 @@ void ImportJob::run() {
     }
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -19,15 +19,15 @@
 namespace ct::app {
 
 struct ImportRequest {
-    QString db;                      ///< the run database (created when missing)
-    QString run_name;                ///< readings go to the run of this name (created when missing)
-    QStringList paths;               ///< files and directories (a file import)
+    QString db;                                            ///< the run database (created when missing)
+    QString run_name;                                      ///< readings go to the run of this name (created when missing)
+    QStringList paths;                                     ///< files and directories (a file import)
     std::optional<importers::PrometheusRange> prometheus;  ///< or a range read from a server
-    double tz_offset_s = 0;          ///< zone of times written without one
+    double tz_offset_s = 0;                                ///< zone of times written without one
     /// Entities are mapped onto this scenario's where they match (hostnames, ids, GPU UUIDs, its
     /// telemetry_mapping rules); the rest keep the names the telemetry gives.
     std::optional<model::Scenario> scenario;
-    QString scenario_file;           ///< its file, recorded with the run when entities were mapped onto it
+    QString scenario_file;  ///< its file, recorded with the run when entities were mapped onto it
 };
 
 /// How an import ended (read on the GUI thread after the job's finished()).
@@ -36,13 +36,13 @@ struct ImportOutcome {
     qint64 run = 0;
     bool run_removed = false;  ///< nothing could be read: no run is left behind
     bool cancelled = false;
-    int exit_code = 0;         ///< as clustertwin-cli import: 0 all read, 3 some failed, 2 nothing
-    QString summary;           ///< the summary in words, as the CLI prints it
-    QStringList failed;        ///< what could not be read at all, each named
-    qint64 stored = 0;         ///< samples stored by this import
-    std::size_t matched = 0;   ///< entities mapped onto the scenario
+    int exit_code = 0;                                ///< as clustertwin-cli import: 0 all read, 3 some failed, 2 nothing
+    QString summary;                                  ///< the summary in words, as the CLI prints it
+    QStringList failed;                               ///< what could not be read at all, each named
+    qint64 stored = 0;                                ///< samples stored by this import
+    std::size_t matched = 0;                          ///< entities mapped onto the scenario
     std::vector<importers::ImportedEntity> entities;  ///< what the telemetry describes (for a skeleton)
-    QString error;             ///< the store could not be opened or written ("" otherwise)
+    QString error;                                    ///< the store could not be opened or written ("" otherwise)
 };
 
 /// Whether a scenario has any node (telemetry can be mapped onto it).
@@ -70,4 +70,4 @@ private:
     std::atomic<bool> cancel_{false};
 };
 
-} // namespace ct::app
+}  // namespace ct::app

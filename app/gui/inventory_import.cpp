@@ -24,13 +24,14 @@ QString importInventory(const QStringList& files, const QString& out, QString* e
         return {};
     }
     const auto& r = res.report;
-    QString text = QObject::tr("Built %1 from NetBox: %2 hall(s), %3 rack(s) (%4 at their floor-plan position), %5 node(s) from %6 device(s).")
-                       .arg(QFileInfo(out).fileName())
-                       .arg(res.scenario.halls.size())
-                       .arg(r.racks)
-                       .arg(r.racks_placed)
-                       .arg(r.nodes)
-                       .arg(r.devices);
+    QString text =
+        QObject::tr("Built %1 from NetBox: %2 hall(s), %3 rack(s) (%4 at their floor-plan position), %5 node(s) from %6 device(s).")
+            .arg(QFileInfo(out).fileName())
+            .arg(res.scenario.halls.size())
+            .arg(r.racks)
+            .arg(r.racks_placed)
+            .arg(r.nodes)
+            .arg(r.devices);
     auto section = [&](const QString& title, const std::vector<std::string>& lines) {
         if (lines.empty()) return;
         text += "\n\n" + title;
@@ -66,4 +67,4 @@ void importInventoryDialog(QWidget* parent, const std::function<bool(const QStri
     open(out);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

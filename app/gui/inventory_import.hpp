@@ -18,4 +18,4 @@ QString importInventory(const QStringList& files, const QString& out, QString* e
 /// the saved scenario.
 void importInventoryDialog(QWidget* parent, const std::function<bool(const QString&)>& open);
 
-} // namespace ct::app
+}  // namespace ct::app

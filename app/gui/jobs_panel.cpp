@@ -19,7 +19,7 @@ namespace ct::app {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString pct(double v) { return std::isfinite(v) ? QString::number(100 * v, 'f', 0) + " %" : QStringLiteral("–"); }
-} // namespace
+}  // namespace
 
 JobsPanel::JobsPanel(const ScenarioDocument& doc, const RunController& run, QWidget* parent) : QWidget(parent), doc_(doc), run_(run) {
     setObjectName("jobsPanel");
@@ -61,7 +61,7 @@ QString details(const model::JobFrame& f) {
     if (f.interruptions > 0) parts << QObject::tr("%n interruption(s)", nullptr, f.interruptions);
     return parts.isEmpty() ? QStringLiteral("–") : parts.join(QStringLiteral("; "));
 }
-} // namespace
+}  // namespace
 
 void JobsPanel::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
@@ -131,15 +131,16 @@ void JobsPanel::refresh() {
         QString state = tr("planned");
         if (f) state = f->stalled ? tr("stalled") : (f->running || f->step_time_s > 0 ? tr("running") : tr("idle"));
         else if (t >= row.start && (row.end < 0 || t < row.end)) state = rp ? tr("running") : tr("from %1 s").arg(row.start);
-        const QString cells[] = {qs(row.id),
-                                 qs(row.kind),
-                                 row.nodes >= 0 ? QString::number(row.nodes) : QStringLiteral("–"),
-                                 state,
-                                 f && std::isfinite(f->step_time_s) && f->step_time_s > 0 ? QString::number(f->step_time_s, 'f', 3) : QStringLiteral("–"),
-                                 f ? pct(f->mfu) : QStringLiteral("–"),
-                                 f ? pct(f->comm_share) : QStringLiteral("–"),
-                                 f && std::isfinite(f->utilization) ? pct(f->utilization) : pct(row.util),
-                                 f ? details(*f) : QStringLiteral("–")};
+        const QString cells[] = {
+            qs(row.id),
+            qs(row.kind),
+            row.nodes >= 0 ? QString::number(row.nodes) : QStringLiteral("–"),
+            state,
+            f && std::isfinite(f->step_time_s) && f->step_time_s > 0 ? QString::number(f->step_time_s, 'f', 3) : QStringLiteral("–"),
+            f ? pct(f->mfu) : QStringLiteral("–"),
+            f ? pct(f->comm_share) : QStringLiteral("–"),
+            f && std::isfinite(f->utilization) ? pct(f->utilization) : pct(row.util),
+            f ? details(*f) : QStringLiteral("–")};
         for (int c = 0; c < 9; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -147,10 +148,12 @@ void JobsPanel::refresh() {
             table_->setItem(r, c, item);
         }
     }
-    note_->setText(rows.empty() ? tr("The scenario has no jobs.")
-                   : network ? tr("Click a job: its nodes light up in 3D and the Charts dock shows its step time, MFU and communication share over time.")
-                             : tr("Step time, MFU and communication share come from jobs with a training or inference description, which run on "
-                                  "the simulated fabric (docs/network.md); these run at their set utilization."));
+    note_->setText(
+        rows.empty() ? tr("The scenario has no jobs.")
+        : network
+            ? tr("Click a job: its nodes light up in 3D and the Charts dock shows its step time, MFU and communication share over time.")
+            : tr("Step time, MFU and communication share come from jobs with a training or inference description, which run on "
+                 "the simulated fabric (docs/network.md); these run at their set utilization."));
 }
 
-} // namespace ct::app
+}  // namespace ct::app

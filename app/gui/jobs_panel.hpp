@@ -44,4 +44,4 @@ private:
     QLabel* note_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -1,44 +1,42 @@
 #include "main_window.hpp"
 #include "compare_view.hpp"
-#include "jobs_panel.hpp"
 #include "fabric_panel.hpp"
+#include "jobs_panel.hpp"
 
+#include "alerts_panel.hpp"
 #include "checks_panel.hpp"
-#include "inventory_import.hpp"
 #include "document_guard.hpp"
-#include "notice_bar.hpp"
-#include "run_binding.hpp"
-#include "simulation_control.hpp"
-#include "telemetry_control.hpp"
 #include "edit_controller.hpp"
 #include "floor_plan_view.hpp"
+#include "inventory_import.hpp"
+#include "navigator.hpp"
+#include "notice_bar.hpp"
 #include "problems_dialog.hpp"
 #include "properties_panel.hpp"
+#include "run_binding.hpp"
 #include "run_controller.hpp"
-#include "alerts_panel.hpp"
 #include "run_dialog.hpp"
-#include "run_picker.hpp"
-#include "navigator.hpp"
 #include "run_explainer.hpp"
 #include "run_panels.hpp"
+#include "run_picker.hpp"
 #include "scenario_document.hpp"
 #include "scenario_tree.hpp"
 #include "scene_toolbar.hpp"
+#include "simulation_control.hpp"
 #include "simulation_options.hpp"
+#include "telemetry_control.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
 #include "window_extras.hpp"
 
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/sim/impact.hpp>
 
 #include <QApplication>
 #include <QCloseEvent>
-#include <QTimer>
-#include <QUndoStack>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
@@ -55,6 +53,8 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -63,228 +63,47 @@ namespace ct::app {
 
 namespace {
 constexpr int kMaxRecent = 8;
-
-QDockWidget* dock(QMainWindow* w, const QString& title, const char* name, QWidget* content, Qt::DockWidgetArea area) {
-    auto* d = new QDockWidget(title, w);
-    d->setObjectName(name);
-    d->setWidget(content);
-    w->addDockWidget(area, d);
-    return d;
-}
-} // namespace
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), doc_(new ScenarioDocument(this)), run_(new RunController(this)), tree_(new ScenarioTree(*doc_)),
-      props_(new PropertiesPanel(*doc_)), plan_(new FloorPlanView(*doc_)), view3d_(new View3D(*doc_)) {
+    : QMainWindow(parent),
+      doc_(new ScenarioDocument(this)),
+      run_(new RunController(this)),
+      tree_(new ScenarioTree(*doc_)),
+      props_(new PropertiesPanel(*doc_)),
+      plan_(new FloorPlanView(*doc_)),
+      view3d_(new View3D(*doc_)) {
     setObjectName("mainWindow");
     setWindowTitle(tr("ClusterTwin"));
-
-    // Centre: the 3D view and the floor plan, with the timeline under both.
-    tabs_ = new QTabWidget;
-    tabs_->addTab(view3d_, tr("3D"));
-    tabs_->addTab(plan_, tr("Floor plan"));
-    compare_view_ = new CompareView(*doc_, *run_);
-    tabs_->addTab(compare_view_, tr("Compare"));
-    tabs_->setTabEnabled(tabs_->indexOf(compare_view_), false);
-    tabs_->setTabToolTip(tabs_->indexOf(compare_view_), tr("Baseline and what-if side by side (Simulation > What-if)"));
-    timeline_ = new Timeline(*run_);
-    auto* centre = new QWidget;
-    auto* cl = new QVBoxLayout(centre);
-    cl->setContentsMargins(0, 0, 0, 0);
-    cl->setSpacing(0);
-    notice_ = new NoticeBar(centre);
-    cl->addWidget(notice_);
-    auto* result_notice = new NoticeBar(centre);
-    result_notice->setObjectName("resultNotice");
-    cl->addWidget(result_notice);
-    cl->addWidget(tabs_, 1);
-    cl->addWidget(timeline_);
-    setCentralWidget(centre);
-
-    // Inspector: properties above the current values of the selection.
-    values_ = new ValuesPanel(*run_);
-    auto* inspector = new QSplitter(Qt::Vertical);
-    inspector->addWidget(props_);
-    inspector->addWidget(values_);
-    charts_ = new ChartsPanel(*run_);
-    alerts_ = new AlertsPanel(*run_);
-    explainer_ = new RunExplainer(*run_, *result_notice, this);
-    QDockWidget* tree_dock = dock(this, tr("Scenario"), "scenarioDock", tree_, Qt::LeftDockWidgetArea);
-    QDockWidget* props_dock = dock(this, tr("Inspector"), "propertiesDock", inspector, Qt::RightDockWidgetArea);
-    QDockWidget* charts_dock = dock(this, tr("Charts"), "chartsDock", charts_, Qt::BottomDockWidgetArea);
-    QDockWidget* alerts_dock = dock(this, tr("Alerts"), "alertsDock", alerts_, Qt::BottomDockWidgetArea);
-    checks_ = new ChecksPanel(*doc_);
-    QDockWidget* checks_dock = dock(this, tr("Checks"), "checksDock", checks_, Qt::BottomDockWidgetArea);
-    jobs_ = new JobsPanel(*doc_, *run_);
-    QDockWidget* jobs_dock = dock(this, tr("Jobs"), "jobsDock", jobs_, Qt::BottomDockWidgetArea);
-    fabric_ = new FabricPanel(*run_);
-    QDockWidget* fabric_dock = dock(this, tr("Fabric"), "fabricDock", fabric_, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(charts_dock, alerts_dock);
-    tabifyDockWidget(alerts_dock, checks_dock);
-    tabifyDockWidget(checks_dock, jobs_dock);
-    tabifyDockWidget(jobs_dock, fabric_dock);
-    charts_dock->raise();
-
-    progress_ = new QProgressBar;
-    progress_->setObjectName("simulationProgress");
-    progress_->setMaximumWidth(220);
-    progress_->setRange(0, 100);
-    progress_->hide();
-    cancel_ = new QPushButton(tr("Cancel"));
-    cancel_->setObjectName("cancelSimulation");
-    cancel_->hide();
-    statusBar()->addPermanentWidget(progress_);
-    statusBar()->addPermanentWidget(cancel_);
-    connect(cancel_, &QPushButton::clicked, this, [this] {
-        if (run_->loading()) run_->cancelLoad();
-        else cancelSimulation();
-    });
-    sims_ = new SimulationControl(*doc_, this);
-    connect(sims_, &SimulationControl::started, this, [this](const QString& m) {
-        progress_->setValue(0);
-        progress_->setFormat("%p%");
-        progress_->show();
-        run_action_->setEnabled(false);
-        cancel_->show();
-        statusBar()->showMessage(m);
-    });
-    connect(sims_, &SimulationControl::progress, progress_, &QProgressBar::setValue);
-    connect(sims_, &SimulationControl::timeLeft, this, [this](double s) {
-        progress_->setFormat(std::isfinite(s) ? tr("%p% · %1 left").arg(QString::fromStdString(model::formatDuration(std::ceil(s)))) : QString("%p%"));
-    });
-    connect(sims_, &SimulationControl::airSolver, this, [this](const QString& label, const QString& summary) {
-        progress_->setToolTip(summary);
-        statusBar()->showMessage(tr("Simulating with %1: %2").arg(label, summary));
-    });
-    connect(sims_, &SimulationControl::liveFrame, this, [this](const model::Frame& f) {
-        if (!run_->hasRun() || !run_->playing()) {
-            view3d_->setFrame(f);
-            plan_->setFrame(f, metric_box_ ? metric_box_->currentData().toString().toStdString() : std::string("inlet_c"));
-        }
-    });
-    connect(sims_, &SimulationControl::ended, this, &MainWindow::endSimulation);
-    connect(sims_, &SimulationControl::failed, this, [this](const QString& m) { QMessageBox::warning(this, tr("Simulation"), m); });
-    connect(sims_, &SimulationControl::runReady, this, [this](const QString& path, bool whatif) {
-        if (whatif) {
-            compare_action_->setEnabled(true);
-            connect(run_, &RunController::runChanged, this, [this] {
-                explainer_->describeWhatIf(whatif_events_);
-                setCompareWithBaseline(true);
-                compare_view_->setBaseline(sims_->baseline());
-                tabs_->setTabEnabled(tabs_->indexOf(compare_view_), true);
-                statusBar()->showMessage(tr("What-if ready: the Compare tab shows it beside its baseline"), 8000);
-                emit whatIfReady();
-            }, Qt::SingleShotConnection);
-        }
-        openRun(path);
-    });
-    // Opening a database: the same progress bar, and Cancel stops the load.
-    connect(run_, &RunController::loadProgress, progress_, &QProgressBar::setValue);
-    connect(run_, &RunController::loadingChanged, this, [this](bool on) {
-        if (sims_->running()) return;  // the bar is the simulation's
-        progress_->setVisible(on);
-        cancel_->setVisible(on);
-        if (!on && statusBar()->currentMessage().startsWith(tr("Loading"))) statusBar()->clearMessage();
-    });
-    run_->setGate([this](runs::RunReplay& r, const QString& db) { return admitRun(r, db); });
-
+    NoticeBar* result_notice = buildCentre();
+    const QList<QDockWidget*> docks = buildDocks(*result_notice);
+    buildStatusBar();
+    connectSimulations();
+    connectRunLoading();
     edits_ = new EditController(*doc_, this);
     guard_ = new DocumentGuard(*doc_, *notice_, this, [this](const QString& path, QString* error) { return saveScenario(path, error); });
     autosave_ = new QTimer(this);
     autosave_->setInterval(30000);
     connect(autosave_, &QTimer::timeout, doc_, &ScenarioDocument::writeAutosave);
     autosave_->start();
-    telemetry_ = new TelemetryControl(this, *doc_, *run_, [this](const QString& path) { return openScenario(path); }, [this] { return runsFolder(); });
+    telemetry_ = new TelemetryControl(
+        this, *doc_, *run_, [this](const QString& path) { return openScenario(path); }, [this] { return runsFolder(); });
     buildMenus();
-    for (auto* d : {tree_dock, props_dock, charts_dock, alerts_dock, checks_dock, jobs_dock, fabric_dock}) view_menu_->addAction(d->toggleViewAction());
+    for (auto* d : docks) view_menu_->addAction(d->toggleViewAction());
     buildSceneToolbar();
-
-    // A pick in the tree also shows it: the camera frames racks, nodes, GPUs and units; an event moves the
-    // timeline to its time; a job frames its first node.
-    auto* nav = new Navigator(*doc_, *run_, *view3d_, *tabs_, this);
-    connect(nav, &Navigator::selectRequested, this, &MainWindow::select);
-    connect(tree_, &ScenarioTree::entitySelected, this, [this, nav](const EntityRef& ref) {
-        select(ref);
-        nav->showInViewAndTime(ref);
-    });
-    connect(plan_, &FloorPlanView::entitySelected, this, &MainWindow::select);
-    connect(view3d_, &View3D::entitySelected, this, &MainWindow::select);
-    connect(compare_view_, &CompareView::entitySelected, this, &MainWindow::select);
-    connect(fabric_, &FabricPanel::linkSelected, this, &MainWindow::select);
-    connect(jobs_, &JobsPanel::jobSelected, this, [this](const EntityRef& ref) {
-        select(ref);
-        if (auto* sc = view3d_->scene()) {
-            sc->setHighlighted(jobs_->nodesOf(ref.id));  // its nodes light up
-            sc->setHighlightedLinks(jobs_->busiestLinks(ref.id, run_->frame()));  // and its busiest links
-        }
-        view3d_->update();
-    });
-    connect(alerts_, &AlertsPanel::alertActivated, nav, [nav](const QString& id, double t_s) { nav->activate(id, t_s); });
-    connect(checks_, &ChecksPanel::entityActivated, nav, [nav](const QString& id) { nav->activate(id); });
-    connect(plan_, &FloorPlanView::selectionChanged, this, [this](const QList<EntityRef>& refs) { edits_->setTargets(refs); });
-    connect(plan_, &FloorPlanView::moveRequested, edits_, &EditController::move);
-    connect(view3d_, &View3D::moveRequested, edits_, &EditController::move);
-    connect(edits_, &EditController::selectRequested, this, &MainWindow::select);
-    connect(props_, &PropertiesPanel::propertyEdited, this, [this](const QString& id, const QString& key, const QString& value) {
-        if (!edits_->setProperty(id, key, value)) {
-            props_->show(selection_);  // put the shown value back
-            statusBar()->showMessage(edits_->lastError());
-        }
-    });
-    connect(doc_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
-    connect(doc_, &ScenarioDocument::edited, this, [this] {
-        // Keep the selection across the edit when it still exists.
-        const EntityRef again = doc_->refOf(selection_.id);
-        const QList<EntityRef> multi = plan_->selection();
-        select(again.isValid() ? again : EntityRef{"scenario", QString::fromStdString(doc_->scenario().id)});
-        if (multi.size() > 1) {
-            plan_->setSelection(multi);
-            edits_->setTargets(multi);
-        }
-        if (run_->hasRun()) bindOpenRun();  // the scenario moved away from the run's version (or back to it)
-        showFrame();
-        updateTitle();
-    });
-    connect(run_, &RunController::timeChanged, this, &MainWindow::showFrame);
-    connect(run_, &RunController::runChanged, this, [this] {
-        if (!run_->hasRun()) {
-            run_matches_ = false;
-            view3d_->clearFrame();
-            plan_->clearFrame();
-            return;
-        }
-        statusBar()->showMessage(tr("Run %1 of %2: %3 series, %4 events")
-                                     .arg(run_->replay()->info().id)
-                                     .arg(run_->databasePath())
-                                     .arg(run_->replay()->seriesCount())
-                                     .arg(run_->replay()->events().size()));
-    });
-    connect(run_, &RunController::loadFailed, this, [this](const QString& m) {
-        statusBar()->showMessage(tr("Could not open the run"));
-        QMessageBox::warning(this, tr("Open run"), m);
-    });
-    connect(doc_, &ScenarioDocument::changed, this, [this] {
-        const auto& s = doc_->scenario();
-        updateTitle();
-        resetForNewScenario();
-        select({"scenario", QString::fromStdString(s.id)});
-        showFrame();
-        statusBar()->showMessage(doc_->warnings().empty()
-                                     ? tr("Opened %1").arg(doc_->path())
-                                     : tr("Opened %1 with %2 warning(s)").arg(doc_->path()).arg(doc_->warnings().size()));
-    });
+    connectSelection();
+    connectDocument();
     updateRecentMenu();
     resize(1400, 900);
-    resizeDocks({tree_dock, props_dock}, {280, 360}, Qt::Horizontal);
-    resizeDocks({charts_dock}, {220}, Qt::Vertical);
-    restoreWindowLayout(this);  // the last session's, over these defaults
+    resizeDocks({docks[0], docks[1]}, {280, 360}, Qt::Horizontal);  // the scenario tree and the inspector
+    resizeDocks({docks[2]}, {220}, Qt::Vertical);                   // the charts
+    restoreWindowLayout(this);                                      // the last session's, over these defaults
     auto* drops = new FileDrops(this);
     connect(drops, &FileDrops::scenarioDropped, this, &MainWindow::openScenario);
     connect(drops, &FileDrops::runDropped, this, &MainWindow::chooseRun);
 }
 
 MainWindow::~MainWindow() = default;
-
 
 void MainWindow::buildSceneToolbar() {
     auto* tb = new SceneToolbar(*view3d_, this);
@@ -298,7 +117,8 @@ void MainWindow::buildSceneToolbar() {
     // The floor plan colours by the same metric as the 3D view (after the toolbar has applied it).
     connect(metric_box_, &QComboBox::currentIndexChanged, this, [this] {
         if (run_->hasRun() && runMatchesScenario()) showFrame();
-        else if (!run_->hasRun() && metric_box_->currentData().toString() == "nameplate_kw") plan_->setFrame(model::Frame{}, "nameplate_kw");
+        else if (!run_->hasRun() && metric_box_->currentData().toString() == "nameplate_kw")
+            plan_->setFrame(model::Frame{}, "nameplate_kw");
         else if (!run_->hasRun()) plan_->clearFrame();  // design colours until there are values
     });
 }
@@ -376,7 +196,8 @@ bool MainWindow::admitRun(runs::RunReplay& run, const QString& db) {
         });
         run_mismatch_->setDefaultButton(open);
     } else if (!m.run_scenario.isEmpty()) {
-        run_mismatch_->setInformativeText(tr("Run database: %1\nOpen scenario %2 first (File > Open scenario), then the run.").arg(db, m.run_scenario));
+        run_mismatch_->setInformativeText(
+            tr("Run database: %1\nOpen scenario %2 first (File > Open scenario), then the run.").arg(db, m.run_scenario));
     }
     run_mismatch_->open();
     statusBar()->showMessage(tr("Not shown: %1").arg(m.describe(sid)));
@@ -454,7 +275,8 @@ bool MainWindow::showImpact(const EntityRef& target, QString* error) {
 bool MainWindow::saveScenario(const QString& path, QString* error) {
     const QString target = path.isEmpty() ? doc_->path() : path;
     if (isShippedSample(target)) {
-        if (error) *error = tr("%1 is a sample shipped with ClusterTwin and is not overwritten: use Save as to keep your changes.").arg(target);
+        if (error)
+            *error = tr("%1 is a sample shipped with ClusterTwin and is not overwritten: use Save as to keep your changes.").arg(target);
         return false;
     }
     if (!doc_->save(path, error)) return false;
@@ -548,4 +370,4 @@ void MainWindow::updateRecentMenu() {
     recent_menu_->setEnabled(!recent_menu_->isEmpty());
 }
 
-} // namespace ct::app
+}  // namespace ct::app

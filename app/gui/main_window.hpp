@@ -27,6 +27,7 @@ class QProgressBar;
 class QPushButton;
 class QComboBox;
 class QTabWidget;
+class QDockWidget;
 
 namespace ct::app {
 struct RunMatch;
@@ -145,6 +146,14 @@ protected:
     void closeEvent(QCloseEvent* e) override;
 
 private:
+    // main_window_setup.cpp: the constructor's parts.
+    NoticeBar* buildCentre();  ///< the tabs (3D, floor plan, compare), notices and timeline; returns the result notice
+    QList<QDockWidget*> buildDocks(NoticeBar& result_notice);  ///< tree, inspector, charts, alerts, checks, jobs, fabric
+    void buildStatusBar();                                     ///< progress and Cancel
+    void connectSimulations();                                 ///< SimulationControl: progress, live frames, what-if runs
+    void connectRunLoading();                                  ///< opening a database: progress, Cancel, the gate
+    void connectSelection();                                   ///< picks in every view, the navigator, edits from the plan and the 3D view
+    void connectDocument();                                    ///< edits and opened scenarios; the run's changes
     void buildMenus();
     void buildSceneToolbar();
     void openDialog();
@@ -212,4 +221,4 @@ private:
     void whatIfDialog();
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -79,10 +79,12 @@ void MainWindow::whatIfDialog() {
     try {
         const auto events = d.events();
         if (events.empty() || !runWhatIfEvents(events, d.durationS()))
-            QMessageBox::information(this, tr("What-if"), tr("Add a failure: a cooling unit, CDU, water loop, power feed, transformer, UPS or PDU (or select a node or GPU first); one what-if runs at a time."));
+            QMessageBox::information(this, tr("What-if"),
+                                     tr("Add a failure: a cooling unit, CDU, water loop, power feed, transformer, UPS or PDU (or select a "
+                                        "node or GPU first); one what-if runs at a time."));
     } catch (const std::exception& e) {
         QMessageBox::warning(this, tr("What-if"), QString::fromStdString(e.what()));
     }
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -1,41 +1,6 @@
 // MainWindow's menus: File, Edit, View, Analysis, Simulation, Help (main_window.hpp).
-#include "main_window.hpp"
-#include "export_actions.hpp"
-#include "tour_player.hpp"
-#include "checks_panel.hpp"
-#include "inventory_import.hpp"
-#include "document_guard.hpp"
-#include "notice_bar.hpp"
-#include "run_binding.hpp"
-#include "simulation_control.hpp"
-#include "telemetry_control.hpp"
-#include "edit_controller.hpp"
-#include "floor_plan_view.hpp"
-#include "problems_dialog.hpp"
-#include "properties_panel.hpp"
-#include "run_controller.hpp"
-#include "alerts_panel.hpp"
-#include "run_dialog.hpp"
-#include "run_picker.hpp"
-#include "navigator.hpp"
-#include "run_explainer.hpp"
-#include "run_panels.hpp"
-#include "scenario_document.hpp"
-#include "scenario_tree.hpp"
-#include "scene_toolbar.hpp"
-#include "simulation_options.hpp"
-#include "timeline.hpp"
-#include "view3d.hpp"
-#include "window_extras.hpp"
-#include <clustertwin/model/scenario_io.hpp>
-#include <clustertwin/model/time.hpp>
-#include <clustertwin/runs/replay.hpp>
-#include <clustertwin/render/scene.hpp>
-#include <clustertwin/sim/impact.hpp>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QTimer>
-#include <QUndoStack>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
@@ -52,8 +17,43 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
+#include <clustertwin/sim/impact.hpp>
 #include <cmath>
+#include "alerts_panel.hpp"
+#include "checks_panel.hpp"
+#include "document_guard.hpp"
+#include "edit_controller.hpp"
+#include "export_actions.hpp"
+#include "floor_plan_view.hpp"
+#include "inventory_import.hpp"
+#include "main_window.hpp"
+#include "navigator.hpp"
+#include "notice_bar.hpp"
+#include "problems_dialog.hpp"
+#include "properties_panel.hpp"
+#include "run_binding.hpp"
+#include "run_controller.hpp"
+#include "run_dialog.hpp"
+#include "run_explainer.hpp"
+#include "run_panels.hpp"
+#include "run_picker.hpp"
+#include "scenario_document.hpp"
+#include "scenario_tree.hpp"
+#include "scene_toolbar.hpp"
+#include "simulation_control.hpp"
+#include "simulation_options.hpp"
+#include "telemetry_control.hpp"
+#include "timeline.hpp"
+#include "tour_player.hpp"
+#include "view3d.hpp"
+#include "window_extras.hpp"
 
 #include <QMenuBar>
 #include <QMessageBox>
@@ -68,7 +68,8 @@ void MainWindow::buildMenus() {
     populateSamplesMenu(file->addMenu(tr("Open &sample")), [this](const QString& path) { openScenario(path); });
     file->addAction(tr("Open r&un or telemetry database…"), this, &MainWindow::openRunDialog);
     telemetry_->populate(file);
-    file->addAction(tr("Import &inventory (NetBox)…"), this, [this] { importInventoryDialog(this, [this](const QString& p) { return openScenario(p); }); });
+    file->addAction(tr("Import &inventory (NetBox)…"), this,
+                    [this] { importInventoryDialog(this, [this](const QString& p) { return openScenario(p); }); });
     file->addSeparator();
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this, [this] {
         QString error, path;
@@ -92,7 +93,8 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
     edits_->populate(menuBar()->addMenu(tr("&Edit")));
     view_menu_ = menuBar()->addMenu(tr("&View"));
-    QAction* present = view_menu_->addAction(tr("&Presentation mode"), this, [this] { setPresentationMode(*this, !presentationMode(*this)); });
+    QAction* present =
+        view_menu_->addAction(tr("&Presentation mode"), this, [this] { setPresentationMode(*this, !presentationMode(*this)); });
     present->setObjectName("actionPresentation");
     present->setShortcut(QKeySequence(Qt::Key_F11));
     present->setShortcutContext(Qt::ApplicationShortcut);
@@ -107,7 +109,8 @@ void MainWindow::buildMenus() {
         if (!runSimulation(4 * 3600.0, {}, {}, true)) statusBar()->showMessage(tr("A simulation is already running"));
     });
     steady->setObjectName("actionSteadyState");
-    steady->setToolTip(tr("Simulate until no rack inlet drifts more than 0.05 K per flow-through time of the room air (averaged over at least four)"));
+    steady->setToolTip(
+        tr("Simulate until no rack inlet drifts more than 0.05 K per flow-through time of the room air (averaged over at least four)"));
     analysis->addAction(tr("&Clear highlights"), this, [this] {
         if (auto* sc = view3d_->scene()) sc->setHighlighted({});
         view3d_->update();
@@ -134,4 +137,4 @@ void MainWindow::buildMenus() {
     populateHelpMenu(help, this);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

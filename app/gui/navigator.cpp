@@ -26,7 +26,8 @@ void Navigator::showInViewAndTime(const EntityRef& ref) {
     }
     if (ref.kind == "job") {
         for (const auto& j : sc.jobs)
-            if (QString::fromStdString(j.id) == ref.id && !j.nodes.empty()) view_.focus(doc_.refOf(QString::fromStdString(j.nodes.front())));
+            if (QString::fromStdString(j.id) == ref.id && !j.nodes.empty())
+                view_.focus(doc_.refOf(QString::fromStdString(j.nodes.front())));
         return;
     }
     if (ref.kind == "rack" || ref.kind == "node" || ref.kind == "gpu" || ref.kind == "cooling_unit" || ref.kind == "cdu") view_.focus(ref);
@@ -41,4 +42,4 @@ void Navigator::activate(const QString& id, double t_s) {
     view_.focus(ref);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

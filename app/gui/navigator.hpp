@@ -35,4 +35,4 @@ private:
     QTabWidget& tabs_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

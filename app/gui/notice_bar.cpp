@@ -30,7 +30,9 @@ void NoticeBar::setNotice(Level level, const QString& text) {
     level_ = level;
     label_->setText(text);
     // Light backgrounds with dark text: readable in light and dark themes alike.
-    const QColor bg = level == Level::Error ? QColor(250, 215, 210) : level == Level::Warning ? QColor(252, 236, 190) : QColor(214, 230, 250);
+    const QColor bg = level == Level::Error     ? QColor(250, 215, 210)
+                      : level == Level::Warning ? QColor(252, 236, 190)
+                                                : QColor(214, 230, 250);
     QPalette p = palette();
     p.setColor(QPalette::Window, bg);
     p.setColor(QPalette::WindowText, QColor(30, 30, 30));
@@ -41,4 +43,4 @@ void NoticeBar::setNotice(Level level, const QString& text) {
 
 QString NoticeBar::text() const { return isHidden() ? QString() : label_->text(); }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -24,4 +24,4 @@ private:
     Level level_ = Level::Info;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -27,7 +27,7 @@ struct Fold {
     }
     double value() const { return kind == Mean && n > 0 ? acc / n : acc; }
 };
-} // namespace
+}  // namespace
 
 PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const model::Frame* f, const std::string& metric) {
     PlanValues out;
@@ -97,4 +97,4 @@ PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const m
     return out;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

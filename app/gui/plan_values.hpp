@@ -11,11 +11,11 @@
 namespace ct::app {
 
 struct PlanValues {
-    std::map<std::string, double> rack;   ///< rack id -> value (NaN: no data)
-    std::set<std::string> failed_units;   ///< cooling units failed in the frame
-    std::string label;                    ///< "Rack inlet, hottest (°C)"
-    double lo = 0, hi = 1;                ///< colour range
-    bool high_is_good = false;            ///< red at the low end (clocks, Capture Index)
+    std::map<std::string, double> rack;  ///< rack id -> value (NaN: no data)
+    std::set<std::string> failed_units;  ///< cooling units failed in the frame
+    std::string label;                   ///< "Rack inlet, hottest (°C)"
+    double lo = 0, hi = 1;               ///< colour range
+    bool high_is_good = false;           ///< red at the low end (clocks, Capture Index)
     int decimals = 1;
 };
 
@@ -25,4 +25,4 @@ struct PlanValues {
 /// metric's, or the values' own when the metric has none (power).
 PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const model::Frame* f, const std::string& metric);
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -37,4 +37,4 @@ ProblemsDialog::ProblemsDialog(const QString& file, const QString& summary, cons
     resize(760, 420);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -16,4 +16,4 @@ private:
     int count_ = 0;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -28,4 +28,4 @@ private:
     bool filling_ = false;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

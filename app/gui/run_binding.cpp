@@ -1,10 +1,9 @@
 #include "run_binding.hpp"
 
-#include <clustertwin/runs/recorder.hpp>
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/data_paths.hpp>
 #include <clustertwin/model/scenario.hpp>
-
+#include <clustertwin/runs/recorder.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QDir>
 #include <QFileInfo>
@@ -50,25 +49,28 @@ std::map<std::string, std::string> hostAliases(const model::Scenario& s) {
 
 QString RunMatch::describe(const QString& scenario_id) const {
     switch (kind) {
-    case Kind::Same: return {};
-    case Kind::Edited:
-        return QObject::tr("This run was computed for a different version of scenario %1 (it has been edited since): values are shown by "
-                           "entity id, and what was added since has none.")
-            .arg(scenario_id);
-    case Kind::Imported:
-        return matched == entities ? QString()
-                                   : QObject::tr("%1 of the %2 entities in this telemetry are not in scenario %3 and are not drawn.")
-                                         .arg(entities - matched)
-                                         .arg(entities)
-                                         .arg(scenario_id);
-    case Kind::OtherScenario:
-        return QObject::tr("This run was recorded for scenario %1, not for the open scenario %2: its values are not shown on it.")
-            .arg(run_scenario, scenario_id);
-    case Kind::Unmatched:
-        return QObject::tr("None of the %1 entities in this telemetry is in scenario %2: open the scenario it was imported with, or "
-                           "import it again with --scenario.")
-            .arg(entities)
-            .arg(scenario_id);
+        case Kind::Same:
+            return {};
+        case Kind::Edited:
+            return QObject::tr(
+                       "This run was computed for a different version of scenario %1 (it has been edited since): values are shown by "
+                       "entity id, and what was added since has none.")
+                .arg(scenario_id);
+        case Kind::Imported:
+            return matched == entities ? QString()
+                                       : QObject::tr("%1 of the %2 entities in this telemetry are not in scenario %3 and are not drawn.")
+                                             .arg(entities - matched)
+                                             .arg(entities)
+                                             .arg(scenario_id);
+        case Kind::OtherScenario:
+            return QObject::tr("This run was recorded for scenario %1, not for the open scenario %2: its values are not shown on it.")
+                .arg(run_scenario, scenario_id);
+        case Kind::Unmatched:
+            return QObject::tr(
+                       "None of the %1 entities in this telemetry is in scenario %2: open the scenario it was imported with, or "
+                       "import it again with --scenario.")
+                .arg(entities)
+                .arg(scenario_id);
     }
     return {};
 }
@@ -80,4 +82,4 @@ bool isShippedSample(const QString& path) {
     return !dir.isEmpty() && !file.isEmpty() && file.startsWith(dir + "/");
 }
 
-} // namespace ct::app
+}  // namespace ct::app

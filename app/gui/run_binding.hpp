@@ -14,7 +14,7 @@ class RunReplay;
 namespace ct::model {
 struct Scenario;
 struct Catalog;
-}
+}  // namespace ct::model
 
 namespace ct::app {
 
@@ -47,4 +47,4 @@ std::map<std::string, std::string> hostAliases(const model::Scenario& s);
 /// Whether `path` is one of the sample scenarios shipped with the program (never overwritten by Save).
 bool isShippedSample(const QString& path);
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -45,7 +45,12 @@ void RunController::openAsync(const QString& db_path, std::int64_t run) {
                 const int pct = static_cast<int>(95 * f);
                 if (pct != last) {
                     last = pct;
-                    QMetaObject::invokeMethod(qApp, [self, pct, cancel] { if (self && !*cancel) emit self->loadProgress(pct); }, Qt::QueuedConnection);
+                    QMetaObject::invokeMethod(
+                        qApp,
+                        [self, pct, cancel] {
+                            if (self && !*cancel) emit self->loadProgress(pct);
+                        },
+                        Qt::QueuedConnection);
                 }
                 return !*cancel;
             }));
@@ -56,7 +61,8 @@ void RunController::openAsync(const QString& db_path, std::int64_t run) {
             error = QString::fromStdString(e.what());
         }
         QMetaObject::invokeMethod(
-            qApp, [self, replay, fields, db_path, error, cancel] {
+            qApp,
+            [self, replay, fields, db_path, error, cancel] {
                 if (!self || *cancel) return;  // cancelled, or a newer request took over
                 self->loading_ = false;
                 self->cancel_load_.reset();
@@ -107,7 +113,8 @@ void RunController::adopt(std::shared_ptr<runs::RunReplay> replay, std::vector<d
     store_.reset();
     if (!field_times_.empty()) {
         try {
-            store_ = std::make_unique<runs::TelemetryStore>(runs::TelemetryStore::open(db.toStdString(), runs::TelemetryStore::Mode::Existing));
+            store_ =
+                std::make_unique<runs::TelemetryStore>(runs::TelemetryStore::open(db.toStdString(), runs::TelemetryStore::Mode::Existing));
         } catch (const std::exception&) {
             field_times_.clear();  // replay without the air field
         }
@@ -189,4 +196,4 @@ void RunController::tick() {
     if (t_ >= duration()) pause();
 }
 
-} // namespace ct::app
+}  // namespace ct::app

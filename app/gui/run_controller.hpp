@@ -1,16 +1,16 @@
 #pragma once
 // The replay clock (contributing.md habit 10): a run database bound to a time in seconds from the run's start, with
 // play, pause and speed. Views observe it; loading runs in a worker so the window keeps responding.
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/frame.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QElapsedTimer>
 #include <QObject>
 
-#include <map>
-#include <string>
 #include <QString>
 #include <QTimer>
+#include <map>
+#include <string>
 
 #include <atomic>
 #include <functional>
@@ -87,4 +87,4 @@ private:
     QElapsedTimer wall_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

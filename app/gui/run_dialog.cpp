@@ -41,14 +41,15 @@ QWidget* fileRow(QWidget* parent, QLineEdit* edit, const QString& title) {
     });
     return w;
 }
-} // namespace
+}  // namespace
 
 model::Scenario RunRequest::applyTo(const model::Scenario& s) const {
     model::Scenario out = s;
     out.jobs.insert(out.jobs.end(), extra_jobs.begin(), extra_jobs.end());
     std::vector<model::Event> kept;
     for (std::size_t i = 0; i < s.events.size(); ++i)
-        if (std::find(skipped_events.begin(), skipped_events.end(), static_cast<int>(i)) == skipped_events.end()) kept.push_back(s.events[i]);
+        if (std::find(skipped_events.begin(), skipped_events.end(), static_cast<int>(i)) == skipped_events.end())
+            kept.push_back(s.events[i]);
     out.events = std::move(kept);
     return out;
 }
@@ -93,7 +94,8 @@ RunDialog::RunDialog(const model::Scenario& s, const model::Catalog& c, const st
     scenario_events_ = new QListWidget(this);
     scenario_events_->setObjectName("runScenarioEvents");
     for (const auto& e : s.events) {
-        auto* it = new QListWidgetItem(tr("at %1: %2").arg(qs(model::formatDuration(e.time_s)), describeEvent(e.kind, e.target, e.value)), scenario_events_);
+        auto* it = new QListWidgetItem(tr("at %1: %2").arg(qs(model::formatDuration(e.time_s)), describeEvent(e.kind, e.target, e.value)),
+                                       scenario_events_);
         it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
         it->setCheckState(Qt::Checked);
     }
@@ -151,7 +153,8 @@ void RunDialog::accept() {
                 const std::size_t i = std::stoul(d.location.substr(6));
                 if (i < first) continue;
                 const std::size_t rest = d.location.find('/', 6);
-                d.location = jr.pointer_prefix + "/" + std::to_string(i - first) + (rest == std::string::npos ? "" : d.location.substr(rest));
+                d.location =
+                    jr.pointer_prefix + "/" + std::to_string(i - first) + (rest == std::string::npos ? "" : d.location.substr(rest));
                 errors << qs(file + ": " + d.toString());
             }
         }
@@ -174,4 +177,4 @@ void RunDialog::accept() {
     QDialog::accept();
 }
 
-} // namespace ct::app
+}  // namespace ct::app

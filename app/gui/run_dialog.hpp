@@ -66,4 +66,4 @@ private:
     RunRequest request_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

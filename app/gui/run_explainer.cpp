@@ -3,9 +3,9 @@
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
 
+#include <clustertwin/model/time.hpp>
 #include <clustertwin/runs/replay.hpp>
 #include <clustertwin/runs/run_checks.hpp>
-#include <clustertwin/model/time.hpp>
 
 #include <QStringList>
 
@@ -18,11 +18,13 @@ namespace ct::app {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString at(double t_s) { return qs(model::formatDuration(t_s)); }
-} // namespace
+}  // namespace
 
 QString describeEvent(const std::string& kind, const std::string& target, const std::optional<double>& value) {
     const QString t = qs(target);
-    auto ends = [&](const char* suffix) { return kind.size() > std::strlen(suffix) && kind.compare(kind.size() - std::strlen(suffix), std::string::npos, suffix) == 0; };
+    auto ends = [&](const char* suffix) {
+        return kind.size() > std::strlen(suffix) && kind.compare(kind.size() - std::strlen(suffix), std::string::npos, suffix) == 0;
+    };
     if (ends("_fail")) return QObject::tr("%1 fails").arg(t);
     if (ends("_restore")) return QObject::tr("%1 is restored").arg(t);
     if (kind == "setpoint_change" && value) return QObject::tr("%1 setpoint %2 °C").arg(t).arg(*value, 0, 'f', 1);
@@ -54,8 +56,9 @@ void RunExplainer::describeWhatIf(const std::vector<model::Event>& failures) {
         if (!mine) also << tr("%1 at %2").arg(describeEvent(kind, e.target, value), at(t));
     }
     whatif_ = tr("What-if: %1.").arg(asked.join("; "));
-    whatif_ += also.isEmpty() ? tr(" The run contains no other event.")
-                              : tr(" This run also contains the scenario's own events: %1 (the baseline has them too).").arg(also.join("; "));
+    whatif_ += also.isEmpty()
+                   ? tr(" The run contains no other event.")
+                   : tr(" This run also contains the scenario's own events: %1 (the baseline has them too).").arg(also.join("; "));
     explain();
 }
 
@@ -76,4 +79,4 @@ void RunExplainer::explain() {
     bar_.setNotice(level, lines.join("\n"));
 }
 
-} // namespace ct::app
+}  // namespace ct::app

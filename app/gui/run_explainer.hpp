@@ -30,4 +30,4 @@ private:
 /// "crah-02 fails", "crah-01 setpoint 22 °C": an event as a person reads it.
 QString describeEvent(const std::string& kind, const std::string& target, const std::optional<double>& value);
 
-} // namespace ct::app
+}  // namespace ct::app

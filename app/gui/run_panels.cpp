@@ -3,15 +3,15 @@
 #include "run_controller.hpp"
 #include "table_util.hpp"
 
-#include <clustertwin/runs/series_csv.hpp>
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/time.hpp>
+#include <clustertwin/runs/replay.hpp>
+#include <clustertwin/runs/series_csv.hpp>
 
 #include <QHeaderView>
 #include <QSaveFile>
-#include <QTextStream>
 #include <QTableWidget>
+#include <QTextStream>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -32,7 +32,7 @@ std::vector<std::string> orderedMetrics(const runs::RunReplay& rp, const std::st
     return ids;
 }
 
-} // namespace
+}  // namespace
 
 // ------------------------------------------------------------------ values
 
@@ -105,4 +105,4 @@ bool writeSeriesCsv(const runs::RunReplay& rp, const QString& entity, const QStr
     return writeSeriesCsv(rp, series, path, error);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

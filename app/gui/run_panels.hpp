@@ -43,4 +43,4 @@ bool writeSeriesCsv(const runs::RunReplay& run, const QString& entity, const QSt
 bool writeSeriesCsv(const runs::RunReplay& run, const std::vector<std::pair<std::string, std::string>>& series, const QString& path,
                     QString* error);
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -19,7 +19,7 @@ QString state(const runs::RunOverview& r) {
     if (!r.t0_s) return QObject::tr("no samples");
     return r.complete ? QObject::tr("complete") : QObject::tr("incomplete");
 }
-} // namespace
+}  // namespace
 
 void RunPicker::choose(QWidget* parent, const QString& db, const std::function<void(std::int64_t)>& open) {
     std::vector<runs::RunOverview> runs;
@@ -65,8 +65,13 @@ RunPicker::RunPicker(const QString& db, std::vector<runs::RunOverview> runs, QWi
     for (int i = 0; i < static_cast<int>(runs_.size()); ++i) {
         const auto& r = runs_[static_cast<std::size_t>(i)];
         const QString span = r.t0_s ? q(runs::formatRunTime(r, *r.t0_s)) + " – " + q(runs::formatRunTime(r, *r.t1_s)) : QString("–");
-        const QStringList cells = {QString::number(r.info.id), q(r.info.name), q(r.info.kind), r.info.scenario_id.empty() ? "–" : q(r.info.scenario_id),
-                                   state(r), span, QLocale().toString(static_cast<qlonglong>(r.samples))};
+        const QStringList cells = {QString::number(r.info.id),
+                                   q(r.info.name),
+                                   q(r.info.kind),
+                                   r.info.scenario_id.empty() ? "–" : q(r.info.scenario_id),
+                                   state(r),
+                                   span,
+                                   QLocale().toString(static_cast<qlonglong>(r.samples))};
         for (int c = 0; c < cells.size(); ++c) table_->setItem(i, c, new QTableWidgetItem(cells[c]));
         if (r.info.id == preferred) preferred_row = i;
     }
@@ -84,7 +89,8 @@ RunPicker::RunPicker(const QString& db, std::vector<runs::RunOverview> runs, QWi
     layout->addWidget(buttons);
     connect(table_, &QTableWidget::currentCellChanged, this, [this, buttons](int row) {
         showDetails(row);
-        const bool empty = row >= 0 && runs_[static_cast<std::size_t>(row)].samples == 0 && runs_[static_cast<std::size_t>(row)].events == 0;
+        const bool empty =
+            row >= 0 && runs_[static_cast<std::size_t>(row)].samples == 0 && runs_[static_cast<std::size_t>(row)].events == 0;
         buttons->button(QDialogButtonBox::Open)->setEnabled(row >= 0 && !empty);  // an empty run shows nothing
     });
     connect(table_, &QTableWidget::cellDoubleClicked, this, [this] { accept(); });
@@ -107,8 +113,9 @@ void RunPicker::showDetails(int row) {
     for (const auto& [kind, n] : r.entity_kinds) new QTreeWidgetItem(ents, {q(kind), QString(), QString(), QString::number(n)});
     auto* mets = new QTreeWidgetItem(details_, {tr("Metrics (%1)").arg(r.metrics.size())});
     for (const auto& m : r.metrics)
-        new QTreeWidgetItem(mets, {q(m.metric), q(m.unit), QLocale().toString(static_cast<qlonglong>(m.samples)), QString::number(m.entities),
-                                   q(runs::formatRunTime(r, m.t0_s)) + " – " + q(runs::formatRunTime(r, m.t1_s))});
+        new QTreeWidgetItem(mets,
+                            {q(m.metric), q(m.unit), QLocale().toString(static_cast<qlonglong>(m.samples)), QString::number(m.entities),
+                             q(runs::formatRunTime(r, m.t0_s)) + " – " + q(runs::formatRunTime(r, m.t1_s))});
     if (!r.sources.empty()) {
         auto* src = new QTreeWidgetItem(details_, {tr("Files read (%1)").arg(r.sources.size())});
         for (const auto& s : r.sources) new QTreeWidgetItem(src, {q(s.name), QString(), QString::number(s.samples)});
@@ -118,4 +125,4 @@ void RunPicker::showDetails(int row) {
     details_->resizeColumnToContents(0);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

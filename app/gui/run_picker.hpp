@@ -34,4 +34,4 @@ private:
     QLabel* summary_ = nullptr;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

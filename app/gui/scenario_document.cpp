@@ -143,7 +143,8 @@ void ScenarioDocument::removeAutosave() {
 bool ScenarioDocument::recoverFrom(const QString& autosave_path, QString* error) {
     try {
         const model::LoadResult lr = model::loadScenarioFile(autosave_path.toStdString());
-        return apply(tr("Recover autosave"), [&](model::Scenario& s) { s = lr.scenario; }, error);
+        return apply(
+            tr("Recover autosave"), [&](model::Scenario& s) { s = lr.scenario; }, error);
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;
@@ -190,4 +191,4 @@ EntityRef ScenarioDocument::refOf(const QString& qid) const {
     return {};
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -81,4 +81,4 @@ private:
     std::unique_ptr<QLockFile> lock_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

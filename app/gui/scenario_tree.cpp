@@ -19,7 +19,7 @@ QTreeWidgetItem* addItem(QTreeWidgetItem* parent, const QString& label, const QS
 
 QString s(const std::string& x) { return QString::fromStdString(x); }
 QString label(const std::string& id, const std::string& name) { return name.empty() ? s(id) : s(id) + " — " + s(name); }
-} // namespace
+}  // namespace
 
 QStringList ScenarioTree::mimeTypes() const { return {kEntityMime}; }
 
@@ -60,8 +60,8 @@ void ScenarioTree::rebuild() {
     auto* root = new QTreeWidgetItem(this, {label(sc.id, sc.name), tr("scenario")});
     root->setData(0, kRefRole, QVariant::fromValue(EntityRef{"scenario", s(sc.id)}));
     for (const auto& h : sc.halls) {
-        auto* hi = addItem(root, label(h.id, h.name), tr("%1 × %2 × %3 m").arg(h.width_m).arg(h.depth_m).arg(h.height_m),
-                           {"hall", s(h.id)});
+        auto* hi =
+            addItem(root, label(h.id, h.name), tr("%1 × %2 × %3 m").arg(h.width_m).arg(h.depth_m).arg(h.height_m), {"hall", s(h.id)});
         for (const auto& row : h.rows) {
             auto* ri = addItem(hi, label(row.id, row.name), tr("%n rack(s)", "", int(row.racks.size())), {"row", s(row.id)});
             for (const auto& r : row.racks) {
@@ -80,7 +80,8 @@ void ScenarioTree::rebuild() {
         if (!h.cooling_units.empty() || !h.cdus.empty() || !h.containments.empty()) {
             auto* ci = addItem(hi, tr("Cooling"), QString(), {});
             for (const auto& u : h.cooling_units)
-                addItem(ci, label(u.id, u.name), u.row.empty() ? s(u.model) : tr("%1, in-row in %2").arg(s(u.model), s(u.row)), {"cooling_unit", s(u.id)});
+                addItem(ci, label(u.id, u.name), u.row.empty() ? s(u.model) : tr("%1, in-row in %2").arg(s(u.model), s(u.row)),
+                        {"cooling_unit", s(u.id)});
             for (const auto& c : h.cdus) addItem(ci, label(c.id, c.name), s(c.model), {"cdu", s(c.id)});
             for (const auto& c : h.containments)
                 addItem(ci, label(c.id, c.name), tr("%1-aisle containment, %n row(s)", "", int(c.rows.size())).arg(s(c.kind)),
@@ -90,7 +91,8 @@ void ScenarioTree::rebuild() {
     }
     if (!sc.plant.loops.empty()) {
         auto* wi = addItem(root, tr("Water loops"), QString(), {});
-        for (const auto& l : sc.plant.loops) addItem(wi, label(l.id, l.name), tr("chilled water, %1 °C").arg(l.supply_temp_c), {"water_loop", s(l.id)});
+        for (const auto& l : sc.plant.loops)
+            addItem(wi, label(l.id, l.name), tr("chilled water, %1 °C").arg(l.supply_temp_c), {"water_loop", s(l.id)});
     }
     auto* pi = addItem(root, tr("Power"), QString(), {});
     for (const auto& f : sc.power.feeds) addItem(pi, label(f.id, f.name), tr("utility feed"), {"utility_feed", s(f.id)});
@@ -133,4 +135,4 @@ bool ScenarioTree::select(const EntityRef& ref) {
     return true;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -34,4 +34,4 @@ private:
     bool syncing_ = false;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

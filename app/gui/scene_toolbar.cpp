@@ -81,4 +81,4 @@ void SceneToolbar::applyMetric() {
     view_.update();
 }
 
-} // namespace ct::app
+}  // namespace ct::app

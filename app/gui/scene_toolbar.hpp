@@ -21,4 +21,4 @@ private:
     QComboBox* metric_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -3,9 +3,9 @@
 #include "scenario_document.hpp"
 #include "simulation_job.hpp"
 
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -48,7 +48,8 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
     if (db.isEmpty()) {
         const QString dir = runsFolder();
         QDir().mkpath(dir);
-        db = dir + QString("/%1-%2.sqlite").arg(QString::fromStdString(doc_.scenario().id), QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
+        db = dir + QString("/%1-%2.sqlite")
+                       .arg(QString::fromStdString(doc_.scenario().id), QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
     }
     job_path_ = doc_.path();
     job_id_ = QString::fromStdString(doc_.scenario().id);
@@ -59,7 +60,8 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
     job_->setStep(r.step_s);
     job_->setScenarioFile(job_path_);
     if (options) {
-        nlohmann::json o{{"extra_jobs", r.extra_jobs.size()}, {"skipped_events", r.skipped_events}, {"extra_events", r.extra_events.size()}};
+        nlohmann::json o{
+            {"extra_jobs", r.extra_jobs.size()}, {"skipped_events", r.skipped_events}, {"extra_events", r.extra_events.size()}};
         job_->setScenarioHash(model::scenarioHash(doc_.scenario()), o.dump());
     }
     clock_.start();
@@ -75,36 +77,7 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
     connect(job_, &SimulationJob::liveFrame, this, [this](const model::Frame& f) {
         if (jobMatchesDocument()) emit liveFrame(f);
     });
-    connect(job_, &SimulationJob::succeeded, this, [this](const QString& path, qint64 run) {
-        const QString note = job_->note();
-        const bool mine = jobMatchesDocument();
-        const QString scenario = job_id_;
-        QString message = note.isEmpty() ? tr("Simulation of %1 finished (%2): %3").arg(scenario, air_label_, path)
-                                         : tr("Simulation of %1 finished (%2), %3: %4").arg(scenario, air_label_, note, path);
-        if (!mine) message += tr(" — not shown: another scenario is open (File > Open run shows it on its own scenario)");
-        finish("finished", message);
-        if (!mine) {
-            pending_.reset();
-            return;
-        }
-        if (pending_) {
-            // The baseline is done: keep it for the comparison and run the what-if.
-            try {
-                auto store = runs::TelemetryStore::open(path.toStdString(), runs::TelemetryStore::Mode::Existing);
-                baseline_ = std::make_shared<runs::RunReplay>(runs::RunReplay::load(store, run));
-            } catch (const std::exception& e) {
-                pending_.reset();
-                emit failed(QString::fromStdString(e.what()));
-                return;
-            }
-            const auto p = std::move(pending_);
-            running_whatif_ = true;
-            launch(p->request, p->db);
-            return;
-        }
-        emit runReady(path, running_whatif_);
-        running_whatif_ = false;
-    });
+    connect(job_, &SimulationJob::succeeded, this, &SimulationControl::jobSucceeded);
     connect(job_, &SimulationJob::cancelled, this, [this](const QString& path, qint64) {
         const bool mine = jobMatchesDocument();
         finish("cancelled", tr("Simulation cancelled; the part that ran is in %1").arg(path));
@@ -124,7 +97,39 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
     return true;
 }
 
-bool SimulationControl::startWhatIf(const std::vector<model::Event>& failures, double duration_s, const QString& dir, const std::string& air) {
+void SimulationControl::jobSucceeded(const QString& path, qint64 run) {
+    const QString note = job_->note();
+    const bool mine = jobMatchesDocument();
+    const QString scenario = job_id_;
+    QString message = note.isEmpty() ? tr("Simulation of %1 finished (%2): %3").arg(scenario, air_label_, path)
+                                     : tr("Simulation of %1 finished (%2), %3: %4").arg(scenario, air_label_, note, path);
+    if (!mine) message += tr(" — not shown: another scenario is open (File > Open run shows it on its own scenario)");
+    finish("finished", message);
+    if (!mine) {
+        pending_.reset();
+        return;
+    }
+    if (pending_) {
+        // The baseline is done: keep it for the comparison and run the what-if.
+        try {
+            auto store = runs::TelemetryStore::open(path.toStdString(), runs::TelemetryStore::Mode::Existing);
+            baseline_ = std::make_shared<runs::RunReplay>(runs::RunReplay::load(store, run));
+        } catch (const std::exception& e) {
+            pending_.reset();
+            emit failed(QString::fromStdString(e.what()));
+            return;
+        }
+        const auto p = std::move(pending_);
+        running_whatif_ = true;
+        launch(p->request, p->db);
+        return;
+    }
+    emit runReady(path, running_whatif_);
+    running_whatif_ = false;
+}
+
+bool SimulationControl::startWhatIf(const std::vector<model::Event>& failures, double duration_s, const QString& dir,
+                                    const std::string& air) {
     if (job_ || failures.empty() || !(duration_s > 60)) return false;
     const QString folder = dir.isEmpty() ? runsFolder() : dir;
     QDir().mkpath(folder);
@@ -157,4 +162,4 @@ void SimulationControl::finish(const QString& how, const QString& message) {
     emit ended(how, message);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

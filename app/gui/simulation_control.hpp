@@ -66,6 +66,8 @@ signals:
 
 private:
     bool launch(const RunRequest& request, const QString& db_path);
+    /// A run finished: said in the status, then shown, or (a baseline) kept and its what-if launched.
+    void jobSucceeded(const QString& path, qint64 run);
     void finish(const QString& how, const QString& message);
     const ScenarioDocument& doc_;
     SimulationJob* job_ = nullptr;
@@ -82,4 +84,4 @@ private:
     QElapsedTimer clock_;  // since the job started, for timeLeft
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -10,9 +10,13 @@
 
 namespace ct::app {
 
-SimulationJob::SimulationJob(model::Scenario s, model::Catalog c, double duration_s, QString db_path, std::vector<model::Event> extra_events,
-                             QObject* parent)
-    : QThread(parent), scenario_(std::move(s)), catalog_(std::move(c)), duration_s_(duration_s), extra_(std::move(extra_events)),
+SimulationJob::SimulationJob(model::Scenario s, model::Catalog c, double duration_s, QString db_path,
+                             std::vector<model::Event> extra_events, QObject* parent)
+    : QThread(parent),
+      scenario_(std::move(s)),
+      catalog_(std::move(c)),
+      duration_s_(duration_s),
+      extra_(std::move(extra_events)),
       db_(std::move(db_path)) {
     qRegisterMetaType<ct::model::Frame>();
 }
@@ -72,4 +76,4 @@ QString SimulationJob::steadyNote(const session::RunOutcome& o) {
     return note;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

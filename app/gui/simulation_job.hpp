@@ -72,6 +72,6 @@ private:
     std::string scenario_hash_, options_json_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app
 
 Q_DECLARE_METATYPE(ct::model::Frame)

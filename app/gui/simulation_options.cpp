@@ -39,4 +39,4 @@ void SimulationOptions::setAir(const std::string& name) {
         if (a->data().toString().toStdString() == name) a->setChecked(true);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -28,4 +28,4 @@ private:
     std::vector<QAction*> actions_;  ///< one per solver, in the table's order
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -15,4 +15,4 @@ inline QTableWidget* makeListTable(QWidget* parent, const QStringList& headers) 
     return t;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

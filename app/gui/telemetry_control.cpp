@@ -26,24 +26,29 @@ namespace ct::app {
 namespace {
 double nowS() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 QString clock(double unix_s) { return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(unix_s * 1000)).toString("HH:mm:ss"); }
-} // namespace
+}  // namespace
 
 struct TelemetryControl::Follow {
-    importers::PrometheusRange range;        // url, queries, step; from/to set per poll
+    importers::PrometheusRange range;         // url, queries, step; from/to set per poll
     std::optional<model::Scenario> scenario;  // the scenario at connect time: every poll maps alike
     QString scenario_file;
     QString db, run_name;
-    bool live = true;                         // false: read once, then drop the connection
-    double last_to = 0;                       // the newest time read (aligned to the step)
-    std::size_t failures = 0;                  // polls failed in a row
+    bool live = true;          // false: read once, then drop the connection
+    double last_to = 0;        // the newest time read (aligned to the step)
+    std::size_t failures = 0;  // polls failed in a row
     QString last_error;
     std::vector<importers::ImportedEntity> entities;
-    bool opened = false;                      // the run was opened (or offered) once
+    bool opened = false;  // the run was opened (or offered) once
 };
 
 TelemetryControl::TelemetryControl(QMainWindow* window, const ScenarioDocument& doc, RunController& run,
                                    std::function<bool(const QString&)> open_scenario, std::function<QString()> runs_folder)
-    : QObject(window), window_(window), doc_(doc), run_(run), open_scenario_(std::move(open_scenario)), runs_folder_(std::move(runs_folder)) {
+    : QObject(window),
+      window_(window),
+      doc_(doc),
+      run_(run),
+      open_scenario_(std::move(open_scenario)),
+      runs_folder_(std::move(runs_folder)) {
     progress_ = new QProgressBar;
     progress_->setObjectName("importProgress");
     progress_->setMaximumWidth(220);
@@ -108,7 +113,8 @@ bool TelemetryControl::connectPrometheus(const PrometheusSettings& s) {
     auto f = std::make_unique<Follow>();
     f->range.url = s.url.toStdString();
     for (const QString& q : s.queries) f->range.queries.push_back(q.toStdString());
-    if (s.dcgm) f->range.queries.insert(f->range.queries.end(), importers::dcgmPresetQueries().begin(), importers::dcgmPresetQueries().end());
+    if (s.dcgm)
+        f->range.queries.insert(f->range.queries.end(), importers::dcgmPresetQueries().begin(), importers::dcgmPresetQueries().end());
     if (f->range.queries.empty()) return false;
     f->range.step_s = s.step_s;
     // Every read on one grid of the step, so that polls continue the first read without overlap.
@@ -148,8 +154,9 @@ bool TelemetryControl::start(ImportRequest request, bool poll) {
     connect(job_, &QThread::finished, this, [this, job] { finished(job); });
     if (!poll) {
         progress_->setValue(0);
-        window_->statusBar()->showMessage(job_->request().prometheus ? tr("Reading from %1…").arg(QString::fromStdString(job_->request().prometheus->url))
-                                                                     : tr("Importing %1 file(s) or folder(s)…").arg(job_->request().paths.size()));
+        window_->statusBar()->showMessage(job_->request().prometheus
+                                              ? tr("Reading from %1…").arg(QString::fromStdString(job_->request().prometheus->url))
+                                              : tr("Importing %1 file(s) or folder(s)…").arg(job_->request().paths.size()));
     }
     updateWidgets();
     job_->start();
@@ -215,7 +222,7 @@ void TelemetryControl::finished(ImportJob* job) {
         showRun(o);
     }
     updateWidgets();
-    window_->statusBar()->showMessage(how == "finished" ? tr("Imported into run %1 of %2").arg(o.run).arg(o.db)
+    window_->statusBar()->showMessage(how == "finished"    ? tr("Imported into run %1 of %2").arg(o.run).arg(o.db)
                                       : how == "cancelled" ? tr("Import cancelled")
                                                            : tr("Import failed"));
     emit importEnded(how);
@@ -262,7 +269,8 @@ void TelemetryControl::showRun(const ImportOutcome& o) {
         const double t = run_.time();
         const bool at_end = t >= run_.duration() - 1e-6;
         if (!at_end)
-            connect(&run_, &RunController::runChanged, this, [this, t] { run_.setTime(t); }, Qt::SingleShotConnection);
+            connect(
+                &run_, &RunController::runChanged, this, [this, t] { run_.setTime(t); }, Qt::SingleShotConnection);
         run_.openAsync(o.db, o.run);
         return;
     }
@@ -278,7 +286,8 @@ void TelemetryControl::showRun(const ImportOutcome& o) {
                 if (!showOnScenarioFromTelemetry(&why)) QMessageBox::warning(window_, tr("Import telemetry"), why);
             });
             report_->setInformativeText(report_->informativeText() + "\n\n" +
-                                        tr("None of these entities is in scenario %1, so the run is not shown on it.").arg(QString::fromStdString(doc_.scenario().id)));
+                                        tr("None of these entities is in scenario %1, so the run is not shown on it.")
+                                            .arg(QString::fromStdString(doc_.scenario().id)));
             report_->show();
         }
         return;
@@ -293,7 +302,8 @@ bool TelemetryControl::showOnScenarioFromTelemetry(QString* error) {
         return false;
     }
     std::vector<std::string> notes;
-    const QString path = QFileInfo(o.db).absolutePath() + "/" + QFileInfo(o.db).completeBaseName() + QString("-run%1.scenario.json").arg(o.run);
+    const QString path =
+        QFileInfo(o.db).absolutePath() + "/" + QFileInfo(o.db).completeBaseName() + QString("-run%1.scenario.json").arg(o.run);
     try {
         const model::Scenario sk = importers::skeletonScenario(o.entities, &notes);
         model::writeFileAtomically(path.toStdString(), model::scenarioToJson(sk));
@@ -350,4 +360,4 @@ void TelemetryControl::updateWidgets() {
     if (stop_action_) stop_action_->setEnabled(follow_ != nullptr);
 }
 
-} // namespace ct::app
+}  // namespace ct::app

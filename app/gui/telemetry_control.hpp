@@ -34,8 +34,8 @@ class TelemetryControl : public QObject {
 public:
     /// `open_scenario` opens a scenario in the window (false when it could not); `runs_folder` is where
     /// databases go unless the user names one.
-    TelemetryControl(QMainWindow* window, const ScenarioDocument& doc, RunController& run, std::function<bool(const QString&)> open_scenario,
-                     std::function<QString()> runs_folder);
+    TelemetryControl(QMainWindow* window, const ScenarioDocument& doc, RunController& run,
+                     std::function<bool(const QString&)> open_scenario, std::function<QString()> runs_folder);
     ~TelemetryControl() override;
 
     /// Adds Import telemetry…, Connect to Prometheus… and Stop following to the File menu.
@@ -98,4 +98,4 @@ private:
     QAction* stop_action_ = nullptr;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

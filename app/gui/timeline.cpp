@@ -91,4 +91,4 @@ void Timeline::onTimeChanged(double t) {
     label_->setText(tr("%1 / %2").arg(QString::fromStdString(model::formatDuration(t)), QString::fromStdString(model::formatDuration(d))));
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -48,4 +48,4 @@ private:
     bool syncing_ = false;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -37,12 +37,13 @@ namespace ct::app {
 
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
+}  // namespace
 
 TourPlayer::TourPlayer(MainWindow& w) : QFrame(w.centralTabs()), w_(w) {
     setObjectName("tourPlayer");
-    setStyleSheet("#tourPlayer { background: rgba(12, 14, 20, 215); border-radius: 8px; } QLabel { color: white; } "
-                  "QPushButton { padding: 4px 12px; }");
+    setStyleSheet(
+        "#tourPlayer { background: rgba(12, 14, 20, 215); border-radius: 8px; } QLabel { color: white; } "
+        "QPushButton { padding: 4px 12px; }");
     auto* l = new QVBoxLayout(this);
     caption_ = new QLabel(this);
     caption_->setObjectName("tourCaption");
@@ -126,19 +127,25 @@ bool TourPlayer::start(const QString& path, QString* error) {
         caption_->setText(tr("Preparing the tour: simulating %1 of the hall…").arg(qs(model::formatDuration(*tour_->simulate_s))));
         counter_->setText(qs(tour_->title));
         for (QPushButton* b : {back_, next_, pause_}) b->setEnabled(false);
-        connect(&w_, &MainWindow::simulationEnded, this, [this](const QString& how) {
-            if (!tour_) return;
-            if (how != "finished") {
-                caption_->setText(tr("The tour's simulation did not finish (%1).").arg(how));
-                return;
-            }
-            // The run is opened after the simulation ends: start when it is shown.
-            connect(w_.run(), &RunController::runChanged, this, [this] {
-                waiting_ = false;
-                for (QPushButton* b : {back_, next_, pause_}) b->setEnabled(true);
-                if (tour_) showStep(0);
-            }, Qt::SingleShotConnection);
-        }, Qt::SingleShotConnection);
+        connect(
+            &w_, &MainWindow::simulationEnded, this,
+            [this](const QString& how) {
+                if (!tour_) return;
+                if (how != "finished") {
+                    caption_->setText(tr("The tour's simulation did not finish (%1).").arg(how));
+                    return;
+                }
+                // The run is opened after the simulation ends: start when it is shown.
+                connect(
+                    w_.run(), &RunController::runChanged, this,
+                    [this] {
+                        waiting_ = false;
+                        for (QPushButton* b : {back_, next_, pause_}) b->setEnabled(true);
+                        if (tour_) showStep(0);
+                    },
+                    Qt::SingleShotConnection);
+            },
+            Qt::SingleShotConnection);
         // Quick air for the tour's run, named in the request: the user's own choice in Simulation > Room air is
         // left as it is.
         RunRequest request;
@@ -257,7 +264,7 @@ void populateToursMenu(QMenu* menu, TourPlayer& player) {
         }
         QAction* a = menu->addAction(title, &player, [&player, p = fi.filePath()] {
             QString error;
-            if (!player.start(p, &error)) 
+            if (!player.start(p, &error))
                 if (auto* mw = qobject_cast<QMainWindow*>(player.window())) mw->statusBar()->showMessage(error, 10000);
         });
         a->setToolTip(about);
@@ -291,4 +298,4 @@ void setPresentationMode(MainWindow& w, bool on) {
 
 bool presentationMode(const MainWindow& w) { return w.property("presentation").toBool(); }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -70,4 +70,4 @@ void populateToursMenu(QMenu* menu, TourPlayer& player);
 void setPresentationMode(MainWindow& w, bool on);
 bool presentationMode(const MainWindow& w);
 
-} // namespace ct::app
+}  // namespace ct::app

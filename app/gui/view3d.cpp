@@ -7,10 +7,10 @@
 
 #include <QGuiApplication>
 #include <QLabel>
-#include <QTimer>
 #include <QMouseEvent>
-#include <QStringList>
 #include <QPainter>
+#include <QStringList>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <QWindow>
@@ -21,12 +21,16 @@ namespace ct::app {
 
 namespace {
 render::MouseEvent pressOf(Qt::MouseButton b) {
-    return b == Qt::LeftButton ? render::MouseEvent::LeftPress : b == Qt::RightButton ? render::MouseEvent::RightPress : render::MouseEvent::MiddlePress;
+    return b == Qt::LeftButton    ? render::MouseEvent::LeftPress
+           : b == Qt::RightButton ? render::MouseEvent::RightPress
+                                  : render::MouseEvent::MiddlePress;
 }
 render::MouseEvent releaseOf(Qt::MouseButton b) {
-    return b == Qt::LeftButton ? render::MouseEvent::LeftRelease : b == Qt::RightButton ? render::MouseEvent::RightRelease : render::MouseEvent::MiddleRelease;
+    return b == Qt::LeftButton    ? render::MouseEvent::LeftRelease
+           : b == Qt::RightButton ? render::MouseEvent::RightRelease
+                                  : render::MouseEvent::MiddleRelease;
 }
-} // namespace
+}  // namespace
 
 bool View3D::available() { return QGuiApplication::platformName() == "xcb"; }
 
@@ -224,7 +228,8 @@ void View3D::mousePressEvent(QMouseEvent* e) {
             return;
         }
     }
-    scene_->mouse(pressOf(e->button()), press_pos_.x(), press_pos_.y(), e->modifiers() & Qt::ControlModifier, e->modifiers() & Qt::ShiftModifier);
+    scene_->mouse(pressOf(e->button()), press_pos_.x(), press_pos_.y(), e->modifiers() & Qt::ControlModifier,
+                  e->modifiers() & Qt::ShiftModifier);
     update();
 }
 
@@ -272,4 +277,4 @@ void View3D::wheelEvent(QWheelEvent* e) {
     emit cameraMoved();
 }
 
-} // namespace ct::app
+}  // namespace ct::app

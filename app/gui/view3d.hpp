@@ -81,8 +81,8 @@ private:
     bool window_set_ = false;
     bool keep_camera_ = false;
     double text_scale_ = 1;
-    QString drag_id_;                 ///< what a Shift+drag moves ("" = the camera turns)
+    QString drag_id_;  ///< what a Shift+drag moves ("" = the camera turns)
     double drag_x0_ = 0, drag_y0_ = 0;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -17,7 +17,7 @@ namespace ct::app {
 
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
+}  // namespace
 
 std::pair<std::string, std::string> whatIfKinds(const QString& k) {
     if (k == "cooling_unit") return {"cooling_unit_fail", "cooling_unit_restore"};
@@ -74,8 +74,7 @@ WhatIfDialog::WhatIfDialog(const model::Scenario& s, const QList<EntityRef>& pre
     form->addRow(tr("Simulate for"), duration_);
     l->addLayout(form);
     QStringList own;
-    for (const auto& e : s.events)
-        own << tr("%1 %2 at %3").arg(qs(e.kind), qs(e.target), qs(model::formatDuration(e.time_s)));
+    for (const auto& e : s.events) own << tr("%1 %2 at %3").arg(qs(e.kind), qs(e.target), qs(model::formatDuration(e.time_s)));
     included_ = new QLabel(own.isEmpty() ? tr("The scenario has no events of its own.")
                                          : tr("Both runs include the scenario's events: %1").arg(own.join(" · ")),
                            this);
@@ -127,4 +126,4 @@ std::vector<model::Event> WhatIfDialog::events() const {
 
 double WhatIfDialog::durationS() const { return model::parseDurationS(duration_->text().trimmed().toStdString()); }
 
-} // namespace ct::app
+}  // namespace ct::app

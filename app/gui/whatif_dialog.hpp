@@ -43,4 +43,4 @@ private:
     QLabel* included_;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -24,7 +24,7 @@ namespace ct::app {
 
 namespace {
 constexpr int kLayoutVersion = 1;  // bump when docks or toolbars change, so an old layout is not applied
-} // namespace
+}  // namespace
 
 QString resourcesDir() { return QString::fromStdString(model::resourceDir()); }
 
@@ -59,13 +59,17 @@ void populateHelpMenu(QMenu* help, QMainWindow* window) {
     const QString docs = documentationDir();
     QMenu* topics = help->addMenu(QObject::tr("&Documentation"));
     topics->setObjectName("menuDocumentation");
-    const QList<QPair<QString, QString>> pages = {
-        {QObject::tr("Simulation: power, heat, room air"), "simulation.md"}, {QObject::tr("Planning and editing"), "planning.md"},
-        {QObject::tr("The 3D view"), "visualization.md"},                     {QObject::tr("Telemetry import"), "importers.md"},
-        {QObject::tr("Network and jobs"), "network.md"},                     {QObject::tr("Scenario file format"), "scenario-format.md"},
-        {QObject::tr("Performance"), "performance.md"},                      {QObject::tr("Building"), "building.md"},
-        {QObject::tr("What the models compute"), "models.md"},               {QObject::tr("Architecture"), "architecture.md"},
-        {QObject::tr("Contributing"), "contributing.md"}};
+    const QList<QPair<QString, QString>> pages = {{QObject::tr("Simulation: power, heat, room air"), "simulation.md"},
+                                                  {QObject::tr("Planning and editing"), "planning.md"},
+                                                  {QObject::tr("The 3D view"), "visualization.md"},
+                                                  {QObject::tr("Telemetry import"), "importers.md"},
+                                                  {QObject::tr("Network and jobs"), "network.md"},
+                                                  {QObject::tr("Scenario file format"), "scenario-format.md"},
+                                                  {QObject::tr("Performance"), "performance.md"},
+                                                  {QObject::tr("Building"), "building.md"},
+                                                  {QObject::tr("What the models compute"), "models.md"},
+                                                  {QObject::tr("Architecture"), "architecture.md"},
+                                                  {QObject::tr("Contributing"), "contributing.md"}};
     for (const auto& [title, file] : pages) {
         const QString path = QDir(docs).filePath(file);
         QAction* a = topics->addAction(title, window, [path] { QDesktopServices::openUrl(QUrl::fromLocalFile(path)); });
@@ -73,7 +77,8 @@ void populateHelpMenu(QMenu* help, QMainWindow* window) {
         a->setEnabled(!docs.isEmpty() && QFileInfo::exists(path));
     }
     topics->addSeparator();
-    QAction* folder = topics->addAction(QObject::tr("Open the documentation folder"), window, [docs] { QDesktopServices::openUrl(QUrl::fromLocalFile(docs)); });
+    QAction* folder = topics->addAction(QObject::tr("Open the documentation folder"), window,
+                                        [docs] { QDesktopServices::openUrl(QUrl::fromLocalFile(docs)); });
     folder->setEnabled(!docs.isEmpty());
     help->addSeparator();
     QAction* about = help->addAction(QObject::tr("&About ClusterTwin"), window, [window] {
@@ -139,4 +144,4 @@ bool FileDrops::eventFilter(QObject* watched, QEvent* e) {
     return true;
 }
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -48,4 +48,4 @@ protected:
     bool eventFilter(QObject* watched, QEvent* e) override;
 };
 
-} // namespace ct::app
+}  // namespace ct::app

@@ -15,7 +15,7 @@ namespace format_rows {
 #define CT_FORMAT(name) FormatInfo name();
 #include "formats/all_formats.inc"
 #undef CT_FORMAT
-} // namespace format_rows
+}  // namespace format_rows
 
 namespace {
 
@@ -41,14 +41,18 @@ std::deque<FormatInfo>& table() {
     return rows;
 }
 
-} // namespace
+}  // namespace
 
 std::string_view toString(FormatKind k) {
     switch (k) {
-    case FormatKind::Samples: return "samples";
-    case FormatKind::Jobs: return "jobs";
-    case FormatKind::Inventory: return "inventory";
-    case FormatKind::Topology: return "topology";
+        case FormatKind::Samples:
+            return "samples";
+        case FormatKind::Jobs:
+            return "jobs";
+        case FormatKind::Inventory:
+            return "inventory";
+        case FormatKind::Topology:
+            return "topology";
     }
     return "samples";
 }
@@ -107,9 +111,11 @@ Detection detectFormat(std::string_view file_name, std::string_view head) {
         if (by_content.format == by_ext.format) by_content.score = std::min(100, by_content.score + 5);
         return by_content;
     }
-    if (h.xml()) return {nullptr, 0, "XML without a root element any format recognises (no <nvidia_smi_log>: a Redfish $metadata document, say)"};
+    if (h.xml())
+        return {nullptr, 0, "XML without a root element any format recognises (no <nvidia_smi_log>: a Redfish $metadata document, say)"};
     if (by_ext) return by_ext;
-    if (endsWith(h.name, ".csv")) return {nullptr, 0, "a CSV whose header no format recognises (neither nvidia-smi's nor time,entity,metric,value)"};
+    if (endsWith(h.name, ".csv"))
+        return {nullptr, 0, "a CSV whose header no format recognises (neither nvidia-smi's nor time,entity,metric,value)"};
     return {};
 }
 
@@ -121,4 +127,4 @@ Detection detectFileFormat(const std::string& path) {
     return detectFormat(in.formatName(), head);
 }
 
-} // namespace ct::importers
+}  // namespace ct::importers

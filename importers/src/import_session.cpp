@@ -9,12 +9,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
-#include <deque>
 #include <future>
-#include <thread>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 namespace ct::importers {
@@ -80,7 +80,7 @@ struct Parsed {
     std::string error;
 };
 
-} // namespace
+}  // namespace
 
 std::string contentHash(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -137,7 +137,7 @@ struct ImportSession::Impl {
 
     void warn(std::vector<ImportWarning> ws, const std::string& file, const std::function<std::string(const std::string&)>& shown) {
         if (ws.empty()) return;
-        auto fix = [&](std::string text) { return shown ? shown(text) : text; };
+        auto fix = [&](const std::string& text) { return shown ? shown(text) : text; };
         ImportSummary::FileWarnings fw{fix(file), ws.size(), {}};
         for (auto& w : ws) {
             w.location = fix(w.location);
@@ -248,8 +248,8 @@ struct ImportSession::Impl {
             const auto& smp = r.samples[first];
             char buf[160];
             std::snprintf(buf, sizeof buf, "%zu more reading(s) at t=%.10g s: kept %.10g, dropped %.10g", c.count, c.t, c.kept, c.dropped);
-            ws.push_back({source, "collision",
-                          smp.entity + " " + smp.metric + ": " + buf + " (two things this source reports are not told apart)"});
+            ws.push_back(
+                {source, "collision", smp.entity + " " + smp.metric + ": " + buf + " (two things this source reports are not told apart)"});
         }
         warn(std::move(ws), source, {});
     }
@@ -273,6 +273,9 @@ struct ImportSession::Impl {
 
     /// `real_name`: the path is the file's own name (not a stand-in such as standard input's temporary copy),
     /// so a host may be named after it.
+    /// A parsed file into the store and the summary, as its kind says.
+    void storeParsed(Parsed& p, const std::string& file, const std::string& hash,
+                     const std::function<std::string(const std::string&)>& shown);
     Parsed parse(const std::string& file, bool walked, bool real_name, const Progress& progress) const {
         Parsed p;
         try {
@@ -299,8 +302,10 @@ struct ImportSession::Impl {
             po.sacct_fields = opt.sacct_format;
             p.result = parseFileAs(file, det, po, progress);  // detected once, above
             // Jobs and nothing else (Slurm accounting, job traces): the file is recorded with its jobs.
-            const bool jobs_only = !p.result.jobs.empty() && p.result.samples.empty() && p.result.entities.empty() && p.result.links.empty();
-            p.kind = jobs_only || (det && det.format->kind == FormatKind::Jobs && p.result.samples.empty()) ? Parsed::Kind::Jobs : Parsed::Kind::Samples;
+            const bool jobs_only =
+                !p.result.jobs.empty() && p.result.samples.empty() && p.result.entities.empty() && p.result.links.empty();
+            p.kind = jobs_only || (det && det.format->kind == FormatKind::Jobs && p.result.samples.empty()) ? Parsed::Kind::Jobs
+                                                                                                            : Parsed::Kind::Samples;
         } catch (const std::exception& e) {
             p.kind = Parsed::Kind::Failed;
             p.error = e.what();
@@ -323,6 +328,36 @@ ImportSession::~ImportSession() = default;
 std::int64_t ImportSession::run() const { return d_->sum.run; }
 
 void ImportSession::cancel() { d_->cancel = true; }
+
+void ImportSession::Impl::storeParsed(Parsed& p, const std::string& file, const std::string& hash,
+                                      const std::function<std::string(const std::string&)>& shown) {
+    const std::string name = shown ? shown(file) : file;
+    switch (p.kind) {
+        case Parsed::Kind::Skipped:
+            ++sum.skipped_files;
+            break;
+        case Parsed::Kind::Failed:
+            sum.failed.push_back(shown ? shown(p.error) : p.error);
+            break;
+        case Parsed::Kind::Jobs:
+            ++sum.files;
+            ++sum.formats[p.format];
+            warn(std::move(p.result.warnings), file, shown);
+            storeJobs(p.result.jobs, name, hash);
+            break;
+        case Parsed::Kind::Samples:
+            ++sum.files;
+            ++sum.formats[p.format];
+            warn(std::move(p.result.warnings), file, shown);
+            if (p.result.cancelled) {
+                cancel = true;  // a file cut short is not stored, nor marked read
+            } else {
+                if (!p.result.jobs.empty()) storeJobs(p.result.jobs, name, {});
+                storeSamples(p.result, name, p.format, hash);
+            }
+            break;
+    }
+}
 
 void ImportSession::importFiles(const std::vector<std::pair<std::string, bool>>& files, const FileProgress& progress,
                                 const std::function<std::string(const std::string&)>& shown) {
@@ -387,28 +422,7 @@ void ImportSession::importFiles(const std::vector<std::pair<std::string, bool>>&
         tell();
         while (cur.parsed.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) tell();
         Parsed p = cur.parsed.get();
-        if (!d.cancel) {
-            switch (p.kind) {
-            case Parsed::Kind::Skipped: ++d.sum.skipped_files; break;
-            case Parsed::Kind::Failed: d.sum.failed.push_back(show(p.error)); break;
-            case Parsed::Kind::Jobs:
-                ++d.sum.files;
-                ++d.sum.formats[p.format];
-                d.warn(std::move(p.result.warnings), file, shown);
-                d.storeJobs(p.result.jobs, show(file), cur.hash);
-                break;
-            case Parsed::Kind::Samples:
-                ++d.sum.files;
-                ++d.sum.formats[p.format];
-                d.warn(std::move(p.result.warnings), file, shown);
-                if (p.result.cancelled) d.cancel = true;  // a file cut short is not stored, nor marked read
-                else {
-                    if (!p.result.jobs.empty()) d.storeJobs(p.result.jobs, show(file), {});
-                    d.storeSamples(p.result, show(file), p.format, cur.hash);
-                }
-                break;
-            }
-        }
+        if (!d.cancel) d.storeParsed(p, file, cur.hash, shown);
         spent.push_back(std::move(p));
         pending.pop_front();
         launch_next();
@@ -438,7 +452,8 @@ ImportSummary ImportSession::finish() {
                 std::snprintf(buf, sizeof buf, " at t=%.10g s: kept %.10g, dropped %.10g", d.sum.written.conflict_t_s,
                               d.sum.written.conflict_kept, d.sum.written.conflict_dropped);
                 d.sum.collision_note = std::to_string(d.sum.written.conflicts) +
-                                       " reading(s) fell on a series and time already holding another value (from another file or an earlier import); first: " +
+                                       " reading(s) fell on a series and time already holding another value (from another file or an "
+                                       "earlier import); first: " +
                                        name + buf;
             }
     }
@@ -462,4 +477,4 @@ ImportSummary ImportSession::finish() {
     return std::move(d.sum);
 }
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -32,7 +32,8 @@ std::vector<std::pair<std::string, bool>> collectInputs(const std::vector<std::s
 std::string formatImportSummary(const ImportSummary& s, const std::string& unit) {
     const auto& w = s.written;
     std::ostringstream out;
-    if (s.run_removed) out << (s.entities.empty() ? "nothing imported (no run was kept): " : "no readings (no run was kept; the inventory is recorded): ");
+    if (s.run_removed)
+        out << (s.entities.empty() ? "nothing imported (no run was kept): " : "no readings (no run was kept; the inventory is recorded): ");
     else out << "run " << s.run << ": ";
     out << s.files << " " << unit;
     if (s.skipped_files) out << " (" << s.skipped_files << " other file(s) skipped)";
@@ -55,7 +56,8 @@ std::string formatImportSummary(const ImportSummary& s, const std::string& unit)
                 out << "  ... and " << s.warnings.size() - 20 << " more file(s) with warnings\n";
                 break;
             }
-            out << "  " << f.file << ": " << f.count << " warning(s), first: " << f.first.front().location << ": " << f.first.front().message << "\n";
+            out << "  " << f.file << ": " << f.count << " warning(s), first: " << f.first.front().location << ": "
+                << f.first.front().message << "\n";
         }
     }
     if (!s.unmatched.empty() || s.matched) {
@@ -73,4 +75,4 @@ std::string formatImportSummary(const ImportSummary& s, const std::string& unit)
     return out.str();
 }
 
-} // namespace ct::importers
+}  // namespace ct::importers

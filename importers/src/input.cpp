@@ -74,4 +74,4 @@ InputFile::~InputFile() {
     stream_.reset();  // before the buffer it reads
 }
 
-} // namespace ct::importers::detail
+}  // namespace ct::importers::detail

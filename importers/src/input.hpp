@@ -32,4 +32,4 @@ private:
     std::uint64_t size_hint_ = 0;
 };
 
-} // namespace ct::importers::detail
+}  // namespace ct::importers::detail

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <map>
-#include <regex>
 #include <deque>
+#include <map>
 #include <queue>
+#include <regex>
 #include <set>
 
 namespace ct::importers {
@@ -25,7 +25,7 @@ struct EntityMapper::Impl {
     std::vector<Rule> rules;
     std::map<std::string, std::string> host_to_node;  // hostname, id, name, short hostname → node id
     std::map<std::string, std::string> uuid_to_gpu;
-    std::set<std::string> ids;                         // every mappable scenario id (racks, units, PDUs, ...)
+    std::set<std::string> ids;  // every mappable scenario id (racks, units, PDUs, ...)
 
     /// The first rule for `label` whose pattern matches all of `value`, with $1..$9 substituted.
     std::string rule(const std::string& label, const std::string& value) const {
@@ -196,12 +196,15 @@ ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& ma
             else if (std::find(mj.nodes.begin(), mj.nodes.end(), n) == mj.nodes.end()) mj.nodes.push_back(n);
         }
         if (mj.nodes.empty()) {
-            out.skipped.push_back({j.id, "unmatched", "job " + j.id + ": none of its " + std::to_string(j.nodes.size()) + " node(s) is in the scenario" +
-                                                          (j.nodes.empty() ? "" : " (first: " + j.nodes.front() + ")")});
+            out.skipped.push_back({j.id, "unmatched",
+                                   "job " + j.id + ": none of its " + std::to_string(j.nodes.size()) + " node(s) is in the scenario" +
+                                       (j.nodes.empty() ? "" : " (first: " + j.nodes.front() + ")")});
             continue;
         }
         if (!missing.empty())
-            out.skipped.push_back({j.id, "partial", "job " + j.id + ": " + std::to_string(missing.size()) + " node(s) not in the scenario, e.g. " + missing.front()});
+            out.skipped.push_back(
+                {j.id, "partial",
+                 "job " + j.id + ": " + std::to_string(missing.size()) + " node(s) not in the scenario, e.g. " + missing.front()});
         mj.extra["slurm_state"] = nlohmann::json(j.state).dump();  // extra holds JSON text: escaped
         if (!j.user.empty()) mj.extra["slurm_user"] = nlohmann::json(j.user).dump();
         out.jobs.push_back(std::move(mj));
@@ -209,48 +212,83 @@ ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& ma
     return out;
 }
 
-std::size_t placeTraceJobs(ReplayJobs& rj, const model::Scenario& s, const model::Catalog& c) {
+namespace {
+
+/// A first-come-first-served scheduler over the scenario's GPU nodes: each job in order of arrival takes GPUs
+/// on the first node with room (several whole nodes when it wants more than one has) and waits while none has.
+class TracePlacer {
+public:
+    TracePlacer(ReplayJobs& rj, const model::Scenario& s, const model::Catalog& c) : rj_(rj), drop_(rj.jobs.size(), false) {
+        for (const auto& h : s.halls)
+            for (const auto& row : h.rows)
+                for (const auto& r : row.racks)
+                    for (const auto& n : r.nodes)
+                        if (const auto* sm = c.server(n.model); sm && sm->gpu_count > 0) {
+                            nodes_.push_back({n.id, sm->gpu_count, sm->gpu_count});
+                            total_ += sm->gpu_count;
+                        }
+    }
+
+    std::size_t run() {
+        std::vector<std::size_t> order;
+        for (std::size_t i = 0; i < rj_.jobs.size(); ++i)
+            if (rj_.jobs[i].nodes.empty() && rj_.jobs[i].gpus > 0) order.push_back(i);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return rj_.jobs[a].start_s < rj_.jobs[b].start_s; });
+        for (std::size_t ji : order) {
+            const model::Job& j = rj_.jobs[ji];
+            if (j.gpus > total_) {
+                rj_.skipped.push_back(
+                    {j.id, "too_big",
+                     "job " + j.id + " wants " + std::to_string(j.gpus) + " GPUs; the scenario has " + std::to_string(total_)});
+                drop_[ji] = true;
+                continue;
+            }
+            release(j.start_s);
+            if (!waiting_.empty() || !tryPlace(ji, j.start_s)) waiting_.push_back(ji);
+        }
+        release(HUGE_VAL);
+        for (std::size_t ji : waiting_) {  // behind a job that never ends
+            rj_.skipped.push_back({rj_.jobs[ji].id, "never_placed", "job " + rj_.jobs[ji].id + ": its GPUs never came free"});
+            drop_[ji] = true;
+        }
+        if (delayed_ > 0)
+            rj_.skipped.push_back(
+                {"placement", "note",
+                 std::to_string(delayed_) +
+                     " job(s) waited for GPUs (the scenario has fewer than the trace's cluster); extra queued_s says how long"});
+        std::vector<model::Job> kept;
+        for (std::size_t i = 0; i < rj_.jobs.size(); ++i)
+            if (!drop_[i]) kept.push_back(std::move(rj_.jobs[i]));
+        rj_.jobs = std::move(kept);
+        return placed_;
+    }
+
+private:
     struct Node {
         std::string id;
         int gpus = 0, free = 0;
     };
-    std::vector<Node> nodes;
-    int total = 0;
-    for (const auto& h : s.halls)
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                for (const auto& n : r.nodes)
-                    if (const auto* sm = c.server(n.model); sm && sm->gpu_count > 0) {
-                        nodes.push_back({n.id, sm->gpu_count, sm->gpu_count});
-                        total += sm->gpu_count;
-                    }
-    // Jobs in order of arrival; each takes GPUs on the first node with room (several whole nodes when it wants
-    // more than one has) and waits, first come first served, while none has.
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < rj.jobs.size(); ++i)
-        if (rj.jobs[i].nodes.empty() && rj.jobs[i].gpus > 0) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rj.jobs[a].start_s < rj.jobs[b].start_s; });
     struct Release {
         double t;
         std::vector<std::pair<std::size_t, int>> gpus;  // node, GPUs
         bool operator>(const Release& o) const { return t > o.t; }
     };
-    std::priority_queue<Release, std::vector<Release>, std::greater<>> running;
-    std::deque<std::size_t> waiting;
-    std::vector<bool> drop(rj.jobs.size(), false);
-    std::size_t placed = 0, delayed = 0;
-    auto tryPlace = [&](std::size_t ji, double now) {
-        model::Job& j = rj.jobs[ji];
+
+    /// Places job ji at `now` if its GPUs are free: delayed to now when it waited, its utilization its share
+    /// of each node's GPUs (jobs sharing a node add up).
+    bool tryPlace(std::size_t ji, double now) {
+        model::Job& j = rj_.jobs[ji];
         Release rel;
         int need = j.gpus;
-        auto fits = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.free >= need; });
-        if (fits != nodes.end()) {
-            rel.gpus.push_back({static_cast<std::size_t>(fits - nodes.begin()), need});
+        auto fits = std::find_if(nodes_.begin(), nodes_.end(), [&](const Node& n) { return n.free >= need; });
+        if (fits != nodes_.end()) {
+            rel.gpus.emplace_back(static_cast<std::size_t>(fits - nodes_.begin()), need);
         } else {
-            for (std::size_t k = 0; k < nodes.size() && need > 0; ++k)
-                if (nodes[k].free == nodes[k].gpus) {
-                    rel.gpus.push_back({k, nodes[k].gpus});
-                    need -= nodes[k].gpus;
+            for (std::size_t k = 0; k < nodes_.size() && need > 0; ++k)
+                if (nodes_[k].free == nodes_[k].gpus) {
+                    rel.gpus.emplace_back(k, nodes_[k].gpus);
+                    need -= nodes_[k].gpus;
                 }
             if (need > 0) return false;
         }
@@ -259,54 +297,45 @@ std::size_t placeTraceJobs(ReplayJobs& rj, const model::Scenario& s, const model
             j.extra["queued_s"] = nlohmann::json(wait).dump();
             if (j.end_s) j.end_s = *j.end_s + wait;
             j.start_s = now;
-            ++delayed;
+            ++delayed_;
         }
-        // Its utilization is its share of each node's GPUs: jobs sharing a node add up.
         double share = 0;
         for (const auto& [k, g] : rel.gpus) {
-            nodes[k].free -= g;
-            j.nodes.push_back(nodes[k].id);
-            share = std::max(share, static_cast<double>(g) / nodes[k].gpus);
+            nodes_[k].free -= g;
+            j.nodes.push_back(nodes_[k].id);
+            share = std::max(share, static_cast<double>(g) / nodes_[k].gpus);
         }
         j.utilization *= share;
         j.extra["trace_gpus"] = std::to_string(j.gpus);  // placed: the nodes say where, this how many it held
         j.gpus = 0;
         rel.t = j.end_s.value_or(HUGE_VAL);
-        running.push(std::move(rel));
-        ++placed;
+        running_.push(std::move(rel));
+        ++placed_;
         return true;
-    };
-    auto release = [&](double upto) {
-        while (!running.empty() && running.top().t <= upto) {
-            const double t = running.top().t;
-            for (const auto& [k, g] : running.top().gpus) nodes[k].free += g;
-            running.pop();
-            while (!waiting.empty() && tryPlace(waiting.front(), t)) waiting.pop_front();
-        }
-    };
-    for (std::size_t ji : order) {
-        if (rj.jobs[ji].gpus > total) {
-            rj.skipped.push_back({rj.jobs[ji].id, "too_big", "job " + rj.jobs[ji].id + " wants " + std::to_string(rj.jobs[ji].gpus) +
-                                                                 " GPUs; the scenario has " + std::to_string(total)});
-            drop[ji] = true;
-            continue;
-        }
-        release(rj.jobs[ji].start_s);
-        if (!waiting.empty() || !tryPlace(ji, rj.jobs[ji].start_s)) waiting.push_back(ji);
     }
-    release(HUGE_VAL);
-    for (std::size_t ji : waiting) {  // behind a job that never ends
-        rj.skipped.push_back({rj.jobs[ji].id, "never_placed", "job " + rj.jobs[ji].id + ": its GPUs never came free"});
-        drop[ji] = true;
+
+    /// Frees the GPUs of the jobs ended by `upto`, placing waiting jobs as they fit.
+    void release(double upto) {
+        while (!running_.empty() && running_.top().t <= upto) {
+            const double t = running_.top().t;
+            for (const auto& [k, g] : running_.top().gpus) nodes_[k].free += g;
+            running_.pop();
+            while (!waiting_.empty() && tryPlace(waiting_.front(), t)) waiting_.pop_front();
+        }
     }
-    if (delayed > 0)
-        rj.skipped.push_back({"placement", "note", std::to_string(delayed) + " job(s) waited for GPUs (the scenario has fewer than the trace's cluster); extra queued_s says how long"});
-    std::vector<model::Job> kept;
-    for (std::size_t i = 0; i < rj.jobs.size(); ++i)
-        if (!drop[i]) kept.push_back(std::move(rj.jobs[i]));
-    rj.jobs = std::move(kept);
-    return placed;
-}
+
+    ReplayJobs& rj_;
+    std::vector<Node> nodes_;
+    int total_ = 0;
+    std::priority_queue<Release, std::vector<Release>, std::greater<>> running_;
+    std::deque<std::size_t> waiting_;
+    std::vector<bool> drop_;
+    std::size_t placed_ = 0, delayed_ = 0;
+};
+
+}  // namespace
+
+std::size_t placeTraceJobs(ReplayJobs& rj, const model::Scenario& s, const model::Catalog& c) { return TracePlacer(rj, s, c).run(); }
 
 model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, std::vector<std::string>* notes) {
     // Hosts and their GPUs (index → model name).
@@ -346,7 +375,8 @@ model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, st
     model::Scenario s = model::buildHall(p);
     s.id = "imported";
     s.name = "Scenario built from telemetry";
-    s.description = "Skeleton from imported telemetry: " + std::to_string(n) + " host(s). Positions, cooling and power are the hall builder's defaults.";
+    s.description = "Skeleton from imported telemetry: " + std::to_string(n) +
+                    " host(s). Positions, cooling and power are the hall builder's defaults.";
     auto it = hosts.begin();
     for (auto& h : s.halls)
         for (auto& row : h.rows)
@@ -371,4 +401,4 @@ model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, st
     return s;
 }
 
-} // namespace ct::importers
+}  // namespace ct::importers

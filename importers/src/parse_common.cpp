@@ -3,12 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
-#include <cstdint>
-#include <cstring>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 namespace ct::importers::detail {
@@ -47,7 +47,6 @@ bool jsonFlag(const nlohmann::json& obj, const char* key, bool dflt) {
     const auto it = obj.find(key);
     return it != obj.end() && it->is_boolean() ? it->get<bool>() : dflt;
 }
-
 
 bool LineReader::next(std::string& line) {
     while (std::getline(in_, line)) {
@@ -110,13 +109,9 @@ bool parseNumber(std::string_view s, double& out) {
     return end == tmp.c_str() + tmp.size();
 }
 
-} // namespace ct::importers::detail
+}  // namespace ct::importers::detail
 
-namespace ct::importers {
-
-
-
-} // namespace ct::importers
+namespace ct::importers {}  // namespace ct::importers
 
 namespace ct::importers {
 
@@ -126,4 +121,4 @@ std::size_t jsonErrorLine(const std::string& text, const std::exception& e) {
     return 1 + static_cast<std::size_t>(std::count(text.begin(), upto, '\n'));
 }
 
-} // namespace ct::importers
+}  // namespace ct::importers

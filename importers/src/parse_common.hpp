@@ -74,8 +74,8 @@ struct PromState {
     std::vector<std::size_t> extra;     ///< positions of its extra labels, in name order
 };
 /// `where` makes the location of a warning (only called when there is one).
-bool addPromSample(std::string_view metric, const Labels& labels, double t, double value,
-                   const std::function<std::string()>& where, ParseResult& res, PromState& st);
+bool addPromSample(std::string_view metric, const Labels& labels, double t, double value, const std::function<std::string()>& where,
+                   ParseResult& res, PromState& st);
 /// After the last sample: nvidia_gpu_exporter GPUs renamed "<host>/gpu<index>" where nvidia_smi_gpu_info
 /// gave the index; series of one entity and metric that differ in other labels (pid, container, le) and
 /// would collide at one time with different values get those labels in their metric name.
@@ -116,4 +116,4 @@ private:
 /// first '.', else `fallback`.
 std::string defaultHost(const ParseOptions& opt, const std::string& fallback);
 
-} // namespace ct::importers::detail
+}  // namespace ct::importers::detail

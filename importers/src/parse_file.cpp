@@ -40,7 +40,8 @@ ParseResult parseFileAs(const std::string& path, Detection det, const ParseOptio
     opt.file_name = path;
     const auto mtime = fs::last_write_time(path, ec);
     if (!ec) {
-        const auto sys = std::chrono::time_point_cast<std::chrono::seconds>(mtime - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
+        const auto sys =
+            std::chrono::time_point_cast<std::chrono::seconds>(mtime - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
         opt.default_time_s = static_cast<double>(sys.time_since_epoch().count());
     }
     if (det.format->parse_path) return det.format->parse_path(path, opt, progress);
@@ -49,4 +50,4 @@ ParseResult parseFileAs(const std::string& path, Detection det, const ParseOptio
     return det.format->parse(file.stream(), opt, progress, file.sizeHint());
 }
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -73,9 +73,10 @@ std::string lower(std::string_view v) {
 /// Labels that say which entity a sample belongs to, or describe it; any other label (pid, container, pod,
 /// le, ...) may tell two series of one entity apart.
 bool identityLabel(std::string_view k) {
-    static const std::set<std::string_view> ids = {"__name__", "Hostname", "hostname", "instance", "job", "gpu", "UUID", "uuid",
-                                                   "device", "modelName", "pci_bus_id", "GPU_I_ID", "GPU_I_PROFILE",
-                                                   "DCGM_FI_DRIVER_VERSION", "driver_version", "name", "index"};
+    static const std::set<std::string_view> ids = {
+        "__name__",       "Hostname", "hostname",  "instance",   "job",      "gpu",           "UUID",
+        "uuid",           "device",   "modelName", "pci_bus_id", "GPU_I_ID", "GPU_I_PROFILE", "DCGM_FI_DRIVER_VERSION",
+        "driver_version", "name",     "index"};
     return ids.count(k) != 0;
 }
 
@@ -113,7 +114,7 @@ void lookUpFamily(std::string_view metric, PromState& st) {
 /// "GPU-" + uuid as nvidia-smi writes it (nvidia_gpu_exporter drops the prefix).
 std::string gpuUuid(const std::string& u) { return u.rfind("GPU-", 0) == 0 || u.rfind("MIG-", 0) == 0 ? u : "GPU-" + u; }
 
-} // namespace
+}  // namespace
 
 bool addPromSample(std::string_view metric, const Labels& labels, double t, double value, const std::function<std::string()>& where,
                    ParseResult& res, PromState& st) {
@@ -124,8 +125,7 @@ bool addPromSample(std::string_view metric, const Labels& labels, double t, doub
     if (metric != st.metric) lookUpFamily(metric, st);
     const std::string* uuid_label = labels.find("uuid");  // nvidia_gpu_exporter
     if (st.skip) {
-        if (metric == "nvidia_smi_gpu_info" && uuid_label)
-            st.exporter_gpus[*uuid_label] = {labels.get("index"), labels.get("name")};
+        if (metric == "nvidia_smi_gpu_info" && uuid_label) st.exporter_gpus[*uuid_label] = {labels.get("index"), labels.get("name")};
         return false;
     }
     const std::string* hp = labels.find("Hostname");
@@ -239,7 +239,8 @@ void finishPromParse(ParseResult& res, PromState& st) {
         for (std::size_t j = 1; j < idx.size() && !conflict; ++j) {
             const auto& a = res.samples[idx[j - 1]];
             const auto& b = res.samples[idx[j]];
-            conflict = a.t_s == b.t_s && st.tag_of[idx[j - 1]] != st.tag_of[idx[j]] && !(a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
+            conflict = a.t_s == b.t_s && st.tag_of[idx[j - 1]] != st.tag_of[idx[j]] &&
+                       !(a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
         }
         if (!conflict) continue;
         std::map<std::uint32_t, std::map<std::string, std::string>> sets;
@@ -263,4 +264,4 @@ void finishPromParse(ParseResult& res, PromState& st) {
     }
 }
 
-} // namespace ct::importers::detail
+}  // namespace ct::importers::detail

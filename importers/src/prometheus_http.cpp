@@ -1,5 +1,5 @@
-#include <clustertwin/importers/prometheus_http.hpp>
 #include <clustertwin/importers/import_session.hpp>
+#include <clustertwin/importers/prometheus_http.hpp>
 
 #include "parse_common.hpp"
 
@@ -71,19 +71,36 @@ std::string escape(const std::string& s) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<std::string>& dcgmPresetQueries() {
     // dcgm-exporter's etc/default-counters.csv (the fields it exports when not told otherwise), but
     // DCGM_FI_DRIVER_VERSION, which it exports as a label.
-    static const std::vector<std::string> q = {
-        "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_GPU_TEMP",
-        "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
-        "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_ENC_UTIL", "DCGM_FI_DEV_DEC_UTIL",
-        "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_RESERVED", "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
-        "DCGM_FI_DEV_VGPU_LICENSE_STATUS", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
-        "DCGM_FI_DEV_ROW_REMAP_FAILURE", "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
-        "DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES"};
+    static const std::vector<std::string> q = {"DCGM_FI_DEV_SM_CLOCK",
+                                               "DCGM_FI_DEV_MEM_CLOCK",
+                                               "DCGM_FI_DEV_MEMORY_TEMP",
+                                               "DCGM_FI_DEV_GPU_TEMP",
+                                               "DCGM_FI_DEV_POWER_USAGE",
+                                               "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
+                                               "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
+                                               "DCGM_FI_DEV_GPU_UTIL",
+                                               "DCGM_FI_DEV_MEM_COPY_UTIL",
+                                               "DCGM_FI_DEV_ENC_UTIL",
+                                               "DCGM_FI_DEV_DEC_UTIL",
+                                               "DCGM_FI_DEV_XID_ERRORS",
+                                               "DCGM_FI_DEV_FB_FREE",
+                                               "DCGM_FI_DEV_FB_USED",
+                                               "DCGM_FI_DEV_FB_RESERVED",
+                                               "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+                                               "DCGM_FI_DEV_VGPU_LICENSE_STATUS",
+                                               "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+                                               "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
+                                               "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+                                               "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+                                               "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                                               "DCGM_FI_PROF_DRAM_ACTIVE",
+                                               "DCGM_FI_PROF_PCIE_TX_BYTES",
+                                               "DCGM_FI_PROF_PCIE_RX_BYTES"};
     return q;
 }
 
@@ -103,14 +120,15 @@ bool fetchPrometheusRange(const PrometheusRange& r, const PieceSink& sink) {
     std::size_t done = 0;
     for (const auto& q : r.queries) {
         for (const auto& [a, b] : parts) {
-            const std::string url = base + "/api/v1/query_range?query=" + escape(q) + "&start=" + number(a) + "&end=" + number(b) +
-                                    "&step=" + number(r.step_s);
+            const std::string url =
+                base + "/api/v1/query_range?query=" + escape(q) + "&start=" + number(a) + "&end=" + number(b) + "&step=" + number(r.step_s);
             Response resp;
             for (int attempt = 0;; ++attempt) {
                 resp = get(url, r.timeout_s);
                 // Worth another try: no connection yet, a timeout, the server busy or restarting.
-                const bool transient = (resp.code != CURLE_OK && resp.code != CURLE_URL_MALFORMAT && resp.code != CURLE_UNSUPPORTED_PROTOCOL) ||
-                                       resp.status == 429 || resp.status == 502 || resp.status == 503 || resp.status == 504;
+                const bool transient =
+                    (resp.code != CURLE_OK && resp.code != CURLE_URL_MALFORMAT && resp.code != CURLE_UNSUPPORTED_PROTOCOL) ||
+                    resp.status == 429 || resp.status == 502 || resp.status == 503 || resp.status == 504;
                 if (!transient || attempt >= r.retries) break;
                 std::this_thread::sleep_for(std::chrono::milliseconds(250 << std::min(attempt, 4)));
             }
@@ -123,8 +141,7 @@ bool fetchPrometheusRange(const PrometheusRange& r, const PieceSink& sink) {
                 const auto doc = nlohmann::json::parse(resp.body, nullptr, false);
                 if (doc.is_object() && doc.contains("error") && doc["error"].is_string())
                     why = detail::jsonText(doc, "errorType", "error") + ": " + doc["error"].get<std::string>();
-                else if (resp.status == 404)
-                    why += " (is " + base + " a Prometheus? /api/v1/query_range was not found)";
+                else if (resp.status == 404) why += " (is " + base + " a Prometheus? /api/v1/query_range was not found)";
                 throw ImportError("Prometheus at " + base + " refused the query '" + q + "': " + why);
             }
             ++done;
@@ -143,7 +160,8 @@ ParseResult parsePrometheusPiece(const PrometheusRange& range, const PrometheusP
     const auto doc = nlohmann::json::parse(piece.body, nullptr, false);
     if (doc.is_object() && doc.contains("warnings") && doc["warnings"].is_array())
         for (const auto& w : doc["warnings"])
-            r.warnings.push_back({opt.file_name, "partial", "Prometheus says the answer may be incomplete: " + (w.is_string() ? w.get<std::string>() : w.dump())});
+            r.warnings.push_back({opt.file_name, "partial",
+                                  "Prometheus says the answer may be incomplete: " + (w.is_string() ? w.get<std::string>() : w.dump())});
     return r;
 }
 
@@ -162,4 +180,4 @@ std::vector<std::string> importPrometheusRange(ImportSession& session, const Pro
     return failed;
 }
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -61,7 +61,7 @@ std::optional<double> slurmEpoch(const nlohmann::json& v) {
 void gresGpus(const std::string& text, int& count, std::string& model) {
     for (std::size_t p = text.find("gpu:"); p != std::string::npos; p = text.find("gpu:", p + 4)) {
         const std::string item = text.substr(p + 4, text.find_first_of(",( ", p) - p - 4);  // "a100:4" or "4"
-        if (p > 0 && text[p - 1] == '/' && item.find('=') != std::string::npos) continue;  // gres/gpu:a100=4 is read below
+        if (p > 0 && text[p - 1] == '/' && item.find('=') != std::string::npos) continue;   // gres/gpu:a100=4 is read below
         const auto colon = item.rfind(':');
         const std::string n = colon == std::string::npos ? item : item.substr(colon + 1);
         if (!n.empty() && n.size() < 5 && n.find_first_not_of("0123456789") == std::string::npos) {
@@ -73,14 +73,15 @@ void gresGpus(const std::string& text, int& count, std::string& model) {
         const std::string n = text.substr(g + 9, text.find_first_of(", ", g) - g - 9);
         if (!n.empty() && n.size() < 5 && n.find_first_not_of("0123456789") == std::string::npos) count = std::stoi(n);
     }
-    if (const auto g = text.find("gres/gpu:"); g != std::string::npos && model.empty()) model = text.substr(g + 9, text.find('=', g) - g - 9);
+    if (const auto g = text.find("gres/gpu:"); g != std::string::npos && model.empty())
+        model = text.substr(g + 9, text.find('=', g) - g - 9);
 }
 
 bool plausibleGpuCount(const std::string& host, int count, const std::string& where, std::vector<ImportWarning>& warnings) {
     if (count <= kMaxGpusPerNode) return true;
     warnings.push_back({where, "bad_value",
-                        host + ": " + std::to_string(count) + " GPUs on one node is more than any node has (at most " + std::to_string(kMaxGpusPerNode) +
-                            "); its GPUs are not created"});
+                        host + ": " + std::to_string(count) + " GPUs on one node is more than any node has (at most " +
+                            std::to_string(kMaxGpusPerNode) + "); its GPUs are not created"});
     return false;
 }
 
@@ -105,17 +106,17 @@ bool readSlurmDocument(std::istream& in, const ParseOptions& opt, nlohmann::json
 }
 
 bool liveJobState(const std::string& state) {
-    static const std::set<std::string> live = {"RUNNING", "PENDING", "SUSPENDED", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING",
-                                               "R", "PD", "S", "CF", "CG"};
+    static const std::set<std::string> live = {"RUNNING",  "PENDING", "SUSPENDED", "CONFIGURING", "COMPLETING", "REQUEUED",
+                                               "RESIZING", "R",       "PD",        "S",           "CF",         "CG"};
     return live.count(state) > 0;
 }
 
-} // namespace detail
+}  // namespace detail
 
 using detail::slurmEpoch;
 using detail::slurmNumber;
-using detail::slurmWhole;
 using detail::slurmTime;
+using detail::slurmWhole;
 using detail::splitOn;
 
 std::vector<std::string> expandHostlist(const std::string& list) {
@@ -154,7 +155,8 @@ std::vector<std::string> expandHostlist(const std::string& list) {
                 throw ImportError("host list '" + list + "': bad range '" + range + "'");
             if (a.size() > 9 || b.size() > 9) throw ImportError("host list '" + list + "': number too long in '" + range + "'");
             const long lo = std::stol(a), hi = std::stol(b);
-            if (hi < lo || hi - lo > 100000 || out.size() + static_cast<std::size_t>(hi - lo) > 1000000) throw ImportError("host list '" + list + "': bad range '" + range + "'");
+            if (hi < lo || hi - lo > 100000 || out.size() + static_cast<std::size_t>(hi - lo) > 1000000)
+                throw ImportError("host list '" + list + "': bad range '" + range + "'");
             for (long v = lo; v <= hi; ++v) {
                 std::string n = std::to_string(v);
                 if (n.size() < a.size()) n.insert(0, a.size() - n.size(), '0');  // keep zero padding
@@ -177,4 +179,4 @@ SlurmResult parseSlurmFile(const std::string& path, const std::string& fields, d
     throw ImportError(path + ": not Slurm accounting (" + std::string(det.id()) + "); for sacct without a header pass its --format list");
 }
 
-} // namespace ct::importers
+}  // namespace ct::importers

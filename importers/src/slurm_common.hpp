@@ -45,4 +45,4 @@ inline ParseResult asParseResult(SlurmResult r) {
 /// States of a job that has not finished: its end time, when printed, is its limit and not a stop.
 bool liveJobState(const std::string& state);
 
-} // namespace ct::importers::detail
+}  // namespace ct::importers::detail

@@ -66,7 +66,7 @@ const VocabularyRow* row(std::string_view field) {
     return it == by_field.end() ? nullptr : it->second;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<Term> smiTerm(std::string_view field, std::string_view source_unit) {
     const VocabularyRow* r = row(field);
@@ -131,4 +131,4 @@ bool parsePstate(std::string_view v, double& out) {
 
 const std::vector<VocabularyRow>& vocabulary() { return kRows; }
 
-} // namespace ct::importers::detail
+}  // namespace ct::importers::detail

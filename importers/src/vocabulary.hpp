@@ -47,4 +47,4 @@ struct VocabularyRow {
 };
 const std::vector<VocabularyRow>& vocabulary();
 
-} // namespace ct::importers::detail
+}  // namespace ct::importers::detail

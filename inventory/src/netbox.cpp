@@ -8,7 +8,6 @@
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/units.hpp>
 
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -21,8 +20,8 @@ namespace ct::inventory {
 
 namespace {
 
-using nlohmann::json;
 using importers::ImportError;
+using nlohmann::json;
 
 /// obj[key] when it is a string, else `dflt`.
 std::string jsonText(const json& obj, const char* key, const std::string& dflt = {}) {
@@ -56,8 +55,7 @@ double num(const json& o, const char* key, double dflt) {
     if (v.is_string()) {
         try {
             return std::stod(v.get<std::string>());  // NetBox writes decimals as strings in places
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
     }
     return dflt;
 }
@@ -120,12 +118,17 @@ void collect(const std::string& file, Inventory& inv, InventoryReport& rep) {
             const char* k = forced ? forced : kindOf(o);
             const long id = idOf(o, "id");
             if (!k || id < 0) {
-                rep.errors.push_back(file + ": " + ptr + "/" + std::to_string(i) + ": not a NetBox site, location, rack, device type, device or floor plan (no id or unknown fields); skipped");
+                rep.errors.push_back(
+                    file + ": " + ptr + "/" + std::to_string(i) +
+                    ": not a NetBox site, location, rack, device type, device or floor plan (no id or unknown fields); skipped");
                 continue;
             }
-            std::map<long, json>& m = std::string(k) == "sites" ? inv.sites : std::string(k) == "locations" ? inv.locations
-                                     : std::string(k) == "racks" ? inv.racks : std::string(k) == "device_types" ? inv.types
-                                     : std::string(k) == "devices" ? inv.devices : inv.floorplans;
+            std::map<long, json>& m = std::string(k) == "sites"          ? inv.sites
+                                      : std::string(k) == "locations"    ? inv.locations
+                                      : std::string(k) == "racks"        ? inv.racks
+                                      : std::string(k) == "device_types" ? inv.types
+                                      : std::string(k) == "devices"      ? inv.devices
+                                                                         : inv.floorplans;
             m[id] = o;
         }
     };
@@ -182,7 +185,8 @@ std::map<long, std::pair<model::Vec2, model::Facing>> floorplanRacks(const json&
     std::map<long, std::pair<model::Vec2, model::Facing>> out;
     w_m = num(fp, "width", 0) / 100.0;
     d_m = num(fp, "height", 0) / 100.0;
-    const json canvas = fp.contains("canvas") && fp["canvas"].is_string() ? json::parse(fp["canvas"].get<std::string>(), nullptr, false) : fp.value("canvas", json());
+    const json canvas = fp.contains("canvas") && fp["canvas"].is_string() ? json::parse(fp["canvas"].get<std::string>(), nullptr, false)
+                                                                          : fp.value("canvas", json());
     if (!canvas.is_object() || !canvas.contains("objects") || !canvas["objects"].is_array()) return out;
     for (const json& o : canvas["objects"]) {
         const json meta = o.value("custom_meta", json());
@@ -199,7 +203,262 @@ std::map<long, std::pair<model::Vec2, model::Facing>> floorplanRacks(const json&
     return out;
 }
 
-} // namespace
+}  // namespace
+
+namespace {
+
+using Placement = std::pair<model::Vec2, model::Facing>;
+
+/// Builds the scenario from a collected inventory, stage by stage: the site, the devices that can be simulated,
+/// one hall per location (racks placed, grouped into rows, cooled), and the power chain.
+class NetboxBuild {
+public:
+    NetboxBuild(const Inventory& inv, const model::Catalog& c, InventoryResult& res)
+        : inv_(inv), c_(c), rep_(res.report), s_(res.scenario), crah_(c.coolingUnit("crah-cw-120kw")) {}
+
+    void run() {
+        chooseSite();
+        sortDevices();
+        std::map<long, std::vector<long>> hall_racks;  // racks without a location share one hall named after the site
+        for (const auto& [id, r] : inv_.racks)
+            if (idOf(r, "site") == site_id_) hall_racks[idOf(r, "location")].push_back(id);
+        for (auto& [loc, rack_ids] : hall_racks) buildHall(loc, rack_ids);
+        addPower();
+        for (const auto& [what, n] : unmapped_) rep_.unmapped.push_back(std::to_string(n) + " × " + what);
+        s_.network.topology = "none";
+        s_.linkParents();
+    }
+
+private:
+    /// The site: the one most racks stand in.
+    void chooseSite() {
+        std::map<long, int> per_site;
+        for (const auto& [id, r] : inv_.racks) ++per_site[idOf(r, "site")];
+        site_id_ = std::max_element(per_site.begin(), per_site.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+        const auto known = inv_.sites.find(site_id_);
+        const json site = known != inv_.sites.end() ? known->second : inv_.racks.begin()->second.value("site", json::object());
+        s_.id = slugOf(jsonText(site, "slug", jsonText(site, "name", "netbox-site")));
+        s_.name = jsonText(site, "name", s_.id);
+        s_.description = "Built from a NetBox inventory: " + std::to_string(inv_.racks.size()) + " racks, " +
+                         std::to_string(inv_.devices.size()) + " devices";
+        s_.site.id = s_.id + "-site";
+        s_.site.name = s_.name;
+        s_.site.location = jsonText(site, "physical_address", jsonText(site, "facility"));
+        if (per_site.size() > 1)
+            rep_.notes.push_back("racks of " + std::to_string(per_site.size() - 1) + " other site(s) left out: a scenario is one site");
+    }
+
+    const model::ServerModel* serverOf(const json& device) const {
+        const auto t = type_server_.find(idOf(device, "device_type"));
+        return t != type_server_.end() ? t->second : serverFor(device.value("device_type", json::object()), c_);
+    }
+
+    /// Device types → catalog servers; the devices that can be simulated by rack, the rest counted by why.
+    void sortDevices() {
+        for (const auto& [id, t] : inv_.types) type_server_[id] = serverFor(t, c_);
+        for (const auto& [id, d] : inv_.devices) {
+            const long rack = idOf(d, "rack");
+            const json dt = d.value("device_type", json::object());
+            const std::string what = jsonText(dt, "model", jsonText(dt, "display", "unknown type"));
+            if (!serverOf(d)) ++unmapped_[what + " (no catalog server: not simulated)"];
+            else if (rack < 0 || !inv_.racks.count(rack)) ++unmapped_[what + " (not in a rack of this site: left out)"];
+            else if (num(d, "position", -1) < 1) ++unmapped_[what + " (racked without a U position: left out)"];
+            else rack_devices_[rack].push_back(&d);
+        }
+    }
+
+    std::string fresh(const std::string& base) {
+        std::string id = base;
+        for (int i = 2; used_ids_.count(id); ++i) id = base + "-" + std::to_string(i);
+        used_ids_.insert(id);
+        return id;
+    }
+
+    const json& rack(long id) const { return inv_.racks.at(id); }
+
+    void buildHall(long loc, std::vector<long>& rack_ids) {
+        model::Hall h;
+        const auto found = inv_.locations.find(loc);
+        const json location = found != inv_.locations.end() ? found->second : json::object();
+        h.id = fresh(loc >= 0 ? slugOf(jsonText(location, "slug", jsonText(location, "name", "hall"))) : "hall");
+        h.name = loc >= 0 ? jsonText(location, "name", h.id) : s_.name + " hall";
+        h.height_m = 4.0;
+        double fp_w = 0, fp_d = 0;
+        const auto where = placeRacks(h, loc, rack_ids, fp_w, fp_d);
+        double x_max = 0, y_max = 0;
+        for (const auto& [rid, pf] : where) addRack(h, rid, pf, x_max, y_max);
+        h.width_m = std::max(fp_w, roundUp(x_max + margin()));
+        h.depth_m = std::max(fp_d, roundUp(y_max + 1.8));
+        addCooling(h);
+        h.site_position_m = {site_x_, 0};
+        site_x_ += h.width_m + 10;
+        s_.halls.push_back(std::move(h));
+    }
+
+    double margin() const { return roundUp(crah_->depth_m + 1.8); }
+
+    /// Rack positions from this location's floor plan (or the site's, for racks without a location); racks
+    /// without one in rows of ten beside each other, alternating to make hot and cold aisles.
+    std::vector<std::pair<long, Placement>> placeRacks(const model::Hall& h, long loc, std::vector<long>& rack_ids, double& fp_w,
+                                                       double& fp_d) {
+        std::map<long, Placement> placed;
+        for (const auto& [fid, fp] : inv_.floorplans)
+            if ((loc >= 0 && idOf(fp, "location") == loc) || (loc < 0 && idOf(fp, "location") < 0 && idOf(fp, "site") == site_id_))
+                placed = floorplanRacks(fp, fp_w, fp_d);
+        std::sort(rack_ids.begin(), rack_ids.end(), [&](long a, long b) { return jsonText(rack(a), "name") < jsonText(rack(b), "name"); });
+        std::vector<std::pair<long, Placement>> where;
+        int k = 0;
+        for (long rid : rack_ids) {
+            if (const auto p = placed.find(rid); p != placed.end()) {
+                where.emplace_back(rid, p->second);
+                ++rep_.racks_placed;
+                continue;
+            }
+            bool exact = false;
+            const model::RackModel* rm = rackFor(rack(rid), c_, exact);
+            const int row = k / 10, col = k % 10;
+            ++k;
+            const double y = margin() + rm->depth_m / 2 + row * (rm->depth_m + 1.2);
+            where.emplace_back(
+                rid, Placement{{margin() + (col + 0.5) * rm->width_m, y}, row % 2 == 0 ? model::Facing::North : model::Facing::South});
+        }
+        if (k > 0)
+            rep_.notes.push_back("hall " + h.id + ": " + std::to_string(k) +
+                                 " rack(s) without a floor-plan position laid out in rows of ten");
+        return where;
+    }
+
+    /// Rack rid with its devices, into the row of racks facing the same way on its line (within 0.3 m across).
+    void addRack(model::Hall& h, long rid, const Placement& pf, double& x_max, double& y_max) {
+        const json& r = rack(rid);
+        bool exact = false;
+        const model::RackModel* rm = rackFor(r, c_, exact);
+        if (!exact)
+            ++unmapped_["rack " + jsonText(r, "name") + " (" + std::to_string(static_cast<int>(num(r, "u_height", 42))) +
+                        "U) approximated as " + rm->id];
+        model::Rack rk;
+        rk.id = fresh(slugOf(jsonText(r, "name", "rack")));
+        rk.name = jsonText(r, "name", rk.id);
+        rk.model = rm->id;
+        rk.position_m = {std::round(pf.first.x_m * 1000) / 1000, std::round(pf.first.y_m * 1000) / 1000};
+        rk.facing = pf.second;
+        for (const json* d : rack_devices_[rid]) {
+            model::Node n;
+            n.id = fresh(slugOf(jsonText(*d, "name", "device-" + std::to_string(idOf(*d, "id")))));
+            n.name = jsonText(*d, "name");
+            n.hostname = n.name;
+            n.model = serverOf(*d)->id;
+            n.u_position = static_cast<int>(std::floor(num(*d, "position", 1)));
+            rk.nodes.push_back(std::move(n));
+            ++rep_.nodes;
+        }
+        const model::Box2 b = model::footprint(rk.position_m, rm->width_m, rm->depth_m, rk.facing);
+        x_max = std::max(x_max, b.x1);
+        y_max = std::max(y_max, b.y1);
+        auto across = [](const model::Rack& x) {
+            const bool ns = x.facing == model::Facing::North || x.facing == model::Facing::South;
+            return ns ? x.position_m.y_m : x.position_m.x_m;
+        };
+        auto row = std::find_if(h.rows.begin(), h.rows.end(), [&](const model::Row& x) {
+            return x.racks.front().facing == rk.facing && std::abs(across(x.racks.front()) - across(rk)) < 0.3;
+        });
+        if (row == h.rows.end()) {
+            model::Row nr;
+            nr.id = fresh(h.id + "-row" + std::to_string(h.rows.size() + 1));
+            nr.name = "Row " + std::to_string(h.rows.size() + 1);
+            h.rows.push_back(nr);
+            row = h.rows.end() - 1;
+        }
+        row->racks.push_back(std::move(rk));
+    }
+
+    /// NetBox has none of what cooling needs: perimeter CRAHs, N+1 for the hall's air heat, on the west and east
+    /// walls (the hall grows deep enough to hold them).
+    void addCooling(model::Hall& h) {
+        double air = 0, load = 0;
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes)
+                    if (const auto* sm = c_.server(n.model)) {
+                        load += sm->max_power_w;
+                        air += sm->max_power_w * (1 - sm->liquid_fraction);
+                    }
+        load_total_ += load;
+        const int units = air > 0 ? static_cast<int>(std::ceil(air / crah_->capacity_w - 1e-9)) + 1 : 0;
+        const int west_units = (units + 1) / 2;
+        h.depth_m = std::max(h.depth_m, roundUp(west_units * (crah_->width_m + 0.6) + 1.2));
+        for (int i = 0; i < units; ++i) {
+            const bool west = i % 2 == 0;
+            const int per = west ? west_units : units / 2;
+            const int slot = i / 2;
+            model::CoolingUnit u;
+            u.id = fresh("crah-" + std::to_string(++unit_seq_));
+            u.name = "CRAH " + std::to_string(unit_seq_);
+            u.model = crah_->id;
+            u.facing = west ? model::Facing::East : model::Facing::West;
+            u.position_m = {west ? crah_->depth_m / 2 : h.width_m - crah_->depth_m / 2,
+                            std::round(h.depth_m * (slot + 0.5) / per * 1000) / 1000};
+            u.supply_setpoint_c = 20;
+            h.cooling_units.push_back(u);
+        }
+        if (units > 0)
+            rep_.notes.push_back("hall " + h.id + ": " + std::to_string(units) + " perimeter CRAHs (" + crah_->id + ", N+1 for " +
+                                 std::to_string(static_cast<int>(air / 1000)) + " kW of air heat) added on the west and east walls");
+    }
+
+    /// A 2N chain sized to the load; every rack on PDUs that carry its servers.
+    void addPower() {
+        const model::UpsModel* ups = c_.upsModel("ups-500kw");
+        for (const char* side : {"a", "b"}) {
+            const std::string S = side[0] == 'a' ? "A" : "B";
+            s_.power.feeds.push_back(
+                {std::string("util-") + side, "Utility feed " + S, std::ceil(std::max(load_total_, 1e5) * 1.1 / 1e5) * 1e5, 0.0, {}});
+            s_.power.ups.push_back({std::string("ups-") + side,
+                                    "UPS " + S,
+                                    ups->id,
+                                    std::string("util-") + side,
+                                    std::max(1, static_cast<int>(std::ceil(load_total_ / ups->capacity_w - 1e-9))),
+                                    {}});
+        }
+        for (auto& h : s_.halls)
+            for (auto& row : h.rows) {
+                double row_load = 0;
+                for (auto& r : row.racks) {
+                    double rl = 0;
+                    for (const auto& n : r.nodes) rl += c_.server(n.model)->max_power_w;
+                    row_load += rl;
+                    r.pdus = model::rackPdusFor(r.id, "pdu-" + row.id + "-a", "pdu-" + row.id + "-b", std::max(rl, 1.0));
+                    std::vector<std::string> feeds;
+                    for (const auto& p : r.pdus) feeds.push_back(p.id);
+                    for (auto& n : r.nodes) n.feeds = feeds;
+                }
+                for (const char* side : {"a", "b"})
+                    s_.power.pdus.push_back({"pdu-" + row.id + "-" + side,
+                                             "Floor PDU " + row.id + " " + (side[0] == 'a' ? "A" : "B"),
+                                             std::string("ups-") + side,
+                                             std::max(50e3, std::ceil(row_load / 50e3) * 50e3),
+                                             {}});
+            }
+        rep_.notes.push_back(
+            "power: a 2N chain (utility feeds, UPS A and B, a floor PDU per row and side) sized to the servers' nameplate, " +
+            std::to_string(static_cast<int>(load_total_ / 1000)) + " kW");
+    }
+
+    const Inventory& inv_;
+    const model::Catalog& c_;
+    InventoryReport& rep_;
+    model::Scenario& s_;
+    const model::CoolingUnitModel* crah_;
+    long site_id_ = -1;
+    std::map<long, const model::ServerModel*> type_server_;
+    std::map<std::string, int> unmapped_;  ///< what was left out or approximated, with how many of each
+    std::map<long, std::vector<const json*>> rack_devices_;
+    std::set<std::string> used_ids_;
+    double site_x_ = 0, load_total_ = 0;
+    int unit_seq_ = 0;
+};
+
+}  // namespace
 
 InventoryResult importNetbox(const std::vector<std::string>& files, const model::Catalog& c) {
     InventoryResult res;
@@ -215,203 +474,8 @@ InventoryResult importNetbox(const std::vector<std::string>& files, const model:
     if (inv.racks.empty())
         throw ImportError(rep.errors.empty() ? "no NetBox racks in the files given (export /api/dcim/racks/ with the rest)"
                                              : "no NetBox racks read; first problem: " + rep.errors.front());
-    model::Scenario& s = res.scenario;
-    // The site: the one most racks stand in.
-    std::map<long, int> per_site;
-    for (const auto& [id, r] : inv.racks) ++per_site[idOf(r, "site")];
-    const long site_id = std::max_element(per_site.begin(), per_site.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
-    const json site = inv.sites.count(site_id) ? inv.sites[site_id] : inv.racks.begin()->second.value("site", json::object());
-    s.id = slugOf(jsonText(site, "slug", jsonText(site, "name", "netbox-site")));
-    s.name = jsonText(site, "name", s.id);
-    s.description = "Built from a NetBox inventory: " + std::to_string(inv.racks.size()) + " racks, " + std::to_string(inv.devices.size()) + " devices";
-    s.site.id = s.id + "-site";
-    s.site.name = s.name;
-    s.site.location = jsonText(site, "physical_address", jsonText(site, "facility"));
-    if (per_site.size() > 1) rep.notes.push_back("racks of " + std::to_string(per_site.size() - 1) + " other site(s) left out: a scenario is one site");
-
-    // Device types → catalog servers; unmapped ones reported once each.
-    std::map<long, const model::ServerModel*> type_server;
-    for (const auto& [id, t] : inv.types) type_server[id] = serverFor(t, c);
-    std::map<std::string, int> unmapped;
-    // Devices by rack.
-    std::map<long, std::vector<const json*>> rack_devices;
-    for (const auto& [id, d] : inv.devices) {
-        const long rack = idOf(d, "rack");
-        const json dt = d.value("device_type", json::object());
-        const long tid = idOf(d, "device_type");
-        const model::ServerModel* sm = type_server.count(tid) ? type_server[tid] : serverFor(dt, c);
-        const std::string what = jsonText(dt, "model", jsonText(dt, "display", "unknown type"));
-        if (!sm) {
-            ++unmapped[what + " (no catalog server: not simulated)"];
-            continue;
-        }
-        if (rack < 0 || !inv.racks.count(rack)) {
-            ++unmapped[what + " (not in a rack of this site: left out)"];
-            continue;
-        }
-        if (num(d, "position", -1) < 1) {
-            ++unmapped[what + " (racked without a U position: left out)"];
-            continue;
-        }
-        rack_devices[rack].push_back(&d);
-    }
-
-    // Halls: one per location with racks (racks without a location share one named after the site).
-    std::map<long, std::vector<long>> hall_racks;
-    for (const auto& [id, r] : inv.racks)
-        if (idOf(r, "site") == site_id) hall_racks[idOf(r, "location")].push_back(id);
-    std::set<std::string> used_ids;
-    auto fresh = [&](std::string base) {
-        std::string id = base;
-        for (int i = 2; used_ids.count(id); ++i) id = base + "-" + std::to_string(i);
-        used_ids.insert(id);
-        return id;
-    };
-    double site_x = 0, load_total = 0;
-    int unit_seq = 0;
-    const model::CoolingUnitModel* crah = c.coolingUnit("crah-cw-120kw");
-    for (auto& [loc, rack_ids] : hall_racks) {
-        model::Hall h;
-        const json location = inv.locations.count(loc) ? inv.locations[loc] : json::object();
-        h.id = fresh(loc >= 0 ? slugOf(jsonText(location, "slug", jsonText(location, "name", "hall"))) : "hall");
-        h.name = loc >= 0 ? jsonText(location, "name", h.id) : s.name + " hall";
-        h.height_m = 4.0;
-        // Rack positions from this location's floor plan (or the site's, for racks without a location).
-        std::map<long, std::pair<model::Vec2, model::Facing>> placed;
-        double fp_w = 0, fp_d = 0;
-        for (const auto& [fid, fp] : inv.floorplans)
-            if ((loc >= 0 && idOf(fp, "location") == loc) || (loc < 0 && idOf(fp, "location") < 0 && idOf(fp, "site") == site_id))
-                placed = floorplanRacks(fp, fp_w, fp_d);
-        std::sort(rack_ids.begin(), rack_ids.end(), [&](long a, long b) { return jsonText(inv.racks[a], "name") < jsonText(inv.racks[b], "name"); });
-        // Racks without a position: rows of ten beside each other, alternating to make hot and cold aisles.
-        const double margin = roundUp(crah->depth_m + 1.8);
-        std::vector<std::pair<long, std::pair<model::Vec2, model::Facing>>> where;
-        int k = 0;
-        for (long rid : rack_ids) {
-            bool exact = false;
-            const model::RackModel* rm = rackFor(inv.racks[rid], c, exact);
-            if (placed.count(rid)) {
-                where.push_back({rid, placed[rid]});
-                ++rep.racks_placed;
-                continue;
-            }
-            const int row = k / 10, col = k % 10;
-            ++k;
-            const double y = margin + rm->depth_m / 2 + row * (rm->depth_m + 1.2);
-            where.push_back({rid, {{margin + (col + 0.5) * rm->width_m, y}, row % 2 == 0 ? model::Facing::North : model::Facing::South}});
-        }
-        if (k > 0)
-            rep.notes.push_back("hall " + h.id + ": " + std::to_string(k) + " rack(s) without a floor-plan position laid out in rows of ten");
-        // Rows: racks facing the same way on one line (within 0.3 m across the row).
-        std::vector<model::Row> rows;
-        double x_max = 0, y_max = 0;
-        for (const auto& [rid, pf] : where) {
-            const json& r = inv.racks[rid];
-            bool exact = false;
-            const model::RackModel* rm = rackFor(r, c, exact);
-            if (!exact) ++unmapped["rack " + jsonText(r, "name") + " (" + std::to_string(static_cast<int>(num(r, "u_height", 42))) + "U) approximated as " + rm->id];
-            model::Rack rack;
-            rack.id = fresh(slugOf(jsonText(r, "name", "rack")));
-            rack.name = jsonText(r, "name", rack.id);
-            rack.model = rm->id;
-            rack.position_m = {std::round(pf.first.x_m * 1000) / 1000, std::round(pf.first.y_m * 1000) / 1000};
-            rack.facing = pf.second;
-            for (const json* d : rack_devices[rid]) {
-                const json dt = (*d).value("device_type", json::object());
-                const long tid = idOf(*d, "device_type");
-                const model::ServerModel* sm = type_server.count(tid) ? type_server[tid] : serverFor(dt, c);
-                model::Node n;
-                n.id = fresh(slugOf(jsonText(*d, "name", "device-" + std::to_string(idOf(*d, "id")))));
-                n.name = jsonText(*d, "name");
-                n.hostname = n.name;
-                n.model = sm->id;
-                n.u_position = static_cast<int>(std::floor(num(*d, "position", 1)));
-                rack.nodes.push_back(std::move(n));
-                ++rep.nodes;
-            }
-            const model::Box2 b = model::footprint(rack.position_m, rm->width_m, rm->depth_m, rack.facing);
-            x_max = std::max(x_max, b.x1);
-            y_max = std::max(y_max, b.y1);
-            const bool ns = rack.facing == model::Facing::North || rack.facing == model::Facing::South;
-            const double across = ns ? rack.position_m.y_m : rack.position_m.x_m;
-            auto row = std::find_if(rows.begin(), rows.end(), [&](const model::Row& x) {
-                const auto& f = x.racks.front();
-                const bool fns = f.facing == model::Facing::North || f.facing == model::Facing::South;
-                return f.facing == rack.facing && std::abs((fns ? f.position_m.y_m : f.position_m.x_m) - across) < 0.3;
-            });
-            if (row == rows.end()) {
-                model::Row nr;
-                nr.id = fresh(h.id + "-row" + std::to_string(rows.size() + 1));
-                nr.name = "Row " + std::to_string(rows.size() + 1);
-                rows.push_back(nr);
-                row = rows.end() - 1;
-            }
-            row->racks.push_back(std::move(rack));
-        }
-        h.rows = std::move(rows);
-        // Cooling: NetBox has none of what this needs; perimeter CRAHs N+1 on the west and east walls.
-        double air = 0, load = 0;
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                for (const auto& n : r.nodes)
-                    if (const auto* sm = c.server(n.model)) {
-                        load += sm->max_power_w;
-                        air += sm->max_power_w * (1 - sm->liquid_fraction);
-                    }
-        load_total += load;
-        const int units = air > 0 ? static_cast<int>(std::ceil(air / crah->capacity_w - 1e-9)) + 1 : 0;
-        const double pitch = crah->width_m + 0.6;
-        h.width_m = std::max(fp_w, roundUp(x_max + margin));
-        h.depth_m = std::max({fp_d, roundUp(y_max + 1.8), roundUp(((units + 1) / 2) * pitch + 1.2)});
-        for (int i = 0; i < units; ++i) {
-            const bool west = i % 2 == 0;
-            const int per = west ? (units + 1) / 2 : units / 2;
-            model::CoolingUnit u;
-            u.id = fresh("crah-" + std::to_string(++unit_seq));
-            u.name = "CRAH " + std::to_string(unit_seq);
-            u.model = crah->id;
-            u.facing = west ? model::Facing::East : model::Facing::West;
-            u.position_m = {west ? crah->depth_m / 2 : h.width_m - crah->depth_m / 2, std::round(h.depth_m * (i / 2 + 0.5) / per * 1000) / 1000};
-            u.supply_setpoint_c = 20;
-            h.cooling_units.push_back(u);
-        }
-        if (units > 0)
-            rep.notes.push_back("hall " + h.id + ": " + std::to_string(units) + " perimeter CRAHs (" + crah->id + ", N+1 for " +
-                                std::to_string(static_cast<int>(air / 1000)) + " kW of air heat) added on the west and east walls");
-        h.site_position_m = {site_x, 0};
-        site_x += h.width_m + 10;
-        s.halls.push_back(std::move(h));
-    }
-    // Power: a 2N chain sized to the load; every rack on PDUs that carry its servers.
-    const model::UpsModel* ups = c.upsModel("ups-500kw");
-    for (const char* side : {"a", "b"}) {
-        const std::string S = side[0] == 'a' ? "A" : "B";
-        s.power.feeds.push_back({std::string("util-") + side, "Utility feed " + S, std::ceil(std::max(load_total, 1e5) * 1.1 / 1e5) * 1e5, 0.0, {}});
-        s.power.ups.push_back({std::string("ups-") + side, "UPS " + S, ups->id, std::string("util-") + side,
-                               std::max(1, static_cast<int>(std::ceil(load_total / ups->capacity_w - 1e-9))), {}});
-    }
-    for (auto& h : s.halls)
-        for (auto& row : h.rows) {
-            double row_load = 0;
-            for (auto& r : row.racks) {
-                double rl = 0;
-                for (const auto& n : r.nodes) rl += c.server(n.model)->max_power_w;
-                row_load += rl;
-                r.pdus = model::rackPdusFor(r.id, "pdu-" + row.id + "-a", "pdu-" + row.id + "-b", std::max(rl, 1.0));
-                std::vector<std::string> feeds;
-                for (const auto& p : r.pdus) feeds.push_back(p.id);
-                for (auto& n : r.nodes) n.feeds = feeds;
-            }
-            for (const char* side : {"a", "b"})
-                s.power.pdus.push_back({"pdu-" + row.id + "-" + side, "Floor PDU " + row.id + " " + (side[0] == 'a' ? "A" : "B"),
-                                        std::string("ups-") + side, std::max(50e3, std::ceil(row_load / 50e3) * 50e3), {}});
-        }
-    rep.notes.push_back("power: a 2N chain (utility feeds, UPS A and B, a floor PDU per row and side) sized to the servers' nameplate, " +
-                        std::to_string(static_cast<int>(load_total / 1000)) + " kW");
-    for (const auto& [what, n] : unmapped) rep.unmapped.push_back(std::to_string(n) + " × " + what);
-    s.network.topology = "none";
-    s.linkParents();
+    NetboxBuild(inv, c, res).run();
     return res;
 }
 
-} // namespace ct::inventory
+}  // namespace ct::inventory

@@ -36,19 +36,21 @@ std::pair<std::string, std::string> makerAndModel(const std::string& name) {
     return {name.substr(0, sp), name.substr(sp + 1)};
 }
 
-} // namespace
+}  // namespace
 
 std::string netboxRacksCsv(const model::Scenario& s, const model::Catalog& c) {
-    std::string out = line({"site", "location", "name", "status", "width", "u_height", "outer_width", "outer_depth", "outer_unit", "comments"});
+    std::string out =
+        line({"site", "location", "name", "status", "width", "u_height", "outer_width", "outer_depth", "outer_unit", "comments"});
     for (const auto& h : s.halls)
         for (const auto& row : h.rows)
             for (const auto& r : row.racks) {
                 const auto* rm = c.rack(r.model);
                 std::ostringstream where;
-                where << "ClusterTwin " << r.id << " in " << row.id << " at (" << r.position_m.x_m << ", " << r.position_m.y_m << ") m facing "
-                      << model::toString(r.facing);
-                out += line({s.site.name.empty() ? s.id : s.site.name, h.name.empty() ? h.id : h.name, r.name.empty() ? r.id : r.name, "active", "19",
-                             rm ? std::to_string(rm->height_u) : "42", rm ? mm(rm->width_m) : "", rm ? mm(rm->depth_m) : "", "mm", where.str()});
+                where << "ClusterTwin " << r.id << " in " << row.id << " at (" << r.position_m.x_m << ", " << r.position_m.y_m
+                      << ") m facing " << model::toString(r.facing);
+                out += line({s.site.name.empty() ? s.id : s.site.name, h.name.empty() ? h.id : h.name, r.name.empty() ? r.id : r.name,
+                             "active", "19", rm ? std::to_string(rm->height_u) : "42", rm ? mm(rm->width_m) : "", rm ? mm(rm->depth_m) : "",
+                             "mm", where.str()});
             }
     return out;
 }
@@ -61,10 +63,11 @@ std::string netboxDevicesCsv(const model::Scenario& s, const model::Catalog& c) 
                 for (const auto& n : r.nodes) {
                     const auto* sm = c.server(n.model);
                     const auto [maker, type] = makerAndModel(sm ? sm->name : n.model);
-                    out += line({n.hostname.empty() ? n.id : n.hostname, "GPU server", maker, type, s.site.name.empty() ? s.id : s.site.name,
-                                 h.name.empty() ? h.id : h.name, r.name.empty() ? r.id : r.name, std::to_string(n.u_position), "front", "active"});
+                    out += line({n.hostname.empty() ? n.id : n.hostname, "GPU server", maker, type,
+                                 s.site.name.empty() ? s.id : s.site.name, h.name.empty() ? h.id : h.name, r.name.empty() ? r.id : r.name,
+                                 std::to_string(n.u_position), "front", "active"});
                 }
     return out;
 }
 
-} // namespace ct::inventory
+}  // namespace ct::inventory

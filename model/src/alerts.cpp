@@ -38,11 +38,14 @@ AlertKindInfo alertKind(std::string_view kind) {
 
 const char* toString(AlertSeverity s) {
     switch (s) {
-    case AlertSeverity::Info: return "info";
-    case AlertSeverity::Warning: return "warning";
-    case AlertSeverity::Critical: return "critical";
+        case AlertSeverity::Info:
+            return "info";
+        case AlertSeverity::Warning:
+            return "warning";
+        case AlertSeverity::Critical:
+            return "critical";
     }
     return "warning";
 }
 
-} // namespace ct::model
+}  // namespace ct::model

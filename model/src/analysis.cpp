@@ -22,8 +22,7 @@ double rackLiquidPowerW(const Rack& r, const Catalog& c) {
     return w;
 }
 
-double unservedLoad(const std::vector<double>& capacities, const std::vector<double>& loads,
-                    const std::vector<std::vector<int>>& links) {
+double unservedLoad(const std::vector<double>& capacities, const std::vector<double>& loads, const std::vector<std::vector<int>>& links) {
     // Max-flow (Edmonds–Karp) on source → unit → consumer → sink.
     const int U = static_cast<int>(capacities.size()), L = static_cast<int>(loads.size());
     const int S = U + L, T = S + 1, N = T + 1;
@@ -83,8 +82,8 @@ namespace {
 /// first; when the merged groups share no unit (one air group per hall, one CDU manifold), each group's
 /// shortfall is simply its load minus the capacity left to it, which keeps 100k-GPU halls instant. Otherwise
 /// a max-flow per lost unit.
-RedundancyResult nMinus1(const std::vector<std::string>& ids, const std::vector<double>& caps,
-                         const std::vector<double>& loads, const std::vector<std::vector<int>>& links) {
+RedundancyResult nMinus1(const std::vector<std::string>& ids, const std::vector<double>& caps, const std::vector<double>& loads,
+                         const std::vector<std::vector<int>>& links) {
     std::map<std::vector<int>, double> groups;
     for (std::size_t l = 0; l < loads.size(); ++l) {
         std::vector<int> key = l < links.size() ? links[l] : std::vector<int>{};
@@ -131,7 +130,7 @@ RedundancyResult nMinus1(const std::vector<std::string>& ids, const std::vector<
     return r;
 }
 
-} // namespace
+}  // namespace
 
 ScenarioSummary summarize(const Scenario& s, const Catalog& c) {
     ScenarioSummary out;
@@ -196,4 +195,4 @@ ScenarioSummary summarize(const Scenario& s, const Catalog& c) {
     return out;
 }
 
-} // namespace ct::model
+}  // namespace ct::model

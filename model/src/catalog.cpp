@@ -18,7 +18,7 @@ struct File {
 };
 extern const File kCatalogFiles[];
 extern const std::size_t kCatalogFilesCount;
-} // namespace embedded
+}  // namespace embedded
 
 using detail::json;
 using detail::ObjReader;
@@ -27,8 +27,7 @@ double EfficiencyCurve::efficiencyAt(double load_fraction) const {
     if (points.empty()) throw ModelError("efficiency curve '" + id + "' has no points");
     if (load_fraction <= points.front().first) return points.front().second;
     if (load_fraction >= points.back().first) return points.back().second;
-    auto hi = std::upper_bound(points.begin(), points.end(), load_fraction,
-                               [](double x, const auto& p) { return x < p.first; });
+    auto hi = std::upper_bound(points.begin(), points.end(), load_fraction, [](double x, const auto& p) { return x < p.first; });
     auto lo = hi - 1;
     const double t = (load_fraction - lo->first) / (hi->first - lo->first);
     return lo->second + t * (hi->second - lo->second);
@@ -220,7 +219,7 @@ const T* findById(const std::vector<T>& v, std::string_view id) {
     return it == v.end() ? nullptr : &*it;
 }
 
-} // namespace
+}  // namespace
 
 void Catalog::merge(std::string_view json_text, const std::string& pointer_prefix, Diagnostics& diags) {
     const json doc = detail::parseJson(json_text, pointer_prefix.empty() ? "catalog" : pointer_prefix);
@@ -294,9 +293,7 @@ namespace {
 struct Checker {
     Diagnostics& d;
     std::string where;
-    void err(const std::string& field, const std::string& msg) {
-        d.push_back({Severity::Error, where + "/" + field, msg});
-    }
+    void err(const std::string& field, const std::string& msg) { d.push_back({Severity::Error, where + "/" + field, msg}); }
     void positive(const std::string& field, double v) {
         if (!(v > 0) || !std::isfinite(v)) err(field, "must be > 0 (is " + fmt(v) + ")");
     }
@@ -314,173 +311,166 @@ struct Checker {
     }
 };
 
-} // namespace
+/// Checks one catalog entry beyond its name and source (Catalog::check does those and the ids).
+void checkGpu(Checker& c, const GpuModel& g, const Catalog& /*cat*/) {
+    c.positive("idle_power_w", g.idle_power_w);
+    c.positive("max_power_w", g.max_power_w);
+    if (g.idle_power_w >= g.max_power_w) c.err("idle_power_w", "idle power must be below max power");
+    c.positive("power_exponent", g.power_exponent);
+    c.positive("peak_bf16_tflops", g.peak_bf16_tflops);
+    c.positive("memory_gb", g.memory_gb);
+    c.positive("memory_bandwidth_tbs", g.memory_bandwidth_tbs);
+    c.positive("nvlink_gbs", g.nvlink_gbs);
+    c.positive("slowdown_temp_c", g.slowdown_temp_c);
+    if (g.shutdown_temp_c <= g.slowdown_temp_c) c.err("shutdown_temp_c", "must be above slowdown_temp_c");
+    c.positive("thermal_resistance_k_per_w", g.thermal_resistance_k_per_w);
+    c.positive("thermal_time_constant_s", g.thermal_time_constant_s);
+}
+
+void checkServer(Checker& c, const ServerModel& s, const Catalog& cat) {
+    if (s.form_factor != "node" && s.form_factor != "rack") c.err("form_factor", "must be 'node' or 'rack'");
+    const GpuModel* g = cat.gpu(s.gpu_model);
+    if (s.gpu_count > 0 && !g) c.err("gpu_model", "unknown GPU model '" + s.gpu_model + "'");
+    if (s.gpu_count < 0) c.err("gpu_count", "must be >= 0");
+    if (s.height_u < 1) c.err("height_u", "must be >= 1");
+    c.positive("weight_kg", s.weight_kg);
+    c.positive("max_power_w", s.max_power_w);
+    c.positive("idle_power_w", s.idle_power_w);
+    if (s.idle_power_w >= s.max_power_w) c.err("idle_power_w", "idle power must be below max power");
+    c.positive("airflow_m3s", s.airflow_m3s);
+    if (s.liquid_fraction < 0 || s.liquid_fraction > 1) c.err("liquid_fraction", "must be within 0..1");
+    if (s.psu_count < 1) c.err("psu_count", "must be >= 1");
+    c.positive("psu_rating_w", s.psu_rating_w);
+    if (!cat.curve(s.psu_curve)) c.err("psu_curve", "unknown efficiency curve '" + s.psu_curve + "'");
+    c.nonNegative("nic_power_w", s.nic_power_w);
+    c.nonNegative("other_power_w", s.other_power_w);
+    c.nonNegative("fan_max_power_w", s.fan_max_power_w);
+    // The component budget must add up to the published maximum (within 2 %).
+    const double sum =
+        (g ? s.gpu_count * g->max_power_w : 0) + s.cpu_count * s.cpu_max_power_w + s.nic_power_w + s.other_power_w + s.fan_max_power_w;
+    if (std::fabs(sum - s.max_power_w) > 0.02 * s.max_power_w)
+        c.err("max_power_w", "components add up to " + Checker::fmt(sum) + " W, not " + Checker::fmt(s.max_power_w) + " W");
+    if (s.psu_count * s.psu_rating_w < s.max_power_w) c.err("psu_rating_w", "PSUs together cannot deliver max_power_w");
+}
+
+void checkRack(Checker& c, const RackModel& r, const Catalog& /*cat*/) {
+    if (r.height_u < 1) c.err("height_u", "must be >= 1");
+    c.positive("width_m", r.width_m);
+    c.positive("depth_m", r.depth_m);
+    c.positive("height_m", r.height_m);
+    c.positive("weight_kg", r.weight_kg);
+    c.positive("max_static_load_kg", r.max_static_load_kg);
+    if (r.height_u * units::kRackUnitM > r.height_m) c.err("height_u", "more U than fit in height_m");
+}
+
+void checkFloorTile(Checker& c, const FloorTileModel& t, const Catalog& /*cat*/) {
+    if (!(t.open_fraction > 0 && t.open_fraction <= 1)) c.err("open_fraction", "must be within (0, 1]");
+    c.positive("size_m", t.size_m);
+}
+
+void checkCoolingUnit(Checker& c, const CoolingUnitModel& u, const Catalog& /*cat*/) {
+    if (u.kind != "crah" && u.kind != "crac" && u.kind != "in-row") c.err("kind", "must be 'crah', 'crac' or 'in-row'");
+    c.positive("capacity_w", u.capacity_w);
+    c.positive("airflow_m3s", u.airflow_m3s);
+    c.positive("fan_power_w", u.fan_power_w);
+    c.positive("width_m", u.width_m);
+    c.positive("depth_m", u.depth_m);
+    c.positive("height_m", u.height_m);
+    if (u.max_supply_temp_c <= u.min_supply_temp_c) c.err("max_supply_temp_c", "must be above min_supply_temp_c");
+}
+
+void checkRearDoor(Checker& c, const RearDoorModel& r, const Catalog& /*cat*/) {
+    if (r.kind != "passive" && r.kind != "active") c.err("kind", "must be 'passive' or 'active'");
+    c.positive("capacity_w", r.capacity_w);
+    c.positive("rated_airflow_m3s", r.rated_airflow_m3s);
+    if (r.rated_air_in_c <= r.rated_water_in_c) c.err("rated_air_in_c", "must be above rated_water_in_c");
+    if (r.max_capacity_w < r.capacity_w) c.err("max_capacity_w", "must be at least capacity_w");
+    if (r.effectiveness() > 1) c.err("capacity_w", "more than the air can give up at the rated conditions (effectiveness above 1)");
+    c.nonNegative("fan_power_w", r.fan_power_w);
+    if (r.kind == "active") c.positive("fan_power_w", r.fan_power_w);
+    c.positive("water_flow_lpm", r.water_flow_lpm);
+    c.nonNegative("depth_m", r.depth_m);
+}
+
+void checkContainment(Checker& c, const ContainmentModel& m, const Catalog& /*cat*/) {
+    if (m.leakage_fraction < 0 || m.leakage_fraction >= 1) c.err("leakage_fraction", "must be within 0..1");
+}
+
+void checkBlanking(Checker& c, const BlankingModel& m, const Catalog& /*cat*/) {
+    if (m.recirculation_fraction < 0 || m.recirculation_fraction > 0.9) c.err("recirculation_fraction", "must be within 0..0.9");
+}
+
+void checkCdu(Checker& c, const CduModel& u, const Catalog& /*cat*/) {
+    c.positive("capacity_w", u.capacity_w);
+    c.positive("coolant_flow_lpm", u.coolant_flow_lpm);
+    c.positive("pump_power_w", u.pump_power_w);
+    c.nonNegative("approach_temp_k", u.approach_temp_k);
+    c.positive("width_m", u.width_m);
+    c.positive("depth_m", u.depth_m);
+    c.positive("height_m", u.height_m);
+}
+
+void checkSwitch(Checker& c, const SwitchModel& s, const Catalog& /*cat*/) {
+    if (s.ports < 1) c.err("ports", "must be >= 1");
+    c.positive("port_speed_gbps", s.port_speed_gbps);
+    c.positive("max_power_w", s.max_power_w);
+    if (s.height_u < 1) c.err("height_u", "must be >= 1");
+    c.positive("weight_kg", s.weight_kg);
+    c.positive("airflow_m3s", s.airflow_m3s);
+}
+
+void checkFailureRate(Checker& c, const FailureRate& f, const Catalog& /*cat*/) {
+    static const std::set<std::string, std::less<>> kinds{"gpu", "hbm", "nvlink", "nic", "node", "switch", "cable"};
+    c.nonNegative("per_1000_device_days", f.per_1000_device_days);
+    if (!kinds.count(f.id)) c.err("id", "unknown component kind (gpu, hbm, nvlink, nic, node, switch, cable)");
+}
+
+void checkUps(Checker& c, const UpsModel& u, const Catalog& cat) {
+    c.positive("capacity_w", u.capacity_w);
+    if (!cat.curve(u.efficiency_curve)) c.err("efficiency_curve", "unknown efficiency curve '" + u.efficiency_curve + "'");
+}
+
+void checkCurve(Checker& c, const EfficiencyCurve& e, const Catalog& /*cat*/) {
+    if (e.points.size() < 2) c.err("points", "needs at least two points");
+    for (std::size_t i = 0; i < e.points.size(); ++i) {
+        const auto [x, y] = e.points[i];
+        if (x < 0 || x > 1.5 || y <= 0 || y > 1) c.err("points/" + std::to_string(i), "load fraction must be 0..1.5 and efficiency 0..1");
+        if (i > 0 && x <= e.points[i - 1].first) c.err("points/" + std::to_string(i), "load fractions must ascend");
+    }
+}
+
+/// Every entry of one section: its id unique, its name and source given, then its own checks.
+template <class T>
+void checkSection(Diagnostics& d, std::set<std::string>& ids, const char* section, const std::vector<T>& items, const Catalog& cat,
+                  void (*check)(Checker&, const T&, const Catalog&)) {
+    for (const auto& x : items) {
+        const std::string where = std::string(section) + "/" + x.id;
+        if (!ids.insert(where).second) d.push_back({Severity::Error, where, "duplicate id"});
+        Checker c{d, where};
+        c.common(x.name, x.source);
+        check(c, x, cat);
+    }
+}
+
+}  // namespace
 
 Diagnostics Catalog::check() const {
     Diagnostics d;
     std::set<std::string> ids;
-    auto uniq = [&](const std::string& section, const std::string& id) {
-        if (!ids.insert(section + "/" + id).second)
-            d.push_back({Severity::Error, section + "/" + id, "duplicate id"});
-    };
-    for (const auto& g : gpus) {
-        Checker c{d, "gpus/" + g.id};
-        uniq("gpus", g.id);
-        c.common(g.name, g.source);
-        c.positive("idle_power_w", g.idle_power_w);
-        c.positive("max_power_w", g.max_power_w);
-        if (g.idle_power_w >= g.max_power_w) c.err("idle_power_w", "idle power must be below max power");
-        c.positive("power_exponent", g.power_exponent);
-        c.positive("peak_bf16_tflops", g.peak_bf16_tflops);
-        c.positive("memory_gb", g.memory_gb);
-        c.positive("memory_bandwidth_tbs", g.memory_bandwidth_tbs);
-        c.positive("nvlink_gbs", g.nvlink_gbs);
-        c.positive("slowdown_temp_c", g.slowdown_temp_c);
-        if (g.shutdown_temp_c <= g.slowdown_temp_c) c.err("shutdown_temp_c", "must be above slowdown_temp_c");
-        c.positive("thermal_resistance_k_per_w", g.thermal_resistance_k_per_w);
-        c.positive("thermal_time_constant_s", g.thermal_time_constant_s);
-    }
-    for (const auto& s : servers) {
-        Checker c{d, "servers/" + s.id};
-        uniq("servers", s.id);
-        c.common(s.name, s.source);
-        if (s.form_factor != "node" && s.form_factor != "rack") c.err("form_factor", "must be 'node' or 'rack'");
-        const GpuModel* g = gpu(s.gpu_model);
-        if (s.gpu_count > 0 && !g) c.err("gpu_model", "unknown GPU model '" + s.gpu_model + "'");
-        if (s.gpu_count < 0) c.err("gpu_count", "must be >= 0");
-        if (s.height_u < 1) c.err("height_u", "must be >= 1");
-        c.positive("weight_kg", s.weight_kg);
-        c.positive("max_power_w", s.max_power_w);
-        c.positive("idle_power_w", s.idle_power_w);
-        if (s.idle_power_w >= s.max_power_w) c.err("idle_power_w", "idle power must be below max power");
-        c.positive("airflow_m3s", s.airflow_m3s);
-        if (s.liquid_fraction < 0 || s.liquid_fraction > 1) c.err("liquid_fraction", "must be within 0..1");
-        if (s.psu_count < 1) c.err("psu_count", "must be >= 1");
-        c.positive("psu_rating_w", s.psu_rating_w);
-        if (!curve(s.psu_curve)) c.err("psu_curve", "unknown efficiency curve '" + s.psu_curve + "'");
-        c.nonNegative("nic_power_w", s.nic_power_w);
-        c.nonNegative("other_power_w", s.other_power_w);
-        c.nonNegative("fan_max_power_w", s.fan_max_power_w);
-        // The component budget must add up to the published maximum (within 2 %).
-        const double sum = (g ? s.gpu_count * g->max_power_w : 0) + s.cpu_count * s.cpu_max_power_w +
-                           s.nic_power_w + s.other_power_w + s.fan_max_power_w;
-        if (std::fabs(sum - s.max_power_w) > 0.02 * s.max_power_w)
-            c.err("max_power_w", "components add up to " + Checker::fmt(sum) + " W, not " +
-                                     Checker::fmt(s.max_power_w) + " W");
-        if (s.psu_count * s.psu_rating_w < s.max_power_w)
-            c.err("psu_rating_w", "PSUs together cannot deliver max_power_w");
-    }
-    for (const auto& r : racks) {
-        Checker c{d, "racks/" + r.id};
-        uniq("racks", r.id);
-        c.common(r.name, r.source);
-        if (r.height_u < 1) c.err("height_u", "must be >= 1");
-        c.positive("width_m", r.width_m);
-        c.positive("depth_m", r.depth_m);
-        c.positive("height_m", r.height_m);
-        c.positive("weight_kg", r.weight_kg);
-        c.positive("max_static_load_kg", r.max_static_load_kg);
-        if (r.height_u * units::kRackUnitM > r.height_m) c.err("height_u", "more U than fit in height_m");
-    }
-    for (const auto& t : floor_tiles) {
-        Checker c{d, "floor_tiles/" + t.id};
-        uniq("floor_tiles", t.id);
-        c.common(t.name, t.source);
-        if (!(t.open_fraction > 0 && t.open_fraction <= 1)) c.err("open_fraction", "must be within (0, 1]");
-        c.positive("size_m", t.size_m);
-    }
-    for (const auto& u : cooling_units) {
-        Checker c{d, "cooling_units/" + u.id};
-        uniq("cooling_units", u.id);
-        c.common(u.name, u.source);
-        if (u.kind != "crah" && u.kind != "crac" && u.kind != "in-row") c.err("kind", "must be 'crah', 'crac' or 'in-row'");
-        c.positive("capacity_w", u.capacity_w);
-        c.positive("airflow_m3s", u.airflow_m3s);
-        c.positive("fan_power_w", u.fan_power_w);
-        c.positive("width_m", u.width_m);
-        c.positive("depth_m", u.depth_m);
-        c.positive("height_m", u.height_m);
-        if (u.max_supply_temp_c <= u.min_supply_temp_c) c.err("max_supply_temp_c", "must be above min_supply_temp_c");
-    }
-    for (const auto& r : rear_doors) {
-        Checker c{d, "rear_doors/" + r.id};
-        uniq("rear_doors", r.id);
-        c.common(r.name, r.source);
-        if (r.kind != "passive" && r.kind != "active") c.err("kind", "must be 'passive' or 'active'");
-        c.positive("capacity_w", r.capacity_w);
-        c.positive("rated_airflow_m3s", r.rated_airflow_m3s);
-        if (r.rated_air_in_c <= r.rated_water_in_c) c.err("rated_air_in_c", "must be above rated_water_in_c");
-        if (r.max_capacity_w < r.capacity_w) c.err("max_capacity_w", "must be at least capacity_w");
-        if (r.effectiveness() > 1) c.err("capacity_w", "more than the air can give up at the rated conditions (effectiveness above 1)");
-        c.nonNegative("fan_power_w", r.fan_power_w);
-        if (r.kind == "active") c.positive("fan_power_w", r.fan_power_w);
-        c.positive("water_flow_lpm", r.water_flow_lpm);
-        c.nonNegative("depth_m", r.depth_m);
-    }
-    for (const auto& m : containments) {
-        Checker c{d, "containments/" + m.id};
-        uniq("containments", m.id);
-        c.common(m.name, m.source);
-        if (m.leakage_fraction < 0 || m.leakage_fraction >= 1) c.err("leakage_fraction", "must be within 0..1");
-    }
-    for (const auto& m : blankings) {
-        Checker c{d, "blankings/" + m.id};
-        uniq("blankings", m.id);
-        c.common(m.name, m.source);
-        if (m.recirculation_fraction < 0 || m.recirculation_fraction > 0.9) c.err("recirculation_fraction", "must be within 0..0.9");
-    }
-    for (const auto& u : cdus) {
-        Checker c{d, "cdus/" + u.id};
-        uniq("cdus", u.id);
-        c.common(u.name, u.source);
-        c.positive("capacity_w", u.capacity_w);
-        c.positive("coolant_flow_lpm", u.coolant_flow_lpm);
-        c.positive("pump_power_w", u.pump_power_w);
-        c.nonNegative("approach_temp_k", u.approach_temp_k);
-        c.positive("width_m", u.width_m);
-        c.positive("depth_m", u.depth_m);
-        c.positive("height_m", u.height_m);
-    }
-    for (const auto& s : switches) {
-        Checker c{d, "switches/" + s.id};
-        uniq("switches", s.id);
-        c.common(s.name, s.source);
-        if (s.ports < 1) c.err("ports", "must be >= 1");
-        c.positive("port_speed_gbps", s.port_speed_gbps);
-        c.positive("max_power_w", s.max_power_w);
-        if (s.height_u < 1) c.err("height_u", "must be >= 1");
-        c.positive("weight_kg", s.weight_kg);
-        c.positive("airflow_m3s", s.airflow_m3s);
-    }
-    static const std::set<std::string, std::less<>> kinds{"gpu", "hbm", "nvlink", "nic", "node", "switch", "cable"};
-    for (const auto& f : failure_rates) {
-        Checker c{d, "failure_rates/" + f.id};
-        uniq("failure_rates", f.id);
-        c.common(f.name, f.source);
-        c.nonNegative("per_1000_device_days", f.per_1000_device_days);
-        if (!kinds.count(f.id)) c.err("id", "unknown component kind (gpu, hbm, nvlink, nic, node, switch, cable)");
-    }
-    for (const auto& u : ups) {
-        Checker c{d, "ups/" + u.id};
-        uniq("ups", u.id);
-        c.common(u.name, u.source);
-        c.positive("capacity_w", u.capacity_w);
-        if (!curve(u.efficiency_curve)) c.err("efficiency_curve", "unknown efficiency curve '" + u.efficiency_curve + "'");
-    }
-    for (const auto& e : efficiency_curves) {
-        Checker c{d, "efficiency_curves/" + e.id};
-        uniq("efficiency_curves", e.id);
-        c.common(e.name, e.source);
-        if (e.points.size() < 2) c.err("points", "needs at least two points");
-        for (std::size_t i = 0; i < e.points.size(); ++i) {
-            const auto [x, y] = e.points[i];
-            if (x < 0 || x > 1.5 || y <= 0 || y > 1)
-                c.err("points/" + std::to_string(i), "load fraction must be 0..1.5 and efficiency 0..1");
-            if (i > 0 && x <= e.points[i - 1].first)
-                c.err("points/" + std::to_string(i), "load fractions must ascend");
-        }
-    }
+    checkSection(d, ids, "gpus", gpus, *this, checkGpu);
+    checkSection(d, ids, "servers", servers, *this, checkServer);
+    checkSection(d, ids, "racks", racks, *this, checkRack);
+    checkSection(d, ids, "floor_tiles", floor_tiles, *this, checkFloorTile);
+    checkSection(d, ids, "cooling_units", cooling_units, *this, checkCoolingUnit);
+    checkSection(d, ids, "rear_doors", rear_doors, *this, checkRearDoor);
+    checkSection(d, ids, "containments", containments, *this, checkContainment);
+    checkSection(d, ids, "blankings", blankings, *this, checkBlanking);
+    checkSection(d, ids, "cdus", cdus, *this, checkCdu);
+    checkSection(d, ids, "switches", switches, *this, checkSwitch);
+    checkSection(d, ids, "failure_rates", failure_rates, *this, checkFailureRate);
+    checkSection(d, ids, "ups", ups, *this, checkUps);
+    checkSection(d, ids, "efficiency_curves", efficiency_curves, *this, checkCurve);
     return d;
 }
 
-} // namespace ct::model
+}  // namespace ct::model

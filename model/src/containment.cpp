@@ -20,7 +20,7 @@ Box2 unite(const Box2& a, const Box2& b) {
 /// Does row `a`'s front (`front` true) or back face +axis (towards larger y for rows along x)?
 bool facesPlus(Facing f, bool along_x) { return along_x ? f == Facing::North : f == Facing::East; }
 
-} // namespace
+}  // namespace
 
 std::optional<RowLine> rowLine(const Hall& h, const Row& row, const Catalog& c) {
     if (row.racks.empty()) return std::nullopt;
@@ -50,7 +50,8 @@ std::optional<RowLine> rowLine(const Hall& h, const Row& row, const Catalog& c) 
     }
     for (const CoolingUnit& u : h.cooling_units) {
         if (u.row != row.id) continue;
-        if (const CoolingUnitModel* m = c.coolingUnit(u.model)) line.extent = unite(line.extent, footprint(u.position_m, m->width_m, m->depth_m, u.facing));
+        if (const CoolingUnitModel* m = c.coolingUnit(u.model))
+            line.extent = unite(line.extent, footprint(u.position_m, m->width_m, m->depth_m, u.facing));
     }
     if (line.along_x) {
         line.core.x0 = line.extent.x0;
@@ -93,8 +94,8 @@ std::vector<ContainedAisle> containedAisles(const Hall& h, const Containment& c,
         // The faces towards the aisle: a's plus side and b's minus side. Front faces plus: the front is there.
         const bool a_front = facesPlus(a.facing, ax);
         const bool b_front = !facesPlus(b.facing, ax);
-        if (a_front != b_front) continue;      // a front faces a back: not an aisle to contain
-        if (a_front != cold) continue;         // an aisle of the other kind (pods alternate)
+        if (a_front != b_front) continue;  // a front faces a back: not an aisle to contain
+        if (a_front != cold) continue;     // an aisle of the other kind (pods alternate)
         ContainedAisle ca;
         ca.along_x = ax;
         ca.row_a = swap ? c.rows[i + 1] : c.rows[i];
@@ -107,8 +108,8 @@ std::vector<ContainedAisle> containedAisles(const Hall& h, const Containment& c,
         out.push_back(ca);
     }
     if (out.empty())
-        return fail("no " + c.kind + " aisle between its rows: a " + c.kind + " aisle is where the racks' " +
-                    (cold ? "fronts" : "backs") + " face each other");
+        return fail("no " + c.kind + " aisle between its rows: a " + c.kind + " aisle is where the racks' " + (cold ? "fronts" : "backs") +
+                    " face each other");
     return out;
 }
 
@@ -130,4 +131,4 @@ bool isInRow(const CoolingUnit& u, const Catalog& cat) {
     return m && m->kind == "in-row";
 }
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -29,7 +29,7 @@ std::string firstWith(std::initializer_list<fs::path> dirs, const char* marker) 
     return {};
 }
 
-} // namespace
+}  // namespace
 
 std::string resourceDir() {
     const char* env = std::getenv("CT_RESOURCE_DIR");
@@ -46,4 +46,4 @@ std::string documentationDir() {
                      "simulation.md");
 }
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -21,10 +21,14 @@ namespace {
 
 Facing clockwise(Facing f) {
     switch (f) {
-    case Facing::North: return Facing::East;
-    case Facing::East: return Facing::South;
-    case Facing::South: return Facing::West;
-    case Facing::West: return Facing::North;
+        case Facing::North:
+            return Facing::East;
+        case Facing::East:
+            return Facing::South;
+        case Facing::South:
+            return Facing::West;
+        case Facing::West:
+            return Facing::North;
     }
     return f;
 }
@@ -40,7 +44,7 @@ double number(const std::string& key, const std::string& v) {
     }
 }
 
-} // namespace
+}  // namespace
 
 double snapToTiles(double d_m, double tile_m) {
     if (!(tile_m > 0)) return d_m;
@@ -49,6 +53,7 @@ double snapToTiles(double d_m, double tile_m) {
 
 void moveEntities(Scenario& s, const std::vector<std::string>& ids, double dx_m, double dy_m) {
     std::vector<Where> ws;
+    ws.reserve(ids.size());
     for (const auto& id : ids) ws.push_back(require(s, id));  // all found before anything moves
     for (const Where& w : ws) {
         const double tile = w.hall->tile_m > 0 ? w.hall->tile_m : 0.6;
@@ -235,7 +240,7 @@ std::string addRack(Scenario& s, const Catalog& c, const std::string& row_id, co
         for (const auto& p : r.pdus) n.feeds.push_back(p.id);
         r.nodes.push_back(std::move(n));
     }
-    const std::string id = r.id;
+    std::string id = r.id;
     w.row->racks.push_back(std::move(r));
     s.linkParents();
     return id;
@@ -269,4 +274,4 @@ void setProperty(Scenario& s, const std::string& id, const std::string& key, con
     }
 }
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -70,4 +70,4 @@ Where require(Scenario& s, const std::string& id) {
     return w;
 }
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

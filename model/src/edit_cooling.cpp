@@ -69,10 +69,10 @@ bool slotInRow(const Hall& h, const Catalog& c, const Row& row, double width_m, 
     return false;
 }
 
-} // namespace
+}  // namespace
 
-RackPlan planRack(const Scenario& s, const Catalog& c, const std::string& hall_id, const std::string& row_id,
-                  const std::string& rack_model, const std::string& server_model, int nodes) {
+RackPlan planRack(const Scenario& s, const Catalog& c, const std::string& hall_id, const std::string& row_id, const std::string& rack_model,
+                  const std::string& server_model, int nodes) {
     RackPlan p;
     p.hall_id = hall_id;
     p.row_id = row_id;
@@ -102,13 +102,16 @@ RackPlan planRack(const Scenario& s, const Catalog& c, const std::string& hall_i
         if (last) {
             const auto line = rowLine(*h, *last, c);
             const double aisle = 1.2;
-            p.facing = line->facing == Facing::North ? Facing::South : line->facing == Facing::South ? Facing::North
-                       : line->facing == Facing::East ? Facing::West : Facing::East;
+            p.facing = line->facing == Facing::North   ? Facing::South
+                       : line->facing == Facing::South ? Facing::North
+                       : line->facing == Facing::East  ? Facing::West
+                                                       : Facing::East;
             for (int side : {+1, -1}) {
-                const Vec2 at = line->along_x ? Vec2{line->extent.x0 + rm->width_m / 2,
-                                                     side > 0 ? line->extent.y1 + aisle + rm->depth_m / 2 : line->extent.y0 - aisle - rm->depth_m / 2}
-                                              : Vec2{side > 0 ? line->extent.x1 + aisle + rm->depth_m / 2 : line->extent.x0 - aisle - rm->depth_m / 2,
-                                                     line->extent.y0 + rm->width_m / 2};
+                const Vec2 at = line->along_x
+                                    ? Vec2{line->extent.x0 + rm->width_m / 2,
+                                           side > 0 ? line->extent.y1 + aisle + rm->depth_m / 2 : line->extent.y0 - aisle - rm->depth_m / 2}
+                                    : Vec2{side > 0 ? line->extent.x1 + aisle + rm->depth_m / 2 : line->extent.x0 - aisle - rm->depth_m / 2,
+                                           line->extent.y0 + rm->width_m / 2};
                 if (freeAt(*h, taken, footprint(at, rm->width_m, rm->depth_m, p.facing))) {
                     p.position_m = at;
                     placed = true;
@@ -152,7 +155,7 @@ std::string addPlannedRack(Scenario& s, const Catalog& c, const RackPlan& plan, 
                            const std::string& server_model, int nodes) {
     if (!plan.problem.empty()) throw ModelError(plan.problem);
     std::string row = plan.row_id.empty() ? addRow(s, plan.hall_id, plan.new_row_name) : plan.row_id;
-    const std::string id = addRack(s, c, row, rack_model, server_model, nodes, plan.position_m, plan.facing);
+    std::string id = addRack(s, c, row, rack_model, server_model, nodes, plan.position_m, plan.facing);
     Where w = require(s, id);
     std::set<std::string> used = allIds(s);
     for (const auto& p : w.rack->pdus) used.erase(p.id);
@@ -227,7 +230,8 @@ void fitRearDoor(Scenario& s, const Catalog& c, const std::string& rack_id, cons
 }
 
 std::string addHall(Scenario& s, double width_m, double depth_m, double height_m) {
-    if (!(width_m > 0 && depth_m > 0 && height_m >= 2.5)) throw ModelError("a hall needs a width and depth above 0 and at least 2.5 m of height");
+    if (!(width_m > 0 && depth_m > 0 && height_m >= 2.5))
+        throw ModelError("a hall needs a width and depth above 0 and at least 2.5 m of height");
     std::set<std::string> used = allIds(s);
     Hall h;
     h.id = fresh(used, "hall" + std::to_string(s.halls.size() + 1));
@@ -243,4 +247,4 @@ std::string addHall(Scenario& s, double width_m, double depth_m, double height_m
     return s.halls.back().id;
 }
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -26,4 +26,4 @@ Where find(Scenario& s, const std::string& id);
 /// As find(); throws ModelError naming the id when nothing has it.
 Where require(Scenario& s, const std::string& id);
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

@@ -13,7 +13,7 @@ std::string describe(const std::string& file, int line, int column, const std::s
     }
     return s + ": " + what;
 }
-} // namespace
+}  // namespace
 
 ParseError::ParseError(std::string file, int line, int column, const std::string& what)
     : ModelError(describe(file, line, column, what)), file_(std::move(file)), line_(line), column_(column) {}
@@ -27,10 +27,9 @@ std::string Diagnostic::toString() const {
 bool hasErrors(const Diagnostics& d) { return countErrors(d) > 0; }
 
 std::size_t countErrors(const Diagnostics& d) {
-    return static_cast<std::size_t>(
-        std::count_if(d.begin(), d.end(), [](const Diagnostic& x) { return x.severity == Severity::Error; }));
+    return static_cast<std::size_t>(std::count_if(d.begin(), d.end(), [](const Diagnostic& x) { return x.severity == Severity::Error; }));
 }
 
 std::size_t countWarnings(const Diagnostics& d) { return d.size() - countErrors(d); }
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -13,7 +13,7 @@ std::string ratio(double o) {
     s << o << ":1";
     return s.str();
 }
-} // namespace
+}  // namespace
 
 FatTreeShape fatTreeShape(int radix, int levels, double o) {
     FatTreeShape f;
@@ -43,8 +43,8 @@ FatTreeShape fatTreeShape(int radix, int levels, double o) {
         s << "a radix-" << radix << " leaf cannot split its ports exactly " << ratio(o) << " (down = " << o
           << " x up must be a whole number with down + up <= " << radix << "); ";
         const int lo = static_cast<int>(std::floor(o)), hi = lo + 1;
-        s << "for example " << ratio(lo) << " (" << (radix / (lo + 1)) * lo << " down, " << radix / (lo + 1) << " up) or "
-          << ratio(hi) << " (" << (radix / (hi + 1)) * hi << " down, " << radix / (hi + 1) << " up)";
+        s << "for example " << ratio(lo) << " (" << (radix / (lo + 1)) * lo << " down, " << radix / (lo + 1) << " up) or " << ratio(hi)
+          << " (" << (radix / (hi + 1)) * hi << " down, " << radix / (hi + 1) << " up)";
         f.error = s.str();
         return f;
     }
@@ -88,9 +88,8 @@ std::vector<NodeRef> nodesInCablingOrder(const Scenario& s) {
             const bool along_x = maxx - minx >= maxy - miny;
             rows.push_back({r, mm(along_x ? cy : cx), mm(along_x ? minx : miny), along_x});
         }
-        std::stable_sort(rows.begin(), rows.end(), [](const RowKey& a, const RowKey& b) {
-            return std::tie(a.across, a.along0) < std::tie(b.across, b.along0);
-        });
+        std::stable_sort(rows.begin(), rows.end(),
+                         [](const RowKey& a, const RowKey& b) { return std::tie(a.across, a.along0) < std::tie(b.across, b.along0); });
         for (const RowKey& rk : rows) {
             const Row& row = hall.rows[rk.row];
             std::vector<std::size_t> racks(row.racks.size());
@@ -113,4 +112,4 @@ std::vector<NodeRef> nodesInCablingOrder(const Scenario& s) {
     return out;
 }
 
-} // namespace ct::model
+}  // namespace ct::model

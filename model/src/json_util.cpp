@@ -20,15 +20,22 @@ std::string ptrJoin(const std::string& ptr, std::size_t index) { return ptr + "/
 
 std::string typeName(const json& j) {
     switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
+        case json::value_t::null:
+            return "null";
+        case json::value_t::object:
+            return "an object";
+        case json::value_t::array:
+            return "an array";
+        case json::value_t::string:
+            return "a string";
+        case json::value_t::boolean:
+            return "a boolean";
+        case json::value_t::number_integer:
+        case json::value_t::number_unsigned:
+        case json::value_t::number_float:
+            return "a number";
+        default:
+            return "an unsupported value";
     }
 }
 
@@ -55,8 +62,7 @@ json parseJson(std::string_view text, const std::string& file) {
         lineColumn(text, e.byte > 0 ? e.byte - 1 : 0, line, column);
         std::string msg = e.what();
         // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
-        if (auto pos = msg.find(": "); pos != std::string::npos && msg.rfind("[json.exception", 0) == 0)
-            msg = msg.substr(pos + 2);
+        if (auto pos = msg.find(": "); pos != std::string::npos && msg.rfind("[json.exception", 0) == 0) msg = msg.substr(pos + 2);
         // The "last read" excerpt may hold the broken bytes themselves; keep messages valid text.
         for (char& ch : msg)
             if (static_cast<unsigned char>(ch) >= 0x80) ch = '?';
@@ -80,9 +86,7 @@ ObjReader::ObjReader(const json& j, std::string ptr, Diagnostics& d) : ptr_(std:
     else error(ptr_.empty() ? "" : ptr_, "expected an object, got " + typeName(j));
 }
 
-void ObjReader::error(const std::string& ptr, const std::string& msg) {
-    d_.push_back({Severity::Error, ptr.empty() ? "/" : ptr, msg});
-}
+void ObjReader::error(const std::string& ptr, const std::string& msg) { d_.push_back({Severity::Error, ptr.empty() ? "/" : ptr, msg}); }
 
 const json* ObjReader::member(std::string_view key, bool required) {
     if (!obj_) return nullptr;
@@ -210,8 +214,7 @@ bool ObjReader::get(std::string_view key, Facing& out, bool required) {
     return true;
 }
 
-void ObjReader::forEach(std::string_view key, bool required,
-                        const std::function<void(const json&, const std::string&)>& fn) {
+void ObjReader::forEach(std::string_view key, bool required, const std::function<void(const json&, const std::string&)>& fn) {
     const json* j = member(key, required);
     if (!j) return;
     if (!j->is_array()) {
@@ -226,8 +229,7 @@ Extras ObjReader::finish() {
     if (!obj_) return extras;
     for (auto it = obj_->begin(); it != obj_->end(); ++it) {
         if (used_.count(it.key())) continue;
-        d_.push_back({Severity::Warning, ptrJoin(ptr_, it.key()),
-                      "unknown key '" + it.key() + "' (kept as is)"});
+        d_.push_back({Severity::Warning, ptrJoin(ptr_, it.key()), "unknown key '" + it.key() + "' (kept as is)"});
         extras[it.key()] = it.value().dump();
     }
     return extras;
@@ -242,4 +244,4 @@ void putExtras(ojson& o, const Extras& e) {
     for (const auto& [k, text] : e) o[k] = ojson::parse(text);
 }
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

@@ -53,8 +53,7 @@ public:
     const json* member(std::string_view key, bool required = false);
 
     /// Calls fn(element, pointer) for each element of an array member.
-    void forEach(std::string_view key, bool required,
-                 const std::function<void(const json&, const std::string&)>& fn);
+    void forEach(std::string_view key, bool required, const std::function<void(const json&, const std::string&)>& fn);
 
     Extras finish();
 
@@ -73,4 +72,4 @@ ojson num(double v);
 /// Appends extras (unknown keys kept from loading) to an object.
 void putExtras(ojson& o, const Extras& e);
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

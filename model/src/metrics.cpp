@@ -31,7 +31,8 @@ std::vector<MetricInfo> makeTable() {
         power("it_power_w", "IT power", 11, "power of all IT equipment on the site"),
         power("facility_power_w", "Facility power", 12, "IT power plus cooling and distribution losses"),
         power("cooling_power_w", "Cooling power", 13, "fans, pumps and chillers"),
-        power("load_w", "Load", 14, "heat a cooling unit or CDU removes (or a water loop carries); power a PDU, UPS or transformer carries"),
+        power("load_w", "Load", 14,
+              "heat a cooling unit or CDU removes (or a water loop carries); power a PDU, UPS or transformer carries"),
         power("loss_w", "Losses", 15, "conversion losses of a UPS or transformer"),
         power("fan_power_w", "Fan power", 16, "a cooling unit's fan power"),
         power("module_power_w", "Module power", 17, "power of a whole GPU module (nvidia-smi)"),
@@ -107,11 +108,29 @@ std::string fixedText(double v, int decimals) {
 
 /// Words an id is made of, as a person writes them.
 std::string wordFor(const std::string& w) {
-    static const std::pair<const char*, const char*> kWords[] = {
-        {"ecc", "ECC"}, {"gpu", "GPU"},     {"cpu", "CPU"},       {"sm", "SM"},   {"pcie", "PCIe"}, {"nvlink", "NVLink"},
-        {"xid", "XID"}, {"dram", "DRAM"},   {"pue", "PUE"},       {"fb", "FB"},   {"hbm", "HBM"},   {"mig", "MIG"},
-        {"id", "ID"},   {"ib", "InfiniBand"}, {"util", "utilisation"}, {"dec", "decoder"}, {"enc", "encoder"}, {"vgpu", "vGPU"},
-        {"rx", "receive"}, {"tx", "transmit"}, {"nvml", "NVML"}, {"utilization", "utilisation"}, {"temp", "temperature"}};
+    static const std::pair<const char*, const char*> kWords[] = {{"ecc", "ECC"},
+                                                                 {"gpu", "GPU"},
+                                                                 {"cpu", "CPU"},
+                                                                 {"sm", "SM"},
+                                                                 {"pcie", "PCIe"},
+                                                                 {"nvlink", "NVLink"},
+                                                                 {"xid", "XID"},
+                                                                 {"dram", "DRAM"},
+                                                                 {"pue", "PUE"},
+                                                                 {"fb", "FB"},
+                                                                 {"hbm", "HBM"},
+                                                                 {"mig", "MIG"},
+                                                                 {"id", "ID"},
+                                                                 {"ib", "InfiniBand"},
+                                                                 {"util", "utilisation"},
+                                                                 {"dec", "decoder"},
+                                                                 {"enc", "encoder"},
+                                                                 {"vgpu", "vGPU"},
+                                                                 {"rx", "receive"},
+                                                                 {"tx", "transmit"},
+                                                                 {"nvml", "NVML"},
+                                                                 {"utilization", "utilisation"},
+                                                                 {"temp", "temperature"}};
     for (const auto& [from, to] : kWords)
         if (w == from) return to;
     return w;
@@ -122,7 +141,7 @@ struct Suffix {
     const char* unit;
 };
 
-} // namespace
+}  // namespace
 
 const std::vector<MetricInfo>& knownMetrics() {
     static const std::vector<MetricInfo> table = makeTable();
@@ -136,8 +155,9 @@ MetricInfo metricInfo(std::string_view id, std::string_view stored_unit) {
     m.id = std::string(id);
     m.stored_unit = std::string(stored_unit);
     // A unit the id carries in its last word: temp_c, foo_w, clock_mhz.
-    static const Suffix kSuffixes[] = {{"_c", "degC"}, {"_w", "W"}, {"_mhz", "MHz"}, {"_mib", "MiB"}, {"_s", "s"}, {"_j", "J"},
-                                       {"_pct", "percent"}, {"_percent", "percent"}, {"_kpa", "kPa"}, {"_v", "V"}, {"_a", "A"}};
+    static const Suffix kSuffixes[] = {{"_c", "degC"},  {"_w", "W"}, {"_mhz", "MHz"},     {"_mib", "MiB"},
+                                       {"_s", "s"},     {"_j", "J"}, {"_pct", "percent"}, {"_percent", "percent"},
+                                       {"_kpa", "kPa"}, {"_v", "V"}, {"_a", "A"}};
     std::string base(id);
     // Exporters' prefixes say where a metric came from, not what it is.
     for (const char* prefix : {"dcgm_fi_dev_", "dcgm_fi_prof_", "dcgm_fi_", "nvidia_smi_", "nvidia_"}) {
@@ -222,6 +242,7 @@ std::string formatMetric(double v, const MetricInfo& m) {
 
 void sortMetrics(std::vector<std::string>& ids) {
     std::vector<std::pair<MetricInfo, std::string>> keyed;
+    keyed.reserve(ids.size());
     for (const auto& id : ids) keyed.emplace_back(metricInfo(id), id);
     std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
         if (a.first.rank != b.first.rank) return a.first.rank < b.first.rank;
@@ -258,4 +279,4 @@ Ticks niceTicks(double lo, double hi, int max_ticks) {
     return t;
 }
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -17,8 +17,7 @@ double UtilizationProfile::valueAt(double t) const {
         } else {
             auto hi = std::upper_bound(points.begin(), points.end(), t, [](double x, const auto& p) { return x < p.first; });
             auto lo = hi - 1;
-            v = kind == "steps" ? lo->second
-                                : lo->second + (t - lo->first) / (hi->first - lo->first) * (hi->second - lo->second);
+            v = kind == "steps" ? lo->second : lo->second + (t - lo->first) / (hi->first - lo->first) * (hi->second - lo->second);
         }
     }
     return std::clamp(v, 0.0, 1.0);
@@ -26,10 +25,14 @@ double UtilizationProfile::valueAt(double t) const {
 
 std::string_view toString(Facing f) {
     switch (f) {
-    case Facing::North: return "north";
-    case Facing::East: return "east";
-    case Facing::South: return "south";
-    case Facing::West: return "west";
+        case Facing::North:
+            return "north";
+        case Facing::East:
+            return "east";
+        case Facing::South:
+            return "south";
+        case Facing::West:
+            return "west";
     }
     return "north";
 }
@@ -44,29 +47,43 @@ std::optional<Facing> facingFromString(std::string_view s) {
 
 std::string_view toString(EntityKind k) {
     switch (k) {
-    case EntityKind::Site: return "site";
-    case EntityKind::Hall: return "hall";
-    case EntityKind::Row: return "row";
-    case EntityKind::Rack: return "rack";
-    case EntityKind::Node: return "node";
-    case EntityKind::Gpu: return "gpu";
-    case EntityKind::RackPdu: return "rack_pdu";
-    case EntityKind::CoolingUnit: return "cooling_unit";
-    case EntityKind::Cdu: return "cdu";
-    case EntityKind::UtilityFeed: return "utility_feed";
-    case EntityKind::Ups: return "ups";
-    case EntityKind::Pdu: return "pdu";
-    case EntityKind::Job: return "job";
-    case EntityKind::Containment: return "containment";
-    case EntityKind::WaterLoop: return "water_loop";
-    case EntityKind::Transformer: return "transformer";
+        case EntityKind::Site:
+            return "site";
+        case EntityKind::Hall:
+            return "hall";
+        case EntityKind::Row:
+            return "row";
+        case EntityKind::Rack:
+            return "rack";
+        case EntityKind::Node:
+            return "node";
+        case EntityKind::Gpu:
+            return "gpu";
+        case EntityKind::RackPdu:
+            return "rack_pdu";
+        case EntityKind::CoolingUnit:
+            return "cooling_unit";
+        case EntityKind::Cdu:
+            return "cdu";
+        case EntityKind::UtilityFeed:
+            return "utility_feed";
+        case EntityKind::Ups:
+            return "ups";
+        case EntityKind::Pdu:
+            return "pdu";
+        case EntityKind::Job:
+            return "job";
+        case EntityKind::Containment:
+            return "containment";
+        case EntityKind::WaterLoop:
+            return "water_loop";
+        case EntityKind::Transformer:
+            return "transformer";
     }
     return "?";
 }
 
-std::string gpuId(std::string_view node_id, int index) {
-    return std::string(node_id) + "/gpu" + std::to_string(index);
-}
+std::string gpuId(std::string_view node_id, int index) { return std::string(node_id) + "/gpu" + std::to_string(index); }
 
 void Scenario::linkParents() {
     for (auto& h : halls) {
@@ -85,4 +102,4 @@ void Scenario::linkParents() {
     }
 }
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -96,7 +96,7 @@ void read(ObjReader& r, Cdu& c) {
     r.get("racks", c.racks, true);
 }
 
-} // namespace
+}  // namespace
 
 void readHall(ObjReader& r, Hall& h, Diagnostics& d) {
     r.get("id", h.id, true);
@@ -209,8 +209,10 @@ ojson write(const Rack& k) {
     return o;
 }
 
-} // namespace
+}  // namespace
 
+/// A hall as the file format writes it, field by field in the schema's order. Over 80 lines on purpose: one line
+/// per field of the hall and its parts, in the order the file shows them (as scenarioToJson).
 ojson writeHall(const Hall& h) {
     ojson o;
     o["id"] = h.id;
@@ -295,4 +297,4 @@ ojson writeHall(const Hall& h) {
     return o;
 }
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

@@ -90,4 +90,4 @@ ojson writeNetwork(const Network& n) {
     return net;
 }
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

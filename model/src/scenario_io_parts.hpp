@@ -30,4 +30,4 @@ ojson writeHall(const Hall& h);
 void readNetwork(ObjReader& r, Network& n, Diagnostics& d);
 ojson writeNetwork(const Network& n);
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

@@ -101,4 +101,4 @@ bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s) {
     return true;
 }
 
-} // namespace ct::model
+}  // namespace ct::model

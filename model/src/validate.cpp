@@ -97,8 +97,7 @@ private:
             }
             for (std::size_t u = 0; u < hall.cooling_units.size(); ++u)
                 addId(hall.cooling_units[u].id, ptrJoin(hp + "/cooling_units", u), EntityKind::CoolingUnit);
-            for (std::size_t u = 0; u < hall.cdus.size(); ++u)
-                addId(hall.cdus[u].id, ptrJoin(hp + "/cdus", u), EntityKind::Cdu);
+            for (std::size_t u = 0; u < hall.cdus.size(); ++u) addId(hall.cdus[u].id, ptrJoin(hp + "/cdus", u), EntityKind::Cdu);
             for (std::size_t u = 0; u < hall.containments.size(); ++u)
                 addId(hall.containments[u].id, ptrJoin(hp + "/containments", u), EntityKind::Containment);
         }
@@ -108,10 +107,8 @@ private:
             addId(s_.power.feeds[i].id, ptrJoin("/power/feeds", i), EntityKind::UtilityFeed);
         for (std::size_t i = 0; i < s_.power.transformers.size(); ++i)
             addId(s_.power.transformers[i].id, ptrJoin("/power/transformers", i), EntityKind::Transformer);
-        for (std::size_t i = 0; i < s_.power.ups.size(); ++i)
-            addId(s_.power.ups[i].id, ptrJoin("/power/ups", i), EntityKind::Ups);
-        for (std::size_t i = 0; i < s_.power.pdus.size(); ++i)
-            addId(s_.power.pdus[i].id, ptrJoin("/power/pdus", i), EntityKind::Pdu);
+        for (std::size_t i = 0; i < s_.power.ups.size(); ++i) addId(s_.power.ups[i].id, ptrJoin("/power/ups", i), EntityKind::Ups);
+        for (std::size_t i = 0; i < s_.power.pdus.size(); ++i) addId(s_.power.pdus[i].id, ptrJoin("/power/pdus", i), EntityKind::Pdu);
         for (std::size_t i = 0; i < s_.jobs.size(); ++i) addId(s_.jobs[i].id, ptrJoin("/jobs", i), EntityKind::Job);
     }
 
@@ -148,8 +145,7 @@ private:
         const bool dims_ok = h.width_m > 0 && h.depth_m > 0;
         auto place = [&](const Box2& b, const std::string& id, const std::string& ptr, const std::string& what) {
             if (dims_ok && !b.inside(h.width_m, h.depth_m))
-                err(ptr + "/position_m", what + " '" + id + "' lies outside the hall (" + num(h.width_m) + " × " +
-                                             num(h.depth_m) + " m)");
+                err(ptr + "/position_m", what + " '" + id + "' lies outside the hall (" + num(h.width_m) + " × " + num(h.depth_m) + " m)");
             placed.push_back({b, id, ptr, what});
         };
 
@@ -166,8 +162,7 @@ private:
                 if (!rm) {
                     err(kp + "/model", "unknown rack model '" + rack.model + "' (not in the catalog)");
                 } else {
-                    place(footprint(rack.position_m, rm->width_m, rm->depth_m, rack.facing), rack.id, kp,
-                          "rack");
+                    place(footprint(rack.position_m, rm->width_m, rm->depth_m, rack.facing), rack.id, kp, "rack");
                 }
                 checkRack(rack, rm, kp, h, cdu_racks.count(rack.id) > 0);
             }
@@ -195,10 +190,8 @@ private:
                 err(up + "/supply_temp_c", "must be within 5–60 °C (is " + num(cdu.supply_temp_c) + ")");
             if (cdu.racks.empty()) warn(up + "/racks", "CDU feeds no racks");
             for (std::size_t i = 0; i < cdu.racks.size(); ++i) {
-                if (!isKind(cdu.racks[i], EntityKind::Rack))
-                    err(ptrJoin(up + "/racks", i), "unknown rack '" + cdu.racks[i] + "'");
-                else if (!rackInHall(cdu.racks[i], h))
-                    err(ptrJoin(up + "/racks", i), "rack '" + cdu.racks[i] + "' is in another hall");
+                if (!isKind(cdu.racks[i], EntityKind::Rack)) err(ptrJoin(up + "/racks", i), "unknown rack '" + cdu.racks[i] + "'");
+                else if (!rackInHall(cdu.racks[i], h)) err(ptrJoin(up + "/racks", i), "rack '" + cdu.racks[i] + "' is in another hall");
             }
         }
         // Overlaps: sweep over x so large halls stay fast.
@@ -240,8 +233,8 @@ private:
             liquid += sm->max_power_w * sm->liquid_fraction;
             const int lo = node.u_position, hi = node.u_position + sm->height_u - 1;
             if (rm && (lo < 1 || hi > rm->height_u)) {
-                err(np + "/u_position", "U " + std::to_string(lo) + "–" + std::to_string(hi) + " does not fit in a " +
-                                            std::to_string(rm->height_u) + "U rack");
+                err(np + "/u_position",
+                    "U " + std::to_string(lo) + "–" + std::to_string(hi) + " does not fit in a " + std::to_string(rm->height_u) + "U rack");
             }
             for (std::size_t m = 0; m < used.size(); ++m) {
                 if (lo <= used[m].second && used[m].first <= hi)
@@ -262,8 +255,7 @@ private:
             }
         }
         if (rm && rm->max_static_load_kg > 0 && weight > rm->max_static_load_kg)
-            err(kp + "/nodes", "equipment weighs " + num(weight) + " kg; the rack carries at most " +
-                                   num(rm->max_static_load_kg) + " kg");
+            err(kp + "/nodes", "equipment weighs " + num(weight) + " kg; the rack carries at most " + num(rm->max_static_load_kg) + " kg");
 
         // Power: a feed, breakers that carry the load.
         if (rack.pdus.empty()) {
@@ -289,18 +281,16 @@ private:
                     err(kp + "/pdus", "rack load " + kw(load) + " puts feed " + side + " at " + kw(per_side) +
                                           ", above 80 % of its breakers (" + kw(cap) + ")");
                 } else if (side_capacity.size() > 1 && load > cap) {
-                    warn(kp + "/pdus", "feed " + side + " cannot carry the whole rack (" + kw(load) +
-                                           ") within 80 % of its breakers (" + kw(cap) + ") if the other feed fails");
+                    warn(kp + "/pdus", "feed " + side + " cannot carry the whole rack (" + kw(load) + ") within 80 % of its breakers (" +
+                                           kw(cap) + ") if the other feed fails");
                 }
             }
         }
 
         // Cooling source.
         if (load > 0) {
-            if (load - liquid > 1e-9 && h.cooling_units.empty())
-                err(kp, "rack has no cooling source: its hall has no air cooling unit");
-            if (liquid > 0 && !on_cdu)
-                err(kp, "rack needs liquid cooling (" + kw(liquid) + ") but no CDU feeds it");
+            if (load - liquid > 1e-9 && h.cooling_units.empty()) err(kp, "rack has no cooling source: its hall has no air cooling unit");
+            if (liquid > 0 && !on_cdu) err(kp, "rack needs liquid cooling (" + kw(liquid) + ") but no CDU feeds it");
         }
     }
 
@@ -396,8 +386,7 @@ private:
                 if (j.gpus > total)
                     err(p + "/gpus", "asks for " + std::to_string(j.gpus) + " GPUs; the scenario has " + std::to_string(total));
             }
-            if (j.placement != "packed" && j.placement != "topology-aware")
-                err(p + "/placement", "must be 'packed' or 'topology-aware'");
+            if (j.placement != "packed" && j.placement != "topology-aware") err(p + "/placement", "must be 'packed' or 'topology-aware'");
             for (std::size_t k = 0; k < j.nodes.size(); ++k)
                 if (!isKind(j.nodes[k], EntityKind::Node)) err(ptrJoin(p + "/nodes", k), "unknown node '" + j.nodes[k] + "'");
             if (j.start_s < 0) err(p + "/start_s", "must be >= 0");
@@ -548,13 +537,13 @@ private:
     std::unordered_map<std::string, std::pair<std::string, EntityKind>> ids_;
 };
 
-} // namespace
+}  // namespace
 
 Diagnostics validateScenario(const Scenario& s, const Catalog& catalog) { return Validator(s, catalog).run(); }
 
-Diagnostics validateEvents(const Scenario& s, const Catalog& catalog, const std::vector<Event>& events,
-                           const std::string& pointer_prefix, std::optional<double> run_end_s) {
+Diagnostics validateEvents(const Scenario& s, const Catalog& catalog, const std::vector<Event>& events, const std::string& pointer_prefix,
+                           std::optional<double> run_end_s) {
     return Validator(s, catalog).runEvents(events, pointer_prefix, run_end_s);
 }
 
-} // namespace ct::model
+}  // namespace ct::model

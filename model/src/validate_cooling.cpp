@@ -33,8 +33,7 @@ public:
     }
 
     void run() {
-        if (h_.ceiling_return && !(h_.ceiling_return->plenum_height_m > 0))
-            err(hp_ + "/ceiling_return/plenum_height_m", "must be > 0");
+        if (h_.ceiling_return && !(h_.ceiling_return->plenum_height_m > 0)) err(hp_ + "/ceiling_return/plenum_height_m", "must be > 0");
         for (std::size_t u = 0; u < h_.cooling_units.size(); ++u) unit(h_.cooling_units[u], ptrJoin(hp_ + "/cooling_units", u));
         for (std::size_t r = 0; r < h_.rows.size(); ++r)
             for (std::size_t k = 0; k < h_.rows[r].racks.size(); ++k)
@@ -82,7 +81,8 @@ private:
         const double off = line->along_x ? std::fabs((b.y0 + b.y1) - (line->core.y0 + line->core.y1)) / 2
                                          : std::fabs((b.x0 + b.x1) - (line->core.x0 + line->core.x1)) / 2;
         if (off > 0.15)
-            err(up + "/position_m", "in-row cooler '" + u.id + "' is " + fmtNum(std::round(off * 100) / 100) + " m out of the line of row " + row->id);
+            err(up + "/position_m",
+                "in-row cooler '" + u.id + "' is " + fmtNum(std::round(off * 100) / 100) + " m out of the line of row " + row->id);
     }
 
     void rack(const Rack& r, const std::string& kp) {
@@ -127,10 +127,12 @@ private:
             for (const CoolingUnit& u : h_.cooling_units)
                 if ((u.row == a.row_a || u.row == a.row_b) && isInRow(u, c_)) ++inrow;
             if (c.kind == "cold" && !h_.raised_floor && inrow == 0)
-                warn(cp, "cold aisle has no supply: " + between + " is contained but gets no cooled air (no raised-floor tiles, no in-row "
+                warn(cp, "cold aisle has no supply: " + between +
+                             " is contained but gets no cooled air (no raised-floor tiles, no in-row "
                              "cooler); its racks will draw their air through the containment's gaps");
             if (c.kind == "hot" && !h_.ceiling_return && inrow == 0)
-                warn(cp, "contained aisle has no return path: " + between + " has no ducted ceiling return and no in-row cooler; the racks' "
+                warn(cp, "contained aisle has no return path: " + between +
+                             " has no ducted ceiling return and no in-row cooler; the racks' "
                              "exhaust can only leave through the containment's gaps");
         }
     }
@@ -143,7 +145,7 @@ private:
     std::set<std::string> loops_;
 };
 
-} // namespace
+}  // namespace
 
 void checkCooling(const Scenario& s, const Hall& h, const std::string& hp, const Catalog& c, Diagnostics& d) {
     CoolingChecks(s, h, hp, c, d).run();
@@ -159,4 +161,4 @@ void checkLoops(const Scenario& s, Diagnostics& d) {
     }
 }
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

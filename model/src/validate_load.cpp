@@ -24,8 +24,7 @@ Catalog effectiveCatalog(const Scenario& s, const Catalog& base, Diagnostics& di
         const auto slash2 = d.location.find('/', slash1 + 1);
         if (slash1 != std::string::npos) {
             const std::string sec = d.location.substr(0, slash1);
-            const std::string id = d.location.substr(slash1 + 1, slash2 == std::string::npos ? std::string::npos
-                                                                                              : slash2 - slash1 - 1);
+            const std::string id = d.location.substr(slash1 + 1, slash2 == std::string::npos ? std::string::npos : slash2 - slash1 - 1);
             const std::string rest = slash2 == std::string::npos ? "" : d.location.substr(slash2);
             std::string ptr = "/catalog/" + sec;
             if (section.contains(sec) && section[sec].is_array()) {
@@ -62,4 +61,4 @@ ValidationReport loadAndValidate(const std::string& path, const Catalog& base) {
     return rep;
 }
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -55,7 +55,8 @@ struct NetChecker {
         for (std::size_t i = 0; i < n.link_overrides.size(); ++i) {
             const LinkOverride& o = n.link_overrides[i];
             const std::string p = ptrJoin("/network/link_overrides", i);
-            if (o.link.find("<->") == std::string::npos) err(p + "/link", "name a link as a<->b (e.g. leaf0<->spine3), got '" + o.link + "'");
+            if (o.link.find("<->") == std::string::npos)
+                err(p + "/link", "name a link as a<->b (e.g. leaf0<->spine3), got '" + o.link + "'");
             optionalPositive(p + "/speed_gbps", o.speed_gbps, false);
             optionalPositive(p + "/latency_s", o.latency_s, true);
             if (!o.speed_gbps && !o.latency_s) warn(p, "changes nothing (give speed_gbps or latency_s)");
@@ -68,9 +69,9 @@ struct NetChecker {
         if (!n.links.empty()) err("/network/links", "links are listed only with topology \"explicit\"");
         const FatTreeShape shape = fatTreeShape(n.radix, n.levels, n.oversubscription);
         if (!shape.error.empty()) {
-            const std::string field = n.radix < 4 || n.radix % 2 ? "/network/radix"
+            const std::string field = n.radix < 4 || n.radix % 2       ? "/network/radix"
                                       : n.levels != 2 && n.levels != 3 ? "/network/levels"
-                                                                      : "/network/oversubscription";
+                                                                       : "/network/oversubscription";
             err(field, shape.error);
             return;
         }
@@ -96,8 +97,7 @@ struct NetChecker {
         auto endOk = [&](const std::string& e) -> std::string {
             if (sw.count(e)) return {};
             const auto slash = e.rfind("/gpu");
-            if (slash == std::string::npos)
-                return "'" + e + "' is neither a switch of /network/switches nor a GPU port NODE/gpuN";
+            if (slash == std::string::npos) return "'" + e + "' is neither a switch of /network/switches nor a GPU port NODE/gpuN";
             const auto it = gpus.find(e.substr(0, slash));
             if (it == gpus.end()) return "unknown node '" + e.substr(0, slash) + "' in '" + e + "'";
             const std::string idx = e.substr(slash + 4);
@@ -116,8 +116,7 @@ struct NetChecker {
             optionalPositive(p + "/speed_gbps", l.speed_gbps, false);
             optionalPositive(p + "/latency_s", l.latency_s, true);
             for (const std::string* e : {&l.a, &l.b})
-                if (!sw.count(*e) && !cabled.insert(*e).second)
-                    err(p, "GPU port '" + *e + "' is cabled twice (one NIC port per GPU)");
+                if (!sw.count(*e) && !cabled.insert(*e).second) err(p, "GPU port '" + *e + "' is cabled twice (one NIC port per GPU)");
         }
         std::size_t uncabled = 0;
         std::string first;
@@ -130,8 +129,8 @@ struct NetChecker {
     }
 };
 
-} // namespace
+}  // namespace
 
 void checkNetwork(const Scenario& s, const Catalog& c, Diagnostics& d) { NetChecker{s, c, d}.run(); }
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

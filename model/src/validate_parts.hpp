@@ -19,4 +19,4 @@ void checkTraining(const TrainingSpec& t, const std::string& pointer, int gpus, 
 /// An inference job's serving layout at `pointer`, for a job of `gpus` GPUs.
 void checkInference(const InferenceSpec& i, const std::string& pointer, int gpus, Diagnostics& d);
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

@@ -13,10 +13,10 @@ void checkTraining(const TrainingSpec& t, const std::string& p, int gpus, int gp
     };
     positive(p + "/model_params", t.model_params);
     positive(p + "/tokens_per_step", t.tokens_per_step);
-    for (const auto& [key, v] : {std::pair{"tensor_parallel", t.tensor_parallel}, std::pair{"pipeline_parallel", t.pipeline_parallel},
-                                 std::pair{"context_parallel", t.context_parallel}, std::pair{"expert_parallel", t.expert_parallel},
-                                 std::pair{"micro_batch", t.micro_batch}, std::pair{"virtual_stages", t.virtual_stages},
-                                 std::pair{"top_k", t.top_k}})
+    for (const auto& [key, v] :
+         {std::pair{"tensor_parallel", t.tensor_parallel}, std::pair{"pipeline_parallel", t.pipeline_parallel},
+          std::pair{"context_parallel", t.context_parallel}, std::pair{"expert_parallel", t.expert_parallel},
+          std::pair{"micro_batch", t.micro_batch}, std::pair{"virtual_stages", t.virtual_stages}, std::pair{"top_k", t.top_k}})
         if (v < 1) err(p + "/" + key, "must be >= 1");
     if (!(t.efficiency > 0 && t.efficiency <= 1)) err(p + "/efficiency", "must be within (0, 1]");
     if (t.attention_efficiency < 0 || t.attention_efficiency > 1) err(p + "/attention_efficiency", "must be within 0..1 (0 = efficiency)");
@@ -44,14 +44,14 @@ void checkTraining(const TrainingSpec& t, const std::string& p, int gpus, int gp
     if (t.pipeline_parallel > 1 && t.layers > 0 && t.layers < t.pipeline_parallel * t.virtual_stages)
         err(p + "/pipeline_parallel", "PP x virtual stages = " + std::to_string(t.pipeline_parallel * t.virtual_stages) + " exceeds the " +
                                           std::to_string(t.layers) + " layers");
-    if (t.seq_len > 0 && t.context_parallel > 1 && t.seq_len % t.context_parallel != 0)
-        err(p + "/context_parallel", "must divide seq_len");
+    if (t.seq_len > 0 && t.context_parallel > 1 && t.seq_len % t.context_parallel != 0) err(p + "/context_parallel", "must divide seq_len");
     if (gpus <= 0 || t.tensor_parallel < 1 || t.pipeline_parallel < 1 || t.context_parallel < 1 || t.expert_parallel < 1) return;
     if (gpn > 0 && gpn % t.tensor_parallel != 0 && t.tensor_parallel % gpn != 0)
         err(p + "/tensor_parallel", "must divide the " + std::to_string(gpn) + " GPUs of a node (or be a multiple of it)");
     const long long tcp = static_cast<long long>(t.tensor_parallel) * t.context_parallel * t.pipeline_parallel;
     if (gpus % tcp != 0) {
-        err(p + "/pipeline_parallel", "TP x CP x PP = " + std::to_string(tcp) + " does not divide the job's " + std::to_string(gpus) + " GPUs");
+        err(p + "/pipeline_parallel",
+            "TP x CP x PP = " + std::to_string(tcp) + " does not divide the job's " + std::to_string(gpus) + " GPUs");
         return;
     }
     const long long dp = gpus / tcp;
@@ -85,13 +85,15 @@ void checkInference(const InferenceSpec& i, const std::string& p, int gpus, Diag
     if (i.kv_heads > 0 && i.heads > 0 && i.heads % i.kv_heads != 0) err(p + "/kv_heads", "must divide heads");
     if (gpus <= 0 || i.tensor_parallel < 1) return;
     if (gpus % i.tensor_parallel != 0)
-        err(p + "/tensor_parallel", "must divide the job's " + std::to_string(gpus) + " GPUs (instances of " + std::to_string(i.tensor_parallel) + ")");
+        err(p + "/tensor_parallel",
+            "must divide the job's " + std::to_string(gpus) + " GPUs (instances of " + std::to_string(i.tensor_parallel) + ")");
     if (i.serving == "disaggregated") {
         if (i.prefill_gpus <= 0 || i.prefill_gpus >= gpus)
-            err(p + "/prefill_gpus", "disaggregated serving needs a prefill pool of 1.." + std::to_string(gpus - 1) + " GPUs, the rest decoding");
+            err(p + "/prefill_gpus",
+                "disaggregated serving needs a prefill pool of 1.." + std::to_string(gpus - 1) + " GPUs, the rest decoding");
         else if (i.prefill_gpus % i.tensor_parallel != 0)
             err(p + "/prefill_gpus", "must be a whole number of instances of " + std::to_string(i.tensor_parallel) + " GPUs");
     }
 }
 
-} // namespace ct::model::detail
+}  // namespace ct::model::detail

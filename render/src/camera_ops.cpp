@@ -58,4 +58,4 @@ void fitAll(vtkRenderer* ren) {
     ren->ResetCameraClippingRange();
 }
 
-} // namespace ct::render::camera
+}  // namespace ct::render::camera

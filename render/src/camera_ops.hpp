@@ -17,4 +17,4 @@ void zoomToward(vtkRenderer* ren, const double point[3], double factor);
 /// Everything in view, keeping the direction.
 void fitAll(vtkRenderer* ren);
 
-} // namespace ct::render::camera
+}  // namespace ct::render::camera

@@ -29,11 +29,12 @@ bool canOpen(const char* name) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 OffscreenDisplay::OffscreenDisplay() {
     if (const char* env = std::getenv("DISPLAY"); env && *env) {
-        if (!canOpen(env)) throw RenderError(std::string("cannot open the X display ") + env + " (unset DISPLAY to render on a private Xvfb)");
+        if (!canOpen(env))
+            throw RenderError(std::string("cannot open the X display ") + env + " (unset DISPLAY to render on a private Xvfb)");
         display_ = env;
         return;
     }
@@ -82,7 +83,8 @@ OffscreenDisplay::OffscreenDisplay() {
         waitpid(pid_, &status, 0);
         pid_ = 0;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-            throw RenderError("no X display: DISPLAY is not set and Xvfb is not installed (Debian package xvfb; scripts/setup installs it)");
+            throw RenderError(
+                "no X display: DISPLAY is not set and Xvfb is not installed (Debian package xvfb; scripts/setup installs it)");
         throw RenderError("no X display: DISPLAY is not set and a private Xvfb did not start");
     }
     display_ = ":" + number;
@@ -107,4 +109,4 @@ void plainVtkMessagesWhenNotATerminal() {
     });
 }
 
-} // namespace ct::render
+}  // namespace ct::render

@@ -71,7 +71,7 @@ vtkSmartPointer<vtkFloatArray> floatArray(const char* name) {
 
 float orNaN(double v) { return std::isfinite(v) ? static_cast<float>(v) : kNaN; }
 
-} // namespace
+}  // namespace
 
 void writeHallVtp(const model::Scenario& s, const model::Catalog& c, const model::Frame* frame, const std::string& path) {
     std::map<std::string, const model::RackFrame*> rack_of;
@@ -114,8 +114,8 @@ void writeHallVtp(const model::Scenario& s, const model::Catalog& c, const model
                 std::vector<float> rv(rack_arrays.size(), kNaN);
                 if (auto it = rack_of.find(r.id); it != rack_of.end()) {
                     const model::RackFrame& f = *it->second;
-                    rv = {orNaN(f.inlet_mean_c), orNaN(f.inlet_max_c), orNaN(f.exhaust_c), orNaN(f.power_w / 1e3), orNaN(f.heat_to_air_w / 1e3),
-                          orNaN(f.airflow_m3s), orNaN(f.capture_index)};
+                    rv = {orNaN(f.inlet_mean_c),        orNaN(f.inlet_max_c), orNaN(f.exhaust_c),    orNaN(f.power_w / 1e3),
+                          orNaN(f.heat_to_air_w / 1e3), orNaN(f.airflow_m3s), orNaN(f.capture_index)};
                 }
                 addValues(r.id, "rack", h.id, rv, {});
             }
@@ -212,4 +212,4 @@ void writePvd(const std::vector<PvdEntry>& entries, const std::string& path) {
     }
 }
 
-} // namespace ct::render
+}  // namespace ct::render

@@ -219,9 +219,7 @@ void Scene::savePng(const std::string& path) {
     }
 }
 
-void Scene::setWindowId(std::uintptr_t id) {
-    d_->win->SetWindowInfo(std::to_string(id).c_str());
-}
+void Scene::setWindowId(std::uintptr_t id) { d_->win->SetWindowInfo(std::to_string(id).c_str()); }
 
 std::size_t Scene::nodeCount() const { return d_->nodes.size(); }
 std::size_t Scene::rackCount() const { return d_->racks.size(); }
@@ -249,4 +247,4 @@ void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const 
     scene.savePng(png_path);
 }
 
-} // namespace ct::render
+}  // namespace ct::render

@@ -42,127 +42,167 @@ void Scene::Impl::rebuildAir() {
     }
 }
 
-void Scene::Impl::drawAir(const model::AirField& a, const model::Hall& in_hall, double hx, double hy) {
-    const double c = a.cell_m;
-    auto image = [&](int nx, int ny, int nz, double ox, double oy, double oz) {
+namespace {
+
+/// Draws a hall's air field: slices, the isosurface and streamlines, each added to the renderer and kept in
+/// `props` so the next frame can take them away.
+class AirDrawing {
+public:
+    AirDrawing(const model::AirField& a, double hx, double hy, vtkRenderer* ren, vtkLookupTable* lut,
+               std::vector<vtkSmartPointer<vtkProp>>& props)
+        : a_(a), c_(a.cell_m), hx_(hx), hy_(hy), ren_(ren), lut_(lut), props_(props) {}
+
+    /// The horizontal slice at height z (m).
+    void floorSlice(double z) {
+        const int k = std::clamp(static_cast<int>(std::floor(z / c_)), 0, a_.nz - 1);
+        auto img = image(a_.nx, a_.ny, 1, c_ / 2, c_ / 2, (k + 0.5) * c_);
+        vtkNew<vtkFloatArray> t;
+        t->SetName("temp_c");
+        t->SetNumberOfValues(static_cast<vtkIdType>(a_.nx) * a_.ny);
+        for (int j = 0; j < a_.ny; ++j)
+            for (int i = 0; i < a_.nx; ++i) t->SetValue(i + a_.nx * j, at(i, j, k));
+        img->GetPointData()->SetScalars(t);
+        slice(img);
+    }
+
+    /// The vertical slice along an aisle: at y = where (along x) or x = where.
+    void aisleSlice(bool along_x, double where) {
+        vtkSmartPointer<vtkImageData> img;
+        vtkNew<vtkFloatArray> t;
+        if (along_x) {
+            const int j = std::clamp(static_cast<int>(std::floor(where / c_)), 0, a_.ny - 1);
+            img = image(a_.nx, 1, a_.nz, c_ / 2, (j + 0.5) * c_, c_ / 2);
+            t->SetNumberOfValues(static_cast<vtkIdType>(a_.nx) * a_.nz);
+            for (int k = 0; k < a_.nz; ++k)
+                for (int i = 0; i < a_.nx; ++i) t->SetValue(i + a_.nx * k, at(i, j, k));
+        } else {
+            const int i = std::clamp(static_cast<int>(std::floor(where / c_)), 0, a_.nx - 1);
+            img = image(1, a_.ny, a_.nz, (i + 0.5) * c_, c_ / 2, c_ / 2);
+            t->SetNumberOfValues(static_cast<vtkIdType>(a_.ny) * a_.nz);
+            for (int k = 0; k < a_.nz; ++k)
+                for (int j = 0; j < a_.ny; ++j) t->SetValue(j + a_.ny * k, at(i, j, k));
+        }
+        img->GetPointData()->SetScalars(t);
+        slice(img);
+    }
+
+    /// The whole field as a volume; solids (NaN) count as cold for the contour and the streamline colours.
+    vtkSmartPointer<vtkImageData> volume() {
+        auto vol = image(a_.nx, a_.ny, a_.nz, c_ / 2, c_ / 2, c_ / 2);
+        vtkNew<vtkFloatArray> t;
+        t->SetName("temp_c");
+        t->SetNumberOfValues(static_cast<vtkIdType>(a_.temp_c.size()));
+        float cold = std::numeric_limits<float>::max();
+        for (float v : a_.temp_c)
+            if (!std::isnan(v)) cold = std::min(cold, v);
+        for (std::size_t q = 0; q < a_.temp_c.size(); ++q)
+            t->SetValue(static_cast<vtkIdType>(q), std::isnan(a_.temp_c[q]) ? cold : a_.temp_c[q]);
+        vol->GetPointData()->SetScalars(t);
+        return vol;
+    }
+
+    void isosurface(vtkImageData* vol, double iso_c) {
+        vtkNew<vtkFlyingEdges3D> iso;
+        iso->SetInputData(vol);
+        iso->SetValue(0, iso_c);
+        iso->ComputeScalarsOff();
+        iso->ComputeNormalsOn();
+        vtkNew<vtkPolyDataMapper> m;
+        m->SetInputConnection(iso->GetOutputPort());
+        m->ScalarVisibilityOff();
+        auto act = vtkSmartPointer<vtkActor>::New();
+        act->SetMapper(m);
+        act->GetProperty()->SetColor(1.0, 0.45, 0.1);
+        act->GetProperty()->SetOpacity(0.45);
+        add(act);
+    }
+
+    /// Streamlines from the supply points, forward, coloured by temperature; at most twice the hall's
+    /// width plus depth long.
+    void streamlines(vtkImageData* vol, double max_length_m) {
+        vtkNew<vtkFloatArray> v;
+        v->SetName("velocity");
+        v->SetNumberOfComponents(3);
+        v->SetNumberOfTuples(static_cast<vtkIdType>(a_.temp_c.size()));
+        std::copy(a_.velocity_ms.begin(), a_.velocity_ms.end(), v->GetPointer(0));
+        vol->GetPointData()->SetVectors(v);
+        vtkNew<vtkPoints> seeds;
+        for (std::size_t q = 0; q + 2 < a_.supply_points_m.size(); q += 3)
+            seeds->InsertNextPoint(hx_ + a_.supply_points_m[q], hy_ + a_.supply_points_m[q + 1], a_.supply_points_m[q + 2]);
+        vtkNew<vtkPolyData> seed_pd;
+        seed_pd->SetPoints(seeds);
+        vtkNew<vtkStreamTracer> st;
+        st->SetInputData(vol);
+        st->SetSourceData(seed_pd);
+        st->SetIntegratorTypeToRungeKutta4();
+        st->SetIntegrationDirectionToForward();
+        st->SetMaximumPropagation(max_length_m);
+        st->SetInitialIntegrationStep(0.5);
+        st->SetIntegrationStepUnit(vtkStreamTracer::CELL_LENGTH_UNIT);
+        st->SetMaximumNumberOfSteps(4000);
+        st->SetTerminalSpeed(1e-3);
+        vtkNew<vtkPolyDataMapper> m;
+        m->SetInputConnection(st->GetOutputPort());
+        m->SetLookupTable(lut_);
+        m->UseLookupTableScalarRangeOn();
+        m->SetScalarModeToUsePointFieldData();
+        m->SelectColorArray("temp_c");
+        auto act = vtkSmartPointer<vtkActor>::New();
+        act->SetMapper(m);
+        act->GetProperty()->SetLineWidth(2);
+        add(act);
+    }
+
+private:
+    vtkSmartPointer<vtkImageData> image(int nx, int ny, int nz, double ox, double oy, double oz) const {
         auto img = vtkSmartPointer<vtkImageData>::New();
         img->SetDimensions(nx, ny, nz);
-        img->SetSpacing(c, c, c);
-        img->SetOrigin(hx + ox, hy + oy, oz);
+        img->SetSpacing(c_, c_, c_);
+        img->SetOrigin(hx_ + ox, hy_ + oy, oz);
         return img;
-    };
-    auto at = [&](int i, int j, int k) { return a.temp_c[static_cast<std::size_t>(i) + static_cast<std::size_t>(a.nx) * (j + static_cast<std::size_t>(a.ny) * k)]; };
-    auto sliceActor = [&](vtkImageData* img) {
+    }
+    float at(int i, int j, int k) const {
+        return a_.temp_c[static_cast<std::size_t>(i) + static_cast<std::size_t>(a_.nx) * (j + static_cast<std::size_t>(a_.ny) * k)];
+    }
+    void slice(vtkImageData* img) {
         vtkNew<vtkDataSetMapper> m;
         m->SetInputData(img);
-        m->SetLookupTable(air_lut);
+        m->SetLookupTable(lut_);
         m->UseLookupTableScalarRangeOn();
         auto act = vtkSmartPointer<vtkActor>::New();
         act->SetMapper(m);
-        act->PickableOff();
         act->GetProperty()->SetOpacity(0.85);
-        ren->AddActor(act);
-        air_props.push_back(act);
-    };
-    if (ov.floor_slice) {
-        const int k = std::clamp(static_cast<int>(std::floor(ov.slice_height_m / c)), 0, a.nz - 1);
-        auto img = image(a.nx, a.ny, 1, c / 2, c / 2, (k + 0.5) * c);
-        vtkNew<vtkFloatArray> t;
-        t->SetName("temp_c");
-        t->SetNumberOfValues(static_cast<vtkIdType>(a.nx) * a.ny);
-        for (int j = 0; j < a.ny; ++j)
-            for (int i = 0; i < a.nx; ++i) t->SetValue(i + a.nx * j, at(i, j, k));
-        img->GetPointData()->SetScalars(t);
-        sliceActor(img);
+        add(act);
     }
+    void add(vtkActor* act) {
+        act->PickableOff();
+        ren_->AddActor(act);
+        props_.push_back(act);
+    }
+
+    const model::AirField& a_;
+    const double c_, hx_, hy_;
+    vtkRenderer* ren_;
+    vtkLookupTable* lut_;
+    std::vector<vtkSmartPointer<vtkProp>>& props_;
+};
+
+}  // namespace
+
+void Scene::Impl::drawAir(const model::AirField& a, const model::Hall& in_hall, double hx, double hy) {
+    AirDrawing d(a, hx, hy, ren, air_lut, air_props);
+    if (ov.floor_slice) d.floorSlice(ov.slice_height_m);
     if (ov.aisle_slice) {
         bool along_x = true;
         double where = 0;
         aislePlane(along_x, where, &in_hall);
-        if (along_x) {
-            const int j = std::clamp(static_cast<int>(std::floor(where / c)), 0, a.ny - 1);
-            auto img = image(a.nx, 1, a.nz, c / 2, (j + 0.5) * c, c / 2);
-            vtkNew<vtkFloatArray> t;
-            t->SetNumberOfValues(static_cast<vtkIdType>(a.nx) * a.nz);
-            for (int k = 0; k < a.nz; ++k)
-                for (int i = 0; i < a.nx; ++i) t->SetValue(i + a.nx * k, at(i, j, k));
-            img->GetPointData()->SetScalars(t);
-            sliceActor(img);
-        } else {
-            const int i = std::clamp(static_cast<int>(std::floor(where / c)), 0, a.nx - 1);
-            auto img = image(1, a.ny, a.nz, (i + 0.5) * c, c / 2, c / 2);
-            vtkNew<vtkFloatArray> t;
-            t->SetNumberOfValues(static_cast<vtkIdType>(a.ny) * a.nz);
-            for (int k = 0; k < a.nz; ++k)
-                for (int j = 0; j < a.ny; ++j) t->SetValue(j + a.ny * k, at(i, j, k));
-            img->GetPointData()->SetScalars(t);
-            sliceActor(img);
-        }
+        d.aisleSlice(along_x, where);
     }
-    if (ov.isosurface || ov.streamlines) {
-        // Solids (NaN) count as cold for the contour and the streamline colours.
-        auto vol = image(a.nx, a.ny, a.nz, c / 2, c / 2, c / 2);
-        vtkNew<vtkFloatArray> t;
-        t->SetName("temp_c");
-        t->SetNumberOfValues(static_cast<vtkIdType>(a.temp_c.size()));
-        float cold = std::numeric_limits<float>::max();
-        for (float v : a.temp_c)
-            if (!std::isnan(v)) cold = std::min(cold, v);
-        for (std::size_t q = 0; q < a.temp_c.size(); ++q) t->SetValue(static_cast<vtkIdType>(q), std::isnan(a.temp_c[q]) ? cold : a.temp_c[q]);
-        vol->GetPointData()->SetScalars(t);
-        if (ov.isosurface) {
-            vtkNew<vtkFlyingEdges3D> iso;
-            iso->SetInputData(vol);
-            iso->SetValue(0, ov.iso_c);
-            iso->ComputeScalarsOff();
-            iso->ComputeNormalsOn();
-            vtkNew<vtkPolyDataMapper> m;
-            m->SetInputConnection(iso->GetOutputPort());
-            m->ScalarVisibilityOff();
-            auto act = vtkSmartPointer<vtkActor>::New();
-            act->SetMapper(m);
-            act->GetProperty()->SetColor(1.0, 0.45, 0.1);
-            act->GetProperty()->SetOpacity(0.45);
-            act->PickableOff();
-            ren->AddActor(act);
-            air_props.push_back(act);
-        }
-        if (ov.streamlines && a.velocity_ms.size() == 3 * a.temp_c.size() && !a.supply_points_m.empty()) {
-            vtkNew<vtkFloatArray> v;
-            v->SetName("velocity");
-            v->SetNumberOfComponents(3);
-            v->SetNumberOfTuples(static_cast<vtkIdType>(a.temp_c.size()));
-            std::copy(a.velocity_ms.begin(), a.velocity_ms.end(), v->GetPointer(0));
-            vol->GetPointData()->SetVectors(v);
-            vtkNew<vtkPoints> seeds;
-            for (std::size_t q = 0; q + 2 < a.supply_points_m.size(); q += 3)
-                seeds->InsertNextPoint(hx + a.supply_points_m[q], hy + a.supply_points_m[q + 1], a.supply_points_m[q + 2]);
-            vtkNew<vtkPolyData> seed_pd;
-            seed_pd->SetPoints(seeds);
-            vtkNew<vtkStreamTracer> st;
-            st->SetInputData(vol);
-            st->SetSourceData(seed_pd);
-            st->SetIntegratorTypeToRungeKutta4();
-            st->SetIntegrationDirectionToForward();
-            st->SetMaximumPropagation(2.0 * (in_hall.width_m + in_hall.depth_m));
-            st->SetInitialIntegrationStep(0.5);
-            st->SetIntegrationStepUnit(vtkStreamTracer::CELL_LENGTH_UNIT);
-            st->SetMaximumNumberOfSteps(4000);
-            st->SetTerminalSpeed(1e-3);
-            vtkNew<vtkPolyDataMapper> m;
-            m->SetInputConnection(st->GetOutputPort());
-            m->SetLookupTable(air_lut);
-            m->UseLookupTableScalarRangeOn();
-            m->SetScalarModeToUsePointFieldData();
-            m->SelectColorArray("temp_c");
-            auto act = vtkSmartPointer<vtkActor>::New();
-            act->SetMapper(m);
-            act->GetProperty()->SetLineWidth(2);
-            act->PickableOff();
-            ren->AddActor(act);
-            air_props.push_back(act);
-        }
-    }
+    if (!ov.isosurface && !ov.streamlines) return;
+    const vtkSmartPointer<vtkImageData> vol = d.volume();
+    if (ov.isosurface) d.isosurface(vol, ov.iso_c);
+    if (ov.streamlines && a.velocity_ms.size() == 3 * a.temp_c.size() && !a.supply_points_m.empty())
+        d.streamlines(vol, 2.0 * (in_hall.width_m + in_hall.depth_m));
 }
 
 void Scene::Impl::outline(Outline& o, const std::vector<std::pair<std::string, std::array<unsigned char, 3>>>& items, double grow) {
@@ -208,4 +248,4 @@ void Scene::Impl::outline(Outline& o, const std::vector<std::pair<std::string, s
     o.actor->SetVisibility(o.boxes > 0);
 }
 
-} // namespace ct::render
+}  // namespace ct::render

@@ -103,7 +103,7 @@ std::string nodeOfGpu(const std::string& gpu) {
     return p == std::string::npos ? std::string() : gpu.substr(0, p);
 }
 
-} // namespace detail
+}  // namespace detail
 
 void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     ren->SetBackground(0.12, 0.13, 0.16);
@@ -123,6 +123,25 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
         buildHall(h, ox, oy);
         buildCooling(h, ox, oy);
     }
+    buildLookupTables();
+    racks.build(rack_lut, ren);
+    nodes.build(node_lut, ren);
+    buildLod();
+    units.build(unit_lut, ren);
+    finishCooling();
+    buildLinks(std::move(fabric));
+    buildLabels();
+    buildOverlays();
+    win->AddRenderer(ren);
+    full_multisamples = win->GetMultiSamples();
+    if (target == Target::Offscreen) win->SetOffScreenRendering(1);
+    iren->SetRenderWindow(win);
+    iren->SetInteractorStyle(style);
+    iren->EnableRenderOff();  // the owner decides when to draw
+    recolour(nullptr);
+}
+
+void Scene::Impl::buildLookupTables() {
     node_lut = makeLut(0, 1, 0.55, 0.56, 0.58);
     rack_lut = makeLut(0, 1, 0.2, 0.21, 0.24);
     unit_lut = vtkSmartPointer<vtkLookupTable>::New();
@@ -134,15 +153,9 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     unit_lut->SetTableRange(0, 3);
     link_lut = makeLinkLut();
     air_lut = makeLut(15, 40, 0.3, 0.3, 0.3);
+}
 
-    racks.build(rack_lut, ren);
-    nodes.build(node_lut, ren);
-    buildLod();
-    units.build(unit_lut, ren);
-    finishCooling();
-    buildLinks(std::move(fabric));
-    buildLabels();
-
+void Scene::Impl::buildOverlays() {
     sel_actor->GetProperty()->SetColor(1.0, 0.9, 0.1);
     sel_actor->GetProperty()->SetLineWidth(3);
     vtkNew<vtkPolyDataMapper> sel_mapper;
@@ -181,14 +194,6 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     cp->SetVerticalJustificationToTop();
     caption_actor->SetVisibility(0);
     ren->AddActor2D(caption_actor);
-
-    win->AddRenderer(ren);
-    full_multisamples = win->GetMultiSamples();
-    if (target == Target::Offscreen) win->SetOffScreenRendering(1);
-    iren->SetRenderWindow(win);
-    iren->SetInteractorStyle(style);
-    iren->EnableRenderOff();  // the owner decides when to draw
-    recolour(nullptr);
 }
 
 void Scene::Impl::buildHall(const model::Hall& h, double ox, double oy) {
@@ -296,12 +301,22 @@ void Scene::Impl::buildFloor(const model::Hall& h, double ox, double oy) {
 
 void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
     links = std::move(fabric);
-    // Where a link end sits: a node's box centre, or a switch above its rack (leaf, spine, core tiers).
+    const bool bundled = linkLines();
+    linkActors(bundled);
+    switchBoxes();
+}
+
+namespace {
+/// Where a link end sits: a node's box centre, or a switch above its rack (leaf, spine, core tiers); bundled,
+/// a rack's links meet at one point.
+std::string endKey(const model::FabricLinkEnd& e, bool bundled) {
+    if (!e.node.empty()) return bundled ? "r:" + e.rack : "n:" + e.node;
+    return (bundled ? "t:" + e.rack + ":" : "s:" + e.id + ":") + std::to_string(e.level);
+}
+}  // namespace
+
+bool Scene::Impl::linkLines() {
     std::map<std::string, int> end_point;
-    auto endKey = [&](const model::FabricLinkEnd& e, bool bundled) -> std::string {
-        if (!e.node.empty()) return bundled ? "r:" + e.rack : "n:" + e.node;
-        return (bundled ? "t:" + e.rack + ":" : "s:" + e.id + ":") + std::to_string(e.level);
-    };
     auto pointOf = [&](const model::FabricLinkEnd& e, bool bundled) -> int {
         const std::string key = endKey(e, bundled);
         auto it = end_point.find(key);
@@ -325,20 +340,6 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
         end_point.emplace(key, idx);
         return idx;
     };
-    // Switch boxes: one per (rack, tier), whatever the bundling, so the tiers are visible.
-    std::map<std::string, bool> seen_tier;
-    for (const auto& l : links)
-        for (const auto* e : {&l.a, &l.b}) {
-            if (!e->node.empty() || e->level < 1) continue;
-            const std::string key = e->rack + ":" + std::to_string(e->level);
-            if (seen_tier.count(key)) continue;
-            seen_tier[key] = true;
-            auto ri = rack_index.find(e->rack);
-            if (ri == rack_index.end()) continue;
-            const auto& rb = racks.bounds[ri->second];
-            const double cx = (rb.lo[0] + rb.hi[0]) / 2, cy = (rb.lo[1] + rb.hi[1]) / 2, z = rb.hi[2] + 0.4 + 0.7 * (e->level - 1);
-            switches->add(e->id, cx - 0.25, cy - 0.2, z - 0.05, cx + 0.25, cy + 0.2, z + 0.05, e->level);
-        }
     std::size_t drawable = 0;
     for (const auto& l : links)
         if (l.a.node.empty() || l.b.node.empty() || l.a.node != l.b.node) ++drawable;  // NVLink stays inside a node
@@ -354,6 +355,10 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
         lines[it->second].ids.push_back(l.id);
         line_of_link[l.id] = it->second;
     }
+    return bundled;
+}
+
+void Scene::Impl::linkActors(bool bundled) {
     vtkNew<vtkCellArray> cells;
     for (const auto& ln : lines) {
         const vtkIdType ids[2] = {ln.a_end, ln.b_end};
@@ -393,7 +398,23 @@ void Scene::Impl::buildLinks(std::vector<model::FabricLink> fabric) {
     hot_link_actor->PickableOff();
     hot_link_actor->SetVisibility(0);
     ren->AddActor(hot_link_actor);
+}
 
+void Scene::Impl::switchBoxes() {
+    // Switch boxes: one per (rack, tier), whatever the bundling, so the tiers are visible.
+    std::map<std::string, bool> seen_tier;
+    for (const auto& l : links)
+        for (const auto* e : {&l.a, &l.b}) {
+            if (!e->node.empty() || e->level < 1) continue;
+            const std::string key = e->rack + ":" + std::to_string(e->level);
+            if (seen_tier.count(key)) continue;
+            seen_tier[key] = true;
+            auto ri = rack_index.find(e->rack);
+            if (ri == rack_index.end()) continue;
+            const auto& rb = racks.bounds[ri->second];
+            const double cx = (rb.lo[0] + rb.hi[0]) / 2, cy = (rb.lo[1] + rb.hi[1]) / 2, z = rb.hi[2] + 0.4 + 0.7 * (e->level - 1);
+            switches->add(e->id, cx - 0.25, cy - 0.2, z - 0.05, cx + 0.25, cy + 0.2, z + 0.05, e->level);
+        }
     vtkNew<vtkLookupTable> sw_lut;
     sw_lut->SetNumberOfTableValues(3);
     sw_lut->SetTableValue(0, 0.35, 0.36, 0.42);
@@ -464,4 +485,4 @@ void Scene::Impl::buildLabels() {
     if (pts->GetNumberOfPoints() > 0) ren->AddActor2D(label_actor);
 }
 
-} // namespace ct::render
+}  // namespace ct::render

@@ -20,7 +20,7 @@ const std::vector<MetricInfo> kMetrics = {
     {"inlet_delta_c", "Node inlet change vs baseline (K)", -5, 5, false, true},
 };
 
-} // namespace
+}  // namespace
 
 const std::vector<MetricInfo>& metrics() { return kMetrics; }
 
@@ -58,8 +58,10 @@ void Scene::Impl::updateHint(const MetricInfo& m, const model::Frame* f, const s
         hint = "This run records no " + label + " for these nodes:\npick another colouring.";
     } else if (n > 1 && hi - lo < 1e-9 * std::max(1.0, std::abs(hi))) {
         std::snprintf(buf, sizeof buf, "All nodes have the same value: %.4g%s (%s).\n%s", hi,
-                      m.label.find("(kW)") != std::string::npos ? " kW" : m.label.find("(°C)") != std::string::npos ? " °C" : "", label.c_str(),
-                      f ? "Pick another colouring to see differences." : "Run a simulation (F5) to colour by what differs.");
+                      m.label.find("(kW)") != std::string::npos   ? " kW"
+                      : m.label.find("(°C)") != std::string::npos ? " °C"
+                                                                  : "",
+                      label.c_str(), f ? "Pick another colouring to see differences." : "Run a simulation (F5) to colour by what differs.");
         hint = buf;
     } else {
         hint.clear();
@@ -83,8 +85,29 @@ void Scene::Impl::recolour(const model::Frame* f) {
             lut->ForceBuild();
         }
     }
-
     std::vector<double> nv(nodes.size(), kNaN), rv(racks.size(), kNaN);
+    metricValues(m, f, nv, rv);
+    updateHint(m, f, nv);
+    for (std::size_t i = 0; i < nodes.size(); ++i) nodes.set(i, nv[i]);
+    for (std::size_t i = 0; i < racks.size(); ++i) racks.set(i, rv[i]);
+    nodes.changed();
+    racks.changed();
+    node_values = std::move(nv);
+    rack_values = std::move(rv);
+    worst_is_low = m.high_is_good;
+    updateLod(true);  // far racks take their worst node's new value
+    recolourUnits(f);
+    recolourLinks(f);
+    link_mapper->SetScalarVisibility(f != nullptr);
+    link_actor->GetProperty()->SetColor(0.6, 0.62, 0.66);
+    link_actor->GetProperty()->SetOpacity(f ? 1.0 : 0.3);  // before a run: the fabric's shape, faint
+    link_actor->SetVisibility(ov.links && !idleLinksHidden());
+    switches->actor->SetVisibility(ov.links);
+    label_actor->SetVisibility(ov.labels && !fast);
+    updateBars();
+}
+
+void Scene::Impl::metricValues(const MetricInfo& m, const model::Frame* f, std::vector<double>& nv, std::vector<double>& rv) const {
     if (m.id == "nameplate_kw") {
         nv = node_nameplate_kw;
     } else if (f) {
@@ -123,16 +146,9 @@ void Scene::Impl::recolour(const model::Frame* f) {
             if (n.failed || !n.powered)
                 if (auto it = node_index.find(n.id); it != node_index.end()) nv[it->second] = kNaN;
     }
-    updateHint(m, f, nv);
-    for (std::size_t i = 0; i < nodes.size(); ++i) nodes.set(i, nv[i]);
-    for (std::size_t i = 0; i < racks.size(); ++i) racks.set(i, rv[i]);
-    nodes.changed();
-    racks.changed();
-    node_values = std::move(nv);
-    rack_values = std::move(rv);
-    worst_is_low = m.high_is_good;
-    updateLod(true);  // far racks take their worst node's new value
+}
 
+void Scene::Impl::recolourUnits(const model::Frame* f) {
     std::vector<double> uv = unit_kind;
     if (f) {
         for (const auto& u : f->cooling_units)
@@ -152,7 +168,9 @@ void Scene::Impl::recolour(const model::Frame* f) {
         doors.set(i, failed ? 1 : 0);
     }
     doors.changed();
+}
 
+void Scene::Impl::recolourLinks(const model::Frame* f) {
     // Links: the busiest link of each line; links the frame does not list carry nothing; failed ones red.
     std::vector<double> lv(lines.size(), f ? 0.0 : kNaN);
     std::vector<char> failed(lines.size(), 0);
@@ -182,13 +200,6 @@ void Scene::Impl::recolour(const model::Frame* f) {
     busy_link_value->Modified();
     busy_link_pd->Modified();
     busy_link_actor->SetVisibility(ov.links && busy_links > 0);
-    link_mapper->SetScalarVisibility(f != nullptr);
-    link_actor->GetProperty()->SetColor(0.6, 0.62, 0.66);
-    link_actor->GetProperty()->SetOpacity(f ? 1.0 : 0.3);  // before a run: the fabric's shape, faint
-    link_actor->SetVisibility(ov.links && !idleLinksHidden());
-    switches->actor->SetVisibility(ov.links);
-    label_actor->SetVisibility(ov.labels && !fast);
-    updateBars();
 }
 
 void Scene::Impl::updateBars() {
@@ -206,4 +217,4 @@ void Scene::Impl::updateBars() {
     air_bar->SetVisibility(any_air && !narrow);
 }
 
-} // namespace ct::render
+}  // namespace ct::render

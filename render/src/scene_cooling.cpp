@@ -19,10 +19,18 @@ void Scene::Impl::buildCooling(const model::Hall& h, double ox, double oy) {
             const double d = std::max(0.08, dm->depth_m);
             model::Box2 door = b;  // a slab on the back, the whole width of the rack
             switch (r.facing) {
-            case model::Facing::North: door.y1 = b.y0, door.y0 = b.y0 - d; break;
-            case model::Facing::South: door.y0 = b.y1, door.y1 = b.y1 + d; break;
-            case model::Facing::East: door.x1 = b.x0, door.x0 = b.x0 - d; break;
-            case model::Facing::West: door.x0 = b.x1, door.x1 = b.x1 + d; break;
+                case model::Facing::North:
+                    door.y1 = b.y0, door.y0 = b.y0 - d;
+                    break;
+                case model::Facing::South:
+                    door.y0 = b.y1, door.y1 = b.y1 + d;
+                    break;
+                case model::Facing::East:
+                    door.x1 = b.x0, door.x0 = b.x0 - d;
+                    break;
+                case model::Facing::West:
+                    door.x0 = b.x1, door.x1 = b.x1 + d;
+                    break;
             }
             doors.add(r.id + "/rear-door", door.x0, door.y0, 0.02, door.x1, door.y1, rm->height_m * 0.97, 0);
             door_loop.push_back(r.rear_door->loop);
@@ -125,4 +133,4 @@ void Scene::Impl::finishCooling() {
     ren->AddActor2D(legend);
 }
 
-} // namespace ct::render
+}  // namespace ct::render

@@ -61,7 +61,7 @@ vtkSmartPointer<vtkActor> meshOf(const Boxes& b) {
     return a;
 }
 
-} // namespace
+}  // namespace
 
 void Scene::exportGltf(const std::string& path) {
     // The exporter walks a renderer's visible actors (meshes with their colours, the current metric's included).
@@ -133,14 +133,16 @@ std::vector<unsigned char> Scene::grabRgb(int& width, int& height) {
     int dims[3];
     img->GetDimensions(dims);
     auto* px = static_cast<unsigned char*>(img->GetScalarPointer());
-    if (!px || dims[0] <= 0 || dims[1] <= 0 || img->GetNumberOfScalarComponents() != 3) throw RenderError("cannot read the rendered picture");
+    if (!px || dims[0] <= 0 || dims[1] <= 0 || img->GetNumberOfScalarComponents() != 3)
+        throw RenderError("cannot read the rendered picture");
     width = dims[0];
     height = dims[1];
     // VTK's rows run bottom-up; a video's top-down.
     std::vector<unsigned char> out(static_cast<std::size_t>(width) * height * 3);
     const std::size_t row = static_cast<std::size_t>(width) * 3;
-    for (int y = 0; y < height; ++y) std::copy_n(px + static_cast<std::size_t>(height - 1 - y) * row, row, out.data() + static_cast<std::size_t>(y) * row);
+    for (int y = 0; y < height; ++y)
+        std::copy_n(px + static_cast<std::size_t>(height - 1 - y) * row, row, out.data() + static_cast<std::size_t>(y) * row);
     return out;
 }
 
-} // namespace ct::render
+}  // namespace ct::render

@@ -2,16 +2,11 @@
 // The scene's internals (render-private): what Scene::Impl holds and the helpers its parts share. scene.cpp
 // has the public API, colouring and picking; scene_build.cpp builds the hall, fabric and labels from a
 // scenario; scene_air.cpp draws the air overlays.
-#include <clustertwin/render/scene.hpp>
-#include <clustertwin/model/analysis.hpp>
-#include <clustertwin/model/geometry.hpp>
-#include <clustertwin/model/metrics.hpp>
-#include <clustertwin/model/units.hpp>
 #include <vtkActor.h>
 #include <vtkActor2D.h>
-#include <vtkCamera.h>
 #include <vtkBitArray.h>
 #include <vtkCallbackCommand.h>
+#include <vtkCamera.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
 #include <vtkCommand.h>
@@ -23,22 +18,21 @@
 #include <vtkGenericRenderWindowInteractor.h>
 #include <vtkGlyph3DMapper.h>
 #include <vtkImageData.h>
-#include <vtkInteractorStyleTrackballCamera.h>
-#include <vtkLabelPlacementMapper.h>
-#include <vtkPointSetToLabelHierarchy.h>
-#include <vtkLabelHierarchy.h>
 #include <vtkIntArray.h>
+#include <vtkInteractorStyleTrackballCamera.h>
+#include <vtkLabelHierarchy.h>
+#include <vtkLabelPlacementMapper.h>
 #include <vtkLookupTable.h>
 #include <vtkNew.h>
 #include <vtkOutlineSource.h>
 #include <vtkPNGWriter.h>
 #include <vtkPointData.h>
+#include <vtkPointSetToLabelHierarchy.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
 #include <vtkProperty.h>
 #include <vtkRenderWindow.h>
-#include <vtkVersion.h>
 #include <vtkRenderer.h>
 #include <vtkScalarBarActor.h>
 #include <vtkStreamTracer.h>
@@ -46,10 +40,16 @@
 #include <vtkTextActor.h>
 #include <vtkTextProperty.h>
 #include <vtkUnsignedCharArray.h>
+#include <vtkVersion.h>
 #include <vtkWindowToImageFilter.h>
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/geometry.hpp>
+#include <clustertwin/model/metrics.hpp>
+#include <clustertwin/model/units.hpp>
+#include <clustertwin/render/scene.hpp>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -137,7 +137,7 @@ bool rayBox(const double o[3], const double d[3], const double lo[3], const doub
 /// "n0001/gpu3" -> "n0001".
 std::string nodeOfGpu(const std::string& gpu);
 
-} // namespace ct::render::detail
+}  // namespace ct::render::detail
 
 namespace ct::render {
 
@@ -152,9 +152,9 @@ struct Scene::Impl {
     Overlays ov;
     std::string selected;
     bool has_frame = false;
-    model::Frame last;                    // the frame shown (without its air field), for recolouring
-    std::vector<model::AirField> air;     // the air fields shown: every hall's that the frame brought
-    std::vector<double> unit_kind;        // per unit glyph: 0 perimeter unit, 1 CDU, 3 in-row cooler (2 = failed)
+    model::Frame last;                                // the frame shown (without its air field), for recolouring
+    std::vector<model::AirField> air;                 // the air fields shown: every hall's that the frame brought
+    std::vector<double> unit_kind;                    // per unit glyph: 0 perimeter unit, 1 CDU, 3 in-row cooler (2 = failed)
     double site_lo[2] = {0, 0}, site_hi[2] = {0, 0};  // every hall on the site plan
 
     vtkNew<vtkRenderer> ren;
@@ -164,13 +164,13 @@ struct Scene::Impl {
     vtkNew<vtkInteractorStyleTrackballCamera> style;
 
     Boxes racks, nodes, units, doors;
-    std::vector<std::string> door_loop;             // per rear door: its water loop ("" = facility water)
+    std::vector<std::string> door_loop;  // per rear door: its water loop ("" = facility water)
     vtkSmartPointer<vtkLookupTable> door_lut;
-    vtkNew<vtkPoints> panel_points[2];              // containment panels: [0] hot, [1] cold
+    vtkNew<vtkPoints> panel_points[2];  // containment panels: [0] hot, [1] cold
     vtkNew<vtkCellArray> panel_cells[2];
     vtkSmartPointer<vtkActor2D> legend;  // what each colour of equipment means
     std::unique_ptr<Boxes> switches = std::make_unique<Boxes>();
-    std::vector<std::string> node_rack;             // per node glyph: its rack id
+    std::vector<std::string> node_rack;  // per node glyph: its rack id
     std::vector<double> node_nameplate_kw, rack_nameplate_kw;
     std::unordered_map<std::string, int> node_index, rack_index, unit_index, switch_index;
     std::vector<std::vector<int>> rack_nodes;
@@ -178,7 +178,7 @@ struct Scene::Impl {
     vtkSmartPointer<vtkScalarBarActor> metric_bar, link_bar, air_bar;
     std::array<double, 3> lut_scale{kNaN, kNaN, kNaN};  // (lo, hi, high is good) the metric tables were built for
     std::array<double, 2> bar_range{kNaN, kNaN};        // the range the metric bar's labels were made for
-    bool narrow = false;  // setSize: too narrow for three colour bars, only the metric's is shown
+    bool narrow = false;                                // setSize: too narrow for three colour bars, only the metric's is shown
 
     // Links: one line per link or per bundle.
     struct Line {
@@ -207,8 +207,8 @@ struct Scene::Impl {
     std::unordered_map<std::string, int> line_of_link;
 
     vtkNew<vtkActor2D> label_actor;
-    bool fast = false;  ///< setFastRendering: no multisampling, no labels
-    vtkNew<vtkTextActor> hint_actor;  // top left: why the colours say nothing (no run yet, all equal)
+    bool fast = false;                   ///< setFastRendering: no multisampling, no labels
+    vtkNew<vtkTextActor> hint_actor;     // top left: why the colours say nothing (no run yet, all equal)
     vtkNew<vtkTextActor> caption_actor;  // bottom centre: a tour's or a video's caption
     std::string hint;
     bool show_hint = true;
@@ -232,18 +232,18 @@ struct Scene::Impl {
     // Level of detail (scene_lod.cpp): in fast frames of large halls, a rack too small on screen to tell its
     // nodes apart is drawn as one box in the colour of its worst node, and its node glyphs are masked.
     vtkNew<vtkBitArray> node_mask;
-    vtkNew<vtkCallbackCommand> lod_hook;          // the renderer's StartEvent: updateLod() before every frame
-    std::vector<int> node_rack_index;             // per node glyph: its rack glyph
-    std::vector<double> node_values, rack_values; // what recolour() gave them
-    bool worst_is_low = false;                    // the metric's worst value is its lowest (high_is_good)
-    std::vector<char> rack_far;                   // racks drawn as one box now
+    vtkNew<vtkCallbackCommand> lod_hook;           // the renderer's StartEvent: updateLod() before every frame
+    std::vector<int> node_rack_index;              // per node glyph: its rack glyph
+    std::vector<double> node_values, rack_values;  // what recolour() gave them
+    bool worst_is_low = false;                     // the metric's worst value is its lowest (high_is_good)
+    std::vector<char> rack_far;                    // racks drawn as one box now
     std::size_t far_racks = 0;
     static constexpr std::size_t kLodNodes = 1000;  // halls with fewer nodes are always drawn whole
     /// Fast frames of large halls leave out the faint lines of links under half their capacity (translucent:
     /// the most expensive part of such a frame in software OpenGL); busy and highlighted links stay, idle and
     /// failed ones return in the frame that stays.
     bool idleLinksHidden() const { return fast && nodes.size() >= kLodNodes; }
-    static constexpr double kLodPixels = 8;         // a rack narrower than this on screen is drawn as one box
+    static constexpr double kLodPixels = 8;  // a rack narrower than this on screen is drawn as one box
     void buildLod();
     /// Decides which racks are far for the camera now and updates masks and rack colours when that changed
     /// (`force`: the values changed).
@@ -267,9 +267,18 @@ struct Scene::Impl {
     void buildCooling(const model::Hall& h, double ox, double oy);
     /// Containment actors, and the legend of what each colour of equipment means (only what the site has).
     void finishCooling();
+    void buildLookupTables();  ///< nodes, racks, units (kinds and failed), links, air
+    void buildOverlays();      ///< the selection box, the colour bars, the hint and the caption
     void buildLinks(std::vector<model::FabricLink> fabric);
+    bool linkLines();               ///< one line per pair of link ends (bundled per rack when there are too many); true when bundled
+    void linkActors(bool bundled);  ///< the lines, the busy overlay and the hot links as actors
+    void switchBoxes();             ///< one box per (rack, tier), whatever the bundling, so the tiers are visible
     void buildLabels();
     void recolour(const model::Frame* f);
+    /// The metric's value of every node and rack in frame f (the nameplate without one; failed nodes: none).
+    void metricValues(const MetricInfo& m, const model::Frame* f, std::vector<double>& nv, std::vector<double>& rv) const;
+    void recolourUnits(const model::Frame* f);  ///< failed cooling units and CDUs, rear doors of failed loops
+    void recolourLinks(const model::Frame* f);  ///< each line's busiest link, failed ones, the thick busy overlay
     void updateHint(const MetricInfo& m, const model::Frame* f, const std::vector<double>& nv);
     void rebuildAir();
     /// One hall's air overlays, its grid shifted by (ox, oy) from the first hall's origin.
@@ -283,4 +292,4 @@ struct Scene::Impl {
     void aislePlane(bool& along_x, double& where_m, const model::Hall* in = nullptr) const;
 };
 
-} // namespace ct::render
+}  // namespace ct::render

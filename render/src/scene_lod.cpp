@@ -81,4 +81,4 @@ void Scene::Impl::updateLod(bool force) {
     racks.changed();
 }
 
-} // namespace ct::render
+}  // namespace ct::render

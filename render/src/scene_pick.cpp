@@ -203,13 +203,16 @@ void Scene::mouse(MouseEvent e, int x, int y, bool ctrl, bool shift) {
         }
     }
     d_->iren->SetEventInformationFlipY(x, y, ctrl, shift);
-    static const std::map<MouseEvent, unsigned long> kEvents = {
-        {MouseEvent::LeftPress, vtkCommand::LeftButtonPressEvent},     {MouseEvent::LeftRelease, vtkCommand::LeftButtonReleaseEvent},
-        {MouseEvent::RightPress, vtkCommand::RightButtonPressEvent},   {MouseEvent::RightRelease, vtkCommand::RightButtonReleaseEvent},
-        {MouseEvent::MiddlePress, vtkCommand::MiddleButtonPressEvent}, {MouseEvent::MiddleRelease, vtkCommand::MiddleButtonReleaseEvent},
-        {MouseEvent::Move, vtkCommand::MouseMoveEvent},                {MouseEvent::WheelForward, vtkCommand::MouseWheelForwardEvent},
-        {MouseEvent::WheelBackward, vtkCommand::MouseWheelBackwardEvent}};
+    static const std::map<MouseEvent, unsigned long> kEvents = {{MouseEvent::LeftPress, vtkCommand::LeftButtonPressEvent},
+                                                                {MouseEvent::LeftRelease, vtkCommand::LeftButtonReleaseEvent},
+                                                                {MouseEvent::RightPress, vtkCommand::RightButtonPressEvent},
+                                                                {MouseEvent::RightRelease, vtkCommand::RightButtonReleaseEvent},
+                                                                {MouseEvent::MiddlePress, vtkCommand::MiddleButtonPressEvent},
+                                                                {MouseEvent::MiddleRelease, vtkCommand::MiddleButtonReleaseEvent},
+                                                                {MouseEvent::Move, vtkCommand::MouseMoveEvent},
+                                                                {MouseEvent::WheelForward, vtkCommand::MouseWheelForwardEvent},
+                                                                {MouseEvent::WheelBackward, vtkCommand::MouseWheelBackwardEvent}};
     d_->iren->InvokeEvent(kEvents.at(e), nullptr);
 }
 
-} // namespace ct::render
+}  // namespace ct::render

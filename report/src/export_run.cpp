@@ -1,7 +1,7 @@
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/render/export.hpp>
-#include <clustertwin/report/export_run.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/report/export_run.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -17,7 +17,7 @@ std::string numbered(const char* stem, std::size_t i, const char* ext) {
     std::snprintf(b, sizeof b, "%s_%04zu%s", stem, i, ext);
     return b;
 }
-} // namespace
+}  // namespace
 
 RunVtkSummary writeRunVtk(const model::Scenario& s, const model::Catalog& c, const runs::TelemetryStore* store, std::int64_t run,
                           const std::string& dir, std::optional<double> at_s, double every_s, const std::function<bool(double)>& progress) {
@@ -38,8 +38,8 @@ RunVtkSummary writeRunVtk(const model::Scenario& s, const model::Catalog& c, con
     const std::vector<int> air_halls = store->airFieldHalls(run);
     for (int h : air_halls)
         if (h >= static_cast<int>(s.halls.size()))
-            throw render::RenderError("run " + std::to_string(run) + " has an air field of hall " + std::to_string(h + 1) + ", the scenario only " +
-                              std::to_string(s.halls.size()) + " hall(s): not the scenario of this run?");
+            throw render::RenderError("run " + std::to_string(run) + " has an air field of hall " + std::to_string(h + 1) +
+                                      ", the scenario only " + std::to_string(s.halls.size()) + " hall(s): not the scenario of this run?");
     std::vector<double> times = air_halls.empty() ? std::vector<double>{} : store->airFieldTimes(run, air_halls.front());
     const bool with_air = !times.empty();
     if (!with_air) {
@@ -59,7 +59,8 @@ RunVtkSummary writeRunVtk(const model::Scenario& s, const model::Catalog& c, con
         for (std::size_t k = 0; with_air && k < air_halls.size(); ++k) {
             const int h = air_halls[k];
             if (const auto field = store->airFieldAt(run, t + 1e-6, h)) {
-                const std::string air = h == 0 ? numbered("air", i, ".vti") : numbered(("air_hall" + std::to_string(h + 1)).c_str(), i, ".vti");
+                const std::string air =
+                    h == 0 ? numbered("air", i, ".vti") : numbered(("air_hall" + std::to_string(h + 1)).c_str(), i, ".vti");
                 render::writeAirFieldVti(*field, s.halls[static_cast<std::size_t>(h)].site_position_m, (out / air).string());
                 pvd.push_back({t - rp.startS(), static_cast<int>(1 + k), air});
                 ++sum.fields;
@@ -74,4 +75,4 @@ RunVtkSummary writeRunVtk(const model::Scenario& s, const model::Catalog& c, con
     return sum;
 }
 
-} // namespace ct::report
+}  // namespace ct::report

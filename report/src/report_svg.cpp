@@ -29,18 +29,27 @@ double tickStep(double span, int n) {
     return 10 * p;
 }
 
-} // namespace
+}  // namespace
 
 std::string esc(const std::string& s) {
     std::string r;
     r.reserve(s.size());
     for (char ch : s) {
         switch (ch) {
-        case '&': r += "&amp;"; break;
-        case '<': r += "&lt;"; break;
-        case '>': r += "&gt;"; break;
-        case '"': r += "&quot;"; break;
-        default: r += ch;
+            case '&':
+                r += "&amp;";
+                break;
+            case '<':
+                r += "&lt;";
+                break;
+            case '>':
+                r += "&gt;";
+                break;
+            case '"':
+                r += "&quot;";
+                break;
+            default:
+                r += ch;
         }
     }
     return r;
@@ -55,11 +64,21 @@ std::string colourOf(double v, double lo, double hi) {
     const double x = h - std::floor(h);
     double r = 0, g = 0, b = 0;
     switch (i) {
-    case 0: r = 1, g = x, b = 0; break;
-    case 1: r = 1 - x, g = 1, b = 0; break;
-    case 2: r = 0, g = 1, b = x; break;
-    case 3: r = 0, g = 1 - x, b = 1; break;
-    default: r = 0, g = 0, b = 1; break;
+        case 0:
+            r = 1, g = x, b = 0;
+            break;
+        case 1:
+            r = 1 - x, g = 1, b = 0;
+            break;
+        case 2:
+            r = 0, g = 1, b = x;
+            break;
+        case 3:
+            r = 0, g = 1 - x, b = 1;
+            break;
+        default:
+            r = 0, g = 0, b = 1;
+            break;
     }
     char out[8];
     std::snprintf(out, sizeof out, "#%02x%02x%02x", static_cast<int>(std::lround(r * 255)), static_cast<int>(std::lround(g * 255)),
@@ -90,17 +109,17 @@ std::string floorPlanSvg(const model::Scenario& s, const model::Catalog& c, cons
     for (const auto& h : s.halls) {
         const double ox = h.site_position_m.x_m, oy = h.site_position_m.y_m;
         o << "<rect x=\"" << num(X(ox)) << "\" y=\"" << num(Y(oy + h.depth_m)) << "\" width=\"" << num(h.width_m * scale) << "\" height=\""
-          << num(h.depth_m * scale) << "\" fill=\"#f4f4f2\" stroke=\"#555\" stroke-width=\"1.5\"><title>" << esc(h.name.empty() ? h.id : h.name)
-          << "</title></rect>\n";
+          << num(h.depth_m * scale) << "\" fill=\"#f4f4f2\" stroke=\"#555\" stroke-width=\"1.5\"><title>"
+          << esc(h.name.empty() ? h.id : h.name) << "</title></rect>\n";
         if (s.halls.size() > 1)
-            o << "<text x=\"" << num(X(ox) + 4) << "\" y=\"" << num(Y(oy + h.depth_m) + 14) << "\" class=\"hall\">" << esc(h.name.empty() ? h.id : h.name)
-              << "</text>\n";
+            o << "<text x=\"" << num(X(ox) + 4) << "\" y=\"" << num(Y(oy + h.depth_m) + 14) << "\" class=\"hall\">"
+              << esc(h.name.empty() ? h.id : h.name) << "</text>\n";
         for (const auto& u : h.cooling_units) {
             const auto* um = c.coolingUnit(u.model);
             if (!um) continue;
             const model::Box2 b = model::footprint(u.position_m, um->width_m, um->depth_m, u.facing);
-            o << "<rect x=\"" << num(X(ox + b.x0)) << "\" y=\"" << num(Y(oy + b.y1)) << "\" width=\"" << num(b.width() * scale) << "\" height=\""
-              << num(b.depth() * scale) << "\" fill=\"" << (failed_units.count(u.id) ? "#e53935" : "#9fb8cc")
+            o << "<rect x=\"" << num(X(ox + b.x0)) << "\" y=\"" << num(Y(oy + b.y1)) << "\" width=\"" << num(b.width() * scale)
+              << "\" height=\"" << num(b.depth() * scale) << "\" fill=\"" << (failed_units.count(u.id) ? "#e53935" : "#9fb8cc")
               << "\" stroke=\"#345\" stroke-width=\"0.8\"><title>" << esc(u.id) << " (" << esc(u.model) << ")"
               << (failed_units.count(u.id) ? ": failed" : "") << "</title></rect>\n";
         }
@@ -113,8 +132,8 @@ std::string floorPlanSvg(const model::Scenario& s, const model::Catalog& c, cons
                 const double v = it == value.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
                 o << "<rect x=\"" << num(X(ox + b.x0)) << "\" y=\"" << num(Y(oy + b.y1)) << "\" width=\"" << num(b.width() * scale)
                   << "\" height=\"" << num(b.depth() * scale) << "\" fill=\"" << colourOf(v, lo, hi)
-                  << "\" stroke=\"#222\" stroke-width=\"0.5\"><title>" << esc(r.id) << ": " << (std::isfinite(v) ? num(v) + " °C" : "no value")
-                  << "</title></rect>\n";
+                  << "\" stroke=\"#222\" stroke-width=\"0.5\"><title>" << esc(r.id) << ": "
+                  << (std::isfinite(v) ? num(v) + " °C" : "no value") << "</title></rect>\n";
                 if (labels && std::isfinite(v))
                     o << "<text x=\"" << num(X(ox + (b.x0 + b.x1) / 2)) << "\" y=\"" << num(Y(oy + (b.y0 + b.y1) / 2) + 3)
                       << "\" class=\"rl\"" << (v < lo + 0.2 * (hi - lo) ? " fill=\"#fff\"" : "") << ">" << num(v, 0) << "</text>\n";
@@ -123,13 +142,16 @@ std::string floorPlanSvg(const model::Scenario& s, const model::Catalog& c, cons
     // Legend: the colour scale with round ticks.
     const int lx = 10, ly = plan_h + 4, lw = std::min(360, width_px - 20);
     o << "<defs><linearGradient id=\"scale\">";
-    for (int k = 0; k <= 10; ++k) o << "<stop offset=\"" << k * 10 << "%\" stop-color=\"" << colourOf(lo + (hi - lo) * k / 10.0, lo, hi) << "\"/>";
-    o << "</linearGradient></defs>\n<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"" << lw << "\" height=\"12\" fill=\"url(#scale)\" stroke=\"#444\" stroke-width=\"0.5\"/>\n";
+    for (int k = 0; k <= 10; ++k)
+        o << "<stop offset=\"" << k * 10 << "%\" stop-color=\"" << colourOf(lo + (hi - lo) * k / 10.0, lo, hi) << "\"/>";
+    o << "</linearGradient></defs>\n<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"" << lw
+      << "\" height=\"12\" fill=\"url(#scale)\" stroke=\"#444\" stroke-width=\"0.5\"/>\n";
     const double step = tickStep(hi - lo, 5);
     for (double t = std::ceil(lo / step) * step; t <= hi + 1e-9; t += step)
-        o << "<text x=\"" << num(lx + (t - lo) / (hi - lo) * lw) << "\" y=\"" << ly + 26 << "\" class=\"tick\" text-anchor=\"middle\">" << num(t, 0)
-          << "</text>\n";
-    o << "<text x=\"" << lx << "\" y=\"" << ly + 44 << "\" class=\"axis\">rack inlet, hottest level (°C); grey: no value; blue-grey: cooling units, red: failed</text>\n";
+        o << "<text x=\"" << num(lx + (t - lo) / (hi - lo) * lw) << "\" y=\"" << ly + 26 << "\" class=\"tick\" text-anchor=\"middle\">"
+          << num(t, 0) << "</text>\n";
+    o << "<text x=\"" << lx << "\" y=\"" << ly + 44
+      << "\" class=\"axis\">rack inlet, hottest level (°C); grey: no value; blue-grey: cooling units, red: failed</text>\n";
     o << "</svg>\n";
     return o.str();
 }
@@ -159,9 +181,10 @@ std::string timeChartSvg(const std::string& y_label, const std::vector<ChartLine
     auto X = [&](double t) { return ml + (t - t0) / (t1 - t0) * pw; };
     auto Y = [&](double v) { return mt + (v1 - v) / (v1 - v0) * ph; };
     std::ostringstream o;
-    o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 " << width_px << " " << height_px << "\" width=\"" << width_px
-      << "\" height=\"" << height_px << "\">\n";
-    o << "<rect x=\"" << ml << "\" y=\"" << mt << "\" width=\"" << num(pw) << "\" height=\"" << num(ph) << "\" fill=\"#fff\" stroke=\"#999\"/>\n";
+    o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 " << width_px << " " << height_px << "\" width=\""
+      << width_px << "\" height=\"" << height_px << "\">\n";
+    o << "<rect x=\"" << ml << "\" y=\"" << mt << "\" width=\"" << num(pw) << "\" height=\"" << num(ph)
+      << "\" fill=\"#fff\" stroke=\"#999\"/>\n";
     const double vs = tickStep(v1 - v0, 5);
     for (double v = std::ceil(v0 / vs) * vs; v <= v1; v += vs)
         o << "<line x1=\"" << ml << "\" x2=\"" << num(ml + pw) << "\" y1=\"" << num(Y(v)) << "\" y2=\"" << num(Y(v))
@@ -169,16 +192,18 @@ std::string timeChartSvg(const std::string& y_label, const std::vector<ChartLine
           << num(v, vs < 1 ? 2 : 0) << "</text>\n";
     const double ts = tickStep(t1 - t0, 6);
     for (double t = std::ceil(t0 / ts) * ts; t <= t1 + 1e-9; t += ts)
-        o << "<text x=\"" << num(X(t)) << "\" y=\"" << num(mt + ph + 16) << "\" class=\"tick\" text-anchor=\"middle\">" << esc(model::formatDuration(t))
-          << "</text>\n";
-    o << "<text x=\"" << num(ml + pw / 2) << "\" y=\"" << height_px - 6 << "\" class=\"axis\" text-anchor=\"middle\">time from the run's start</text>\n";
-    o << "<text x=\"14\" y=\"" << num(mt + ph / 2) << "\" class=\"axis\" text-anchor=\"middle\" transform=\"rotate(-90 14 " << num(mt + ph / 2) << ")\">"
-      << esc(y_label) << "</text>\n";
+        o << "<text x=\"" << num(X(t)) << "\" y=\"" << num(mt + ph + 16) << "\" class=\"tick\" text-anchor=\"middle\">"
+          << esc(model::formatDuration(t)) << "</text>\n";
+    o << "<text x=\"" << num(ml + pw / 2) << "\" y=\"" << height_px - 6
+      << "\" class=\"axis\" text-anchor=\"middle\">time from the run's start</text>\n";
+    o << "<text x=\"14\" y=\"" << num(mt + ph / 2) << "\" class=\"axis\" text-anchor=\"middle\" transform=\"rotate(-90 14 "
+      << num(mt + ph / 2) << ")\">" << esc(y_label) << "</text>\n";
     for (const auto& lim : limits) {
         if (lim.value < v0 || lim.value > v1) continue;
-        o << "<line x1=\"" << ml << "\" x2=\"" << num(ml + pw) << "\" y1=\"" << num(Y(lim.value)) << "\" y2=\"" << num(Y(lim.value)) << "\" stroke=\""
-          << lim.colour << "\" stroke-dasharray=\"6 4\"/><text x=\"" << num(ml + pw - 4) << "\" y=\"" << num(Y(lim.value) - 4) << "\" class=\"tick\" fill=\""
-          << lim.colour << "\" text-anchor=\"end\">" << esc(lim.label) << "</text>\n";
+        o << "<line x1=\"" << ml << "\" x2=\"" << num(ml + pw) << "\" y1=\"" << num(Y(lim.value)) << "\" y2=\"" << num(Y(lim.value))
+          << "\" stroke=\"" << lim.colour << "\" stroke-dasharray=\"6 4\"/><text x=\"" << num(ml + pw - 4) << "\" y=\""
+          << num(Y(lim.value) - 4) << "\" class=\"tick\" fill=\"" << lim.colour << "\" text-anchor=\"end\">" << esc(lim.label)
+          << "</text>\n";
     }
     for (const auto& m : marks) {
         if (m.time_s < t0 || m.time_s > t1) continue;
@@ -197,12 +222,12 @@ std::string timeChartSvg(const std::string& y_label, const std::vector<ChartLine
         if (!l.points.empty() && std::isfinite(l.points.back().second))
             pts << num(X(l.points.back().first)) << "," << num(Y(l.points.back().second));
         o << "<polyline fill=\"none\" stroke=\"" << l.colour << "\" stroke-width=\"1.8\" points=\"" << pts.str() << "\"/>\n";
-        o << "<rect x=\"" << legend_x << "\" y=\"" << mt + 6 << "\" width=\"14\" height=\"3\" fill=\"" << l.colour << "\"/><text x=\"" << legend_x + 18
-          << "\" y=\"" << mt + 11 << "\" class=\"tick\">" << esc(l.label) << "</text>\n";
+        o << "<rect x=\"" << legend_x << "\" y=\"" << mt + 6 << "\" width=\"14\" height=\"3\" fill=\"" << l.colour << "\"/><text x=\""
+          << legend_x + 18 << "\" y=\"" << mt + 11 << "\" class=\"tick\">" << esc(l.label) << "</text>\n";
         legend_x += 28 + static_cast<int>(l.label.size()) * 6;
     }
     o << "</svg>\n";
     return o.str();
 }
 
-} // namespace ct::report::report
+}  // namespace ct::report::report

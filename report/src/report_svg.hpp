@@ -40,4 +40,4 @@ struct ChartMark {
 std::string timeChartSvg(const std::string& y_label, const std::vector<ChartLine>& lines, const std::vector<ChartLimit>& limits,
                          const std::vector<ChartMark>& marks, int width_px, int height_px);
 
-} // namespace ct::report::report
+}  // namespace ct::report::report

@@ -19,24 +19,27 @@ double Tour::seconds() const {
     return s;
 }
 
-Tour loadTour(const std::string& path, const std::string& scenarios_dir) {
-    std::ifstream in(path);
-    if (!in) throw render::RenderError(path + ": cannot read the tour");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    json j = json::parse(ss.str(), nullptr, false);
-    if (j.is_discarded()) throw render::RenderError(path + ": not valid JSON");
-    auto fail = [&](const std::string& ptr, const std::string& why) -> void { throw render::RenderError(path + ": " + ptr + ": " + why); };
-    if (!j.is_object()) fail("", "a tour is a JSON object");
-    auto str = [&](const json& o, const char* key, const std::string& ptr, bool required = false) {
+namespace {
+
+/// Reads a tour file's JSON, every problem a RenderError naming the file and the JSON pointer.
+class TourReader {
+public:
+    explicit TourReader(std::string path) : path_(std::move(path)) {}
+
+    [[noreturn]] void fail(const std::string& ptr, const std::string& why) const {
+        throw render::RenderError(path_ + ": " + ptr + ": " + why);
+    }
+
+    std::string str(const json& o, const char* key, const std::string& ptr, bool required = false) const {
         if (!o.contains(key)) {
             if (required) fail(ptr + "/" + key, "missing");
             return std::string();
         }
         if (!o[key].is_string()) fail(ptr + "/" + key, "expected a string");
         return o[key].get<std::string>();
-    };
-    auto duration = [&](const json& o, const char* key, const std::string& ptr) -> std::optional<double> {
+    }
+
+    std::optional<double> duration(const json& o, const char* key, const std::string& ptr) const {
         if (!o.contains(key)) return std::nullopt;
         if (o[key].is_number()) return o[key].get<double>();
         if (!o[key].is_string()) fail(ptr + "/" + key, "expected a duration (\"9m\") or seconds");
@@ -45,21 +48,16 @@ Tour loadTour(const std::string& path, const std::string& scenarios_dir) {
         } catch (const std::exception& e) {
             fail(ptr + "/" + key, e.what());
         }
-        return std::nullopt;
-    };
-    Tour t;
-    t.title = str(j, "title", "", true);
-    t.description = str(j, "description", "");
-    const std::string sc = str(j, "scenario", "", true);
-    const fs::path beside = fs::path(path).parent_path() / sc;
-    if (fs::exists(beside)) t.scenario = beside.string();
-    else if (!scenarios_dir.empty() && fs::exists(fs::path(scenarios_dir) / sc)) t.scenario = (fs::path(scenarios_dir) / sc).string();
-    else fail("/scenario", "no scenario '" + sc + "' beside the tour or among the samples");
-    t.simulate_s = duration(j, "simulate", "");
-    if (!j.contains("steps") || !j["steps"].is_array() || j["steps"].empty()) fail("/steps", "a tour needs at least one step");
-    for (std::size_t i = 0; i < j["steps"].size(); ++i) {
-        const json& s = j["steps"][i];
-        const std::string p = "/steps/" + std::to_string(i);
+    }
+
+    std::optional<bool> flag(const json& o, const char* key, const std::string& ptr) const {
+        if (!o.contains(key)) return std::nullopt;
+        if (!o[key].is_boolean()) fail(ptr + "/" + key, "expected true or false");
+        return o[key].get<bool>();
+    }
+
+    /// Step `s` at pointer p; `timed`: the tour has a run, so steps may give times.
+    TourStep step(const json& s, const std::string& p, bool timed) const {
         if (!s.is_object()) fail(p, "a step is a JSON object");
         TourStep st;
         st.caption = str(s, "caption", p, true);
@@ -68,7 +66,8 @@ Tour loadTour(const std::string& path, const std::string& scenarios_dir) {
             st.seconds = s["seconds"].get<double>();
         }
         st.camera = str(s, "camera", p);
-        if (!st.camera.empty() && st.camera != "iso" && st.camera != "top" && st.camera != "aisle") fail(p + "/camera", "iso, top or aisle");
+        if (!st.camera.empty() && st.camera != "iso" && st.camera != "top" && st.camera != "aisle")
+            fail(p + "/camera", "iso, top or aisle");
         st.focus = str(s, "focus", p);
         st.select = str(s, "select", p);
         st.metric = str(s, "metric", p);
@@ -86,23 +85,45 @@ Tour loadTour(const std::string& path, const std::string& scenarios_dir) {
         }
         st.time_s = duration(s, "time", p);
         st.play_to_s = duration(s, "play_to", p);
-        if ((st.time_s || st.play_to_s) && !t.simulate_s) fail(p + "/time", "times need a run: give the tour a \"simulate\" duration");
+        if ((st.time_s || st.play_to_s) && !timed) fail(p + "/time", "times need a run: give the tour a \"simulate\" duration");
         if (st.play_to_s && st.time_s && *st.play_to_s < *st.time_s) fail(p + "/play_to", "before the step's time");
-        if (s.contains("streamlines")) {
-            if (!s["streamlines"].is_boolean()) fail(p + "/streamlines", "expected true or false");
-            st.streamlines = s["streamlines"].get<bool>();
-        }
-        if (s.contains("links")) {
-            if (!s["links"].is_boolean()) fail(p + "/links", "expected true or false");
-            st.links = s["links"].get<bool>();
-        }
+        st.streamlines = flag(s, "streamlines", p);
+        st.links = flag(s, "links", p);
         if (s.contains("slice")) {
             if (!s["slice"].is_number()) fail(p + "/slice", "expected a height in metres (negative: off)");
             st.slice_m = s["slice"].get<double>();
         }
-        t.steps.push_back(std::move(st));
+        return st;
     }
+
+private:
+    std::string path_;
+};
+
+}  // namespace
+
+Tour loadTour(const std::string& path, const std::string& scenarios_dir) {
+    std::ifstream in(path);
+    if (!in) throw render::RenderError(path + ": cannot read the tour");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    json j = json::parse(ss.str(), nullptr, false);
+    if (j.is_discarded()) throw render::RenderError(path + ": not valid JSON");
+    const TourReader r(path);
+    if (!j.is_object()) r.fail("", "a tour is a JSON object");
+    Tour t;
+    t.title = r.str(j, "title", "", true);
+    t.description = r.str(j, "description", "");
+    const std::string sc = r.str(j, "scenario", "", true);
+    const fs::path beside = fs::path(path).parent_path() / sc;
+    if (fs::exists(beside)) t.scenario = beside.string();
+    else if (!scenarios_dir.empty() && fs::exists(fs::path(scenarios_dir) / sc)) t.scenario = (fs::path(scenarios_dir) / sc).string();
+    else r.fail("/scenario", "no scenario '" + sc + "' beside the tour or among the samples");
+    t.simulate_s = r.duration(j, "simulate", "");
+    if (!j.contains("steps") || !j["steps"].is_array() || j["steps"].empty()) r.fail("/steps", "a tour needs at least one step");
+    for (std::size_t i = 0; i < j["steps"].size(); ++i)
+        t.steps.push_back(r.step(j["steps"][i], "/steps/" + std::to_string(i), t.simulate_s.has_value()));
     return t;
 }
 
-} // namespace ct::report
+}  // namespace ct::report

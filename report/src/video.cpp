@@ -1,8 +1,8 @@
-#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/render/display.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/report/video.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <cmath>
 #include <csignal>
@@ -45,7 +45,8 @@ public:
         if (pipe_) pclose(pipe_);
     }
     void write(const std::vector<unsigned char>& rgb) {
-        if (std::fwrite(rgb.data(), 1, rgb.size(), pipe_) != rgb.size()) throw render::RenderError("ffmpeg stopped taking frames (see its message above)");
+        if (std::fwrite(rgb.data(), 1, rgb.size(), pipe_) != rgb.size())
+            throw render::RenderError("ffmpeg stopped taking frames (see its message above)");
     }
     void finish() {
         const int status = pclose(pipe_);
@@ -57,7 +58,104 @@ private:
     FILE* pipe_ = nullptr;
 };
 
-} // namespace
+/// The frames of a video: the scene at the run's frames (air fields read once per stored field when an overlay
+/// needs them), grabbed and sent to the encoder.
+class VideoFrames {
+public:
+    VideoFrames(render::Scene& scene, const runs::TelemetryStore* store, std::int64_t run, const std::optional<runs::RunReplay>& rp,
+                Encoder& enc, VideoSummary& sum, const std::function<bool(double)>& progress)
+        : scene_(scene), store_(store), run_(run), rp_(rp), enc_(enc), sum_(sum), progress_(progress) {}
+
+    /// A replay: n frames evenly over the run.
+    void replay(const VideoOptions& opt) {
+        const int n = std::max(2, static_cast<int>(std::lround(opt.fps * opt.seconds)));
+        for (int i = 0; i < n; ++i) {
+            const double t = rp_->startS() + (rp_->endS() - rp_->startS()) * i / (n - 1);
+            scene_.setFrame(frameAt(t));
+            scene_.setCaption((opt.title.empty() ? std::string() : opt.title + "  ·  ") +
+                              "t = " + model::formatDuration(t - rp_->startS()));
+            emit(static_cast<double>(i + 1) / n);
+        }
+    }
+
+    /// A tour: each step's camera, metric, overlays and selection, then its frames (playing the run when asked).
+    void tour(const Tour& tour, int fps) {
+        const double total = tour.seconds();
+        double shown = 0, t = rp_ ? rp_->startS() : 0;
+        for (const TourStep& st : tour.steps) {
+            applyStep(st);
+            if (rp_ && st.time_s) t = rp_->startS() + *st.time_s;
+            const double t0 = t, t1 = rp_ && st.play_to_s ? rp_->startS() + *st.play_to_s : t;
+            const int n = std::max(1, static_cast<int>(std::lround(fps * st.seconds)));
+            for (int i = 0; i < n; ++i) {
+                t = t0 + (t1 - t0) * (n > 1 ? static_cast<double>(i) / (n - 1) : 1.0);
+                if (rp_) scene_.setFrame(frameAt(std::min(t, rp_->endS())));
+                scene_.setCaption(st.caption + (rp_ && (st.time_s || st.play_to_s) ? "  ·  t = " + model::formatDuration(t - rp_->startS())
+                                                                                   : std::string()));
+                emit((shown + st.seconds * (i + 1) / n) / total);
+            }
+            shown += st.seconds;
+        }
+    }
+
+private:
+    void applyStep(const TourStep& st) {
+        if (!st.camera.empty()) scene_.setCamera(st.camera);
+        if (!st.metric.empty()) scene_.setMetric(st.metric);
+        render::Overlays o = scene_.overlays();
+        if (st.streamlines) o.streamlines = *st.streamlines;
+        if (st.links) o.links = *st.links;
+        if (st.slice_m) {
+            o.floor_slice = *st.slice_m >= 0;
+            if (*st.slice_m >= 0) o.slice_height_m = *st.slice_m;
+        }
+        if ((o.streamlines || o.floor_slice) && !rp_) o.streamlines = o.floor_slice = false;  // no air without a run
+        scene_.setOverlays(o);
+        scene_.setSelected(st.select);
+        scene_.setHighlighted(st.highlight);
+        if (!st.focus.empty()) scene_.focus(st.focus);
+    }
+
+    model::Frame frameAt(double t) {
+        model::Frame f = rp_->frameAt(t + 1e-6);
+        const render::Overlays& o = scene_.overlays();
+        if (store_ && (o.streamlines || o.floor_slice || o.aisle_slice || o.isosurface)) {
+            double at = -1e300;
+            for (double ft : store_->airFieldTimes(run_))
+                if (ft <= t + 1e-6) at = ft;
+            if (at != field_at_) {
+                store_->loadAirFields(run_, t + 1e-6, cached_);  // every hall's
+                field_at_ = at;
+            }
+            f.air = cached_.air;
+            f.other_halls_air = cached_.other_halls_air;
+        }
+        return f;
+    }
+
+    void emit(double done) {
+        int wi = 0, hi = 0;
+        std::vector<unsigned char> rgb = scene_.grabRgb(wi, hi);
+        if (wi != sum_.width || hi != sum_.height)
+            throw render::RenderError("the offscreen picture is " + std::to_string(wi) + "x" + std::to_string(hi) +
+                                      ", not the size asked for");
+        enc_.write(rgb);
+        ++sum_.frames;
+        if (progress_ && !progress_(done)) throw render::RenderError("cancelled");
+    }
+
+    render::Scene& scene_;
+    const runs::TelemetryStore* store_;
+    const std::int64_t run_;
+    const std::optional<runs::RunReplay>& rp_;
+    Encoder& enc_;
+    VideoSummary& sum_;
+    const std::function<bool(double)>& progress_;
+    double field_at_ = -1e300;  ///< the time of the air fields in cached_
+    model::Frame cached_;       ///< its air fields only
+};
+
+}  // namespace
 
 VideoSummary writeVideo(const model::Scenario& s, const model::Catalog& c, std::vector<model::FabricLink> links,
                         const runs::TelemetryStore* store, std::int64_t run, const Tour* tour, const std::string& path,
@@ -85,74 +183,11 @@ VideoSummary writeVideo(const model::Scenario& s, const model::Catalog& c, std::
     VideoSummary sum;
     sum.width = w;
     sum.height = h;
-    // The air field when an overlay needs it, read once per stored field.
-    double field_at = -1e300;
-    model::Frame cached;  // its air fields only
-    auto frameAt = [&](double t) {
-        model::Frame f = rp->frameAt(t + 1e-6);
-        const render::Overlays& o = scene.overlays();
-        if (store && (o.streamlines || o.floor_slice || o.aisle_slice || o.isosurface)) {
-            const auto times = store->airFieldTimes(run);
-            double at = -1e300;
-            for (double ft : times)
-                if (ft <= t + 1e-6) at = ft;
-            if (at != field_at) {
-                store->loadAirFields(run, t + 1e-6, cached);  // every hall's
-                field_at = at;
-            }
-            f.air = cached.air;
-            f.other_halls_air = cached.other_halls_air;
-        }
-        return f;
-    };
     try {
         Encoder enc(tmp.string(), w, h, opt.fps, codec);
-        int wi = 0, hi = 0;
-        auto emit = [&](double done) {
-            std::vector<unsigned char> rgb = scene.grabRgb(wi, hi);
-            if (wi != w || hi != h) throw render::RenderError("the offscreen picture is " + std::to_string(wi) + "x" + std::to_string(hi) + ", not the size asked for");
-            enc.write(rgb);
-            ++sum.frames;
-            if (progress && !progress(done)) throw render::RenderError("cancelled");
-        };
-        if (!tour) {
-            const int n = std::max(2, static_cast<int>(std::lround(opt.fps * opt.seconds)));
-            for (int i = 0; i < n; ++i) {
-                const double t = rp->startS() + (rp->endS() - rp->startS()) * i / (n - 1);
-                scene.setFrame(frameAt(t));
-                scene.setCaption((opt.title.empty() ? std::string() : opt.title + "  ·  ") + "t = " + model::formatDuration(t - rp->startS()));
-                emit(static_cast<double>(i + 1) / n);
-            }
-        } else {
-            const double total = tour->seconds();
-            double shown = 0, t = rp ? rp->startS() : 0;
-            for (const TourStep& st : tour->steps) {
-                if (!st.camera.empty()) scene.setCamera(st.camera);
-                if (!st.metric.empty()) scene.setMetric(st.metric);
-                render::Overlays o = scene.overlays();
-                if (st.streamlines) o.streamlines = *st.streamlines;
-                if (st.links) o.links = *st.links;
-                if (st.slice_m) {
-                    o.floor_slice = *st.slice_m >= 0;
-                    if (*st.slice_m >= 0) o.slice_height_m = *st.slice_m;
-                }
-                if ((o.streamlines || o.floor_slice) && !rp) o.streamlines = o.floor_slice = false;  // no air without a run
-                scene.setOverlays(o);
-                scene.setSelected(st.select);
-                scene.setHighlighted(st.highlight);
-                if (!st.focus.empty()) scene.focus(st.focus);
-                if (rp && st.time_s) t = rp->startS() + *st.time_s;
-                const double t0 = t, t1 = rp && st.play_to_s ? rp->startS() + *st.play_to_s : t;
-                const int n = std::max(1, static_cast<int>(std::lround(opt.fps * st.seconds)));
-                for (int i = 0; i < n; ++i) {
-                    t = t0 + (t1 - t0) * (n > 1 ? static_cast<double>(i) / (n - 1) : 1.0);
-                    if (rp) scene.setFrame(frameAt(std::min(t, rp->endS())));
-                    scene.setCaption(st.caption + (rp && (st.time_s || st.play_to_s) ? "  ·  t = " + model::formatDuration(t - rp->startS()) : std::string()));
-                    emit((shown + st.seconds * (i + 1) / n) / total);
-                }
-                shown += st.seconds;
-            }
-        }
+        VideoFrames frames(scene, store, run, rp, enc, sum, progress);
+        if (tour) frames.tour(*tour, opt.fps);
+        else frames.replay(opt);
         enc.finish();
     } catch (...) {
         std::error_code ec;
@@ -169,4 +204,4 @@ VideoSummary writeVideo(const model::Scenario& s, const model::Catalog& c, std::
     return sum;
 }
 
-} // namespace ct::report
+}  // namespace ct::report

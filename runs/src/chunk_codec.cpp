@@ -165,7 +165,7 @@ bool wholeMs(double t, std::int64_t& ms) {
     return static_cast<double>(ms) / 1000.0 == t;
 }
 
-} // namespace
+}  // namespace
 
 std::string encode(const std::pair<double, double>* points, std::size_t n) {
     std::vector<std::int64_t> ms(n);
@@ -250,4 +250,4 @@ void decode(const void* data, std::size_t size, std::vector<std::pair<double, do
     }
 }
 
-} // namespace ct::runs::chunk
+}  // namespace ct::runs::chunk

@@ -7,6 +7,7 @@ namespace ct::runs {
 namespace m = ct::model;
 
 // A double member of an entry, read and written as it is.
+// NOLINTNEXTLINE(bugprone-macro-parentheses): E is a type and member a member name; neither can be parenthesised
 #define CT_SERIES(E, member) [](const E& e) { return e.member; }, [](E& e, double v) { e.member = v; }
 
 const std::vector<SeriesField<m::GpuFrame>>& gpuSeries() {
@@ -130,7 +131,7 @@ template <class E>
 void addRows(std::vector<SeriesRow>& out, std::string_view kind, const std::vector<SeriesField<E>>& t) {
     for (const auto& r : t) out.push_back({kind, r.metric, r.unit});
 }
-} // namespace
+}  // namespace
 
 std::vector<SeriesRow> recordedSeries() {
     std::vector<SeriesRow> out;
@@ -149,4 +150,4 @@ std::vector<SeriesRow> recordedSeries() {
     return out;
 }
 
-} // namespace ct::runs
+}  // namespace ct::runs

@@ -68,7 +68,7 @@ void putRows(const std::vector<E>& entries, const std::vector<SeriesField<E>>& t
         for (const auto& row : table)
             if (recorded(row, e, table)) put(e.id, row, row.get(e));
 }
-} // namespace
+}  // namespace
 
 void RunRecorder::record(const model::Frame& f) {
     const double t = f.time_s;
@@ -124,4 +124,4 @@ void RunRecorder::finish(double end_s) {
     store_.finishRun(run_, end_s);
 }
 
-} // namespace ct::runs
+}  // namespace ct::runs

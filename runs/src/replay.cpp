@@ -19,7 +19,7 @@ std::string guessKind(const std::string& id) {
     if (slash != std::string::npos && id.compare(slash + 1, 3, "gpu") == 0) return "gpu";
     return {};
 }
-} // namespace
+}  // namespace
 
 double valueAt(const std::vector<std::pair<double, double>>& points, double t_s) {
     auto it = std::upper_bound(points.begin(), points.end(), t_s, [](double t, const auto& p) { return t < p.first; });
@@ -169,7 +169,7 @@ private:
     std::map<std::string, std::size_t> idx_;
     std::vector<std::uint32_t> seen_;
 };
-} // namespace
+}  // namespace
 
 model::Frame RunReplay::frameAt(double t) const {
     model::Frame f;
@@ -246,4 +246,4 @@ model::Frame RunReplay::frameAt(double t) const {
     return f;
 }
 
-} // namespace ct::runs
+}  // namespace ct::runs

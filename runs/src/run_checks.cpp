@@ -33,21 +33,23 @@ std::vector<RunFinding> checkRun(const RunReplay& run) {
     for (const auto& [t, v] : *inlet)
         if (t >= run.endS() - window && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
     if (!(hi - lo < 0.3)) return out;  // still moving: a transient, not a balance to check
-    const double q_in = valueAt(*in, run.endS()), q_out = valueAt(*removed, run.endS()) + (doors && !doors->empty() ? valueAt(*doors, run.endS()) : 0.0);
+    const double q_in = valueAt(*in, run.endS()),
+                 q_out = valueAt(*removed, run.endS()) + (doors && !doors->empty() ? valueAt(*doors, run.endS()) : 0.0);
     if (!(q_in > 0) || !std::isfinite(q_out)) return out;
     const double gap = (q_in - q_out) / q_in;
     if (std::abs(gap) <= kHeatImbalanceLimit) return out;
     char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "At steady state the cooling removes %.0f kW of the %.0f kW put into the air (%.0f %% apart; more than %.0f %% is outside "
-                  "what a settled hall can do). Likely cause: %s",
-                  q_out / 1e3, q_in / 1e3, 100 * std::abs(gap), 100 * kHeatImbalanceLimit,
-                  gap > 0 ? "heat is trapped in the room or leaves through a liquid loop the air totals do not count; check failed or "
-                            "short cooling units and the liquid fraction of the servers"
-                          : "more heat is removed than is put in, which breaks conservation of energy: a model error, please report it "
-                            "with the scenario");
+    std::snprintf(
+        buf, sizeof buf,
+        "At steady state the cooling removes %.0f kW of the %.0f kW put into the air (%.0f %% apart; more than %.0f %% is outside "
+        "what a settled hall can do). Likely cause: %s",
+        q_out / 1e3, q_in / 1e3, 100 * std::abs(gap), 100 * kHeatImbalanceLimit,
+        gap > 0 ? "heat is trapped in the room or leaves through a liquid loop the air totals do not count; check failed or "
+                  "short cooling units and the liquid fraction of the servers"
+                : "more heat is removed than is put in, which breaks conservation of energy: a model error, please report it "
+                  "with the scenario");
     out.push_back({RunFinding::Level::Warning, buf, duration, ""});
     return out;
 }
 
-} // namespace ct::runs
+}  // namespace ct::runs

@@ -26,7 +26,7 @@ void take(json& j, const char* key, bool& out) {
     if (it->is_boolean()) out = it->get<bool>();
     j.erase(it);
 }
-} // namespace
+}  // namespace
 
 RunMeta RunMeta::parse(const std::string& text) {
     RunMeta m;
@@ -99,4 +99,4 @@ std::string RunMeta::toJson() const {
     return j.dump();
 }
 
-} // namespace ct::runs
+}  // namespace ct::runs

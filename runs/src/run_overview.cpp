@@ -1,6 +1,5 @@
 #include <clustertwin/runs/run_overview.hpp>
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -73,7 +72,7 @@ RunOverview describe(const TelemetryStore& store, const RunInfo& info, const Kin
     return o;
 }
 
-} // namespace
+}  // namespace
 
 RunOverview describeRun(const TelemetryStore& store, std::int64_t run) {
     for (const auto& r : store.runs())
@@ -102,4 +101,4 @@ std::string formatRunTime(const RunOverview& r, double t_s) {
     return buf;
 }
 
-} // namespace ct::runs
+}  // namespace ct::runs

@@ -52,4 +52,4 @@ std::optional<double> parseTimeSpec(std::string_view text, double run_start_s) {
     }
 }
 
-} // namespace ct::runs
+}  // namespace ct::runs

@@ -2,11 +2,11 @@
 
 #include "store_impl.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
 
 namespace ct::runs {
@@ -68,7 +68,7 @@ std::string nowIso() {
     return buf;
 }
 
-} // namespace
+}  // namespace
 
 TelemetryStore::TelemetryStore(std::unique_ptr<Impl> impl) : d_(std::move(impl)) {}
 TelemetryStore::TelemetryStore(TelemetryStore&&) noexcept = default;
@@ -98,7 +98,9 @@ TelemetryStore TelemetryStore::open(const std::string& path, Mode mode) {
     }
     sqlite3_busy_timeout(impl->db, 5000);
     try {
-        impl->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY;");
+        impl->exec(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-262144; PRAGMA "
+            "temp_store=MEMORY;");
     } catch (const StoreError& e) {
         throw StoreError(path + ": not a ClusterTwin store (" + e.what() + ")");
     }
@@ -117,7 +119,7 @@ TelemetryStore TelemetryStore::open(const std::string& path, Mode mode) {
         if (v >= 0) {
             if (v > kSchemaVersion)
                 throw StoreError(path + ": store schema version " + std::to_string(v) + " is newer than this program's (" +
-                                  std::to_string(kSchemaVersion) + ")");
+                                 std::to_string(kSchemaVersion) + ")");
             if (v < 3) {
                 if (v < 2) {
                     // Version 1: events without threshold. Add it (nullable: older rows have none).
@@ -174,8 +176,9 @@ std::vector<RunInfo> TelemetryStore::runs() const {
 
 void TelemetryStore::upsertEntities(const std::vector<EntityInfo>& entities) {
     d_->transaction([&] {
-        Stmt s(d_->db, "INSERT INTO entities(id, kind, parent, name) VALUES(?1, ?2, ?3, ?4) "
-                       "ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, parent = excluded.parent, name = excluded.name",
+        Stmt s(d_->db,
+               "INSERT INTO entities(id, kind, parent, name) VALUES(?1, ?2, ?3, ?4) "
+               "ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, parent = excluded.parent, name = excluded.name",
                d_->path);
         for (const auto& e : entities) {
             s.bind(1, e.id).bind(2, e.kind).bind(3, e.parent).bind(4, e.name);
@@ -245,7 +248,8 @@ void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent
 }
 
 std::int64_t TelemetryStore::eventCount(std::int64_t run, const std::string& kind) const {
-    Stmt s(d_->db, kind.empty() ? "SELECT count(*) FROM events WHERE run_id = ?1" : "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2",
+    Stmt s(d_->db,
+           kind.empty() ? "SELECT count(*) FROM events WHERE run_id = ?1" : "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2",
            d_->path);
     s.bind(1, run);
     if (!kind.empty()) s.bind(2, kind);
@@ -270,10 +274,13 @@ std::vector<StoredEvent> TelemetryStore::events(std::int64_t run) const {
 void TelemetryStore::writeAirField(std::int64_t run, double t_s, const model::AirField& f) {
     const std::size_t n = static_cast<std::size_t>(f.nx) * f.ny * f.nz;
     if (n == 0 || f.temp_c.size() != n || (!f.velocity_ms.empty() && f.velocity_ms.size() != 3 * n))
-        throw StoreError(d_->path + ": air field of hall " + std::to_string(f.hall) + " at t=" + std::to_string(t_s) + " has inconsistent sizes");
+        throw StoreError(d_->path + ": air field of hall " + std::to_string(f.hall) + " at t=" + std::to_string(t_s) +
+                         " has inconsistent sizes");
     if (f.hall < 0) throw StoreError(d_->path + ": air field at t=" + std::to_string(t_s) + " names hall " + std::to_string(f.hall));
     if (f.hall == 0) {
-        Stmt s(d_->db, "INSERT OR REPLACE INTO air_fields(run_id, t, nx, ny, nz, cell_m, temp, velocity, seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        Stmt s(d_->db,
+               "INSERT OR REPLACE INTO air_fields(run_id, t, nx, ny, nz, cell_m, temp, velocity, seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+               "?8, ?9)",
                d_->path);
         s.bind(1, run).bind(2, t_s).bind(3, std::int64_t{f.nx}).bind(4, std::int64_t{f.ny}).bind(5, std::int64_t{f.nz}).bind(6, f.cell_m);
         s.bindFloats(7, f.temp_c).bindFloats(8, f.velocity_ms).bindFloats(9, f.supply_points_m);
@@ -281,9 +288,15 @@ void TelemetryStore::writeAirField(std::int64_t run, double t_s, const model::Ai
         return;
     }
     Stmt s(d_->db,
-           "INSERT OR REPLACE INTO hall_air_fields(run_id, hall, t, nx, ny, nz, cell_m, temp, velocity, seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+           "INSERT OR REPLACE INTO hall_air_fields(run_id, hall, t, nx, ny, nz, cell_m, temp, velocity, seeds) VALUES(?1, ?2, ?3, ?4, ?5, "
+           "?6, ?7, ?8, ?9, ?10)",
            d_->path);
-    s.bind(1, run).bind(2, std::int64_t{f.hall}).bind(3, t_s).bind(4, std::int64_t{f.nx}).bind(5, std::int64_t{f.ny}).bind(6, std::int64_t{f.nz});
+    s.bind(1, run)
+        .bind(2, std::int64_t{f.hall})
+        .bind(3, t_s)
+        .bind(4, std::int64_t{f.nx})
+        .bind(5, std::int64_t{f.ny})
+        .bind(6, std::int64_t{f.nz});
     s.bind(7, f.cell_m).bindFloats(8, f.temp_c).bindFloats(9, f.velocity_ms).bindFloats(10, f.supply_points_m);
     s.step();
 }
@@ -303,7 +316,9 @@ void TelemetryStore::writeAirFields(std::int64_t run, const model::Frame& f) {
 }
 
 std::vector<double> TelemetryStore::airFieldTimes(std::int64_t run, int hall) const {
-    Stmt s(d_->db, hall == 0 ? "SELECT t FROM air_fields WHERE run_id = ?1 ORDER BY t" : "SELECT t FROM hall_air_fields WHERE run_id = ?1 AND hall = ?2 ORDER BY t",
+    Stmt s(d_->db,
+           hall == 0 ? "SELECT t FROM air_fields WHERE run_id = ?1 ORDER BY t"
+                     : "SELECT t FROM hall_air_fields WHERE run_id = ?1 AND hall = ?2 ORDER BY t",
            d_->path);
     s.bind(1, run);
     if (hall != 0) s.bind(2, std::int64_t{hall});
@@ -338,20 +353,27 @@ void TelemetryStore::loadAirFields(std::int64_t run, double t_s, model::Frame& f
 
 std::optional<model::AirField> TelemetryStore::airFieldAt(std::int64_t run, double t_s, int hall) const {
     Stmt s(d_->db,
-           hall == 0 ? "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM air_fields WHERE run_id = ?1 AND t <= ?2 ORDER BY t DESC LIMIT 1"
-                     : "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM hall_air_fields WHERE run_id = ?1 AND t <= ?2 AND hall = ?3 "
-                       "ORDER BY t DESC LIMIT 1",
+           hall == 0
+               ? "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM air_fields WHERE run_id = ?1 AND t <= ?2 ORDER BY t DESC LIMIT 1"
+               : "SELECT nx, ny, nz, cell_m, temp, velocity, seeds FROM hall_air_fields WHERE run_id = ?1 AND t <= ?2 AND hall = ?3 "
+                 "ORDER BY t DESC LIMIT 1",
            d_->path);
     s.bind(1, run).bind(2, t_s);
     if (hall != 0) s.bind(3, std::int64_t{hall});
     if (!s.step()) return std::nullopt;
-    model::AirField f{static_cast<int>(s.integer(0)), static_cast<int>(s.integer(1)), static_cast<int>(s.integer(2)), s.real(3),
-                      s.floats(4), s.floats(5), s.floats(6), hall};
+    model::AirField f{static_cast<int>(s.integer(0)),
+                      static_cast<int>(s.integer(1)),
+                      static_cast<int>(s.integer(2)),
+                      s.real(3),
+                      s.floats(4),
+                      s.floats(5),
+                      s.floats(6),
+                      hall};
     const std::size_t n = static_cast<std::size_t>(f.nx) * f.ny * f.nz;
     if (f.temp_c.size() != n || (!f.velocity_ms.empty() && f.velocity_ms.size() != 3 * n))
-        throw StoreError(d_->path + ": the air field of run " + std::to_string(run) + ", hall " + std::to_string(hall) + " near t=" +
-                          std::to_string(t_s) + " is damaged");
+        throw StoreError(d_->path + ": the air field of run " + std::to_string(run) + ", hall " + std::to_string(hall) +
+                         " near t=" + std::to_string(t_s) + " is damaged");
     return f;
 }
 
-} // namespace ct::runs
+}  // namespace ct::runs

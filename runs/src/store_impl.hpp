@@ -22,15 +22,15 @@ public:
     Stmt& operator=(const Stmt&) = delete;
     Stmt& bind(int i, double v) { return check(sqlite3_bind_double(s_, i, v)); }
     Stmt& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(s_, i, v)); }
-    Stmt& bind(int i, const std::string& v) { return check(sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT)); }
+    Stmt& bind(int i, const std::string& v) {
+        return check(sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    }
     Stmt& bindNull(int i) { return check(sqlite3_bind_null(s_, i)); }
     Stmt& bindFloats(int i, const std::vector<float>& v) {
         if (v.empty()) return bindNull(i);
         return check(sqlite3_bind_blob64(s_, i, v.data(), v.size() * sizeof(float), SQLITE_TRANSIENT));
     }
-    Stmt& bindBlob(int i, const std::string& v) {
-        return check(sqlite3_bind_blob64(s_, i, v.data(), v.size(), SQLITE_TRANSIENT));
-    }
+    Stmt& bindBlob(int i, const std::string& v) { return check(sqlite3_bind_blob64(s_, i, v.data(), v.size(), SQLITE_TRANSIENT)); }
     const void* blob(int c) const { return sqlite3_column_blob(s_, c); }
     std::size_t bytes(int c) const { return static_cast<std::size_t>(sqlite3_column_bytes(s_, c)); }
     std::vector<float> floats(int c) const {
@@ -63,9 +63,7 @@ private:
         if (rc != SQLITE_OK) fail("bind");
         return *this;
     }
-    [[noreturn]] void fail(const char* what) const {
-        throw StoreError(path_ + ": SQLite " + what + " failed: " + sqlite3_errmsg(db_));
-    }
+    [[noreturn]] void fail(const char* what) const { throw StoreError(path_ + ": SQLite " + what + " failed: " + sqlite3_errmsg(db_)); }
     sqlite3* db_;
     sqlite3_stmt* s_ = nullptr;
     const std::string& path_;
@@ -75,7 +73,7 @@ private:
 /// and drops the table. Call inside a transaction.
 void moveRowSamplesIntoChunks(sqlite3* db, const std::string& path);
 
-} // namespace ct::runs::detail
+}  // namespace ct::runs::detail
 
 namespace ct::runs {
 
@@ -109,5 +107,4 @@ struct TelemetryStore::Impl {
     }
 };
 
-
-} // namespace ct::runs
+}  // namespace ct::runs

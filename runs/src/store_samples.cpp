@@ -90,7 +90,7 @@ Points chunkPoints(sqlite3* db, const std::string& path, std::int64_t series, do
     return p;
 }
 
-} // namespace
+}  // namespace
 
 WriteStats& WriteStats::operator+=(const WriteStats& o) {
     if (conflicts == 0 && o.conflicts > 0) {
@@ -120,7 +120,8 @@ WriteStats TelemetryStore::writeBatch(std::vector<Sample> samples, const std::ve
             std::size_t b = a;
             fresh.clear();
             for (; b < samples.size() && samples[b].series == series; ++b) {
-                if (!fresh.empty() && fresh.back().first == samples[b].t_s) countRepeat(st, series, samples[b].t_s, fresh.back().second, samples[b].value);
+                if (!fresh.empty() && fresh.back().first == samples[b].t_s)
+                    countRepeat(st, series, samples[b].t_s, fresh.back().second, samples[b].value);
                 else fresh.emplace_back(samples[b].t_s, samples[b].value);
             }
             a = b;
@@ -225,13 +226,16 @@ std::vector<SeriesSummary> TelemetryStore::seriesSummary(std::int64_t run) const
     s.bind(1, run);
     std::vector<SeriesSummary> out;
     while (s.step())
-        out.push_back({s.integer(0), {s.text(1), s.text(2), s.text(3), s.text(4)}, s.integer(5), s.null(6) ? 0.0 : s.real(6),
+        out.push_back({s.integer(0),
+                       {s.text(1), s.text(2), s.text(3), s.text(4)},
+                       s.integer(5),
+                       s.null(6) ? 0.0 : s.real(6),
                        s.null(7) ? 0.0 : s.real(7)});
     return out;
 }
 
-std::vector<SeriesValues> TelemetryStore::values(std::int64_t run, const std::string& metric,
-                                                 const std::vector<std::string>& entities, double t0, double t1) const {
+std::vector<SeriesValues> TelemetryStore::values(std::int64_t run, const std::string& metric, const std::vector<std::string>& entities,
+                                                 double t0, double t1) const {
     Stmt ser(d_->db, "SELECT id, entity, metric, unit, source FROM series WHERE run_id = ?1 AND metric = ?2 ORDER BY entity, source",
              d_->path);
     ser.bind(1, run).bind(2, metric);
@@ -369,6 +373,6 @@ void moveRowSamplesIntoChunks(sqlite3* db, const std::string& path) {
     }
 }
 
-} // namespace detail
+}  // namespace detail
 
-} // namespace ct::runs
+}  // namespace ct::runs

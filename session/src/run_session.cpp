@@ -75,7 +75,7 @@ struct Tally {
     }
 };
 
-} // namespace
+}  // namespace
 
 RunOutcome RunSession::run(const RunCallbacks& cb) {
     if (d_->ran) throw sim::SimError("a run session runs once");
@@ -145,4 +145,4 @@ RunOutcome RunSession::run(const RunCallbacks& cb) {
     return out;
 }
 
-} // namespace ct::session
+}  // namespace ct::session

@@ -25,15 +25,24 @@ struct Entry {
 // The first is the default: the answer must be right first. lbm: two copies of 19 FP32 populations, the running
 // means of velocity and eddy viscosity, the buoyancy temperature and flags.
 constexpr Entry kSolvers[] = {
-    {"lbm", &makeLbmAir, (2 * 19 + 8) * sizeof(float), "Lattice Boltzmann (jets, buoyancy, turbulence)",
+    {"lbm",
+     &makeLbmAir,
+     (2 * 19 + 8) * sizeof(float),
+     "Lattice Boltzmann (jets, buoyancy, turbulence)",
      "lattice Boltzmann with turbulence and buoyancy: carries supply jets, plumes and recirculation; the answer to plan with",
      false,
-     {{"lattice-stride", "N", "once the flow has settled, run the lattice one step in N and carry heat on its mean flow in between (4; 1 = every step)"},
+     {{"lattice-stride", "N",
+       "once the flow has settled, run the lattice one step in N and carry heat on its mean flow in between (4; 1 = every step)"},
       {nullptr, nullptr, nullptr}}},
-    {"quick", &makeQuickAir, 0, "Quick: potential flow (approximate)",
-     "potential flow without momentum or buoyancy: jets do not cross the room, inlets can be far off; approximate, fast", true,
+    {"quick",
+     &makeQuickAir,
+     0,
+     "Quick: potential flow (approximate)",
+     "potential flow without momentum or buoyancy: jets do not cross the room, inlets can be far off; approximate, fast",
+     true,
      {{"quick-substep", "T",
-       "the heat transport's sub-step (0.1s); cells whose air would leave faster hold it that long (same steady state, fastest transport delayed); 0 = the explicit limit"},
+       "the heat transport's sub-step (0.1s); cells whose air would leave faster hold it that long (same steady state, fastest transport "
+       "delayed); 0 = the explicit limit"},
       {nullptr, nullptr, nullptr}}},
 };
 
@@ -46,7 +55,7 @@ const Entry& entry(std::string_view name) {
     throw SimError(msg + ")");
 }
 
-} // namespace
+}  // namespace
 
 std::vector<AirSolverInfo> airSolvers() {
     std::vector<AirSolverInfo> v;
@@ -76,4 +85,4 @@ std::uint64_t airSolverBytes(std::string_view name, const AirGridSpec& grid) {
     return airModelBytes(grid) + n(grid.width_m) * n(grid.depth_m) * n(grid.height_m) * entry(name).bytes_per_padded_cell;
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <map>
+#include <set>
 #include <string>
 
 namespace ct::sim {
@@ -19,19 +19,27 @@ using model::Facing;
 
 Facing opposite(Facing f) {
     switch (f) {
-    case Facing::North: return Facing::South;
-    case Facing::South: return Facing::North;
-    case Facing::East: return Facing::West;
-    default: return Facing::East;
+        case Facing::North:
+            return Facing::South;
+        case Facing::South:
+            return Facing::North;
+        case Facing::East:
+            return Facing::West;
+        default:
+            return Facing::East;
     }
 }
 
 PortJet along(Facing f) {
     switch (f) {
-    case Facing::North: return {0, 1, 0, 1};
-    case Facing::South: return {0, -1, 0, 1};
-    case Facing::East: return {1, 0, 0, 1};
-    default: return {-1, 0, 0, 1};
+        case Facing::North:
+            return {0, 1, 0, 1};
+        case Facing::South:
+            return {0, -1, 0, 1};
+        case Facing::East:
+            return {1, 0, 0, 1};
+        default:
+            return {-1, 0, 0, 1};
     }
 }
 
@@ -102,7 +110,7 @@ private:
     double c_, margin_;
     double rack_q_max_ = 0;  // all racks at full fan speed
     HallAirPorts out_;
-    std::set<int> used_;  // cells already in a port: a cell belongs to one port at most
+    std::set<int> used_;       // cells already in a port: a cell belongs to one port at most
     std::vector<int> region_;  // per cell: the connected fluid region (−1 solid); the room is the largest
     std::vector<std::pair<const model::Containment*, model::ContainedAisle>> aisles_;
 
@@ -246,7 +254,8 @@ private:
             // In a row: the hot aisle's air in through the back, cooled air out of the front, over its height.
             auto supply = faceCells(b, u.facing, 0, levels, 1, &blocked);
             auto ret = faceCells(b, opposite(u.facing), 0, levels, 1, &blocked);
-            if (supply.empty() || ret.empty()) throw SimError("in-row cooler " + u.id + ": its " + (supply.empty() ? "front" : "back") + " is blocked");
+            if (supply.empty() || ret.empty())
+                throw SimError("in-row cooler " + u.id + ": its " + (supply.empty() ? "front" : "back") + " is blocked");
             out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(m.airflow_m3s, supply.size()));
             up.supply = port(std::move(supply), true, along(u.facing));
             up.ret = port(std::move(ret), false, {});
@@ -264,7 +273,8 @@ private:
                     if (!air_.solid(air_.index(i, j, k0))) ret.push_back(air_.index(i, j, k0));
         }
         if (ret.empty()) ret = faceCells(b, opposite(u.facing), levels / 2, levels, 1, &blocked);
-        if (supply.empty() || (ret.empty() && !hall_.ceiling_return)) throw SimError("cooling unit " + u.id + ": its supply or return is blocked");
+        if (supply.empty() || (ret.empty() && !hall_.ceiling_return))
+            throw SimError("cooling unit " + u.id + ": its supply or return is blocked");
         if (!hall_.raised_floor)
             out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(std::min(m.airflow_m3s, margin_ * rack_q_max_), supply.size()));
         up.supply = port(std::move(supply), true, along(u.facing));
@@ -406,9 +416,10 @@ private:
             int i, j, k_roof;
             air_.cellOf(a.box.x0, a.box.y0, a.roof_m + c_ / 2, i, j, k_roof);
             std::vector<int> in, out;
+            const auto& box = a.box;  // a name to capture: a structured binding cannot be (before C++20 in clang 14)
             auto layer = [&](int k, bool inside) {
                 const double z = (k + 0.5) * c_;
-                return cellsIn(a.box.x0, a.box.y0, a.box.x1, a.box.y1, z, z, g, inside);
+                return cellsIn(box.x0, box.y0, box.x1, box.y1, z, z, g, inside);
             };
             if (k_roof + 1 < air_.nz()) {
                 for (int k = k_roof - 1; k >= std::max(0, k_roof - 2) && in.empty(); --k) in = layer(k, true);
@@ -457,10 +468,10 @@ private:
     }
 };
 
-} // namespace
+}  // namespace
 
 HallAirPorts buildHallAir(const model::Hall& hall, const model::Catalog& catalog, AirSolver& solver, double unit_airflow_margin) {
     return Builder(hall, catalog, solver, unit_airflow_margin).build();
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

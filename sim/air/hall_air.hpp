@@ -31,9 +31,9 @@ struct UnitAirPorts {
 /// containment, joined to the room by leak ports (air through the panels' gaps): room → region (a sink in the
 /// room, a source inside) and region → room.
 struct AirRegion {
-    std::string containment;          ///< its containment's id ("" for the room)
-    bool cold = false;                ///< a contained cold aisle (else hot)
-    double leakage = 0;               ///< the containment's leakage fraction
+    std::string containment;  ///< its containment's id ("" for the room)
+    bool cold = false;        ///< a contained cold aisle (else hot)
+    double leakage = 0;       ///< the containment's leakage fraction
     int leak_in_sink = -1, leak_in_source = -1;
     int leak_out_sink = -1, leak_out_source = -1;
 };
@@ -45,11 +45,11 @@ struct HallAirPorts {
     std::vector<int> tiles;
     /// Ducted ceiling return: the grilles the perimeter units draw from; one port per region with grilles.
     std::vector<int> grilles;
-    std::vector<AirRegion> regions;   ///< [0] is the room
-    std::vector<int> port_region;     ///< the region of every port, by port number
+    std::vector<AirRegion> regions;  ///< [0] is the room
+    std::vector<int> port_region;    ///< the region of every port, by port number
     /// Containments whose aisles stay open to the room at this grid (no roof or doors): not sealed regions.
     std::vector<std::string> unsealed;
-    double fastest_jet_ms = 0;        ///< the fastest source jet at the equipment's maximum airflow
+    double fastest_jet_ms = 0;  ///< the fastest source jet at the equipment's maximum airflow
 };
 
 /// `unit_airflow_margin`: units blow at most this multiple of the racks' airflow (the engine's rule), which
@@ -57,4 +57,4 @@ struct HallAirPorts {
 /// blocked by a wall or equipment, and for unknown catalog models.
 HallAirPorts buildHallAir(const model::Hall& hall, const model::Catalog& catalog, AirSolver& solver, double unit_airflow_margin);
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -27,9 +27,8 @@ struct Grid {
 };
 
 /// One thread per cell, x fastest (coalesced): the CPU's interior loop, bounds made explicit.
-__global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ fx,
-                           const float* __restrict__ fy, const float* __restrict__ fz, const unsigned char* __restrict__ nb, Grid g,
-                           float diff, float dt_v) {
+__global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ fx, const float* __restrict__ fy,
+                           const float* __restrict__ fz, const unsigned char* __restrict__ nb, Grid g, float diff, float dt_v) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y;
     const int kk = blockIdx.z;
@@ -46,14 +45,15 @@ __global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, 
     const float tu = kk + 1 < g.nz ? t[c + plane] : tc;
     const int xf = i + (g.nx + 1) * (j + g.ny * kk);
     const int yf = i + g.nx * (j + (g.ny + 1) * kk);
-    t2[c] = k::advectDiffuse(tc, tw, te, ts, tn, td, tu, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], nb[c], diff, dt_v);
+    t2[c] =
+        k::advectDiffuse(tc, tw, te, ts, tn, td, tu, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], nb[c], diff, dt_v);
 }
 
 /// One thread per cell: the TVD / variable-diffusivity step, as the CPU's tvdRow (air_model.cpp). Neighbours beyond
 /// the grid read the cell itself; their bits are clear, so they never count.
 __global__ void tvdKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ kt, const float* __restrict__ fx,
-                          const float* __restrict__ fy, const float* __restrict__ fz, const unsigned* __restrict__ nbw, Grid g,
-                          float h, float kappa, float dt_v, unsigned far_mask) {
+                          const float* __restrict__ fy, const float* __restrict__ fz, const unsigned* __restrict__ nbw, Grid g, float h,
+                          float kappa, float dt_v, unsigned far_mask) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y;
     const int kk = blockIdx.z;
@@ -74,12 +74,13 @@ __global__ void tvdKernel(const float* __restrict__ t, float* __restrict__ t2, c
     const float gn = static_cast<float>((m >> 3) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 1, 0)]));
     const float gd = static_cast<float>((m >> 4) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 0, -1)]));
     const float gu = static_cast<float>((m >> 5) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 0, 1)]));
-    k::Stencil13 v{t[c],           t[at(-1, 0, 0)], t[at(1, 0, 0)], t[at(0, -1, 0)], t[at(0, 1, 0)],  t[at(0, 0, -1)], t[at(0, 0, 1)],
-                   t[at(-2, 0, 0)], t[at(2, 0, 0)],  t[at(0, -2, 0)], t[at(0, 2, 0)], t[at(0, 0, -2)], t[at(0, 0, 2)]};
+    k::Stencil13 v{t[c],           t[at(-1, 0, 0)], t[at(1, 0, 0)], t[at(0, -1, 0)], t[at(0, 1, 0)], t[at(0, 0, -1)],
+                   t[at(0, 0, 1)], t[at(-2, 0, 0)], t[at(2, 0, 0)], t[at(0, -2, 0)], t[at(0, 2, 0)], t[at(0, 0, -2)],
+                   t[at(0, 0, 2)]};
     const int xf = i + (g.nx + 1) * (j + g.ny * kk);
     const int yf = i + g.nx * (j + (g.ny + 1) * kk);
-    t2[c] = k::advectDiffuseTvd(v, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], m, (w >> 8) & far_mask, gw, ge, gs,
-                                gn, gd, gu, dt_v);
+    t2[c] = k::advectDiffuseTvd(v, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], m, (w >> 8) & far_mask, gw, ge, gs, gn,
+                                gd, gu, dt_v);
 }
 
 /// One thread per wall entry: conduction across the half cell to a fixed-temperature face; each face's total.
@@ -131,7 +132,8 @@ __global__ void applyKernel(const double* __restrict__ x, double* __restrict__ y
 __global__ void dotKernel(const double* __restrict__ a, const double* __restrict__ b, std::size_t n, double* out) {
     __shared__ double part[256];
     double s = 0;
-    for (std::size_t c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += static_cast<std::size_t>(blockDim.x) * gridDim.x) s += a[c] * b[c];
+    for (std::size_t c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += static_cast<std::size_t>(blockDim.x) * gridDim.x)
+        s += a[c] * b[c];
     part[threadIdx.x] = s;
     __syncthreads();
     for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -170,7 +172,7 @@ __global__ void residualKernel(const double* __restrict__ b, const double* __res
 constexpr int kBlock = 256;
 unsigned blocks(std::size_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-} // namespace
+}  // namespace
 
 struct AirDevice::Impl {
     Grid g{};
@@ -186,7 +188,9 @@ struct AirDevice::Impl {
     // CG work vectors and a device scalar for dot products.
     Buf<double> x, b, r, z, p, ap, diag, scalar;
 
-    dim3 gridDims() const { return dim3(static_cast<unsigned>((g.nx + 127) / 128), static_cast<unsigned>(g.ny), static_cast<unsigned>(g.nz)); }
+    dim3 gridDims() const {
+        return dim3(static_cast<unsigned>((g.nx + 127) / 128), static_cast<unsigned>(g.ny), static_cast<unsigned>(g.nz));
+    }
     /// After a cell kernel wrote t2: every port's exchange onto it, then t2 becomes the field.
     void portsAndSwap(float dt_v) {
         const int entries = static_cast<int>(cells.n);
@@ -218,7 +222,8 @@ AirDevice::AirDevice(int nx, int ny, int nz) : d_(std::make_unique<Impl>()) {
 
 AirDevice::~AirDevice() = default;
 
-void AirDevice::setGeometry(const std::vector<unsigned char>& nb, const std::vector<unsigned char>& solid, const std::vector<std::uint32_t>& nbw) {
+void AirDevice::setGeometry(const std::vector<unsigned char>& nb, const std::vector<unsigned char>& solid,
+                            const std::vector<std::uint32_t>& nbw) {
     d_->nb.upload(nb.data(), nb.size());
     d_->solid.upload(solid.data(), solid.size());
     static_assert(sizeof(unsigned) == sizeof(std::uint32_t), "nbw words are 32 bits");
@@ -235,7 +240,8 @@ void AirDevice::setEddyDiffusivity(const float* kt) {
     }
 }
 
-void AirDevice::setWalls(const std::vector<int>& cells, const std::vector<float>& g, const std::vector<float>& t_wall, const std::vector<int>& face) {
+void AirDevice::setWalls(const std::vector<int>& cells, const std::vector<float>& g, const std::vector<float>& t_wall,
+                         const std::vector<int>& face) {
     Impl& d = *d_;
     d.wall_cells.upload(cells.data(), cells.size());
     d.wall_g.upload(g.data(), g.size());
@@ -261,7 +267,8 @@ void AirDevice::setPorts(const std::vector<int>& cells, const std::vector<int>& 
     d_->sums.alloc(static_cast<std::size_t>(ports));
 }
 
-void AirDevice::setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<unsigned char>& source) {
+void AirDevice::setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in,
+                             const std::vector<unsigned char>& source) {
     d_->q.upload(q_per_cell.data(), q_per_cell.size());
     d_->t_in.upload(t_in.data(), t_in.size());
     d_->source.upload(source.data(), source.size());
@@ -283,7 +290,8 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
     const int walls = static_cast<int>(d.wall_cells.n);
     if (walls > 0) {
         CT_DEV_CHECK(cudaMemsetAsync(d.wall_flows.p, 0, 6 * sizeof(double)));
-        wallKernel<<<blocks(walls), kBlock>>>(d.t.p, d.t2.p, d.wall_cells.p, d.wall_g.p, d.wall_t.p, d.wall_face.p, walls, dt_v, d.wall_flows.p);
+        wallKernel<<<blocks(walls), kBlock>>>(d.t.p, d.t2.p, d.wall_cells.p, d.wall_g.p, d.wall_t.p, d.wall_face.p, walls, dt_v,
+                                              d.wall_flows.p);
         CT_DEV_LAUNCHED();
     }
     d.portsAndSwap(dt_v);
@@ -370,4 +378,4 @@ double deviceCopyBandwidth() {
 
 void deviceSynchronize() { CT_DEV_CHECK(cudaDeviceSynchronize()); }
 
-} // namespace ct::sim::detail
+}  // namespace ct::sim::detail

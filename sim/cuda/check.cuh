@@ -14,15 +14,14 @@ public:
 };
 
 inline std::string errorText(cudaError_t e, const char* call, const char* file, int line) {
-    return std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " + cudaGetErrorName(e) +
-           " (" + cudaGetErrorString(e) + ")";
+    return std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) +
+           ")";
 }
 
-} // namespace ct::sim::cuda
+}  // namespace ct::sim::cuda
 
-#define CT_CUDA_CHECK(call)                                                                           \
-    do {                                                                                              \
-        const cudaError_t ct_err_ = (call);                                                           \
-        if (ct_err_ != cudaSuccess)                                                                   \
-            throw ::ct::sim::cuda::CudaError(::ct::sim::cuda::errorText(ct_err_, #call, __FILE__, __LINE__)); \
+#define CT_CUDA_CHECK(call)                                                                                                           \
+    do {                                                                                                                              \
+        const cudaError_t ct_err_ = (call);                                                                                           \
+        if (ct_err_ != cudaSuccess) throw ::ct::sim::cuda::CudaError(::ct::sim::cuda::errorText(ct_err_, #call, __FILE__, __LINE__)); \
     } while (0)

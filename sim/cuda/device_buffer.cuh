@@ -40,4 +40,4 @@ struct DeviceBuffer {
     }
 };
 
-} // namespace ct::sim::cuda
+}  // namespace ct::sim::cuda

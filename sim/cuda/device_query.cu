@@ -10,8 +10,8 @@ bool queryDevice(std::string& description, std::string& why_not) {
         int count = 0;
         const cudaError_t e = cudaGetDeviceCount(&count);
         if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || (e == cudaSuccess && count == 0)) {
-            why_not = e == cudaErrorInsufficientDriver ? "the NVIDIA driver is missing or too old for this CUDA build"
-                                                       : "no CUDA device found";
+            why_not =
+                e == cudaErrorInsufficientDriver ? "the NVIDIA driver is missing or too old for this CUDA build" : "no CUDA device found";
             cudaGetLastError();  // clear the sticky error
             return false;
         }
@@ -29,4 +29,4 @@ bool queryDevice(std::string& description, std::string& why_not) {
     }
 }
 
-} // namespace ct::sim::cuda
+}  // namespace ct::sim::cuda

@@ -23,8 +23,8 @@ struct Dims {
 
 /// The bounce-back pre-pass: each link's solid-side population becomes the fluid cell's opposite one plus the
 /// wall's motion term, so that the collision kernel is a pure pull.
-__global__ void bounceKernel(float* f, unsigned long long n, const int* solid, const int* fluid, const unsigned char* qs,
-                             const float* term, int count) {
+__global__ void bounceKernel(float* f, unsigned long long n, const int* solid, const int* fluid, const unsigned char* qs, const float* term,
+                             int count) {
     const int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= count) return;
     const int q = qs[e];
@@ -32,8 +32,8 @@ __global__ void bounceKernel(float* f, unsigned long long n, const int* solid, c
 }
 
 __global__ void collideKernel(const float* __restrict__ src, float* __restrict__ dst, const unsigned char* __restrict__ flag,
-                              const float* __restrict__ temp, float* __restrict__ sum_u,
-                              float* __restrict__ sum_nu, Dims d, LatticeStepParams prm, unsigned long long* bad) {
+                              const float* __restrict__ temp, float* __restrict__ sum_u, float* __restrict__ sum_nu, Dims d,
+                              LatticeStepParams prm, unsigned long long* bad) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y, k = blockIdx.z;
     const int nx = d.px - 2, ny = d.py - 2;
@@ -101,7 +101,7 @@ __global__ void periodicKernel(float* f, Dims d, int axis) {
     }
 }
 
-} // namespace
+}  // namespace
 
 struct LatticeDevice::Impl {
     Dims d{};
@@ -175,12 +175,12 @@ long long LatticeDevice::step(const LatticeStepParams& p) {
     const unsigned long long none = ULLONG_MAX;
     CT_CUDA_CHECK(cudaMemcpy(s.bad.p, &none, sizeof none, cudaMemcpyHostToDevice));
     const int nx = d.px - 2;
-    collideKernel<<<dim3((nx + 63) / 64, d.py - 2, d.pz - 2), 64>>>(s.a.p, s.b.p, s.flag.p, p.buoyancy ? s.temp.p : nullptr,
-                                                                  s.sum_u.p, s.sum_nu.p, d, p, s.bad.p);
+    collideKernel<<<dim3((nx + 63) / 64, d.py - 2, d.pz - 2), 64>>>(s.a.p, s.b.p, s.flag.p, p.buoyancy ? s.temp.p : nullptr, s.sum_u.p,
+                                                                    s.sum_nu.p, d, p, s.bad.p);
     CT_CUDA_CHECK(cudaGetLastError());
     if (s.port_entries > 0) {
         portKernel<<<(s.port_entries + 127) / 128, 128>>>(s.b.p, d.n, s.port_cells.p, s.port_of.p, s.port_entries, s.port_q.p,
-                                                         s.port_source.p, s.port_jet.p);
+                                                          s.port_source.p, s.port_jet.p);
         CT_CUDA_CHECK(cudaGetLastError());
     }
     s.a.swap(s.b);
@@ -201,4 +201,4 @@ void LatticeDevice::getSums(std::vector<float>& su, std::vector<float>& snu) con
     d_->sum_nu.download(snu.data(), snu.size());
 }
 
-} // namespace ct::sim::detail
+}  // namespace ct::sim::detail

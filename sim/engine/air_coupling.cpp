@@ -42,7 +42,13 @@ struct HallFlows {
     std::vector<double> src, snk, rack_in, rack_out;
     std::vector<double> inrow_q;  ///< in-row air serving each sealed aisle
     explicit HallFlows(HallRt& h)
-        : hr(h), air(*h.solver), nreg(h.regions.size()), src(nreg, 0), snk(nreg, 0), rack_in(nreg, 0), rack_out(nreg, 0),
+        : hr(h),
+          air(*h.solver),
+          nreg(h.regions.size()),
+          src(nreg, 0),
+          snk(nreg, 0),
+          rack_in(nreg, 0),
+          rack_out(nreg, 0),
           inrow_q(nreg, 0) {}
     std::size_t reg(int port) const { return port >= 0 ? static_cast<std::size_t>(hr.port_region[static_cast<std::size_t>(port)]) : 0; }
     void set(int port, double q, bool source) {

@@ -6,15 +6,43 @@
 
 #include <algorithm>
 #include <chrono>
+#include <clustertwin/sim/jobs.hpp>
 #include <cmath>
 #include <limits>
-#include <clustertwin/sim/jobs.hpp>
 
 namespace ct::sim {
 
 // ------------------------------------------------------------------ building
 
 void Engine::Impl::build() {
+    chooseModels();
+    facility_water_c = scenario.plant.facility_water_temp_c;
+    unit_airflow_margin = opt.unit_airflow_margin;
+    for (const auto& f : scenario.power.feeds) feed_ramp_limit_w_per_s.push_back(f.ramp_limit_w_per_s);
+    buildPowerChain();  // first: rack PDUs refer to it
+    for (const auto& l : scenario.plant.loops) {
+        loop_by_id[l.id] = static_cast<int>(loops.size());
+        loops.push_back({&l});
+    }
+    for (int h = 0; h < static_cast<int>(scenario.halls.size()); ++h) {
+        halls.emplace_back();
+        for (const auto& row : scenario.halls[static_cast<std::size_t>(h)].rows)
+            for (const auto& r : row.racks) buildRack(h, r);
+        buildCooling(h);
+    }
+    for (int h = 0; h < static_cast<int>(halls.size()); ++h) buildAir(h);
+
+    // Start at thermal rest: air at the mean supply setpoint, equipment at its inlet.
+    timeline = scenario.events;
+    std::stable_sort(timeline.begin(), timeline.end(), [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+}
+
+int Engine::Impl::loopOf(const std::string& id) const {
+    const auto it = loop_by_id.find(id);
+    return it != loop_by_id.end() ? it->second : -1;
+}
+
+void Engine::Impl::chooseModels() {
     if (!(opt.step_s > 0 && opt.step_s <= 3600)) throw SimError("step must be within (0, 3600] s");
     if (!(opt.cell_m >= 0.1 - 1e-12 && opt.cell_m <= 0.5 + 1e-12)) throw SimError("air cell size must be within 0.1–0.5 m");
     air_backend = chooseBackend(opt.backend);  // throws when unavailable, saying why
@@ -28,16 +56,14 @@ void Engine::Impl::build() {
     scenario.linkParents();
     placeJobs(scenario, catalog);
     if (!workload) {
-        const bool coupled = std::any_of(scenario.jobs.begin(), scenario.jobs.end(),
-                                         [](const model::Job& j) { return j.training || j.inference; });
+        const bool coupled =
+            std::any_of(scenario.jobs.begin(), scenario.jobs.end(), [](const model::Job& j) { return j.training || j.inference; });
         if (coupled) workload = std::make_shared<JobWorkload>(scenario, catalog);
         else workload = std::make_shared<ProfileWorkload>(scenario);
     }
+}
 
-    facility_water_c = scenario.plant.facility_water_temp_c;
-    unit_airflow_margin = opt.unit_airflow_margin;
-    for (const auto& f : scenario.power.feeds) feed_ramp_limit_w_per_s.push_back(f.ramp_limit_w_per_s);
-    // Power chain first: rack PDUs refer to it.
+void Engine::Impl::buildPowerChain() {
     for (const auto& f : scenario.power.feeds) {
         feed_by_id[f.id] = static_cast<int>(feeds.size());
         feeds.push_back({f.id, -1, f.capacity_w, nullptr});
@@ -60,84 +86,73 @@ void Engine::Impl::build() {
         pdu_by_id[p.id] = static_cast<int>(pdus.size());
         pdus.push_back({p.id, ups_by_id.count(p.ups) ? ups_by_id[p.ups] : -1, p.capacity_w, nullptr});
     }
+}
 
-    for (const auto& l : scenario.plant.loops) {
-        loop_by_id[l.id] = static_cast<int>(loops.size());
-        loops.push_back({&l});
+void Engine::Impl::buildRack(int h, const model::Rack& r) {
+    const int ri = static_cast<int>(racks.size());
+    rack_by_id[r.id] = ri;
+    halls[h].racks.push_back(ri);
+    RackRt rr;
+    rr.rack = &r;
+    rr.hall = h;
+    rr.recirculation = model::recirculationFraction(r, catalog);
+    if (r.rear_door) {
+        rr.door = catalog.rearDoor(r.rear_door->model);
+        if (!rr.door) throw SimError("rack " + r.id + ": unknown rear door " + r.rear_door->model);
+        rr.door_loop = loopOf(r.rear_door->loop);
     }
-    auto loopOf = [&](const std::string& id) { return loop_by_id.count(id) ? loop_by_id[id] : -1; };
-    for (int h = 0; h < static_cast<int>(scenario.halls.size()); ++h) {
-        const model::Hall& hall = scenario.halls[h];
-        halls.emplace_back();
-        for (const auto& row : hall.rows)
-            for (const auto& r : row.racks) {
-                const int ri = static_cast<int>(racks.size());
-                rack_by_id[r.id] = ri;
-                halls[h].racks.push_back(ri);
-                RackRt rr;
-                rr.rack = &r;
-                rr.hall = h;
-                rr.recirculation = model::recirculationFraction(r, catalog);
-                if (r.rear_door) {
-                    rr.door = catalog.rearDoor(r.rear_door->model);
-                    if (!rr.door) throw SimError("rack " + r.id + ": unknown rear door " + r.rear_door->model);
-                    rr.door_loop = loopOf(r.rear_door->loop);
-                }
-                for (const auto& p : r.pdus) {
-                    rpdu_by_id[p.id] = static_cast<int>(rpdus.size());
-                    RackPduRt x;
-                    x.pdu = &p;
-                    x.rack = ri;
-                    x.upstream = pdu_by_id.count(p.upstream) ? pdu_by_id[p.upstream] : -1;
-                    rpdus.push_back(x);
-                }
-                for (const auto& n : r.nodes) {
-                    NodeRt nr;
-                    nr.node = &n;
-                    nr.server = catalog.server(n.model);
-                    if (!nr.server) throw SimError("node " + n.id + ": unknown server model " + n.model);
-                    nr.gpu = catalog.gpu(nr.server->gpu_model);
-                    nr.psu_curve = catalog.curve(nr.server->psu_curve);
-                    nr.rack = ri;
-                    nr.gpus.resize(static_cast<std::size_t>(nr.server->gpu_count));
-                    for (const auto& f : n.feeds)
-                        if (rpdu_by_id.count(f)) nr.feeds.push_back(rpdu_by_id[f]);
-                    node_by_id[n.id] = static_cast<int>(nodes.size());
-                    rr.nodes.push_back(static_cast<int>(nodes.size()));
-                    nodes.push_back(std::move(nr));
-                }
-                racks.push_back(std::move(rr));
-            }
-        for (const auto& cu : hall.cooling_units) {
-            unit_by_id[cu.id] = static_cast<int>(units.size());
-            halls[h].units.push_back(static_cast<int>(units.size()));
-            UnitRt ur;
-            ur.unit = &cu;
-            ur.model = catalog.coolingUnit(cu.model);
-            if (!ur.model) throw SimError("cooling unit " + cu.id + ": unknown model " + cu.model);
-            ur.hall = h;
-            ur.setpoint_c = ur.supply_c = cu.supply_setpoint_c;
-            ur.inrow = ur.model->kind == "in-row";
-            ur.loop = loopOf(cu.loop);
-            units.push_back(ur);
-        }
-        for (const auto& cd : hall.cdus) {
-            cdu_by_id[cd.id] = static_cast<int>(cdus.size());
-            CduRt c;
-            c.cdu = &cd;
-            c.model = catalog.cdu(cd.model);
-            if (!c.model) throw SimError("CDU " + cd.id + ": unknown model " + cd.model);
-            c.setpoint_c = c.supply_c = c.return_c = cd.supply_temp_c;
-            for (const auto& r : cd.racks)
-                if (rack_by_id.count(r)) racks[rack_by_id[r]].cdus.push_back(static_cast<int>(cdus.size()));
-            cdus.push_back(c);
-        }
+    for (const auto& p : r.pdus) {
+        rpdu_by_id[p.id] = static_cast<int>(rpdus.size());
+        RackPduRt x;
+        x.pdu = &p;
+        x.rack = ri;
+        x.upstream = pdu_by_id.count(p.upstream) ? pdu_by_id[p.upstream] : -1;
+        rpdus.push_back(x);
     }
-    for (int h = 0; h < static_cast<int>(halls.size()); ++h) buildAir(h);
+    for (const auto& n : r.nodes) {
+        NodeRt nr;
+        nr.node = &n;
+        nr.server = catalog.server(n.model);
+        if (!nr.server) throw SimError("node " + n.id + ": unknown server model " + n.model);
+        nr.gpu = catalog.gpu(nr.server->gpu_model);
+        nr.psu_curve = catalog.curve(nr.server->psu_curve);
+        nr.rack = ri;
+        nr.gpus.resize(static_cast<std::size_t>(nr.server->gpu_count));
+        for (const auto& f : n.feeds)
+            if (rpdu_by_id.count(f)) nr.feeds.push_back(rpdu_by_id[f]);
+        node_by_id[n.id] = static_cast<int>(nodes.size());
+        rr.nodes.push_back(static_cast<int>(nodes.size()));
+        nodes.push_back(std::move(nr));
+    }
+    racks.push_back(std::move(rr));
+}
 
-    // Start at thermal rest: air at the mean supply setpoint, equipment at its inlet.
-    timeline = scenario.events;
-    std::stable_sort(timeline.begin(), timeline.end(), [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+void Engine::Impl::buildCooling(int h) {
+    const model::Hall& hall = scenario.halls[static_cast<std::size_t>(h)];
+    for (const auto& cu : hall.cooling_units) {
+        unit_by_id[cu.id] = static_cast<int>(units.size());
+        halls[h].units.push_back(static_cast<int>(units.size()));
+        UnitRt ur;
+        ur.unit = &cu;
+        ur.model = catalog.coolingUnit(cu.model);
+        if (!ur.model) throw SimError("cooling unit " + cu.id + ": unknown model " + cu.model);
+        ur.hall = h;
+        ur.setpoint_c = ur.supply_c = cu.supply_setpoint_c;
+        ur.inrow = ur.model->kind == "in-row";
+        ur.loop = loopOf(cu.loop);
+        units.push_back(ur);
+    }
+    for (const auto& cd : hall.cdus) {
+        cdu_by_id[cd.id] = static_cast<int>(cdus.size());
+        CduRt c;
+        c.cdu = &cd;
+        c.model = catalog.cdu(cd.model);
+        if (!c.model) throw SimError("CDU " + cd.id + ": unknown model " + cd.model);
+        c.setpoint_c = c.supply_c = c.return_c = cd.supply_temp_c;
+        for (const auto& r : cd.racks)
+            if (rack_by_id.count(r)) racks[rack_by_id[r]].cdus.push_back(static_cast<int>(cdus.size()));
+        cdus.push_back(c);
+    }
 }
 
 // ------------------------------------------------------------------ events
@@ -314,4 +329,4 @@ double Engine::airTemperatureAt(double x, double y, double z, int hall) const {
     const int c = air.index(i, j, k);
     return air.solid(c) ? std::nan("") : air.temperature(c);
 }
-} // namespace ct::sim
+}  // namespace ct::sim

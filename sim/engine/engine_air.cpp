@@ -4,9 +4,9 @@
 
 #include <clustertwin/model/geometry.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
-#include <unistd.h>
 
 #include "air/hall_air.hpp"
 
@@ -25,7 +25,7 @@ std::string gib(std::uint64_t b) {
     return buf;
 }
 
-} // namespace
+}  // namespace
 
 void Engine::Impl::buildAir(int h) {
     const model::Hall& hall = scenario.halls[h];
@@ -110,8 +110,7 @@ void Engine::Impl::collectAirStats() {
 void Engine::Impl::airflowTargets() {
     rackAirflow(*this);
     // Halls are independent here (each sets its own ports and units): a campus's eight across the pool.
-    if (halls.size() > 1 && parallel(halls.size(), 2))
-        pool.run(halls.size(), [&](std::size_t h) { hallAirflow(*this, halls[h]); });
+    if (halls.size() > 1 && parallel(halls.size(), 2)) pool.run(halls.size(), [&](std::size_t h) { hallAirflow(*this, halls[h]); });
     else
         for (auto& hr : halls) hallAirflow(*this, hr);
 }
@@ -133,4 +132,4 @@ void Engine::Impl::advanceAir(double dt) {
     airLoads(*this, dt);
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -29,7 +29,7 @@ void renew(Entry& e, const std::string& id) {
     if (fresh.id != id) fresh.id = id;
     e = std::move(fresh);
 }
-} // namespace
+}  // namespace
 
 // ------------------------------------------------------------------ the frame
 
@@ -295,8 +295,10 @@ model::AirField Engine::Impl::hallAirField(std::size_t h) const {
         for (int j = 0; j < ny; ++j)
             for (int i = 0; i < nx; ++i) {
                 const std::size_t c = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny) * kk);
-                const std::size_t xf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx + 1) * (j + static_cast<std::size_t>(ny) * kk);
-                const std::size_t yf = static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny + 1) * kk);
+                const std::size_t xf =
+                    static_cast<std::size_t>(i) + static_cast<std::size_t>(nx + 1) * (j + static_cast<std::size_t>(ny) * kk);
+                const std::size_t yf =
+                    static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny + 1) * kk);
                 af.velocity_ms[3 * c] = 0.5f * (fx[xf] + fx[xf + 1]) * inv_area;
                 af.velocity_ms[3 * c + 1] = 0.5f * (fy[yf] + fy[yf + nx]) * inv_area;
                 af.velocity_ms[3 * c + 2] = 0.5f * (fz[c] + fz[c + static_cast<std::size_t>(nx) * ny]) * inv_area;
@@ -320,4 +322,4 @@ model::AirField Engine::Impl::hallAirField(std::size_t h) const {
     return af;
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -29,9 +29,9 @@ struct Engine::Impl : Site {
     model::Frame frame;
     Alerts alerts{frame.alerts};
 
-    std::vector<double> feed_prev_w;  ///< each feed's load at the last step, for its ramp rate
+    std::vector<double> feed_prev_w;              ///< each feed's load at the last step, for its ramp rate
     std::vector<double> feed_ramp_limit_w_per_s;  ///< each feed's utility ramp limit (0: none)
-    std::vector<model::Event> timeline;  // sorted by time
+    std::vector<model::Event> timeline;           // sorted by time
     std::size_t next_event = 0;
     bool physics_alerted = false;  ///< physics_range raised and not yet back in range
 
@@ -41,6 +41,12 @@ struct Engine::Impl : Site {
     }
 
     void build();
+    /// The air backend and solver, the jobs' placement and the workload (checks the step and cell size).
+    void chooseModels();
+    void buildPowerChain();                       ///< feeds, transformers, UPSs, floor PDUs
+    void buildRack(int h, const model::Rack& r);  ///< rack r of hall h, its rack PDUs and nodes
+    void buildCooling(int h);                     ///< hall h's cooling units and CDUs
+    int loopOf(const std::string& id) const;      ///< a water loop's index; −1: the plant's facility water
     void buildAir(int h);
     void collectAirStats();
     void applyEvents();
@@ -64,7 +70,7 @@ struct Engine::Impl : Site {
         alerts.t = t;
         alerts.set(kind, entity, msg, active);
     }
-    bool frame_ids = false;  ///< the frame's GPU and node ids are in place (ensureFrameIds fills them once)
+    bool frame_ids = false;              ///< the frame's GPU and node ids are in place (ensureFrameIds fills them once)
     std::vector<std::size_t> node_gpu0;  ///< each node's first GPU in the frame
     /// The frame's GPU and node entries, sized and named once.
     void ensureFrameIds();

@@ -18,9 +18,9 @@ struct GpuRt {
     double throttle = 1;
     double util = 0;
     double power_w = 0;
-    bool failed = false;     ///< by event
-    bool shutdown = false;   ///< by temperature
-    bool throttle_alerted = false;  ///< the throttling alert is raised (alertOnChange)
+    bool failed = false;                       ///< by event
+    bool shutdown = false;                     ///< by temperature
+    bool throttle_alerted = false;             ///< the throttling alert is raised (alertOnChange)
     double util_at_power = 0, util_power = 0;  ///< util^exponent, kept while util holds (equipment())
 };
 
@@ -31,13 +31,13 @@ struct NodeRt {
     const model::EfficiencyCurve* psu_curve = nullptr;  ///< the server's PSU curve; null: 100 %
     int rack = -1;
     std::vector<GpuRt> gpus;
-    std::vector<int> feeds;                 ///< rack PDU indices
+    std::vector<int> feeds;                      ///< rack PDU indices
     std::vector<std::pair<int, double>> levels;  ///< (rack level, share of the node's height)
     bool failed = false;
     bool powered = true;
-    bool was_powered = true;  ///< powerChain: before this pass
-    int live_feeds = 0;       ///< powerChain: rack PDU feeds alive
-    bool gpu_alerts = false;  ///< gpuTemperatures: a GPU shuts down or its throttling alert changes this step
+    bool was_powered = true;        ///< powerChain: before this pass
+    int live_feeds = 0;             ///< powerChain: rack PDU feeds alive
+    bool gpu_alerts = false;        ///< gpuTemperatures: a GPU shuts down or its throttling alert changes this step
     double lag_dt = -1, lag_a = 0;  ///< gpuTemperatures: 1 − exp(−dt/τ) for the step length lag_dt
     std::optional<double> override_util;
     double fan_speed = 0.3, fan_power_w = 0, airflow_m3s = 0;
@@ -49,11 +49,11 @@ struct NodeRt {
 struct RackLevel {
     int intake_port = -1, exhaust_port = -1;
     double z_m = 0;
-    double q_m3s = 0, heat_w = 0;   ///< through the servers (room flow is (1 − recirculation) of it)
-    double inlet_c = 20;            ///< what the servers breathe (room air mixed with the rack's own recirculation)
-    double air_in_c = 20;           ///< the room air at the rack's front
-    double exhaust_c = 20;          ///< into the room, after a rear door
-    double capture = 1;  ///< tracer at the intake (Capture Index)
+    double q_m3s = 0, heat_w = 0;  ///< through the servers (room flow is (1 − recirculation) of it)
+    double inlet_c = 20;           ///< what the servers breathe (room air mixed with the rack's own recirculation)
+    double air_in_c = 20;          ///< the room air at the rack's front
+    double exhaust_c = 20;         ///< into the room, after a rear door
+    double capture = 1;            ///< tracer at the intake (Capture Index)
 };
 
 struct RackRt {
@@ -62,10 +62,10 @@ struct RackRt {
     std::vector<int> nodes;
     std::vector<RackLevel> levels;
     std::vector<int> cdus;
-    double recirculation = 0;   ///< share of the exhaust back to the intake inside the rack
+    double recirculation = 0;                  ///< share of the exhaust back to the intake inside the rack
     double power_ac_w = 0, heat_liquid_w = 0;  ///< its nodes' sums, this step (airflowTargets())
     const model::RearDoorModel* door = nullptr;
-    int door_loop = -1;         ///< LoopRt index; −1 = the plant's facility water
+    int door_loop = -1;  ///< LoopRt index; −1 = the plant's facility water
     double door_w = 0, door_accum_j = 0;
     bool door_at_capacity = false;
     bool door_alerted = false, inlet_alerted = false;  ///< alerts raised (alertOnChange)
@@ -79,12 +79,12 @@ struct UnitRt {
     bool failed = false;
     double setpoint_c = 18;
     double q_m3s = 0, return_c = 20, supply_c = 18, load_w = 0, fan_power_w = 0;
-    double load_accum_j = 0;   ///< heat removed over the current step
+    double load_accum_j = 0;  ///< heat removed over the current step
     bool over_capacity = false;
     bool short_alerted = false;  ///< cooling_short raised (alertOnChange)
-    bool inrow = false;        ///< stands in a row: returns from its back, supplies its front
-    int loop = -1;             ///< LoopRt index; −1 = the plant's facility water
-    bool no_water = false;     ///< its loop has failed: fans run, nothing is cooled
+    bool inrow = false;          ///< stands in a row: returns from its back, supplies its front
+    int loop = -1;               ///< LoopRt index; −1 = the plant's facility water
+    bool no_water = false;       ///< its loop has failed: fans run, nothing is cooled
 };
 
 struct LoopRt {
@@ -111,27 +111,27 @@ struct RackPduRt {
     bool breaker_alerted = false;  ///< breaker_high raised (alertOnChange)
 };
 
-struct ChainRt {   ///< floor PDU, UPS, transformer or utility feed
+struct ChainRt {  ///< floor PDU, UPS, transformer or utility feed
     std::string id;
     int parent = -1;
     double capacity_w = 0;
     const model::EfficiencyCurve* curve = nullptr;  ///< UPS only
     bool failed = false, alive = true;
     double load_w = 0, loss_w = 0;
-    int via = -1;           ///< UPS fed through a transformer: its index (parent is then −1)
+    int via = -1;                   ///< UPS fed through a transformer: its index (parent is then −1)
     bool overload_alerted = false;  ///< feed_overload raised (alertOnChange)
-    double efficiency = 1;  ///< transformer
+    double efficiency = 1;          ///< transformer
 };
 
 struct HallRt {
     std::unique_ptr<AirSolver> solver;
-    AirModel* air = nullptr;  ///< the solver's temperature side
-    std::vector<int> tile_ports;    ///< raised floor: tiles in front of the racks, fed by the perimeter units
-    std::vector<int> grille_ports;  ///< ducted ceiling return: grilles the perimeter units draw from
-    std::vector<AirRegion> regions; ///< [0] the room; then aisles sealed by containment
-    std::vector<int> port_region;   ///< region of each port
+    AirModel* air = nullptr;         ///< the solver's temperature side
+    std::vector<int> tile_ports;     ///< raised floor: tiles in front of the racks, fed by the perimeter units
+    std::vector<int> grille_ports;   ///< ducted ceiling return: grilles the perimeter units draw from
+    std::vector<AirRegion> regions;  ///< [0] the room; then aisles sealed by containment
+    std::vector<int> port_region;    ///< region of each port
     std::vector<int> racks, units;
     double plenum_c = 18, return_c = 20;  ///< mixed supply under the floor, mixed return above the ceiling
 };
 
-} // namespace ct::sim::detail
+}  // namespace ct::sim::detail

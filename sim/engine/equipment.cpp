@@ -46,9 +46,10 @@ void equipment(Site& s, const Workload& w, double t, Alerts& alerts) {
             }
             const auto& gm = *n.gpu;
             // Above the slowdown temperature clocks drop: utilization (work done) and power fall with them.
-            gr.throttle = gr.temp_c <= gm.slowdown_temp_c
-                              ? 1.0
-                              : std::clamp(1.0 - 0.8 * (gr.temp_c - gm.slowdown_temp_c) / (gm.shutdown_temp_c - gm.slowdown_temp_c), 0.2, 1.0);
+            gr.throttle =
+                gr.temp_c <= gm.slowdown_temp_c
+                    ? 1.0
+                    : std::clamp(1.0 - 0.8 * (gr.temp_c - gm.slowdown_temp_c) / (gm.shutdown_temp_c - gm.slowdown_temp_c), 0.2, 1.0);
             const double demand = n.override_util ? *n.override_util : w.gpuDemand(ni, g, t);
             gr.util = std::clamp(demand, 0.0, 1.0) * gr.throttle;
             if (gr.util != gr.util_at_power) {  // pow() for 100k GPUs is a large part of a campus step; util often holds
@@ -148,8 +149,8 @@ void gpuAlerts(Site& s, std::vector<model::GpuFrame>& gpus, const std::vector<st
             const bool throttling = gr.throttle < 1.0 && !gr.shutdown;
             if (throttling != gr.throttle_alerted) {
                 const std::string gid = model::gpuId(n.node->id, static_cast<int>(g));
-                alerts.onChange(gr.throttle_alerted, "throttling", gid, throttling, [&] { return "GPU " + gid + " is throttling"; },
-                                gr.throttle, 1.0);
+                alerts.onChange(
+                    gr.throttle_alerted, "throttling", gid, throttling, [&] { return "GPU " + gid + " is throttling"; }, gr.throttle, 1.0);
             }
         }
     }

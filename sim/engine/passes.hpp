@@ -17,8 +17,8 @@ class Workload;
 namespace ct::sim::detail {
 
 inline constexpr double kRhoCp = model::units::kAirDensityKgM3 * model::units::kAirCpJPerKgK;  // J/(m³·K)
-inline constexpr double kInletLimitC = 27.0;       // ASHRAE recommended upper inlet (RCI_HI, alerts)
-inline constexpr double kInletAllowableC = 32.0;   // ASHRAE A1 allowable upper inlet
+inline constexpr double kInletLimitC = 27.0;      // ASHRAE recommended upper inlet (RCI_HI, alerts)
+inline constexpr double kInletAllowableC = 32.0;  // ASHRAE A1 allowable upper inlet
 inline constexpr double kInletLowC = 18.0, kInletLowAllowableC = 15.0;
 // ASHRAE class A4 allowable upper inlet: no IT equipment class is specified to run above it, so real servers
 // would throttle to a stop or shut down; a modelled hall past it is outside what the model represents.
@@ -34,8 +34,7 @@ void nodePsus(NodeRt& n);
 void powerChain(Site& s);
 /// How fast each feed's draw changes against its utility ramp limit (W/s; 0: none), from `prev_w` (the last
 /// step's loads, empty at the first step), which it then updates.
-void feedRampAlerts(const Site& s, const std::vector<double>& limit_w_per_s, double step_s, std::vector<double>& prev_w,
-                    Alerts& alerts);
+void feedRampAlerts(const Site& s, const std::vector<double>& limit_w_per_s, double step_s, std::vector<double>& prev_w, Alerts& alerts);
 
 // ---- equipment (equipment.cpp, models.md §2, §4)
 /// Every node's power, fans and airflow from its workload, clocks and feeds at time t; node_unpowered alerts.

@@ -83,8 +83,7 @@ void powerChain(Site& s) {
     }
 }
 
-void feedRampAlerts(const Site& s, const std::vector<double>& limit_w_per_s, double step_s, std::vector<double>& prev_w,
-                    Alerts& alerts) {
+void feedRampAlerts(const Site& s, const std::vector<double>& limit_w_per_s, double step_s, std::vector<double>& prev_w, Alerts& alerts) {
     // A large job's synchronous phases (or its stop on a failure) swing a feed by megawatts within seconds;
     // utilities limit the ramp.
     if (prev_w.size() == s.feeds.size()) {

@@ -37,8 +37,7 @@ public:
         set(kind, entity, msg(), active, value, threshold);
     }
     /// A one-off alert (a GPU shut down, the hall left the model's range): out at once, not remembered.
-    void event(const std::string& kind, const std::string& entity, const std::string& msg, double value = kNone,
-               double threshold = kNone);
+    void event(const std::string& kind, const std::string& entity, const std::string& msg, double value = kNone, double threshold = kNone);
     bool active(const std::string& kind, const std::string& entity) const;
 
 private:
@@ -56,10 +55,10 @@ struct Site {
     std::vector<RackPduRt> rpdus;
     std::vector<ChainRt> pdus, ups, txs, feeds;
     std::vector<std::vector<int>> rpdu_nodes;  ///< the nodes each rack PDU feeds, in node order (powerChain builds it)
-    double facility_water_c = 18;  ///< what rear doors on the plant's own facility water get (°C)
-    double unit_airflow_margin = 1.1;  ///< cooling units move this share over what the open room's racks draw
-    std::unordered_map<std::string, int> node_by_id, rack_by_id, unit_by_id, cdu_by_id, rpdu_by_id, pdu_by_id, ups_by_id,
-        feed_by_id, loop_by_id, tx_by_id;
+    double facility_water_c = 18;              ///< what rear doors on the plant's own facility water get (°C)
+    double unit_airflow_margin = 1.1;          ///< cooling units move this share over what the open room's racks draw
+    std::unordered_map<std::string, int> node_by_id, rack_by_id, unit_by_id, cdu_by_id, rpdu_by_id, pdu_by_id, ups_by_id, feed_by_id,
+        loop_by_id, tx_by_id;
 
     ThreadPool* workers = nullptr;  ///< null: every pass runs in the calling thread
     static constexpr std::size_t kParallelNodes = 2048;
@@ -101,7 +100,9 @@ struct Site {
         }
         if (ni + kAhead / 2 < nodes.size()) {  // its rack asked for kAhead / 2 nodes ago: now the rack's levels
             const int r = nodes[ni + kAhead / 2].rack;
-            if (r >= 0) prefetchLines(racks[static_cast<std::size_t>(r)].levels.data(), racks[static_cast<std::size_t>(r)].levels.size() * sizeof(RackLevel));
+            if (r >= 0)
+                prefetchLines(racks[static_cast<std::size_t>(r)].levels.data(),
+                              racks[static_cast<std::size_t>(r)].levels.size() * sizeof(RackLevel));
         }
     }
     static void prefetchLines(const void* p, std::size_t bytes) {

@@ -8,11 +8,11 @@ namespace ct::sim {
 namespace detail {
 double deviceCopyBandwidth();  // cuda/air_device.cu
 void deviceSynchronize();
-} // namespace detail
+}  // namespace detail
 namespace cuda {
 /// Defined in cuda/device_query.cu. Returns false and sets why_not when no device can be used.
 bool queryDevice(std::string& description, std::string& why_not);
-} // namespace cuda
+}  // namespace cuda
 #endif
 
 std::string_view toString(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
@@ -73,4 +73,4 @@ void cudaSynchronize() {
 #endif
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -87,16 +87,19 @@ void power(const model::Scenario& s, const model::Catalog& c, const std::string&
                         r.overloaded.push_back(p.id + " (" + kw(load[p.id]) + " on a " + kw(p.ratedPowerW()) + " breaker)");
             }
     for (const auto& p : s.power.pdus)
-        if (!down.count(p.id) && load[p.id] > p.capacity_w) r.overloaded.push_back(p.id + " (" + kw(load[p.id]) + " of " + kw(p.capacity_w) + ")");
+        if (!down.count(p.id) && load[p.id] > p.capacity_w)
+            r.overloaded.push_back(p.id + " (" + kw(load[p.id]) + " of " + kw(p.capacity_w) + ")");
     for (const auto& u : s.power.ups) {
         const model::UpsModel* m = c.upsModel(u.model);
         const double cap = m ? m->capacity_w * u.modules : 0;
         if (!down.count(u.id) && load[u.id] > cap) r.overloaded.push_back(u.id + " (" + kw(load[u.id]) + " of " + kw(cap) + ")");
     }
     for (const auto& t : s.power.transformers)
-        if (!down.count(t.id) && load[t.id] > t.capacity_w) r.overloaded.push_back(t.id + " (" + kw(load[t.id]) + " of " + kw(t.capacity_w) + ")");
+        if (!down.count(t.id) && load[t.id] > t.capacity_w)
+            r.overloaded.push_back(t.id + " (" + kw(load[t.id]) + " of " + kw(t.capacity_w) + ")");
     for (const auto& f : s.power.feeds)
-        if (!down.count(f.id) && load[f.id] > f.capacity_w) r.overloaded.push_back(f.id + " (" + kw(load[f.id]) + " of " + kw(f.capacity_w) + ")");
+        if (!down.count(f.id) && load[f.id] > f.capacity_w)
+            r.overloaded.push_back(f.id + " (" + kw(load[f.id]) + " of " + kw(f.capacity_w) + ")");
     if (!r.overloaded.empty()) r.notes.push_back("overloaded gear trips in turn: the racks it feeds are at risk of losing power");
 }
 
@@ -214,11 +217,12 @@ void fabric(const model::Scenario& s, const model::Catalog& c, const std::string
                           " GPUs lose their own fabric link; their traffic can still detour over NVLink through a sibling GPU, at a cost");
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> ImpactReport::affected() const {
     std::vector<std::string> out;
-    for (const auto* v : {&racks_unpowered, &nodes_unpowered, &racks_single_fed, &racks_cooling_short, &nodes_disconnected, &gpus_without_fabric_link})
+    for (const auto* v :
+         {&racks_unpowered, &nodes_unpowered, &racks_single_fed, &racks_cooling_short, &nodes_disconnected, &gpus_without_fabric_link})
         out.insert(out.end(), v->begin(), v->end());
     return out;
 }
@@ -255,7 +259,9 @@ ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const s
         if (f.topology.find(id) >= 0) r.kind = "switch";
         else if (f.topology.cableByName(id) >= 0) r.kind = "link";
     }
-    if (r.kind.empty()) throw SimError("nothing that can fail has the id '" + id + "' (power gear, cooling units, water loops, CDUs, racks, nodes, switches, links)");
+    if (r.kind.empty())
+        throw SimError("nothing that can fail has the id '" + id +
+                       "' (power gear, cooling units, water loops, CDUs, racks, nodes, switches, links)");
     if (r.kind == "rack") {
         // A rack failing (its PDUs tripped) loses its nodes.
         for (const auto& h : s.halls)
@@ -280,4 +286,4 @@ ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const s
     return r;
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

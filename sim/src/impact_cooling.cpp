@@ -25,7 +25,7 @@ struct Group {
     bool hit = false;  ///< loses something to the failure
 };
 
-} // namespace
+}  // namespace
 
 void airCoolingImpact(const model::Scenario& s, const model::Catalog& c, const std::string& id, ImpactReport& r) {
     bool loop = false;
@@ -90,4 +90,4 @@ void airCoolingImpact(const model::Scenario& s, const model::Catalog& c, const s
     }
 }
 
-} // namespace ct::sim::detail
+}  // namespace ct::sim::detail

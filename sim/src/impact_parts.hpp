@@ -10,4 +10,4 @@ namespace ct::sim::detail {
 /// air_capacity_left_w, air_heat_w, racks_cooling_short and notes. Does nothing for other ids.
 void airCoolingImpact(const model::Scenario& s, const model::Catalog& c, const std::string& id, ImpactReport& r);
 
-} // namespace ct::sim::detail
+}  // namespace ct::sim::detail

@@ -1,36 +1,36 @@
 #include <clustertwin/model/fabric.hpp>
-#include <clustertwin/sim/jobs.hpp>
 #include <clustertwin/sim/inference.hpp>
+#include <clustertwin/sim/jobs.hpp>
 #include <clustertwin/sim/training.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
-#include <cmath>
 #include <unordered_map>
 
 namespace ct::sim {
 
 struct JobWorkload::JobRt {
     const model::Job* job = nullptr;
-    std::vector<int> nodes;          ///< scenario node indices
+    std::vector<int> nodes;  ///< scenario node indices
     int gpus = 0;
-    double peak_flops = 0;           ///< per GPU, FLOP/s (BF16 dense)
-    TrainingStep step;               ///< at full clocks, on the fabric as it is (empty without one)
+    double peak_flops = 0;  ///< per GPU, FLOP/s (BF16 dense)
+    TrainingStep step;      ///< at full clocks, on the fabric as it is (empty without one)
     bool stalled = false;
     bool dirty = true;
-    std::vector<double> arc_bytes;   ///< per step
+    std::vector<double> arc_bytes;  ///< per step
     // Failures: a failed GPU stops the synchronous job; it restarts (on spares) after detection + restart +
     // reading its checkpoint, and redoes the work since that checkpoint.
     std::set<std::size_t> failed_gpus;
     double down_until = -1;
-    double resumed_at = 0;           ///< when it last started computing (its start, or its last restart)
+    double resumed_at = 0;  ///< when it last started computing (its start, or its last restart)
     int interruptions = 0;
-    TrainingStep now;                ///< the step at the current clocks
+    TrainingStep now;  ///< the step at the current clocks
     const model::GpuModel* gpu = nullptr;
     std::optional<InferenceResult> serving;  ///< a shaped inference job's pools, simulated once
-    std::unordered_map<int, int> position;  ///< scenario node index -> its place among the job's ranked nodes
+    std::unordered_map<int, int> position;   ///< scenario node index -> its place among the job's ranked nodes
     model::JobFrame frame;
 };
 
@@ -172,97 +172,110 @@ void JobWorkload::update(double t, double dt, const model::Frame& prev, model::F
         const model::Job& job = *j.job;
         model::JobFrame& f = j.frame;
         f.running = t >= job.start_s && (!job.end_s || t < *job.end_s);
-        if (!f.running) {
-            f.utilization = f.step_time_s = f.comm_share = f.mfu = 0;
-            out.jobs.push_back(f);
-            continue;
-        }
-        // A synchronous job goes at the pace of its slowest GPU (failed ones are replaced by spares on restart).
-        double throttle = 1.0;
-        for (int n : j.nodes)
-            for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1] && g < prev.gpus.size(); ++g)
-                if (!prev.gpus[g].failed) throttle = std::min(throttle, prev.gpus[g].throttle);
-        throttle = std::max(throttle, 0.05);
-        if (job.inference && job.inference->layers > 0 && job.inference->hidden_size > 0 && job.inference->prompt_tokens > 0) {
-            // Served as requests on prefill and decode instances: the pools' steady activity, simulated once
-            // over 300 s (docs/workloads.md); the GPUs' demand follows their pool.
-            const auto& in = *job.inference;
-            if (!j.serving) {
-                std::vector<int> ranks;
-                if (router_)
-                    for (int n : j.nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
-                const InferenceHardware hw = inferenceHardware(in, *j.gpu, router_ ? &fabric_.topology : nullptr, router_.get(), ranks);
-                j.serving = simulateInference(in, j.gpus, hw, 300.0);
-            }
-            const InferenceResult& r = *j.serving;
-            const double pre = in.serving == "disaggregated" ? in.prefill_gpus : j.gpus;
-            f.utilization = (pre * r.prefill_activity + (j.gpus - pre) * r.decode_activity) / j.gpus;
-            f.mfu = 2 * in.model_params * (r.tokens_per_s + in.prompt_tokens * r.completed / r.duration_s) / (j.gpus * j.peak_flops);
-            f.tokens_per_s = r.tokens_per_s;
-            f.ttft_p99_s = r.ttft_p99_s;
-            f.tpot_p99_s = r.tpot_p99_s;
-            f.compute_time_s = f.step_time_s = f.comm_time_s = f.comm_share = 0;
-            f.stalled = false;
-            out.jobs.push_back(f);
-            continue;
-        }
-        if (job.inference) {
-            const auto& in = *job.inference;
-            const double need = 2 * in.model_params * in.requests_per_s * in.tokens_per_request;
-            f.utilization = std::min(1.0, need / (j.gpus * j.peak_flops * in.efficiency * throttle));
-            f.mfu = need / (j.gpus * j.peak_flops);
-            f.compute_time_s = f.step_time_s = f.comm_time_s = f.comm_share = 0;
-            f.stalled = false;
-            out.jobs.push_back(f);
-            continue;
-        }
-        if (j.dirty) solveComm(j);
-        const model::TrainingSpec& spec = *job.training;
-        if (j.interruptions == 0 && j.down_until < 0) j.resumed_at = std::max(j.resumed_at, job.start_s);
-        std::string first_failed;
-        for (int n : j.nodes) {
-            for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1] && g < prev.gpus.size(); ++g) {
-                if (!prev.gpus[g].failed) j.failed_gpus.erase(g);
-                else if (j.failed_gpus.insert(g).second && first_failed.empty()) first_failed = prev.gpus[g].id;
-            }
-        }
-        if (!first_failed.empty()) {
-            const double bytes = spec.checkpoint_bytes > 0 ? spec.checkpoint_bytes : 14.0 * spec.model_params;
-            const double down = spec.detection_s + spec.restart_s + bytes / (spec.storage_gbytes_per_s * 1e9);
-            const bool was_down = t < j.down_until;
-            const double since = std::max(0.0, t - j.resumed_at);
-            const double lost = spec.checkpoint_interval_s > 0 ? std::fmod(since, spec.checkpoint_interval_s) : since;
-            j.down_until = t + down;
-            ++j.interruptions;
-            out.alerts.push_back({t, "job_interrupted", job.id,
-                                  "job " + job.id + " stopped: " + first_failed + " failed; it restarts from its last checkpoint in " +
-                                      std::to_string(static_cast<int>(std::lround(down))) + " s" +
-                                      (was_down ? std::string(" (it was already restarting)")
-                                                : ", redoing " + std::to_string(static_cast<int>(std::lround(lost))) + " s of work")});
-        }
-        const bool restarting = t < j.down_until;
-        if (!restarting && j.down_until > j.resumed_at) j.resumed_at = j.down_until;
-        const TrainingStep st = retimed(j.step, spec, throttle, j.peak_flops);
-        j.now = st;
-        const bool stopped = j.stalled || restarting;
-        f.compute_time_s = st.compute_s;
-        f.comm_time_s = st.tp_s + st.cp_s + st.ep_s + st.pp_s + st.dp_s;
-        f.step_time_s = st.step_s;
-        f.stalled = stopped;
-        f.utilization = stopped ? 0.0 : st.compute_s / st.step_s;
-        f.comm_share = stopped ? 1.0 : (st.pipeline_slots * st.comm_mb_s + st.dp_exposed_s) / st.step_s;
-        f.mfu = stopped ? 0.0 : st.mfu;
-        f.bubble_share = stopped ? 0.0 : st.bubble_s / st.step_s;
-        f.interruptions = j.interruptions;
-        const bool new_stall = j.stalled && stalled_alerted_.insert(job.id).second;
-        if (!j.stalled) stalled_alerted_.erase(job.id);
-        if (new_stall) out.alerts.push_back({t, "job_stalled", job.id, "job " + job.id + " stalled: some of its GPUs have no route to each other"});
-        if (!stopped)
-            for (std::size_t a = 0; a < link_rate.size(); ++a) link_rate[a] += j.arc_bytes[a] / f.step_time_s;
+        if (!f.running) f.utilization = f.step_time_s = f.comm_share = f.mfu = 0;
+        else if (job.inference) inferenceFrame(j, throttleOf(j, prev));
+        else trainingFrame(j, t, prev, out, link_rate);
         out.jobs.push_back(f);
     }
     out.links.clear();
-    if (!router_) return;
+    if (router_) linkFrames(t, link_rate, out);
+}
+
+double JobWorkload::throttleOf(const JobRt& j, const model::Frame& prev) const {
+    // A synchronous job goes at the pace of its slowest GPU (failed ones are replaced by spares on restart).
+    double throttle = 1.0;
+    for (int n : j.nodes)
+        for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1] && g < prev.gpus.size(); ++g)
+            if (!prev.gpus[g].failed) throttle = std::min(throttle, prev.gpus[g].throttle);
+    return std::max(throttle, 0.05);
+}
+
+void JobWorkload::inferenceFrame(JobRt& j, double throttle) {
+    const auto& in = *j.job->inference;
+    model::JobFrame& f = j.frame;
+    f.compute_time_s = f.step_time_s = f.comm_time_s = f.comm_share = 0;
+    f.stalled = false;
+    if (in.layers > 0 && in.hidden_size > 0 && in.prompt_tokens > 0) {
+        // Served as requests on prefill and decode instances: the pools' steady activity, simulated once
+        // over 300 s (docs/workloads.md); the GPUs' demand follows their pool.
+        if (!j.serving) {
+            std::vector<int> ranks;
+            if (router_)
+                for (int n : j.nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
+            const InferenceHardware hw = inferenceHardware(in, *j.gpu, router_ ? &fabric_.topology : nullptr, router_.get(), ranks);
+            j.serving = simulateInference(in, j.gpus, hw, 300.0);
+        }
+        const InferenceResult& r = *j.serving;
+        const double pre = in.serving == "disaggregated" ? in.prefill_gpus : j.gpus;
+        f.utilization = (pre * r.prefill_activity + (j.gpus - pre) * r.decode_activity) / j.gpus;
+        f.mfu = 2 * in.model_params * (r.tokens_per_s + in.prompt_tokens * r.completed / r.duration_s) / (j.gpus * j.peak_flops);
+        f.tokens_per_s = r.tokens_per_s;
+        f.ttft_p99_s = r.ttft_p99_s;
+        f.tpot_p99_s = r.tpot_p99_s;
+        return;
+    }
+    // Without a model shape: the compute its request rate needs.
+    const double need = 2 * in.model_params * in.requests_per_s * in.tokens_per_request;
+    f.utilization = std::min(1.0, need / (j.gpus * j.peak_flops * in.efficiency * throttle));
+    f.mfu = need / (j.gpus * j.peak_flops);
+}
+
+void JobWorkload::failures(JobRt& j, double t, const model::Frame& prev, model::Frame& out) {
+    const model::Job& job = *j.job;
+    const model::TrainingSpec& spec = *job.training;
+    std::string first_failed;
+    for (int n : j.nodes) {
+        for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1] && g < prev.gpus.size(); ++g) {
+            if (!prev.gpus[g].failed) j.failed_gpus.erase(g);
+            else if (j.failed_gpus.insert(g).second && first_failed.empty()) first_failed = prev.gpus[g].id;
+        }
+    }
+    if (first_failed.empty()) return;
+    const double bytes = spec.checkpoint_bytes > 0 ? spec.checkpoint_bytes : 14.0 * spec.model_params;
+    const double down = spec.detection_s + spec.restart_s + bytes / (spec.storage_gbytes_per_s * 1e9);
+    const bool was_down = t < j.down_until;
+    const double since = std::max(0.0, t - j.resumed_at);
+    const double lost = spec.checkpoint_interval_s > 0 ? std::fmod(since, spec.checkpoint_interval_s) : since;
+    j.down_until = t + down;
+    ++j.interruptions;
+    out.alerts.push_back({t, "job_interrupted", job.id,
+                          "job " + job.id + " stopped: " + first_failed + " failed; it restarts from its last checkpoint in " +
+                              std::to_string(static_cast<int>(std::lround(down))) + " s" +
+                              (was_down ? std::string(" (it was already restarting)")
+                                        : ", redoing " + std::to_string(static_cast<int>(std::lround(lost))) + " s of work")});
+}
+
+void JobWorkload::trainingFrame(JobRt& j, double t, const model::Frame& prev, model::Frame& out, std::vector<double>& link_rate) {
+    const model::Job& job = *j.job;
+    model::JobFrame& f = j.frame;
+    const double throttle = throttleOf(j, prev);
+    if (j.dirty) solveComm(j);
+    const model::TrainingSpec& spec = *job.training;
+    if (j.interruptions == 0 && j.down_until < 0) j.resumed_at = std::max(j.resumed_at, job.start_s);
+    failures(j, t, prev, out);
+    const bool restarting = t < j.down_until;
+    if (!restarting && j.down_until > j.resumed_at) j.resumed_at = j.down_until;
+    const TrainingStep st = retimed(j.step, spec, throttle, j.peak_flops);
+    j.now = st;
+    const bool stopped = j.stalled || restarting;
+    f.compute_time_s = st.compute_s;
+    f.comm_time_s = st.tp_s + st.cp_s + st.ep_s + st.pp_s + st.dp_s;
+    f.step_time_s = st.step_s;
+    f.stalled = stopped;
+    f.utilization = stopped ? 0.0 : st.compute_s / st.step_s;
+    f.comm_share = stopped ? 1.0 : (st.pipeline_slots * st.comm_mb_s + st.dp_exposed_s) / st.step_s;
+    f.mfu = stopped ? 0.0 : st.mfu;
+    f.bubble_share = stopped ? 0.0 : st.bubble_s / st.step_s;
+    f.interruptions = j.interruptions;
+    const bool new_stall = j.stalled && stalled_alerted_.insert(job.id).second;
+    if (!j.stalled) stalled_alerted_.erase(job.id);
+    if (new_stall)
+        out.alerts.push_back({t, "job_stalled", job.id, "job " + job.id + " stalled: some of its GPUs have no route to each other"});
+    if (!stopped)
+        for (std::size_t a = 0; a < link_rate.size(); ++a) link_rate[a] += j.arc_bytes[a] / f.step_time_s;
+}
+
+void JobWorkload::linkFrames(double t, const std::vector<double>& link_rate, model::Frame& out) {
     const auto& topo = fabric_.topology;
     std::vector<model::LinkFrame> failed;
     for (int c = 0; c < topo.cableCount(); ++c) {
@@ -328,4 +341,4 @@ double JobWorkload::gpuDemand(std::size_t node, int gpu, double t) const {
     return fallback_.gpuDemand(node, gpu, t);
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

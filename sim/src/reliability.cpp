@@ -40,6 +40,94 @@ ComponentCounts jobComponents(const model::Scenario& s, const model::Catalog& c,
     return out;
 }
 
+namespace {
+
+/// One job's timeline over the period: work towards the next checkpoint, write it, and on a failure go down
+/// (detection, restart, reading the checkpoint; a failure meanwhile starts it again), losing the work since the
+/// last completed checkpoint.
+class FailureTimeline {
+public:
+    FailureTimeline(ReliabilityResult& res, const ReliabilityOptions& o, std::vector<std::string> kinds, std::vector<double> count,
+                    const std::vector<double>& rate, double total, double interval, double down)
+        : res_(res),
+          o_(o),
+          kinds_(std::move(kinds)),
+          count_(std::move(count)),
+          rng_(o.seed),
+          next_(total > 0 ? total : 1.0),
+          which_(rate.begin(), rate.end()),
+          interval_(interval),
+          down_(down) {
+        fail_at_ = total > 0 ? next_(rng_) : INFINITY;
+    }
+
+    void run() {
+        while (now_ < o_.duration_s) {
+            const double work_end = now_ + (interval_ - since_ckpt_);
+            if (fail_at_ < std::min(work_end, o_.duration_s)) {
+                since_ckpt_ += fail_at_ - now_;
+                fail(fail_at_, since_ckpt_);
+                continue;
+            }
+            if (work_end >= o_.duration_s) {  // the period ends mid-interval: that work counts (as if checkpointed at the end)
+                res_.useful_s += o_.duration_s - now_;
+                now_ = o_.duration_s;
+                break;
+            }
+            since_ckpt_ = interval_;
+            now_ = work_end;
+            const double write_end = now_ + res_.checkpoint_write_s;
+            if (fail_at_ < std::min(write_end, o_.duration_s)) {  // the checkpoint never completes
+                res_.checkpoint_s += fail_at_ - now_;
+                fail(fail_at_, since_ckpt_);
+                continue;
+            }
+            res_.checkpoint_s += std::min(write_end, o_.duration_s) - now_;
+            now_ = write_end;
+            res_.useful_s += since_ckpt_;
+            since_ckpt_ = 0;
+        }
+    }
+
+private:
+    void fail(double at, double lost) {
+        const std::size_t k = kinds_.empty() ? 0 : which_(rng_);
+        ++res_.interruptions;
+        ++res_.by_kind[kinds_[k]];
+        std::uniform_int_distribution<long long> dev(0, std::max<long long>(0, static_cast<long long>(count_[k]) - 1));
+        if (res_.events.size() < 10000) res_.events.push_back({at, kinds_[k], static_cast<int>(dev(rng_)), lost, 0});
+        res_.lost_s += lost;
+        since_ckpt_ = 0;
+        double until = at + down_;
+        fail_at_ = at + next_(rng_);
+        while (fail_at_ < until && fail_at_ < o_.duration_s) {
+            const std::size_t k2 = which_(rng_);
+            ++res_.interruptions;
+            ++res_.by_kind[kinds_[k2]];
+            if (res_.events.size() < 10000) res_.events.push_back({fail_at_, kinds_[k2], 0, 0, 0});
+            until = fail_at_ + down_;
+            fail_at_ += next_(rng_);
+        }
+        until = std::min(until, o_.duration_s);
+        res_.down_s += until - at;
+        if (!res_.events.empty()) res_.events.back().down_s = until - at;
+        now_ = until;
+    }
+
+    ReliabilityResult& res_;
+    const ReliabilityOptions& o_;
+    const std::vector<std::string> kinds_;
+    const std::vector<double> count_;
+    std::mt19937_64 rng_;
+    std::exponential_distribution<double> next_;
+    std::discrete_distribution<std::size_t> which_;
+    const double interval_, down_;
+    double now_ = 0, fail_at_ = INFINITY;
+    double since_ckpt_ = 0;  ///< useful work since the last completed checkpoint
+};
+
+}  // namespace
+
 ReliabilityResult simulateReliability(const ComponentCounts& comp, const model::Catalog& c, const model::TrainingSpec& t,
                                       const ReliabilityOptions& o) {
     ReliabilityResult res;
@@ -66,64 +154,9 @@ ReliabilityResult simulateReliability(const ComponentCounts& comp, const model::
     interval = std::max(interval, 1.0);
     res.checkpoint_interval_s = interval;
     const double down = t.detection_s + t.restart_s + res.checkpoint_read_s;
-
-    std::mt19937_64 rng(o.seed);
-    std::exponential_distribution<double> next(total > 0 ? total : 1.0);
-    std::discrete_distribution<std::size_t> which(rate.begin(), rate.end());
-    double now = 0, fail_at = total > 0 ? next(rng) : INFINITY;
-    double since_ckpt = 0;  // useful work since the last completed checkpoint
-    auto fail = [&](double at, double lost) {
-        const std::size_t k = kinds.empty() ? 0 : which(rng);
-        ++res.interruptions;
-        ++res.by_kind[kinds[k]];
-        std::uniform_int_distribution<long long> dev(0, std::max<long long>(0, static_cast<long long>(count[k]) - 1));
-        if (res.events.size() < 10000) res.events.push_back({at, kinds[k], static_cast<int>(dev(rng)), lost, 0});
-        res.lost_s += lost;
-        since_ckpt = 0;
-        // Down: detection, restart and reading the checkpoint; a failure meanwhile starts it again.
-        double until = at + down;
-        fail_at = at + next(rng);
-        while (fail_at < until && fail_at < o.duration_s) {
-            const std::size_t k2 = which(rng);
-            ++res.interruptions;
-            ++res.by_kind[kinds[k2]];
-            if (res.events.size() < 10000) res.events.push_back({fail_at, kinds[k2], 0, 0, 0});
-            until = fail_at + down;
-            fail_at += next(rng);
-        }
-        until = std::min(until, o.duration_s);
-        res.down_s += until - at;
-        if (!res.events.empty()) res.events.back().down_s = until - at;
-        now = until;
-    };
-    while (now < o.duration_s) {
-        // Work towards the next checkpoint, then write it.
-        const double work_end = now + (interval - since_ckpt);
-        if (fail_at < std::min(work_end, o.duration_s)) {
-            since_ckpt += fail_at - now;
-            fail(fail_at, since_ckpt);
-            continue;
-        }
-        if (work_end >= o.duration_s) {  // the period ends mid-interval: that work counts (as if checkpointed at the end)
-            res.useful_s += o.duration_s - now;
-            now = o.duration_s;
-            break;
-        }
-        since_ckpt = interval;
-        now = work_end;
-        const double write_end = now + res.checkpoint_write_s;
-        if (fail_at < std::min(write_end, o.duration_s)) {  // the checkpoint never completes
-            res.checkpoint_s += fail_at - now;
-            fail(fail_at, since_ckpt);
-            continue;
-        }
-        res.checkpoint_s += std::min(write_end, o.duration_s) - now;
-        now = write_end;
-        res.useful_s += since_ckpt;
-        since_ckpt = 0;
-    }
+    FailureTimeline(res, o, std::move(kinds), std::move(count), rate, total, interval, down).run();
     res.goodput = o.duration_s > 0 ? res.useful_s / o.duration_s : 0;
     return res;
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -15,7 +15,7 @@ double tQuantile(int dof) {
     return z + (z * z * z + z) / (4 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v);
 }
 
-} // namespace
+}  // namespace
 
 SteadyDetector::SteadyDetector(double flow_through_s, double tolerance_k)
     : window_(std::max(flow_through_s, 1e-9)), tol_(tolerance_k), last_change_(std::numeric_limits<double>::infinity()) {}
@@ -76,14 +76,14 @@ void SteadyDetector::test() {
         const double ref = means_.back()[r];
         double sm = 0, sxm = 0;
         for (int x = 0; x < n; ++x) {
-            const double m = means_[static_cast<std::size_t>(cut + x)][r] - ref;
+            const double m = means_[static_cast<std::size_t>(cut) + static_cast<std::size_t>(x)][r] - ref;
             sm += m;
             sxm += (x - xbar) * m;
         }
         const double slope = sxm / sxx, mbar = sm / n;
         double ss = 0;
         for (int x = 0; x < n; ++x) {
-            const double e = means_[static_cast<std::size_t>(cut + x)][r] - ref - mbar - slope * (x - xbar);
+            const double e = means_[static_cast<std::size_t>(cut) + static_cast<std::size_t>(x)][r] - ref - mbar - slope * (x - xbar);
             ss += e * e;
         }
         worst = std::max(worst, std::fabs(slope) + t * std::sqrt(ss / (n - 2) / sxx));
@@ -97,4 +97,4 @@ void SteadyDetector::test() {
         for (std::size_t r = 0; r < racks; ++r) steady_inlets_[r] += means_[static_cast<std::size_t>(x)][r] / n;
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -23,7 +23,7 @@ std::uint64_t endOf(std::uint64_t ticket) { return ticket & kMask20; }
 std::uint64_t ticketOf(std::uint32_t gen, std::uint64_t next, std::uint64_t end) {
     return static_cast<std::uint64_t>(gen & kMask24) << 40 | next << 20 | end;
 }
-} // namespace
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -76,7 +76,8 @@ void ThreadPool::runBatch(std::size_t chunks, const std::function<void(std::size
     job_.store(&fn, std::memory_order_relaxed);
     finished_.store(0, std::memory_order_relaxed);
     const std::size_t n = static_cast<std::size_t>(size());
-    for (std::size_t p = 0; p < n; ++p) blocks_[p].ticket.store(ticketOf(gen, chunks * p / n, chunks * (p + 1) / n), std::memory_order_release);
+    for (std::size_t p = 0; p < n; ++p)
+        blocks_[p].ticket.store(ticketOf(gen, chunks * p / n, chunks * (p + 1) / n), std::memory_order_release);
     generation_.store(gen);  // seq_cst: publishes the job before sleepers_ is read
     if (sleepers_.load() > 0) {
         std::lock_guard<std::mutex> lk(m_);
@@ -110,4 +111,4 @@ void ThreadPool::worker(std::size_t self) {
     }
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -48,7 +48,7 @@ struct Tally {
     }
 };
 
-} // namespace
+}  // namespace
 
 TrainingStep retimed(const TrainingStep& base, const model::TrainingSpec& s, double throttle, double peak) {
     TrainingStep out = base;
@@ -65,6 +65,130 @@ TrainingStep retimed(const TrainingStep& base, const model::TrainingSpec& s, dou
     out.hardware_tflops = out.step_s > 0 ? out.hardware_flops / (out.step_s * G) / 1e12 : 0;
     return out;
 }
+
+namespace {
+
+/// The communication of one training step on the fabric, by kind of parallelism: per micro-batch on one stage
+/// (tensor, context, expert, pipeline) and per step (data-parallel gradients). Each runs its collectives once
+/// and tallies their bytes by how often they run in a step.
+class StepComm {
+public:
+    StepComm(const net::Topology& topo, net::Router& router, const model::TrainingSpec& s, const TrainingLayout& L,
+             const std::vector<int>& ranks, Tally& tally)
+        : topo_(topo),
+          router_(router),
+          s_(s),
+          L_(L),
+          ranks_(ranks),
+          tally_(tally),
+          layers_per_stage_(static_cast<double>(s.layers) / L.pp),
+          act_(L.micro_tokens * s.hidden_size * 2.0),
+          passes_(1.0 + s.recompute),
+          per_step_(L.micro_batches) {}
+
+    /// Two all-reduces per layer in each forward (attention, MLP), two in the backward.
+    double tensor() {
+        if (L_.tp <= 1) return 0;
+        Groups g;
+        for (int p = 0; p < L_.pp; ++p)
+            for (int d = 0; d < L_.dp; ++d)
+                for (int c = 0; c < L_.cp; ++c) {
+                    g.emplace_back();
+                    for (int t = 0; t < L_.tp; ++t) g.back().push_back(at(t, c, d, p));
+                }
+        const double n = (2.0 * passes_ + 2.0) * layers_per_stage_;
+        return n * tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllReduce, g, act_), n * per_step_);
+    }
+
+    /// Ring attention: K and V of the whole sequence gathered in each forward, their gradients reduce-scattered
+    /// in the backward; GQA shrinks them by kv_heads / heads; each TP rank holds 1/TP of the heads.
+    double context() {
+        if (L_.cp <= 1) return 0;
+        Groups g;
+        for (int p = 0; p < L_.pp; ++p)
+            for (int d = 0; d < L_.dp; ++d)
+                for (int t = 0; t < L_.tp; ++t) {
+                    g.emplace_back();
+                    for (int c = 0; c < L_.cp; ++c) g.back().push_back(at(t, c, d, p));
+                }
+        const double kv_share = s_.heads > 0 && s_.kv_heads > 0 ? static_cast<double>(s_.kv_heads) / s_.heads : 1.0;
+        const double kv = 2.0 * act_ * L_.cp * kv_share / L_.tp;
+        const double ag = tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllGather, g, kv),
+                                     passes_ * layers_per_stage_ * per_step_);
+        const double rs =
+            tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::ReduceScatter, g, kv), layers_per_stage_ * per_step_);
+        return layers_per_stage_ * (passes_ * ag + rs);
+    }
+
+    /// Tokens to their experts and back (dispatch, combine) in each forward and backward; each TP rank moves its
+    /// 1/TP share of the hidden state, top_k copies of it.
+    double expert() {
+        if (L_.ep <= 1 || s_.experts <= 0) return 0;
+        Groups g;
+        for (int p = 0; p < L_.pp; ++p)
+            for (int blk = 0; blk < L_.dp / L_.ep; ++blk)
+                for (int c = 0; c < L_.cp; ++c)
+                    for (int t = 0; t < L_.tp; ++t) {
+                        g.emplace_back();
+                        for (int e = 0; e < L_.ep; ++e) g.back().push_back(at(t, c, blk * L_.ep + e, p));
+                    }
+        const double bytes = act_ * s_.top_k / L_.tp;
+        const double n = 2.0 * (passes_ + 1.0) * layers_per_stage_;
+        return n * tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllToAll, g, bytes), n * per_step_);
+    }
+
+    /// Stage k sends its activations to k + 1 in the forward, k + 1 the gradients back in the backward, each TP
+    /// rank its 1/TP shard (sequence parallel); all stage boundaries at once. Both directions carry
+    /// virtual_stages chunk boundaries per micro-batch on an interleaved schedule.
+    double pipeline() {
+        if (L_.pp <= 1) return 0;
+        std::vector<std::tuple<int, int, double>> fwd, bwd;
+        for (int p = 0; p + 1 < L_.pp; ++p)
+            for (int d = 0; d < L_.dp; ++d)
+                for (int c = 0; c < L_.cp; ++c)
+                    for (int t = 0; t < L_.tp; ++t) {
+                        fwd.emplace_back(at(t, c, d, p), at(t, c, d, p + 1), act_ / L_.tp);
+                        bwd.emplace_back(at(t, c, d, p + 1), at(t, c, d, p), act_ / L_.tp);
+                    }
+        const double v = std::max(1, s_.virtual_stages);
+        return v * (tally_.run(net::runTransfers(topo_, router_, fwd), v * per_step_) +
+                    tally_.run(net::runTransfers(topo_, router_, bwd), v * per_step_));
+    }
+
+    /// Gradients of each rank's parameter shard, reduced over the data-parallel (and context-parallel) replicas;
+    /// with ZeRO-3 (FSDP) parameters all-gathered for the forward and again for the backward, gradients
+    /// reduce-scattered.
+    double data() {
+        if (L_.dp * L_.cp <= 1) return 0;
+        Groups g;
+        for (int p = 0; p < L_.pp; ++p)
+            for (int t = 0; t < L_.tp; ++t) {
+                g.emplace_back();
+                for (int d = 0; d < L_.dp; ++d)
+                    for (int c = 0; c < L_.cp; ++c) g.back().push_back(at(t, c, d, p));
+            }
+        const double grads = s_.bytes_per_param * s_.model_params / (static_cast<double>(L_.tp) * L_.pp);
+        if (s_.zero_stage >= 3)
+            return tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::ReduceScatter, g, grads), 1) +
+                   2 * tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllGather, g, grads), 2);
+        return tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllReduce, g, grads), 1);
+    }
+
+private:
+    int at(int t_i, int c_i, int d_i, int p_i) const { return ranks_[static_cast<std::size_t>(L_.rank(t_i, c_i, d_i, p_i))]; }
+
+    const net::Topology& topo_;
+    net::Router& router_;
+    const model::TrainingSpec& s_;
+    const TrainingLayout& L_;
+    const std::vector<int>& ranks_;
+    Tally& tally_;
+    const double layers_per_stage_, act_;  ///< act_: bf16 activations of one micro-batch
+    const double passes_;                  ///< forwards per micro-batch (recomputation adds one)
+    const double per_step_;                ///< micro-batches per GPU and step
+};
+
+}  // namespace
 
 TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const model::TrainingSpec& s, const std::vector<int>& ranks,
                           double peak, double throttle) {
@@ -86,70 +210,16 @@ TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const 
     const double compute_mb = ((out.hardware_flops - out.attention_flops) / s.efficiency + out.attention_flops / attn_eff) / G / m / peak;
     out.compute_s = compute_mb * m;
     // (the clock factor is applied by retimed() at the end, so a cached step can follow the clocks)
-    auto at = [&](int t_i, int c_i, int d_i, int p_i) { return ranks[static_cast<std::size_t>(L.rank(t_i, c_i, d_i, p_i))]; };
-    // Per micro-batch on one stage: the traffic that sits between its kernels.
-    const double layers_per_stage = shaped ? static_cast<double>(s.layers) / L.pp : 0.0;
-    const double act = shaped ? L.micro_tokens * s.hidden_size * 2.0 : 0.0;  // bf16 activations of one micro-batch
-    const double passes = 1.0 + s.recompute;                                // forwards per micro-batch
     double tp_mb = 0, cp_mb = 0, ep_mb = 0, pp_mb = 0;
-    const double per_step = static_cast<double>(m);                          // micro-batches per GPU and step
-    if (net && L.tp > 1 && shaped) {
-        Groups g;
-        for (int p = 0; p < L.pp; ++p)
-            for (int d = 0; d < L.dp; ++d)
-                for (int c = 0; c < L.cp; ++c) {
-                    g.emplace_back();
-                    for (int t = 0; t < L.tp; ++t) g.back().push_back(at(t, c, d, p));
-                }
-        // Two all-reduces per layer in each forward (attention, MLP), two in the backward.
-        const double n = (2.0 * passes + 2.0) * layers_per_stage;
-        tp_mb = n * tally.run(net::runGroupedCollective(topo, router, net::CollectiveOp::AllReduce, g, act), n * per_step);
-    }
-    if (net && L.cp > 1 && shaped) {
-        Groups g;
-        for (int p = 0; p < L.pp; ++p)
-            for (int d = 0; d < L.dp; ++d)
-                for (int t = 0; t < L.tp; ++t) {
-                    g.emplace_back();
-                    for (int c = 0; c < L.cp; ++c) g.back().push_back(at(t, c, d, p));
-                }
-        // Ring attention: K and V of the whole sequence gathered in each forward, their gradients reduce-scattered
-        // in the backward; GQA shrinks them by kv_heads / heads; each TP rank holds 1/TP of the heads.
-        const double kv_share = s.heads > 0 && s.kv_heads > 0 ? static_cast<double>(s.kv_heads) / s.heads : 1.0;
-        const double kv = 2.0 * act * L.cp * kv_share / L.tp;
-        const double ag = tally.run(net::runGroupedCollective(topo, router, net::CollectiveOp::AllGather, g, kv), passes * layers_per_stage * per_step);
-        const double rs = tally.run(net::runGroupedCollective(topo, router, net::CollectiveOp::ReduceScatter, g, kv), layers_per_stage * per_step);
-        cp_mb = layers_per_stage * (passes * ag + rs);
-    }
-    if (net && L.ep > 1 && shaped && s.experts > 0) {
-        Groups g;
-        for (int p = 0; p < L.pp; ++p)
-            for (int blk = 0; blk < L.dp / L.ep; ++blk)
-                for (int c = 0; c < L.cp; ++c)
-                    for (int t = 0; t < L.tp; ++t) {
-                        g.emplace_back();
-                        for (int e = 0; e < L.ep; ++e) g.back().push_back(at(t, c, blk * L.ep + e, p));
-                    }
-        // Tokens to their experts and back (dispatch, combine) in each forward and backward; each TP rank moves
-        // its 1/TP share of the hidden state, top_k copies of it.
-        const double bytes = act * s.top_k / L.tp;
-        const double n = 2.0 * (passes + 1.0) * layers_per_stage;
-        ep_mb = n * tally.run(net::runGroupedCollective(topo, router, net::CollectiveOp::AllToAll, g, bytes), n * per_step);
-    }
-    if (net && L.pp > 1 && shaped) {
-        // Stage k sends its activations to k + 1 in the forward, k + 1 the gradients back in the backward, each TP
-        // rank its 1/TP shard (sequence parallel); all stage boundaries at once.
-        std::vector<std::tuple<int, int, double>> fwd, bwd;
-        for (int p = 0; p + 1 < L.pp; ++p)
-            for (int d = 0; d < L.dp; ++d)
-                for (int c = 0; c < L.cp; ++c)
-                    for (int t = 0; t < L.tp; ++t) {
-                        fwd.emplace_back(at(t, c, d, p), at(t, c, d, p + 1), act / L.tp);
-                        bwd.emplace_back(at(t, c, d, p + 1), at(t, c, d, p), act / L.tp);
-                    }
-        // Both directions carry L.virtual_stages chunk boundaries per micro-batch on an interleaved schedule.
-        const double v = std::max(1, s.virtual_stages);
-        pp_mb = v * (tally.run(net::runTransfers(topo, router, fwd), v * per_step) + tally.run(net::runTransfers(topo, router, bwd), v * per_step));
+    if (net) {
+        StepComm comm(topo, router, s, L, ranks, tally);
+        if (shaped) {
+            tp_mb = comm.tensor();
+            cp_mb = comm.context();
+            ep_mb = comm.expert();
+            pp_mb = comm.pipeline();
+        }
+        out.dp_s = comm.data();
     }
     out.comm_mb_s = tp_mb + cp_mb + ep_mb + pp_mb;
     const double v = std::max(1, s.virtual_stages);
@@ -158,25 +228,7 @@ TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const 
     out.cp_s = cp_mb * out.pipeline_slots;
     out.ep_s = ep_mb * out.pipeline_slots;
     out.pp_s = pp_mb * out.pipeline_slots;
-    // Gradients of each rank's parameter shard, reduced over the data-parallel (and context-parallel) replicas.
-    if (net && L.dp * L.cp > 1) {
-        Groups g;
-        for (int p = 0; p < L.pp; ++p)
-            for (int t = 0; t < L.tp; ++t) {
-                g.emplace_back();
-                for (int d = 0; d < L.dp; ++d)
-                    for (int c = 0; c < L.cp; ++c) g.back().push_back(at(t, c, d, p));
-            }
-        const double grads = s.bytes_per_param * s.model_params / (static_cast<double>(L.tp) * L.pp);
-        if (s.zero_stage >= 3) {
-            // FSDP: parameters all-gathered for the forward and again for the backward, gradients reduce-scattered.
-            out.dp_s = tally.run(net::runGroupedCollective(topo, router, net::CollectiveOp::ReduceScatter, g, grads), 1) +
-                       2 * tally.run(net::runGroupedCollective(topo, router, net::CollectiveOp::AllGather, g, grads), 2);
-        } else {
-            out.dp_s = tally.run(net::runGroupedCollective(topo, router, net::CollectiveOp::AllReduce, g, grads), 1);
-        }
-    }
     return retimed(out, s, throttle, peak);
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -27,4 +27,4 @@ double ProfileWorkload::gpuDemand(std::size_t node, int, double t) const {
     return std::min(1.0, u);
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

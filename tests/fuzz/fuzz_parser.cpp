@@ -7,12 +7,12 @@
 #include <clustertwin/runs/chunk_codec.hpp>
 #include <clustertwin/runs/error.hpp>
 
+#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 #include <string>
 
 namespace im = ct::importers;
@@ -26,25 +26,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 #if defined(CT_FUZZ_HOSTLIST)
     try {
         (void)im::expandHostlist(text);
-    } catch (const im::ImportError&) {
-    }
+    } catch (const im::ImportError&) {}
 #elif defined(CT_FUZZ_CHUNK)
     std::vector<std::pair<double, double>> points;
     try {
         ct::runs::chunk::decode(data, size, points);
-    } catch (const ct::runs::StoreError&) {
-    }
+    } catch (const ct::runs::StoreError&) {}
 #elif defined(CT_FUZZ_CLUSTERCOCKPIT)
     // A job directory: the input up to its first NUL is meta.json, the rest data.json.
     static const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ct-fuzz-cc-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
     const auto nul = text.find('\0');
     std::ofstream(dir / "meta.json", std::ios::binary | std::ios::trunc) << text.substr(0, nul);
-    std::ofstream(dir / "data.json", std::ios::binary | std::ios::trunc) << (nul == std::string::npos ? std::string() : text.substr(nul + 1));
+    std::ofstream(dir / "data.json", std::ios::binary | std::ios::trunc)
+        << (nul == std::string::npos ? std::string() : text.substr(nul + 1));
     try {
         (void)im::parseClusterCockpitJob((dir / "meta.json").string(), opt);
-    } catch (const im::ImportError&) {
-    }
+    } catch (const im::ImportError&) {}
 #else
     static const im::FormatInfo* const format = im::findFormat(CT_FUZZ_FORMAT);
     if (!format || !format->parse) __builtin_trap();  // a target for a format that is not in the table

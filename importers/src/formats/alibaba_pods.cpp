@@ -42,14 +42,16 @@ ParseResult parseAlibabaPods(std::istream& in, const ParseOptions& opt, const Pr
             continue;
         }
         if (c.size() != col.size()) {
-            res.warnings.push_back({reader.location(), "syntax", "expected " + std::to_string(col.size()) + " fields, got " + std::to_string(c.size())});
+            res.warnings.push_back(
+                {reader.location(), "syntax", "expected " + std::to_string(col.size()) + " fields, got " + std::to_string(c.size())});
             continue;
         }
         SlurmJob j;
         j.id = j.name = cell(c, "name");
         j.partition = cell(c, "qos");
         j.state = cell(c, "pod_phase");
-        std::transform(j.state.begin(), j.state.end(), j.state.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+        std::transform(j.state.begin(), j.state.end(), j.state.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
         double gpus = 0, milli = 1000;
         if (!detail::parseNumber(cell(c, "num_gpu"), gpus) || gpus < 0 || gpus > 1024 || gpus != std::floor(gpus)) {
             res.warnings.push_back({reader.location(), "bad_value", "num_gpu '" + cell(c, "num_gpu") + "' is not a GPU count"});
@@ -96,7 +98,8 @@ FormatInfo alibabaPods() {
     f.kind = FormatKind::Jobs;
     f.sniff = [](const FileHead& h) -> Sniff {
         const std::string_view line = h.first_line;
-        if (h.text() && line.rfind("name,", 0) == 0 && line.find("num_gpu") != std::string_view::npos && line.find("creation_time") != std::string_view::npos)
+        if (h.text() && line.rfind("name,", 0) == 0 && line.find("num_gpu") != std::string_view::npos &&
+            line.find("creation_time") != std::string_view::npos)
             return {85, "Alibaba GPU trace pod list (name, num_gpu, creation_time)"};
         return {};
     };
@@ -104,6 +107,6 @@ FormatInfo alibabaPods() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

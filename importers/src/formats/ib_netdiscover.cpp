@@ -69,7 +69,8 @@ public:
         // A description names the device only when it is a plain host name: "MF0;sw-17:MSB7800/U1" (a managed
         // switch's node description) would put '/' and ':' into an id whose '/' means "part of".
         auto plain = [](const std::string& w) {
-            return !w.empty() && std::all_of(w.begin(), w.end(), [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; });
+            return !w.empty() &&
+                   std::all_of(w.begin(), w.end(), [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; });
         };
         if (type == "CA" && sp != std::string::npos && desc.find(' ', sp + 1) == std::string::npos && plain(desc.substr(0, sp)) &&
             plain(desc.substr(sp + 1))) {
@@ -158,15 +159,81 @@ bool portLine(const std::string& line, std::size_t lineno, Topology& topo) {
     return true;
 }
 
-} // namespace
+/// The topology file's blocks ("Switch 36 "S-…" …" then its "[port] peer[port]" lines); peers named in port
+/// lines are resolved once every block is read.
+class TopologyFile {
+public:
+    TopologyFile(Topology& topo, const detail::LineReader& reader) : topo_(topo), reader_(reader) {}
 
-ParseResult parseIbnetdiscover(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
-    ParseResult res;
-    Topology topo(opt, res);
-    detail::LineReader reader(in, opt, progress, size_hint, res);
-    std::string line;
-    // Topology-file state: the current Switch/Ca block.
-    std::string cur_type, cur_guid, cur_id, pending_guid;
+    /// A switchguid=/caguid=/rtguid= line: the GUID of the node line that follows.
+    void guidLine(const std::string& t) {
+        pending_guid_ = t.substr(t.find('=') + 1);
+        pending_guid_ = pending_guid_.substr(0, pending_guid_.find('('));
+    }
+
+    /// Switch  36 "S-e41d2d030003e470"  # "SwitchIB Mellanox Technologies" base port 0 lid 268 lmc 0
+    void nodeLine(const std::string& t) {
+        std::string name, desc;
+        std::size_t e1 = 0, e2 = 0;
+        cur_id_.clear();
+        if (!quoted(t, 0, '"', name, e1)) {
+            topo_.warn(reader_.lineno(), "node line without its quoted name");
+            return;
+        }
+        const auto hash = t.find('#', e1);
+        if (hash != std::string::npos) quoted(t, hash, '"', desc, e2);
+        std::string lid;
+        if (const auto l = t.rfind(" lid "); l != std::string::npos && l > e2) {
+            std::istringstream ls(t.substr(l + 5));
+            ls >> lid;
+        }
+        const std::string guid = name.size() > 2 && name[1] == '-' ? name.substr(2) : pending_guid_;
+        if (!isHex(guid.rfind("0x", 0) == 0 ? guid.substr(2) : guid)) {
+            topo_.warn(reader_.lineno(), "no GUID for node \"" + name + "\"");
+            return;
+        }
+        cur_id_ = topo_.device(t[0] == 'S' ? "SW" : t[0] == 'C' ? "CA" : "RT", guid, desc, lid);
+        name_to_id_[name] = cur_id_;
+        pending_guid_.clear();
+    }
+
+    /// [3]  "S-f452…"[1]  # "desc" lid 174 4xFDR      or      [1](2c902002789ad)  "S-000b…"[1]  # lid 1 … 4xSDR
+    void portLine(const std::string& t) {
+        int port = 0, peer_port = 0;
+        const auto rb = t.find(']');
+        std::string peer;
+        std::size_t e = 0;
+        if (cur_id_.empty() || rb == std::string::npos || !toInt(t.substr(1, rb - 1), port) || !quoted(t, rb, '"', peer, e) ||
+            e >= t.size() || t[e] != '[') {
+            topo_.warn(reader_.lineno(), cur_id_.empty() ? "port line outside a Switch/Ca block" : "malformed port line");
+            return;
+        }
+        const auto prb = t.find(']', e);
+        if (prb == std::string::npos || !toInt(t.substr(e + 1, prb - e - 1), peer_port)) {
+            topo_.warn(reader_.lineno(), "malformed peer port");
+            return;
+        }
+        std::string speed;
+        if (const auto sp = t.find_last_of(" \t"); sp != std::string::npos) speed = t.substr(sp + 1);
+        if (speed.rfind("4x", 0) != 0 && speed.rfind("1x", 0) != 0 && speed.rfind("2x", 0) != 0 && speed.rfind("8x", 0) != 0 &&
+            speed.rfind("12x", 0) != 0)
+            speed.clear();
+        pending_.push_back({cur_id_, port, peer, peer_port, speed});
+    }
+
+    void resolvePeers() {
+        for (const auto& p : pending_) {
+            auto it = name_to_id_.find(p.peer_name);
+            std::string peer_id;
+            if (it != name_to_id_.end()) peer_id = it->second;
+            else if (p.peer_name.size() > 2 && p.peer_name[1] == '-' && isHex(p.peer_name.substr(2)))
+                peer_id = topo_.device(p.peer_name[0] == 'S' ? "SW" : "CA", p.peer_name.substr(2), "", "");
+            else continue;
+            topo_.link(p.from_id, p.port, peer_id, p.peer_port, p.speed);
+        }
+    }
+
+private:
     struct PendingLink {
         std::string from_id;
         int port;
@@ -174,90 +241,35 @@ ParseResult parseIbnetdiscover(std::istream& in, const ParseOptions& opt, const 
         int peer_port;
         std::string speed;
     };
-    std::vector<PendingLink> pending;
-    std::map<std::string, std::string> name_to_id;  // "S-e41d…" → entity id
+    Topology& topo_;
+    const detail::LineReader& reader_;
+    std::string cur_id_, pending_guid_;  ///< the current Switch/Ca block; a GUID given before its node line
+    std::vector<PendingLink> pending_;
+    std::map<std::string, std::string> name_to_id_;  ///< "S-e41d…" → entity id
+};
+
+}  // namespace
+
+ParseResult parseIbnetdiscover(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
+    ParseResult res;
+    Topology topo(opt, res);
+    detail::LineReader reader(in, opt, progress, size_hint, res);
+    TopologyFile file(topo, reader);
+    std::string line;
     while (reader.next(line)) {
         const std::string t = trim(line);
-        if (t.empty() || t[0] == '#') continue;
-        if (t.rfind("CA ", 0) == 0 || t.rfind("SW ", 0) == 0 || t.rfind("RT ", 0) == 0) {
-            portLine(t, reader.lineno(), topo);
+        // Skipped: comments, vendor lines, and the headers ibnetdiscover -g groups its output under ("Chassis 3
+        // (guid 0x...)", "Non-Chassis Nodes", rules).
+        if (t.empty() || t[0] == '#' || t.rfind("vendid=", 0) == 0 || t.rfind("devid=", 0) == 0 || t.rfind("sysimgguid=", 0) == 0 ||
+            t == "Non-Chassis Nodes" || (t.rfind("Chassis ", 0) == 0 && t.back() == ')') || t.find_first_not_of("-=") == std::string::npos)
             continue;
-        }
-        if (t.rfind("vendid=", 0) == 0 || t.rfind("devid=", 0) == 0 || t.rfind("sysimgguid=", 0) == 0) continue;
-        // ibnetdiscover -g groups its output under headers of its own: "Chassis 3 (guid 0x...)", "Non-Chassis Nodes".
-        if (t == "Non-Chassis Nodes" || (t.rfind("Chassis ", 0) == 0 && t.back() == ')') ||
-            t.find_first_not_of("-=") == std::string::npos)
-            continue;
-        if (t.rfind("switchguid=", 0) == 0 || t.rfind("caguid=", 0) == 0 || t.rfind("rtguid=", 0) == 0) {
-            pending_guid = t.substr(t.find('=') + 1);
-            pending_guid = pending_guid.substr(0, pending_guid.find('('));
-            continue;
-        }
-        if (t.rfind("Switch", 0) == 0 || t.rfind("Ca", 0) == 0 || t.rfind("Rt", 0) == 0) {
-            // Switch  36 "S-e41d2d030003e470"  # "SwitchIB Mellanox Technologies" base port 0 lid 268 lmc 0
-            std::string name, desc;
-            std::size_t e1 = 0, e2 = 0;
-            if (!quoted(t, 0, '"', name, e1)) {
-                topo.warn(reader.lineno(), "node line without its quoted name");
-                cur_id.clear();
-                continue;
-            }
-            const auto hash = t.find('#', e1);
-            if (hash != std::string::npos) quoted(t, hash, '"', desc, e2);
-            std::string lid;
-            if (const auto l = t.rfind(" lid "); l != std::string::npos && l > e2) {
-                std::istringstream ls(t.substr(l + 5));
-                ls >> lid;
-            }
-            const std::string guid = name.size() > 2 && name[1] == '-' ? name.substr(2) : pending_guid;
-            if (!isHex(guid.rfind("0x", 0) == 0 ? guid.substr(2) : guid)) {
-                topo.warn(reader.lineno(), "no GUID for node \"" + name + "\"");
-                cur_id.clear();
-                continue;
-            }
-            cur_type = t[0] == 'S' ? "SW" : t[0] == 'C' ? "CA" : "RT";
-            cur_id = topo.device(cur_type, guid, desc, lid);
-            name_to_id[name] = cur_id;
-            pending_guid.clear();
-            continue;
-        }
-        if (t[0] == '[') {
-            // [3]  "S-f452…"[1]  # "desc" lid 174 4xFDR      or      [1](2c902002789ad)  "S-000b…"[1]  # lid 1 … 4xSDR
-            int port = 0, peer_port = 0;
-            const auto rb = t.find(']');
-            std::string peer;
-            std::size_t e = 0;
-            if (cur_id.empty() || rb == std::string::npos || !toInt(t.substr(1, rb - 1), port) || !quoted(t, rb, '"', peer, e) ||
-                e >= t.size() || t[e] != '[') {
-                topo.warn(reader.lineno(), cur_id.empty() ? "port line outside a Switch/Ca block" : "malformed port line");
-                continue;
-            }
-            const auto prb = t.find(']', e);
-            if (prb == std::string::npos || !toInt(t.substr(e + 1, prb - e - 1), peer_port)) {
-                topo.warn(reader.lineno(), "malformed peer port");
-                continue;
-            }
-            std::string speed;
-            if (const auto sp = t.find_last_of(" \t"); sp != std::string::npos) speed = t.substr(sp + 1);
-            if (speed.rfind("4x", 0) != 0 && speed.rfind("1x", 0) != 0 && speed.rfind("2x", 0) != 0 && speed.rfind("8x", 0) != 0 &&
-                speed.rfind("12x", 0) != 0)
-                speed.clear();
-            pending.push_back({cur_id, port, peer, peer_port, speed});
-            continue;
-        }
-        topo.warn(reader.lineno(), "line not understood: " + t.substr(0, 80));
+        if (t.rfind("CA ", 0) == 0 || t.rfind("SW ", 0) == 0 || t.rfind("RT ", 0) == 0) portLine(t, reader.lineno(), topo);  // -p output
+        else if (t.rfind("switchguid=", 0) == 0 || t.rfind("caguid=", 0) == 0 || t.rfind("rtguid=", 0) == 0) file.guidLine(t);
+        else if (t.rfind("Switch", 0) == 0 || t.rfind("Ca", 0) == 0 || t.rfind("Rt", 0) == 0) file.nodeLine(t);
+        else if (t[0] == '[') file.portLine(t);
+        else topo.warn(reader.lineno(), "line not understood: " + t.substr(0, 80));
     }
-    // Peers named in [port] lines are resolved once every block is read.
-    for (const auto& p : pending) {
-        auto it = name_to_id.find(p.peer_name);
-        std::string peer_id;
-        if (it != name_to_id.end()) peer_id = it->second;
-        else if (p.peer_name.size() > 2 && p.peer_name[1] == '-' && isHex(p.peer_name.substr(2)))
-            peer_id = topo.device(p.peer_name[0] == 'S' ? "SW" : "CA", p.peer_name.substr(2), "", "");
-        else
-            continue;
-        topo.link(p.from_id, p.port, peer_id, p.peer_port, p.speed);
-    }
+    file.resolvePeers();
     return res;
 }
 
@@ -280,6 +292,6 @@ FormatInfo ibNetdiscover() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

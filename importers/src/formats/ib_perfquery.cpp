@@ -69,8 +69,8 @@ FormatInfo ibPerfquery() {
     f.label = "InfiniBand perfquery counters";
     f.sniff = [](const FileHead& h) -> Sniff {
         if (!h.text()) return {};
-        if (h.has("# Port counters:") || h.has("# Port extended counters:") || h.has("# PortRcvErrorDetails counters:") || h.has("PortXmitData:") ||
-            h.has("PortRcvData:"))
+        if (h.has("# Port counters:") || h.has("# Port extended counters:") || h.has("# PortRcvErrorDetails counters:") ||
+            h.has("PortXmitData:") || h.has("PortRcvData:"))
             return {90, "Port counters"};
         return {};
     };
@@ -78,6 +78,6 @@ FormatInfo ibPerfquery() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

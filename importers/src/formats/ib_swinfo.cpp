@@ -75,14 +75,12 @@ ParseResult parseIbswinfo(std::istream& in, const ParseOptions& opt, const Progr
         else if (r.key == "max temp (C)") add(entity, "temp_max_c", "degC", r);
         else if (r.key.rfind("fan#", 0) == 0 && r.key.find("(rpm)") != std::string::npos)
             add(entity + "/fan" + r.key.substr(4, r.key.find(' ') - 4), "fan_rpm", "RPM", r);
-        else if (r.key.find("/power (W)") != std::string::npos)
-            add(entity + "/" + r.key.substr(0, r.key.find('/')), "power_w", "W", r);
+        else if (r.key.find("/power (W)") != std::string::npos) add(entity + "/" + r.key.substr(0, r.key.find('/')), "power_w", "W", r);
         else if (r.key.rfind("uptime", 0) == 0) {
             int d = 0, h = 0, m = 0, s = 0;
             if (std::sscanf(r.value.c_str(), "%dd-%d:%d:%d", &d, &h, &m, &s) == 4)
                 res.samples.push_back({entity, "uptime_s", "s", t, d * 86400.0 + h * 3600.0 + m * 60.0 + s});
-            else
-                res.warnings.push_back({r.location, "bad_value", "uptime \"" + r.value + "\" is not d-h:m:s"});
+            else res.warnings.push_back({r.location, "bad_value", "uptime \"" + r.value + "\" is not d-h:m:s"});
         } else if (r.key.size() > 7 && r.key.compare(r.key.size() - 7, 7, " status") == 0) {
             // "PSU0 status", "PSU0/fan status", "fan status": OK or not, a fault flag on the PSU or the switch.
             const bool of_psu = r.key.rfind("PSU", 0) == 0;
@@ -113,6 +111,6 @@ FormatInfo ibSwinfo() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

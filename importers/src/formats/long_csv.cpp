@@ -45,14 +45,16 @@ std::vector<std::string> splitCsv(const std::string& line) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 ParseResult parseLongCsv(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
     std::string line;
     detail::LineReader reader(in, opt, progress, size_hint, res);
     int ti = -1, ei = -1, mi = -1, vi = -1, ui = -1;
-    auto warn = [&](std::size_t l, const char* kind, std::string msg) { res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)}); };
+    auto warn = [&](std::size_t l, const char* kind, std::string msg) {
+        res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)});
+    };
     while (reader.next(line)) {
         const std::size_t lineno = reader.lineno();
         if (line.empty()) continue;
@@ -116,6 +118,6 @@ FormatInfo longCsv() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

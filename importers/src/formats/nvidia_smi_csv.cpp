@@ -29,7 +29,7 @@ std::vector<std::string> splitComma(const std::string& line) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
@@ -48,11 +48,13 @@ ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const P
                 units.push_back(b == std::string::npos ? "" : c.substr(b + 2, c.size() - b - 3));
             }
             if (reader.unterminated())  // the file ends inside its header: the last column name may be cut
-                res.warnings.push_back({detail::loc(opt, lineno), "truncated", "the file ends inside its header line (no newline, no rows)"});
+                res.warnings.push_back(
+                    {detail::loc(opt, lineno), "truncated", "the file ends inside its header line (no newline, no rows)"});
             continue;
         }
         if (cells.size() != fields.size()) {
-            res.warnings.push_back({detail::loc(opt, lineno), "syntax", "expected " + std::to_string(fields.size()) + " fields, got " + std::to_string(cells.size())});
+            res.warnings.push_back({detail::loc(opt, lineno), "syntax",
+                                    "expected " + std::to_string(fields.size()) + " fields, got " + std::to_string(cells.size())});
             continue;
         }
         double t = opt.default_time_s;
@@ -87,7 +89,7 @@ ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const P
         }
         for (std::size_t k = 0; k < fields.size(); ++k) {
             const std::string& v = cells[k];
-            if (v.empty() || v.front() == '[') continue;  // [N/A], [Not Supported], [Requested functionality has been deprecated]
+            if (v.empty() || v.front() == '[') continue;        // [N/A], [Not Supported], [Requested functionality has been deprecated]
             if (detail::smiIdentityField(fields[k])) continue;  // index, serial, versions: labels, not readings
             // "28.16 W", "100 %", "1980 MHz": the unit after the number, when the header does not give it.
             const auto sp = v.find(' ');
@@ -104,7 +106,8 @@ ParseResult parseNvidiaSmiCsv(std::istream& in, const ParseOptions& opt, const P
             }
         }
     }
-    if (fields.empty()) res.warnings.push_back({detail::loc(opt, std::max<std::size_t>(1, reader.lineno())), "missing_field", "no header line"});
+    if (fields.empty())
+        res.warnings.push_back({detail::loc(opt, std::max<std::size_t>(1, reader.lineno())), "missing_field", "no header line"});
     return res;
 }
 
@@ -118,7 +121,8 @@ FormatInfo nvidiaSmiCsv() {
         if (!h.text()) return {};
         const std::string& l = h.first_line_lower;
         auto has = [&](const char* s) { return l.find(s) != std::string::npos; };
-        if (has("pci.bus_id") || has("utilization.gpu") || has("temperature.gpu") || has("power.draw") || (has("name") && has("memory.total")))
+        if (has("pci.bus_id") || has("utilization.gpu") || has("temperature.gpu") || has("power.draw") ||
+            (has("name") && has("memory.total")))
             return {85, "nvidia-smi query-gpu header"};
         return {};
     };
@@ -126,6 +130,6 @@ FormatInfo nvidiaSmiCsv() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

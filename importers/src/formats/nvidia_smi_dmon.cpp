@@ -68,30 +68,60 @@ std::vector<std::string> cells(const std::string& line, bool csv) {
 /// How a dmon unit names nvidia-smi's: "C" degrees, "%" percent, "MB" (dmon's MiB), "MB/s".
 std::string sourceUnit(const std::string& u) { return u == "MB" ? "MiB" : u; }
 
-} // namespace
+/// A dmon file read line by line: headers ("# gpu pwr ...", then "# Idx W ...") define the columns; each row
+/// is one GPU at one time.
+class DmonReader {
+public:
+    DmonReader(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint, ParseResult& res)
+        : opt_(opt), res_(res), reader_(in, opt, progress, size_hint, res), host_(detail::defaultHost(opt, "unknown-host")) {}
 
-ParseResult parseNvidiaSmiDmon(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
-    ParseResult res;
-    detail::LineReader reader(in, opt, progress, size_hint, res);
-    const std::string host = detail::defaultHost(opt, "unknown-host");
+    void read() {
+        std::string line;
+        while (reader_.next(line)) {
+            const auto first = line.find_first_not_of(" \t");
+            if (first == std::string::npos) continue;
+            if (line[first] == '#') header(line.substr(first + 1));
+            else row(line);
+        }
+        if (unreadable_ > 0)
+            res_.warnings.push_back({opt_.file_name, "no_data",
+                                     std::to_string(unreadable_) + " value(s) nvidia-smi printed as '-' (not available on this GPU)"});
+        if (!gpus_.empty()) {
+            res_.entities.push_back({host_, "node", "", host_, {}});
+            for (const auto& g : gpus_) res_.entities.push_back({host_ + "/gpu" + g, "gpu", host_, "", {{"index", g}}});
+        }
+    }
+
+private:
     struct Out {
         int col = -1;
         std::string metric, unit;
         double scale = 1;
     };
-    std::vector<Out> outs;
-    std::vector<std::string> names;  // the column names of the last header
-    int gpu_col = -1, date_col = -1, time_col = -1;
-    bool csv = false;
-    bool untimed_noted = false;
-    std::map<std::string, int> rows_of_gpu;  // rows seen per GPU: the k-th row of a GPU is k intervals in
-    std::set<std::string> gpus;
-    std::size_t unreadable = 0;
-    std::string line;
-    auto defineColumns = [&](const std::vector<std::string>& units) {
-        outs.clear();
-        for (std::size_t k = 0; k < names.size(); ++k) {
-            const std::string& n = names[k];
+
+    void header(const std::string& body) {
+        csv_ = body.find(',') != std::string::npos;
+        std::vector<std::string> c = cells(body, csv_);
+        if (c.empty()) return;
+        if (c[0] == "Idx" || c[0] == "YYYYMMDD" || c[0] == "HH:MM:SS") {  // the units line
+            defineColumns(c);
+            return;
+        }
+        names_ = std::move(c);
+        gpu_col_ = date_col_ = time_col_ = -1;
+        for (std::size_t k = 0; k < names_.size(); ++k) {
+            if (names_[k] == "gpu") gpu_col_ = static_cast<int>(k);
+            if (names_[k] == "Date") date_col_ = static_cast<int>(k);
+            if (names_[k] == "Time") time_col_ = static_cast<int>(k);
+        }
+        if (gpu_col_ < 0) res_.warnings.push_back({reader_.location(), "missing_field", "dmon header without a gpu column"});
+        defineColumns({});
+    }
+
+    void defineColumns(const std::vector<std::string>& units) {
+        outs_.clear();
+        for (std::size_t k = 0; k < names_.size(); ++k) {
+            const std::string& n = names_[k];
             if (n == "gpu" || n == "Idx" || n == "Date" || n == "Time") continue;
             const std::string unit = k < units.size() ? sourceUnit(units[k]) : std::string();
             Out o;
@@ -111,98 +141,98 @@ ParseResult parseNvidiaSmiDmon(std::istream& in, const ParseOptions& opt, const 
                 o.unit = own.unit;
                 o.scale = own.scale;
             }
-            outs.push_back(std::move(o));
+            outs_.push_back(std::move(o));
         }
-    };
-    while (reader.next(line)) {
-        const auto first = line.find_first_not_of(" \t");
-        if (first == std::string::npos) continue;
-        if (line[first] == '#') {
-            std::string body = line.substr(first + 1);
-            csv = body.find(',') != std::string::npos;
-            std::vector<std::string> c = cells(body, csv);
-            if (c.empty()) continue;
-            const bool units = c[0] == "Idx" || c[0] == "YYYYMMDD" || c[0] == "HH:MM:SS";
-            if (!units) {
-                names = std::move(c);
-                gpu_col = date_col = time_col = -1;
-                for (std::size_t k = 0; k < names.size(); ++k) {
-                    if (names[k] == "gpu") gpu_col = static_cast<int>(k);
-                    if (names[k] == "Date") date_col = static_cast<int>(k);
-                    if (names[k] == "Time") time_col = static_cast<int>(k);
-                }
-                if (gpu_col < 0) res.warnings.push_back({reader.location(), "missing_field", "dmon header without a gpu column"});
-                defineColumns({});
-            } else {
-                defineColumns(c);
-            }
-            continue;
+    }
+
+    void row(const std::string& line) {
+        if (gpu_col_ < 0) {
+            res_.warnings.push_back({reader_.location(), "syntax", "a row before dmon's '# gpu ...' header"});
+            return;
         }
-        if (gpu_col < 0) {
-            res.warnings.push_back({reader.location(), "syntax", "a row before dmon's '# gpu ...' header"});
-            continue;
+        const std::vector<std::string> c = cells(line, csv_);
+        if (c.size() != names_.size()) {
+            res_.warnings.push_back({reader_.location(), "syntax",
+                                     "expected " + std::to_string(names_.size()) + " columns, found " + std::to_string(c.size())});
+            return;
         }
-        const std::vector<std::string> c = cells(line, csv);
-        if (c.size() != names.size()) {
-            res.warnings.push_back({reader.location(), "syntax",
-                                    "expected " + std::to_string(names.size()) + " columns, found " + std::to_string(c.size())});
-            continue;
-        }
-        const std::string& idx = c[static_cast<std::size_t>(gpu_col)];
+        const std::string& idx = c[static_cast<std::size_t>(gpu_col_)];
         if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos) {
-            res.warnings.push_back({reader.location(), "bad_value", "GPU index '" + idx + "' is not a number"});
-            continue;
+            res_.warnings.push_back({reader_.location(), "bad_value", "GPU index '" + idx + "' is not a number"});
+            return;
         }
-        double t = 0;
-        if (date_col >= 0 || time_col >= 0) {
-            // -o D gives the date, -o T the time of day; with only the time, the day is the file's.
-            std::string date = date_col >= 0 ? c[static_cast<std::size_t>(date_col)] : std::string();
-            const std::string tod = time_col >= 0 ? c[static_cast<std::size_t>(time_col)] : std::string("00:00:00");
-            if (date.empty() && !std::isnan(opt.default_time_s)) {
-                const double day = std::floor((opt.default_time_s + opt.tz_offset_s) / 86400.0);
-                t = day * 86400.0 - opt.tz_offset_s;  // local midnight of the file's day
-                double secs = 0;
-                if (!detail::parseIsoTime("1970-01-01T" + tod, secs, 0)) {
-                    res.warnings.push_back({reader.location(), "bad_value", "time '" + tod + "' is not HH:MM:SS"});
-                    continue;
-                }
-                t += secs;
-            } else if (date.size() != 8 ||
-                       !detail::parseIsoTime(date.substr(0, 4) + "-" + date.substr(4, 2) + "-" + date.substr(6, 2) + "T" + tod, t, opt.tz_offset_s)) {
-                res.warnings.push_back({reader.location(), "bad_value", "date/time '" + date + " " + tod + "' is not YYYYMMDD HH:MM:SS"});
-                continue;
-            }
-        } else {
-            if (std::isnan(opt.default_time_s)) throw ImportError(opt.file_name + ": dmon rows without -o T carry no time, and none was given");
-            if (!untimed_noted) {
-                res.warnings.push_back({reader.location(), "note",
-                                        "dmon rows carry no time (record with -o DT): row k of a GPU is taken k seconds after the file's time"});
-                untimed_noted = true;
-            }
-            t = opt.default_time_s + rows_of_gpu[idx]++;
-        }
-        const std::string entity = host + "/gpu" + idx;
-        gpus.insert(idx);
-        for (const auto& o : outs) {
+        const std::optional<double> t = rowTime(c, idx);
+        if (!t) return;
+        const std::string entity = host_ + "/gpu" + idx;
+        gpus_.insert(idx);
+        for (const auto& o : outs_) {
             const std::string& v = c[static_cast<std::size_t>(o.col)];
             double x = 0;
             if (v == "-" || v == "N/A") {
-                ++unreadable;
+                ++unreadable_;
                 continue;
             }
             if (!detail::parseNumber(v, x)) {
-                res.warnings.push_back({reader.location(), "bad_value", names[static_cast<std::size_t>(o.col)] + " '" + v + "' is not a number"});
+                res_.warnings.push_back(
+                    {reader_.location(), "bad_value", names_[static_cast<std::size_t>(o.col)] + " '" + v + "' is not a number"});
                 continue;
             }
-            res.samples.push_back({entity, o.metric, o.unit, t, x * o.scale});
+            res_.samples.push_back({entity, o.metric, o.unit, *t, x * o.scale});
         }
     }
-    if (unreadable > 0)
-        res.warnings.push_back({opt.file_name, "no_data", std::to_string(unreadable) + " value(s) nvidia-smi printed as '-' (not available on this GPU)"});
-    if (!gpus.empty()) {
-        res.entities.push_back({host, "node", "", host, {}});
-        for (const auto& g : gpus) res.entities.push_back({host + "/gpu" + g, "gpu", host, "", {{"index", g}}});
+
+    /// The row's time: -o D gives the date, -o T the time of day (with only the time, the day is the file's);
+    /// without either, row k of a GPU is k seconds after the file's time. Nothing after a warning.
+    std::optional<double> rowTime(const std::vector<std::string>& c, const std::string& idx) {
+        if (date_col_ < 0 && time_col_ < 0) {
+            if (std::isnan(opt_.default_time_s))
+                throw ImportError(opt_.file_name + ": dmon rows without -o T carry no time, and none was given");
+            if (!untimed_noted_) {
+                res_.warnings.push_back(
+                    {reader_.location(), "note",
+                     "dmon rows carry no time (record with -o DT): row k of a GPU is taken k seconds after the file's time"});
+                untimed_noted_ = true;
+            }
+            return opt_.default_time_s + rows_of_gpu_[idx]++;
+        }
+        const std::string date = date_col_ >= 0 ? c[static_cast<std::size_t>(date_col_)] : std::string();
+        const std::string tod = time_col_ >= 0 ? c[static_cast<std::size_t>(time_col_)] : std::string("00:00:00");
+        double t = 0;
+        if (date.empty() && !std::isnan(opt_.default_time_s)) {
+            const double day = std::floor((opt_.default_time_s + opt_.tz_offset_s) / 86400.0);
+            double secs = 0;
+            if (!detail::parseIsoTime("1970-01-01T" + tod, secs, 0)) {
+                res_.warnings.push_back({reader_.location(), "bad_value", "time '" + tod + "' is not HH:MM:SS"});
+                return std::nullopt;
+            }
+            return day * 86400.0 - opt_.tz_offset_s + secs;  // from local midnight of the file's day
+        }
+        if (date.size() != 8 ||
+            !detail::parseIsoTime(date.substr(0, 4) + "-" + date.substr(4, 2) + "-" + date.substr(6, 2) + "T" + tod, t, opt_.tz_offset_s)) {
+            res_.warnings.push_back({reader_.location(), "bad_value", "date/time '" + date + " " + tod + "' is not YYYYMMDD HH:MM:SS"});
+            return std::nullopt;
+        }
+        return t;
     }
+
+    const ParseOptions& opt_;
+    ParseResult& res_;
+    detail::LineReader reader_;
+    const std::string host_;
+    std::vector<Out> outs_;
+    std::vector<std::string> names_;  ///< the column names of the last header
+    int gpu_col_ = -1, date_col_ = -1, time_col_ = -1;
+    bool csv_ = false, untimed_noted_ = false;
+    std::map<std::string, int> rows_of_gpu_;  ///< rows seen per GPU: the k-th row of a GPU is k intervals in
+    std::set<std::string> gpus_;
+    std::size_t unreadable_ = 0;
+};
+
+}  // namespace
+
+ParseResult parseNvidiaSmiDmon(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
+    ParseResult res;
+    DmonReader(in, opt, progress, size_hint, res).read();
     return res;
 }
 
@@ -224,6 +254,6 @@ FormatInfo nvidiaSmiDmon() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -354,7 +354,8 @@ private:
                     if (auto it = d.throttle.find(n); it != d.throttle.end() && it->second) return 1.0;
                 return 0.0;
             };
-            res_.samples.push_back({d.entity, "throttle_thermal", "bool", t_, active({"hw_thermal_slowdown", "sw_thermal_slowdown", "hw_slowdown"})});
+            res_.samples.push_back(
+                {d.entity, "throttle_thermal", "bool", t_, active({"hw_thermal_slowdown", "sw_thermal_slowdown", "hw_slowdown"})});
             res_.samples.push_back({d.entity, "throttle_power", "bool", t_, active({"sw_power_cap", "hw_power_brake_slowdown"})});
         }
     }
@@ -373,12 +374,13 @@ private:
     std::set<std::string> seen_hosts_;
 };
 
-} // namespace
+}  // namespace
 
 ParseResult parseNvidiaSmiXml(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t) {
     ParseResult res;
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!detail::validUtf8(text)) res.warnings.push_back({detail::loc(opt, 1), "bad_utf8", "file is not valid UTF-8; text values may be garbled"});
+    if (!detail::validUtf8(text))
+        res.warnings.push_back({detail::loc(opt, 1), "bad_utf8", "file is not valid UTF-8; text values may be garbled"});
     SmiXmlReader(text, opt, progress, res).run();
     return res;
 }
@@ -399,6 +401,6 @@ FormatInfo nvidiaSmiXml() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -64,7 +64,8 @@ ParseResult parsePrometheusApiJson(std::istream& in, const ParseOptions& opt, co
                 res.warnings.push_back({where + "/values/" + std::to_string(k), "bad_value", "not a number: " + p[1].dump()});
                 continue;
             }
-            detail::addPromSample(name, labels, t, v, [&] { return where; }, res, state);
+            detail::addPromSample(
+                name, labels, t, v, [&where] { return std::string(where); }, res, state);
         }
     }
     detail::finishPromParse(res, state);
@@ -88,6 +89,6 @@ FormatInfo prometheusApiJson() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -14,9 +14,7 @@ namespace ct::importers {
 namespace {
 
 /// [A-Za-z0-9_] without the locale lookups of std::isalnum.
-inline bool wordChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
+inline bool wordChar(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
 /// Parses `{a="x",b="y"}` starting at s[i] == '{'; leaves i after '}'. False on a syntax error.
 bool parseLabels(const std::string& s, std::size_t& i, detail::Labels& labels, std::string& err) {
@@ -61,7 +59,7 @@ bool parseLabels(const std::string& s, std::size_t& i, detail::Labels& labels, s
     }
 }
 
-} // namespace
+}  // namespace
 
 ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
     ParseResult res;
@@ -70,7 +68,9 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
     std::string line, metric;
     detail::Labels labels;
     detail::LineReader reader(in, opt, progress, size_hint, res);
-    auto warn = [&](std::size_t l, const char* kind, std::string msg) { res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)}); };
+    auto warn = [&](std::size_t l, const char* kind, std::string msg) {
+        res.warnings.push_back({detail::loc(opt, l), kind, std::move(msg)});
+    };
     while (reader.next(line)) {
         const std::size_t lineno = reader.lineno();
         if (line.empty() || line[0] == '#') continue;
@@ -116,7 +116,8 @@ ParseResult parsePrometheusText(std::istream& in, const ParseOptions& opt, const
             warn(lineno, "missing_field", metric + ": no timestamp and no scrape time");
             continue;
         }
-        detail::addPromSample(metric, labels, t, value, [&] { return detail::loc(opt, lineno); }, res, state);
+        detail::addPromSample(
+            metric, labels, t, value, [&] { return detail::loc(opt, lineno); }, res, state);
     }
     detail::finishPromParse(res, state);
     return res;
@@ -141,6 +142,6 @@ FormatInfo prometheusText() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

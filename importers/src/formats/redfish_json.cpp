@@ -32,7 +32,8 @@ std::string snake(const std::string& s) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
         if (std::isupper(c)) {
             if (i > 0 && (std::islower(static_cast<unsigned char>(s[i - 1])) ||
-                          (i + 1 < s.size() && std::islower(static_cast<unsigned char>(s[i + 1])) && std::isupper(static_cast<unsigned char>(s[i - 1])))))
+                          (i + 1 < s.size() && std::islower(static_cast<unsigned char>(s[i + 1])) &&
+                           std::isupper(static_cast<unsigned char>(s[i - 1])))))
                 out += '_';
             out += static_cast<char>(std::tolower(c));
         } else if (std::isalnum(c)) {
@@ -96,11 +97,21 @@ Metric propertyMetric(const std::string& key) {
         Metric unit;
     };
     static const Suffix suffixes[] = {
-        {"Celsius", "_c", {"", "degC"}},   {"WattHours", "_wh", {"", "Wh"}}, {"kWh", "_kwh", {"", "kWh"}},
-        {"kW", "_w", {"", "W", 1000}},     {"Watts", "_w", {"", "W"}},       {"Amps", "_a", {"", "A"}},
-        {"Voltages", "_v", {"", "V"}},     {"Voltage", "_v", {"", "V"}},     {"Volts", "_v", {"", "V"}},
-        {"Percent", "", {"", "ratio", 0.01}}, {"RPM", "_rpm", {"", "RPM"}},  {"Hz", "_hz", {"", "Hz"}},
-        {"LitersPerMinute", "_lpm", {"", "L/min"}}, {"LPM", "_lpm", {"", "L/min"}}, {"kPa", "_kpa", {"", "kPa"}},
+        {"Celsius", "_c", {"", "degC"}},
+        {"WattHours", "_wh", {"", "Wh"}},
+        {"kWh", "_kwh", {"", "kWh"}},
+        {"kW", "_w", {"", "W", 1000}},
+        {"Watts", "_w", {"", "W"}},
+        {"Amps", "_a", {"", "A"}},
+        {"Voltages", "_v", {"", "V"}},
+        {"Voltage", "_v", {"", "V"}},
+        {"Volts", "_v", {"", "V"}},
+        {"Percent", "", {"", "ratio", 0.01}},
+        {"RPM", "_rpm", {"", "RPM"}},
+        {"Hz", "_hz", {"", "Hz"}},
+        {"LitersPerMinute", "_lpm", {"", "L/min"}},
+        {"LPM", "_lpm", {"", "L/min"}},
+        {"kPa", "_kpa", {"", "kPa"}},
     };
     for (const auto& sf : suffixes) {
         const std::size_t n = std::strlen(sf.suffix);
@@ -116,10 +127,18 @@ Metric propertyMetric(const std::string& key) {
 /// A Sensor without ReadingType: its ReadingUnits (UCUM, as Redfish specifies) say what it measures.
 Metric unitMetric(const std::string& units) {
     static const std::map<std::string, Metric> m = {
-        {"Cel", {"temp_c", "degC"}},      {"W", {"power_w", "W"}},           {"kW", {"power_w", "W", 1000}},
-        {"V", {"voltage_v", "V"}},        {"A", {"current_a", "A"}},         {"Hz", {"frequency_hz", "Hz"}},
-        {"kW.h", {"energy_kwh", "kWh"}},  {"J", {"energy_j", "J"}},          {"L/min", {"flow_lpm", "L/min"}},
-        {"kPa", {"pressure_kpa", "kPa"}}, {"Pa", {"pressure_kpa", "kPa", 0.001}}, {"RPM", {"fan_rpm", "RPM"}},
+        {"Cel", {"temp_c", "degC"}},
+        {"W", {"power_w", "W"}},
+        {"kW", {"power_w", "W", 1000}},
+        {"V", {"voltage_v", "V"}},
+        {"A", {"current_a", "A"}},
+        {"Hz", {"frequency_hz", "Hz"}},
+        {"kW.h", {"energy_kwh", "kWh"}},
+        {"J", {"energy_j", "J"}},
+        {"L/min", {"flow_lpm", "L/min"}},
+        {"kPa", {"pressure_kpa", "kPa"}},
+        {"Pa", {"pressure_kpa", "kPa", 0.001}},
+        {"RPM", {"fan_rpm", "RPM"}},
         {"{rev}/min", {"fan_rpm", "RPM"}},
     };
     if (auto it = m.find(units); it != m.end()) return it->second;
@@ -168,7 +187,8 @@ bool notPresent(const json& item) {
 std::string urlDecode(const std::string& s) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) && std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+        if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
             out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
             i += 2;
         } else {
@@ -203,7 +223,8 @@ Owner ownerOf(std::string uri) {
     std::string path = v1 == std::string::npos ? uri : uri.substr(v1 + 11);
     while (!path.empty() && path.back() == '/') path.pop_back();
     std::vector<std::string> segs = segments(path);
-    static const std::set<std::string> resource_names = {"Thermal", "Power", "ThermalSubsystem", "PowerSubsystem", "ThermalMetrics", "EnvironmentMetrics", "Metrics"};
+    static const std::set<std::string> resource_names = {
+        "Thermal", "Power", "ThermalSubsystem", "PowerSubsystem", "ThermalMetrics", "EnvironmentMetrics", "Metrics"};
     while (segs.size() > 1 && resource_names.count(segs.back())) segs.pop_back();
     Owner o;
     if (!segs.empty()) o.top = segs.front();
@@ -274,7 +295,10 @@ private:
             std::map<std::string, std::string> labels;
             if (!o.chassis.empty()) labels["chassis"] = o.chassis;
             if (!host_.empty()) labels["host"] = host_;
-            const std::string kind = o.top == "Chassis" ? "chassis" : o.top == "PowerEquipment" ? "power" : o.top == "ThermalEquipment" ? "cooling" : "redfish";
+            const std::string kind = o.top == "Chassis"            ? "chassis"
+                                     : o.top == "PowerEquipment"   ? "power"
+                                     : o.top == "ThermalEquipment" ? "cooling"
+                                                                   : "redfish";
             res_.entities.push_back({id, kind, "", o.entity, labels});
         }
         return id;
@@ -294,11 +318,12 @@ private:
             std::size_t same = 0;
             for (const auto& other : *array) same += other.is_object() && itemName(other) == name;
             if (same > 1) {
-                const std::string member = item.contains("MemberId") && item["MemberId"].is_string() ? item["MemberId"].get<std::string>() : "";
+                const std::string member =
+                    item.contains("MemberId") && item["MemberId"].is_string() ? item["MemberId"].get<std::string>() : "";
                 name += "_" + (member.empty() || member == name ? std::to_string(index) : member);
             }
         }
-        const std::string id = parent + "/" + (name.empty() ? std::to_string(index) : snake(name));
+        std::string id = parent + "/" + (name.empty() ? std::to_string(index) : snake(name));
         if (entities_.insert(id).second) res_.entities.push_back({id, "sensor", parent, name, {}});
         return id;
     }
@@ -339,7 +364,9 @@ private:
             for (std::size_t i = 0; i < r["Fans"].size(); ++i) {
                 const json& f = r["Fans"][i];
                 // Thermal v1.0 (iLO 4) calls the reading CurrentReading, in percent unless Units says otherwise.
-                const char* key = f.is_object() && f.contains("Reading") ? "Reading" : f.is_object() && f.contains("CurrentReading") ? "CurrentReading" : nullptr;
+                const char* key = f.is_object() && f.contains("Reading")          ? "Reading"
+                                  : f.is_object() && f.contains("CurrentReading") ? "CurrentReading"
+                                                                                  : nullptr;
                 if (!key || absent(f, "/Fans/" + std::to_string(i))) continue;
                 const std::string dflt = std::string(key) == "CurrentReading" ? "Percent" : "RPM";
                 const std::string units = detail::jsonText(f, "ReadingUnits", detail::jsonText(f, "Units", dflt));
@@ -364,17 +391,20 @@ private:
                     add(ent, propertyMetric("LimitInWatts"), item["PowerLimit"]["LimitInWatts"], base + "PowerLimit/LimitInWatts", now());
                 if (item.contains("PowerMetrics") && item["PowerMetrics"].is_object())
                     for (const char* p : {"AverageConsumedWatts", "MaxConsumedWatts", "MinConsumedWatts"})
-                        if (item["PowerMetrics"].contains(p)) add(ent, propertyMetric(p), item["PowerMetrics"][p], base + "PowerMetrics/" + p, now());
+                        if (item["PowerMetrics"].contains(p))
+                            add(ent, propertyMetric(p), item["PowerMetrics"][p], base + "PowerMetrics/" + p, now());
             }
         };
         list("PowerControl", {"PowerConsumedWatts", "PowerCapacityWatts"}, true);
-        list("PowerSupplies", {"PowerInputWatts", "LastPowerOutputWatts", "PowerOutputWatts", "LineInputVoltage", "PowerCapacityWatts"}, false);
+        list("PowerSupplies", {"PowerInputWatts", "LastPowerOutputWatts", "PowerOutputWatts", "LineInputVoltage", "PowerCapacityWatts"},
+             false);
         list("Voltages", {"ReadingVolts"}, false);
     }
 
     void sensor(const json& r) {
         if (!r.contains("Reading")) return;
-        const std::string what = detail::jsonText(r, "Id") + " " + detail::jsonText(r, "Name") + " " + detail::jsonText(r, "PhysicalContext");
+        const std::string what =
+            detail::jsonText(r, "Id") + " " + detail::jsonText(r, "Name") + " " + detail::jsonText(r, "PhysicalContext");
         const Metric m = sensorMetric(detail::jsonText(r, "ReadingType"), detail::jsonText(r, "ReadingUnits"), what);
         add(owner_, m, r["Reading"], "/Reading", now());
         if (m.name == "temp_c" && detail::jsonText(r, "PhysicalContext") == "Intake") {
@@ -402,8 +432,7 @@ private:
                     Metric m = propertyMetric(key);
                     if (key == "TemperatureSummaryCelsius")
                         m.name = s.key() == "Intake" ? "inlet_c" : s.key() == "Exhaust" ? "exhaust_c" : snake(s.key()) + "_c";
-                    else
-                        m.name += "_" + snake(s.key());
+                    else m.name += "_" + snake(s.key());
                     add(ent, m, s.value()["Reading"], p + "/" + s.key() + "/Reading", now());
                 }
             } else if (v.is_array() && !v.empty() && v[0].is_object() && (v[0].contains("Time") || v[0].contains("Timestamp"))) {
@@ -435,10 +464,16 @@ private:
     /// or 5 min with Time, Average, Minimum, Peak, AmbTemp, CpuUtil, ...): every number of a record at its time.
     void timedArray(const std::string& key, const json& v, const std::string& p, const std::string& ent) {
         static const std::map<std::string, Metric> power_detail = {
-            {"Average", {"power_w", "W"}},         {"Minimum", {"power_min_w", "W"}},   {"Peak", {"power_max_w", "W"}},
-            {"AmbTemp", {"inlet_c", "degC"}},      {"CpuUtil", {"cpu_utilization", "ratio", 0.01}},
-            {"CpuWatts", {"cpu_power_w", "W"}},    {"DimmWatts", {"dimm_power_w", "W"}}, {"GpuWatts", {"gpu_power_w", "W"}},
-            {"CpuMax", {"cpu_power_max_w", "W"}}, {"CpuAvgFreq", {"cpu_clock_mhz", "MHz"}},
+            {"Average", {"power_w", "W"}},
+            {"Minimum", {"power_min_w", "W"}},
+            {"Peak", {"power_max_w", "W"}},
+            {"AmbTemp", {"inlet_c", "degC"}},
+            {"CpuUtil", {"cpu_utilization", "ratio", 0.01}},
+            {"CpuWatts", {"cpu_power_w", "W"}},
+            {"DimmWatts", {"dimm_power_w", "W"}},
+            {"GpuWatts", {"gpu_power_w", "W"}},
+            {"CpuMax", {"cpu_power_max_w", "W"}},
+            {"CpuAvgFreq", {"cpu_clock_mhz", "MHz"}},
         };
         std::size_t added = 0;
         for (std::size_t i = 0; i < v.size(); ++i) {
@@ -501,7 +536,7 @@ private:
     std::set<std::string> entities_;
 };
 
-} // namespace
+}  // namespace
 
 ParseResult parseRedfishJson(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t) {
     ParseResult res;
@@ -544,6 +579,6 @@ FormatInfo redfishJson() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

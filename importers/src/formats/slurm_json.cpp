@@ -17,14 +17,16 @@ namespace ct::importers {
 
 using detail::slurmEpoch;
 using detail::slurmNumber;
-using detail::slurmWhole;
 using detail::slurmTime;
+using detail::slurmWhole;
 using detail::splitOn;
 using json = nlohmann::json;
 
 SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt) {
     SlurmResult res;
-    auto warn = [&](const std::string& ptr, const char* kind, std::string msg) { res.warnings.push_back({opt.file_name + "#" + ptr, kind, std::move(msg)}); };
+    auto warn = [&](const std::string& ptr, const char* kind, std::string msg) {
+        res.warnings.push_back({opt.file_name + "#" + ptr, kind, std::move(msg)});
+    };
     json doc;
     if (!detail::readSlurmDocument(in, opt, doc, res.warnings)) return res;
     if (!doc.contains("jobs") || !doc["jobs"].is_array()) {
@@ -104,10 +106,12 @@ FormatInfo slurmJson() {
         if (h.json() && h.has("\"jobs\"") && (h.has("\"job_id\"") || h.has("\"meta\""))) return {80, "\"jobs\" with \"job_id\""};
         return {};
     };
-    f.parse = [](std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) { return detail::asParseResult(parseSlurmJson(in, opt)); };
+    f.parse = [](std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) {
+        return detail::asParseResult(parseSlurmJson(in, opt));
+    };
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

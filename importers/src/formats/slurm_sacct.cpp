@@ -17,9 +17,71 @@ namespace ct::importers {
 
 using detail::slurmEpoch;
 using detail::slurmNumber;
-using detail::slurmWhole;
 using detail::slurmTime;
+using detail::slurmWhole;
 using detail::splitOn;
+
+namespace {
+
+/// The delimiter of sacct's or squeue's parsable output: |, squeue's %all-style \x1F or a snowman, whichever the
+/// first line has most of.
+std::string delimiterOf(const std::string& line) {
+    const std::string snowman = "\xE2\x98\x83";
+    const auto pipes = std::count(line.begin(), line.end(), '|');
+    const auto units = std::count(line.begin(), line.end(), '\x1F');
+    std::size_t snowmen = 0;
+    for (std::size_t p = line.find(snowman); p != std::string::npos; p = line.find(snowman, p + 3)) ++snowmen;
+    return snowmen > static_cast<std::size_t>(std::max(pipes, units)) ? snowman : units > pipes ? "\x1F" : "|";
+}
+
+/// A header line's fields, squeue's column names as sacct's; a repeated column after the first is "#dup".
+std::vector<std::string> headerFields(const std::string& line, const std::string& delim) {
+    std::vector<std::string> fields = splitOn(line, delim);
+    while (!fields.empty() && fields.back().empty()) fields.pop_back();
+    static const std::map<std::string, std::string> alias = {
+        {"JOBID", "JobID"},       {"NAME", "JobName"},       {"USER", "User"},           {"PARTITION", "Partition"},
+        {"NODELIST", "NodeList"}, {"EXEC_HOST", "NodeList"}, {"STATE", "State"},         {"SUBMIT_TIME", "Submit"},
+        {"START_TIME", "Start"},  {"END_TIME", "End"},       {"TRES_ALLOC", "AllocTRES"}};
+    std::set<std::string> seen_fields;
+    for (auto& f : fields) {
+        if (auto it = alias.find(f); it != alias.end()) f = it->second;
+        if (!seen_fields.insert(f).second) f += "#dup";  // first of a repeated column wins
+    }
+    return fields;
+}
+
+bool isHeader(const std::string& line, const std::string& delim) {
+    std::string upper = line;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return upper.rfind("JOBID", 0) == 0 || upper.find(delim + "JOBID" + delim) != std::string::npos;
+}
+
+/// A job line's job (warnings through `warn`).
+template <class Warn>
+SlurmJob jobOf(std::map<std::string, std::string>& row, const std::string& job_id, double tz, Warn&& warn) {
+    SlurmJob j;
+    j.id = job_id;
+    j.name = row["JobName"];
+    j.user = row["User"];
+    j.partition = row["Partition"];
+    j.state = row["State"].substr(0, row["State"].find(' '));  // "CANCELLED by 10304007"
+    try {
+        j.nodes = expandHostlist(row["NodeList"]);
+    } catch (const ImportError& e) {
+        warn("bad_value", e.what());
+    }
+    j.submit_s = slurmTime(row["Submit"], tz);
+    j.start_s = slurmTime(row["Start"], tz);
+    j.end_s = slurmTime(row["End"], tz);
+    // squeue's END_TIME (and sacct's End) of a job still queued or running is its time limit, a projection:
+    // the job has not stopped.
+    if (detail::liveJobState(j.state)) j.end_s.reset();
+    const std::string tres = row.count("AllocTRES") ? row["AllocTRES"] : "";
+    if (const auto g = tres.find("gres/gpu="); g != std::string::npos) j.gpus = std::atoi(tres.c_str() + g + 9);
+    return j;
+}
+
+}  // namespace
 
 SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::string& fields_arg) {
     SlurmResult res;
@@ -32,27 +94,9 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
     while (reader.next(line)) {
         if (line.empty()) continue;
         if (delim.empty()) {
-            const std::string snowman = "\xE2\x98\x83";
-            const auto pipes = std::count(line.begin(), line.end(), '|');
-            const auto units = std::count(line.begin(), line.end(), '\x1F');  // squeue -o with %all-style separators
-            std::size_t snowmen = 0;
-            for (std::size_t p = line.find(snowman); p != std::string::npos; p = line.find(snowman, p + 3)) ++snowmen;
-            delim = snowmen > static_cast<std::size_t>(std::max(pipes, units)) ? snowman : units > pipes ? "\x1F" : "|";
-            std::string upper = line;
-            std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-            if (upper.rfind("JOBID", 0) == 0 || upper.find(delim + "JOBID" + delim) != std::string::npos) {  // a header
-                fields = splitOn(line, delim);
-                while (!fields.empty() && fields.back().empty()) fields.pop_back();
-                // squeue's column names → sacct's
-                static const std::map<std::string, std::string> alias = {
-                    {"JOBID", "JobID"}, {"NAME", "JobName"}, {"USER", "User"}, {"PARTITION", "Partition"},
-                    {"NODELIST", "NodeList"}, {"EXEC_HOST", "NodeList"}, {"STATE", "State"}, {"SUBMIT_TIME", "Submit"},
-                    {"START_TIME", "Start"}, {"END_TIME", "End"}, {"TRES_ALLOC", "AllocTRES"}};
-                std::set<std::string> seen_fields;
-                for (auto& f : fields) {
-                    if (auto it = alias.find(f); it != alias.end()) f = it->second;
-                    if (!seen_fields.insert(f).second) f += "#dup";  // first of a repeated column wins
-                }
+            delim = delimiterOf(line);
+            if (isHeader(line, delim)) {
+                fields = headerFields(line, delim);
                 continue;
             }
             if (fields.empty()) {
@@ -76,35 +120,15 @@ SlurmResult parseSacct(std::istream& in, const ParseOptions& opt, const std::str
         const auto dot = id.find('.');
         const std::string job_id = id.substr(0, dot);
         if (dot != std::string::npos) {  // a step: fills in what the job line left open
-            auto it = job_index.find(job_id);
-            if (it != job_index.end()) {
+            if (auto it = job_index.find(job_id); it != job_index.end()) {
                 SlurmJob& j = res.jobs[it->second];
                 if (!j.start_s) j.start_s = slurmTime(row["Start"], opt.tz_offset_s);
                 if (!j.end_s) j.end_s = slurmTime(row["End"], opt.tz_offset_s);
             }
             continue;
         }
-        SlurmJob j;
-        j.id = job_id;
-        j.name = row["JobName"];
-        j.user = row["User"];
-        j.partition = row["Partition"];
-        j.state = row["State"].substr(0, row["State"].find(' '));  // "CANCELLED by 10304007"
-        try {
-            j.nodes = expandHostlist(row["NodeList"]);
-        } catch (const ImportError& e) {
-            warn("bad_value", e.what());
-        }
-        j.submit_s = slurmTime(row["Submit"], opt.tz_offset_s);
-        j.start_s = slurmTime(row["Start"], opt.tz_offset_s);
-        j.end_s = slurmTime(row["End"], opt.tz_offset_s);
-        // squeue's END_TIME (and sacct's End) of a job still queued or running is its time limit, a projection:
-        // the job has not stopped.
-        if (detail::liveJobState(j.state)) j.end_s.reset();
-        const std::string tres = row.count("AllocTRES") ? row["AllocTRES"] : "";
-        if (const auto g = tres.find("gres/gpu="); g != std::string::npos) j.gpus = std::atoi(tres.c_str() + g + 9);
         job_index[job_id] = res.jobs.size();
-        res.jobs.push_back(std::move(j));
+        res.jobs.push_back(jobOf(row, job_id, opt.tz_offset_s, warn));
     }
     res.warnings.insert(res.warnings.begin(), lines_res.warnings.begin(), lines_res.warnings.end());
     return res;
@@ -122,7 +146,8 @@ FormatInfo slurmSacct() {
     f.sniff = [](const FileHead& h) -> Sniff {
         if (!h.text()) return {};
         const std::string_view line = h.first_line;
-        if (line.find('\x1F') != std::string_view::npos && (line.find("JOBID\x1F") != std::string_view::npos || line.find("\x1FJOBID") != std::string_view::npos))
+        if (line.find('\x1F') != std::string_view::npos &&
+            (line.find("JOBID\x1F") != std::string_view::npos || line.find("\x1FJOBID") != std::string_view::npos))
             return {75, "squeue columns with JOBID"};
         const std::string& l = h.first_line_lower;
         if (l.find("jobid") != std::string::npos && l.find('|') != std::string::npos) return {85, "pipe-separated header with JobID"};
@@ -131,10 +156,12 @@ FormatInfo slurmSacct() {
         if (snowmen >= 5) return {70, "fields separated by \u2603 (sacct --delimiter)"};
         return {};
     };
-    f.parse = [](std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) { return detail::asParseResult(parseSacct(in, opt, opt.sacct_fields)); };
+    f.parse = [](std::istream& in, const ParseOptions& opt, const Progress&, std::size_t) {
+        return detail::asParseResult(parseSacct(in, opt, opt.sacct_fields));
+    };
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

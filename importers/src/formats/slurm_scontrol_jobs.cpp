@@ -17,8 +17,8 @@ namespace ct::importers {
 
 using detail::slurmEpoch;
 using detail::slurmNumber;
-using detail::slurmWhole;
 using detail::slurmTime;
+using detail::slurmWhole;
 using detail::splitOn;
 
 ParseResult parseScontrolJobs(std::istream& in, const ParseOptions& opt, const Progress& progress, std::size_t size_hint) {
@@ -70,7 +70,7 @@ ParseResult parseScontrolJobs(std::istream& in, const ParseOptions& opt, const P
         j.start_s = slurmTime(kv["StartTime"], opt.tz_offset_s);
         j.end_s = slurmTime(kv["EndTime"], opt.tz_offset_s);
         if (detail::liveJobState(j.state)) j.end_s.reset();  // EndTime of a running job is its limit
-        if (j.state == "PENDING") j.start_s.reset();           // StartTime of a queued job is an estimate
+        if (j.state == "PENDING") j.start_s.reset();         // StartTime of a queued job is an estimate
         std::string model;
         for (const char* k : {"AllocTRES", "TRES", "TRES_alloc"}) {
             if (j.gpus == 0 && !kv[k].empty()) detail::gresGpus(kv[k], j.gpus, model);
@@ -117,6 +117,6 @@ FormatInfo slurmScontrolJobs() {
     return f;
 }
 
-} // namespace format_rows
+}  // namespace format_rows
 
-} // namespace ct::importers
+}  // namespace ct::importers

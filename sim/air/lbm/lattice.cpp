@@ -23,24 +23,24 @@ namespace {
 
 constexpr int kQ = lbm::kQ;
 constexpr int kMaxWallKinds = 8;  ///< flag 0 fluid, 1 still wall, 2.. moving faces
+using lattice_detail::kMaxRho;
 using lattice_detail::kMaxSpeed;
 using lattice_detail::kMinRho;
-using lattice_detail::kMaxRho;
 
 using lattice_detail::RowArgs;
 using lattice_detail::RowFn;
 using lattice_detail::rowFunction;
 
-} // namespace
+}  // namespace
 
 struct Lattice::Impl {
     LatticeSpec spec;
     ThreadPool& pool;
     int nx, ny, nz, px, py, pz;
-    std::size_t n;  ///< padded cells
-    std::vector<float> a, b;  ///< populations, [q][padded cell]
-    std::vector<unsigned char> flag;  ///< padded
-    std::vector<float> fluid;         ///< padded: 1 where flag is 0
+    std::size_t n;                     ///< padded cells
+    std::vector<float> a, b;           ///< populations, [q][padded cell]
+    std::vector<unsigned char> flag;   ///< padded
+    std::vector<float> fluid;          ///< padded: 1 where flag is 0
     std::vector<unsigned char> solid;  ///< interior
     float wall[kMaxWallKinds * kQ] = {};
     /// Bounce-back links: population q of solid (or halo) cell `solid` is the one the fluid cell `solid + c_q`
@@ -286,10 +286,16 @@ struct Lattice::Impl {
             dev_state_stale = false;
         }
         if (temp) dev->setTemperature(temp, interior());
-        detail::LatticeStepParams prm{static_cast<float>(spec.tau), static_cast<float>(spec.smagorinsky_cs * spec.smagorinsky_cs),
-                                      static_cast<float>(body[0]), static_cast<float>(body[1]), static_cast<float>(body[2]),
-                                      static_cast<float>(buoy), static_cast<float>(t_ref),
-                                      {spec.periodic_x, spec.periodic_y, spec.periodic_z}, sampling, temp != nullptr};
+        detail::LatticeStepParams prm{static_cast<float>(spec.tau),
+                                      static_cast<float>(spec.smagorinsky_cs * spec.smagorinsky_cs),
+                                      static_cast<float>(body[0]),
+                                      static_cast<float>(body[1]),
+                                      static_cast<float>(body[2]),
+                                      static_cast<float>(buoy),
+                                      static_cast<float>(t_ref),
+                                      {spec.periodic_x, spec.periodic_y, spec.periodic_z},
+                                      sampling,
+                                      temp != nullptr};
         for (int s = 0; s < count; ++s) {
             const long long bad = dev->step(prm);
             ++steps;
@@ -367,8 +373,7 @@ struct Lattice::Impl {
                 }
             }
         std::string why;
-        if (!std::isfinite(wrho + wsp))
-            why = "the populations became NaN or infinite";
+        if (!std::isfinite(wrho + wsp)) why = "the populations became NaN or infinite";
         else if (wsp / kMaxSpeed >= std::fabs(wrho - 1) / (kMaxRho - 1))
             why = "the air speed reached " + std::to_string(wsp) + " in lattice units (Mach " + std::to_string(wsp * std::sqrt(3.0)) +
                   ", limit 0.35): the flow is faster than the lattice's time step allows (an inflow faster than expected, or "
@@ -385,7 +390,8 @@ struct Lattice::Impl {
 Lattice::Lattice(const LatticeSpec& spec, ThreadPool& pool) : d_(std::make_unique<Impl>(spec, pool)) {
     if (spec.nx < 1 || spec.ny < 1 || spec.nz < 1) throw SimError("lattice: the box has no cells");
     if (!(spec.tau > 0.5)) throw SimError("lattice: the relaxation time must be above 1/2 (it sets ν = (τ − 1/2)/3)");
-    if (!(spec.smagorinsky_cs >= 0 && spec.smagorinsky_cs < 0.5)) throw SimError("lattice: the Smagorinsky constant must be within [0, 0.5)");
+    if (!(spec.smagorinsky_cs >= 0 && spec.smagorinsky_cs < 0.5))
+        throw SimError("lattice: the Smagorinsky constant must be within [0, 0.5)");
     Impl& d = *d_;
     d.nx = nx_ = spec.nx;
     d.ny = ny_ = spec.ny;
@@ -538,7 +544,8 @@ std::vector<float> Lattice::meanVelocity() const {
         const float inv = 1.f / static_cast<float>(d.samples);
         const std::size_t cells = d.interior();
         for (std::size_t c = 0; c < cells; ++c)
-            for (int ax = 0; ax < 3; ++ax) u[3 * c + static_cast<std::size_t>(ax)] = d.sum_u[static_cast<std::size_t>(ax) * cells + c] * inv;
+            for (int ax = 0; ax < 3; ++ax)
+                u[3 * c + static_cast<std::size_t>(ax)] = d.sum_u[static_cast<std::size_t>(ax) * cells + c] * inv;
         return u;
     }
     for (int k = 0; k < nz_; ++k)
@@ -581,4 +588,4 @@ double Lattice::maxSpeed() const {
     return m;
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -46,4 +46,4 @@ private:
     std::unique_ptr<Impl> d_;
 };
 
-} // namespace ct::sim::detail
+}  // namespace ct::sim::detail

@@ -53,11 +53,11 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
     return bad != 0;
 }
 
-} // namespace
+}  // namespace
 
 RowFn rowFunction(bool sample, bool buoyancy) {
     if (sample) return buoyancy ? &latticeRow<true, true> : &latticeRow<true, false>;
     return buoyancy ? &latticeRow<false, true> : &latticeRow<false, false>;
 }
 
-} // namespace ct::sim::lattice_detail
+}  // namespace ct::sim::lattice_detail

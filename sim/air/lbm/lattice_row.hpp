@@ -16,11 +16,11 @@ struct RowArgs {
     const float* src;
     float* dst;
     const float* fluid;  ///< padded: 1 fluid, 0 solid or halo (float, so the loop vectorises 8 cells wide)
-    const float* temp;  ///< interior layout, or null
-    float* sum_u;       ///< ux of every interior cell, then uy, then uz; or null when not sampling
+    const float* temp;   ///< interior layout, or null
+    float* sum_u;        ///< ux of every interior cell, then uy, then uz; or null when not sampling
     float* sum_nu;
-    std::size_t n;      ///< padded cell count (stride between directions)
-    int px, py;         ///< padded dims x, y
+    std::size_t n;  ///< padded cell count (stride between directions)
+    int px, py;     ///< padded dims x, y
     int nx, ny;
     std::size_t cells;  ///< interior cell count
     int off[lbm::kQ];
@@ -31,4 +31,4 @@ using RowFn = bool (*)(const RowArgs&, int, int);
 /// The row update for these options (sampling the means, buoyancy from a temperature field).
 RowFn rowFunction(bool sample, bool buoyancy);
 
-} // namespace ct::sim::lattice_detail
+}  // namespace ct::sim::lattice_detail

@@ -28,10 +28,10 @@ struct LbmAir::Impl {
     std::vector<Port> ports;
     std::vector<float> temp, velocity;
     AirSolverStats stats;
-    std::vector<double> flow_ref;            // port flows (smoothed) when the flow last changed
-    std::vector<double> flow_smooth;         // port flows, smoothed over ~10 s
+    std::vector<double> flow_ref;     // port flows (smoothed) when the flow last changed
+    std::vector<double> flow_smooth;  // port flows, smoothed over ~10 s
     double settle_until = 0, next_lattice = 0;
-    double step_debt = 0;  // lattice steps owed to the hall's clock (fractions)
+    double step_debt = 0;                        // lattice steps owed to the hall's clock (fractions)
     std::vector<float> interval_u, interval_kt;  // the last lattice run's mean flow, for the stride between runs
     bool interval_pending = false;               // not yet the heat's flow
 
@@ -130,14 +130,21 @@ struct LbmAir::Impl {
         fx.assign(static_cast<std::size_t>(nx + 1) * ny * nz, 0.f);
         fy.assign(static_cast<std::size_t>(nx) * (ny + 1) * nz, 0.f);
         fz.assign(static_cast<std::size_t>(nx) * ny * (nz + 1), 0.f);
-        auto u = [&](int c, int axis) { return static_cast<double>(velocity[3 * static_cast<std::size_t>(c) + static_cast<std::size_t>(axis)]); };
+        auto u = [&](int c, int axis) {
+            return static_cast<double>(velocity[3 * static_cast<std::size_t>(c) + static_cast<std::size_t>(axis)]);
+        };
+        // Face (i, j, k) of a face array sx × sy across: in std::size_t, so a campus grid cannot overflow int.
+        auto at = [](int i, int j, int k, int sx, int sy) {
+            const auto z = static_cast<std::size_t>(k), y = static_cast<std::size_t>(j);
+            return static_cast<std::size_t>(i) + static_cast<std::size_t>(sx) * (y + static_cast<std::size_t>(sy) * z);
+        };
         for (int k = 0; k < nz; ++k)
             for (int j = 0; j < ny; ++j)
                 for (int i = 0; i < nx; ++i) {
                     const int c = air->index(i, j, k);
-                    if (i > 0) fx[static_cast<std::size_t>(i + (nx + 1) * (j + ny * k))] = static_cast<float>(0.5 * (u(c - 1, 0) + u(c, 0)) * scale);
-                    if (j > 0) fy[static_cast<std::size_t>(i + nx * (j + (ny + 1) * k))] = static_cast<float>(0.5 * (u(c - nx, 1) + u(c, 1)) * scale);
-                    if (k > 0) fz[static_cast<std::size_t>(i + nx * (j + ny * k))] = static_cast<float>(0.5 * (u(c - nx * ny, 2) + u(c, 2)) * scale);
+                    if (i > 0) fx[at(i, j, k, nx + 1, ny)] = static_cast<float>(0.5 * (u(c - 1, 0) + u(c, 0)) * scale);
+                    if (j > 0) fy[at(i, j, k, nx, ny + 1)] = static_cast<float>(0.5 * (u(c - nx, 1) + u(c, 1)) * scale);
+                    if (k > 0) fz[at(i, j, k, nx, ny)] = static_cast<float>(0.5 * (u(c - nx * ny, 2) + u(c, 2)) * scale);
                 }
     }
 };
@@ -296,11 +303,12 @@ const AirSolverStats& LbmAir::stats() const { return d_->stats; }
 std::string LbmAir::summary() const {
     const Impl& d = *d_;
     char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "lattice Boltzmann D3Q19 TRT + Smagorinsky LES (C_s %.2f), %d x %d x %d cells of %.2f m, lattice step %.2f ms "
-                  "(Mach %.2f at %.2f m/s, the fastest jet), %s, quasi-steady stride %d; heat: van Leer TVD with eddy diffusivity (Pr_t %.2f)",
-                  d.spec.smagorinsky_cs, d.air->nx(), d.air->ny(), d.air->nz(), d.h, d.dt * 1e3, d.spec.mach, d.spec.max_speed_ms,
-                  d.spec.buoyancy ? "Boussinesq buoyancy" : "no buoyancy", d.spec.lattice_stride, d.spec.prandtl_t);
+    std::snprintf(
+        buf, sizeof buf,
+        "lattice Boltzmann D3Q19 TRT + Smagorinsky LES (C_s %.2f), %d x %d x %d cells of %.2f m, lattice step %.2f ms "
+        "(Mach %.2f at %.2f m/s, the fastest jet), %s, quasi-steady stride %d; heat: van Leer TVD with eddy diffusivity (Pr_t %.2f)",
+        d.spec.smagorinsky_cs, d.air->nx(), d.air->ny(), d.air->nz(), d.h, d.dt * 1e3, d.spec.mach, d.spec.max_speed_ms,
+        d.spec.buoyancy ? "Boussinesq buoyancy" : "no buoyancy", d.spec.lattice_stride, d.spec.prandtl_t);
     return buf;
 }
 
@@ -319,4 +327,4 @@ std::unique_ptr<AirSolver> makeLbmAir(const AirSolverSpec& spec, ThreadPool& poo
     return std::make_unique<LbmAir>(l, pool);
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -79,7 +79,7 @@ CT_LBM float equilibriumDeviation(int i, float drho, float ux, float uy, float u
 /// units (0 for laminar runs).
 CT_LBM CellMoments collide(float* f, float tau0, float smag2, CellForce force) {
     float drho = 0, jx = 0, jy = 0, jz = 0;
-CT_UNROLL
+    CT_UNROLL
     for (int i = 0; i < kQ; ++i) {
         drho += f[i];
         jx += static_cast<float>(cx(i)) * f[i];
@@ -95,7 +95,7 @@ CT_UNROLL
     // Π_neq = Σ c c (f − f_eq) = Σ c c f̃ − δρ·c_s²·I − ρ u u (the equilibrium's second moment is ρ(c_s² I + u u) and
     // the rest state's is c_s² I), from the second moments of f̃ without evaluating the equilibrium.
     float pxx = 0, pyy = 0, pzz = 0, pxy = 0, pxz = 0, pyz = 0;
-CT_UNROLL
+    CT_UNROLL
     for (int i = 0; i < kQ; ++i) {
         const float x = static_cast<float>(cx(i)), y = static_cast<float>(cy(i)), z = static_cast<float>(cz(i));
         pxx += x * x * f[i];
@@ -138,7 +138,7 @@ CT_UNROLL
         const float feq = w * (drho - rho * 1.5f * u2);
         f[0] = f[0] - wp * (f[0] - feq) + (1.f - 0.5f * wp) * w * (-3.f * fu);
     }
-CT_UNROLL
+    CT_UNROLL
     for (int i = 1; i < kQ; i += 2) {
         const float x = static_cast<float>(cx(i)), y = static_cast<float>(cy(i)), z = static_cast<float>(cz(i));
         const float w = weight(i);
@@ -160,16 +160,16 @@ CT_UNROLL
 /// (jx, jy, jz); a sink removes `q` of the cell's own air, in proportion to each population. Mass is exact.
 CT_LBM void portExchange(float* f, float q, bool source, float jx, float jy, float jz) {
     if (source) {
-CT_UNROLL
+        CT_UNROLL
         for (int i = 0; i < kQ; ++i) f[i] += q * (weight(i) + equilibriumDeviation(i, 0.f, jx, jy, jz));
     } else {
         float drho = 0;
-CT_UNROLL
+        CT_UNROLL
         for (int i = 0; i < kQ; ++i) drho += f[i];
         const float share = q / (1.f + drho);
-CT_UNROLL
+        CT_UNROLL
         for (int i = 0; i < kQ; ++i) f[i] -= share * (f[i] + weight(i));
     }
 }
 
-} // namespace ct::sim::lbm
+}  // namespace ct::sim::lbm

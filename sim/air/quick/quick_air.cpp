@@ -66,9 +66,10 @@ public:
 
     std::string summary() const override {
         char buf[320];
-        std::snprintf(buf, sizeof buf,
-                      "quick (approximate): potential flow, no momentum or buoyancy, %d x %d x %d cells of %.2f m; heat: first-order upwind",
-                      air_->nx(), air_->ny(), air_->nz(), air_->cellM());
+        std::snprintf(
+            buf, sizeof buf,
+            "quick (approximate): potential flow, no momentum or buoyancy, %d x %d x %d cells of %.2f m; heat: first-order upwind",
+            air_->nx(), air_->ny(), air_->nz(), air_->cellM());
         std::string s = buf;
         if (spec_.grid.substep_s > 0 && air_->backend() == Backend::Cpu) {
             std::snprintf(buf, sizeof buf, ", sub-steps of up to %.2f s (faster cells hold their air that long)", spec_.grid.substep_s);
@@ -85,8 +86,8 @@ private:
     AirSolverStats stats_;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<AirSolver> makeQuickAir(const AirSolverSpec& spec, ThreadPool& pool) { return std::make_unique<QuickAir>(spec, pool); }
 
-} // namespace ct::sim
+}  // namespace ct::sim

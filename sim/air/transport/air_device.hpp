@@ -23,7 +23,8 @@ public:
     void setEddyDiffusivity(const float* kt);
     /// Fixed-temperature wall cells, flattened: entry e is cell `cells[e]` with conductance `g[e]` (m³/s) to a
     /// wall at `t_wall[e]` on domain face `face[e]` (0–5). Empty: adiabatic everywhere.
-    void setWalls(const std::vector<int>& cells, const std::vector<float>& g, const std::vector<float>& t_wall, const std::vector<int>& face);
+    void setWalls(const std::vector<int>& cells, const std::vector<float>& g, const std::vector<float>& t_wall,
+                  const std::vector<int>& face);
     void setFluxes(const std::vector<float>& fx, const std::vector<float>& fy, const std::vector<float>& fz);
     /// `t` holds nx·ny·nz cells.
     void setTemperature(const float* t);
@@ -42,8 +43,8 @@ public:
     /// Mean temperature of each port's cells.
     std::vector<double> portMeans();
     /// Jacobi-preconditioned CG for M x = b (M from laplaceApply); `x` in and out. Returns the iterations.
-    int solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res,
-              int max_iter, double& achieved_rel_res);
+    int solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res, int max_iter,
+              double& achieved_rel_res);
 
 private:
     struct Impl;
@@ -56,4 +57,4 @@ double deviceCopyBandwidth();
 /// Waits for the device (benchmarks time whole steps).
 void deviceSynchronize();
 
-} // namespace ct::sim::detail
+}  // namespace ct::sim::detail

@@ -10,21 +10,8 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
     Impl& d = *this;
     d.updateNeighbours();
     const std::size_t n = d.n();
-    const int nx_ = nx, ny_ = ny, nz_ = nz;
-    // Each component of the room must balance its sources; remove any net mismatch evenly over fluid cells.
-    double net = 0, total = 0;
-    std::size_t fluid = 0;
-    for (std::size_t c = 0; c < n; ++c)
-        if (!d.solid[c]) {
-            net += s[c];
-            total += std::fabs(s[c]);
-            ++fluid;
-        }
-    if (fluid > 0 && std::fabs(net) > 0)
-        for (std::size_t c = 0; c < n; ++c)
-            if (!d.solid[c]) s[c] -= net / static_cast<double>(fluid);
-
-    std::vector<double> b(n), r(n), z(n), p(n), ap(n);
+    balanceSources(s);
+    std::vector<double> b(n);
     for (std::size_t c = 0; c < n; ++c) {
         b[c] = d.solid[c] ? 0.0 : -s[c];
         if (d.solid[c]) x[c] = 0;
@@ -50,44 +37,76 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
                            std::to_string(st.iterations) + " iterations");
 #endif
     } else if (bnorm > 0) {
-        // CG preconditioned by one multigrid V-cycle (flow_multigrid.hpp).
-        if (d.mg_stale) {
-            d.mg.build(nx_, ny_, nz_, d.nb, d.h);
-            d.mg_stale = false;
-        }
-        const FlowMultigrid::Runner runner = [&d](std::size_t chunks, const std::function<void(std::size_t)>& fn) { d.run(chunks, fn); };
-        d.apply(x, ap);
-        d.forAll([&](std::size_t c) { r[c] = b[c] - ap[c]; });
-        d.mg.apply(r, z, runner);
-        d.forAll([&](std::size_t c) { p[c] = z[c]; });
-        double rz = d.dot(r, z);
-        double rnorm = std::sqrt(d.dot(r, r));
-        int it = 0;
-        while (rnorm / bnorm > rel_res && it < max_iter) {
-            d.apply(p, ap);
-            const double pap = d.dot(p, ap);
-            if (!(pap > 0)) break;
-            const double alpha = rz / pap;
-            d.forAll([&](std::size_t c) {
-                x[c] += alpha * p[c];
-                r[c] -= alpha * ap[c];
-            });
-            d.mg.apply(r, z, runner);
-            const double rz_new = d.dot(r, z);
-            const double beta = rz_new / rz;
-            rz = rz_new;
-            d.forAll([&](std::size_t c) { p[c] = z[c] + beta * p[c]; });
-            rnorm = std::sqrt(d.dot(r, r));
-            ++it;
-        }
-        st.iterations = it;
-        st.relative_residual = rnorm / bnorm;
+        st = solveCpu(b, x, bnorm, rel_res, max_iter);
         if (st.relative_residual > rel_res)
-            throw SimError("air flow solver did not converge: residual " + std::to_string(st.relative_residual) +
-                           " after " + std::to_string(it) + " iterations");
+            throw SimError("air flow solver did not converge: residual " + std::to_string(st.relative_residual) + " after " +
+                           std::to_string(st.iterations) + " iterations");
     } else {
         std::fill(x.begin(), x.end(), 0.0);
     }
+    facesFromPotential(x, add);
+    return st;
+}
+
+void AirModel::Impl::balanceSources(std::vector<double>& s) const {
+    const Impl& d = *this;
+    const std::size_t n = d.n();
+    double net = 0, total = 0;
+    std::size_t fluid = 0;
+    for (std::size_t c = 0; c < n; ++c)
+        if (!d.solid[c]) {
+            net += s[c];
+            total += std::fabs(s[c]);
+            ++fluid;
+        }
+    if (fluid > 0 && std::fabs(net) > 0)
+        for (std::size_t c = 0; c < n; ++c)
+            if (!d.solid[c]) s[c] -= net / static_cast<double>(fluid);
+}
+
+FlowSolveStats AirModel::Impl::solveCpu(const std::vector<double>& b, std::vector<double>& x, double bnorm, double rel_res, int max_iter) {
+    Impl& d = *this;
+    const std::size_t n = d.n();
+    std::vector<double> r(n), z(n), p(n), ap(n);
+    // CG preconditioned by one multigrid V-cycle (flow_multigrid.hpp).
+    if (d.mg_stale) {
+        d.mg.build(nx, ny, nz, d.nb, d.h);
+        d.mg_stale = false;
+    }
+    const FlowMultigrid::Runner runner = [&d](std::size_t chunks, const std::function<void(std::size_t)>& fn) { d.run(chunks, fn); };
+    d.apply(x, ap);
+    d.forAll([&](std::size_t c) { r[c] = b[c] - ap[c]; });
+    d.mg.apply(r, z, runner);
+    d.forAll([&](std::size_t c) { p[c] = z[c]; });
+    double rz = d.dot(r, z);
+    double rnorm = std::sqrt(d.dot(r, r));
+    int it = 0;
+    while (rnorm / bnorm > rel_res && it < max_iter) {
+        d.apply(p, ap);
+        const double pap = d.dot(p, ap);
+        if (!(pap > 0)) break;
+        const double alpha = rz / pap;
+        d.forAll([&](std::size_t c) {
+            x[c] += alpha * p[c];
+            r[c] -= alpha * ap[c];
+        });
+        d.mg.apply(r, z, runner);
+        const double rz_new = d.dot(r, z);
+        const double beta = rz_new / rz;
+        rz = rz_new;
+        d.forAll([&](std::size_t c) { p[c] = z[c] + beta * p[c]; });
+        rnorm = std::sqrt(d.dot(r, r));
+        ++it;
+    }
+    FlowSolveStats st;
+    st.iterations = it;
+    st.relative_residual = rnorm / bnorm;
+    return st;
+}
+
+void AirModel::Impl::facesFromPotential(const std::vector<double>& x, bool add) {
+    Impl& d = *this;
+    const int nx_ = nx, ny_ = ny, nz_ = nz;
     // Face fluxes F = A/h·Δφ = h·Δφ between fluid cells; zero at walls and solids.
     const double hh = d.h;
     d.run(static_cast<std::size_t>(nz_), [&](std::size_t kc) {
@@ -113,7 +132,7 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
                 d.fy[d.fyi(i, j, kk)] = f;
             }
     });
-    d.run(static_cast<std::size_t>(nz_ + 1), [&](std::size_t kc) {
+    d.run(static_cast<std::size_t>(nz_) + 1, [&](std::size_t kc) {
         const int kk = static_cast<int>(kc);
         for (int j = 0; j < ny_; ++j)
             for (int i = 0; i < nx_; ++i) {
@@ -126,7 +145,6 @@ FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<doub
                 d.fz[d.fzi(i, j, kk)] = f;
             }
     });
-    return st;
 }
 
 /// Net outflow minus port source per cell, the divergence check, fluxes to the device, the stable step.
@@ -203,4 +221,4 @@ FlowSolveStats AirModel::setFluxes(std::vector<float> fx, std::vector<float> fy,
 
 double AirModel::divergenceError(int c) const { return d_->divergence(c); }
 
-} // namespace ct::sim
+}  // namespace ct::sim

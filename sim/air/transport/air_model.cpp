@@ -171,8 +171,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void upwindR
 #pragma GCC ivdep
         for (int i = 0; i < a.nx; ++i)
             t2[i] = t[i] + dt_v * (ww[i] * (t[i - 1] - t[i]) + we[i] * (t[i + 1] - t[i]) + ws[i] * (t[i + ds] - t[i]) +
-                                   wn[i] * (t[i + dn] - t[i]) + wd[i] * (t[i + dd] - t[i]) + wu[i] * (t[i + du] - t[i]) +
-                                   wo[i] * t[i]);
+                                   wn[i] * (t[i + dn] - t[i]) + wd[i] * (t[i + dd] - t[i]) + wu[i] * (t[i + du] - t[i]) + wo[i] * t[i]);
         return;
     }
     const float* __restrict c = a.c + row;
@@ -180,15 +179,13 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void upwindR
 #pragma GCC ivdep
     for (int i = 0; i < a.nx; ++i) {
         t2[i] = t[i] + dt_v * (ww[i] * (t[i - 1] - t[i]) + we[i] * (t[i + 1] - t[i]) + ws[i] * (t[i + ds] - t[i]) +
-                               wn[i] * (t[i + dn] - t[i]) + wd[i] * (t[i + dd] - t[i]) + wu[i] * (t[i + du] - t[i]) +
-                               wo[i] * t[i]);
+                               wn[i] * (t[i + dn] - t[i]) + wd[i] * (t[i + dd] - t[i]) + wu[i] * (t[i + du] - t[i]) + wo[i] * t[i]);
         c2[i] = c[i] + dt_v * (ww[i] * (c[i - 1] - c[i]) + we[i] * (c[i + 1] - c[i]) + ws[i] * (c[i + ds] - c[i]) +
-                               wn[i] * (c[i + dn] - c[i]) + wd[i] * (c[i + dd] - c[i]) + wu[i] * (c[i + du] - c[i]) +
-                               wo[i] * c[i]);
+                               wn[i] * (c[i + dn] - c[i]) + wd[i] * (c[i + dd] - c[i]) + wu[i] * (c[i + du] - c[i]) + wo[i] * c[i]);
     }
 }
 
-} // namespace
+}  // namespace
 
 void AirModel::step(double dt) {
     Impl& d = *d_;
@@ -225,10 +222,8 @@ void AirModel::step(double dt) {
             CT_ON_DEVICE(d.dev->setTemperature(d.T()));
             d.device_stale = false;
         }
-        if (d.tvdPath())
-            d.stepTvdOnDevice(dt);
-        else
-            CT_ON_DEVICE(d.dev->step(static_cast<float>(d.diff), static_cast<float>(dt / d.vol)));
+        if (d.tvdPath()) d.stepTvdOnDevice(dt);
+        else CT_ON_DEVICE(d.dev->step(static_cast<float>(d.diff), static_cast<float>(dt / d.vol)));
         d.host_stale = true;
         d.port_sums_valid = false;
         d.stepTracer(dt);
@@ -259,8 +254,9 @@ void AirModel::Impl::buildCoefficients() {
                 const float fw = fx[fxi(i, j, kk)], fe = fx[fxi(i + 1, j, kk)];
                 const float fs = fy[fyi(i, j, kk)], fn = fy[fyi(i, j + 1, kk)];
                 const float fd = fz[fzi(i, j, kk)], fu = fz[fzi(i, j, kk + 1)];
-                const float bit[6] = {static_cast<float>(m & 1u), static_cast<float>((m >> 1) & 1u), static_cast<float>((m >> 2) & 1u),
-                                      static_cast<float>((m >> 3) & 1u), static_cast<float>((m >> 4) & 1u), static_cast<float>((m >> 5) & 1u)};
+                const float bit[6] = {static_cast<float>(m & 1u),        static_cast<float>((m >> 1) & 1u),
+                                      static_cast<float>((m >> 2) & 1u), static_cast<float>((m >> 3) & 1u),
+                                      static_cast<float>((m >> 4) & 1u), static_cast<float>((m >> 5) & 1u)};
                 const float in[6] = {k::posf(fw), k::posf(-fe), k::posf(fs), k::posf(-fn), k::posf(fd), k::posf(-fu)};
                 const float out = k::posf(fe) + k::posf(-fw) + k::posf(fn) + k::posf(-fs) + k::posf(fu) + k::posf(-fd);
                 float sum_in = 0;
@@ -279,8 +275,17 @@ void AirModel::Impl::stepUpwind(double dt) {
     if (coef_stale) buildCoefficients();
     const float dt_v = static_cast<float>(dt / vol);
     const bool with_tracer = !tr.empty();
-    UpwindArgs a{T(), t2.data() + kPad, with_tracer ? tr.data() + kPad : nullptr, with_tracer ? tr2.data() + kPad : nullptr,
-                 coef.data(), n(), nx, ny, nz, nx * ny, dt_v};
+    UpwindArgs a{T(),
+                 t2.data() + kPad,
+                 with_tracer ? tr.data() + kPad : nullptr,
+                 with_tracer ? tr2.data() + kPad : nullptr,
+                 coef.data(),
+                 n(),
+                 nx,
+                 ny,
+                 nz,
+                 nx * ny,
+                 dt_v};
     if (plane_ports_stale) {
         plane_ports.assign(static_cast<std::size_t>(nz), {});
         for (std::size_t p = 0; p < ports.size(); ++p)
@@ -342,8 +347,7 @@ void AirModel::Impl::stepCpu(double dt, bool tracer) {
         return;
     }
     if (coef_stale) buildCoefficients();
-    UpwindArgs a{d.T(), d.t2.data() + Impl::kPad, nullptr, nullptr, coef.data(), n(), nx, ny, nz, nx * ny,
-                 static_cast<float>(dt / d.vol)};
+    UpwindArgs a{d.T(), d.t2.data() + Impl::kPad, nullptr, nullptr, coef.data(), n(), nx, ny, nz, nx * ny, static_cast<float>(dt / d.vol)};
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         for (int j = 0; j < ny; ++j) upwindRow(a, j, static_cast<int>(kc));
     });
@@ -357,8 +361,8 @@ void AirModel::Impl::applyPorts(const float* in, float* out, float dt_v, bool tr
         const float v = static_cast<float>(tracer ? p.c_in : p.t_in);
         for (int cell : p.cells) {
             const float dv = cap.empty() ? dt_v : dt_v * cap[static_cast<std::size_t>(cell)];
-            out[cell] = p.source ? k::portExchange(out[cell], in[cell], q, v, 0.f, dv)
-                                 : k::portExchange(out[cell], in[cell], 0.f, 0.f, q, dv);
+            out[cell] =
+                p.source ? k::portExchange(out[cell], in[cell], q, v, 0.f, dv) : k::portExchange(out[cell], in[cell], 0.f, 0.f, q, dv);
         }
     }
 }
@@ -439,7 +443,6 @@ double AirModel::maxSpeedMs() const {
     return m / (d_->h * d_->h);
 }
 
-
 namespace {
 
 struct TvdArgs {
@@ -465,12 +468,9 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(
         if (jj < 0 || jj >= a.ny || kq < 0 || kq >= a.nz) return base + row;
         return base + row + dj * a.nx + dk * a.plane;
     };
-    const float *__restrict ts = rowAt(a.t, -1, 0), *__restrict tn = rowAt(a.t, 1, 0), *__restrict td = rowAt(a.t, 0, -1),
-                *__restrict tu = rowAt(a.t, 0, 1), *__restrict tss = rowAt(a.t, -2, 0), *__restrict tnn = rowAt(a.t, 2, 0),
-                *__restrict tdd = rowAt(a.t, 0, -2), *__restrict tuu = rowAt(a.t, 0, 2);
+    const float* __restrict ts = rowAt(a.t, -1, 0), * __restrict tn = rowAt(a.t, 1, 0), * __restrict td = rowAt(a.t, 0, -1), * __restrict tu = rowAt(a.t, 0, 1), * __restrict tss = rowAt(a.t, -2, 0), * __restrict tnn = rowAt(a.t, 2, 0), * __restrict tdd = rowAt(a.t, 0, -2), * __restrict tuu = rowAt(a.t, 0, 2);
     const float* __restrict k0 = a.kt + row;
-    const float *__restrict ks = rowAt(a.kt, -1, 0), *__restrict kn = rowAt(a.kt, 1, 0), *__restrict kd = rowAt(a.kt, 0, -1),
-                *__restrict ku = rowAt(a.kt, 0, 1);
+    const float* __restrict ks = rowAt(a.kt, -1, 0), * __restrict kn = rowAt(a.kt, 1, 0), * __restrict kd = rowAt(a.kt, 0, -1), * __restrict ku = rowAt(a.kt, 0, 1);
     float* __restrict t2 = a.t2 + row;
     const float* __restrict fxr = a.fx + (a.nx + 1) * (j + a.ny * kk);
     const float* __restrict fys = a.fy + a.nx * (j + (a.ny + 1) * kk);
@@ -498,7 +498,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(
     }
 }
 
-} // namespace
+}  // namespace
 
 bool AirModel::Impl::anyWall() const {
     for (const auto& w : walls)
@@ -527,8 +527,21 @@ std::vector<int> AirModel::Impl::faceCells(int face) const {
 void AirModel::Impl::stepTvd(double dt, bool tracer) {
     if (kt.empty()) kt.assign(n() + 2 * kPad, 0.f);
     const float dt_v = static_cast<float>(dt / vol);
-    TvdArgs a{T(), t2.data() + kPad, kt.data() + kPad, fx.data(), fy.data(), fz.data(), nbw.data(), nx, ny, nz, nx * ny,
-              static_cast<float>(h), static_cast<float>(spec.kappa_m2s), dt_v, spec.tvd};
+    TvdArgs a{T(),
+              t2.data() + kPad,
+              kt.data() + kPad,
+              fx.data(),
+              fy.data(),
+              fz.data(),
+              nbw.data(),
+              nx,
+              ny,
+              nz,
+              nx * ny,
+              static_cast<float>(h),
+              static_cast<float>(spec.kappa_m2s),
+              dt_v,
+              spec.tvd};
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         for (int j = 0; j < ny; ++j) tvdRow(a, j, static_cast<int>(kc));
     });
@@ -584,4 +597,4 @@ double AirModel::wallHeatFlow(GridFace face) const {
     return d_->wall_flow[static_cast<int>(face)];
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

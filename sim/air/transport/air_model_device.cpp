@@ -31,4 +31,4 @@ void AirModel::Impl::stepTvdOnDevice(double dt) {
 }
 #endif
 
-} // namespace ct::sim
+}  // namespace ct::sim

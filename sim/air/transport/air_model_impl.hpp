@@ -5,21 +5,21 @@
 #ifdef CT_HAVE_CUDA
 #include "air/transport/air_device.hpp"
 // Device calls report CUDA failures (call, file, line) as the engine's SimError.
-#define CT_ON_DEVICE(...)                                                                                   \
-    do {                                                                                                    \
-        try {                                                                                               \
-            __VA_ARGS__;                                                                                    \
-        } catch (const ::ct::sim::SimError&) {                                                              \
-            throw;                                                                                          \
-        } catch (const std::runtime_error& e) {                                                             \
-            throw ::ct::sim::SimError(std::string("CUDA backend: ") + e.what());                            \
-        }                                                                                                   \
+#define CT_ON_DEVICE(...)                                                        \
+    do {                                                                         \
+        try {                                                                    \
+            __VA_ARGS__;                                                         \
+        } catch (const ::ct::sim::SimError&) {                                   \
+            throw;                                                               \
+        } catch (const std::runtime_error& e) {                                  \
+            throw ::ct::sim::SimError(std::string("CUDA backend: ") + e.what()); \
+        }                                                                        \
     } while (0)
 #endif
 #include "flow_multigrid.hpp"
 
-#include "air/transport/kernels.hpp"
 #include <clustertwin/sim/thread_pool.hpp>
+#include "air/transport/kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,9 +37,9 @@ struct AirModel::Impl {
     int nx, ny, nz;
     double h, vol, diff;
     std::vector<unsigned char> solid, nb, nb2;  ///< nb2: neighbour bits of the cells two away (TVD)
-    std::vector<std::uint32_t> nbw;              ///< nb | nb2 << 8, for the vectorised TVD row
-    std::vector<float> t, t2, fx, fy, fz;  ///< t, t2: kPad padding elements before cell 0 and after the last
-    std::vector<float> kt;  ///< eddy diffusivity per cell (m²/s), padded like t; empty when none was set
+    std::vector<std::uint32_t> nbw;             ///< nb | nb2 << 8, for the vectorised TVD row
+    std::vector<float> t, t2, fx, fy, fz;       ///< t, t2: kPad padding elements before cell 0 and after the last
+    std::vector<float> kt;                      ///< eddy diffusivity per cell (m²/s), padded like t; empty when none was set
     /// The passive tracer (Capture Index), padded like t; empty when off. Stepped on the host with the same
     /// fluxes, diffusivity and scheme as T (the CPU kernels, whatever the backend).
     std::vector<float> tr, tr2;
@@ -73,7 +73,7 @@ struct AirModel::Impl {
     };
     std::vector<Port> ports;
     bool geometry_dirty = true;
-    FlowMultigrid mg;      ///< the flow solve's preconditioner (CPU), rebuilt after the geometry changed
+    FlowMultigrid mg;  ///< the flow solve's preconditioner (CPU), rebuilt after the geometry changed
     bool mg_stale = true;
     double stable_dt = 0;
     /// Held cells (AirGridSpec::substep_s): V / the raised capacity per cell, ≤ 1; empty when no cell is held.
@@ -257,6 +257,12 @@ struct AirModel::Impl {
     /// TVD, eddy diffusivity or fixed-temperature walls: the stencil step (stepTvd); else the coefficients'.
     bool tvdPath() const { return spec.tvd || !kt.empty() || anyWall(); }
     /// Solves M x = −s (net mismatch removed evenly) and sets the face fluxes to h·Δx, or adds them (`add`).
+    /// Each component of the room must balance its sources: any net mismatch removed evenly over fluid cells.
+    void balanceSources(std::vector<double>& s) const;
+    /// CG on M x = b preconditioned by one multigrid V-cycle (flow_multigrid.hpp), warm-started from x.
+    FlowSolveStats solveCpu(const std::vector<double>& b, std::vector<double>& x, double bnorm, double rel_res, int max_iter);
+    /// Face fluxes F = A/h·Δφ = h·Δφ between fluid cells from the potential x (added to the faces' fluxes with add).
+    void facesFromPotential(const std::vector<double>& x, bool add);
     FlowSolveStats potential(std::vector<double> s, std::vector<double>& x, bool add, double rel_res, int max_iter, double abs_res = 0);
     FlowSolveStats finishFlow(FlowSolveStats st);
     /// Net outflow through a cell's faces minus its port source (m³/s).
@@ -294,9 +300,8 @@ struct AirModel::Impl {
                     if (m & k::kNorth) g += conductance(c, c + nx);
                     if (m & k::kDown) g += conductance(c, c - plane);
                     if (m & k::kUp) g += conductance(c, c + plane);
-                    const double out = k::posf(fx[fxi(i + 1, j, kk)]) + k::posf(-fx[fxi(i, j, kk)]) +
-                                       k::posf(fy[fyi(i, j + 1, kk)]) + k::posf(-fy[fyi(i, j, kk)]) +
-                                       k::posf(fz[fzi(i, j, kk + 1)]) + k::posf(-fz[fzi(i, j, kk)]);
+                    const double out = k::posf(fx[fxi(i + 1, j, kk)]) + k::posf(-fx[fxi(i, j, kk)]) + k::posf(fy[fyi(i, j + 1, kk)]) +
+                                       k::posf(-fy[fyi(i, j, kk)]) + k::posf(fz[fzi(i, j, kk + 1)]) + k::posf(-fz[fzi(i, j, kk)]);
                     // TVD (van Leer) needs half the upwind step for its advective part.
                     const double rate = (spec.tvd ? 2.0 : 1.0) * out + sink[c] + g;
                     worst = std::max(worst, rate);
@@ -323,5 +328,4 @@ struct AirModel::Impl {
     }
 };
 
-
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -12,10 +12,14 @@ constexpr std::size_t kCoarsestCells = 64;  ///< stop coarsening at or below thi
 constexpr int kCoarsestSweeps = 16;         ///< symmetric sweeps that stand in for the coarsest solve
 constexpr int kSweeps = 2;                  ///< red–black sweeps before and after the coarse correction
 
-std::size_t coarseIndex(int i, int j, int kk, int cnx, int cny) {
-    return static_cast<std::size_t>(i / 2 + cnx * (j / 2 + cny * (kk / 2)));
+/// Cell (i, j, k) of an nx × ny × … grid, in std::size_t.
+std::size_t cellIndex(int i, int j, int k, int nx, int ny) {
+    return static_cast<std::size_t>(i) +
+           static_cast<std::size_t>(nx) * (static_cast<std::size_t>(j) + static_cast<std::size_t>(ny) * static_cast<std::size_t>(k));
 }
-} // namespace
+
+std::size_t coarseIndex(int i, int j, int kk, int cnx, int cny) { return cellIndex(i / 2, j / 2, kk / 2, cnx, cny); }
+}  // namespace
 
 void FlowMultigrid::build(int nx, int ny, int nz, const std::vector<unsigned char>& nb, double h) {
     namespace k = kernels;
@@ -57,7 +61,7 @@ void FlowMultigrid::build(int nx, int ny, int nz, const std::vector<unsigned cha
         for (int kk = 0; kk < L.nz; ++kk)
             for (int j = 0; j < L.ny; ++j)
                 for (int i = 0; i < L.nx; ++i) {
-                    const std::size_t fc = static_cast<std::size_t>(i + L.nx * (j + L.ny * kk));
+                    const std::size_t fc = cellIndex(i, j, kk, L.nx, L.ny);
                     const std::size_t cc = coarseIndex(i, j, kk, c.nx, c.ny);
                     if (i & 1) ccx[cc] += cx[fc];
                     if (j & 1) ccy[cc] += cy[fc];
@@ -79,7 +83,7 @@ void FlowMultigrid::smooth(Level& L, int colour, const Runner& run) const {
             for (int i = (colour + j + kk) & 1; i < nx; i += 2) {
                 const std::ptrdiff_t c = row + i;
                 const Real s = b[c] + cx[c - 1] * x[c - 1] + cx[c] * x[c + 1] + cy[c - sy] * x[c - sy] + cy[c] * x[c + sy] +
-                                 cz[c - sz] * x[c - sz] + cz[c] * x[c + sz];
+                               cz[c - sz] * x[c - sz] + cz[c] * x[c + sz];
                 x[c] = s * inv[c];
             }
         }
@@ -95,7 +99,7 @@ void FlowMultigrid::residual(Level& L, const Runner& run) const {
         for (std::ptrdiff_t c = c0; c < c0 + plane; ++c) {
             const Real diag = cx[c] + cy[c] + cz[c] + cx[c - 1] + cy[c - sy] + cz[c - sz];
             const Real ax = diag * x[c] - (cx[c - 1] * x[c - 1] + cx[c] * x[c + 1] + cy[c - sy] * x[c - sy] + cy[c] * x[c + sy] +
-                                             cz[c - sz] * x[c - sz] + cz[c] * x[c + sz]);
+                                           cz[c - sz] * x[c - sz] + cz[c] * x[c + sz]);
             r[c] = inv[c] != 0 ? b[c] - ax : Real(0);
         }
     });
@@ -133,7 +137,7 @@ void FlowMultigrid::cycle(std::size_t l, const Runner& run) {
         const int kk = static_cast<int>(kc);
         for (int j = 0; j < L.ny; ++j)
             for (int i = 0; i < L.nx; ++i) {
-                const std::size_t c = static_cast<std::size_t>(i + L.nx * (j + L.ny * kk));
+                const std::size_t c = cellIndex(i, j, kk, L.nx, L.ny);
                 if (inv[c] != 0) x[c] += Real(kOverCorrection) * cx[coarseIndex(i, j, kk, C.nx, C.ny)];
             }
     });
@@ -153,4 +157,4 @@ void FlowMultigrid::apply(const std::vector<double>& r, std::vector<double>& z, 
     for (std::size_t c = 0; c < r.size(); ++c) z[c] = inv[c] != 0 ? static_cast<double>(x[c]) : r[c];
 }
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -57,4 +57,4 @@ private:
     std::vector<Level> levels_;
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -14,8 +14,8 @@ CT_HD float posf(float x) { return x > 0.f ? x : 0.f; }
 /// Face fluxes F (m³/s) are positive along +x, +y, +z: fw/fe the cell's west/east faces, etc.
 /// `diff` = κ·A/h (m³/s) per fluid neighbour. `dt_v` = dt / cell volume. Sources and sinks of air are
 /// added separately (ports); the face fluxes' divergence balances them.
-CT_HD float advectDiffuse(float t, float tw, float te, float ts, float tn, float td, float tu, float fw, float fe,
-                          float fs, float fn, float fd, float fu, unsigned nb, float diff, float dt_v) {
+CT_HD float advectDiffuse(float t, float tw, float te, float ts, float tn, float td, float tu, float fw, float fe, float fs, float fn,
+                          float fd, float fu, unsigned nb, float diff, float dt_v) {
     // Advection: what leaves carries this cell's temperature, what enters carries the upwind neighbour's.
     const float out = posf(fe) + posf(-fw) + posf(fn) + posf(-fs) + posf(fu) + posf(-fd);
     const float in = posf(fw) * tw + posf(-fe) * te + posf(fs) * ts + posf(-fn) * tn + posf(fd) * td + posf(-fu) * tu;
@@ -53,8 +53,8 @@ struct Stencil13 {
 /// One explicit, conservative step with van Leer TVD advection and diffusion through per-face conductances
 /// g (κ_eff·A/h, m³/s; zero where the neighbour is not fluid). `nb2` has the neighbour bits of the cells two
 /// away (set when both that cell and the one between are fluid). Stable for half the upwind step.
-CT_HD float advectDiffuseTvd(Stencil13 v, float fw, float fe, float fs, float fn, float fd, float fu, unsigned nb, unsigned nb2,
-                             float gw, float ge, float gs, float gn, float gd, float gu, float dt_v) {
+CT_HD float advectDiffuseTvd(Stencil13 v, float fw, float fe, float fs, float fn, float fd, float fu, unsigned nb, unsigned nb2, float gw,
+                             float ge, float gs, float gn, float gd, float gu, float dt_v) {
     // Where a neighbour is not fluid its face carries nothing; the limiter sees the cell's own value instead.
     const float w = (nb & kWest) ? v.w : v.t, e = (nb & kEast) ? v.e : v.t;
     const float s = (nb & kSouth) ? v.s : v.t, n = (nb & kNorth) ? v.n : v.t;
@@ -74,17 +74,34 @@ CT_HD float portExchange(float t_new, float t_old, float q_in, float t_in, float
 }
 
 /// Product of the potential-flow operator M = h·(deg − adjacency) with x for one fluid cell (Neumann walls).
-CT_HD double laplaceApply(double x, double xw, double xe, double xs, double xn, double xd, double xu, unsigned char nb,
-                          double h) {
+CT_HD double laplaceApply(double x, double xw, double xe, double xs, double xn, double xd, double xu, unsigned char nb, double h) {
     double s = 0.0;
     int deg = 0;
-    if (nb & kWest) { s += xw; ++deg; }
-    if (nb & kEast) { s += xe; ++deg; }
-    if (nb & kSouth) { s += xs; ++deg; }
-    if (nb & kNorth) { s += xn; ++deg; }
-    if (nb & kDown) { s += xd; ++deg; }
-    if (nb & kUp) { s += xu; ++deg; }
+    if (nb & kWest) {
+        s += xw;
+        ++deg;
+    }
+    if (nb & kEast) {
+        s += xe;
+        ++deg;
+    }
+    if (nb & kSouth) {
+        s += xs;
+        ++deg;
+    }
+    if (nb & kNorth) {
+        s += xn;
+        ++deg;
+    }
+    if (nb & kDown) {
+        s += xd;
+        ++deg;
+    }
+    if (nb & kUp) {
+        s += xu;
+        ++deg;
+    }
     return h * (deg * x - s);
 }
 
-} // namespace ct::sim::kernels
+}  // namespace ct::sim::kernels

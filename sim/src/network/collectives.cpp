@@ -17,11 +17,16 @@ CollectiveOp collectiveFromString(const std::string& s) {
 
 const char* toString(CollectiveOp op) {
     switch (op) {
-    case CollectiveOp::AllReduce: return "allreduce";
-    case CollectiveOp::HierarchicalAllReduce: return "hierarchical-allreduce";
-    case CollectiveOp::AllGather: return "allgather";
-    case CollectiveOp::ReduceScatter: return "reducescatter";
-    case CollectiveOp::AllToAll: return "alltoall";
+        case CollectiveOp::AllReduce:
+            return "allreduce";
+        case CollectiveOp::HierarchicalAllReduce:
+            return "hierarchical-allreduce";
+        case CollectiveOp::AllGather:
+            return "allgather";
+        case CollectiveOp::ReduceScatter:
+            return "reducescatter";
+        case CollectiveOp::AllToAll:
+            return "alltoall";
     }
     return "?";
 }
@@ -58,7 +63,7 @@ std::vector<std::tuple<int, int, double>> ringStep(const std::vector<int>& ring,
     return x;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<BusyLink> linkLoads(const Topology& t, const std::vector<double>& arc_bytes, double time_s, bool with_idle) {
     std::vector<BusyLink> out;
@@ -66,8 +71,8 @@ std::vector<BusyLink> linkLoads(const Topology& t, const std::vector<double>& ar
         const double b = a < static_cast<int>(arc_bytes.size()) ? arc_bytes[a] : 0.0;
         if (!with_idle && !(b > 0)) continue;
         const Arc& x = t.arc(a);
-        out.push_back({t.node(x.from).id + "->" + t.node(x.to).id, b, time_s > 0 ? b / (x.capacity_Bps * time_s) : 0.0,
-                       t.cableId(x.cable), x.capacity_Bps, x.latency_s, !t.arcUp(a)});
+        out.push_back({t.node(x.from).id + "->" + t.node(x.to).id, b, time_s > 0 ? b / (x.capacity_Bps * time_s) : 0.0, t.cableId(x.cable),
+                       x.capacity_Bps, x.latency_s, !t.arcUp(a)});
     }
     std::stable_sort(out.begin(), out.end(), [](const BusyLink& a, const BusyLink& b) {
         if (a.utilization != b.utilization) return a.utilization > b.utilization;
@@ -87,56 +92,58 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
     Accum acc{t, r, std::vector<double>(static_cast<std::size_t>(t.arcCount()), 0.0)};
     double factor = 1;
     switch (op) {
-    case CollectiveOp::AllReduce:
-        // Ring: reduce-scatter then all-gather, 2(n−1) steps of S/n.
-        acc.step(ringStep(ranks, bytes / n), 2 * (n - 1));
-        factor = 2.0 * (n - 1) / n;
-        break;
-    case CollectiveOp::AllGather:
-    case CollectiveOp::ReduceScatter:
-        acc.step(ringStep(ranks, bytes / n), n - 1);
-        factor = static_cast<double>(n - 1) / n;
-        break;
-    case CollectiveOp::AllToAll: {
-        if (n > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
-        // Pairwise exchange: in step k every rank sends S/n to rank i + k.
-        for (int k = 1; k < n; ++k) {
-            std::vector<std::tuple<int, int, double>> x;
-            for (int i = 0; i < n; ++i) x.emplace_back(ranks[i], ranks[(i + k) % n], bytes / n);
-            acc.step(x, 1);
+        case CollectiveOp::AllReduce:
+            // Ring: reduce-scatter then all-gather, 2(n−1) steps of S/n.
+            acc.step(ringStep(ranks, bytes / n), 2 * (n - 1));
+            factor = 2.0 * (n - 1) / n;
+            break;
+        case CollectiveOp::AllGather:
+        case CollectiveOp::ReduceScatter:
+            acc.step(ringStep(ranks, bytes / n), n - 1);
+            factor = static_cast<double>(n - 1) / n;
+            break;
+        case CollectiveOp::AllToAll: {
+            if (n > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
+            // Pairwise exchange: in step k every rank sends S/n to rank i + k.
+            for (int k = 1; k < n; ++k) {
+                std::vector<std::tuple<int, int, double>> x;
+                x.reserve(static_cast<std::size_t>(n));
+                for (int i = 0; i < n; ++i) x.emplace_back(ranks[i], ranks[(i + k) % n], bytes / n);
+                acc.step(x, 1);
+            }
+            factor = static_cast<double>(n - 1) / n;
+            break;
         }
-        factor = static_cast<double>(n - 1) / n;
-        break;
-    }
-    case CollectiveOp::HierarchicalAllReduce: {
-        if (node_of_rank.size() != ranks.size()) throw SimError("collective: hierarchical all-reduce needs each rank's node");
-        std::map<int, std::vector<int>> by_node;
-        for (int i = 0; i < n; ++i) by_node[node_of_rank[i]].push_back(ranks[i]);
-        const std::size_t g = by_node.begin()->second.size();
-        for (const auto& [node, rs] : by_node)
-            if (rs.size() != g) throw SimError("collective: hierarchical all-reduce needs the same number of ranks on every node");
-        const int N = static_cast<int>(by_node.size());
-        // 1) reduce-scatter inside every node (NVLink), g−1 steps of S/g, all nodes at once;
-        std::vector<std::tuple<int, int, double>> intra;
-        for (const auto& [node, rs] : by_node) {
-            auto x = ringStep(rs, bytes / static_cast<double>(g));
-            intra.insert(intra.end(), x.begin(), x.end());
+        case CollectiveOp::HierarchicalAllReduce: {
+            if (node_of_rank.size() != ranks.size()) throw SimError("collective: hierarchical all-reduce needs each rank's node");
+            std::map<int, std::vector<int>> by_node;
+            for (int i = 0; i < n; ++i) by_node[node_of_rank[i]].push_back(ranks[i]);
+            const std::size_t g = by_node.begin()->second.size();
+            for (const auto& [node, rs] : by_node)
+                if (rs.size() != g) throw SimError("collective: hierarchical all-reduce needs the same number of ranks on every node");
+            const int N = static_cast<int>(by_node.size());
+            // 1) reduce-scatter inside every node (NVLink), g−1 steps of S/g, all nodes at once;
+            std::vector<std::tuple<int, int, double>> intra;
+            for (const auto& [node, rs] : by_node) {
+                auto x = ringStep(rs, bytes / static_cast<double>(g));
+                intra.insert(intra.end(), x.begin(), x.end());
+            }
+            acc.step(intra, static_cast<int>(g) - 1);
+            // 2) all-reduce of each S/g shard across nodes, local rank j with local rank j (one ring per rail);
+            std::vector<std::tuple<int, int, double>> inter;
+            for (std::size_t j = 0; j < g && N > 1; ++j) {
+                std::vector<int> ring;
+                ring.reserve(by_node.size());
+                for (const auto& [node, rs] : by_node) ring.push_back(rs[j]);
+                auto x = ringStep(ring, bytes / static_cast<double>(g) / N);
+                inter.insert(inter.end(), x.begin(), x.end());
+            }
+            acc.step(inter, 2 * (N - 1));
+            // 3) all-gather inside every node.
+            acc.step(intra, static_cast<int>(g) - 1);
+            factor = 2.0 * (n - 1) / n;
+            break;
         }
-        acc.step(intra, static_cast<int>(g) - 1);
-        // 2) all-reduce of each S/g shard across nodes, local rank j with local rank j (one ring per rail);
-        std::vector<std::tuple<int, int, double>> inter;
-        for (std::size_t j = 0; j < g && N > 1; ++j) {
-            std::vector<int> ring;
-            for (const auto& [node, rs] : by_node) ring.push_back(rs[j]);
-            auto x = ringStep(ring, bytes / static_cast<double>(g) / N);
-            inter.insert(inter.end(), x.begin(), x.end());
-        }
-        acc.step(inter, 2 * (N - 1));
-        // 3) all-gather inside every node.
-        acc.step(intra, static_cast<int>(g) - 1);
-        factor = 2.0 * (n - 1) / n;
-        break;
-    }
     }
     CollectiveResult res;
     res.op = op;
@@ -172,26 +179,26 @@ CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp
         acc.step(x, times);
     };
     switch (op) {
-    case CollectiveOp::AllReduce:
-    case CollectiveOp::HierarchicalAllReduce:
-        ring(2 * (N - 1));
-        factor = 2.0 * (N - 1) / N;
-        break;
-    case CollectiveOp::AllGather:
-    case CollectiveOp::ReduceScatter:
-        ring(N - 1);
-        factor = static_cast<double>(N - 1) / N;
-        break;
-    case CollectiveOp::AllToAll:
-        if (N > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
-        for (int k = 1; k < N; ++k) {
-            std::vector<std::tuple<int, int, double>> x;
-            for (const auto& g : groups)
-                for (int i = 0; i < N; ++i) x.emplace_back(g[i], g[(i + k) % N], bytes / N);
-            acc.step(x, 1);
-        }
-        factor = static_cast<double>(N - 1) / N;
-        break;
+        case CollectiveOp::AllReduce:
+        case CollectiveOp::HierarchicalAllReduce:
+            ring(2 * (N - 1));
+            factor = 2.0 * (N - 1) / N;
+            break;
+        case CollectiveOp::AllGather:
+        case CollectiveOp::ReduceScatter:
+            ring(N - 1);
+            factor = static_cast<double>(N - 1) / N;
+            break;
+        case CollectiveOp::AllToAll:
+            if (N > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
+            for (int k = 1; k < N; ++k) {
+                std::vector<std::tuple<int, int, double>> x;
+                for (const auto& g : groups)
+                    for (int i = 0; i < N; ++i) x.emplace_back(g[i], g[(i + k) % N], bytes / N);
+                acc.step(x, 1);
+            }
+            factor = static_cast<double>(N - 1) / N;
+            break;
     }
     CollectiveResult res;
     res.op = op;
@@ -222,4 +229,4 @@ CollectiveResult runTransfers(const Topology& t, Router& r, const std::vector<st
     return res;
 }
 
-} // namespace ct::sim::net
+}  // namespace ct::sim::net

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <queue>
+#include <tuple>
 
 namespace ct::sim::net {
 
@@ -14,7 +14,7 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
 }
-} // namespace
+}  // namespace
 
 /// Path cost of an arc: its latency in nanoseconds, then hops (so NVLink inside a node beats a detour
 /// through the leaf, and equal fat-tree paths tie exactly for ECMP).
@@ -86,8 +86,8 @@ void Router::refreshBelow() {
             std::vector<int> seen;
             for (int a : t_.out(v)) {
                 const int w = t_.arc(a).to;
-                if (t_.node(v).kind == NodeKind::Switch && t_.node(w).kind == NodeKind::Switch && t_.node(w).level == t_.node(v).level + 1 &&
-                    std::find(seen.begin(), seen.end(), w) == seen.end())
+                if (t_.node(v).kind == NodeKind::Switch && t_.node(w).kind == NodeKind::Switch &&
+                    t_.node(w).level == t_.node(v).level + 1 && std::find(seen.begin(), seen.end(), w) == seen.end())
                     seen.push_back(w);
             }
             parents_[v] = static_cast<int>(seen.size());
@@ -103,7 +103,18 @@ int addressOf(const Topology& t, int n) { return t.node(n).address >= 0 ? t.node
 std::uint64_t pairHash(const Topology& t, int src, int dst) {
     return mix((static_cast<std::uint64_t>(addressOf(t, src)) << 32) ^ static_cast<std::uint32_t>(addressOf(t, dst)));
 }
-} // namespace
+/// Same NVLink domain: the two arcs through their NVSwitch; empty when src and dst share none (or it is down).
+std::vector<int> nvlinkPath(const Topology& t, int src, int dst) {
+    for (int a : t.out(src)) {
+        const int s = t.arc(a).to;
+        if (t.node(s).kind != NodeKind::NvSwitch || !t.arcUp(a)) continue;
+        for (int b : t.out(s))
+            if (t.arc(b).to == dst && t.arcUp(b)) return {a, b};
+    }
+    return {};
+}
+
+}  // namespace
 
 std::vector<int> Router::routeUpDown(int src, int dst) {
     refreshBelow();
@@ -111,13 +122,7 @@ std::vector<int> Router::routeUpDown(int src, int dst) {
     const std::uint64_t h = pairHash(t_, src, dst);
     const bool dmodk = t_.routing() == Routing::DModK;
     const std::uint64_t addr = static_cast<std::uint64_t>(addressOf(t_, dst));
-    // Same NVLink domain: through the NVSwitch.
-    for (int a : t_.out(src)) {
-        const int s = t_.arc(a).to;
-        if (t_.node(s).kind != NodeKind::NvSwitch || !t_.arcUp(a)) continue;
-        for (int b : t_.out(s))
-            if (t_.arc(b).to == dst && t_.arcUp(b)) return {a, b};
-    }
+    if (auto nv = nvlinkPath(t_, src, dst); !nv.empty()) return nv;
     auto leafOf = [&](int host, bool outgoing) -> int {  // the arc host→leaf (or leaf→host)
         for (int a : t_.out(host)) {
             const int s = t_.arc(a).to;
@@ -353,4 +358,4 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
     return res;
 }
 
-} // namespace ct::sim::net
+}  // namespace ct::sim::net

@@ -26,8 +26,7 @@ void buildExplicit(Topology& t, const model::Network& n, const model::Catalog& c
     for (const auto& s : n.switches) t.addNode(s.id, NodeKind::Switch, s.level, s.rack);
     auto end = [&](const std::string& id, std::size_t i, const char* which) {
         const int v = t.find(id);
-        if (v < 0)
-            throw SimError("network: /network/links/" + std::to_string(i) + "/" + which + ": no switch or GPU port '" + id + "'");
+        if (v < 0) throw SimError("network: /network/links/" + std::to_string(i) + "/" + which + ": no switch or GPU port '" + id + "'");
         return v;
     };
     // A GPU's fabric address: its switch's place among the switches hosts are cabled to, times the most host
@@ -93,7 +92,7 @@ void applyOverrides(Topology& t, const model::Network& n) {
     }
 }
 
-} // namespace
+}  // namespace
 
 ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalog& c) {
     const model::Network& n = s.network;
@@ -139,6 +138,7 @@ ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalo
     applyOverrides(f.topology, n);
     for (const auto& id : f.node_ids) {
         std::vector<int> g;
+        g.reserve(static_cast<std::size_t>(gpn));
         for (int i = 0; i < gpn; ++i) g.push_back(f.topology.find(id + "/gpu" + std::to_string(i)));
         f.gpus_of_node.push_back(std::move(g));
     }
@@ -164,4 +164,4 @@ std::vector<model::FabricLink> fabricLinks(const model::Scenario& s, const model
     return out;
 }
 
-} // namespace ct::sim::net
+}  // namespace ct::sim::net

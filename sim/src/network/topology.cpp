@@ -8,9 +8,12 @@ namespace ct::sim::net {
 
 const char* toString(LinkKind k) {
     switch (k) {
-    case LinkKind::NvLink: return "nvlink";
-    case LinkKind::InfiniBand: return "infiniband";
-    case LinkKind::Ethernet: return "ethernet";
+        case LinkKind::NvLink:
+            return "nvlink";
+        case LinkKind::InfiniBand:
+            return "infiniband";
+        case LinkKind::Ethernet:
+            return "ethernet";
     }
     return "?";
 }
@@ -219,4 +222,4 @@ Topology buildCluster(const ClusterParams& p) {
     return t;
 }
 
-} // namespace ct::sim::net
+}  // namespace ct::sim::net

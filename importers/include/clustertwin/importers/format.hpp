@@ -40,4 +40,4 @@ Detection detectFormat(std::string_view file_name, std::string_view head);
 /// if it cannot be read.
 Detection detectFileFormat(const std::string& path);
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -25,11 +25,11 @@ std::string_view toString(FormatKind k);
 
 /// What a sniffer sees of a file.
 struct FileHead {
-    std::string name;        ///< the file's name, lowercase, without ".gz"
-    std::string_view head;   ///< its first bytes (up to 64 KiB, decompressed)
+    std::string name;       ///< the file's name, lowercase, without ".gz"
+    std::string_view head;  ///< its first bytes (up to 64 KiB, decompressed)
     std::string_view first_line;
     std::string first_line_lower;
-    char first = '\0';       ///< the first character that is not white space or a byte-order mark
+    char first = '\0';  ///< the first character that is not white space or a byte-order mark
     FileHead(std::string_view file_name, std::string_view head);
     bool has(std::string_view needle) const { return head.find(needle) != std::string_view::npos; }
     bool json() const { return first == '{' || first == '['; }
@@ -54,8 +54,8 @@ struct FormatInfo {
     int extension_score = 0;              ///< how sure the extension alone makes it when the content is silent
     std::function<Sniff(const FileHead&)> sniff;
     FormatKind kind = FormatKind::Samples;
-    StreamParser parse;                   ///< the parser, on a stream
-    PathParser parse_path;                ///< or, for formats that read files beside it, on a path
+    StreamParser parse;     ///< the parser, on a stream
+    PathParser parse_path;  ///< or, for formats that read files beside it, on a path
     /// A file of this format is read through this file beside it (a ClusterCockpit data.json through its
     /// meta.json): a folder walk skips it when that file is there.
     std::string read_through;
@@ -69,4 +69,4 @@ const FormatInfo* findFormat(std::string_view id);
 /// detection running at the same time; register at start-up.
 void registerFormat(FormatInfo f);
 
-} // namespace ct::importers
+}  // namespace ct::importers

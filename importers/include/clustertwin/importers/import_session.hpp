@@ -24,8 +24,8 @@ class EntityMapper;
 struct ImportOptions {
     std::string run_name = "import";  ///< a run of this name (imported) is added to; else one is created
     std::string scenario_id;
-    std::string host;                 ///< host of files that do not name one
-    std::string sacct_format;         ///< the --format list of headerless sacct text
+    std::string host;          ///< host of files that do not name one
+    std::string sacct_format;  ///< the --format list of headerless sacct text
     /// Offset from UTC of times that carry no zone (Slurm, nvidia-smi, dmon), in seconds (0: UTC).
     double tz_offset_s = 0;
     /// Unix time of t = 0 of traces that count from their start (the Alibaba GPU trace).
@@ -52,9 +52,9 @@ struct ImportSummary {
     std::vector<std::string> failed;  ///< files that could not be read at all: "path: why"
     std::map<std::string, std::size_t> formats;
     std::size_t series = 0, links = 0;
-    std::int64_t samples_read = 0;    ///< readings the parsers gave; = written.stored + duplicates + conflicts
-    runs::WriteStats written;               ///< the store's counts plus repeats found within a source
-    std::string collision_note;       ///< collisions across sources, with the first series named ("" when none)
+    std::int64_t samples_read = 0;  ///< readings the parsers gave; = written.stored + duplicates + conflicts
+    runs::WriteStats written;       ///< the store's counts plus repeats found within a source
+    std::string collision_note;     ///< collisions across sources, with the first series named ("" when none)
     /// Warnings by kind: how many, and the first (located).
     std::map<std::string, std::pair<std::size_t, std::string>> warning_kinds;
     /// Per file with warnings: how many, and the first few (kFirstWarnings), so every broken file is named.
@@ -117,4 +117,4 @@ private:
     std::unique_ptr<Impl> d_;
 };
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -71,4 +71,4 @@ std::size_t placeTraceJobs(ReplayJobs& jobs, const model::Scenario& s, const mod
 /// four nodes in rows of eight, cooling and power sized by the hall builder. Node hostnames are the hosts.
 model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, std::vector<std::string>* notes = nullptr);
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -16,21 +16,21 @@
 namespace ct::importers {
 
 struct ImportedSample {
-    std::string entity;   ///< "host/gpu0", "host/gpu0/mig3", "host"
-    std::string metric;   ///< the engine's names where they exist (power_w, temp_c, utilization), else the raw name lowercased
+    std::string entity;  ///< "host/gpu0", "host/gpu0/mig3", "host"
+    std::string metric;  ///< the engine's names where they exist (power_w, temp_c, utilization), else the raw name lowercased
     std::string unit;
-    double t_s = 0;       ///< Unix seconds
+    double t_s = 0;  ///< Unix seconds
     double value = 0;
 };
 
 struct ImportWarning {
-    std::string location; ///< "file:line"
-    std::string kind;     ///< "syntax", "no_data", "bad_value", "bad_utf8", "missing_field", "unknown_metric"
+    std::string location;  ///< "file:line"
+    std::string kind;      ///< "syntax", "no_data", "bad_value", "bad_utf8", "missing_field", "unknown_metric"
     std::string message;
 };
 
 struct ImportedEntity {
-    std::string id, kind, parent, name;  ///< kind: "node", "gpu", "mig", "chassis", "sensor", "hca", "ib_switch", ...
+    std::string id, kind, parent, name;         ///< kind: "node", "gpu", "mig", "chassis", "sensor", "hca", "ib_switch", ...
     std::map<std::string, std::string> labels;  ///< what mapping rules match on: uuid, chassis, guid, lid, ...
 };
 
@@ -45,12 +45,12 @@ struct ImportedLink {
 
 /// A job from a scheduler or a job trace (Slurm sacct/squeue/scontrol, ClusterCockpit, the Alibaba GPU trace).
 struct SlurmJob {
-    std::string id;              ///< "4034541", array task "5908801_3", het-job "176+0", pod "openb-pod-0017"
-    std::string name, user, partition, state;  ///< state without "by <uid>" ("CANCELLED")
-    std::vector<std::string> nodes;            ///< expanded host list; empty when none was assigned
+    std::string id;                                  ///< "4034541", array task "5908801_3", het-job "176+0", pod "openb-pod-0017"
+    std::string name, user, partition, state;        ///< state without "by <uid>" ("CANCELLED")
+    std::vector<std::string> nodes;                  ///< expanded host list; empty when none was assigned
     std::optional<double> submit_s, start_s, end_s;  ///< Unix seconds
-    int gpus = 0;                ///< GPUs allocated (AllocTRES gres/gpu=N; 0 when absent)
-    double gpu_share = 1;        ///< the share of each GPU it may use: < 1 for GPU-sharing pods (gpu_milli/1000)
+    int gpus = 0;                                    ///< GPUs allocated (AllocTRES gres/gpu=N; 0 when absent)
+    double gpu_share = 1;                            ///< the share of each GPU it may use: < 1 for GPU-sharing pods (gpu_milli/1000)
 };
 
 struct ParseResult {
@@ -85,7 +85,8 @@ using model::parseUtcOffset;
 
 /// The 1-based line of `text` that a JSON parser's error `e` (nlohmann_json's parse_error) points at; 1 when `e`
 /// says no position. For messages that name the line of a bad JSON file.
-std::size_t jsonErrorLine(const std::string& text, const std::exception& e);  // model/time.hpp: "+02:00" and the like, in seconds east of UTC
+std::size_t jsonErrorLine(const std::string& text,
+                          const std::exception& e);  // model/time.hpp: "+02:00" and the like, in seconds east of UTC
 
 /// Progress in 0..1; return false to cancel (the result keeps what was parsed so far).
 using Progress = std::function<bool(double)>;
@@ -159,4 +160,4 @@ ParseResult parseFile(const std::string& path, const ParseOptions& base, const P
 /// The same for a file whose format is known already (detectFileFormat's answer, not detected again).
 ParseResult parseFileAs(const std::string& path, Detection det, const ParseOptions& base, const Progress& progress = {});
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -18,8 +18,8 @@ struct PrometheusRange {
     std::vector<std::string> queries;  ///< PromQL
     double from_s = 0, to_s = 0;       ///< Unix seconds
     double step_s = 15;
-    double timeout_s = 30;             ///< per request
-    int retries = 3;                   ///< more tries of a request that failed for a reason that may pass
+    double timeout_s = 30;  ///< per request
+    int retries = 3;        ///< more tries of a request that failed for a reason that may pass
 };
 
 /// The DCGM exporter's default metrics (etc/default-counters.csv), as queries of their own names.
@@ -51,4 +51,4 @@ ParseResult parsePrometheusPiece(const PrometheusRange& range, const PrometheusP
 std::vector<std::string> importPrometheusRange(ImportSession& session, const PrometheusRange& range,
                                                const std::function<bool(std::size_t, std::size_t, const std::string&)>& progress = {});
 
-} // namespace ct::importers
+}  // namespace ct::importers

@@ -34,4 +34,4 @@ SlurmResult parseSlurmJson(std::istream& in, const ParseOptions& opt);
 /// `tz_offset_s`: the offset from UTC of the zone-less times sacct prints (0: read as UTC).
 SlurmResult parseSlurmFile(const std::string& path, const std::string& fields = {}, double tz_offset_s = 0);
 
-} // namespace ct::importers
+}  // namespace ct::importers

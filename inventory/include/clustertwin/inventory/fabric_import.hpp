@@ -26,4 +26,4 @@ FabricImport fabricFromDiscovery(const importers::ParseResult& discovered, const
 /// Gb/s of an InfiniBand link as ibnetdiscover writes it ("4x EDR", "4xHDR", "1x SDR"); 0 when unknown.
 double infinibandGbps(const std::string& speed);
 
-} // namespace ct::inventory
+}  // namespace ct::inventory

@@ -13,11 +13,11 @@ namespace ct::inventory {
 
 struct InventoryReport {
     int sites = 0, locations = 0, racks = 0, device_types = 0, devices = 0, floorplans = 0;
-    int nodes = 0;                        ///< devices that became nodes
-    int racks_placed = 0;                 ///< racks at their floor-plan position (the others laid out in rows)
-    std::vector<std::string> unmapped;    ///< what could not be mapped to the catalog, and was left out or approximated
-    std::vector<std::string> notes;       ///< what the importer added or assumed (cooling, power, layout)
-    std::vector<std::string> errors;      ///< files or records it could not read: "file: /results/3/rack: ..."
+    int nodes = 0;                      ///< devices that became nodes
+    int racks_placed = 0;               ///< racks at their floor-plan position (the others laid out in rows)
+    std::vector<std::string> unmapped;  ///< what could not be mapped to the catalog, and was left out or approximated
+    std::vector<std::string> notes;     ///< what the importer added or assumed (cooling, power, layout)
+    std::vector<std::string> errors;    ///< files or records it could not read: "file: /results/3/rack: ..."
 };
 
 struct InventoryResult {
@@ -39,4 +39,4 @@ InventoryResult importNetbox(const std::vector<std::string>& files, const model:
 std::string netboxRacksCsv(const model::Scenario& s, const model::Catalog& c);
 std::string netboxDevicesCsv(const model::Scenario& s, const model::Catalog& c);
 
-} // namespace ct::inventory
+}  // namespace ct::inventory

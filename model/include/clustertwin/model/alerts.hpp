@@ -11,8 +11,8 @@ namespace ct::model {
 enum class AlertSeverity { Info = 0, Warning = 1, Critical = 2 };
 
 struct AlertKindInfo {
-    std::string kind;    ///< "inlet_high"
-    std::string title;   ///< "Inlet above 27 °C"
+    std::string kind;   ///< "inlet_high"
+    std::string title;  ///< "Inlet above 27 °C"
     AlertSeverity severity = AlertSeverity::Warning;
     std::string metric;  ///< the metric its value and threshold are in ("inlet_max_c"); "" when it has none
     std::string about;   ///< what to do about it, one line
@@ -24,4 +24,4 @@ const std::vector<AlertKindInfo>& alertKinds();
 /// "info", "warning", "critical".
 const char* toString(AlertSeverity s);
 
-} // namespace ct::model
+}  // namespace ct::model

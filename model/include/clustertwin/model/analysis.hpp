@@ -16,17 +16,17 @@ double rackNameplatePowerW(const Rack& r, const Catalog& c);
 double rackLiquidPowerW(const Rack& r, const Catalog& c);
 
 struct RedundancyResult {
-    bool survives = true;               ///< load still carried after losing any one unit
-    std::string worst_unit;             ///< the unit whose loss hurts most ("" when none)
-    double worst_shortfall_w = 0;       ///< load not carried after losing worst_unit (0 when survives)
+    bool survives = true;          ///< load still carried after losing any one unit
+    std::string worst_unit;        ///< the unit whose loss hurts most ("" when none)
+    double worst_shortfall_w = 0;  ///< load not carried after losing worst_unit (0 when survives)
 };
 
 struct ScenarioSummary {
     int halls = 0, rows = 0, racks = 0, nodes = 0, gpus = 0;
     std::map<std::string, int> gpus_by_model;
     double nameplate_it_power_w = 0;
-    double air_heat_w = 0;              ///< nameplate heat that goes to room air
-    double liquid_heat_w = 0;           ///< nameplate heat that goes to CDU loops
+    double air_heat_w = 0;     ///< nameplate heat that goes to room air
+    double liquid_heat_w = 0;  ///< nameplate heat that goes to CDU loops
     int cooling_units = 0, cdus = 0;
     double air_cooling_capacity_w = 0;
     double liquid_cooling_capacity_w = 0;
@@ -34,9 +34,7 @@ struct ScenarioSummary {
     double cooling_airflow_m3s = 0;     ///< all units at full fan speed
     RedundancyResult air_n_minus_1;     ///< losing any one CRAH/CRAC
     RedundancyResult liquid_n_minus_1;  ///< losing any one CDU
-    bool cooling_survives_any_single_failure() const {
-        return air_n_minus_1.survives && liquid_n_minus_1.survives;
-    }
+    bool cooling_survives_any_single_failure() const { return air_n_minus_1.survives && liquid_n_minus_1.survives; }
 };
 
 /// Never throws; unknown catalog references contribute nothing (validate first).
@@ -44,7 +42,6 @@ ScenarioSummary summarize(const Scenario& s, const Catalog& c);
 
 /// Whether `capacities` (units) can carry `loads` (consumers) when each consumer may draw only from the
 /// units listed in `links[consumer]`: a bipartite max-flow. Returns the load not carried (0 = all carried).
-double unservedLoad(const std::vector<double>& capacities, const std::vector<double>& loads,
-                    const std::vector<std::vector<int>>& links);
+double unservedLoad(const std::vector<double>& capacities, const std::vector<double>& loads, const std::vector<std::vector<int>>& links);
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -24,14 +24,14 @@ struct EfficiencyCurve {
 struct GpuModel {
     std::string id, name, source;
     double idle_power_w = 0;
-    double max_power_w = 0;        ///< board power limit (TDP)
-    double power_exponent = 1.0;   ///< α in P = P_idle + (P_max − P_idle)·u^α
-    double peak_bf16_tflops = 0;   ///< dense
+    double max_power_w = 0;       ///< board power limit (TDP)
+    double power_exponent = 1.0;  ///< α in P = P_idle + (P_max − P_idle)·u^α
+    double peak_bf16_tflops = 0;  ///< dense
     double memory_gb = 0;
-    double memory_bandwidth_tbs = 0;  ///< HBM bandwidth, TB/s (decode is bound by it)
-    double nvlink_gbs = 0;         ///< NVLink bandwidth per GPU, each direction (GB/s)
-    double slowdown_temp_c = 0;    ///< clocks drop above this
-    double shutdown_temp_c = 0;    ///< the GPU stops above this
+    double memory_bandwidth_tbs = 0;        ///< HBM bandwidth, TB/s (decode is bound by it)
+    double nvlink_gbs = 0;                  ///< NVLink bandwidth per GPU, each direction (GB/s)
+    double slowdown_temp_c = 0;             ///< clocks drop above this
+    double shutdown_temp_c = 0;             ///< the GPU stops above this
     double thermal_resistance_k_per_w = 0;  ///< die-to-inlet at full fan speed
     double thermal_time_constant_s = 0;
     bool operator==(const GpuModel&) const = default;
@@ -39,24 +39,24 @@ struct GpuModel {
 
 struct ServerModel {
     std::string id, name, source;
-    std::string form_factor = "node";   ///< "node" (goes in a rack) or "rack" (a rack-scale system)
+    std::string form_factor = "node";  ///< "node" (goes in a rack) or "rack" (a rack-scale system)
     std::string gpu_model;
     int gpu_count = 0;
     int height_u = 1;
     double weight_kg = 0;
-    double max_power_w = 0;        ///< published maximum system power (AC)
+    double max_power_w = 0;  ///< published maximum system power (AC)
     double idle_power_w = 0;
     int cpu_count = 0;
-    double cpu_idle_power_w = 0;   ///< per CPU
-    double cpu_max_power_w = 0;    ///< per CPU
-    double nic_power_w = 0;        ///< all NICs together
-    double other_power_w = 0;      ///< memory, storage, switches on the board, at full load
-    double fan_max_power_w = 0;    ///< all fans at full speed
-    double airflow_m3s = 0;        ///< at full load
-    double liquid_fraction = 0;    ///< share of heat taken by liquid cold plates (0 = air only)
+    double cpu_idle_power_w = 0;  ///< per CPU
+    double cpu_max_power_w = 0;   ///< per CPU
+    double nic_power_w = 0;       ///< all NICs together
+    double other_power_w = 0;     ///< memory, storage, switches on the board, at full load
+    double fan_max_power_w = 0;   ///< all fans at full speed
+    double airflow_m3s = 0;       ///< at full load
+    double liquid_fraction = 0;   ///< share of heat taken by liquid cold plates (0 = air only)
     int psu_count = 0;
-    double psu_rating_w = 0;       ///< per PSU
-    std::string psu_curve;         ///< EfficiencyCurve id
+    double psu_rating_w = 0;  ///< per PSU
+    std::string psu_curve;    ///< EfficiencyCurve id
     int nic_count = 0;
     double nic_speed_gbps = 0;
     bool operator==(const ServerModel&) const = default;
@@ -78,9 +78,9 @@ struct CoolingUnitModel {
     /// "crah" (chilled water) or "crac" (DX): perimeter units, return through the top; "in-row": stands in a row
     /// of racks, takes the hot aisle's air through its back and supplies the cold aisle through its front.
     std::string kind = "crah";
-    double capacity_w = 0;          ///< sensible cooling capacity
-    double airflow_m3s = 0;         ///< at full fan speed
-    double fan_power_w = 0;         ///< at full fan speed
+    double capacity_w = 0;   ///< sensible cooling capacity
+    double airflow_m3s = 0;  ///< at full fan speed
+    double fan_power_w = 0;  ///< at full fan speed
     double width_m = 0, depth_m = 0, height_m = 0;
     double min_supply_temp_c = 0;
     double max_supply_temp_c = 0;
@@ -91,8 +91,8 @@ struct CoolingUnitModel {
 /// the speed of the jet it makes, q / (tile area · open fraction).
 struct FloorTileModel {
     std::string id, name, source;
-    double open_fraction = 0.25;    ///< open area / tile area
-    double size_m = 0.6;            ///< square tile edge
+    double open_fraction = 0.25;  ///< open area / tile area
+    double size_m = 0.6;          ///< square tile edge
     bool operator==(const FloorTileModel&) const = default;
 };
 
@@ -102,7 +102,7 @@ struct FloorTileModel {
 /// T_water), never more than `max_capacity_w`. Active doors have fans (`fan_power_w` at full speed).
 struct RearDoorModel {
     std::string id, name, source;
-    std::string kind = "passive";   ///< "passive" or "active"
+    std::string kind = "passive";  ///< "passive" or "active"
     double capacity_w = 0;
     double rated_airflow_m3s = 0;
     double rated_air_in_c = 0;
@@ -110,7 +110,7 @@ struct RearDoorModel {
     double max_capacity_w = 0;
     double fan_power_w = 0;
     double water_flow_lpm = 0;
-    double depth_m = 0.25;          ///< adds to the rack's depth at its back
+    double depth_m = 0.25;  ///< adds to the rack's depth at its back
 
     /// ε as above; 0 when the rated figures are missing.
     double effectiveness() const;
@@ -135,9 +135,9 @@ struct BlankingModel {
 struct CduModel {
     std::string id, name, source;
     double capacity_w = 0;
-    double coolant_flow_lpm = 0;    ///< secondary loop flow at rated capacity
+    double coolant_flow_lpm = 0;  ///< secondary loop flow at rated capacity
     double pump_power_w = 0;
-    double approach_temp_k = 0;     ///< facility water to secondary supply
+    double approach_temp_k = 0;  ///< facility water to secondary supply
     double width_m = 0, depth_m = 0, height_m = 0;
     bool operator==(const CduModel&) const = default;
 };
@@ -166,7 +166,7 @@ struct FailureRate {
 struct UpsModel {
     std::string id, name, source;
     double capacity_w = 0;
-    std::string efficiency_curve;   ///< EfficiencyCurve id
+    std::string efficiency_curve;  ///< EfficiencyCurve id
     bool operator==(const UpsModel&) const = default;
 };
 
@@ -220,4 +220,4 @@ public:
     bool operator==(const Catalog&) const = default;
 };
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -14,12 +14,12 @@ namespace ct::model {
 
 /// A row's place on the floor: the footprints of its racks and in-row units together.
 struct RowLine {
-    Box2 extent;            ///< bounding box of everything standing in the row
-    Box2 core;              ///< the band every rack of the row covers (across the row), over the row's length
+    Box2 extent;                    ///< bounding box of everything standing in the row
+    Box2 core;                      ///< the band every rack of the row covers (across the row), over the row's length
     Facing facing = Facing::North;  ///< the racks' front
-    bool along_x = true;    ///< the row runs along x (racks face north or south)
-    double height_m = 0;    ///< tallest rack
-    bool uniform = true;    ///< every rack faces the same way
+    bool along_x = true;            ///< the row runs along x (racks face north or south)
+    double height_m = 0;            ///< tallest rack
+    bool uniform = true;            ///< every rack faces the same way
 };
 
 /// Nullopt for a row with no racks or an unknown rack model.
@@ -28,9 +28,9 @@ std::optional<RowLine> rowLine(const Hall& h, const Row& row, const Catalog& c);
 /// One aisle a containment closes: the floor between two rows' faces, over both rows' length.
 struct ContainedAisle {
     Box2 box;
-    bool along_x = true;    ///< the aisle runs along x
+    bool along_x = true;  ///< the aisle runs along x
     std::string row_a, row_b;
-    double roof_m = 0;      ///< height of the roof (the taller row's racks)
+    double roof_m = 0;  ///< height of the roof (the taller row's racks)
 };
 
 /// The aisles `c` closes: every aisle of its kind between consecutive rows of `c.rows` (a row is found in its
@@ -45,4 +45,4 @@ double recirculationFraction(const Rack& r, const Catalog& cat);
 /// Whether a cooling unit stands in a row (its model is an in-row cooler).
 bool isInRow(const CoolingUnit& u, const Catalog& cat);
 
-} // namespace ct::model
+}  // namespace ct::model

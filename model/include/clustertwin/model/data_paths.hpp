@@ -14,4 +14,4 @@ std::string resourceDir();
 /// tree. Empty when neither holds simulation.md.
 std::string documentationDir();
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -37,15 +37,15 @@ void setProperty(Scenario& s, const std::string& id, const std::string& key, con
 /// Where a new rack would go and how it would be powered (Edit > Add rack shows it before adding).
 struct RackPlan {
     std::string hall_id;
-    std::string row_id;            ///< the row it joins; "" = a new row (new_row_name)
+    std::string row_id;  ///< the row it joins; "" = a new row (new_row_name)
     std::string new_row_name;
     Vec2 position_m;
     Facing facing = Facing::North;
-    double load_w = 0;             ///< nameplate of its servers
-    double breaker_a = 0;          ///< per 3-phase PDU
+    double load_w = 0;     ///< nameplate of its servers
+    double breaker_a = 0;  ///< per 3-phase PDU
     int pdus_per_side = 0;
     std::string upstream_a, upstream_b;  ///< floor PDUs
-    std::string problem;           ///< why it cannot be added ("" = it can)
+    std::string problem;                 ///< why it cannot be added ("" = it can)
 };
 
 /// Plans a rack of `rack_model` with `nodes` × `server_model` ("" = empty) in row `row_id` ("" = a new row of
@@ -53,8 +53,8 @@ struct RackPlan {
 /// a new row the line beside the last row across an aisle, facing the other way so aisles alternate; PDUs on
 /// sides A and B that carry the servers within 80 %, on the floor PDUs the row's racks use. Never throws; an
 /// impossible plan says why in `problem`.
-RackPlan planRack(const Scenario& s, const Catalog& c, const std::string& hall_id, const std::string& row_id,
-                  const std::string& rack_model, const std::string& server_model, int nodes);
+RackPlan planRack(const Scenario& s, const Catalog& c, const std::string& hall_id, const std::string& row_id, const std::string& rack_model,
+                  const std::string& server_model, int nodes);
 /// Adds the planned rack (and its new row); returns the rack's id. Throws ModelError with the plan's problem.
 std::string addPlannedRack(Scenario& s, const Catalog& c, const RackPlan& plan, const std::string& rack_model,
                            const std::string& server_model, int nodes);
@@ -65,10 +65,11 @@ std::string addContainment(Scenario& s, const Catalog& c, const std::vector<std:
                            const std::string& model = "panels-doors");
 /// Places an in-row cooler of catalog `model` at the next free slot of a row, facing as its racks do, on water loop
 /// `loop` ("" = the plant's facility water); returns its id.
-std::string addInRowCooler(Scenario& s, const Catalog& c, const std::string& row_id, const std::string& model, const std::string& loop = {});
+std::string addInRowCooler(Scenario& s, const Catalog& c, const std::string& row_id, const std::string& model,
+                           const std::string& loop = {});
 /// Fits a rear door of catalog `model` to a rack on water loop `loop`; an empty model removes the door.
 void fitRearDoor(Scenario& s, const Catalog& c, const std::string& rack_id, const std::string& model, const std::string& loop = {});
 /// Adds an empty hall of the given size beside the last one on the site; returns its id.
 std::string addHall(Scenario& s, double width_m, double depth_m, double height_m);
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -54,5 +54,5 @@ bool hasErrors(const Diagnostics& d);
 std::size_t countErrors(const Diagnostics& d);
 std::size_t countWarnings(const Diagnostics& d);
 
-} // namespace model
-} // namespace ct
+}  // namespace model
+}  // namespace ct

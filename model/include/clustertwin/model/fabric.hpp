@@ -9,10 +9,10 @@
 namespace ct::model {
 
 struct FatTreeShape {
-    int down = 0;               ///< host ports per leaf (edge) switch
-    int up = 0;                 ///< uplinks per leaf; down = oversubscription · up exactly
-    long long max_hosts = 0;    ///< what this radix connects in this many levels
-    std::string error;          ///< non-empty when the parameters cannot be built
+    int down = 0;             ///< host ports per leaf (edge) switch
+    int up = 0;               ///< uplinks per leaf; down = oversubscription · up exactly
+    long long max_hosts = 0;  ///< what this radix connects in this many levels
+    std::string error;        ///< non-empty when the parameters cannot be built
 };
 
 /// The leaf's port split for an exact down:up ratio `oversubscription` on switches of `radix` ports: the most
@@ -33,4 +33,4 @@ struct NodeRef {
 };
 std::vector<NodeRef> nodesInCablingOrder(const Scenario& s);
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -10,47 +10,47 @@
 namespace ct::model {
 
 struct GpuFrame {
-    std::string id;            ///< "<node>/gpu<i>"
-    double utilization = 0;    ///< effective, after throttling (0..1)
+    std::string id;          ///< "<node>/gpu<i>"
+    double utilization = 0;  ///< effective, after throttling (0..1)
     double power_w = 0;
     double temp_c = 0;
-    double throttle = 1;       ///< clock factor 0..1 (1 = full clocks)
-    bool failed = false;       ///< failed or shut down
+    double throttle = 1;  ///< clock factor 0..1 (1 = full clocks)
+    bool failed = false;  ///< failed or shut down
 };
 
 struct NodeFrame {
     std::string id;
-    double power_dc_w = 0;     ///< load behind the PSUs
-    double power_ac_w = 0;     ///< drawn from the PDUs
+    double power_dc_w = 0;  ///< load behind the PSUs
+    double power_ac_w = 0;  ///< drawn from the PDUs
     double psu_loss_w = 0;
-    double fan_speed = 0;      ///< 0..1
+    double fan_speed = 0;  ///< 0..1
     double fan_power_w = 0;
     double airflow_m3s = 0;
-    double inlet_c = 0;        ///< air in front of the node (or coolant supply for liquid-cooled GPUs)
+    double inlet_c = 0;  ///< air in front of the node (or coolant supply for liquid-cooled GPUs)
     double heat_to_liquid_w = 0;
-    bool powered = true;       ///< false when every feed is down
+    bool powered = true;  ///< false when every feed is down
     bool failed = false;
 };
 
 struct RackFrame {
     std::string id;
-    double power_w = 0;                 ///< AC, all nodes
+    double power_w = 0;  ///< AC, all nodes
     double heat_to_air_w = 0;
     double airflow_m3s = 0;
-    std::vector<double> inlet_c;        ///< per grid level (bottom up) of the rack's front
-    std::vector<double> level_height_m; ///< centre height of each level
+    std::vector<double> inlet_c;         ///< per grid level (bottom up) of the rack's front
+    std::vector<double> level_height_m;  ///< centre height of each level
     double inlet_max_c = 0;
-    double inlet_mean_c = 0;            ///< airflow-weighted
-    double exhaust_c = 0;               ///< airflow-weighted mean exhaust
+    double inlet_mean_c = 0;  ///< airflow-weighted
+    double exhaust_c = 0;     ///< airflow-weighted mean exhaust
     /// Cold-aisle Capture Index: the airflow-weighted fraction of the intake air that came straight from the
     /// cooling supplies (a passive tracer, 1 at the supplies and 0 at rack exhausts); NaN when not known.
     double capture_index = std::numeric_limits<double>::quiet_NaN();
-    double rear_door_w = 0;             ///< heat its rear door takes into water (0 without one)
+    double rear_door_w = 0;  ///< heat its rear door takes into water (0 without one)
 };
 
 struct WaterLoopFrame {
     std::string id;
-    double load_w = 0;         ///< heat its units and rear doors put into it
+    double load_w = 0;  ///< heat its units and rear doors put into it
     double supply_c = 0;
     bool failed = false;
 };
@@ -59,7 +59,7 @@ struct CoolingUnitFrame {
     std::string id;
     double return_c = 0;
     double supply_c = 0;
-    double load_w = 0;         ///< heat removed
+    double load_w = 0;  ///< heat removed
     double airflow_m3s = 0;
     double fan_power_w = 0;
     bool failed = false;
@@ -79,15 +79,15 @@ struct RackPduFrame {
     std::string id;
     double load_w = 0;
     std::array<double, 3> phase_current_a{0, 0, 0};
-    double breaker_utilization = 0;   ///< highest phase current / breaker rating
-    double phase_imbalance = 0;       ///< (max − min) / mean of the phase currents
+    double breaker_utilization = 0;  ///< highest phase current / breaker rating
+    double phase_imbalance = 0;      ///< (max − min) / mean of the phase currents
     bool alive = true;
 };
 
-struct PowerNodeFrame {   ///< floor PDU, UPS or utility feed
+struct PowerNodeFrame {  ///< floor PDU, UPS or utility feed
     std::string id;
-    double load_w = 0;     ///< output
-    double loss_w = 0;     ///< UPS conversion loss
+    double load_w = 0;  ///< output
+    double loss_w = 0;  ///< UPS conversion loss
     double utilization = 0;
     bool alive = true;
 };
@@ -95,29 +95,30 @@ struct PowerNodeFrame {   ///< floor PDU, UPS or utility feed
 struct JobFrame {
     std::string id;
     bool running = false;
-    bool stalled = false;          ///< a rank pair has no route
-    double step_time_s = 0;        ///< compute + exposed communication
+    bool stalled = false;    ///< a rank pair has no route
+    double step_time_s = 0;  ///< compute + exposed communication
     double compute_time_s = 0;
-    double comm_time_s = 0;        ///< all of it, before overlap
-    double comm_share = 0;         ///< exposed communication / step time
-    double utilization = 0;        ///< compute / step time: what its GPUs are asked for
-    double mfu = 0;                ///< model FLOPs / (step time · GPUs · peak)
-    double bubble_share = 0;       ///< pipeline bubble / step time (training)
-    int interruptions = 0;         ///< failures that stopped it so far (training)
-    double tokens_per_s = 0;       ///< output tokens per second (a served model)
+    double comm_time_s = 0;                 ///< all of it, before overlap
+    double comm_share = 0;                  ///< exposed communication / step time
+    double utilization = 0;                 ///< compute / step time: what its GPUs are asked for
+    double mfu = 0;                         ///< model FLOPs / (step time · GPUs · peak)
+    double bubble_share = 0;                ///< pipeline bubble / step time (training)
+    int interruptions = 0;                  ///< failures that stopped it so far (training)
+    double tokens_per_s = 0;                ///< output tokens per second (a served model)
     double ttft_p99_s = 0, tpot_p99_s = 0;  ///< time to first token, per output token, 99th percentile (served)
 };
 
 struct LinkFrame {
-    std::string id;                ///< "a<->b"
-    std::string kind;              ///< "nvlink", "infiniband", "ethernet"
-    double utilization = 0;        ///< the busier direction: bytes per step / (capacity · step time)
+    std::string id;          ///< "a<->b"
+    std::string kind;        ///< "nvlink", "infiniband", "ethernet"
+    double utilization = 0;  ///< the busier direction: bytes per step / (capacity · step time)
     bool failed = false;
 };
 
 struct Alert {
     double time_s = 0;
-    std::string kind;      ///< "inlet_high", "breaker_high", "throttling", "gpu_shutdown", "unit_failed", "cooling_short", "feed_overload", "node_unpowered", "rack_airflow"
+    std::string
+        kind;  ///< "inlet_high", "breaker_high", "throttling", "gpu_shutdown", "unit_failed", "cooling_short", "feed_overload", "node_unpowered", "rack_airflow"
     std::string entity;
     std::string message;
     double value = std::numeric_limits<double>::quiet_NaN();      ///< what crossed (stored units: °C, ratio, W); NaN when none
@@ -128,7 +129,7 @@ struct Alert {
 struct AirField {
     int nx = 0, ny = 0, nz = 0;
     double cell_m = 0;
-    std::vector<float> temp_c;     ///< index i + nx·(j + ny·k); NaN in solid cells
+    std::vector<float> temp_c;  ///< index i + nx·(j + ny·k); NaN in solid cells
     /// Cell-centred air velocity (m/s), 3 components per cell in the same order; empty when not computed.
     std::vector<float> velocity_ms;
     /// Where supply air enters the room (x, y, z in metres, 3 per point): seeds for streamlines.
@@ -141,15 +142,15 @@ struct AirField {
 /// One cable of the fabric, placed in the hall: what the 3D view needs to draw a link without the network
 /// model. An end is a node (its rack and node id) or a switch (its rack and tier level 1..3).
 struct FabricLinkEnd {
-    std::string id;     ///< network node id ("n1/gpu0", "leaf3")
-    std::string rack;   ///< rack it sits in ("" = not placed)
-    std::string node;   ///< scenario node id for GPUs and NVSwitches, "" for fabric switches
-    int level = 0;      ///< 0 host, 1 leaf, 2 spine, 3 core, −1 NVSwitch
+    std::string id;    ///< network node id ("n1/gpu0", "leaf3")
+    std::string rack;  ///< rack it sits in ("" = not placed)
+    std::string node;  ///< scenario node id for GPUs and NVSwitches, "" for fabric switches
+    int level = 0;     ///< 0 host, 1 leaf, 2 spine, 3 core, −1 NVSwitch
 };
 
 struct FabricLink {
-    std::string id;     ///< "a<->b", as in LinkFrame
-    std::string kind;   ///< "nvlink", "infiniband", "ethernet"
+    std::string id;    ///< "a<->b", as in LinkFrame
+    std::string kind;  ///< "nvlink", "infiniband", "ethernet"
     FabricLinkEnd a, b;
 };
 
@@ -163,24 +164,24 @@ struct Frame {
     std::vector<RackPduFrame> rack_pdus;
     std::vector<PowerNodeFrame> pdus, ups, transformers, feeds;
 
-    double it_power_w = 0;         ///< Σ node AC
+    double it_power_w = 0;  ///< Σ node AC
     double ups_loss_w = 0;
     double transformer_loss_w = 0;
-    double cooling_power_w = 0;    ///< plant (heat / COP) + CRAH fans + CDU and plant pumps
+    double cooling_power_w = 0;  ///< plant (heat / COP) + CRAH fans + CDU and plant pumps
     double facility_power_w = 0;
     double pue = 0;
-    double heat_in_w = 0;          ///< into room air by racks (now)
-    double heat_removed_w = 0;     ///< by cooling units from the air (now)
-    double liquid_heat_w = 0;      ///< into CDU loops
-    double rear_door_heat_w = 0;   ///< taken from rack exhausts by rear doors (now)
+    double heat_in_w = 0;         ///< into room air by racks (now)
+    double heat_removed_w = 0;    ///< by cooling units from the air (now)
+    double liquid_heat_w = 0;     ///< into CDU loops
+    double rear_door_heat_w = 0;  ///< taken from rack exhausts by rear doors (now)
     std::vector<WaterLoopFrame> loops;
     double max_inlet_c = 0;
     std::string max_inlet_rack;
     double rci_hi = 100, rci_lo = 100, rti = 0, shi = 0;
     std::vector<JobFrame> jobs;
-    std::vector<LinkFrame> links;  ///< every fabric link with traffic or a failure, busiest first
-    std::vector<Alert> alerts;     ///< raised at this step
-    std::optional<AirField> air;          ///< the first hall's air field, when asked for
+    std::vector<LinkFrame> links;           ///< every fabric link with traffic or a failure, busiest first
+    std::vector<Alert> alerts;              ///< raised at this step
+    std::optional<AirField> air;            ///< the first hall's air field, when asked for
     std::vector<AirField> other_halls_air;  ///< with `air`: the other halls' fields, in hall order (hall 1, 2, …)
 };
 
@@ -192,4 +193,4 @@ inline std::vector<const AirField*> airFields(const Frame& f) {
     return out;
 }
 
-} // namespace ct::model
+}  // namespace ct::model

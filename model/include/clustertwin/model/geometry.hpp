@@ -12,9 +12,7 @@ struct Box2 {
     }
     double width() const { return x1 - x0; }
     double depth() const { return y1 - y0; }
-    bool inside(double w, double d, double eps = 1e-6) const {
-        return x0 >= -eps && y0 >= -eps && x1 <= w + eps && y1 <= d + eps;
-    }
+    bool inside(double w, double d, double eps = 1e-6) const { return x0 >= -eps && y0 >= -eps && x1 <= w + eps && y1 <= d + eps; }
 };
 
 /// Footprint of an object of `width_m` (across its front) and `depth_m` (front to back) centred at `c`.
@@ -25,4 +23,4 @@ inline Box2 footprint(const Vec2& c, double width_m, double depth_m, Facing f) {
     return {c.x_m - wx / 2, c.y_m - wy / 2, c.x_m + wx / 2, c.y_m + wy / 2};
 }
 
-} // namespace ct::model
+}  // namespace ct::model

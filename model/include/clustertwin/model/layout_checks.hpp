@@ -16,8 +16,8 @@ struct LayoutFinding {
     /// "cooling_n_minus_1", "floor_load", "rack_weight", "aisle_supply", "aisle_return",
     /// "rear_door_capacity", "invalid" (any other validation problem)
     std::string kind;
-    std::string entity;     ///< the rack, unit, PDU, hall... it concerns
-    std::string location;   ///< JSON pointer
+    std::string entity;    ///< the rack, unit, PDU, hall... it concerns
+    std::string location;  ///< JSON pointer
     std::string message;
 };
 
@@ -36,4 +36,4 @@ bool isLayoutProblem(const Diagnostic& d);
 /// The entity a JSON pointer into the scenario names (the deepest rack, row, unit, PDU... on its path).
 std::string entityAt(const Scenario& s, const std::string& pointer);
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -19,10 +19,10 @@ struct MetricInfo {
     std::string unit;         ///< as shown: "kW", "°C", "%", "s", "MHz", "" (Power/Energy: chosen per value)
     double factor = 1;        ///< shown = stored × factor (Fixed only)
     int decimals = 1;
-    int rank = 900;           ///< smaller first; unknown metrics come last, alphabetically
+    int rank = 900;  ///< smaller first; unknown metrics come last, alphabetically
     MetricScale scale = MetricScale::Fixed;
-    std::string about;        ///< one line for the docs and tooltips
-    bool known = false;       ///< false: derived from the id and unit alone
+    std::string about;   ///< one line for the docs and tooltips
+    bool known = false;  ///< false: derived from the id and unit alone
 };
 
 /// The metric's entry: from the table when known, else derived from the id ("ecc_errors_uncorrected" ->
@@ -56,4 +56,4 @@ struct Ticks {
 };
 Ticks niceTicks(double lo, double hi, int max_ticks = 6);
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -28,33 +28,33 @@ std::optional<Facing> facingFromString(std::string_view s);
 
 struct NodeGpu {
     int index = 0;
-    std::string uuid;       ///< optional, for mapping telemetry
+    std::string uuid;  ///< optional, for mapping telemetry
     Extras extra;
     bool operator==(const NodeGpu&) const = default;
 };
 
 struct Node {
     std::string id, name;
-    std::string model;      ///< ServerModel id
-    int u_position = 1;     ///< lowest U occupied, 1-based from the bottom
-    std::string hostname;   ///< optional, for mapping telemetry
+    std::string model;               ///< ServerModel id
+    int u_position = 1;              ///< lowest U occupied, 1-based from the bottom
+    std::string hostname;            ///< optional, for mapping telemetry
     std::vector<std::string> feeds;  ///< rack PDU ids its PSUs are plugged into
     std::vector<NodeGpu> gpus;       ///< optional explicit GPU list (uuids); default: from the model
     Extras extra;
-    std::string rack_id;    ///< parent (derived)
+    std::string rack_id;  ///< parent (derived)
     bool operator==(const Node&) const = default;
 };
 
 struct RackPdu {
     std::string id, name;
-    std::string feed = "A";   ///< side: "A" or "B" (2N); failures of one side move its load to the other
-    std::string upstream;     ///< floor PDU id
+    std::string feed = "A";  ///< side: "A" or "B" (2N); failures of one side move its load to the other
+    std::string upstream;    ///< floor PDU id
     int phases = 3;
-    double voltage_v = 230;   ///< phase-to-neutral
-    double breaker_a = 32;    ///< per phase
+    double voltage_v = 230;  ///< phase-to-neutral
+    double breaker_a = 32;   ///< per phase
     double power_factor = 0.95;
     Extras extra;
-    std::string rack_id;      ///< parent (derived)
+    std::string rack_id;  ///< parent (derived)
 
     /// Rated power at the breaker: phases · V · I · pf.
     double ratedPowerW() const { return phases * voltage_v * breaker_a * power_factor; }
@@ -64,8 +64,8 @@ struct RackPdu {
 /// A rear-door heat exchanger fitted to a rack's back (models.md §3): the rack's exhaust passes its coil, which
 /// takes heat into a water loop (RearDoorModel: passive or active, capacity against water temperature and airflow).
 struct RearDoor {
-    std::string model;              ///< RearDoorModel id
-    std::string loop;               ///< WaterLoop id; empty = the plant's facility water
+    std::string model;  ///< RearDoorModel id
+    std::string loop;   ///< WaterLoop id; empty = the plant's facility water
     Extras extra;
     bool operator==(const RearDoor&) const = default;
 };
@@ -83,7 +83,7 @@ struct Rack {
     std::string blanking;
     std::optional<double> recirculation_fraction;  ///< overrides the blanking's figure (0..0.9)
     Extras extra;
-    std::string row_id, hall_id;    ///< parents (derived)
+    std::string row_id, hall_id;  ///< parents (derived)
     bool operator==(const Rack&) const = default;
 };
 
@@ -91,34 +91,34 @@ struct Row {
     std::string id, name;
     std::vector<Rack> racks;
     Extras extra;
-    std::string hall_id;            ///< parent (derived)
+    std::string hall_id;  ///< parent (derived)
     bool operator==(const Row&) const = default;
 };
 
 struct CoolingUnit {
     std::string id, name;
-    std::string model;              ///< CoolingUnitModel id
-    Vec2 position_m;                ///< centre of the footprint
-    Facing facing = Facing::East;   ///< supply (front) faces this way
+    std::string model;             ///< CoolingUnitModel id
+    Vec2 position_m;               ///< centre of the footprint
+    Facing facing = Facing::East;  ///< supply (front) faces this way
     double supply_setpoint_c = 18;
     /// In-row coolers (model kind "in-row"): the row they stand in, in line with its racks and facing the same
     /// way; they take air from the hot aisle behind and supply the cold aisle in front. Empty for perimeter units.
     std::string row;
-    std::string loop;               ///< chilled-water WaterLoop id; empty = the plant's facility water
+    std::string loop;  ///< chilled-water WaterLoop id; empty = the plant's facility water
     Extras extra;
-    std::string hall_id;            ///< parent (derived)
+    std::string hall_id;  ///< parent (derived)
     bool operator==(const CoolingUnit&) const = default;
 };
 
 struct Cdu {
     std::string id, name;
-    std::string model;              ///< CduModel id
+    std::string model;  ///< CduModel id
     Vec2 position_m;
     Facing facing = Facing::North;
-    double supply_temp_c = 30;      ///< secondary loop supply
-    std::vector<std::string> racks; ///< racks its loop feeds (a rack on several CDUs shares them)
+    double supply_temp_c = 30;       ///< secondary loop supply
+    std::vector<std::string> racks;  ///< racks its loop feeds (a rack on several CDUs shares them)
     Extras extra;
-    std::string hall_id;            ///< parent (derived)
+    std::string hall_id;  ///< parent (derived)
     bool operator==(const Cdu&) const = default;
 };
 
@@ -136,21 +136,21 @@ struct RaisedFloor {
 /// to the room): `leakage_fraction`, or the catalog figure of the containment `model`.
 struct Containment {
     std::string id, name;
-    std::string kind = "hot";       ///< "hot" or "cold"
+    std::string kind = "hot";            ///< "hot" or "cold"
     std::string model = "panels-doors";  ///< ContainmentModel id (its typical leakage, with a source)
-    std::vector<std::string> rows;  ///< row ids, in floor order
+    std::vector<std::string> rows;       ///< row ids, in floor order
     bool roof = true;
     bool end_doors = true;
     std::optional<double> leakage_fraction;  ///< overrides the model's figure (0..1)
     Extras extra;
-    std::string hall_id;            ///< parent (derived)
+    std::string hall_id;  ///< parent (derived)
     bool operator==(const Containment&) const = default;
 };
 
 /// A ducted ceiling return: the perimeter units draw their return from a plenum above the ceiling, through
 /// grilles over the hot aisles (and out of contained hot aisles), rather than from the room.
 struct CeilingReturn {
-    double plenum_height_m = 0.6;   ///< above the hall's ceiling (not part of the room's air)
+    double plenum_height_m = 0.6;  ///< above the hall's ceiling (not part of the room's air)
     Extras extra;
     bool operator==(const CeilingReturn&) const = default;
 };
@@ -184,8 +184,8 @@ struct UtilityFeed {
 /// utility → MV switchgear → transformers → UPS).
 struct Transformer {
     std::string id, name;
-    std::string feed;      ///< UtilityFeed id (medium voltage)
-    double capacity_w = 0; ///< rating (kVA × power factor)
+    std::string feed;          ///< UtilityFeed id (medium voltage)
+    double capacity_w = 0;     ///< rating (kVA × power factor)
     double efficiency = 0.99;  ///< at rated load; losses are (1 − η)/η of what it delivers
     Extras extra;
     bool operator==(const Transformer&) const = default;
@@ -193,16 +193,16 @@ struct Transformer {
 
 struct Ups {
     std::string id, name;
-    std::string model;     ///< UpsModel id
-    std::string feed;      ///< UtilityFeed or Transformer id
-    int modules = 1;       ///< parallel modules of the model's capacity
+    std::string model;  ///< UpsModel id
+    std::string feed;   ///< UtilityFeed or Transformer id
+    int modules = 1;    ///< parallel modules of the model's capacity
     Extras extra;
     bool operator==(const Ups&) const = default;
 };
 
 struct Pdu {
     std::string id, name;
-    std::string ups;       ///< Ups id
+    std::string ups;  ///< Ups id
     double capacity_w = 0;
     Extras extra;
     bool operator==(const Pdu&) const = default;
@@ -220,7 +220,7 @@ struct PowerChain {
 /// The cooling plant behind the CRAHs and CDUs (gives cooling power, hence PUE).
 /// How this scenario is best simulated; command-line and app choices override it.
 struct SimulationSettings {
-    std::string air;   ///< room-air solver: "lbm" (the default when empty) or "quick" (potential flow, approximate)
+    std::string air;  ///< room-air solver: "lbm" (the default when empty) or "quick" (potential flow, approximate)
     Extras extra;
     bool operator==(const SimulationSettings&) const = default;
 };
@@ -230,7 +230,7 @@ struct SimulationSettings {
 struct WaterLoop {
     std::string id, name;
     double supply_temp_c = 18;
-    double capacity_w = 0;          ///< 0 = limited only by the plant
+    double capacity_w = 0;  ///< 0 = limited only by the plant
     Extras extra;
     bool operator==(const WaterLoop&) const = default;
 };
@@ -247,9 +247,9 @@ struct Plant {
 /// A switch of an explicit fabric (network.topology "explicit").
 struct NetworkSwitch {
     std::string id, name;
-    std::string model;      ///< SwitchModel id (optional)
-    int level = 1;          ///< 1 leaf, 2 spine, 3 core (drawn at that height; routing does not depend on it)
-    std::string rack;       ///< the rack it is mounted in ("" = not placed)
+    std::string model;  ///< SwitchModel id (optional)
+    int level = 1;      ///< 1 leaf, 2 spine, 3 core (drawn at that height; routing does not depend on it)
+    std::string rack;   ///< the rack it is mounted in ("" = not placed)
     Extras extra;
     bool operator==(const NetworkSwitch&) const = default;
 };
@@ -258,8 +258,8 @@ struct NetworkSwitch {
 struct NetworkLink {
     std::string a, b;
     int count = 1;
-    std::optional<double> speed_gbps;   ///< default: the network's link_speed_gbps
-    std::optional<double> latency_s;    ///< default: the network's link_latency_s
+    std::optional<double> speed_gbps;  ///< default: the network's link_speed_gbps
+    std::optional<double> latency_s;   ///< default: the network's link_latency_s
     Extras extra;
     bool operator==(const NetworkLink&) const = default;
 };
@@ -283,13 +283,13 @@ struct Network {
     std::vector<NetworkSwitch> switches;       ///< explicit fabrics
     std::vector<NetworkLink> links;            ///< explicit fabrics
     std::vector<LinkOverride> link_overrides;  ///< any fabric
-    int levels = 2;                 ///< fat-tree tiers (2 or 3)
-    int radix = 64;                 ///< switch ports
-    double oversubscription = 1.0;  ///< down:up ratio at the leaf
+    int levels = 2;                            ///< fat-tree tiers (2 or 3)
+    int radix = 64;                            ///< switch ports
+    double oversubscription = 1.0;             ///< down:up ratio at the leaf
     double link_speed_gbps = 400;
     double link_latency_s = 1e-6;
-    std::string switch_model;       ///< SwitchModel id
-    int rails = 0;                  ///< rail-optimized: NICs per node (0 = GPUs per node)
+    std::string switch_model;  ///< SwitchModel id
+    int rails = 0;             ///< rail-optimized: NICs per node (0 = GPUs per node)
     Extras extra;
     bool operator==(const Network&) const = default;
 };
@@ -314,8 +314,8 @@ struct UtilizationProfile {
 /// data-parallel gradient reduction (ZeRO stage 3 = FSDP: reduce-scatter and two all-gathers) partly hidden
 /// behind compute. Without seq_len the whole replica batch is one micro-batch (the shape of issue 3's jobs).
 struct TrainingSpec {
-    double model_params = 0;          ///< parameters
-    double tokens_per_step = 0;       ///< global batch in tokens
+    double model_params = 0;     ///< parameters
+    double tokens_per_step = 0;  ///< global batch in tokens
     int tensor_parallel = 8;
     int pipeline_parallel = 1;
     int context_parallel = 1;         ///< the sequence split over CP GPUs (ring attention: K and V exchanged)
@@ -326,23 +326,23 @@ struct TrainingSpec {
     double bytes_per_param = 2;       ///< gradient precision (bf16)
     int hidden_size = 0;              ///< optional: with `layers`, TP, CP, EP and PP traffic are modelled
     int layers = 0;
-    int seq_len = 0;                  ///< tokens per sequence; 0 = one micro-batch per replica
-    int micro_batch = 1;              ///< sequences per micro-batch
-    int virtual_stages = 1;           ///< interleaved 1F1B: model chunks per pipeline rank (bubble / v)
-    int zero_stage = 1;               ///< 0..2: gradients all-reduced (RS + AG); 3 (FSDP): RS + AG forward + AG backward
-    int heads = 0, kv_heads = 0;      ///< attention heads and K/V heads (GQA); CP traffic scales with kv/heads
-    int experts = 0;                  ///< MoE experts per layer (0 = dense)
-    int top_k = 2;                    ///< experts per token
-    double active_params = 0;         ///< MoE: parameters a token passes through (0 = model_params)
-    double recompute = 0;             ///< share of the forward pass recomputed in the backward (1 = full)
+    int seq_len = 0;                         ///< tokens per sequence; 0 = one micro-batch per replica
+    int micro_batch = 1;                     ///< sequences per micro-batch
+    int virtual_stages = 1;                  ///< interleaved 1F1B: model chunks per pipeline rank (bubble / v)
+    int zero_stage = 1;                      ///< 0..2: gradients all-reduced (RS + AG); 3 (FSDP): RS + AG forward + AG backward
+    int heads = 0, kv_heads = 0;             ///< attention heads and K/V heads (GQA); CP traffic scales with kv/heads
+    int experts = 0;                         ///< MoE experts per layer (0 = dense)
+    int top_k = 2;                           ///< experts per token
+    double active_params = 0;                ///< MoE: parameters a token passes through (0 = model_params)
+    double recompute = 0;                    ///< share of the forward pass recomputed in the backward (1 = full)
     std::string rank_order = "tp-cp-dp-pp";  ///< fastest first: Megatron's default, or "tp-cp-pp-dp" (Llama 3)
     // Failures and checkpoints (docs/workloads.md): a synchronous job stops on any failure of its components,
     // and restarts after detection + restart + reading its last checkpoint, losing the work since.
-    double checkpoint_interval_s = 0; ///< 0 = Young/Daly's optimum sqrt(2 · write time · MTBF)
-    double checkpoint_bytes = 0;      ///< 0 = 14 bytes per parameter (bf16 weights, fp32 master and Adam moments)
+    double checkpoint_interval_s = 0;   ///< 0 = Young/Daly's optimum sqrt(2 · write time · MTBF)
+    double checkpoint_bytes = 0;        ///< 0 = 14 bytes per parameter (bf16 weights, fp32 master and Adam moments)
     double storage_gbytes_per_s = 100;  ///< the job's checkpoint write and read bandwidth, GB/s
-    double detection_s = 300;         ///< from a failure until the job is known to have stopped
-    double restart_s = 600;           ///< rescheduling on healthy nodes and initialising, before the checkpoint is read
+    double detection_s = 300;           ///< from a failure until the job is known to have stopped
+    double restart_s = 600;             ///< rescheduling on healthy nodes and initialising, before the checkpoint is read
     Extras extra;
     bool operator==(const TrainingSpec&) const = default;
 };
@@ -354,17 +354,17 @@ struct TrainingSpec {
 struct InferenceSpec {
     double model_params = 0;
     double requests_per_s = 0;
-    double tokens_per_request = 0;    ///< output tokens
-    double efficiency = 0.4;          ///< achieved share of peak FLOP/s in prefill and decode compute
-    double prompt_tokens = 0;         ///< input tokens per request
-    std::string serving = "colocated";  ///< "colocated" (each instance prefills and decodes) or "disaggregated"
-    int tensor_parallel = 8;          ///< GPUs per instance
-    int prefill_gpus = 0;             ///< disaggregated: GPUs of the prefill pool (the rest decode)
-    int max_batch = 64;               ///< requests an instance decodes at once
+    double tokens_per_request = 0;                             ///< output tokens
+    double efficiency = 0.4;                                   ///< achieved share of peak FLOP/s in prefill and decode compute
+    double prompt_tokens = 0;                                  ///< input tokens per request
+    std::string serving = "colocated";                         ///< "colocated" (each instance prefills and decodes) or "disaggregated"
+    int tensor_parallel = 8;                                   ///< GPUs per instance
+    int prefill_gpus = 0;                                      ///< disaggregated: GPUs of the prefill pool (the rest decode)
+    int max_batch = 64;                                        ///< requests an instance decodes at once
     int layers = 0, hidden_size = 0, heads = 0, kv_heads = 0;  ///< for the KV cache's size
-    double bytes_per_param = 2;       ///< weights (bf16 = 2, fp8 = 1)
-    double memory_efficiency = 0.8;   ///< achieved share of HBM bandwidth in decode
-    std::string arrivals = "poisson"; ///< "poisson" or "uniform" (evenly spaced), or replayed `arrival_times_s`
+    double bytes_per_param = 2;                                ///< weights (bf16 = 2, fp8 = 1)
+    double memory_efficiency = 0.8;                            ///< achieved share of HBM bandwidth in decode
+    std::string arrivals = "poisson";                          ///< "poisson" or "uniform" (evenly spaced), or replayed `arrival_times_s`
     std::vector<double> arrival_times_s;
     Extras extra;
     bool operator==(const InferenceSpec&) const = default;
@@ -372,15 +372,15 @@ struct InferenceSpec {
 
 struct Job {
     std::string id, name;
-    std::string kind = "training";  ///< "training" or "inference"
-    std::vector<std::string> nodes; ///< node ids; empty when the job asks for `gpus` and a placement
-    int gpus = 0;                   ///< GPUs wanted when `nodes` is empty
+    std::string kind = "training";     ///< "training" or "inference"
+    std::vector<std::string> nodes;    ///< node ids; empty when the job asks for `gpus` and a placement
+    int gpus = 0;                      ///< GPUs wanted when `nodes` is empty
     std::string placement = "packed";  ///< "packed" (free nodes in order) or "topology-aware" (fewest leaves/racks)
     double start_s = 0;
     std::optional<double> end_s;
-    double utilization = 0.9;       ///< GPU utilization while running when there is no profile
+    double utilization = 0.9;                   ///< GPU utilization while running when there is no profile
     std::optional<UtilizationProfile> profile;  ///< time-varying utilization (overrides `utilization`)
-    std::optional<TrainingSpec> training;   ///< when set, utilization comes from the network-coupled job model
+    std::optional<TrainingSpec> training;       ///< when set, utilization comes from the network-coupled job model
     std::optional<InferenceSpec> inference;
     Extras extra;
     bool operator==(const Job&) const = default;
@@ -388,18 +388,23 @@ struct Job {
 
 struct Event {
     double time_s = 0;
-    std::string kind;     ///< see kEventKinds
-    std::string target;   ///< entity id
+    std::string kind;             ///< see kEventKinds
+    std::string target;           ///< entity id
     std::optional<double> value;  ///< e.g. the new setpoint (°C) or utilization (0..1)
     Extras extra;
     bool operator==(const Event&) const = default;
 };
 
 /// Event kinds the timeline understands.
-inline constexpr const char* kEventKinds[] = {
-    "cooling_unit_fail", "cooling_unit_restore", "setpoint_change", "cdu_fail", "cdu_restore",
-    "gpu_fail", "gpu_restore", "node_fail", "node_restore", "feed_fail", "feed_restore",
-    "link_fail", "link_restore", "workload_change", "job_start", "job_stop", "loop_fail", "loop_restore"};
+inline constexpr const char* kEventKinds[] = {"cooling_unit_fail", "cooling_unit_restore",
+                                              "setpoint_change",   "cdu_fail",
+                                              "cdu_restore",       "gpu_fail",
+                                              "gpu_restore",       "node_fail",
+                                              "node_restore",      "feed_fail",
+                                              "feed_restore",      "link_fail",
+                                              "link_restore",      "workload_change",
+                                              "job_start",         "job_stop",
+                                              "loop_fail",         "loop_restore"};
 
 /// A rule mapping imported telemetry onto scenario entities (issue 4). `label` says which label of an imported
 /// entity is matched: "hostname", "gpu_uuid", "chassis" (Redfish) or "ib_guid"; `pattern` is an ECMAScript
@@ -432,7 +437,7 @@ struct Scenario {
     std::vector<Job> jobs;
     std::vector<Event> events;
     std::vector<MappingRule> telemetry_mapping;  ///< how imported telemetry maps onto this scenario
-    std::string catalog_json;   ///< the scenario's own catalog entries/overrides, as JSON text ("" = none)
+    std::string catalog_json;                    ///< the scenario's own catalog entries/overrides, as JSON text ("" = none)
     Extras extra;
 
     bool operator==(const Scenario&) const = default;
@@ -442,10 +447,27 @@ struct Scenario {
 };
 
 /// Where an entity sits in a scenario, for look-ups by id.
-enum class EntityKind { Site, Hall, Row, Rack, Node, Gpu, RackPdu, CoolingUnit, Cdu, UtilityFeed, Ups, Pdu, Job, Containment, WaterLoop, Transformer };
+enum class EntityKind {
+    Site,
+    Hall,
+    Row,
+    Rack,
+    Node,
+    Gpu,
+    RackPdu,
+    CoolingUnit,
+    Cdu,
+    UtilityFeed,
+    Ups,
+    Pdu,
+    Job,
+    Containment,
+    WaterLoop,
+    Transformer
+};
 std::string_view toString(EntityKind k);
 
 /// The id of GPU `index` of a node: "<node id>/gpu<index>". Stable: telemetry maps onto it.
 std::string gpuId(std::string_view node_id, int index);
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -65,4 +65,4 @@ std::string readTextFile(const std::string& path, std::uintmax_t max_bytes = kMa
 /// Writes a file atomically (temporary + rename). Throws ModelError.
 void writeFileAtomically(const std::string& path, std::string_view contents);
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -27,4 +27,4 @@ std::optional<double> parseUtcOffset(std::string_view text);
 /// is local time `zoneless_offset_s` east of UTC (0: UTC). False when not ISO 8601.
 bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s = 0);
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -23,8 +23,8 @@ Diagnostics validateScenario(const Scenario& s, const Catalog& catalog);
 
 /// Checks events against a scenario: known kinds, targets of the right kind, values where needed, and times
 /// within [0, run_end_s] when a run length is given. Pointers are `pointer_prefix` + "/<index>/...".
-Diagnostics validateEvents(const Scenario& s, const Catalog& catalog, const std::vector<Event>& events,
-                           const std::string& pointer_prefix, std::optional<double> run_end_s = std::nullopt);
+Diagnostics validateEvents(const Scenario& s, const Catalog& catalog, const std::vector<Event>& events, const std::string& pointer_prefix,
+                           std::optional<double> run_end_s = std::nullopt);
 
 /// Load-time (structural) plus semantic diagnostics for a file: the usual entry point for tools.
 /// Throws ModelError / ParseError like loadScenarioFile.
@@ -35,4 +35,4 @@ struct ValidationReport {
 };
 ValidationReport loadAndValidate(const std::string& path, const Catalog& base = Catalog::builtin());
 
-} // namespace ct::model
+}  // namespace ct::model

@@ -29,4 +29,4 @@ private:
 /// Scene; idempotent.
 void plainVtkMessagesWhenNotATerminal();
 
-} // namespace ct::render
+}  // namespace ct::render

@@ -33,4 +33,4 @@ struct PvdEntry {
 /// A ParaView collection file (.pvd) that ties datasets to times.
 void writePvd(const std::vector<PvdEntry>& entries, const std::string& path);
 
-} // namespace ct::render
+}  // namespace ct::render

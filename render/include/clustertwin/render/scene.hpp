@@ -19,8 +19,8 @@ public:
 
 /// A way to colour the racks' nodes. Rack-level metrics colour the whole rack.
 struct MetricInfo {
-    std::string id;       ///< "inlet_c", "power_kw", ...
-    std::string label;    ///< for the scalar bar and pickers, with its unit
+    std::string id;         ///< "inlet_c", "power_kw", ...
+    std::string label;      ///< for the scalar bar and pickers, with its unit
     double lo = 0, hi = 1;  ///< colour range (hi = 0: from the scenario's nameplates)
     bool rack_level = false;
     bool needs_frame = true;
@@ -32,15 +32,15 @@ const std::vector<MetricInfo>& metrics();
 const MetricInfo& metricInfo(const std::string& id);
 
 struct Overlays {
-    bool floor_slice = false;       ///< horizontal slice of the air field
+    bool floor_slice = false;  ///< horizontal slice of the air field
     double slice_height_m = 1.0;
-    bool aisle_slice = false;       ///< vertical slice along the first aisle
+    bool aisle_slice = false;  ///< vertical slice along the first aisle
     bool isosurface = false;
-    double iso_c = 27.0;            ///< ASHRAE's recommended inlet limit
-    bool streamlines = false;       ///< from the supply openings
-    bool links = true;              ///< fabric links coloured by utilization
+    double iso_c = 27.0;       ///< ASHRAE's recommended inlet limit
+    bool streamlines = false;  ///< from the supply openings
+    bool links = true;         ///< fabric links coloured by utilization
     bool labels = true;
-    int max_link_lines = 400;       ///< more links than this are bundled per rack pair
+    int max_link_lines = 400;  ///< more links than this are bundled per rack pair
 };
 
 enum class MouseEvent { LeftPress, LeftRelease, RightPress, RightRelease, MiddlePress, MiddleRelease, Move, WheelForward, WheelBackward };
@@ -150,8 +150,8 @@ private:
 struct RenderOptions {
     int width = 1280;
     int height = 800;
-    std::string view = "iso";       ///< "iso", "top" or "aisle"
-    std::string metric;             ///< "" = the first metric that fits (nameplate without a frame)
+    std::string view = "iso";  ///< "iso", "top" or "aisle"
+    std::string metric;        ///< "" = the first metric that fits (nameplate without a frame)
     Overlays overlays;
 };
 
@@ -160,4 +160,4 @@ struct RenderOptions {
 void renderScenarioPng(const model::Scenario& s, const model::Catalog& c, const std::string& png_path, const RenderOptions& opt = {},
                        const model::Frame* frame = nullptr, std::vector<model::FabricLink> links = {});
 
-} // namespace ct::render
+}  // namespace ct::render

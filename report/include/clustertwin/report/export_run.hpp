@@ -1,9 +1,9 @@
 #pragma once
 // A recorded run for ParaView (issue 19): the hall at a time plus the run's time series, written with the VTK XML
 // writers of export.hpp. Used by clustertwin-cli export --format vtk and File > Export for other tools.
-#include <clustertwin/runs/store.hpp>
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/scenario.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -27,4 +27,4 @@ RunVtkSummary writeRunVtk(const model::Scenario& s, const model::Catalog& c, con
                           const std::string& dir, std::optional<double> at_s = std::nullopt, double every_s = 60,
                           const std::function<bool(double)>& progress = {});
 
-} // namespace ct::report
+}  // namespace ct::report

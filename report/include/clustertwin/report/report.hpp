@@ -1,9 +1,9 @@
 #pragma once
 // A one-page HTML report of a recorded run (issue 19): what a planner forwards or prints. Self-contained (CSS
 // inline, pictures embedded), readable in any browser and offline. No VTK or Qt types here.
-#include <clustertwin/runs/store.hpp>
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/scenario.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <cstdint>
 #include <string>
@@ -11,17 +11,17 @@
 namespace ct::report {
 
 struct ReportOptions {
-    bool picture = true;        ///< the 3D view of the hall at the run's end (needs OpenGL: $DISPLAY or Xvfb)
+    bool picture = true;  ///< the 3D view of the hall at the run's end (needs OpenGL: $DISPLAY or Xvfb)
     int picture_width = 1100, picture_height = 640;
-    std::string version;        ///< the program's version, for the footer
+    std::string version;  ///< the program's version, for the footer
 };
 
 /// What went into a report, for a summary line.
 struct ReportSummary {
     std::size_t racks = 0, racks_over_27 = 0, racks_over_32 = 0, alerts = 0;
     bool picture = false;
-    std::string picture_note;   ///< why there is no 3D picture ("" when there is one or none was asked for)
-    std::string mismatch;       ///< the run was recorded from another scenario or version of it ("" when not); the report says so too
+    std::string picture_note;  ///< why there is no 3D picture ("" when there is one or none was asked for)
+    std::string mismatch;      ///< the run was recorded from another scenario or version of it ("" when not); the report says so too
 };
 
 /// Writes the report of run `run` of `store` on scenario `s` to `path` (atomically): the scenario and the run,
@@ -30,7 +30,7 @@ struct ReportSummary {
 /// checks (heat balance, ASHRAE, RCI, cooling units), the hottest racks and the alerts. Throws
 /// runs::StoreError (no such run) or render::RenderError (cannot write); a 3D picture that cannot be drawn is
 /// noted in the report and the summary instead.
-ReportSummary writeRunReport(const model::Scenario& s, const model::Catalog& c, const runs::TelemetryStore& store,
-                             std::int64_t run, const std::string& path, const ReportOptions& opt = {});
+ReportSummary writeRunReport(const model::Scenario& s, const model::Catalog& c, const runs::TelemetryStore& store, std::int64_t run,
+                             const std::string& path, const ReportOptions& opt = {});
 
-} // namespace ct::report
+}  // namespace ct::report

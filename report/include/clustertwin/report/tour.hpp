@@ -25,19 +25,19 @@ struct TourStep {
     std::optional<double> time_s;        ///< run time at the step's start (needs a run)
     std::optional<double> play_to_s;     ///< the timeline plays to this time during the step
     std::optional<bool> streamlines, links;
-    std::optional<double> slice_m;       ///< horizontal air slice at this height; negative = off
+    std::optional<double> slice_m;  ///< horizontal air slice at this height; negative = off
 };
 
 struct Tour {
     std::string title, description;
-    std::string scenario;                ///< resolved path of the scenario file
-    std::optional<double> simulate_s;    ///< simulate this long first (the steps' times are in that run)
+    std::string scenario;              ///< resolved path of the scenario file
+    std::optional<double> simulate_s;  ///< simulate this long first (the steps' times are in that run)
     std::vector<TourStep> steps;
-    double seconds() const;              ///< all steps
+    double seconds() const;  ///< all steps
 };
 
 /// Reads a tour; errors (render::RenderError) name the file and the JSON pointer. `scenario` is resolved against the
 /// tour's folder first, then `scenarios_dir` (resources/scenarios).
 Tour loadTour(const std::string& path, const std::string& scenarios_dir = {});
 
-} // namespace ct::report
+}  // namespace ct::report

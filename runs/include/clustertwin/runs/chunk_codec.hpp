@@ -26,4 +26,4 @@ std::string encode(const std::pair<double, double>* points, std::size_t n);
 /// Appends the chunk's points to `out`. Throws StoreError when the bytes are not a valid chunk.
 void decode(const void* data, std::size_t size, std::vector<std::pair<double, double>>& out);
 
-} // namespace ct::runs::chunk
+}  // namespace ct::runs::chunk

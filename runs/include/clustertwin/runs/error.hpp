@@ -17,4 +17,4 @@ public:
     StoreCancelled() : StoreError("cancelled") {}
 };
 
-} // namespace ct::runs
+}  // namespace ct::runs

@@ -38,7 +38,7 @@ const std::vector<SeriesField<model::RackFrame>>& rackSeries();
 const std::vector<SeriesField<model::CoolingUnitFrame>>& coolingUnitSeries();
 const std::vector<SeriesField<model::CduFrame>>& cduSeries();
 const std::vector<SeriesField<model::RackPduFrame>>& rackPduSeries();
-const std::vector<SeriesField<model::PowerNodeFrame>>& upsSeries();          ///< also transformers
+const std::vector<SeriesField<model::PowerNodeFrame>>& upsSeries();  ///< also transformers
 const std::vector<SeriesField<model::WaterLoopFrame>>& waterLoopSeries();
 const std::vector<SeriesField<model::JobFrame>>& jobSeries();
 const std::vector<SeriesField<model::LinkFrame>>& linkSeries();
@@ -48,7 +48,8 @@ const std::vector<SeriesField<model::Frame>>& siteSeries();
 template <class E>
 bool recorded(const SeriesField<E>& row, const E& e, const std::vector<SeriesField<E>>& table) {
     const double v = row.get(e);
-    const bool self = row.when == RecordWhen::Always || (row.when == RecordWhen::Finite && !std::isnan(v)) || (row.when == RecordWhen::Positive && v > 0);
+    const bool self =
+        row.when == RecordWhen::Always || (row.when == RecordWhen::Finite && !std::isnan(v)) || (row.when == RecordWhen::Positive && v > 0);
     if (!self || row.with.empty()) return self;
     for (const auto& r : table)
         if (r.metric == row.with) return recorded(r, e, table);
@@ -61,4 +62,4 @@ struct SeriesRow {
 };
 std::vector<SeriesRow> recordedSeries();
 
-} // namespace ct::runs
+}  // namespace ct::runs

@@ -1,10 +1,10 @@
 #pragma once
 // Records a simulation into the telemetry store, frame by frame: the same series whoever runs the engine
 // (clustertwin-cli simulate, the app's Simulation > Run), so every run replays alike.
-#include <clustertwin/runs/store.hpp>
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <map>
 #include <string>
@@ -22,8 +22,8 @@ public:
     /// Creates a simulated run for `s` and lists its entities. `placed_jobs` (the engine's jobs, with the nodes
     /// of those that asked for a number of GPUs) go into the run's metadata as "job_nodes" {id: [node ids]}, so
     /// the app can show where a job ran that the scenario does not place. Throws StoreError.
-    RunRecorder(TelemetryStore& store, const model::Scenario& s, const model::Catalog& c, const std::string& name,
-                RunMeta meta, const std::vector<model::Job>* placed_jobs = nullptr);
+    RunRecorder(TelemetryStore& store, const model::Scenario& s, const model::Catalog& c, const std::string& name, RunMeta meta,
+                const std::vector<model::Job>* placed_jobs = nullptr);
     ~RunRecorder();
     RunRecorder(const RunRecorder&) = delete;
     RunRecorder& operator=(const RunRecorder&) = delete;
@@ -55,4 +55,4 @@ private:
     RunMeta meta_;
 };
 
-} // namespace ct::runs
+}  // namespace ct::runs

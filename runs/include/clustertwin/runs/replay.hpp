@@ -1,8 +1,8 @@
 #pragma once
 // Replaying a recorded run (simulated or imported) as frames: the 3D view, the inspector and the charts read
 // a run through this, whatever wrote it. Values are "last known at or before t"; a value never seen is NaN.
-#include <clustertwin/runs/store.hpp>
 #include <clustertwin/model/frame.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <map>
 #include <string>
@@ -52,15 +52,15 @@ private:
     };
     RunInfo info_;
     double t0_ = 0, t1_ = 0;
-    std::map<std::string, std::string> kind_;                          // entity -> kind
-    std::map<std::pair<std::string, std::string>, Series> series_;     // (entity, metric)
-    std::map<std::string, std::vector<std::string>> metrics_;          // entity -> metrics
+    std::map<std::string, std::string> kind_;                       // entity -> kind
+    std::map<std::pair<std::string, std::string>, Series> series_;  // (entity, metric)
+    std::map<std::string, std::vector<std::string>> metrics_;       // entity -> metrics
     std::vector<StoredEvent> events_;
-    std::map<std::string, std::string> raw_of_;                        // mapped name -> name in the store
-    std::map<std::string, std::string> host_map_;                      // what mapHosts was last given
+    std::map<std::string, std::string> raw_of_;    // mapped name -> name in the store
+    std::map<std::string, std::string> host_map_;  // what mapHosts was last given
 };
 
 /// The last value at or before `t_s` (NaN when none).
 double valueAt(const std::vector<std::pair<double, double>>& points, double t_s);
 
-} // namespace ct::runs
+}  // namespace ct::runs

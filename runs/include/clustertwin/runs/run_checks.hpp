@@ -23,4 +23,4 @@ std::vector<RunFinding> checkRun(const RunReplay& run);
 /// Heat into the air and heat removed differing by more than this share at steady state is a finding.
 inline constexpr double kHeatImbalanceLimit = 0.05;
 
-} // namespace ct::runs
+}  // namespace ct::runs

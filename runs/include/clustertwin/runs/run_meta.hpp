@@ -11,14 +11,14 @@
 namespace ct::runs {
 
 struct RunMeta {
-    std::string source;          ///< what made it: "clustertwin-cli simulate", "clustertwin app", "tour", ...
-    std::string scenario_file;   ///< the scenario's file (absolute; "-" for standard input), when known
-    std::string scenario_hash;   ///< model::scenarioHash of what was simulated: runs are shown on that scenario only
-    std::string mapped_onto;     ///< imported telemetry mapped onto this scenario id
-    std::string air, air_summary, backend;   ///< the room-air solver, its one-line summary, the compute backend
+    std::string source;                                ///< what made it: "clustertwin-cli simulate", "clustertwin app", "tour", ...
+    std::string scenario_file;                         ///< the scenario's file (absolute; "-" for standard input), when known
+    std::string scenario_hash;                         ///< model::scenarioHash of what was simulated: runs are shown on that scenario only
+    std::string mapped_onto;                           ///< imported telemetry mapped onto this scenario id
+    std::string air, air_summary, backend;             ///< the room-air solver, its one-line summary, the compute backend
     std::optional<double> duration_s, step_s, cell_m;  ///< asked for (a run may stop earlier: interrupted)
     std::optional<std::int64_t> grid_cells;
-    bool steady = false;         ///< run until steady (with duration_s as the most)
+    bool steady = false;  ///< run until steady (with duration_s as the most)
     /// The app's run options (jobs added, events left out) as a JSON object's text; empty when none.
     std::string run_options_json;
     /// Where the run placed jobs that the scenario does not place: job id -> node ids.
@@ -37,4 +37,4 @@ struct RunMeta {
     std::string toJson() const;
 };
 
-} // namespace ct::runs
+}  // namespace ct::runs

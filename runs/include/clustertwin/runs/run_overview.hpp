@@ -20,14 +20,14 @@ struct MetricOverview {
 
 struct RunOverview {
     RunInfo info;
-    bool complete = false;     ///< finished: a simulation that ran to its end, an import that was not cut off
-    bool interrupted = false;  ///< a simulation stopped before its end (its metadata says so)
+    bool complete = false;             ///< finished: a simulation that ran to its end, an import that was not cut off
+    bool interrupted = false;          ///< a simulation stopped before its end (its metadata says so)
     std::optional<double> t0_s, t1_s;  ///< first and last sample (empty: no samples)
     std::int64_t samples = 0;
     std::vector<SourceRecord> sources;  ///< imported files
     std::size_t events = 0, jobs = 0;
     std::map<std::string, std::int64_t> entity_kinds;  ///< kind → entities with series in the run
-    std::vector<MetricOverview> metrics;                ///< by name
+    std::vector<MetricOverview> metrics;               ///< by name
     /// "simulate <scenario>" or "import of N file(s) (formats)".
     std::string source;
 };
@@ -39,4 +39,4 @@ std::vector<RunOverview> describeRuns(const TelemetryStore& store);
 /// simulated runs (their times count from 0).
 std::string formatRunTime(const RunOverview& r, double t_s);
 
-} // namespace ct::runs
+}  // namespace ct::runs

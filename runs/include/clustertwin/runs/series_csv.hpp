@@ -21,4 +21,4 @@ std::string seriesCsvRecord(double t_s, std::string_view entity, std::string_vie
 /// seconds. Empty when it is none of these.
 std::optional<double> parseTimeSpec(std::string_view text, double run_start_s);
 
-} // namespace ct::runs
+}  // namespace ct::runs

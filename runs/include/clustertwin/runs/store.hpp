@@ -13,8 +13,8 @@
 // Time t is in seconds: from the run's start for simulated runs, Unix time for imported telemetry.
 // Version 1 (no events.threshold) and 2 (one row per sample in samples(series_id, t, value)) are upgraded
 // when opened.
-#include <clustertwin/runs/error.hpp>
 #include <clustertwin/model/frame.hpp>
+#include <clustertwin/runs/error.hpp>
 #include <clustertwin/runs/run_meta.hpp>
 
 #include <cstdint>
@@ -109,8 +109,7 @@ public:
     TelemetryStore& operator=(TelemetryStore&&) noexcept;
     ~TelemetryStore();
 
-    std::int64_t createRun(const std::string& name, const std::string& kind, const std::string& scenario_id,
-                           const RunMeta& meta = {});
+    std::int64_t createRun(const std::string& name, const std::string& kind, const std::string& scenario_id, const RunMeta& meta = {});
     void finishRun(std::int64_t run, double end_s);
     /// Replaces a run's metadata (a JSON object as text), e.g. to mark a run that was interrupted.
     void setRunMeta(std::int64_t run, const RunMeta& meta);
@@ -140,8 +139,8 @@ public:
     void writeEvents(std::int64_t run, const std::vector<StoredEvent>& events);
 
     /// Values of `metric` in [t0, t1] for the given entities (all when empty), one SeriesValues per series.
-    std::vector<SeriesValues> values(std::int64_t run, const std::string& metric, const std::vector<std::string>& entities,
-                                     double t0_s, double t1_s) const;
+    std::vector<SeriesValues> values(std::int64_t run, const std::string& metric, const std::vector<std::string>& entities, double t0_s,
+                                     double t1_s) const;
     /// The last value at or before `t_s`.
     std::optional<double> latest(std::int64_t series, double t_s) const;
     /// `n` equal buckets over [t0, t1] with min/max/mean (empty buckets have count 0).
@@ -206,4 +205,4 @@ private:
     WriteStats stats_;
 };
 
-} // namespace ct::runs
+}  // namespace ct::runs

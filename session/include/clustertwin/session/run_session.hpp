@@ -22,14 +22,14 @@ struct RunRequest {
     model::Scenario scenario;
     model::Catalog catalog;
     sim::EngineOptions engine;
-    std::vector<model::Event> extra_events;  ///< besides the scenario's own timeline
-    double duration_s = 3600;                ///< with `steady`: the most it runs
-    bool steady = false;                     ///< stop once no rack inlet drifts (sim::SteadyDetector)
-    double record_every_s = 10;              ///< samples; at least one engine step
-    double field_every_s = 60;               ///< 3D air fields for replay; 0 = never
+    std::vector<model::Event> extra_events;     ///< besides the scenario's own timeline
+    double duration_s = 3600;                   ///< with `steady`: the most it runs
+    bool steady = false;                        ///< stop once no rack inlet drifts (sim::SteadyDetector)
+    double record_every_s = 10;                 ///< samples; at least one engine step
+    double field_every_s = 60;                  ///< 3D air fields for replay; 0 = never
     std::uint64_t max_field_cells = 8'000'000;  ///< grids larger than this store no fields
-    std::string db_path;                     ///< the run database (created or appended to)
-    std::string run_name;                    ///< as listed ("simulate lab", "app lab", "tour")
+    std::string db_path;                        ///< the run database (created or appended to)
+    std::string run_name;                       ///< as listed ("simulate lab", "app lab", "tour")
     /// What the front end knows (source, scenario file and hash, run options); the session adds the engine's
     /// settings (air solver and summary, backend, step, cell, grid size, duration, steady).
     runs::RunMeta meta;
@@ -64,16 +64,16 @@ struct RunOutcome {
     std::int64_t run = 0;
     double sim_time_s = 0, wall_s = 0;
     double it_energy_j = 0, facility_energy_j = 0;
-    double peak_inlet_c = 0;        ///< the hottest airflow-weighted rack inlet of any step
+    double peak_inlet_c = 0;  ///< the hottest airflow-weighted rack inlet of any step
     std::string peak_inlet_rack;
     /// The first alert of each kind and entity, in time order (the timeline's own events left out).
     std::vector<model::Alert> first_alerts;
-    bool cooling_ok = true;         ///< no "cooling_short" alert
+    bool cooling_ok = true;  ///< no "cooling_short" alert
     // Steady mode (sim::SteadyDetector): the window, the averaging period, the last drift bound (K per window;
     // infinite before four windows), each rack's inlet averaged over the steady period (frame order).
     double flow_through_s = 0, averaging_s = 0, last_change_k = 0;
     std::vector<double> steady_inlets;
-    model::Frame last;              ///< the last frame (without its air field)
+    model::Frame last;  ///< the last frame (without its air field)
 };
 
 class RunSession {
@@ -98,4 +98,4 @@ private:
     std::unique_ptr<Impl> d_;
 };
 
-} // namespace ct::session
+}  // namespace ct::session

@@ -20,10 +20,10 @@ std::string_view toString(Backend b);
 
 struct BackendInfo {
     Backend kind = Backend::Cpu;
-    bool compiled = false;    ///< built into this program
-    bool available = false;   ///< usable now (compiled and, for CUDA, a device found)
-    std::string device;       ///< "NVIDIA H100 80GB HBM3 (sm_90, 79 GiB)" or the CPU's thread count
-    std::string why_not;      ///< when not available: why
+    bool compiled = false;   ///< built into this program
+    bool available = false;  ///< usable now (compiled and, for CUDA, a device found)
+    std::string device;      ///< "NVIDIA H100 80GB HBM3 (sm_90, 79 GiB)" or the CPU's thread count
+    std::string why_not;     ///< when not available: why
 };
 
 /// Every backend this program knows, CPU first. Never throws.
@@ -39,4 +39,4 @@ double cudaCopyBandwidth();
 /// Waits for queued device work (benchmarks). Throws SimError when CUDA is unavailable.
 void cudaSynchronize();
 
-} // namespace ct::sim
+}  // namespace ct::sim

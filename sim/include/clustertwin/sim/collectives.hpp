@@ -18,7 +18,7 @@ CollectiveOp collectiveFromString(const std::string& s);
 const char* toString(CollectiveOp op);
 
 struct BusyLink {
-    std::string id;          ///< "from->to"
+    std::string id;  ///< "from->to"
     double bytes = 0;
     double utilization = 0;  ///< bytes / (capacity · completion time)
     std::string cable;       ///< the cable it is one direction of, "a<->b" ("a<->b#2" for a parallel one)
@@ -34,12 +34,12 @@ std::vector<BusyLink> linkLoads(const Topology& t, const std::vector<double>& ar
 struct CollectiveResult {
     CollectiveOp op = CollectiveOp::AllReduce;
     int ranks = 0;
-    double bytes = 0;        ///< the buffer size S
+    double bytes = 0;  ///< the buffer size S
     double time_s = 0;
-    double algbw_Bps = 0;    ///< S / time
-    double busbw_Bps = 0;    ///< algbw · the op's factor (2(n−1)/n for all-reduce)
+    double algbw_Bps = 0;  ///< S / time
+    double busbw_Bps = 0;  ///< algbw · the op's factor (2(n−1)/n for all-reduce)
     int steps = 0;
-    int stalled_pairs = 0;   ///< rank pairs with no route (the collective cannot finish)
+    int stalled_pairs = 0;  ///< rank pairs with no route (the collective cannot finish)
     std::vector<double> arc_bytes;
     std::vector<BusyLink> busiest;  ///< up to 10, highest utilization first
 };
@@ -55,7 +55,8 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
 CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::vector<std::vector<int>>& groups, double bytes);
 /// Any collective (ring all-reduce, all-gather, reduce-scatter; pairwise all-to-all) in several groups at once, as
 /// every tensor- or expert-parallel group of a job runs it together. A group of one rank takes no time.
-CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<std::vector<int>>& groups, double bytes);
+CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<std::vector<int>>& groups,
+                                      double bytes);
 /// One synchronous step of point-to-point transfers (src, dst, bytes): ends with the slowest.
 CollectiveResult runTransfers(const Topology& t, Router& r, const std::vector<std::tuple<int, int, double>>& xfers);
 
@@ -76,4 +77,4 @@ ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalo
 /// scenario has no network; throws SimError as buildScenarioFabric does.
 std::vector<model::FabricLink> fabricLinks(const model::Scenario& s, const model::Catalog& c);
 
-} // namespace ct::sim::net
+}  // namespace ct::sim::net

@@ -15,17 +15,18 @@
 namespace ct::sim {
 
 struct EngineOptions {
-    double step_s = 1.0;              ///< engine step; the air model sub-steps within it
-    double cell_m = 0.25;             ///< air grid cell, 0.1–0.5 m
-    int threads = 0;                  ///< grid threads; 0 = one per hardware thread
-    double kappa_m2s = 0.01;          ///< effective (turbulent) diffusivity of heat in room air
-    double flow_residual = 1e-6;      ///< relative residual of the potential-flow solve
-    double flow_resolve_change = 0.05;  ///< quick: re-solve the flow when the port flows moved by this share of the hall's airflow, or one port by twice this share of its own
+    double step_s = 1.0;          ///< engine step; the air model sub-steps within it
+    double cell_m = 0.25;         ///< air grid cell, 0.1–0.5 m
+    int threads = 0;              ///< grid threads; 0 = one per hardware thread
+    double kappa_m2s = 0.01;      ///< effective (turbulent) diffusivity of heat in room air
+    double flow_residual = 1e-6;  ///< relative residual of the potential-flow solve
+    double flow_resolve_change =
+        0.05;  ///< quick: re-solve the flow when the port flows moved by this share of the hall's airflow, or one port by twice this share of its own
     /// quick: the air's sub-step where the explicit limit is shorter (AirGridSpec::substep_s); 0 = the strict limit
     double quick_substep_s = 0.1;
     double unit_airflow_margin = 1.1;  ///< cooling units blow this multiple of the racks' airflow (up to their maximum)
     std::uint64_t max_grid_bytes = 0;  ///< 0 = 80 % of physical memory
-    std::string backend = "cpu";      ///< "cpu" (reference); "cuda" arrives with issue 7
+    std::string backend = "cpu";       ///< "cpu" (reference); "cuda" arrives with issue 7
     /// Room-air solver (airSolverNames()): "" takes the scenario's simulation.air, and lbm when it has none.
     std::string air;
     /// lbm: once the flow has settled, the lattice runs one engine step in this many (LbmAirSpec::lattice_stride).
@@ -33,7 +34,7 @@ struct EngineOptions {
 };
 
 /// The phases of Engine::step() outside the room air, as EngineStats::phase_seconds orders them.
-inline constexpr const char* kEnginePhases[] = {"events", "workload", "feeds", "equipment", "power chain", "airflow targets",
+inline constexpr const char* kEnginePhases[] = {"events", "workload",         "feeds", "equipment", "power chain", "airflow targets",
                                                 "liquid", "GPU temperatures", "frame"};
 
 /// Counters for progress and benchmarks.
@@ -46,13 +47,13 @@ struct EngineStats {
     std::int64_t lattice_steps = 0;
     double last_flow_residual = 0;
     double max_divergence_error = 0;
-    double flow_seconds = 0;  ///< wall time in the air's flow solves (quick) or flux projections (lbm)
+    double flow_seconds = 0;   ///< wall time in the air's flow solves (quick) or flux projections (lbm)
     double air_seconds = 0;    ///< wall time of step() in the room air (flow solves included)
     double other_seconds = 0;  ///< wall time of step() outside the room air: events, jobs, power, equipment, liquid, GPUs, the frame
     /// other_seconds phase by phase, in step order (kEnginePhases names them).
     static constexpr int kPhases = 9;
     double phase_seconds[kPhases] = {};
-static_assert(sizeof(kEnginePhases) / sizeof(kEnginePhases[0]) == EngineStats::kPhases, "one name per phase");
+    static_assert(sizeof(kEnginePhases) / sizeof(kEnginePhases[0]) == EngineStats::kPhases, "one name per phase");
     std::string air_solver;        ///< the room-air solver in use ("lbm", "quick")
     bool air_approximate = false;  ///< quick mode: label results approximate
     std::string air_summary;       ///< one line per hall: method, grid, time step
@@ -64,8 +65,7 @@ public:
     /// intake or exhaust is blocked, a backend that is not available, bad options. The scenario must be valid.
     /// Without a workload, jobs with a training or inference description run on the network-coupled job
     /// model (JobWorkload) and the others follow their utilization profiles.
-    Engine(const model::Scenario& s, const model::Catalog& c, const EngineOptions& opt,
-           std::shared_ptr<Workload> workload = nullptr);
+    Engine(const model::Scenario& s, const model::Catalog& c, const EngineOptions& opt, std::shared_ptr<Workload> workload = nullptr);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -90,4 +90,4 @@ private:
     std::unique_ptr<Impl> d_;
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -11,15 +11,15 @@
 namespace ct::sim {
 
 struct ImpactReport {
-    std::string failed;                   ///< the id asked about
-    std::string kind;                     ///< utility_feed, transformer, ups, pdu, rack_pdu, cooling_unit, water_loop, cdu, switch, link, node, rack
+    std::string failed;  ///< the id asked about
+    std::string kind;    ///< utility_feed, transformer, ups, pdu, rack_pdu, cooling_unit, water_loop, cdu, switch, link, node, rack
     // Power
     std::vector<std::string> nodes_unpowered;   ///< every feed of the node is down
     std::vector<std::string> racks_unpowered;   ///< every node of the rack is unpowered
     std::vector<std::string> racks_single_fed;  ///< still powered, by one side only (redundancy lost)
     std::vector<std::string> overloaded;        ///< PDUs, UPSs, feeds above capacity with the failover load (nameplate)
     // Cooling
-    std::vector<std::string> racks_cooling_short;  ///< racks whose cooling can no longer carry their nameplate heat
+    std::vector<std::string> racks_cooling_short;          ///< racks whose cooling can no longer carry their nameplate heat
     double air_capacity_left_w = 0, air_heat_w = 0;        ///< in the failed unit's hall
     double liquid_capacity_left_w = 0, liquid_heat_w = 0;  ///< of the racks the failed CDU served
     // Fabric
@@ -34,4 +34,4 @@ struct ImpactReport {
 /// Throws SimError when `id` names nothing that can fail (or the fabric cannot be built).
 ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const std::string& id);
 
-} // namespace ct::sim
+}  // namespace ct::sim

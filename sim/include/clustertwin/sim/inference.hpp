@@ -13,12 +13,12 @@ namespace ct::sim {
 
 /// What the instances run on: the GPU's figures and the traffic measured on the fabric.
 struct InferenceHardware {
-    double peak_flops = 0;       ///< per GPU, BF16 dense
-    double hbm_Bps = 0;          ///< per GPU
+    double peak_flops = 0;  ///< per GPU, BF16 dense
+    double hbm_Bps = 0;     ///< per GPU
     double idle_w = 0, max_w = 0, power_exponent = 1;
-    double kv_transfer_s = 0;    ///< one request's KV cache from a prefill to a decode instance (disaggregated)
-    double tp_decode_s = 0;      ///< a decode step's tensor-parallel all-reduces (2 per layer)
-    double tp_prefill_s = 0;     ///< a prefill's tensor-parallel all-reduces (2 per layer)
+    double kv_transfer_s = 0;  ///< one request's KV cache from a prefill to a decode instance (disaggregated)
+    double tp_decode_s = 0;    ///< a decode step's tensor-parallel all-reduces (2 per layer)
+    double tp_prefill_s = 0;   ///< a prefill's tensor-parallel all-reduces (2 per layer)
 };
 
 /// The GPU's figures and, on a fabric, the transfers timed there between the job's GPUs (`ranks`, in job order:
@@ -40,16 +40,17 @@ struct InferenceResult {
     double duration_s = 0;
     int prefill_instances = 0, decode_instances = 0;  ///< colocated: all instances in both
     int arrived = 0, completed = 0;
-    double tokens_per_s = 0;               ///< output tokens produced per second
-    double ttft_p50_s = 0, ttft_p90_s = 0, ttft_p99_s = 0;  ///< arrival to first token (queue + prefill)
-    double tpot_p50_s = 0, tpot_p90_s = 0, tpot_p99_s = 0;  ///< time per output token after the first
-    double prefill_utilization = 0, decode_utilization = 0; ///< busy share of the pool's GPUs (kernels running)
-    double prefill_activity = 0, decode_activity = 0;       ///< what their power follows (compute share, or 0.6 of it streaming HBM)
-    double prefill_power_w = 0, decode_power_w = 0;         ///< the pools' GPUs (colocated: all in prefill_*)
-    double mean_batch = 0;                                  ///< requests per decode step
+    double tokens_per_s = 0;                                 ///< output tokens produced per second
+    double ttft_p50_s = 0, ttft_p90_s = 0, ttft_p99_s = 0;   ///< arrival to first token (queue + prefill)
+    double tpot_p50_s = 0, tpot_p90_s = 0, tpot_p99_s = 0;   ///< time per output token after the first
+    double prefill_utilization = 0, decode_utilization = 0;  ///< busy share of the pool's GPUs (kernels running)
+    double prefill_activity = 0, decode_activity = 0;        ///< what their power follows (compute share, or 0.6 of it streaming HBM)
+    double prefill_power_w = 0, decode_power_w = 0;          ///< the pools' GPUs (colocated: all in prefill_*)
+    double mean_batch = 0;                                   ///< requests per decode step
 };
 
 /// Simulates `duration_s` of serving on `gpus` GPUs. Throws SimError for a layout that does not fit.
-InferenceResult simulateInference(const model::InferenceSpec& s, int gpus, const InferenceHardware& hw, double duration_s, std::uint64_t seed = 1);
+InferenceResult simulateInference(const model::InferenceSpec& s, int gpus, const InferenceHardware& hw, double duration_s,
+                                  std::uint64_t seed = 1);
 
-} // namespace ct::sim
+}  // namespace ct::sim

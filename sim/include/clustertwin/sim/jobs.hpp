@@ -30,17 +30,28 @@ public:
 private:
     struct JobRt;
     void solveComm(JobRt& j);
+    /// The pace of the job's slowest live GPU last step (≥ 0.05).
+    double throttleOf(const JobRt& j, const model::Frame& prev) const;
+    /// An inference job's frame: served on prefill/decode pools when its model's shape is given, else the
+    /// compute its request rate needs.
+    void inferenceFrame(JobRt& j, double throttle);
+    /// A training job's frame: its step retimed for throttling, stalls and restarts; its traffic into link_rate.
+    void trainingFrame(JobRt& j, double t, const model::Frame& prev, model::Frame& out, std::vector<double>& link_rate);
+    /// GPUs of the job newly failed: it stops and restarts from its last checkpoint (job_interrupted).
+    void failures(JobRt& j, double t, const model::Frame& prev, model::Frame& out);
+    /// The busiest links and every failed one into the frame; link_high once per excursion above 90 %.
+    void linkFrames(double t, const std::vector<double>& link_rate, model::Frame& out);
     const model::Scenario& scenario_;
     const model::Catalog& catalog_;
     net::ScenarioFabric fabric_;
     std::unique_ptr<net::Router> router_;
     ProfileWorkload fallback_;
     std::vector<JobRt> jobs_;
-    std::vector<int> job_of_node_;  ///< index into jobs_ of the coupled job running on a node, or −1
+    std::vector<int> job_of_node_;        ///< index into jobs_ of the coupled job running on a node, or −1
     std::vector<std::size_t> first_gpu_;  ///< per scenario node + 1: where its GPUs start in a frame's gpus
     std::set<std::string> stalled_alerted_, hot_links_;
     std::uint64_t comm_version_ = ~0ull;
-    double dt_ = 0;                 ///< the engine's step, for phase-resolved GPU demand
+    double dt_ = 0;  ///< the engine's step, for phase-resolved GPU demand
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim

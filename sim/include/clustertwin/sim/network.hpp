@@ -27,19 +27,19 @@ Routing routingFromString(const std::string& s);
 struct NetNode {
     std::string id;
     NodeKind kind = NodeKind::Host;
-    int level = 0;           ///< 0 hosts, 1 leaf/edge, 2 spine/aggregation, 3 core; NVSwitch −1
-    std::string rack;        ///< where it sits in the hall ("" = not placed)
-    int address = -1;        ///< hosts: position in the fabric (leaf · ports per leaf + port); −1 = unknown
+    int level = 0;     ///< 0 hosts, 1 leaf/edge, 2 spine/aggregation, 3 core; NVSwitch −1
+    std::string rack;  ///< where it sits in the hall ("" = not placed)
+    int address = -1;  ///< hosts: position in the fabric (leaf · ports per leaf + port); −1 = unknown
 };
 
 /// One direction of a full-duplex cable: each direction has its own capacity.
 struct Arc {
     int from = 0, to = 0;
-    double capacity_Bps = 0;   ///< bytes per second
+    double capacity_Bps = 0;  ///< bytes per second
     double latency_s = 0;
     LinkKind kind = LinkKind::InfiniBand;
-    int cable = 0;             ///< index of the physical link (both directions share it)
-    int ordinal = 1;           ///< 1 for the first cable between its two ends, 2 for a parallel second ...
+    int cable = 0;    ///< index of the physical link (both directions share it)
+    int ordinal = 1;  ///< 1 for the first cable between its two ends, 2 for a parallel second ...
 };
 
 class Topology {
@@ -100,7 +100,7 @@ struct FatTreeParams {
     double oversubscription = 1;  ///< down:up ports at the leaf/edge
     double link_Bps = 50e9;
     double latency_s = 1e-6;
-    std::string prefix;           ///< id prefix for switches ("" or "rail3-")
+    std::string prefix;  ///< id prefix for switches ("" or "rail3-")
 };
 
 /// Builds a fat tree onto `t` over existing host nodes, cabled in the order given (host i on leaf i / down, port
@@ -123,8 +123,8 @@ struct ClusterParams {
     int levels = 2;
     int radix = 64;
     double oversubscription = 1;
-    double nic_Bps = 50e9;        ///< 400 Gb/s
-    double nvlink_Bps = 450e9;    ///< per GPU into the NVSwitch (H100: 900 GB/s both ways)
+    double nic_Bps = 50e9;      ///< 400 Gb/s
+    double nvlink_Bps = 450e9;  ///< per GPU into the NVSwitch (H100: 900 GB/s both ways)
     double latency_s = 1e-6;
     double nvlink_latency_s = 0.5e-6;
     std::vector<std::string> node_ids;  ///< optional names (scenario node ids); GPUs are "<node>/gpu<i>"; cabled in this order
@@ -171,17 +171,17 @@ struct Flow {
     int src = 0, dst = 0;
     double bytes = 0;
     double start_s = 0;
-    std::vector<int> path;    ///< filled by the simulation when empty
+    std::vector<int> path;  ///< filled by the simulation when empty
     // results
     double finish_s = std::numeric_limits<double>::quiet_NaN();
-    double rate_Bps = 0;      ///< last rate
+    double rate_Bps = 0;        ///< last rate
     double first_rate_Bps = 0;  ///< the rate it got when it started to drain
-    bool stalled = false;     ///< no route
+    bool stalled = false;       ///< no route
 };
 
 struct FlowSimResult {
     double end_s = 0;
-    std::vector<double> arc_bytes;   ///< bytes carried per arc
+    std::vector<double> arc_bytes;  ///< bytes carried per arc
     double bytes_sent = 0, bytes_delivered = 0;
     int rate_recomputations = 0;
     int stalled = 0;
@@ -191,4 +191,4 @@ struct FlowSimResult {
 /// recomputed whenever a flow starts or ends. Stalled flows (no route) are left unfinished.
 FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flows);
 
-} // namespace ct::sim::net
+}  // namespace ct::sim::net

@@ -36,21 +36,21 @@ struct ReliabilityResult {
     double step_s = 0;                 ///< the job's step time (no failures)
     double checkpoint_interval_s = 0;  ///< as used (Young/Daly's when the spec says 0)
     double checkpoint_write_s = 0, checkpoint_read_s = 0;
-    double mtbf_s = 0;                 ///< 1 / the job's total failure rate
+    double mtbf_s = 0;  ///< 1 / the job's total failure rate
     int interruptions = 0;
     std::map<std::string, int> by_kind;
-    double useful_s = 0;     ///< training time that counts
-    double lost_s = 0;       ///< redone after failures
-    double checkpoint_s = 0; ///< spent writing checkpoints
-    double down_s = 0;       ///< stopped: detection, restart, checkpoint reads
-    double goodput = 0;      ///< useful / duration (Meta's effective training time ratio)
+    double useful_s = 0;               ///< training time that counts
+    double lost_s = 0;                 ///< redone after failures
+    double checkpoint_s = 0;           ///< spent writing checkpoints
+    double down_s = 0;                 ///< stopped: detection, restart, checkpoint reads
+    double goodput = 0;                ///< useful / duration (Meta's effective training time ratio)
     std::vector<Interruption> events;  ///< the first 10,000
 };
 
 struct ReliabilityOptions {
     double duration_s = 54 * 86400.0;
     std::uint64_t seed = 1;
-    double step_s = 0;       ///< a step's duration, to report the steps lost (0 = not known)
+    double step_s = 0;  ///< a step's duration, to report the steps lost (0 = not known)
 };
 
 /// Simulates `o.duration_s` of a job with `spec`'s checkpoint policy on `components` at the catalog's rates.
@@ -58,4 +58,4 @@ struct ReliabilityOptions {
 ReliabilityResult simulateReliability(const ComponentCounts& components, const model::Catalog& c, const model::TrainingSpec& spec,
                                       const ReliabilityOptions& o);
 
-} // namespace ct::sim
+}  // namespace ct::sim

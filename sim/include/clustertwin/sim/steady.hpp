@@ -46,4 +46,4 @@ private:
     std::vector<double> steady_inlets_;
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -55,4 +55,4 @@ private:
     std::atomic<bool> stop_{false};
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -13,9 +13,9 @@ namespace ct::sim {
 /// swapped for "tp-cp-pp-dp". Ranks are the job's GPUs in cabling order, so TP fills the NVLink domain first.
 struct TrainingLayout {
     int tp = 1, cp = 1, pp = 1, dp = 1, ep = 1;
-    int micro_batches = 1;        ///< per data-parallel replica and step
-    double micro_tokens = 0;      ///< tokens of one micro-batch on one rank (micro_batch · seq_len / CP)
-    bool dp_outer = false;        ///< "tp-cp-pp-dp"
+    int micro_batches = 1;    ///< per data-parallel replica and step
+    double micro_tokens = 0;  ///< tokens of one micro-batch on one rank (micro_batch · seq_len / CP)
+    bool dp_outer = false;    ///< "tp-cp-pp-dp"
     int rank(int tp_i, int cp_i, int dp_i, int pp_i) const;
 };
 
@@ -33,12 +33,12 @@ struct TrainingStep {
     double pipeline_slots = 1;   ///< m + (p − 1)/v slots make the pipeline
     double bubble_s = 0;         ///< (p − 1)/v slots of the 1F1B pipeline
     double tp_s = 0, cp_s = 0, ep_s = 0, pp_s = 0;  ///< per step, on the critical path (every slot carries its share)
-    double dp_s = 0;             ///< the data-parallel reduction's duration
-    double dp_exposed_s = 0;     ///< the part compute does not hide: max(0, dp − overlap · compute)
+    double dp_s = 0;                                ///< the data-parallel reduction's duration
+    double dp_exposed_s = 0;                        ///< the part compute does not hide: max(0, dp − overlap · compute)
     double step_s = 0;
-    double mfu = 0;              ///< model FLOPs / (step · GPUs · peak)
-    double hardware_tflops = 0;  ///< hardware FLOPs per GPU and second, /1e12
-    bool stalled = false;        ///< some transfer has no route
+    double mfu = 0;                 ///< model FLOPs / (step · GPUs · peak)
+    double hardware_tflops = 0;     ///< hardware FLOPs per GPU and second, /1e12
+    bool stalled = false;           ///< some transfer has no route
     std::vector<double> arc_bytes;  ///< bytes per arc in one step
 };
 
@@ -52,4 +52,4 @@ TrainingStep retimed(const TrainingStep& at_full_clock, const model::TrainingSpe
 TrainingStep trainingStep(const net::Topology& t, net::Router& r, const model::TrainingSpec& spec, const std::vector<int>& ranks,
                           double peak_flops, double throttle = 1.0);
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -34,4 +34,4 @@ private:
     std::vector<std::vector<const model::Job*>> jobs_of_node_;
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim

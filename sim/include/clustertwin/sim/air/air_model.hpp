@@ -41,7 +41,7 @@ std::uint64_t airModelBytes(const AirGridSpec& spec);
 
 struct FlowSolveStats {
     int iterations = 0;
-    double relative_residual = 0;   ///< ‖b − Mφ‖ / ‖b‖ at the end
+    double relative_residual = 0;     ///< ‖b − Mφ‖ / ‖b‖ at the end
     double max_divergence_error = 0;  ///< max |∇·u − s| over cells, relative to the largest port flow per cell
 };
 
@@ -145,4 +145,4 @@ private:
     int nx_ = 0, ny_ = 0, nz_ = 0;
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim

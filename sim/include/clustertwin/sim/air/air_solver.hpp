@@ -101,4 +101,4 @@ std::unique_ptr<AirSolver> makeAirSolver(std::string_view name, const AirSolverS
 /// Memory the named solver needs for a grid (bytes), to refuse grids that do not fit before allocating.
 std::uint64_t airSolverBytes(std::string_view name, const AirGridSpec& grid);
 
-} // namespace ct::sim
+}  // namespace ct::sim

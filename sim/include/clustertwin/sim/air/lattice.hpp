@@ -19,8 +19,8 @@ class ThreadPool;
 struct LatticeSpec {
     int nx = 1, ny = 1, nz = 1;
     bool periodic_x = false, periodic_y = false, periodic_z = false;
-    double tau = 0.6;                 ///< molecular relaxation time, ν = (τ − ½)/3; must be > ½
-    double smagorinsky_cs = 0;        ///< C_s (the filter width is one cell); 0 for laminar runs
+    double tau = 0.6;           ///< molecular relaxation time, ν = (τ − ½)/3; must be > ½
+    double smagorinsky_cs = 0;  ///< C_s (the filter width is one cell); 0 for laminar runs
     std::size_t min_parallel_cells = 100000;
     Backend backend = Backend::Cpu;
 };
@@ -98,4 +98,4 @@ private:
     int nx_ = 0, ny_ = 0, nz_ = 0;
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim

@@ -16,17 +16,17 @@
 namespace ct::sim {
 
 struct LbmAirSpec {
-    AirGridSpec grid;                 ///< the box, cell, molecular κ, backend (tvd is turned on)
-    double max_speed_ms = 2.0;        ///< the fastest air speed expected anywhere (the strongest jet)
-    double mach = 0.1;                ///< lattice Mach number at max_speed_ms (0.05–0.15)
-    double nu_m2s = 1.5e-5;           ///< kinematic viscosity of air
+    AirGridSpec grid;           ///< the box, cell, molecular κ, backend (tvd is turned on)
+    double max_speed_ms = 2.0;  ///< the fastest air speed expected anywhere (the strongest jet)
+    double mach = 0.1;          ///< lattice Mach number at max_speed_ms (0.05–0.15)
+    double nu_m2s = 1.5e-5;     ///< kinematic viscosity of air
     /// C_s: Lilly's 0.17. On hall grids (0.1–0.5 m) nearly all the turbulence is below the grid; with
     /// Deardorff's 0.1 (for resolved wall-bounded LES) a rack's exhaust jet drove the lattice unstable within
     /// seconds at τ0 ≈ ½ (tst_lbm roomBalancesHeatAtSteadyState), with 0.17 it runs steadily.
     double smagorinsky_cs = 0.17;
-    double prandtl_t = 0.85;          ///< turbulent Prandtl number: κ_t = ν_t / Pr_t
+    double prandtl_t = 0.85;  ///< turbulent Prandtl number: κ_t = ν_t / Pr_t
     double gravity_ms2 = 9.81;
-    double reference_temp_c = 25.0;   ///< β = 1 / T_ref(K)
+    double reference_temp_c = 25.0;  ///< β = 1 / T_ref(K)
     bool buoyancy = true;
     /// Quasi-steady stride: once the flow has settled (two flow-through times after the start or after the port
     /// flows changed: one by a quarter of itself, or all by 10 % of the total), the lattice runs one interval in `lattice_stride` and heat is
@@ -89,4 +89,4 @@ private:
     std::unique_ptr<Impl> d_;
 };
 
-} // namespace ct::sim
+}  // namespace ct::sim
