@@ -11,7 +11,9 @@
 #include <clustertwin/runs/run_overview.hpp>
 #include <clustertwin/runs/store.hpp>
 
+#include <QAction>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -91,6 +93,20 @@ void TstApp::opensTheDemoAndShowsTheTree() {
     QVERIFY(t->itemFor({"gpu", "n0001/gpu7"}));
     QVERIFY(t->itemFor({"cooling_unit", "crah-01"}));
     QCOMPARE(w_->properties()->value("GPUs"), QString("640"));
+    // The 3D toolbar has a toggle for every overlay of the table (issue 39), set as the scene starts, and a spin
+    // box for each one with a number; toggling one changes the scene's overlays.
+    const ct::render::Overlays defaults;
+    for (const auto& o : ct::render::overlayTable()) {
+        auto* a = w_->findChild<QAction*>(QString::fromStdString(o.object_name));
+        QVERIFY2(a && a->isCheckable(), o.object_name.c_str());
+        QCOMPARE(a->isChecked(), defaults.*o.flag);
+        QCOMPARE(w_->findChild<QDoubleSpinBox*>(QString::fromStdString(o.object_name) + "Value") != nullptr, o.value != nullptr);
+    }
+    auto* labels = w_->findChild<QAction*>("overlayLabels");
+    labels->toggle();
+    QVERIFY(!w_->view3d()->scene()->overlays().labels);
+    labels->toggle();
+    QVERIFY(w_->view3d()->scene()->overlays().labels);
 }
 
 void TstApp::selectingARackInTheTreeShowsItsProperties() {

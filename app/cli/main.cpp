@@ -74,6 +74,12 @@ std::set<std::string> simulateOptions() {
     return o;
 }
 
+/// A command's own flags or options and the overlays' (render/overlays.hpp).
+std::set<std::string> withOverlays(std::set<std::string> own, const std::vector<std::string>& overlays) {
+    own.insert(overlays.begin(), overlays.end());
+    return own;
+}
+
 std::function<std::string()> text(const char* help) {
     return [help] { return std::string(help); };
 }
@@ -227,13 +233,9 @@ const std::vector<Command>& commands() {
          {"json", "help"},
          {"out"},
          text(ct::cli::kImportFabricHelp)},
-        {"render",
-         "render FILE",
-         "render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)",
-         ct::cli::cmdRender,
-         {"help", "quiet", "aisle-slice", "streamlines", "no-links", "no-labels"},
-         {"out", "size", "view", "run", "run-id", "time", "metric", "slice", "iso"},
-         text(ct::cli::kRenderHelp)},
+        {"render", "render FILE", "render a scenario's hall to a PNG, offscreen (from a run, a simulation or the design)",
+         ct::cli::cmdRender, withOverlays({"help", "quiet"}, ct::cli::renderOverlayFlags()),
+         withOverlays({"out", "size", "view", "run", "run-id", "time", "metric"}, ct::cli::renderOverlayOptions()), ct::cli::renderHelp},
         {"export",
          "export FILE",
          "files other tools open: VTK XML for ParaView (hall, air field, time series), glTF 2.0, an HTML report, a video",

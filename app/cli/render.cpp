@@ -5,11 +5,13 @@
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
+#include <clustertwin/render/overlays.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/runs/replay.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/engine.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -19,9 +21,8 @@ namespace ct::cli {
 
 namespace m = ct::model;
 
-const char* kRenderHelp = R"(Usage: clustertwin-cli render SCENARIO -o PNG [--run DB [--run-id N]] [--time T]
-                             [--metric M] [--view iso|top|aisle] [--size WxH]
-                             [--slice HEIGHT] [--aisle-slice] [--iso C] [--streamlines] [--no-links] [--no-labels]
+const char* kRenderHelpTemplate = R"(Usage: clustertwin-cli render SCENARIO -o PNG [--run DB [--run-id N]] [--time T]
+                             [--metric M] [--view iso|top|aisle] [--size WxH] [overlays]
 
 Renders the scenario's first hall offscreen: floor and tiles, racks with their nodes at their U positions,
 cooling units, CDUs, fabric switches and links, labels and colour bars.
@@ -34,12 +35,44 @@ Where the colours come from:
   neither               design values: nodes coloured by nameplate power.
 Metrics (--metric): inlet_c (default with values), gpu_temp_c, power_kw, gpu_util, throttle, rack_power_kw,
 rack_inlet_c, exhaust_c, capture_index (cold-aisle Capture Index, %), nameplate_kw (default without).
-Air overlays need the air field: a simulation here, or a run stored with --field-every:
-  --slice HEIGHT    horizontal slice at HEIGHT metres      --aisle-slice   vertical slice along the first aisle
-  --iso C           isosurface at C °C (27 = ASHRAE)        --streamlines   streamlines from the supply openings
--o - writes the PNG to stdout; SCENARIO may be - (stdin). -q/--quiet: no line on stderr once written.
+Overlays (* needs the air field: a simulation here, or a run stored with --field-every):
+%OVERLAYS%-o - writes the PNG to stdout; SCENARIO may be - (stdin). -q/--quiet: no line on stderr once written.
 Exit codes: 0 written, 1 runtime error (cannot write, no display to render with), 2 usage error or invalid input.
 )";
+
+std::string renderHelp() {
+    std::string lines;
+    for (const render::OverlayInfo& info : render::overlayTable()) {
+        const render::Overlays defaults;
+        std::string opt = (defaults.*info.flag ? "--no-" : "--") + info.id;
+        if (info.value) opt += " " + info.value_name.substr(0, info.value_name.find(' '));
+        opt.resize(std::max<std::size_t>(opt.size() + 2, 20), ' ');
+        std::string what = (defaults.*info.flag ? "no " : "") + info.help;
+        if (const auto open = info.value_name.find(" ("); info.value)  // ", at HEIGHT m"
+            what += ", at " + info.value_name.substr(0, open) + " " + info.value_name.substr(open + 2, info.value_name.size() - open - 3);
+        lines += "  " + opt + (info.needs_air ? "* " : "  ") + what + "\n";
+    }
+    std::string help = kRenderHelpTemplate;
+    help.replace(help.find("%OVERLAYS%"), 10, lines);
+    return help;
+}
+
+std::vector<std::string> renderOverlayFlags() {
+    std::vector<std::string> out;
+    const render::Overlays defaults;
+    for (const render::OverlayInfo& info : render::overlayTable())
+        if (defaults.*info.flag) out.push_back("no-" + info.id);
+        else if (!info.value) out.push_back(info.id);
+    return out;
+}
+
+std::vector<std::string> renderOverlayOptions() {
+    std::vector<std::string> out;
+    const render::Overlays defaults;
+    for (const render::OverlayInfo& info : render::overlayTable())
+        if (!(defaults.*info.flag) && info.value) out.push_back(info.id);
+    return out;
+}
 
 namespace {
 
@@ -73,18 +106,19 @@ render::RenderOptions renderOptions(const Args& a) {
             throw UsageError(std::string("--metric: ") + e.what());
         }
     }
-    if (a.has("slice")) {
-        opt.overlays.floor_slice = true;
-        opt.overlays.slice_height_m = a.getDouble("slice", 1.0);
+    // The overlays from their table: --ID (and --ID VALUE for one with a number), --no-ID for one on by default.
+    for (const render::OverlayInfo& info : render::overlayTable()) {
+        if (opt.overlays.*info.flag) {
+            opt.overlays.*info.flag = !a.flag("no-" + info.id);
+        } else if (info.value) {
+            if (a.has(info.id)) {
+                opt.overlays.*info.flag = true;
+                opt.overlays.*info.value = a.getDouble(info.id, opt.overlays.*info.value);
+            }
+        } else {
+            opt.overlays.*info.flag = a.flag(info.id);
+        }
     }
-    opt.overlays.aisle_slice = a.flag("aisle-slice");
-    if (a.has("iso")) {
-        opt.overlays.isosurface = true;
-        opt.overlays.iso_c = a.getDouble("iso", 27.0);
-    }
-    opt.overlays.streamlines = a.flag("streamlines");
-    opt.overlays.links = !a.flag("no-links");
-    opt.overlays.labels = !a.flag("no-labels");
     return opt;
 }
 
@@ -138,7 +172,7 @@ int cmdRender(const Args& a) {
     const std::string out = a.get("out");
     if (out.empty()) throw UsageError("render needs -o PNG");
     render::RenderOptions opt = renderOptions(a);
-    const bool wants_air = opt.overlays.floor_slice || opt.overlays.aisle_slice || opt.overlays.isosurface || opt.overlays.streamlines;
+    const bool wants_air = render::needsAir(opt.overlays);
 
     m::ValidationReport rep = m::loadAndValidate(file);
     for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";

@@ -39,41 +39,40 @@ SceneToolbar::SceneToolbar(View3D& view, QWidget* parent) : QToolBar(tr("3D view
     frame->setToolTip(tr("Zoom to the selection (F); the wheel zooms toward the cursor"));
     connect(frame, &QAction::triggered, &view_, &View3D::frameSelection);
     addSeparator();
-    auto overlay = [&](const QString& text, const char* name, auto member, bool on) {
-        QAction* a = addAction(text);
-        a->setObjectName(name);
+    // The overlays, from their table (render/overlays.hpp): a toggle each, and a spin box for its number.
+    const render::Overlays defaults;
+    for (const render::OverlayInfo& info : render::overlayTable()) {
+        QAction* a = addAction(QString::fromStdString(info.label));
+        a->setObjectName(QString::fromStdString(info.object_name));
+        a->setToolTip(QString::fromStdString(info.help));
         a->setCheckable(true);
-        a->setChecked(on);
-        connect(a, &QAction::toggled, this, [this, member](bool v) {
-            if (auto* sc = view_.scene()) {
-                render::Overlays o = sc->overlays();
-                o.*member = v;
-                sc->setOverlays(o);
-                view_.update();
-            }
-        });
-    };
-    overlay(tr("Slice"), "overlaySlice", &render::Overlays::floor_slice, false);
-    auto* height = new QDoubleSpinBox;
-    height->setRange(0.1, 10);
-    height->setSingleStep(0.25);
-    height->setValue(1.0);
-    height->setSuffix(tr(" m"));
-    height->setToolTip(tr("Height of the horizontal slice"));
-    addWidget(height);
-    connect(height, &QDoubleSpinBox::valueChanged, this, [this](double h) {
-        if (auto* sc = view_.scene()) {
-            render::Overlays o = sc->overlays();
-            o.slice_height_m = h;
-            sc->setOverlays(o);
-            view_.update();
-        }
-    });
-    overlay(tr("Aisle slice"), "overlayAisle", &render::Overlays::aisle_slice, false);
-    overlay(tr("27 °C surface"), "overlayIso", &render::Overlays::isosurface, false);
-    overlay(tr("Streamlines"), "overlayStreamlines", &render::Overlays::streamlines, false);
-    overlay(tr("Links"), "overlayLinks", &render::Overlays::links, true);
-    overlay(tr("Labels"), "overlayLabels", &render::Overlays::labels, true);
+        a->setChecked(defaults.*info.flag);
+        connect(a, &QAction::toggled, this,
+                [this, flag = info.flag](bool v) { changeOverlays([&](render::Overlays& o) { o.*flag = v; }); });
+        if (!info.value) continue;
+        auto* box = new QDoubleSpinBox;
+        box->setObjectName(QString::fromStdString(info.object_name) + "Value");
+        box->setRange(info.value_min, info.value_max);
+        box->setSingleStep(info.value_step);
+        box->setDecimals(info.value_step >= 1 ? 0 : 2);
+        box->setValue(defaults.*info.value);
+        const std::string& unit = info.value_name;
+        if (const auto open = unit.find('('); open != std::string::npos)
+            box->setSuffix(" " + QString::fromStdString(unit.substr(open + 1, unit.find(')') - open - 1)));
+        box->setToolTip(QString::fromStdString(info.help));
+        addWidget(box);
+        connect(box, &QDoubleSpinBox::valueChanged, this,
+                [this, value = info.value](double v) { changeOverlays([&](render::Overlays& o) { o.*value = v; }); });
+    }
+}
+
+void SceneToolbar::changeOverlays(const std::function<void(render::Overlays&)>& change) {
+    if (auto* sc = view_.scene()) {
+        render::Overlays o = sc->overlays();
+        change(o);
+        sc->setOverlays(o);
+        view_.update();
+    }
 }
 
 void SceneToolbar::applyMetric() {

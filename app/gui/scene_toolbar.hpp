@@ -1,9 +1,15 @@
 #pragma once
-// The 3D view's toolbar: colouring metric, camera presets, overlays (slice and its height, aisle slice,
-// 27 °C surface, streamlines, links, labels).
+// The 3D view's toolbar: colouring metric, camera presets, and a toggle (with a spin box for its number) for
+// every overlay of render::overlayTable().
 #include <QToolBar>
 
+#include <functional>
+
 class QComboBox;
+
+namespace ct::render {
+struct Overlays;
+}
 
 namespace ct::app {
 class View3D;
@@ -17,6 +23,8 @@ public:
     void applyMetric();
 
 private:
+    /// Changes the scene's overlays and redraws.
+    void changeOverlays(const std::function<void(render::Overlays&)>& change);
     View3D& view_;
     QComboBox* metric_;
 };

@@ -13,10 +13,12 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/render/scene.hpp>
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -27,6 +29,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -218,13 +221,19 @@ void TourPlayer::apply(const report::TourStep& st) {
     if (sc) {
         if (!st.camera.empty()) sc->setCamera(st.camera);
         render::Overlays o = sc->overlays();
-        if (st.streamlines) o.streamlines = *st.streamlines;
-        if (st.links) o.links = *st.links;
-        if (st.slice_m) {
-            o.floor_slice = *st.slice_m >= 0;
-            if (*st.slice_m >= 0) o.slice_height_m = *st.slice_m;
-        }
+        render::applyOverlaySettings(o, st.overlays);
         sc->setOverlays(o);
+        // The toolbar shows what the step set (its toggles and spin boxes, found by their object names).
+        for (const render::OverlayInfo& info : render::overlayTable()) {
+            if (auto* a = w_.findChild<QAction*>(QString::fromStdString(info.object_name))) {
+                const QSignalBlocker quiet(a);
+                a->setChecked(o.*info.flag);
+            }
+            if (auto* box = info.value ? w_.findChild<QDoubleSpinBox*>(QString::fromStdString(info.object_name) + "Value") : nullptr) {
+                const QSignalBlocker quiet(box);
+                box->setValue(o.*info.value);
+            }
+        }
     }
     if (!st.select.empty()) {
         const EntityRef ref = w_.tree()->refFor(qs(st.select));

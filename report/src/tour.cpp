@@ -1,4 +1,5 @@
 #include <clustertwin/model/time.hpp>
+#include <clustertwin/render/overlays.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/report/tour.hpp>
 
@@ -50,12 +51,6 @@ public:
         }
     }
 
-    std::optional<bool> flag(const json& o, const char* key, const std::string& ptr) const {
-        if (!o.contains(key)) return std::nullopt;
-        if (!o[key].is_boolean()) fail(ptr + "/" + key, "expected true or false");
-        return o[key].get<bool>();
-    }
-
     /// Step `s` at pointer p; `timed`: the tour has a run, so steps may give times.
     TourStep step(const json& s, const std::string& p, bool timed) const {
         if (!s.is_object()) fail(p, "a step is a JSON object");
@@ -87,11 +82,12 @@ public:
         st.play_to_s = duration(s, "play_to", p);
         if ((st.time_s || st.play_to_s) && !timed) fail(p + "/time", "times need a run: give the tour a \"simulate\" duration");
         if (st.play_to_s && st.time_s && *st.play_to_s < *st.time_s) fail(p + "/play_to", "before the step's time");
-        st.streamlines = flag(s, "streamlines", p);
-        st.links = flag(s, "links", p);
-        if (s.contains("slice")) {
-            if (!s["slice"].is_number()) fail(p + "/slice", "expected a height in metres (negative: off)");
-            st.slice_m = s["slice"].get<double>();
+        for (const render::OverlayInfo& info : render::overlayTable()) {
+            if (!s.contains(info.id)) continue;
+            const json& v = s[info.id];
+            if (info.value && !v.is_number()) fail(p + "/" + info.id, "expected " + info.value_name + " (negative: off)");
+            if (!info.value && !v.is_boolean()) fail(p + "/" + info.id, "expected true or false");
+            st.overlays[info.id] = info.value ? v.get<double>() : (v.get<bool>() ? 1.0 : 0.0);
         }
         return st;
     }

@@ -103,13 +103,10 @@ private:
         if (!st.camera.empty()) scene_.setCamera(st.camera);
         if (!st.metric.empty()) scene_.setMetric(st.metric);
         render::Overlays o = scene_.overlays();
-        if (st.streamlines) o.streamlines = *st.streamlines;
-        if (st.links) o.links = *st.links;
-        if (st.slice_m) {
-            o.floor_slice = *st.slice_m >= 0;
-            if (*st.slice_m >= 0) o.slice_height_m = *st.slice_m;
-        }
-        if ((o.streamlines || o.floor_slice) && !rp_) o.streamlines = o.floor_slice = false;  // no air without a run
+        render::applyOverlaySettings(o, st.overlays);
+        if (!rp_)  // no air without a run
+            for (const render::OverlayInfo& info : render::overlayTable())
+                if (info.needs_air) o.*info.flag = false;
         scene_.setOverlays(o);
         scene_.setSelected(st.select);
         scene_.setHighlighted(st.highlight);
@@ -119,7 +116,7 @@ private:
     model::Frame frameAt(double t) {
         model::Frame f = rp_->frameAt(t + 1e-6);
         const render::Overlays& o = scene_.overlays();
-        if (store_ && (o.streamlines || o.floor_slice || o.aisle_slice || o.isosurface)) {
+        if (store_ && render::needsAir(o)) {
             double at = -1e300;
             for (double ft : store_->airFieldTimes(run_))
                 if (ft <= t + 1e-6) at = ft;

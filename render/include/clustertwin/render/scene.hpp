@@ -4,6 +4,7 @@
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
+#include <clustertwin/render/overlays.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -30,18 +31,6 @@ struct MetricInfo {
 const std::vector<MetricInfo>& metrics();
 /// Throws RenderError naming the known ones.
 const MetricInfo& metricInfo(const std::string& id);
-
-struct Overlays {
-    bool floor_slice = false;  ///< horizontal slice of the air field
-    double slice_height_m = 1.0;
-    bool aisle_slice = false;  ///< vertical slice along the first aisle
-    bool isosurface = false;
-    double iso_c = 27.0;       ///< ASHRAE's recommended inlet limit
-    bool streamlines = false;  ///< from the supply openings
-    bool links = true;         ///< fabric links coloured by utilization
-    bool labels = true;
-    int max_link_lines = 400;  ///< more links than this are bundled per rack pair
-};
 
 enum class MouseEvent { LeftPress, LeftRelease, RightPress, RightRelease, MiddlePress, MiddleRelease, Move, WheelForward, WheelBackward };
 

@@ -8,6 +8,9 @@
 //  "steps": [{"caption": "...", "seconds": 6, "camera": "iso|top|aisle", "focus": "n0001",
 //             "select": "r01-01", "highlight": ["n0001", ...], "metric": "gpu_temp_c",
 //             "time": "9m", "play_to": "14m", "streamlines": true, "slice": 1.0, "links": true}]}
+// A step may set any overlay of render::overlayTable() by its id: true/false, or the number of one that has a
+// number (the slice's height; negative: off).
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,8 +27,9 @@ struct TourStep {
     std::string metric;                  ///< colouring, "" = keep
     std::optional<double> time_s;        ///< run time at the step's start (needs a run)
     std::optional<double> play_to_s;     ///< the timeline plays to this time during the step
-    std::optional<bool> streamlines, links;
-    std::optional<double> slice_m;  ///< horizontal air slice at this height; negative = off
+    /// Overlays the step sets, by id (render/overlays.hpp): 0 or 1 for a toggle; for an overlay with a number
+    /// (the slice's height), the number, negative = off (render::applyOverlaySettings).
+    std::map<std::string, double> overlays;
 };
 
 struct Tour {
