@@ -85,6 +85,16 @@ void TstCatalog::integrityCheckCatchesBrokenEntries() {
     QVERIFY(has("servers/dgx-h100/source"));
     QVERIFY(has("servers/dgx-h100/max_power_w"));  // components no longer add up
     QVERIFY(has("gpus/toy/idle_power_w"));
+    // A negative CPU count or CPU power is refused (issue 44: lab-8node simulated at half its idle power).
+    Catalog neg = Catalog::builtin();
+    neg.merge(R"({"servers": [{"id": "dgx-h100", "cpu_count": -2}, {"id": "dgx-a100", "cpu_idle_power_w": -50}]})", "", d);
+    QVERIFY(d.empty());
+    const Diagnostics bad = neg.check();
+    auto hasIn = [&](const char* loc) {
+        return std::any_of(bad.begin(), bad.end(), [&](const Diagnostic& x) { return x.location == loc && x.severity == Severity::Error; });
+    };
+    QVERIFY(hasIn("servers/dgx-h100/cpu_count"));
+    QVERIFY(hasIn("servers/dgx-a100/cpu_idle_power_w"));
 }
 
 void TstCatalog::scenarioOverridesAndAddsEntries() {

@@ -260,6 +260,23 @@ void TstCli::simulateRejectsBadEventsNamingThePointer() {
     QVERIFY2(r.err.contains("/events/0/target: 'crah-42' is not a cooling unit"), qPrintable(r.err));
     QVERIFY(r.err.contains("/events/1/time_s: at 7200 s, after the end of the run (600 s)"));
     QVERIFY(!QFile::exists(tmp.filePath("x.sqlite")));
+    // The scenario's own events past a shorter run: one line says how many and from where, not one each
+    // (issue 44: 43,386 lines for a minute of a scenario with per-minute events).
+    QFile in(sample("lab-8node"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject sc = QJsonDocument::fromJson(in.readAll()).object();
+    QJsonArray events;
+    for (int i = 0; i < 500; ++i)
+        events.append(QJsonObject{{"time_s", 60.0 * i}, {"kind", "setpoint_change"}, {"target", "crah-01"}, {"value", 18.0}});
+    sc["events"] = events;
+    QFile out(tmp.filePath("timeline.json"));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(sc).toJson());
+    out.close();
+    const CliRun t = cli({"simulate", out.fileName(), "--duration", "2m", "--air", "quick", "-q", "--out", tmp.filePath("y.sqlite")});
+    QCOMPARE(t.code, 0);
+    QCOMPARE(t.err.count("will not happen"), 1);
+    QVERIFY2(t.err.contains("497 of 500 event(s) come after the end of this run (2m 00s; the first /events/3 at 3m 00s)"), qPrintable(t.err));
 }
 
 void TstCli::simulateRefusesAGridTooFineForMemory() {

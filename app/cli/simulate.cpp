@@ -153,10 +153,15 @@ bool loadInputs(const Args& a, const std::string& file, session::RunRequest& r) 
     m::ValidationReport rep = m::loadAndValidate(file);
     for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
     bool valid = !m::hasErrors(rep.diagnostics);
-    // The scenario's own timeline may run past a shorter run: those events just do not happen.
+    // The scenario's own timeline may run past a shorter run: those events just do not happen; one line says how
+    // many and from where (a per-minute timeline printed one line each, tens of thousands).
+    std::size_t after = 0, first = 0;
     for (std::size_t i = 0; i < rep.scenario.events.size(); ++i)
-        if (rep.scenario.events[i].time_s > r.duration_s)
-            std::cerr << file << ": warning: /events/" << i << "/time_s: after the end of this run; it will not happen\n";
+        if (rep.scenario.events[i].time_s > r.duration_s && after++ == 0) first = i;
+    if (after > 0)
+        std::cerr << file << ": warning: " << after << " of " << rep.scenario.events.size() << " event(s) come after the end of this run ("
+                  << m::formatDuration(r.duration_s) << "; the first /events/" << first << " at "
+                  << m::formatDuration(rep.scenario.events[first].time_s) << "): they will not happen\n";
     if (a.has("events")) {
         const std::string ef = a.get("events");
         m::EventsResult er = m::loadEventsFile(ef);

@@ -332,6 +332,10 @@ void checkServer(Checker& c, const ServerModel& s, const Catalog& cat) {
     const GpuModel* g = cat.gpu(s.gpu_model);
     if (s.gpu_count > 0 && !g) c.err("gpu_model", "unknown GPU model '" + s.gpu_model + "'");
     if (s.gpu_count < 0) c.err("gpu_count", "must be >= 0");
+    if (s.cpu_count < 0) c.err("cpu_count", "must be >= 0");
+    c.nonNegative("cpu_idle_power_w", s.cpu_idle_power_w);
+    c.nonNegative("cpu_max_power_w", s.cpu_max_power_w);
+    if (s.cpu_idle_power_w > s.cpu_max_power_w) c.err("cpu_idle_power_w", "idle power must not exceed max power");
     if (s.height_u < 1) c.err("height_u", "must be >= 1");
     c.positive("weight_kg", s.weight_kg);
     c.positive("max_power_w", s.max_power_w);
