@@ -276,7 +276,8 @@ void TstCli::simulateRejectsBadEventsNamingThePointer() {
     const CliRun t = cli({"simulate", out.fileName(), "--duration", "2m", "--air", "quick", "-q", "--out", tmp.filePath("y.sqlite")});
     QCOMPARE(t.code, 0);
     QCOMPARE(t.err.count("will not happen"), 1);
-    QVERIFY2(t.err.contains("497 of 500 event(s) come after the end of this run (2m 00s; the first /events/3 at 3m 00s)"), qPrintable(t.err));
+    QVERIFY2(t.err.contains("497 of 500 event(s) come after the end of this run (2m 00s; the first /events/3 at 3m 00s)"),
+             qPrintable(t.err));
 }
 
 void TstCli::simulateRefusesAGridTooFineForMemory() {
