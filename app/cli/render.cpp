@@ -42,8 +42,8 @@ Exit codes: 0 written, 1 runtime error (cannot write, no display to render with)
 
 std::string renderHelp() {
     std::string lines;
+    const render::Overlays defaults;
     for (const render::OverlayInfo& info : render::overlayTable()) {
-        const render::Overlays defaults;
         std::string opt = (defaults.*info.flag ? "--no-" : "--") + info.id;
         if (info.value) opt += " " + info.value_name.substr(0, info.value_name.find(' '));
         opt.resize(std::max<std::size_t>(opt.size() + 2, 20), ' ');

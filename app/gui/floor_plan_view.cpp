@@ -108,7 +108,9 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
                 p.drawRect(t.mapRect(s.floor_m.adjusted(-0.15, -0.15, 0.15, 0.15)));
             }
     }
-    for (const Shape& s : shapes_) paintShape(p, t, s);
+    QFont small = font();  // the labels' font, once per paint
+    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
+    for (const Shape& s : shapes_) paintShape(p, t, s, small);
     p.setPen(Qt::lightGray);
     p.drawText(QRectF(8, 4, width() - 16, 20), Qt::AlignRight,
                tr("%1 — %2 × %3 m (north up; light edge = front; wheel zooms, right drag pans, double click fits)")
@@ -118,7 +120,7 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
     if (has_values_) paintLegend(p);
 }
 
-void FloorPlanView::paintShape(QPainter& p, const QTransform& t, const Shape& s) const {
+void FloorPlanView::paintShape(QPainter& p, const QTransform& t, const Shape& s, const QFont& small) const {
     const bool sel = selection_.contains(s.ref);
     const QRectF r = t.mapRect(sel && dragging_ ? s.floor_m.translated(drag_by_m_) : s.floor_m);
     QColor fill = s.colour;
@@ -146,13 +148,11 @@ void FloorPlanView::paintShape(QPainter& p, const QTransform& t, const Shape& s)
             p.drawLine(r.topLeft(), r.bottomLeft());
             break;
     }
-    paintLabel(p, s, r, fill);
+    paintLabel(p, s, r, fill, small);
 }
 
 /// Labels where they fit: the value on a coloured rack, the id below it when there is room.
-void FloorPlanView::paintLabel(QPainter& p, const Shape& s, const QRectF& r, const QColor& fill) const {
-    QFont small = font();
-    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
+void FloorPlanView::paintLabel(QPainter& p, const Shape& s, const QRectF& r, const QColor& fill, const QFont& small) const {
     p.setFont(small);
     const QFontMetricsF fm(small);
     QString value;

@@ -62,8 +62,9 @@ private:
     void rebuild();
     QTransform floorToWidget() const;
     void paintLegend(QPainter& p) const;
-    void paintShape(QPainter& p, const QTransform& t, const Shape& s) const;  ///< a rack, unit or CDU with its front edge and label
-    void paintLabel(QPainter& p, const Shape& s, const QRectF& r, const QColor& fill) const;
+    void paintShape(QPainter& p, const QTransform& t, const Shape& s,
+                    const QFont& small) const;  ///< a rack, unit or CDU with its front edge and label
+    void paintLabel(QPainter& p, const Shape& s, const QRectF& r, const QColor& fill, const QFont& small) const;
     QColor valueColour(double v) const;
     const Shape* shapeAt(const QPointF& widget_pos) const;
     const ScenarioDocument& doc_;

@@ -51,7 +51,8 @@ void gpuAlerts(Site& s, std::vector<model::GpuFrame>& gpus, const std::vector<st
 void liquid(Site& s, Alerts& alerts);
 
 // ---- air coupling (air_coupling.cpp, models.md §3)
-/// Each rack level's server airflow and heat, and each rack's AC draw and liquid heat, from its nodes.
+/// Each rack level's server airflow and heat, and each rack's AC draw and liquid heat, from its nodes; which
+/// cooling units have lost their water loop.
 void rackAirflow(Site& s);
 /// How much air every port of hall hr moves: racks, units, tiles, grilles, and the leaks of contained aisles.
 void hallAirflow(Site& s, HallRt& hr);
