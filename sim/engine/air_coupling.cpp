@@ -96,22 +96,24 @@ double unitFlows(Site& s, HallFlows& hf) {
             else if (hf.sealed(sup) && hr.regions[sup].cold) r = sup;
         }
         serving[k] = r;
-        if (r > 0) inrow_cap[r] += ur.model->airflow_m3s;
-        else room_cap += ur.model->airflow_m3s;
+        if (r > 0) inrow_cap[r] += ur.airflowCap();
+        else room_cap += ur.airflowCap();
     }
     const double room_demand = s.unit_airflow_margin * std::max(hf.rack_in[0], hf.rack_out[0]);
     double perimeter_cap = 0;
     for (std::size_t k = 0; k < hr.units.size(); ++k) {
         UnitRt& ur = s.units[static_cast<std::size_t>(hr.units[k])];
         const std::size_t r = serving[k];
+        const double cap = ur.airflowCap();
+        const bool driven = !std::isnan(ur.driven_q_m3s);  // a measured airflow is what the unit moves
         if (ur.failed) {
             ur.q_m3s = 0;
         } else if (r > 0) {
-            ur.q_m3s = std::min(ur.model->airflow_m3s, hf.need(r) * ur.model->airflow_m3s / inrow_cap[r]);
+            ur.q_m3s = driven ? cap : std::min(cap, hf.need(r) * cap / inrow_cap[r]);
             hf.inrow_q[r] += ur.q_m3s;
         } else {
-            ur.q_m3s = std::min(ur.model->airflow_m3s, room_cap > 0 ? room_demand * ur.model->airflow_m3s / room_cap : 0.0);
-            if (!ur.inrow) perimeter_cap += ur.model->airflow_m3s;
+            ur.q_m3s = driven ? cap : std::min(cap, room_cap > 0 ? room_demand * cap / room_cap : 0.0);
+            if (!ur.inrow) perimeter_cap += cap;
         }
     }
     return perimeter_cap;
@@ -165,7 +167,7 @@ void perimeterFlows(Site& s, HallFlows& hf, double perimeter_cap) {
         for (int ui : hr.units) {
             UnitRt& ur = s.units[static_cast<std::size_t>(ui)];
             if (ur.inrow || ur.failed) continue;
-            ur.q_m3s = perimeter_cap > 0 ? total * ur.model->airflow_m3s / perimeter_cap : 0.0;
+            ur.q_m3s = perimeter_cap > 0 ? total * ur.airflowCap() / perimeter_cap : 0.0;
         }
     }
     shareOut(hf, hr.tile_ports, tile_want, total, true);
@@ -279,7 +281,9 @@ void unitAir(Site& s, HallRt& hr, AirModel& air, double sub) {
         const double q = unitCarriedFlow(hr, ur, air);  // what the room's fluxes move through the unit
         double sup = ur.no_water ? ur.return_c : std::min(ur.setpoint_c, ur.return_c);
         ur.over_capacity = false;
-        if (q > 0 && kRhoCp * q * (ur.return_c - sup) > ur.model->capacity_w) {
+        if (!std::isnan(ur.driven_supply_c)) {
+            sup = ur.driven_supply_c;  // measured: what the unit supplied, whatever its control and capacity
+        } else if (q > 0 && kRhoCp * q * (ur.return_c - sup) > ur.model->capacity_w) {
             sup = ur.return_c - ur.model->capacity_w / (kRhoCp * q);
             ur.over_capacity = true;
         }

@@ -32,6 +32,8 @@ void Engine::Impl::build() {
     }
     for (int h = 0; h < static_cast<int>(halls.size()); ++h) buildAir(h);
 
+    drive.build(*this, scenario.jobs, std::move(opt.drive));
+    opt.drive.clear();
     // Start at thermal rest: air at the mean supply setpoint, equipment at its inlet.
     timeline = scenario.events;
     std::stable_sort(timeline.begin(), timeline.end(), [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
@@ -237,14 +239,17 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     }
     // Initial state: equipment at its inlet, flows solved, frame at t = 0.
     d_->applyEvents();
+    d_->drive.jobs(*d_, 0, false);
     d_->workload->update(0, d_->opt.step_s, d_->frame, d_->frame);
     detail::feedsAlive(*d_);
     detail::equipment(*d_, *d_->workload, 0, d_->alerts);
+    d_->drive.nodes(*d_, 0, false);
     detail::powerChain(*d_);
     for (auto& n : d_->nodes) {
         n.inlet_c = d_->halls[d_->racks[n.rack].hall].air->temperature(0);  // the room starts uniform
         for (auto& g : n.gpus) g.temp_c = n.inlet_c;
     }
+    d_->drive.cooling(*d_, 0, false);
     d_->airflowTargets();
     detail::liquid(*d_, d_->alerts);
     d_->finishFrame(false);
@@ -278,15 +283,22 @@ const model::Frame& Engine::step(bool with_air) {
     if (d.stats.steps > 0) d.frame.alerts.clear();
     d.alerts.t = d.t;
     d.applyEvents();
+    // Driven inputs take the measured value at the step's end, the time its frame is stamped with, so a run
+    // records what was measured at each of its sample times.
+    const double t_end = d.t + dt;
+    const bool driven = !d.drive.empty();
+    if (driven) d.drive.jobs(d, t_end, true);
     done();
     d.workload->update(d.t, dt, d.frame, d.frame);  // jobs pace themselves on the last step's clocks and the fabric
     done();
     detail::feedsAlive(d);  // which feeds are live decides which nodes run
     done();
     detail::equipment(d, *d.workload, d.t, d.alerts);
+    if (driven) d.drive.nodes(d, t_end, true);
     done();
     detail::powerChain(d);  // loads of this step, PSU losses, heat to air
     done();
+    if (driven) d.drive.cooling(d, t_end, true);
     d.airflowTargets();
     done();
     d.advanceAir(dt);
@@ -311,6 +323,7 @@ const model::Frame& Engine::frame() const { return d_->frame; }
 const std::vector<model::Job>& Engine::jobs() const { return d_->scenario.jobs; }
 double Engine::timeS() const { return d_->t; }
 const EngineStats& Engine::stats() const { return d_->stats; }
+const std::vector<DriveCount>& Engine::driveCounts() const { return d_->drive.counts; }
 
 double Engine::flowThroughTimeS() const {
     double volume = 0, q = 0;

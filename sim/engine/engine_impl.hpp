@@ -6,6 +6,7 @@
 #include <clustertwin/sim/engine.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
+#include "engine/drive_pass.hpp"
 #include "engine/passes.hpp"
 
 #include <string>
@@ -34,6 +35,7 @@ struct Engine::Impl : Site {
     std::vector<model::Event> timeline;           // sorted by time
     std::size_t next_event = 0;
     bool physics_alerted = false;  ///< physics_range raised and not yet back in range
+    DriveState drive;              ///< measured inputs (EngineOptions::drive)
 
     Impl(const model::Scenario& s, const model::Catalog& c, const EngineOptions& o, std::shared_ptr<Workload> w)
         : scenario(s), catalog(c), opt(o), workload(std::move(w)), pool(o.threads) {

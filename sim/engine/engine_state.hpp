@@ -7,6 +7,7 @@
 
 #include "air/hall_air.hpp"
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,11 @@ struct UnitRt {
     bool inrow = false;          ///< stands in a row: returns from its back, supplies its front
     int loop = -1;               ///< LoopRt index; −1 = the plant's facility water
     bool no_water = false;       ///< its loop has failed: fans run, nothing is cooled
+    /// A driven run's measured supply temperature and airflow this step (drive_pass.hpp); NaN: the model's own.
+    double driven_supply_c = std::numeric_limits<double>::quiet_NaN();
+    double driven_q_m3s = std::numeric_limits<double>::quiet_NaN();
+    /// What the unit can blow: its measured airflow when driven, else its rating.
+    double airflowCap() const { return driven_q_m3s == driven_q_m3s ? driven_q_m3s : model->airflow_m3s; }
 };
 
 struct LoopRt {

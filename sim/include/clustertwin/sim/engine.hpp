@@ -5,6 +5,7 @@
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
 #include <clustertwin/sim/backend.hpp>
+#include <clustertwin/sim/drive.hpp>
 #include <clustertwin/sim/workload.hpp>
 
 #include <cstdint>
@@ -31,6 +32,8 @@ struct EngineOptions {
     std::string air;
     /// lbm: once the flow has settled, the lattice runs one engine step in this many (LbmAirSpec::lattice_stride).
     int lattice_stride = 4;
+    /// Measured series that drive inputs in place of the model (drive.hpp); each names a scenario entity.
+    std::vector<DriveSeries> drive;
 };
 
 /// The phases of Engine::step() outside the room air, as EngineStats::phase_seconds orders them.
@@ -82,6 +85,8 @@ public:
     /// One flow-through time of the room air (fluid volume / air the units blow in now), in seconds; the window
     /// of SteadyDetector. Infinite without airflow.
     double flowThroughTimeS() const;
+    /// How each driven input ran so far (EngineOptions::drive): empty when nothing is driven.
+    const std::vector<DriveCount>& driveCounts() const;
     /// Air temperature at a point (°C); NaN inside solids.
     double airTemperatureAt(double x_m, double y_m, double z_m, int hall = 0) const;
 
