@@ -12,6 +12,7 @@
 #include "render.hpp"
 #include "runs.hpp"
 #include "scenario_commands.hpp"
+#include "score.hpp"
 #include "simulate.hpp"
 #include "telemetry.hpp"
 #include "training.hpp"
@@ -68,8 +69,9 @@ struct Command {
 
 /// simulate's options: its own and each air solver's (sim::airSolvers()).
 std::set<std::string> simulateOptions() {
-    std::set<std::string> o{"out",          "duration",    "step",    "events",          "jobs", "cell", "threads",
-                            "record-every", "field-every", "backend", "max-grid-memory", "air"};
+    std::set<std::string> o{"out",          "duration",    "step",         "events",          "jobs", "cell",  "threads",
+                            "record-every", "field-every", "backend",      "max-grid-memory", "air",  "drive", "drive-run",
+                            "drive-map",    "drive-from",  "drive-max-gap"};
     for (const auto& p : ct::cli::simulateSolverOptions()) o.insert(p);
     return o;
 }
@@ -148,6 +150,13 @@ const std::vector<Command>& commands() {
          {"json", "help", "steady", "quiet"},
          simulateOptions(),
          ct::cli::simulateHelp},
+        {"score",
+         "score",
+         "a simulated run against the hall's measurements: RMSE, MAE, bias, CV(RMSE), NMBE, a baseline",
+         ct::cli::cmdScore,
+         {"json", "help", "include-driven"},
+         {"run", "run-id", "measured", "measured-run", "scenario", "map", "metric", "from", "to", "window", "origin", "series"},
+         text(ct::cli::kScoreHelp)},
         {"collective",
          "collective FILE",
          "one collective (all-reduce, all-gather, ...) on the scenario's fabric",

@@ -1,5 +1,6 @@
 #include "simulate.hpp"
 #include "job_input.hpp"
+#include "simulate_drive.hpp"
 
 #include "io.hpp"
 
@@ -25,7 +26,8 @@ namespace m = ct::model;
 using json = nlohmann::ordered_json;
 
 namespace {
-const char* kSimulateHelpTemplate = R"(Usage: clustertwin-cli simulate SCENARIO (--duration 1h | --steady) --out RUN.sqlite [options]
+const char* kSimulateHelpTemplate =
+    R"(Usage: clustertwin-cli simulate SCENARIO (--duration 1h | --steady | --drive DB) --out RUN.sqlite [options]
 
 Runs the coupled power / equipment heat / liquid / room-air model and records the run into a SQLite store
 (the same store imported telemetry goes into, so both replay alike). Progress goes to stderr.
@@ -39,6 +41,19 @@ Runs the coupled power / equipment heat / liquid / room-air model and records th
   --jobs FILE         more jobs, as in a scenario's "jobs" (an array or {"jobs": [...]}); jobs with a
                       "training" or "inference" description run on the network-coupled job model
   --out FILE          the run database (created or appended to)
+  --drive DB          drive the run with a hall's measured telemetry (a database clustertwin-cli import
+                      wrote): where a measured series has data it replaces the model's own value of node
+                      power_w, GPU power_w, node fan_speed, fan_rpm (through the catalog's fan_max_rpm) or
+                      airflow_m3s, cooling-unit supply_c, setpoint_c, airflow_m3s or fan_speed, CDU supply_c
+                      and job utilization, interpolated in time; in a gap (samples further apart than
+                      --drive-max-gap) the model's own value holds, counted. The run starts at the first
+                      driving sample (or --drive-from) and lasts as long as the measurements (or --duration);
+                      its metadata keeps the measured time of t = 0, for clustertwin-cli score
+  --drive-run N       the imported run of DB to read (its latest)
+  --drive-map FILE    names for what does not match by itself: {"entities": {"measured": "scenario id"},
+                      "metrics": {"measured": "twin metric"}, "inputs": ["node_power", ...]} (only those)
+  --drive-from T      the measured time of t = 0: Unix seconds or ISO 8601 (2026-03-01T08:00:00Z)
+  --drive-max-gap T   bridge no gap between samples longer than T (3x each series' median spacing)
   --cell M            air grid cell size in metres, 0.1–0.5 (0.25)
   --threads N         grid threads (all hardware threads)
   --record-every T    how often samples are recorded (10s; at least one step)
@@ -106,7 +121,8 @@ namespace {
 /// The run's request from the command line (throws UsageError); inputs are loaded by loadInputs.
 session::RunRequest requestFrom(const Args& a) {
     const bool steady = a.flag("steady");
-    if (!a.has("duration") && !steady) throw UsageError("simulate needs --duration or --steady");
+    const bool drive = a.has("drive");
+    if (!a.has("duration") && !steady && !drive) throw UsageError("simulate needs --duration, --steady or --drive");
     session::RunRequest r;
     r.db_path = a.get("out");
     if (r.db_path.empty()) throw UsageError("simulate needs --out RUN.sqlite");
@@ -118,7 +134,7 @@ session::RunRequest requestFrom(const Args& a) {
         }
     };
     r.steady = steady;
-    r.duration_s = duration("duration", steady ? "4h" : "");
+    r.duration_s = a.has("duration") || !drive ? duration("duration", steady ? "4h" : "") : 0.0;  // driven: set by the measurements
     sim::EngineOptions& opt = r.engine;
     opt.step_s = duration("step", "1s");
     opt.cell_m = a.getDouble("cell", opt.cell_m);
@@ -141,18 +157,24 @@ session::RunRequest requestFrom(const Args& a) {
     }
     r.record_every_s = duration("record-every", "10s");
     r.field_every_s = duration("field-every", "60s");
-    if (!(r.duration_s > 0)) throw UsageError("--duration must be > 0");
-    if (!(opt.step_s > 0) || opt.step_s > r.duration_s) throw UsageError("--step must be > 0 and not longer than the run");
+    if (!(r.duration_s > 0) && !(drive && !a.has("duration"))) throw UsageError("--duration must be > 0");
+    if (!(opt.step_s > 0) || (r.duration_s > 0 && opt.step_s > r.duration_s))
+        throw UsageError("--step must be > 0 and not longer than the run");
     if (!(opt.cell_m >= 0.1 && opt.cell_m <= 0.5)) throw UsageError("--cell must be within 0.1–0.5 m");
     return r;
 }
 
 /// The scenario, more events and more jobs into the request; every problem printed with its file. False when
 /// any is an error.
-bool loadInputs(const Args& a, const std::string& file, session::RunRequest& r) {
+bool loadInputs(const Args& a, const std::string& file, session::RunRequest& r, std::ostream& note) {
     m::ValidationReport rep = m::loadAndValidate(file);
     for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
     bool valid = !m::hasErrors(rep.diagnostics);
+    if (valid && a.has("drive")) {  // first: a driven run lasts as long as its measurements
+        r.scenario = rep.scenario;
+        r.catalog = rep.catalog;
+        if (!planDriveFor(a, r, note)) return false;
+    }
     // The scenario's own timeline may run past a shorter run: those events just do not happen; one line says how
     // many and from where (a per-minute timeline printed one line each, tens of thousands).
     std::size_t after = 0, first = 0;
@@ -178,7 +200,7 @@ bool loadInputs(const Args& a, const std::string& file, session::RunRequest& r) 
     r.meta.source = "clustertwin-cli simulate";
     r.meta.scenario_file = file == "-" ? file : std::filesystem::absolute(file).lexically_normal().string();
     r.meta.scenario_hash = m::scenarioHash(rep.scenario);
-    r.run_name = "simulate " + rep.scenario.id;
+    r.run_name = (a.has("drive") ? "driven " : "simulate ") + rep.scenario.id;
     r.scenario = std::move(rep.scenario);
     r.catalog = std::move(rep.catalog);
     return valid;
@@ -346,13 +368,16 @@ int cmdSimulate(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
     const std::string file = a.positional()[0];
     session::RunRequest req = requestFrom(a);
-    if (!loadInputs(a, file, req)) {
+    const bool quiet = a.flag("quiet"), steady = req.steady;
+    std::ostringstream discard;
+    std::ostream& note = quiet ? static_cast<std::ostream&>(discard) : std::cerr;  // informational lines
+    if (!loadInputs(a, file, req, note)) {
         std::cerr << "simulate: invalid input; nothing was run\n";
         return 2;
     }
-    const bool quiet = a.flag("quiet"), steady = req.steady;
     const double duration_s = req.duration_s;
     const bool want_fields = req.field_every_s > 0;
+    const double time_origin = req.meta.time_origin_unix.value_or(0);
     const std::string out = req.db_path;
     std::unique_ptr<session::RunSession> run;
     try {
@@ -361,8 +386,6 @@ int cmdSimulate(const Args& a) {
         std::cerr << "simulate: " << e.what() << "\n";
         return 2;
     }
-    std::ostringstream discard;
-    std::ostream& note = quiet ? static_cast<std::ostream&>(discard) : std::cerr;  // informational lines
     const sim::EngineStats& st = run->stats();
     note << "simulate: room air: " << st.air_summary << "\n";
     if (st.air_approximate)
@@ -395,7 +418,23 @@ int cmdSimulate(const Args& a) {
     for (const auto& x : findings) std::cerr << "simulate: warning: " << x["text"].get<std::string>() << "\n";
     note << "simulate: run " << o.run << " recorded in " << out << " (" << st.steps << " steps, " << st.air_substeps << " air sub-steps, "
          << st.flow_solves << " flow solves, " << o.wall_s << " s)\n";
-    if (a.flag("json")) std::cout << outcomeJson(o, st, out, steady, findings).dump(2) << "\n";
+    printDriven(o.driven, note);
+    if (a.flag("json")) {
+        json j = outcomeJson(o, st, out, steady, findings);
+        if (!o.driven.empty()) {
+            j["time_origin_unix"] = time_origin;
+            json d = json::array();
+            for (const auto& x : o.driven)
+                d.push_back({{"input", x.input},
+                             {"series", x.series},
+                             {"samples", x.samples},
+                             {"driven_steps", x.driven_steps},
+                             {"model_steps", x.model_steps},
+                             {"gaps", x.gaps}});
+            j["driven"] = std::move(d);
+        }
+        std::cout << j.dump(2) << "\n";
+    }
     return o.end == session::RunEnd::NotSteady ? 1 : 0;
 }
 

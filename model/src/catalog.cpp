@@ -70,6 +70,7 @@ void read(ObjReader& r, ServerModel& m) {
     r.get("nic_power_w", m.nic_power_w);
     r.get("other_power_w", m.other_power_w);
     r.get("fan_max_power_w", m.fan_max_power_w);
+    r.get("fan_max_rpm", m.fan_max_rpm);
     double cfm = 0;
     if (r.get("airflow_cfm", cfm)) m.airflow_m3s = units::cfmToM3s(cfm);
     r.get("liquid_fraction", m.liquid_fraction);
@@ -104,6 +105,7 @@ void read(ObjReader& r, CoolingUnitModel& m) {
     if (r.get("airflow_cfm", cfm)) m.airflow_m3s = units::cfmToM3s(cfm);
     r.get("airflow_m3s", m.airflow_m3s);
     r.get("fan_power_w", m.fan_power_w);
+    r.get("fan_max_rpm", m.fan_max_rpm);
     r.get("width_m", m.width_m);
     r.get("depth_m", m.depth_m);
     r.get("height_m", m.height_m);
@@ -349,6 +351,7 @@ void checkServer(Checker& c, const ServerModel& s, const Catalog& cat) {
     c.nonNegative("nic_power_w", s.nic_power_w);
     c.nonNegative("other_power_w", s.other_power_w);
     c.nonNegative("fan_max_power_w", s.fan_max_power_w);
+    c.nonNegative("fan_max_rpm", s.fan_max_rpm);
     // The component budget must add up to the published maximum (within 2 %).
     const double sum =
         (g ? s.gpu_count * g->max_power_w : 0) + s.cpu_count * s.cpu_max_power_w + s.nic_power_w + s.other_power_w + s.fan_max_power_w;
@@ -377,6 +380,7 @@ void checkCoolingUnit(Checker& c, const CoolingUnitModel& u, const Catalog& /*ca
     c.positive("capacity_w", u.capacity_w);
     c.positive("airflow_m3s", u.airflow_m3s);
     c.positive("fan_power_w", u.fan_power_w);
+    c.nonNegative("fan_max_rpm", u.fan_max_rpm);
     c.positive("width_m", u.width_m);
     c.positive("depth_m", u.depth_m);
     c.positive("height_m", u.height_m);

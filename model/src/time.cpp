@@ -101,4 +101,13 @@ bool parseIsoTime(std::string_view s, double& out, double zoneless_offset_s) {
     return true;
 }
 
+std::string formatIsoTime(double unix_s) {
+    const std::time_t t = static_cast<std::time_t>(std::floor(unix_s));
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
 }  // namespace ct::model

@@ -118,7 +118,7 @@ void RunRecorder::markInterrupted(double t_s, const std::string& by) {
 
 void RunRecorder::finish(double end_s) {
     flush();
-    if (meta_.interrupted) store_.setRunMeta(run_, meta_);
+    if (meta_.interrupted || !meta_.driven.empty()) store_.setRunMeta(run_, meta_);
     store_.writeEvents(run_, events_);
     events_.clear();
     store_.finishRun(run_, end_s);

@@ -47,6 +47,21 @@ RunMeta RunMeta::parse(const std::string& text) {
     take(j, "interrupted", m.interrupted);
     take(j, "interrupted_at_s", m.interrupted_at_s);
     take(j, "interrupted_by", m.interrupted_by);
+    take(j, "time_origin_unix", m.time_origin_unix);
+    take(j, "driven_by", m.driven_by);
+    if (auto it = j.find("driven"); it != j.end()) {
+        if (it->is_array())
+            for (const auto& x : *it) {
+                if (!x.is_object() || !x.contains("input") || !x["input"].is_string()) continue;
+                Driven d{x["input"].get<std::string>()};
+                for (auto [key, field] :
+                     {std::pair{"series", &d.series}, std::pair{"samples", &d.samples}, std::pair{"driven_steps", &d.driven_steps},
+                      std::pair{"model_steps", &d.model_steps}, std::pair{"gaps", &d.gaps}})
+                    if (x.contains(key) && x[key].is_number()) *field = x[key].get<std::int64_t>();
+                m.driven.push_back(std::move(d));
+            }
+        j.erase(it);
+    }
     if (auto it = j.find("run_options"); it != j.end()) {
         if (it->is_object()) m.run_options_json = it->dump();
         j.erase(it);
@@ -91,6 +106,19 @@ std::string RunMeta::toJson() const {
         if (o.is_object()) j["run_options"] = std::move(o);
     }
     if (!job_nodes.empty()) j["job_nodes"] = job_nodes;
+    if (time_origin_unix) j["time_origin_unix"] = *time_origin_unix;
+    put("driven_by", driven_by);
+    if (!driven.empty()) {
+        json a = json::array();
+        for (const auto& d : driven)
+            a.push_back({{"input", d.input},
+                         {"series", d.series},
+                         {"samples", d.samples},
+                         {"driven_steps", d.driven_steps},
+                         {"model_steps", d.model_steps},
+                         {"gaps", d.gaps}});
+        j["driven"] = std::move(a);
+    }
     if (interrupted) {
         j["interrupted"] = true;
         if (interrupted_at_s) j["interrupted_at_s"] = *interrupted_at_s;

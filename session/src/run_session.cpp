@@ -130,6 +130,10 @@ RunOutcome RunSession::run(const RunCallbacks& cb) {
         last_pct = pct;
     }
     if (stopped) rec.markInterrupted(e.timeS(), cb.cancel_reason);
+    for (const auto& c : e.driveCounts())
+        rec.meta().driven.push_back({sim::driveInputInfo(c.input).id, static_cast<std::int64_t>(c.series),
+                                     static_cast<std::int64_t>(c.samples), c.driven_steps, c.model_steps, c.gaps});
+    out.driven = rec.meta().driven;
     rec.finish(e.timeS());
     out.end = stopped ? RunEnd::Cancelled : reached ? RunEnd::Steady : r.steady ? RunEnd::NotSteady : RunEnd::Finished;
     out.sim_time_s = e.timeS();

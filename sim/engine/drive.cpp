@@ -105,14 +105,27 @@ void scaleGpus(NodeRt& n, double delta_w) {
 }
 
 /// The node draws `ac_w` at its PSUs: its DC load from the PSU curve (two fixed-point passes, the efficiency
-/// barely moves), its GPUs scaled to make up the difference with the model, heat to liquid and air.
-void setNodeAc(NodeRt& n, double ac_w) {
+/// barely moves), its GPUs scaled to make up the difference with the model and, unless measured too, its fans
+/// following that load as equipment() has them follow the model's; heat to liquid and air.
+void setNodeAc(NodeRt& n, double ac_w, bool fans_driven) {
     const auto& sm = *n.server;
     const int psus = std::max(
         1, static_cast<int>(std::lround(sm.psu_count * static_cast<double>(n.live_feeds) / std::max<std::size_t>(1, n.feeds.size()))));
     double dc = ac_w;
     for (int i = 0; i < 2; ++i) dc = ac_w * (n.psu_curve ? n.psu_curve->efficiencyAt(dc / (psus * sm.psu_rating_w)) : 1.0);
-    scaleGpus(n, dc - n.power_dc_w);
+    double gpu_w = 0;
+    for (const auto& g : n.gpus) gpu_w += g.power_w;
+    const double rest = n.power_dc_w - gpu_w - n.fan_power_w;  // CPUs, NICs, the board: the model's
+    const double compute_max = (n.gpu ? n.gpu->max_power_w * static_cast<double>(n.gpus.size()) : 0.0) + sm.cpu_count * sm.cpu_max_power_w;
+    double fan_w = n.fan_power_w;
+    for (int i = 0; i < 4 && !fans_driven; ++i) {  // GPUs and fans share what the node draws; fans follow the GPUs
+        const double gpus = std::max(0.0, dc - rest - fan_w);
+        n.fan_speed = fanSpeedFor(compute_max > 0 ? (gpus + n.cpu_w) / compute_max : 0.0, n.inlet_c);
+        fan_w = sm.fan_max_power_w * n.fan_speed * n.fan_speed * n.fan_speed;
+    }
+    n.fan_power_w = fan_w;
+    n.airflow_m3s = sm.airflow_m3s * n.fan_speed;
+    scaleGpus(n, dc - rest - fan_w - gpu_w);
     n.power_dc_w = dc;
     n.power_ac_w = ac_w;
     n.psu_loss_w = ac_w - dc;
@@ -197,17 +210,17 @@ void DriveState::jobs(Site& s, double t, bool count) {
 }
 
 void DriveState::nodes(Site& s, double t, bool count) {
-    std::vector<char> touched(s.nodes.size(), 0);
+    enum : unsigned char { kFans = 1, kGpus = 2, kAc = 4 };  // what was measured of each node this step
+    std::vector<unsigned char> got(s.nodes.size(), 0);
     for (auto& r : rows) {
         const DriveInput in = r.s.input;
         if (in != DriveInput::NodePower && in != DriveInput::GpuPower && in != DriveInput::NodeFanSpeed && in != DriveInput::NodeAirflow)
             continue;
-        NodeRt& n = s.nodes[static_cast<std::size_t>(r.index)];
+        const auto ni = static_cast<std::size_t>(r.index);
+        NodeRt& n = s.nodes[ni];
         const bool on = nodeOn(n) && (in != DriveInput::GpuPower || (!n.gpus[r.gpu].failed && !n.gpus[r.gpu].shutdown));
         const auto v = value(r, t, on, count);
         if (!v) continue;
-        char& mark = touched[static_cast<std::size_t>(r.index)];
-        mark = in == DriveInput::NodePower ? 2 : std::max<char>(mark, 1);
         if (in == DriveInput::NodeFanSpeed) setNodeFans(n, *v);
         else if (in == DriveInput::NodeAirflow) setNodeFans(n, n.server->airflow_m3s > 0 ? std::max(0.0, *v) / n.server->airflow_m3s : 0.0);
         else if (in == DriveInput::GpuPower) {
@@ -215,12 +228,20 @@ void DriveState::nodes(Site& s, double t, bool count) {
             const double w = std::max(0.0, *v);
             n.power_dc_w += w - g.power_w;
             g.power_w = w;
-        } else setNodeAc(n, std::max(0.0, *v));
+        } else setNodeAc(n, std::max(0.0, *v), (got[ni] & kFans) != 0);
+        got[ni] |= in == DriveInput::NodePower ? kAc : in == DriveInput::GpuPower ? kGpus : kFans;
     }
-    // Nodes whose DC load moved (fans, GPUs) draw it through their PSUs; a driven AC draw is final.
+    // Nodes whose DC load moved (fans, GPUs) draw it through their PSUs, their fans following measured GPUs unless
+    // measured themselves; a measured AC draw is final.
     for (std::size_t i = 0; i < s.nodes.size(); ++i) {
-        if (touched[i] != 1) continue;
+        if (!got[i] || (got[i] & kAc)) continue;
         NodeRt& n = s.nodes[i];
+        if ((got[i] & kGpus) && !(got[i] & kFans) && n.gpu) {
+            double gpu_w = 0;
+            for (const auto& g : n.gpus) gpu_w += g.power_w;
+            const double max_w = n.gpu->max_power_w * static_cast<double>(n.gpus.size()) + n.server->cpu_count * n.server->cpu_max_power_w;
+            setNodeFans(n, fanSpeedFor(max_w > 0 ? (gpu_w + n.cpu_w) / max_w : 0.0, n.inlet_c));
+        }
         n.heat_liquid_w = n.power_dc_w * n.server->liquid_fraction;
         nodePsus(n);
     }

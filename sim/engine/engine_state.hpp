@@ -43,6 +43,7 @@ struct NodeRt {
     std::optional<double> override_util;
     double fan_speed = 0.3, fan_power_w = 0, airflow_m3s = 0;
     double power_dc_w = 0, power_ac_w = 0, psu_loss_w = 0;
+    double cpu_w = 0;  ///< its CPUs' share of power_dc_w (equipment())
     double heat_air_w = 0, heat_liquid_w = 0;
     double inlet_c = 20;
 };

@@ -72,7 +72,8 @@ void equipment(Site& s, const Workload& w, double t, Alerts& alerts) {
         const double compute_max = gpu_max + sm.cpu_count * sm.cpu_max_power_w;
         const double load_frac = compute_max > 0 ? (gpu_w + cpu_w) / compute_max : 0.0;
         // Fans follow load and inlet temperature; power by the affinity law (∝ speed³), airflow ∝ speed.
-        n.fan_speed = std::clamp(0.3 + 0.7 * load_frac + 0.04 * std::max(0.0, n.inlet_c - 25.0), 0.3, 1.0);
+        n.cpu_w = cpu_w;
+        n.fan_speed = fanSpeedFor(load_frac, n.inlet_c);
         n.fan_power_w = sm.fan_max_power_w * n.fan_speed * n.fan_speed * n.fan_speed;
         n.airflow_m3s = sm.airflow_m3s * n.fan_speed;
         n.power_dc_w = gpu_w + cpu_w + other_w + n.fan_power_w;
@@ -84,6 +85,10 @@ void equipment(Site& s, const Workload& w, double t, Alerts& alerts) {
         for (auto& n : s.nodes)
             if (n.was_powered != n.powered || !n.powered)
                 alerts.set("node_unpowered", n.node->id, "node " + n.node->id + " lost all its power feeds", !n.powered);
+}
+
+double fanSpeedFor(double load_frac, double inlet_c) {
+    return std::clamp(0.3 + 0.7 * load_frac + 0.04 * std::max(0.0, inlet_c - 25.0), 0.3, 1.0);
 }
 
 bool nodeTemperatures(Site& s, std::size_t ni, double dt) {

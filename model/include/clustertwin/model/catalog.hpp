@@ -52,6 +52,7 @@ struct ServerModel {
     double nic_power_w = 0;       ///< all NICs together
     double other_power_w = 0;     ///< memory, storage, switches on the board, at full load
     double fan_max_power_w = 0;   ///< all fans at full speed
+    double fan_max_rpm = 0;       ///< the fans' full speed, for measured rpm (0: not known)
     double airflow_m3s = 0;       ///< at full load
     double liquid_fraction = 0;   ///< share of heat taken by liquid cold plates (0 = air only)
     int psu_count = 0;
@@ -81,6 +82,7 @@ struct CoolingUnitModel {
     double capacity_w = 0;   ///< sensible cooling capacity
     double airflow_m3s = 0;  ///< at full fan speed
     double fan_power_w = 0;  ///< at full fan speed
+    double fan_max_rpm = 0;  ///< full fan speed, for measured rpm (0: not known)
     double width_m = 0, depth_m = 0, height_m = 0;
     double min_supply_temp_c = 0;
     double max_supply_temp_c = 0;

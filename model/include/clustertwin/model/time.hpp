@@ -19,6 +19,9 @@ double parseDurationS(std::string_view text);
 /// "1h 02m 03s" style, for messages.
 std::string formatDuration(double seconds);
 
+/// Unix seconds as UTC ISO 8601 to the second: "2026-11-21T13:12:00Z".
+std::string formatIsoTime(double unix_s);
+
 /// A UTC offset as telemetry writes it ("Z", "UTC", "+02:00", "-0530", "+05"), in seconds east of UTC; empty
 /// when it is none of these.
 std::optional<double> parseUtcOffset(std::string_view text);

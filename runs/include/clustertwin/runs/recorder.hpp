@@ -40,7 +40,9 @@ public:
     /// The run stopped before its end at `t_s` (`by`: "cancelled", "SIGINT/SIGTERM"): finish() writes it into
     /// the run's metadata and its events, so every reader shows it as interrupted.
     void markInterrupted(double t_s, const std::string& by);
-    /// Writes what is buffered, the events and the run's end. Throws StoreError.
+    /// The run's metadata, to add what is known only at its end (a driven run's counts): finish() writes it.
+    RunMeta& meta() { return meta_; }
+    /// Writes what is buffered, the events, the metadata and the run's end. Throws StoreError.
     void finish(double end_s);
 
 private:

@@ -27,6 +27,16 @@ struct RunMeta {
     bool interrupted = false;
     std::optional<double> interrupted_at_s;
     std::string interrupted_by;  ///< "cancelled", "SIGINT/SIGTERM"
+    /// A run driven by measured telemetry (issue 44): the measured time (Unix s) of its t = 0, what it read
+    /// ("measured.sqlite, run 2") and how each input ran (sim::DriveCount).
+    std::optional<double> time_origin_unix;
+    std::string driven_by;
+    struct Driven {
+        std::string input;
+        std::int64_t series = 0, samples = 0, driven_steps = 0, model_steps = 0, gaps = 0;
+        bool operator==(const Driven&) const = default;
+    };
+    std::vector<Driven> driven;
     /// Keys this program does not know (a newer version's), kept as a JSON object's text.
     std::string other_json;
 

@@ -74,6 +74,8 @@ struct RunOutcome {
     double flow_through_s = 0, averaging_s = 0, last_change_k = 0;
     std::vector<double> steady_inlets;
     model::Frame last;  ///< the last frame (without its air field)
+    /// A driven run (EngineOptions::drive): how each input ran, as the run's metadata keeps it.
+    std::vector<runs::RunMeta::Driven> driven;
 };
 
 class RunSession {

@@ -1,0 +1,218 @@
+#include <clustertwin/session/score_run.hpp>
+
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/runs/store.hpp>
+#include <clustertwin/session/measured.hpp>
+#include <clustertwin/sim/drive.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace ct::session {
+
+bool isInletMetric(const std::string& metric) { return metric == "inlet_c" || metric == "inlet_mean_c" || metric == "inlet_max_c"; }
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Accumulators keyed by (key, metric), in the order keys are first met.
+struct Table {
+    struct Acc {
+        std::string unit;
+        runs::ErrorAccumulator twin, base;
+        bool has_base = false;
+    };
+    std::map<std::pair<std::string, std::string>, Acc> acc;
+    std::vector<std::pair<std::string, std::string>> order;
+    Acc& at(const std::string& key, const std::string& metric, const std::string& unit) {
+        auto [it, fresh] = acc.try_emplace({key, metric});
+        if (fresh) {
+            order.push_back({key, metric});
+            it->second.unit = unit;
+        }
+        return it->second;
+    }
+    std::vector<ScoreRow> rows() const {
+        std::vector<ScoreRow> out;
+        for (const auto& k : order) {
+            const Acc& a = acc.at(k);
+            if (a.twin.count() == 0) continue;
+            ScoreRow r{k.first, k.second, a.unit, a.twin.stats(), std::nullopt};
+            if (a.has_base) r.baseline = a.base.stats();
+            out.push_back(std::move(r));
+        }
+        return out;
+    }
+};
+
+std::string windowLabel(double t0, double w) { return model::formatDuration(t0) + "–" + model::formatDuration(t0 + w); }
+
+}  // namespace
+
+void scorePairs(const std::vector<PairedSeries>& pairs, const runs::Points& supply, double from_s, double to_s, double window_s,
+                ScoreReport& out) {
+    Table series, kinds, windows, overall;
+    std::map<long long, std::string> window_names;  // ordered by time, whatever order series meet them
+    const double w = window_s > 0 ? window_s : kInf;
+    for (const auto& p : pairs) {
+        const bool inlet = isInletMetric(p.metric) && !supply.empty();
+        Table::Acc& s = series.at(p.entity, p.metric, p.unit);
+        s.has_base = inlet;
+        for (const auto& [t, y] : p.measured) {
+            if (t < from_s || t > to_s || std::isnan(y)) continue;
+            const double yhat = runs::interpolateAt(p.simulated, t);
+            if (std::isnan(yhat)) continue;
+            s.twin.add(y, yhat);
+            const long long wi = std::isfinite(w) ? static_cast<long long>(std::floor(t / w)) : 0;
+            auto [wit, fresh] = window_names.try_emplace(wi);
+            if (fresh) wit->second = std::isfinite(w) ? windowLabel(static_cast<double>(wi) * w, w) : "all";
+            Table::Acc& win = windows.at(std::to_string(wi), p.metric, p.unit);
+            win.twin.add(y, yhat);
+            if (inlet) {
+                const double b = runs::interpolateAt(supply, t);
+                if (!std::isnan(b)) {
+                    s.base.add(y, b);
+                    win.base.add(y, b);
+                    win.has_base = true;
+                }
+            }
+        }
+        for (Table* t : {&kinds, &overall}) {
+            Table::Acc& a = t->at(t == &kinds ? p.kind : std::string("all"), p.metric, p.unit);
+            a.twin.add(s.twin);
+            a.base.add(s.base);
+            a.has_base = a.has_base || inlet;
+        }
+    }
+    out.series = series.rows();
+    out.kinds = kinds.rows();
+    out.overall = overall.rows();
+    // Windows in time order, named by their span.
+    std::vector<ScoreRow> wr = windows.rows();
+    std::stable_sort(wr.begin(), wr.end(), [](const ScoreRow& a, const ScoreRow& b) { return std::stoll(a.key) < std::stoll(b.key); });
+    for (auto& r : wr) r.key = window_names[std::stoll(r.key)];
+    out.windows = std::move(wr);
+}
+
+namespace {
+
+/// The mean of several series at every time any of them has a sample.
+runs::Points meanSeries(const std::vector<runs::Points>& all) {
+    std::vector<double> times;
+    for (const auto& p : all)
+        for (const auto& x : p) times.push_back(x.first);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    runs::Points out;
+    for (double t : times) {
+        double sum = 0;
+        int n = 0;
+        for (const auto& p : all)
+            if (const double v = runs::interpolateAt(p, t); std::isfinite(v)) {
+                sum += v;
+                ++n;
+            }
+        if (n > 0) out.emplace_back(t, sum / n);
+    }
+    return out;
+}
+
+/// The (entity kind, metric) of every input that drove the run: those measured series matched by design.
+std::set<std::pair<std::string, std::string>> drivenKinds(const runs::RunMeta& m) {
+    std::set<std::pair<std::string, std::string>> out;
+    for (const auto& d : m.driven)
+        if (const auto in = sim::driveInputById(d.input)) {
+            const auto& info = sim::driveInputInfo(*in);
+            out.insert({info.entity_kind, info.metric});
+        }
+    return out;
+}
+
+}  // namespace
+
+ScoreReport scoreRun(const ScoreRequest& r) {
+    using Mode = runs::TelemetryStore::Mode;
+    const runs::TelemetryStore sim = runs::TelemetryStore::open(r.run_db, Mode::Existing);
+    const runs::TelemetryStore meas = runs::TelemetryStore::open(r.measured_db, Mode::Existing);
+    const runs::RunInfo run = pickRun(sim, "simulated", r.run);
+    const runs::RunInfo mrun = pickRun(meas, "imported", r.measured_run);
+    ScoreReport rep;
+    rep.run = run.id;
+    rep.measured_run = mrun.id;
+    if (r.origin_unix) rep.origin_unix = *r.origin_unix;
+    else if (run.meta.time_origin_unix) rep.origin_unix = *run.meta.time_origin_unix;
+    else
+        throw InputError(r.run_db + ": run " + std::to_string(run.id) +
+                         " has no measured time for its t = 0 (it was not driven by measurements); give --origin T");
+    static const model::Scenario kNone;
+    MeasuredMap map(r.scenario ? *r.scenario : kNone, MeasuredMapFile::load(r.map_path));
+    map.addIds(sim.entities());
+    const auto driven = r.include_driven ? std::set<std::pair<std::string, std::string>>{} : drivenKinds(run.meta);
+    std::map<std::pair<std::string, std::string>, runs::SeriesSummary> simulated;
+    for (const auto& ss : sim.seriesSummary(run.id)) simulated.emplace(std::pair{ss.key.entity, ss.key.metric}, ss);
+    std::map<std::string, runs::EntityInfo> ents;
+    for (auto& e : meas.entities()) ents[e.id] = e;
+
+    std::vector<PairedSeries> pairs;
+    std::vector<runs::Points> unit_supply;  // measured, for the baseline
+    for (const auto& ms : meas.seriesSummary(mrun.id)) {
+        ++rep.measured_series;
+        const auto eit = ents.find(ms.key.entity);
+        const auto ref = map.entity(eit != ents.end() ? eit->second : runs::EntityInfo{ms.key.entity, "", "", ""});
+        const std::string metric = map.metric(ms.key.metric);
+        const std::string what = ms.key.entity + " " + ms.key.metric;
+        if (!ref) {
+            rep.unpaired.push_back(what);
+            continue;
+        }
+        const bool supply = ref->kind == "cooling_unit" && metric == "supply_c";
+        const bool wanted = r.metrics.empty() || std::find(r.metrics.begin(), r.metrics.end(), metric) != r.metrics.end();
+        if (!wanted && !supply) continue;
+        const auto sit = simulated.find({ref->id, metric});
+        if (sit == simulated.end()) {
+            if (wanted) rep.unpaired.push_back(what);
+            continue;
+        }
+        PairedSeries p{ref->id, ref->kind, metric, sit->second.key.unit, {}, {}};
+        for (const auto& sv : meas.values(mrun.id, ms.key.metric, {ms.key.entity}, -kInf, kInf)) {
+            if (sv.series != ms.series) continue;
+            for (const auto& [t, v] : sv.points)
+                if (const auto x = toStoredUnit(v, ms.key.unit, p.unit)) p.measured.emplace_back(t - rep.origin_unix, *x);
+        }
+        if (supply) unit_supply.push_back(p.measured);
+        if (!wanted) continue;
+        if (driven.count({ref->kind, metric})) {
+            rep.driven.push_back(what);
+            continue;
+        }
+        for (const auto& sv : sim.values(run.id, metric, {ref->id}, -kInf, kInf))
+            if (sv.series == sit->second.series) p.simulated = sv.points;
+        pairs.push_back(std::move(p));
+    }
+    rep.paired_series = pairs.size();
+    if (pairs.empty())
+        throw InputError("nothing to score: none of the " + std::to_string(rep.measured_series) + " measured series of " + r.measured_db +
+                         " (run " + std::to_string(mrun.id) + ") pairs with a series of run " + std::to_string(run.id) +
+                         (rep.unpaired.empty() ? "" : " (first unpaired: " + rep.unpaired.front() + ")"));
+    // The baseline's supply temperature: the measured units' mean, else the simulated units'.
+    runs::Points supply = meanSeries(unit_supply);
+    rep.baseline_source = std::to_string(unit_supply.size()) + " measured cooling-unit supply temperatures";
+    if (supply.empty()) {
+        std::vector<runs::Points> sim_supply;
+        std::vector<std::string> units;
+        for (const auto& e : sim.entities())
+            if (e.kind == "cooling_unit" && simulated.count({e.id, "supply_c"})) units.push_back(e.id);
+        if (!units.empty())
+            for (const auto& sv : sim.values(run.id, "supply_c", units, -kInf, kInf)) sim_supply.push_back(sv.points);
+        supply = meanSeries(sim_supply);
+        rep.baseline_source = std::to_string(sim_supply.size()) + " simulated cooling-unit supply temperatures (none measured)";
+    }
+    scorePairs(pairs, supply, r.from_s.value_or(-kInf), r.to_s.value_or(kInf), r.window_s, rep);
+    return rep;
+}
+
+}  // namespace ct::session
