@@ -72,8 +72,13 @@ double durationArg(const Args& a, const char* opt) {
 json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json statsJson(const runs::ErrorStats& s) {
-    return {{"n", s.n},       {"rmse", num(s.rmse)},         {"mae", num(s.mae)},          {"bias", num(s.bias)},
-            {"max", num(s.max_abs)}, {"measured_mean", num(s.measured_mean)}, {"cv_rmse_pct", num(s.cv_rmse_pct)},
+    return {{"n", s.n},
+            {"rmse", num(s.rmse)},
+            {"mae", num(s.mae)},
+            {"bias", num(s.bias)},
+            {"max", num(s.max_abs)},
+            {"measured_mean", num(s.measured_mean)},
+            {"cv_rmse_pct", num(s.cv_rmse_pct)},
             {"nmbe_pct", num(s.nmbe_pct)}};
 }
 
@@ -104,8 +109,8 @@ void printRows(const char* title, const std::vector<session::ScoreRow>& rows) {
     for (const auto& r : rows) {
         const int d = r.unit == "W" ? 0 : 2;
         std::printf("%-22s %-14s %8zu %8s %8s %8s %8s %8s%% %7s%%", r.key.c_str(), r.metric.c_str(), r.twin.n, fmt(r.twin.rmse, d).c_str(),
-                    fmt(r.twin.mae, d).c_str(), fmt(r.twin.bias, d).c_str(), fmt(r.twin.max_abs, d).c_str(), fmt(r.twin.cv_rmse_pct, 1).c_str(),
-                    fmt(r.twin.nmbe_pct, 1).c_str());
+                    fmt(r.twin.mae, d).c_str(), fmt(r.twin.bias, d).c_str(), fmt(r.twin.max_abs, d).c_str(),
+                    fmt(r.twin.cv_rmse_pct, 1).c_str(), fmt(r.twin.nmbe_pct, 1).c_str());
         if (r.baseline)
             std::printf("  %9s %6s", fmt(r.baseline->mae, d).c_str(),
                         fmt(r.baseline->mae > 0 ? 1 - r.twin.mae / r.baseline->mae : std::nan(""), 2).c_str());
@@ -180,9 +185,9 @@ int cmdScore(const Args& a) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::printf("score: run %lld of %s against run %lld of %s (t = 0 at %s): %zu of %zu measured series paired", static_cast<long long>(rep.run),
-                r.run_db.c_str(), static_cast<long long>(rep.measured_run), r.measured_db.c_str(), m::formatIsoTime(rep.origin_unix).c_str(),
-                rep.paired_series, rep.measured_series);
+    std::printf("score: run %lld of %s against run %lld of %s (t = 0 at %s): %zu of %zu measured series paired",
+                static_cast<long long>(rep.run), r.run_db.c_str(), static_cast<long long>(rep.measured_run), r.measured_db.c_str(),
+                m::formatIsoTime(rep.origin_unix).c_str(), rep.paired_series, rep.measured_series);
     std::printf(" (%zu with nothing to pair, %zu drove the run)\nbaseline: every inlet at the mean of %s\n", rep.unpaired.size(),
                 rep.driven.size(), rep.baseline_source.c_str());
     printRows("Overall", rep.overall);

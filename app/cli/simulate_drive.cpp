@@ -83,8 +83,8 @@ void printDriven(const std::vector<runs::RunMeta::Driven>& driven, std::ostream&
         const double steps = static_cast<double>(d.driven_steps + d.model_steps);
         note << "simulate: " << d.input << ": " << d.series << " series, " << d.samples << " samples; measured in " << std::fixed
              << std::setprecision(1) << (steps > 0 ? 100.0 * static_cast<double>(d.driven_steps) / steps : 0.0)
-             << " % of entity-steps, the model's own value in the rest (" << d.gaps << " gaps)" << std::defaultfloat
-             << std::setprecision(6) << "\n";
+             << " % of entity-steps, the model's own value in the rest (" << d.gaps << " gaps)" << std::defaultfloat << std::setprecision(6)
+             << "\n";
     }
 }
 

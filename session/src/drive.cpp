@@ -176,7 +176,8 @@ DrivePlan planDrive(const DriveRequest& r, const model::Scenario& s, const model
             source = std::to_string(ks.size()) + " fans of " + entity;
         } else {
             // One series per input and entity: the one with most samples; the others are named.
-            std::stable_sort(ks.begin(), ks.end(), [](const Candidate& a, const Candidate& b) { return a.summary.count > b.summary.count; });
+            std::stable_sort(ks.begin(), ks.end(),
+                             [](const Candidate& a, const Candidate& b) { return a.summary.count > b.summary.count; });
             pts = p.load(ks.front());
             for (std::size_t i = 1; i < ks.size(); ++i)
                 p.plan.notes.push_back(ks[i].summary.key.entity + " " + ks[i].summary.key.metric + " (source " + ks[i].summary.key.source +

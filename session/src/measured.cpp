@@ -45,7 +45,8 @@ MeasuredMapFile MeasuredMapFile::load(const std::string& path) {
     }
     if (!j.is_object()) throw InputError(path + ": expected a JSON object with entities, metrics and inputs");
     for (const auto& [k, v] : j.items())
-        if (k != "entities" && k != "metrics" && k != "inputs") throw InputError(path + ": /" + k + ": unknown member (entities, metrics, inputs)");
+        if (k != "entities" && k != "metrics" && k != "inputs")
+            throw InputError(path + ": /" + k + ": unknown member (entities, metrics, inputs)");
     stringMap(j, "entities", path, m.entities);
     stringMap(j, "metrics", path, m.metrics);
     if (j.contains("inputs")) {

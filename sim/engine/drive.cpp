@@ -91,46 +91,13 @@ std::pair<int, int> gpuOf(const Site& s, const std::string& id) {
 
 bool nodeOn(const NodeRt& n) { return n.powered && !n.failed; }
 
-/// A node's DC load moved by `delta_w` through its GPUs (each kept within 0 and its maximum).
-void scaleGpus(NodeRt& n, double delta_w) {
-    double gpu_w = 0;
-    for (const auto& g : n.gpus) gpu_w += g.power_w;
-    if (n.gpus.empty() || !n.gpu) return;
-    const double target = std::max(0.0, gpu_w + delta_w);
-    for (auto& g : n.gpus) {
-        if (g.failed || g.shutdown) continue;
-        const double share = gpu_w > 0 ? g.power_w / gpu_w : 1.0 / static_cast<double>(n.gpus.size());
-        g.power_w = std::clamp(target * share, 0.0, n.gpu->max_power_w);
-    }
-}
+bool gpuLive(const GpuRt& g) { return !g.failed && !g.shutdown; }
 
-/// The node draws `ac_w` at its PSUs: its DC load from the PSU curve (two fixed-point passes, the efficiency
-/// barely moves), its GPUs scaled to make up the difference with the model and, unless measured too, its fans
-/// following that load as equipment() has them follow the model's; heat to liquid and air.
-void setNodeAc(NodeRt& n, double ac_w, bool fans_driven) {
-    const auto& sm = *n.server;
-    const int psus = std::max(
-        1, static_cast<int>(std::lround(sm.psu_count * static_cast<double>(n.live_feeds) / std::max<std::size_t>(1, n.feeds.size()))));
-    double dc = ac_w;
-    for (int i = 0; i < 2; ++i) dc = ac_w * (n.psu_curve ? n.psu_curve->efficiencyAt(dc / (psus * sm.psu_rating_w)) : 1.0);
-    double gpu_w = 0;
-    for (const auto& g : n.gpus) gpu_w += g.power_w;
-    const double rest = n.power_dc_w - gpu_w - n.fan_power_w;  // CPUs, NICs, the board: the model's
-    const double compute_max = (n.gpu ? n.gpu->max_power_w * static_cast<double>(n.gpus.size()) : 0.0) + sm.cpu_count * sm.cpu_max_power_w;
-    double fan_w = n.fan_power_w;
-    for (int i = 0; i < 4 && !fans_driven; ++i) {  // GPUs and fans share what the node draws; fans follow the GPUs
-        const double gpus = std::max(0.0, dc - rest - fan_w);
-        n.fan_speed = fanSpeedFor(compute_max > 0 ? (gpus + n.cpu_w) / compute_max : 0.0, n.inlet_c);
-        fan_w = sm.fan_max_power_w * n.fan_speed * n.fan_speed * n.fan_speed;
-    }
-    n.fan_power_w = fan_w;
-    n.airflow_m3s = sm.airflow_m3s * n.fan_speed;
-    scaleGpus(n, dc - rest - fan_w - gpu_w);
-    n.power_dc_w = dc;
-    n.power_ac_w = ac_w;
-    n.psu_loss_w = ac_w - dc;
-    n.heat_liquid_w = dc * sm.liquid_fraction;
-    n.heat_air_w = ac_w - n.heat_liquid_w;
+/// The utilization at which a GPU draws `w` by its power law (power = idle + (max − idle)·u^exponent).
+double utilAt(const model::GpuModel& gm, double w) {
+    const double span = gm.max_power_w - gm.idle_power_w;
+    if (!(span > 0)) return 1;
+    return std::pow(std::clamp((w - gm.idle_power_w) / span, 0.0, 1.0), 1.0 / gm.power_exponent);
 }
 
 /// The node's fans at `speed` (share of full): airflow in proportion, fan power by the cube, the DC load with it.
@@ -141,6 +108,65 @@ void setNodeFans(NodeRt& n, double speed) {
     n.power_dc_w += fan_w - n.fan_power_w;
     n.fan_power_w = fan_w;
     n.airflow_m3s = sm.airflow_m3s * n.fan_speed;
+}
+
+/// The node's load from its GPUs as they are (the CPUs and board at their mean utilization, the fans following
+/// unless `fans` is measured), through its PSUs.
+void nodeFromGpus(NodeRt& n, double fans) {
+    double gpu_w = 0, u = 0;
+    for (const auto& g : n.gpus) {
+        gpu_w += g.power_w;
+        u += g.util;
+    }
+    nodeLoad(n, gpu_w, n.gpus.empty() ? 0.0 : u / static_cast<double>(n.gpus.size()));
+    if (!std::isnan(fans)) setNodeFans(n, fans);
+    nodePsus(n);
+}
+
+/// Every live GPU of the node at utilization u, and the node with them.
+void nodeAtUtil(NodeRt& n, double u, double fans) {
+    if (n.gpu)
+        for (auto& g : n.gpus)
+            if (gpuLive(g)) {
+                g.util = u;
+                g.throttle = 1;
+                g.power_w = n.gpu->idle_power_w + (n.gpu->max_power_w - n.gpu->idle_power_w) * std::pow(u, n.gpu->power_exponent);
+            }
+    nodeFromGpus(n, fans);
+}
+
+/// The node draws `ac_w` at its PSUs: the GPU utilization at which the node's model draws it (bisection: the draw
+/// grows with utilization), so CPUs, fans and GPU temperatures follow the measured load; what the model cannot
+/// reach at 0 or 100 % is put on the GPUs, so the draw is exactly the measured one.
+void setNodeAc(NodeRt& n, double ac_w, double fans) {
+    double lo = 0, hi = 1;
+    nodeAtUtil(n, 1, fans);
+    if (n.power_ac_w > ac_w) {
+        nodeAtUtil(n, 0, fans);
+        if (n.power_ac_w < ac_w) {
+            for (int i = 0; i < 40; ++i) {
+                const double mid = 0.5 * (lo + hi);
+                nodeAtUtil(n, mid, fans);
+                (n.power_ac_w < ac_w ? lo : hi) = mid;
+            }
+            nodeAtUtil(n, 0.5 * (lo + hi), fans);
+        }
+    }
+    const auto& sm = *n.server;
+    const int psus = std::max(
+        1, static_cast<int>(std::lround(sm.psu_count * static_cast<double>(n.live_feeds) / std::max<std::size_t>(1, n.feeds.size()))));
+    double dc = ac_w;
+    for (int i = 0; i < 3; ++i) dc = ac_w * (n.psu_curve ? n.psu_curve->efficiencyAt(dc / (psus * sm.psu_rating_w)) : 1.0);
+    double gpu_w = 0;
+    for (const auto& g : n.gpus) gpu_w += gpuLive(g) ? g.power_w : 0.0;
+    const double target = std::max(0.0, gpu_w + dc - n.power_dc_w);  // the residual on the GPUs
+    for (auto& g : n.gpus)
+        if (gpuLive(g) && n.gpu) g.power_w = gpu_w > 0 ? g.power_w * target / gpu_w : target / static_cast<double>(n.gpus.size());
+    n.power_dc_w = dc;
+    n.power_ac_w = ac_w;
+    n.psu_loss_w = ac_w - dc;
+    n.heat_liquid_w = dc * sm.liquid_fraction;
+    n.heat_air_w = ac_w - n.heat_liquid_w;
 }
 
 }  // namespace
@@ -210,41 +236,34 @@ void DriveState::jobs(Site& s, double t, bool count) {
 }
 
 void DriveState::nodes(Site& s, double t, bool count) {
-    enum : unsigned char { kFans = 1, kGpus = 2, kAc = 4 };  // what was measured of each node this step
-    std::vector<unsigned char> got(s.nodes.size(), 0);
+    // What was measured of each node this step: its fans' speed (NaN: not), GPU power, AC draw.
+    std::vector<double> fans(s.nodes.size(), std::nan(""));
+    std::vector<char> gpus(s.nodes.size(), 0), ac(s.nodes.size(), 0);
     for (auto& r : rows) {
         const DriveInput in = r.s.input;
         if (in != DriveInput::NodePower && in != DriveInput::GpuPower && in != DriveInput::NodeFanSpeed && in != DriveInput::NodeAirflow)
             continue;
         const auto ni = static_cast<std::size_t>(r.index);
         NodeRt& n = s.nodes[ni];
-        const bool on = nodeOn(n) && (in != DriveInput::GpuPower || (!n.gpus[r.gpu].failed && !n.gpus[r.gpu].shutdown));
+        const bool on = nodeOn(n) && (in != DriveInput::GpuPower || gpuLive(n.gpus[static_cast<std::size_t>(r.gpu)]));
         const auto v = value(r, t, on, count);
         if (!v) continue;
-        if (in == DriveInput::NodeFanSpeed) setNodeFans(n, *v);
-        else if (in == DriveInput::NodeAirflow) setNodeFans(n, n.server->airflow_m3s > 0 ? std::max(0.0, *v) / n.server->airflow_m3s : 0.0);
-        else if (in == DriveInput::GpuPower) {
+        if (in == DriveInput::NodeFanSpeed) fans[ni] = std::clamp(*v, 0.0, 1.5);
+        else if (in == DriveInput::NodeAirflow)
+            fans[ni] = n.server->airflow_m3s > 0 ? std::clamp(*v / n.server->airflow_m3s, 0.0, 1.5) : 0.0;
+        else if (in == DriveInput::NodePower) ac[ni] = 1;
+        else {
             GpuRt& g = n.gpus[static_cast<std::size_t>(r.gpu)];
-            const double w = std::max(0.0, *v);
-            n.power_dc_w += w - g.power_w;
-            g.power_w = w;
-        } else setNodeAc(n, std::max(0.0, *v), (got[ni] & kFans) != 0);
-        got[ni] |= in == DriveInput::NodePower ? kAc : in == DriveInput::GpuPower ? kGpus : kFans;
-    }
-    // Nodes whose DC load moved (fans, GPUs) draw it through their PSUs, their fans following measured GPUs unless
-    // measured themselves; a measured AC draw is final.
-    for (std::size_t i = 0; i < s.nodes.size(); ++i) {
-        if (!got[i] || (got[i] & kAc)) continue;
-        NodeRt& n = s.nodes[i];
-        if ((got[i] & kGpus) && !(got[i] & kFans) && n.gpu) {
-            double gpu_w = 0;
-            for (const auto& g : n.gpus) gpu_w += g.power_w;
-            const double max_w = n.gpu->max_power_w * static_cast<double>(n.gpus.size()) + n.server->cpu_count * n.server->cpu_max_power_w;
-            setNodeFans(n, fanSpeedFor(max_w > 0 ? (gpu_w + n.cpu_w) / max_w : 0.0, n.inlet_c));
+            g.power_w = std::max(0.0, *v);
+            g.util = n.gpu ? utilAt(*n.gpu, g.power_w) : 0.0;  // what the measured power says it did
+            g.throttle = 1;
+            gpus[ni] = 1;
         }
-        n.heat_liquid_w = n.power_dc_w * n.server->liquid_fraction;
-        nodePsus(n);
+        if (in == DriveInput::NodePower) setNodeAc(n, std::max(0.0, *v), fans[ni]);
     }
+    // Nodes with measured GPUs or fans (and no measured draw): CPUs, board and fans follow, through the PSUs.
+    for (std::size_t i = 0; i < s.nodes.size(); ++i)
+        if (!ac[i] && (gpus[i] || !std::isnan(fans[i]))) nodeFromGpus(s.nodes[i], fans[i]);
 }
 
 void DriveState::cooling(Site& s, double t, bool count) {

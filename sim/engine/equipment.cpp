@@ -32,12 +32,10 @@ void equipment(Site& s, const Workload& w, double t, Alerts& alerts) {
         n.was_powered = n.powered;
         n.powered = alive > 0;
         if (n.was_powered != n.powered || !n.powered) power_changed.store(true, std::memory_order_relaxed);
-        const auto& sm = *n.server;
         const bool on = n.powered && !n.failed;
-        double gpu_w = 0, util_sum = 0, gpu_max = 0;
+        double gpu_w = 0, util_sum = 0;
         for (int g = 0; g < static_cast<int>(n.gpus.size()); ++g) {
             GpuRt& gr = n.gpus[g];
-            gpu_max += n.gpu ? n.gpu->max_power_w : 0;
             if (!on || gr.failed || gr.shutdown || !n.gpu) {
                 gr.util = 0;
                 gr.power_w = 0;
@@ -66,18 +64,7 @@ void equipment(Site& s, const Workload& w, double t, Alerts& alerts) {
             nodePsus(n);
             return;
         }
-        const double u_mean = n.gpus.empty() ? 0.0 : util_sum / static_cast<double>(n.gpus.size());
-        const double cpu_w = sm.cpu_count * (sm.cpu_idle_power_w + (sm.cpu_max_power_w - sm.cpu_idle_power_w) * u_mean);
-        const double other_w = sm.nic_power_w + sm.other_power_w * (0.5 + 0.5 * u_mean);
-        const double compute_max = gpu_max + sm.cpu_count * sm.cpu_max_power_w;
-        const double load_frac = compute_max > 0 ? (gpu_w + cpu_w) / compute_max : 0.0;
-        // Fans follow load and inlet temperature; power by the affinity law (∝ speed³), airflow ∝ speed.
-        n.cpu_w = cpu_w;
-        n.fan_speed = fanSpeedFor(load_frac, n.inlet_c);
-        n.fan_power_w = sm.fan_max_power_w * n.fan_speed * n.fan_speed * n.fan_speed;
-        n.airflow_m3s = sm.airflow_m3s * n.fan_speed;
-        n.power_dc_w = gpu_w + cpu_w + other_w + n.fan_power_w;
-        n.heat_liquid_w = n.power_dc_w * sm.liquid_fraction;
+        nodeLoad(n, gpu_w, n.gpus.empty() ? 0.0 : util_sum / static_cast<double>(n.gpus.size()));
         nodePsus(n);
     });
     // Nodes that lost (or got back) their power: alerts in node order, after the pass (rare: the pass only flags).
@@ -85,6 +72,21 @@ void equipment(Site& s, const Workload& w, double t, Alerts& alerts) {
         for (auto& n : s.nodes)
             if (n.was_powered != n.powered || !n.powered)
                 alerts.set("node_unpowered", n.node->id, "node " + n.node->id + " lost all its power feeds", !n.powered);
+}
+
+void nodeLoad(NodeRt& n, double gpu_w, double u_mean) {
+    const auto& sm = *n.server;
+    const double gpu_max = n.gpu ? n.gpu->max_power_w * static_cast<double>(n.gpus.size()) : 0.0;
+    n.cpu_w = sm.cpu_count * (sm.cpu_idle_power_w + (sm.cpu_max_power_w - sm.cpu_idle_power_w) * u_mean);
+    const double other_w = sm.nic_power_w + sm.other_power_w * (0.5 + 0.5 * u_mean);
+    const double compute_max = gpu_max + sm.cpu_count * sm.cpu_max_power_w;
+    const double load_frac = compute_max > 0 ? (gpu_w + n.cpu_w) / compute_max : 0.0;
+    // Fans follow load and inlet temperature; power by the affinity law (∝ speed³), airflow ∝ speed.
+    n.fan_speed = fanSpeedFor(load_frac, n.inlet_c);
+    n.fan_power_w = sm.fan_max_power_w * n.fan_speed * n.fan_speed * n.fan_speed;
+    n.airflow_m3s = sm.airflow_m3s * n.fan_speed;
+    n.power_dc_w = gpu_w + n.cpu_w + other_w + n.fan_power_w;
+    n.heat_liquid_w = n.power_dc_w * sm.liquid_fraction;
 }
 
 double fanSpeedFor(double load_frac, double inlet_c) {

@@ -39,6 +39,8 @@ void feedRampAlerts(const Site& s, const std::vector<double>& limit_w_per_s, dou
 // ---- equipment (equipment.cpp, models.md §2, §4)
 /// Every node's power, fans and airflow from its workload, clocks and feeds at time t; node_unpowered alerts.
 void equipment(Site& s, const Workload& w, double t, Alerts& alerts);
+/// A running node's CPUs, board, fans, airflow and DC load from its GPUs' power and mean utilization.
+void nodeLoad(NodeRt& n, double gpu_w, double u_mean);
 /// A server's fan speed (share of full) at a load (GPUs and CPUs over their maximum) and an inlet temperature:
 /// fans follow load and speed up above a 25 °C inlet, never below 30 %.
 double fanSpeedFor(double load_frac, double inlet_c);

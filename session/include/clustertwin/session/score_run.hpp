@@ -19,13 +19,13 @@ struct ScoreRequest {
     std::optional<std::int64_t> run;
     std::string measured_db;  ///< the measurements (clustertwin-cli import)
     std::optional<std::int64_t> measured_run;
-    std::string map_path;                     ///< optional, as for driving (measured.hpp)
+    std::string map_path;                       ///< optional, as for driving (measured.hpp)
     const model::Scenario* scenario = nullptr;  ///< for hostnames, names and mapping rules; ids match without it
-    std::vector<std::string> metrics;         ///< only these of the twin's metrics (all that pair when empty)
-    std::optional<double> from_s, to_s;       ///< on the run's clock
-    double window_s = 3600;                   ///< the time windows' length
-    std::optional<double> origin_unix;        ///< measured time of the run's t = 0 (default: the run's metadata)
-    bool include_driven = false;              ///< also score the series that drove the run (they match by design)
+    std::vector<std::string> metrics;           ///< only these of the twin's metrics (all that pair when empty)
+    std::optional<double> from_s, to_s;         ///< on the run's clock
+    double window_s = 3600;                     ///< the time windows' length
+    std::optional<double> origin_unix;          ///< measured time of the run's t = 0 (default: the run's metadata)
+    bool include_driven = false;                ///< also score the series that drove the run (they match by design)
 };
 
 struct ScoreRow {

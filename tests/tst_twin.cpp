@@ -1,0 +1,259 @@
+// A twin experiment (issue 44): a scenario simulated as "the hall" gives measured telemetry (GPU power through
+// the DCGM exporter's Prometheus text, node inlets, fans and unit supply through long CSV; sensor noise and a gap),
+// imported back; a run of the same scenario driven by that telemetry is scored against it: errors at the noise
+// level, far below the naive baseline. Also: mapping by name, a bad map file, the statistics by hand.
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "cli_run.hpp"
+
+#include <clustertwin/session/score_run.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace {
+
+QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
+
+constexpr double kT0 = 1767225600;  // 2026-01-01T00:00:00Z: the hall's t = 0
+constexpr double kNoise = 0.1;      // K: the inlet sensors' noise, uniform in ±kNoise
+
+struct Row {
+    double t;
+    std::string entity;
+    double value;
+};
+
+/// `clustertwin-cli query` of one metric of the truth run, as rows.
+std::vector<Row> queryRows(const QString& db, const char* metric) {
+    const CliRun r = cli({"query", "--db", db, "--metric", metric, "--format", "csv"});
+    if (r.code != 0) qFatal("query %s failed: %s", metric, qPrintable(r.err));
+    std::vector<Row> out;
+    std::istringstream in(r.out.toStdString());
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+        std::istringstream f(line);
+        std::string t, e, m, v;
+        std::getline(f, t, ',');
+        std::getline(f, e, ',');
+        std::getline(f, m, ',');
+        std::getline(f, v, ',');
+        out.push_back({std::stod(t), e, std::stod(v)});
+    }
+    return out;
+}
+
+/// A reproducible noise in ±1 (a linear congruential generator: the same draws on every machine).
+double noise(std::uint32_t& state) {
+    state = state * 1664525u + 1013904223u;
+    return 2.0 * (state >> 8) / double(1u << 24) - 1.0;
+}
+
+}  // namespace
+
+class TstTwin : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void drivenRunFollowsTheMeasuredInputsAndCountsTheGap();
+    void scoreOfTheDrivenTwinIsAtTheNoiseLevelAndBeatsTheBaseline();
+    void measuredEntitiesMapByNameThroughTheMapFile();
+    void badMapFileAndMissingOriginAreClearErrors();
+    void statisticsPerSeriesKindAndWindowByHand();
+
+private:
+    QTemporaryDir tmp_;
+    QString truth_, measured_, twin_;
+};
+
+void TstTwin::initTestCase() {
+    QVERIFY(tmp_.isValid());
+    truth_ = tmp_.filePath("truth.sqlite");
+    measured_ = tmp_.filePath("measured.sqlite");
+    twin_ = tmp_.filePath("twin.sqlite");
+    // The hall: lab-8node, its rack loaded to 100 % at 10 min and back to 30 % at 25 min.
+    const QString ev = tmp_.filePath("events.json");
+    std::ofstream(ev.toStdString()) << R"({"events": [{"time_s": 600, "kind": "workload_change", "target": "r01-01", "value": 1.0},
+        {"time_s": 1500, "kind": "workload_change", "target": "r01-01", "value": 0.3}]})";
+    CliRun r = cli({"simulate", sample("lab-8node"), "--air", "quick", "--duration", "30m", "--record-every", "60s", "--field-every", "0",
+                    "--events", ev, "--out", truth_, "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    // GPU power as the DCGM exporter writes it (Prometheus text with timestamps in ms); n0002's GPUs are silent
+    // from 10 to 16 min.
+    std::ofstream prom(tmp_.filePath("dcgm.prom").toStdString());
+    prom << "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n";
+    for (const auto& x : queryRows(truth_, "power_w")) {
+        const auto slash = x.entity.find("/gpu");
+        if (slash == std::string::npos) continue;
+        if (x.entity.rfind("n0002/", 0) == 0 && x.t > 570 && x.t < 990) continue;
+        prom << "DCGM_FI_DEV_POWER_USAGE{gpu=\"" << x.entity.substr(slash + 4) << "\",Hostname=\"" << x.entity.substr(0, slash)
+             << "\"} " << x.value << " " << static_cast<long long>((kT0 + x.t) * 1000) << "\n";
+    }
+    prom.close();
+    // Inlets (with sensor noise), node fans and the units' supply as a long CSV.
+    std::ofstream csv(tmp_.filePath("bms.csv").toStdString());
+    csv << "time,entity,metric,value,unit\n";
+    csv.precision(10);
+    std::uint32_t state = 12345;
+    for (const auto& x : queryRows(truth_, "inlet_c"))
+        if (x.entity[0] == 'n') csv << kT0 + x.t << "," << x.entity << ",inlet_c," << x.value + kNoise * noise(state) << ",degC\n";
+    for (const auto& x : queryRows(truth_, "fan_speed")) csv << kT0 + x.t << "," << x.entity << ",fan_speed," << 100 * x.value << ",percent\n";
+    for (const auto& x : queryRows(truth_, "supply_c"))
+        if (x.entity.rfind("crah", 0) == 0) csv << kT0 + x.t << "," << x.entity << ",supply_c," << x.value << ",degC\n";
+    csv.close();
+    r = cli({"import", tmp_.filePath("dcgm.prom"), tmp_.filePath("bms.csv"), "--db", measured_});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+}
+
+void TstTwin::drivenRunFollowsTheMeasuredInputsAndCountsTheGap() {
+    const CliRun r = cli({"simulate", sample("lab-8node"), "--air", "quick", "--drive", measured_, "--record-every", "60s", "--field-every",
+                          "0", "--out", twin_, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject j = r.json();
+    QCOMPARE(j["time_origin_unix"].toDouble(), kT0);
+    QCOMPARE(j["sim_time_s"].toDouble(), 1800.0);  // as long as the measurements
+    std::map<QString, QJsonObject> d;
+    for (const auto& x : j["driven"].toArray()) d[x.toObject()["input"].toString()] = x.toObject();
+    QCOMPARE(d.size(), std::size_t(3));
+    QCOMPARE(d["gpu_power"]["series"].toInt(), 64);
+    QCOMPARE(d["node_fan_speed"]["series"].toInt(), 8);
+    QCOMPARE(d["unit_supply"]["series"].toInt(), 2);
+    QCOMPARE(d["unit_supply"]["model_steps"].toInt(), 0);
+    // n0002's eight GPUs ran on the model between their last sample before the gap and the first after it.
+    QCOMPARE(d["gpu_power"]["gaps"].toInt(), 8);
+    QVERIFY(d["gpu_power"]["model_steps"].toInt() > 8 * 300);
+    QVERIFY(r.err.contains("drive gpu_power (64)"));
+    // Where measured, the twin's GPU power is the measured one at each recorded time.
+    const auto want = queryRows(truth_, "power_w"), got = queryRows(twin_, "power_w");
+    std::map<std::pair<std::string, double>, double> truth;
+    for (const auto& x : want) truth[{x.entity, x.t}] = x.value;
+    int compared = 0;
+    for (const auto& x : got)
+        if (x.entity == "n0005/gpu3" && x.t > 0) {
+            QVERIFY2(std::abs(x.value - truth[{x.entity, x.t}]) < 1e-3, qPrintable(QString::number(x.t)));
+            ++compared;
+        }
+    QCOMPARE(compared, 30);
+}
+
+void TstTwin::scoreOfTheDrivenTwinIsAtTheNoiseLevelAndBeatsTheBaseline() {
+    const CliRun r = cli({"score", "--run", twin_, "--measured", measured_, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject j = r.json();
+    QCOMPARE(j["time_origin_unix"].toDouble(), kT0);
+    QCOMPARE(j["driven"].toArray().size(), 64 + 8 + 2);  // the inputs are not scored against themselves
+    const QJsonArray overall = j["overall"].toArray();
+    QCOMPARE(overall.size(), 1);
+    const QJsonObject inlet = overall[0].toObject();
+    QCOMPARE(inlet["metric"].toString(), QString("inlet_c"));
+    const double mae = inlet["twin"].toObject()["mae"].toDouble(), base = inlet["baseline"].toObject()["mae"].toDouble();
+    // Uniform noise in ±0.1 K has a mean absolute value of 0.05 K; the measured power steps are sampled once a
+    // minute, so the twin lags them by up to a sample: 0.15 K bounds both.
+    QVERIFY2(mae < 0.15, qPrintable(QString::number(mae)));
+    QVERIFY2(std::abs(inlet["twin"].toObject()["bias"].toDouble()) < 0.1, "no bias beyond the noise");
+    QVERIFY2(base > 5 * mae, qPrintable(QString("baseline %1 vs %2").arg(base).arg(mae)));
+    QCOMPARE(inlet["twin"].toObject()["n"].toInt(), 8 * 31);
+    QCOMPARE(j["series"].toArray().size(), 8);
+    QCOMPARE(j["kinds"].toArray()[0].toObject()["kind"].toString(), QString("node"));
+    // Windows of 10 min: three, each scored.
+    const CliRun w = cli({"score", "--run", twin_, "--measured", measured_, "--window", "10m", "--json"});
+    QCOMPARE(w.json()["windows"].toArray().size(), 4);  // 0–10, 10–20, 20–30 min and the sample at 30 min
+    // The text report names the baseline and the skill.
+    const CliRun t = cli({"score", "--run", twin_, "--measured", measured_});
+    QCOMPARE(t.code, 0);
+    QVERIFY(t.out.contains("baseline: every inlet at the mean of 2 measured cooling-unit supply temperatures"));
+    QVERIFY(t.out.contains("skill") && t.out.contains("Worst series"));
+}
+
+void TstTwin::measuredEntitiesMapByNameThroughTheMapFile() {
+    // A BMS that calls the units by its own names: unmatched until the map names them.
+    const QString csv = tmp_.filePath("bms-names.csv"), db = tmp_.filePath("named.sqlite"), map = tmp_.filePath("map.json");
+    std::ofstream(csv.toStdString()) << "time,entity,metric,value,unit\n"
+                                     << "1767225600,CRAH-A,supply_c,17.5,degC\n"
+                                     << "1767226200,CRAH-A,supply_c,17.5,degC\n"
+                                     << "1767225600,CRAH-A,return_temp,30,degC\n";
+    QCOMPARE(cli({"import", csv, "--db", db}).code, 0);
+    CliRun r = cli({"simulate", sample("lab-8node"), "--air", "quick", "--drive", db, "--out", tmp_.filePath("x.sqlite"), "-q"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("none of its 2 series drives an input") && r.err.contains("--drive-map"), qPrintable(r.err));
+    std::ofstream(map.toStdString()) << R"({"entities": {"CRAH-A": "crah-02"}, "metrics": {"return_temp": "return_c"}})";
+    r = cli({"simulate", sample("lab-8node"), "--air", "quick", "--drive", db, "--drive-map", map, "--out", tmp_.filePath("x.sqlite"),
+             "--json", "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonArray d = r.json()["driven"].toArray();
+    QCOMPARE(d.size(), 1);
+    QCOMPARE(d[0].toObject()["input"].toString(), QString("unit_supply"));
+    QCOMPARE(r.json()["sim_time_s"].toDouble(), 600.0);
+    for (const auto& u : r.json()["cooling_units"].toArray())
+        if (u.toObject()["unit"].toString() == "crah-02") QCOMPARE(u.toObject()["supply_c"].toDouble(), 17.5);
+    // The renamed metric pairs with the run's return_c when scored.
+    const CliRun s = cli({"score", "--run", tmp_.filePath("x.sqlite"), "--measured", db, "--map", map, "--json"});
+    QVERIFY2(s.code == 0, qPrintable(s.err));
+    QCOMPARE(s.json()["overall"].toArray()[0].toObject()["metric"].toString(), QString("return_c"));
+}
+
+void TstTwin::badMapFileAndMissingOriginAreClearErrors() {
+    const QString map = tmp_.filePath("bad-map.json");
+    std::ofstream(map.toStdString()) << R"({"entities": {"CRAH-A": 3}})";
+    CliRun r = cli({"simulate", sample("lab-8node"), "--drive", measured_, "--drive-map", map, "--out", tmp_.filePath("y.sqlite")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("bad-map.json: /entities/CRAH-A: expected a string"), qPrintable(r.err));
+    std::ofstream(map.toStdString()) << R"({"inputs": ["node_voltage"]})";
+    r = cli({"simulate", sample("lab-8node"), "--drive", measured_, "--drive-map", map, "--out", tmp_.filePath("y.sqlite")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("/inputs/0: no input 'node_voltage'"), qPrintable(r.err));
+    // The truth run was not driven: it has no measured t = 0 until one is given.
+    r = cli({"score", "--run", truth_, "--measured", measured_});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("has no measured time for its t = 0") && r.err.contains("--origin"), qPrintable(r.err));
+    r = cli({"score", "--run", truth_, "--measured", measured_, "--origin", "2026-01-01T00:00:00Z", "--metric", "inlet_c", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    // The hall itself against its own noisy sensors: the noise alone.
+    QVERIFY(r.json()["overall"].toArray()[0].toObject()["twin"].toObject()["mae"].toDouble() < 0.06);
+    QCOMPARE(cli({"score", "--run", truth_}).code, 2);
+}
+
+void TstTwin::statisticsPerSeriesKindAndWindowByHand() {
+    using ct::session::PairedSeries;
+    // Two nodes, simulated flat at 20 °C; measured 21 and 23 (node a), 19 (node b); a rack at 25 vs 24.
+    std::vector<PairedSeries> p{
+        {"a", "node", "inlet_c", "degC", {{0, 21}, {100, 23}}, {{0, 20}, {200, 20}}},
+        {"b", "node", "inlet_c", "degC", {{50, 19}, {300, 40}}, {{0, 20}, {200, 20}}},  // 300 s: past the simulation
+        {"r", "rack", "inlet_mean_c", "degC", {{0, 24}}, {{0, 25}, {200, 25}}},
+    };
+    const ct::runs::Points supply{{0, 18}, {200, 18}};
+    ct::session::ScoreReport rep;
+    ct::session::scorePairs(p, supply, -1e9, 1e9, 100, rep);
+    QCOMPARE(rep.series.size(), std::size_t(3));
+    // a: errors −1, −3: MAE 2, bias −2, RMSE √5, max 3; baseline errors −3, −5: MAE 4.
+    QCOMPARE(rep.series[0].twin.mae, 2.0);
+    QCOMPARE(rep.series[0].twin.bias, -2.0);
+    QCOMPARE(rep.series[0].twin.rmse, std::sqrt(5.0));
+    QCOMPARE(rep.series[0].twin.max_abs, 3.0);
+    QCOMPARE(rep.series[0].baseline->mae, 4.0);
+    QCOMPARE(rep.series[1].twin.n, std::size_t(1));
+    // Kinds: node (3 pairs: −1, −3, +1 → MAE 5/3, bias −1) and rack (+1).
+    QCOMPARE(rep.kinds.size(), std::size_t(2));
+    QCOMPARE(rep.kinds[0].key, std::string("node"));
+    QCOMPARE(rep.kinds[0].twin.n, std::size_t(3));
+    QVERIFY(std::abs(rep.kinds[0].twin.mae - 5.0 / 3) < 1e-12);
+    QCOMPARE(rep.kinds[0].twin.bias, -1.0);
+    QCOMPARE(rep.kinds[1].twin.bias, 1.0);
+    // Windows of 100 s: [0, 100) has a@0, b@50 (inlet_c) and r@0; [100, 200) has a@100.
+    QCOMPARE(rep.windows.size(), std::size_t(3));  // (0, inlet_c), (0, inlet_mean_c), (1, inlet_c)
+    QCOMPARE(rep.windows[0].twin.n, std::size_t(2));
+    QCOMPARE(rep.windows.back().key, std::string("1m 40s–3m 20s"));
+    // Overall per metric; CV(RMSE) over inlet_c: √((1+9+1)/(3−1)) / 21 in %.
+    QCOMPARE(rep.overall.size(), std::size_t(2));
+    QVERIFY(std::abs(rep.overall[0].twin.cv_rmse_pct - 100 * std::sqrt(11.0 / 2) / 21) < 1e-9);
+    QVERIFY(ct::session::isInletMetric("inlet_mean_c") && !ct::session::isInletMetric("return_c"));
+}
+
+QTEST_GUILESS_MAIN(TstTwin)
+#include "tst_twin.moc"
