@@ -10,9 +10,11 @@
 #include "cli_run.hpp"
 
 #include <clustertwin/session/score_run.hpp>
+#include <clustertwin/sim/drive.hpp>
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -66,6 +68,7 @@ private slots:
     void measuredEntitiesMapByNameThroughTheMapFile();
     void badMapFileAndMissingOriginAreClearErrors();
     void statisticsPerSeriesKindAndWindowByHand();
+    void calibrationDocsListEveryDriveInput();
 
 private:
     QTemporaryDir tmp_;
@@ -92,8 +95,8 @@ void TstTwin::initTestCase() {
         const auto slash = x.entity.find("/gpu");
         if (slash == std::string::npos) continue;
         if (x.entity.rfind("n0002/", 0) == 0 && x.t > 570 && x.t < 990) continue;
-        prom << "DCGM_FI_DEV_POWER_USAGE{gpu=\"" << x.entity.substr(slash + 4) << "\",Hostname=\"" << x.entity.substr(0, slash)
-             << "\"} " << x.value << " " << static_cast<long long>((kT0 + x.t) * 1000) << "\n";
+        prom << "DCGM_FI_DEV_POWER_USAGE{gpu=\"" << x.entity.substr(slash + 4) << "\",Hostname=\"" << x.entity.substr(0, slash) << "\"} "
+             << x.value << " " << static_cast<long long>((kT0 + x.t) * 1000) << "\n";
     }
     prom.close();
     // Inlets (with sensor noise), node fans and the units' supply as a long CSV.
@@ -103,7 +106,8 @@ void TstTwin::initTestCase() {
     std::uint32_t state = 12345;
     for (const auto& x : queryRows(truth_, "inlet_c"))
         if (x.entity[0] == 'n') csv << kT0 + x.t << "," << x.entity << ",inlet_c," << x.value + kNoise * noise(state) << ",degC\n";
-    for (const auto& x : queryRows(truth_, "fan_speed")) csv << kT0 + x.t << "," << x.entity << ",fan_speed," << 100 * x.value << ",percent\n";
+    for (const auto& x : queryRows(truth_, "fan_speed"))
+        csv << kT0 + x.t << "," << x.entity << ",fan_speed," << 100 * x.value << ",percent\n";
     for (const auto& x : queryRows(truth_, "supply_c"))
         if (x.entity.rfind("crah", 0) == 0) csv << kT0 + x.t << "," << x.entity << ",supply_c," << x.value << ",degC\n";
     csv.close();
@@ -253,6 +257,17 @@ void TstTwin::statisticsPerSeriesKindAndWindowByHand() {
     QCOMPARE(rep.overall.size(), std::size_t(2));
     QVERIFY(std::abs(rep.overall[0].twin.cv_rmse_pct - 100 * std::sqrt(11.0 / 2) / 21) < 1e-9);
     QVERIFY(ct::session::isInletMetric("inlet_mean_c") && !ct::session::isInletMetric("return_c"));
+}
+
+void TstTwin::calibrationDocsListEveryDriveInput() {
+    std::ifstream in(std::string(CT_RESOURCE_DIR) + "/../docs/calibration.md");
+    QVERIFY(in.good());
+    const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& row : ct::sim::driveInputs()) {
+        const std::string cell = std::string("| `") + row.id + "` | ";
+        QVERIFY2(doc.find(cell) != std::string::npos, row.id);
+        QVERIFY2(doc.find(std::string("`") + row.metric + "`", doc.find(cell)) != std::string::npos, row.id);
+    }
 }
 
 QTEST_GUILESS_MAIN(TstTwin)

@@ -399,6 +399,7 @@ int benchNetwork(bool as_json) {
 
 int benchImport(bool as_json, int scrapes);  // import_bench.cpp
 int benchRender(bool as_json);               // render_bench.cpp
+int benchScore(bool as_json);                // score_bench.cpp
 
 namespace ct::bench {
 int benchAir(bool as_json, double minutes, sim::Backend backend);  // air_bench.cpp
@@ -420,6 +421,7 @@ Benchmarks:
   import     DCGM scrape parsing and storing (--scrapes, 360): samples/s
   render     3D frame time of growing halls (needs a display; a private Xvfb is started without one)
   campus     a 100k-GPU campus (--backend, --air, --minutes)
+  score      scoring 1,000 simulated series against 10,000 measured samples each, against a memory roofline
 Options:
   --json             one JSON object per figure on stdout
   --backend B        cpu (default), cuda or auto, for thermal, air and campus
@@ -450,7 +452,7 @@ int main(int argc, char** argv) {
         std::cerr << kBenchHelp;
         return 2;
     }
-    static const std::set<std::string> known = {"thermal", "air", "simulate", "network", "import", "render", "campus"};
+    static const std::set<std::string> known = {"thermal", "air", "simulate", "network", "import", "render", "campus", "score"};
     if (a.positional().size() != 1 || !known.count(a.positional()[0])) {
         std::cerr << "clustertwin-bench: ";
         if (a.positional().size() != 1) std::cerr << "give exactly one benchmark";
@@ -478,6 +480,7 @@ int main(int argc, char** argv) {
         }
         if (what == "network") return benchNetwork(as_json);
         if (what == "render") return benchRender(as_json);
+        if (what == "score") return benchScore(as_json);
         return benchImport(as_json, scrapes);
     } catch (const ct::cli::UsageError& e) {
         std::cerr << "clustertwin-bench: " << e.what() << "\n\n" << kBenchHelp;

@@ -102,14 +102,21 @@ std::string fmt(double v, int decimals) {
     return b;
 }
 
+/// `text` padded to `width` columns (UTF-8 characters, not bytes: window names have an en dash).
+std::string padded(const std::string& text, std::size_t width) {
+    std::size_t cols = 0;
+    for (unsigned char c : text) cols += (c & 0xC0) != 0x80 ? 1 : 0;
+    return text + std::string(cols < width ? width - cols : 1, ' ');
+}
+
 void printRows(const char* title, const std::vector<session::ScoreRow>& rows) {
     if (rows.empty()) return;
     std::printf("\n%s\n%-22s %-14s %8s %8s %8s %8s %8s %9s %8s  %9s %6s\n", title, "", "metric", "n", "RMSE", "MAE", "bias", "max",
                 "CV(RMSE)", "NMBE", "base MAE", "skill");
     for (const auto& r : rows) {
         const int d = r.unit == "W" ? 0 : 2;
-        std::printf("%-22s %-14s %8zu %8s %8s %8s %8s %8s%% %7s%%", r.key.c_str(), r.metric.c_str(), r.twin.n, fmt(r.twin.rmse, d).c_str(),
-                    fmt(r.twin.mae, d).c_str(), fmt(r.twin.bias, d).c_str(), fmt(r.twin.max_abs, d).c_str(),
+        std::printf("%s%-14s %8zu %8s %8s %8s %8s %8s%% %7s%%", padded(r.key, 23).c_str(), r.metric.c_str(), r.twin.n,
+                    fmt(r.twin.rmse, d).c_str(), fmt(r.twin.mae, d).c_str(), fmt(r.twin.bias, d).c_str(), fmt(r.twin.max_abs, d).c_str(),
                     fmt(r.twin.cv_rmse_pct, 1).c_str(), fmt(r.twin.nmbe_pct, 1).c_str());
         if (r.baseline)
             std::printf("  %9s %6s", fmt(r.baseline->mae, d).c_str(),

@@ -53,33 +53,65 @@ std::string windowLabel(double t0, double w) { return model::formatDuration(t0) 
 
 }  // namespace
 
+namespace {
+
+/// A series read at ascending times: linear between the samples around t (NaN outside its span), each step
+/// moving on from the last one (a measured series against a simulated one is a merge, not a search per sample).
+class Cursor {
+public:
+    explicit Cursor(const runs::Points& p) : p_(p) {}
+    double at(double t) {
+        if (p_.empty() || !(t >= p_.front().first) || !(t <= p_.back().first)) return std::nan("");
+        if (i_ >= p_.size() || p_[i_].first > t) i_ = 0;  // went back: start over
+        while (i_ + 1 < p_.size() && p_[i_ + 1].first <= t) ++i_;
+        if (p_[i_].first == t || i_ + 1 >= p_.size()) return p_[i_].second;
+        const auto& a = p_[i_];
+        const auto& b = p_[i_ + 1];
+        return a.second + (t - a.first) / (b.first - a.first) * (b.second - a.second);
+    }
+
+private:
+    const runs::Points& p_;
+    std::size_t i_ = 0;
+};
+
+}  // namespace
+
 void scorePairs(const std::vector<PairedSeries>& pairs, const runs::Points& supply, double from_s, double to_s, double window_s,
                 ScoreReport& out) {
     Table series, kinds, windows, overall;
-    std::map<long long, std::string> window_names;  // ordered by time, whatever order series meet them
     const double w = window_s > 0 ? window_s : kInf;
+    std::map<long long, std::pair<runs::ErrorAccumulator, runs::ErrorAccumulator>> per_window;  // one series'
     for (const auto& p : pairs) {
         const bool inlet = isInletMetric(p.metric) && !supply.empty();
         Table::Acc& s = series.at(p.entity, p.metric, p.unit);
         s.has_base = inlet;
+        Cursor sim(p.simulated), base(supply);
+        per_window.clear();
+        long long wi_last = std::numeric_limits<long long>::min();
+        std::pair<runs::ErrorAccumulator, runs::ErrorAccumulator>* win = nullptr;
         for (const auto& [t, y] : p.measured) {
             if (t < from_s || t > to_s || std::isnan(y)) continue;
-            const double yhat = runs::interpolateAt(p.simulated, t);
+            const double yhat = sim.at(t);
             if (std::isnan(yhat)) continue;
             s.twin.add(y, yhat);
             const long long wi = std::isfinite(w) ? static_cast<long long>(std::floor(t / w)) : 0;
-            auto [wit, fresh] = window_names.try_emplace(wi);
-            if (fresh) wit->second = std::isfinite(w) ? windowLabel(static_cast<double>(wi) * w, w) : "all";
-            Table::Acc& win = windows.at(std::to_string(wi), p.metric, p.unit);
-            win.twin.add(y, yhat);
-            if (inlet) {
-                const double b = runs::interpolateAt(supply, t);
-                if (!std::isnan(b)) {
-                    s.base.add(y, b);
-                    win.base.add(y, b);
-                    win.has_base = true;
-                }
+            if (wi != wi_last || !win) {
+                win = &per_window[wi];
+                wi_last = wi;
             }
+            win->first.add(y, yhat);
+            if (inlet)
+                if (const double b = base.at(t); !std::isnan(b)) {
+                    s.base.add(y, b);
+                    win->second.add(y, b);
+                }
+        }
+        for (const auto& [wi, acc] : per_window) {
+            Table::Acc& a = windows.at(std::to_string(wi), p.metric, p.unit);
+            a.twin.add(acc.first);
+            a.base.add(acc.second);
+            a.has_base = a.has_base || acc.second.count() > 0;
         }
         for (Table* t : {&kinds, &overall}) {
             Table::Acc& a = t->at(t == &kinds ? p.kind : std::string("all"), p.metric, p.unit);
@@ -94,7 +126,7 @@ void scorePairs(const std::vector<PairedSeries>& pairs, const runs::Points& supp
     // Windows in time order, named by their span.
     std::vector<ScoreRow> wr = windows.rows();
     std::stable_sort(wr.begin(), wr.end(), [](const ScoreRow& a, const ScoreRow& b) { return std::stoll(a.key) < std::stoll(b.key); });
-    for (auto& r : wr) r.key = window_names[std::stoll(r.key)];
+    for (auto& r : wr) r.key = std::isfinite(w) ? windowLabel(static_cast<double>(std::stoll(r.key)) * w, w) : "all";
     out.windows = std::move(wr);
 }
 
