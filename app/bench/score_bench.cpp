@@ -80,8 +80,9 @@ int benchScore(bool as_json) {
                          .dump()
                   << "\n";
     else
-        std::printf("score: %d series x %d samples paired and scored (per series, kind, hourly window, overall, baseline) in %.3f s "
-                    "(%.1f M samples/s, one thread); it reads %.0f MB: %.0f %% of the one-thread triad roofline (%.1f GB/s)\n",
-                    kSeries, kSamples, best, n / best / 1e6, bytes / 1e6, 100 * bytes / best / triad, triad / 1e9);
+        std::printf(
+            "score: %d series x %d samples paired and scored (per series, kind, hourly window, overall, baseline) in %.3f s "
+            "(%.1f M samples/s, one thread); it reads %.0f MB: %.0f %% of the one-thread triad roofline (%.1f GB/s)\n",
+            kSeries, kSamples, best, n / best / 1e6, bytes / 1e6, 100 * bytes / best / triad, triad / 1e9);
     return 0;
 }

@@ -1,6 +1,7 @@
 // clustertwin-cli: validate, inspect, generate and render scenarios without a display.
 // Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
 #include "args.hpp"
+#include "calibrate.hpp"
 #include "collective.hpp"
 #include "export.hpp"
 #include "flows.hpp"
@@ -157,6 +158,14 @@ const std::vector<Command>& commands() {
          {"json", "help", "include-driven"},
          {"run", "run-id", "measured", "measured-run", "scenario", "map", "metric", "from", "to", "window", "origin", "series"},
          text(ct::cli::kScoreHelp)},
+        {"calibrate",
+         "calibrate FILE",
+         "fit a scenario's physical parameters to the hall's measurements (NLopt), checked on a validation window",
+         ct::cli::cmdCalibrate,
+         {"json", "help", "quiet"},
+         {"measured", "measured-run", "map", "params", "train", "validate", "out", "metric", "air", "cell", "step", "sample-every",
+          "max-runs", "drive-from", "drive-max-gap"},
+         ct::cli::calibrateHelp},
         {"collective",
          "collective FILE",
          "one collective (all-reduce, all-gather, ...) on the scenario's fabric",

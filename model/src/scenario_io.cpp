@@ -363,8 +363,10 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
             lr.get("capacity_w", l.capacity_w);
         });
     });
-    readObject<SimulationSettings>(r, "simulation", s.simulation, d,
-                                   [](ObjReader& x, SimulationSettings& o, Diagnostics&) { x.get("air", o.air); });
+    readObject<SimulationSettings>(r, "simulation", s.simulation, d, [](ObjReader& x, SimulationSettings& o, Diagnostics&) {
+        x.get("air", o.air);
+        x.get("unit_airflow_margin", o.unit_airflow_margin);
+    });
     readObject<Network>(r, "network", s.network, d, [](ObjReader& x, Network& n, Diagnostics& dd) { readNetwork(x, n, dd); });
     readList(r, "jobs", false, s.jobs, d, [&](ObjReader& x, Job& j) { readJob(x, j, d); });
     readList(r, "events", false, s.events, d, readEvent);
@@ -376,6 +378,10 @@ LoadResult parseScenario(std::string_view text, const std::string& file) {
     if (const json* c = r.member("catalog")) {
         if (c->is_object()) s.catalog_json = c->dump();
         else r.error("/catalog", "expected an object, got " + detail::typeName(*c));
+    }
+    if (const json* c = r.member("calibration")) {
+        if (c->is_object()) s.calibration_json = c->dump();
+        else r.error("/calibration", "expected an object, got " + detail::typeName(*c));
     }
     s.extra = r.finish();
     s.linkParents();
@@ -433,9 +439,10 @@ std::string scenarioToJson(const Scenario& s) {
         putExtras(plant, s.plant.extra);
         o["plant"] = std::move(plant);
     }
-    if (!s.simulation.air.empty() || !s.simulation.extra.empty()) {
+    if (!s.simulation.air.empty() || s.simulation.unit_airflow_margin || !s.simulation.extra.empty()) {
         ojson sim;
         putIfNotEmpty(sim, "air", s.simulation.air);
+        if (s.simulation.unit_airflow_margin) sim["unit_airflow_margin"] = num(*s.simulation.unit_airflow_margin);
         putExtras(sim, s.simulation.extra);
         o["simulation"] = std::move(sim);
     }
@@ -491,6 +498,7 @@ std::string scenarioToJson(const Scenario& s) {
         o["telemetry_mapping"] = std::move(rules);
     }
     if (!s.catalog_json.empty()) o["catalog"] = ojson::parse(s.catalog_json);
+    if (!s.calibration_json.empty()) o["calibration"] = ojson::parse(s.calibration_json);
     putExtras(o, s.extra);
     return o.dump(2) + "\n";
 }

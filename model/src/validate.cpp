@@ -122,6 +122,8 @@ private:
         if (s_.halls.empty()) err("/halls", "a scenario needs at least one hall");
         positive("/plant/chiller_cop", s_.plant.chiller_cop);
         if (s_.plant.pump_power_w < 0) err("/plant/pump_power_w", "must be >= 0");
+        if (const auto& m = s_.simulation.unit_airflow_margin; m && !(*m >= 0.2 && *m <= 5))
+            err("/simulation/unit_airflow_margin", "must be within 0.2–5 (the racks' airflow the cooling units blow)");
     }
 
     struct Placed {

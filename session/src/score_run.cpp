@@ -166,6 +166,47 @@ std::set<std::pair<std::string, std::string>> drivenKinds(const runs::RunMeta& m
 
 }  // namespace
 
+MeasuredSet loadMeasured(const runs::TelemetryStore& meas, std::int64_t run, const MeasuredMap& map,
+                         const std::vector<std::string>& metrics, double origin_unix,
+                         const std::set<std::pair<std::string, std::string>>& skip, const UnitOf& unit_of) {
+    MeasuredSet out;
+    std::map<std::string, runs::EntityInfo> ents;
+    for (auto& e : meas.entities()) ents[e.id] = e;
+    for (const auto& ms : meas.seriesSummary(run)) {
+        ++out.total;
+        const auto eit = ents.find(ms.key.entity);
+        const auto ref = map.entity(eit != ents.end() ? eit->second : runs::EntityInfo{ms.key.entity, "", "", ""});
+        const std::string metric = map.metric(ms.key.metric);
+        const std::string what = ms.key.entity + " " + ms.key.metric;
+        if (!ref) {
+            out.unpaired.push_back(what);
+            continue;
+        }
+        const bool supply = ref->kind == "cooling_unit" && metric == "supply_c";
+        const bool wanted = metrics.empty() || std::find(metrics.begin(), metrics.end(), metric) != metrics.end();
+        if (!wanted && !supply) continue;
+        const auto unit = unit_of(*ref, metric);
+        if (!unit) {
+            if (wanted) out.unpaired.push_back(what);
+            continue;
+        }
+        PairedSeries p{ref->id, ref->kind, metric, *unit, {}, {}};
+        for (const auto& sv : meas.values(run, ms.key.metric, {ms.key.entity}, -kInf, kInf)) {
+            if (sv.series != ms.series) continue;
+            for (const auto& [t, v] : sv.points)
+                if (const auto x = toStoredUnit(v, ms.key.unit, p.unit)) p.measured.emplace_back(t - origin_unix, *x);
+        }
+        if (supply) out.unit_supply.push_back(p.measured);
+        if (!wanted) continue;
+        if (skip.count({ref->kind, metric})) {
+            out.driven.push_back(what);
+            continue;
+        }
+        out.series.push_back(std::move(p));
+    }
+    return out;
+}
+
 ScoreReport scoreRun(const ScoreRequest& r) {
     using Mode = runs::TelemetryStore::Mode;
     const runs::TelemetryStore sim = runs::TelemetryStore::open(r.run_db, Mode::Existing);
@@ -186,50 +227,25 @@ ScoreReport scoreRun(const ScoreRequest& r) {
     const auto driven = r.include_driven ? std::set<std::pair<std::string, std::string>>{} : drivenKinds(run.meta);
     std::map<std::pair<std::string, std::string>, runs::SeriesSummary> simulated;
     for (const auto& ss : sim.seriesSummary(run.id)) simulated.emplace(std::pair{ss.key.entity, ss.key.metric}, ss);
-    std::map<std::string, runs::EntityInfo> ents;
-    for (auto& e : meas.entities()) ents[e.id] = e;
-
-    std::vector<PairedSeries> pairs;
-    std::vector<runs::Points> unit_supply;  // measured, for the baseline
-    for (const auto& ms : meas.seriesSummary(mrun.id)) {
-        ++rep.measured_series;
-        const auto eit = ents.find(ms.key.entity);
-        const auto ref = map.entity(eit != ents.end() ? eit->second : runs::EntityInfo{ms.key.entity, "", "", ""});
-        const std::string metric = map.metric(ms.key.metric);
-        const std::string what = ms.key.entity + " " + ms.key.metric;
-        if (!ref) {
-            rep.unpaired.push_back(what);
-            continue;
-        }
-        const bool supply = ref->kind == "cooling_unit" && metric == "supply_c";
-        const bool wanted = r.metrics.empty() || std::find(r.metrics.begin(), r.metrics.end(), metric) != r.metrics.end();
-        if (!wanted && !supply) continue;
-        const auto sit = simulated.find({ref->id, metric});
-        if (sit == simulated.end()) {
-            if (wanted) rep.unpaired.push_back(what);
-            continue;
-        }
-        PairedSeries p{ref->id, ref->kind, metric, sit->second.key.unit, {}, {}};
-        for (const auto& sv : meas.values(mrun.id, ms.key.metric, {ms.key.entity}, -kInf, kInf)) {
-            if (sv.series != ms.series) continue;
-            for (const auto& [t, v] : sv.points)
-                if (const auto x = toStoredUnit(v, ms.key.unit, p.unit)) p.measured.emplace_back(t - rep.origin_unix, *x);
-        }
-        if (supply) unit_supply.push_back(p.measured);
-        if (!wanted) continue;
-        if (driven.count({ref->kind, metric})) {
-            rep.driven.push_back(what);
-            continue;
-        }
-        for (const auto& sv : sim.values(run.id, metric, {ref->id}, -kInf, kInf))
-            if (sv.series == sit->second.series) p.simulated = sv.points;
-        pairs.push_back(std::move(p));
-    }
+    MeasuredSet set = loadMeasured(meas, mrun.id, map, r.metrics, rep.origin_unix, driven,
+                                   [&](const EntityRef& e, const std::string& metric) -> std::optional<std::string> {
+                                       const auto it = simulated.find({e.id, metric});
+                                       if (it == simulated.end()) return std::nullopt;
+                                       return it->second.key.unit;
+                                   });
+    rep.measured_series = set.total;
+    rep.unpaired = std::move(set.unpaired);
+    rep.driven = std::move(set.driven);
+    for (auto& p : set.series)
+        for (const auto& sv : sim.values(run.id, p.metric, {p.entity}, -kInf, kInf))
+            if (sv.series == simulated.at({p.entity, p.metric}).series) p.simulated = sv.points;
+    std::vector<PairedSeries>& pairs = set.series;
     rep.paired_series = pairs.size();
     if (pairs.empty())
         throw InputError("nothing to score: none of the " + std::to_string(rep.measured_series) + " measured series of " + r.measured_db +
                          " (run " + std::to_string(mrun.id) + ") pairs with a series of run " + std::to_string(run.id) +
                          (rep.unpaired.empty() ? "" : " (first unpaired: " + rep.unpaired.front() + ")"));
+    const auto& unit_supply = set.unit_supply;
     // The baseline's supply temperature: the measured units' mean, else the simulated units'.
     runs::Points supply = meanSeries(unit_supply);
     rep.baseline_source = std::to_string(unit_supply.size()) + " measured cooling-unit supply temperatures";

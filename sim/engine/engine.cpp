@@ -17,7 +17,7 @@ namespace ct::sim {
 void Engine::Impl::build() {
     chooseModels();
     facility_water_c = scenario.plant.facility_water_temp_c;
-    unit_airflow_margin = opt.unit_airflow_margin;
+    unit_airflow_margin = scenario.simulation.unit_airflow_margin.value_or(opt.unit_airflow_margin);
     for (const auto& f : scenario.power.feeds) feed_ramp_limit_w_per_s.push_back(f.ramp_limit_w_per_s);
     buildPowerChain();  // first: rack PDUs refer to it
     for (const auto& l : scenario.plant.loops) {

@@ -221,6 +221,9 @@ struct PowerChain {
 /// How this scenario is best simulated; command-line and app choices override it.
 struct SimulationSettings {
     std::string air;  ///< room-air solver: "lbm" (the default when empty) or "quick" (potential flow, approximate)
+    /// Cooling units blow this multiple of the racks' airflow (the engine's default 1.1 when absent): a figure a
+    /// calibration fits (issue 44).
+    std::optional<double> unit_airflow_margin;
     Extras extra;
     bool operator==(const SimulationSettings&) const = default;
 };
@@ -438,6 +441,7 @@ struct Scenario {
     std::vector<Event> events;
     std::vector<MappingRule> telemetry_mapping;  ///< how imported telemetry maps onto this scenario
     std::string catalog_json;                    ///< the scenario's own catalog entries/overrides, as JSON text ("" = none)
+    std::string calibration_json;                ///< what a calibration fitted, with its provenance, as JSON text ("" = none)
     Extras extra;
 
     bool operator==(const Scenario&) const = default;

@@ -8,9 +8,16 @@
 #include <clustertwin/runs/score.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
+
+namespace ct::runs {
+class TelemetryStore;
+}
 
 namespace ct::session {
 
@@ -61,6 +68,25 @@ struct PairedSeries {
 /// window_s on the run's clock). In memory: `clustertwin-bench score` times it.
 void scorePairs(const std::vector<PairedSeries>& pairs, const runs::Points& supply, double from_s, double to_s, double window_s,
                 ScoreReport& out);
+
+struct EntityRef;
+class MeasuredMap;
+
+/// The measured series of an imported run that a twin can be scored on, on the run's clock (measured time −
+/// `origin_unix`), in the twin's units; `simulated` left empty.
+struct MeasuredSet {
+    std::vector<PairedSeries> series;
+    std::vector<runs::Points> unit_supply;      ///< the cooling units' measured supply (the baseline's)
+    std::vector<std::string> unpaired, driven;  ///< "entity metric" matched to nothing, or skipped as driven
+    std::size_t total = 0;                      ///< series in the measured run
+};
+/// The twin's stored unit of an entity's metric; nullopt when the twin has no such series.
+using UnitOf = std::function<std::optional<std::string>(const EntityRef&, const std::string& metric)>;
+/// Reads the measured run's series whose entity maps (`map`) and whose metric is among `metrics` (all when
+/// empty); those of (kind, metric) in `skip` (the inputs that drove the run) are listed in `driven` instead.
+MeasuredSet loadMeasured(const runs::TelemetryStore& meas, std::int64_t run, const MeasuredMap& map,
+                         const std::vector<std::string>& metrics, double origin_unix,
+                         const std::set<std::pair<std::string, std::string>>& skip, const UnitOf& unit_of);
 
 /// Whether a metric is an inlet temperature, which the baseline predicts as the supply temperature.
 bool isInletMetric(const std::string& metric);

@@ -1,0 +1,207 @@
+// clustertwin-cli calibrate: fits a scenario's physical parameters to a hall's measurements (session/calibrate.hpp).
+#include "calibrate.hpp"
+#include "io.hpp"
+
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/time.hpp>
+#include <clustertwin/model/validate.hpp>
+#include <clustertwin/runs/error.hpp>
+#include <clustertwin/runs/frame_series.hpp>
+#include <clustertwin/runs/store.hpp>
+#include <clustertwin/session/calibrate.hpp>
+#include <clustertwin/session/drive.hpp>
+#include <clustertwin/session/measured.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+namespace ct::cli {
+
+const char* kCalibrateHelp = R"(Usage: clustertwin-cli calibrate SCENARIO --measured DB --params P.json --train A..B --validate C..D -o OUT.json
+
+Fits a few named physical parameters of the scenario so that runs driven by the hall's measured inputs (as
+simulate --drive) reproduce its measured outputs (as score) on a training window, with a derivative-free
+optimiser within bounds (NLopt's BOBYQA), and reports the score on a validation window before and after: the
+test of a fit is data it was not fitted to. Writes the calibrated scenario with the fitted values and a
+"calibration" block (parameters, windows, measurements, scores). docs/calibration.md explains the loop.
+  --measured DB       the hall's telemetry (clustertwin-cli import);  --measured-run N  its run (the latest)
+  --map FILE          names that do not match by themselves (as simulate --drive-map)
+  --params FILE       {"parameters": [{"name": N, "target"?: ID or "*", "min"?, "max"?, "start"?}]}; names:
+%PARAMS%  --train A..B        the training window on the run's clock: durations from t = 0 (0..2h) or ISO 8601
+  --validate C..D     the validation window, likewise (2h..3h)
+  -o, --out FILE      the calibrated scenario (written atomically)
+  --metric M          what is scored (repeatable; inlet_c)
+  --air S, --cell M, --step T   the runs' room air (the scenario's, else lbm), grid and engine step (10s)
+  --sample-every T    how often the runs sample the scored series (60s)
+  --max-runs N        runs the optimiser may take (60); two more score the start and the result
+  --drive-from T, --drive-max-gap T   as simulate's
+  --json              the result as one JSON object on stdout
+  -q, --quiet         no progress
+Ctrl-C stops after the current run: nothing is written. Exit codes: 0 calibrated, 1 runtime error, 2 usage error
+or input that does not fit together, 130 interrupted.
+)";
+
+std::string calibrateHelp() {
+    std::string list;
+    for (const auto& p : session::calibrationParameters())
+        list += std::string("                        ") + p.name + (p.target[0] ? std::string(" (target: a ") + p.target + ")" : "") + ": " +
+                p.help + "\n";
+    std::string h = kCalibrateHelp;
+    h.replace(h.find("%PARAMS%"), 8, list);
+    return h;
+}
+
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace m = ct::model;
+
+/// "A..B": each side a duration from t = 0 or an ISO 8601 time (made relative to `origin`).
+session::Window windowArg(const Args& a, const char* opt, double origin) {
+    const std::string text = a.get(opt);
+    const auto dots = text.find("..");
+    if (dots == std::string::npos) throw UsageError(std::string("--") + opt + ": expected A..B (0..2h, 2h..3h or ISO 8601 times)");
+    auto side = [&](const std::string& s) {
+        double t = 0;
+        if (m::parseIsoTime(s, t)) return t - origin;
+        try {
+            return m::parseDurationS(s);
+        } catch (const m::ModelError& e) {
+            throw UsageError(std::string("--") + opt + ": " + e.what());
+        }
+    };
+    return {side(text.substr(0, dots)), side(text.substr(dots + 2))};
+}
+
+json statsJson(const runs::ErrorStats& s) {
+    auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+    return {{"n", s.n}, {"rmse", num(s.rmse)}, {"mae", num(s.mae)}, {"bias", num(s.bias)}};
+}
+
+/// The request from the options and the loaded scenario: the drive, what is scored, the parameters.
+session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, session::DrivePlan& plan) {
+    session::CalibRequest r;
+    session::DriveRequest d;
+    d.db_path = a.get("measured");
+    if (a.has("measured-run")) d.run = a.getInt("measured-run", 0);
+    d.map_path = a.get("map", "");
+    if (a.has("drive-from")) {
+        double t = 0;
+        if (!m::parseIsoTime(a.get("drive-from"), t)) t = a.getDouble("drive-from", 0);
+        d.from_unix = t;
+    }
+    if (a.has("drive-max-gap")) d.max_gap_s = m::parseDurationS(a.get("drive-max-gap"));
+    plan = session::planDrive(d, rep.scenario, rep.catalog);
+    r.engine.step_s = m::parseDurationS(a.get("step", "10s"));
+    r.engine.cell_m = a.getDouble("cell", r.engine.cell_m);
+    r.engine.air = a.get("air", "");
+    r.engine.drive = plan.series;
+    r.sample_s = m::parseDurationS(a.get("sample-every", "60s"));
+    r.max_runs = a.getInt("max-runs", 60);
+    if (!(r.sample_s > 0) || r.max_runs < 1) throw UsageError("--sample-every must be > 0 and --max-runs >= 1");
+    r.train = windowArg(a, "train", plan.origin_unix);
+    r.validate = windowArg(a, "validate", plan.origin_unix);
+    r.params = session::loadCalibParams(a.get("params"));
+    // What is scored: the measured outputs that did not drive the run, matched as score matches them.
+    std::set<std::pair<std::string, std::string>> driven;
+    for (const auto& s : plan.series) {
+        const auto& info = sim::driveInputInfo(s.input);
+        driven.insert({info.entity_kind, info.metric});
+    }
+    std::vector<std::string> metrics = a.all("metric");
+    if (metrics.empty()) metrics = {"inlet_c"};
+    const auto store = runs::TelemetryStore::open(d.db_path, runs::TelemetryStore::Mode::Existing);
+    session::MeasuredMap map(rep.scenario, session::MeasuredMapFile::load(d.map_path));
+    const auto rows = runs::recordedSeries();
+    r.measured = session::loadMeasured(store, plan.measured_run, map, metrics, plan.origin_unix, driven,
+                                       [&](const session::EntityRef& e, const std::string& metric) -> std::optional<std::string> {
+                                           for (const auto& row : rows)
+                                               if (row.kind == e.kind && row.metric == metric) return std::string(row.unit);
+                                           return std::nullopt;
+                                       });
+    r.scenario = rep.scenario;
+    r.catalog = rep.catalog;
+    return r;
+}
+
+void printResult(const session::CalibResult& res, const std::string& out) {
+    std::printf("calibrate: %d runs (the longest %.1f s), %.0f s in all; stopped: %s\n", res.runs, res.run_wall_s, res.wall_s, res.stop.c_str());
+    std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
+    for (const auto& p : res.params)
+        std::printf("%-22s %-14s %10.4g %10.4g  %g..%g\n", p.name.c_str(), p.target.c_str(), p.start, p.value, p.min, p.max);
+    std::printf("%-22s %10s %10s %10s %10s\n", "RMSE / MAE / bias", "before", "", "after", "");
+    auto line = [](const char* what, const runs::ErrorStats& b, const runs::ErrorStats& a) {
+        std::printf("%-10s (n %6zu)  RMSE %.3f -> %.3f   MAE %.3f -> %.3f   bias %+.3f -> %+.3f\n", what, b.n, b.rmse, a.rmse, b.mae, a.mae,
+                    b.bias, a.bias);
+    };
+    line("training", res.train_before, res.train_after);
+    line("validation", res.validate_before, res.validate_after);
+    std::printf("calibrate: the calibrated scenario is %s\n", out.c_str());
+}
+
+}  // namespace
+
+int cmdCalibrate(const Args& a) {
+    if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
+    for (const char* need : {"measured", "params", "train", "validate", "out"})
+        if (!a.has(need)) throw UsageError(std::string("calibrate needs --") + need);
+    const std::string file = a.positional()[0], out = a.get("out");
+    m::ValidationReport rep = m::loadAndValidate(file);
+    for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
+    if (m::hasErrors(rep.diagnostics)) return 2;
+    session::DrivePlan plan;
+    session::CalibRequest req;
+    try {
+        req = requestFor(a, rep, plan);
+    } catch (const session::InputError& e) {
+        std::cerr << "calibrate: " << e.what() << "\n";
+        return 2;
+    } catch (const m::ModelError& e) {
+        throw UsageError(e.what());
+    }
+    const bool quiet = a.flag("quiet");
+    if (!quiet)
+        std::cerr << "calibrate: " << req.params.size() << " parameters against " << req.measured.series.size() << " measured series of "
+                  << plan.measured_label << " (t = 0 at " << m::formatIsoTime(plan.origin_unix) << "), driven by " << plan.series.size()
+                  << " measured inputs\n";
+    catchInterrupt();
+    req.cancelled = [] { return interrupted(); };
+    if (!quiet)
+        req.progress = [](int run, double rmse) { std::cerr << "calibrate: run " << run << ": training RMSE " << rmse << "\n"; };
+    session::CalibResult res;
+    try {
+        res = session::calibrate(req);
+    } catch (const session::InputError& e) {
+        std::cerr << "calibrate: " << e.what() << "\n";
+        return 2;
+    }
+    if (res.cancelled) {
+        std::cerr << "calibrate: interrupted after " << res.runs << " runs; nothing was written\n";
+        return 130;
+    }
+    m::saveScenarioFile(res.calibrated, out);
+    if (a.flag("json")) {
+        json params = json::array();
+        for (const auto& p : res.params)
+            params.push_back({{"name", p.name}, {"target", p.target}, {"start", p.start}, {"value", p.value}, {"min", p.min}, {"max", p.max}});
+        std::cout << json{{"runs", res.runs},
+                          {"wall_s", res.wall_s},
+                          {"longest_run_s", res.run_wall_s},
+                          {"stop", res.stop},
+                          {"parameters", params},
+                          {"train", {{"before", statsJson(res.train_before)}, {"after", statsJson(res.train_after)}}},
+                          {"validate", {{"before", statsJson(res.validate_before)}, {"after", statsJson(res.validate_after)}}},
+                          {"out", out}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        printResult(res, out);
+    }
+    return 0;
+}
+
+}  // namespace ct::cli

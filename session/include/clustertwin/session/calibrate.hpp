@@ -1,0 +1,74 @@
+#pragma once
+// Calibration against a hall's measurements (issue 44; `clustertwin-cli calibrate`): a few named physical
+// parameters fitted by a derivative-free optimiser with bounds (NLopt's BOBYQA) so that runs driven by the
+// measured inputs reproduce the measured outputs on a training window; the score on a validation window, before
+// and after, says whether the fit holds on data it was not fitted to. Each evaluation steps an engine in memory
+// (no database) and samples the scored series from its frames.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/scenario.hpp>
+#include <clustertwin/session/score_run.hpp>
+#include <clustertwin/sim/engine.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ct::session {
+
+/// A parameter a calibration can fit: its name, what its target names ("*": all), its default bounds and start.
+struct CalibParamInfo {
+    const char* name;
+    const char* target;  ///< "cooling unit", "cooling-unit model", "server model", "rack", "containment", "entity", "" (none)
+    double min, max, start;
+    const char* help;
+};
+/// Every parameter, in the order docs/calibration.md lists them.
+const std::vector<CalibParamInfo>& calibrationParameters();
+
+struct CalibParam {
+    std::string name;
+    std::string target = "*";
+    double min = 0, max = 0, start = 0;
+    double value = 0;  ///< the fitted value (start before)
+};
+
+/// The parameters file: {"parameters": [{"name": ..., "target"?: ..., "min"?: ..., "max"?: ..., "start"?: ...}]};
+/// bounds and start default to the parameter's. Throws InputError naming the file and the pointer.
+std::vector<CalibParam> loadCalibParams(const std::string& path);
+
+/// The scenario and catalog with parameter i at x[i] (a parameter that belongs to the scoring, sensor_offset, is
+/// not applied here). Throws InputError for a target the scenario does not have.
+void applyCalibParams(model::Scenario& s, model::Catalog& c, const std::vector<CalibParam>& params, const std::vector<double>& x);
+
+struct Window {
+    double from_s = 0, to_s = 0;  ///< on the run's clock
+};
+
+struct CalibRequest {
+    model::Scenario scenario;
+    model::Catalog catalog;
+    sim::EngineOptions engine;  ///< with the measured inputs that drive it (planDrive)
+    MeasuredSet measured;       ///< what is scored, on the run's clock
+    std::vector<CalibParam> params;
+    Window train, validate;
+    double sample_s = 60;  ///< how often each evaluation samples the scored series
+    int max_runs = 60;     ///< evaluations the optimiser may take (two more score the result)
+    std::function<void(int run, double train_rmse)> progress;
+    std::function<bool()> cancelled;
+};
+
+struct CalibResult {
+    std::vector<CalibParam> params;  ///< value: fitted
+    runs::ErrorStats train_before, train_after, validate_before, validate_after;
+    int runs = 0;
+    double wall_s = 0, run_wall_s = 0;  ///< the whole calibration; the longest evaluation
+    std::string stop;                   ///< why the optimiser stopped
+    bool cancelled = false;
+    model::Scenario calibrated;  ///< the scenario with the fitted values and its "calibration" block
+};
+
+/// Throws InputError (a window outside the measurements, nothing to score), sim::SimError.
+CalibResult calibrate(const CalibRequest& r);
+
+}  // namespace ct::session

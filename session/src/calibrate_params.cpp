@@ -1,0 +1,154 @@
+// The parameters a calibration can fit (calibrate.hpp): the table, the parameters file, and how each changes
+// a scenario and its catalog.
+#include <clustertwin/model/units.hpp>
+#include <clustertwin/session/calibrate.hpp>
+#include <clustertwin/session/measured.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+namespace ct::session {
+
+const std::vector<CalibParamInfo>& calibrationParameters() {
+    static const std::vector<CalibParamInfo> t{
+        {"unit_airflow_margin", "", 0.5, 2.0, 1.1,
+         "the cooling units' airflow as a multiple of what the racks draw (the engine's rule; 1.1 by default)"},
+        {"unit_airflow_scale", "cooling-unit model", 0.3, 1.5, 1.0, "a cooling-unit model's rated airflow, scaled"},
+        {"unit_supply_offset", "cooling unit", -5.0, 5.0, 0.0, "added to a cooling unit's supply setpoint (K)"},
+        {"server_airflow_scale", "server model", 0.5, 1.5, 1.0, "a server model's airflow at full fan speed, scaled"},
+        {"rack_recirculation", "rack", 0.0, 0.5, 0.05, "the share of a rack's exhaust that returns to its intake inside it"},
+        {"containment_leakage", "containment", 0.0, 0.5, 0.1, "the share of a contained aisle's air that leaks through it"},
+        {"sensor_offset", "entity", -3.0, 3.0, 0.0,
+         "added to the twin's temperatures of an entity before scoring: a sensor reading warmer than the air before it (K)"},
+    };
+    return t;
+}
+
+namespace {
+
+const CalibParamInfo* info(const std::string& name) {
+    for (const auto& p : calibrationParameters())
+        if (name == p.name) return &p;
+    return nullptr;
+}
+
+double number(const nlohmann::json& x, const char* key, double fallback, const std::string& where) {
+    if (!x.contains(key)) return fallback;
+    if (!x[key].is_number()) throw InputError(where + "/" + key + ": expected a number");
+    return x[key].get<double>();
+}
+
+/// Sets `field` of catalog entry `id` of `section` in the scenario's own catalog JSON (added when missing), so the
+/// scenario alone carries the fitted value.
+void setCatalogField(model::Scenario& s, const char* section, const std::string& id, const char* field, double v) {
+    nlohmann::json cat = s.catalog_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(s.catalog_json);
+    auto& list = cat[section];
+    if (!list.is_array()) list = nlohmann::json::array();
+    auto it = std::find_if(list.begin(), list.end(), [&](const nlohmann::json& e) { return e.value("id", "") == id; });
+    if (it == list.end()) {
+        list.push_back({{"id", id}});
+        it = list.end() - 1;
+    }
+    (*it)[field] = v;
+    s.catalog_json = cat.dump();
+}
+
+std::string unknownTarget(const CalibParam& p) {
+    return "parameter " + p.name + ": the scenario has no " + info(p.name)->target + " '" + p.target + "'";
+}
+
+}  // namespace
+
+std::vector<CalibParam> loadCalibParams(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path + ": cannot open");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(path + ": not JSON: " + e.what());
+    }
+    if (!j.is_object() || !j.contains("parameters") || !j["parameters"].is_array() || j["parameters"].empty())
+        throw InputError(path + ": expected {\"parameters\": [{\"name\": ..., \"target\"?, \"min\"?, \"max\"?, \"start\"?}, ...]}");
+    std::vector<CalibParam> out;
+    for (std::size_t i = 0; i < j["parameters"].size(); ++i) {
+        const auto& x = j["parameters"][i];
+        const std::string where = path + ": /parameters/" + std::to_string(i);
+        if (!x.is_object() || !x.contains("name") || !x["name"].is_string()) throw InputError(where + ": expected an object with a name");
+        const CalibParamInfo* pi = info(x["name"].get<std::string>());
+        if (!pi) {
+            std::string known;
+            for (const auto& p : calibrationParameters()) known += std::string(known.empty() ? "" : ", ") + p.name;
+            throw InputError(where + "/name: no parameter '" + x["name"].get<std::string>() + "' (" + known + ")");
+        }
+        CalibParam p{pi->name};
+        if (x.contains("target")) {
+            if (!x["target"].is_string()) throw InputError(where + "/target: expected a string");
+            p.target = x["target"].get<std::string>();
+        }
+        p.min = number(x, "min", pi->min, where);
+        p.max = number(x, "max", pi->max, where);
+        p.start = number(x, "start", std::clamp(pi->start, p.min, p.max), where);
+        if (!(p.min < p.max)) throw InputError(where + ": min must be below max");
+        if (p.start < p.min || p.start > p.max) throw InputError(where + "/start: must be within min and max");
+        p.value = p.start;
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+void applyCalibParams(model::Scenario& s, model::Catalog& c, const std::vector<CalibParam>& params, const std::vector<double>& x) {
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const CalibParam& p = params[i];
+        const double v = x.at(i);
+        const bool all = p.target == "*" || p.target.empty();
+        bool hit = false;
+        if (p.name == "unit_airflow_margin") {
+            s.simulation.unit_airflow_margin = v;
+            hit = true;
+        } else if (p.name == "unit_supply_offset") {
+            for (auto& h : s.halls)
+                for (auto& u : h.cooling_units)
+                    if (all || u.id == p.target) {
+                        u.supply_setpoint_c += v;
+                        hit = true;
+                    }
+        } else if (p.name == "unit_airflow_scale") {
+            for (auto& m : c.cooling_units)
+                if (all || m.id == p.target) {
+                    m.airflow_m3s *= v;
+                    setCatalogField(s, "cooling_units", m.id, "airflow_m3s", m.airflow_m3s);
+                    hit = true;
+                }
+        } else if (p.name == "server_airflow_scale") {
+            for (auto& m : c.servers)
+                if (all || m.id == p.target) {
+                    m.airflow_m3s *= v;
+                    setCatalogField(s, "servers", m.id, "airflow_cfm", model::units::m3sToCfm(m.airflow_m3s));
+                    hit = true;
+                }
+        } else if (p.name == "rack_recirculation") {
+            for (auto& h : s.halls)
+                for (auto& row : h.rows)
+                    for (auto& r : row.racks)
+                        if (all || r.id == p.target) {
+                            r.recirculation_fraction = v;
+                            hit = true;
+                        }
+        } else if (p.name == "containment_leakage") {
+            for (auto& h : s.halls)
+                for (auto& k : h.containments)
+                    if (all || k.id == p.target) {
+                        k.leakage_fraction = v;
+                        hit = true;
+                    }
+        } else {
+            hit = true;  // sensor_offset: applied to the twin's values when scoring
+        }
+        if (!hit) throw InputError(unknownTarget(p));
+    }
+}
+
+}  // namespace ct::session
