@@ -11,6 +11,7 @@
 
 #include "cli_run.hpp"
 
+#include <clustertwin/session/calibrate.hpp>
 #include <clustertwin/session/score_run.hpp>
 #include <clustertwin/sim/drive.hpp>
 
@@ -177,6 +178,17 @@ void TstTwin::scoreOfTheDrivenTwinIsAtTheNoiseLevelAndBeatsTheBaseline() {
     QCOMPARE(t.code, 0);
     QVERIFY(t.out.contains("baseline: every inlet at the mean of 2 measured cooling-unit supply temperatures"));
     QVERIFY(t.out.contains("skill") && t.out.contains("Worst series"));
+    // The run's HTML report carries the same score in a section of its own.
+    const QString html = tmp_.filePath("report.html");
+    const CliRun e =
+        cli({"export", sample("lab-8node"), "--format", "html", "--run", twin_, "--measured", measured_, "--no-picture", "-o", html});
+    QVERIFY2(e.code == 0, qPrintable(e.err));
+    QFile f(html);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString page = QString::fromUtf8(f.readAll());
+    QVERIFY(page.contains("<h2>Against the hall's measurements</h2>"));
+    QVERIFY(page.contains(QString("8 of %1 measured series paired").arg(j["measured_series"].toInt())));
+    QVERIFY(page.contains(QString("<td>%1</td>").arg(mae, 0, 'f', 2)));  // the overall MAE as score gives it
 }
 
 void TstTwin::measuredEntitiesMapByNameThroughTheMapFile() {
@@ -264,6 +276,13 @@ void TstTwin::statisticsPerSeriesKindAndWindowByHand() {
 }
 
 void TstTwin::calibrationDocsListEveryDriveInput() {
+    // ... and every calibration parameter.
+    {
+        std::ifstream in(std::string(CT_RESOURCE_DIR) + "/../docs/calibration.md");
+        const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        for (const auto& p : ct::session::calibrationParameters())
+            QVERIFY2(doc.find(std::string("| `") + p.name + "` | ") != std::string::npos, p.name);
+    }
     std::ifstream in(std::string(CT_RESOURCE_DIR) + "/../docs/calibration.md");
     QVERIFY(in.good());
     const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -21,7 +21,8 @@
 
 namespace ct::cli {
 
-const char* kCalibrateHelp = R"(Usage: clustertwin-cli calibrate SCENARIO --measured DB --params P.json --train A..B --validate C..D -o OUT.json
+const char* kCalibrateHelp =
+    R"(Usage: clustertwin-cli calibrate SCENARIO --measured DB --params P.json --train A..B --validate C..D -o OUT.json
 
 Fits a few named physical parameters of the scenario so that runs driven by the hall's measured inputs (as
 simulate --drive) reproduce its measured outputs (as score) on a training window, with a derivative-free
@@ -48,8 +49,8 @@ or input that does not fit together, 130 interrupted.
 std::string calibrateHelp() {
     std::string list;
     for (const auto& p : session::calibrationParameters())
-        list += std::string("                        ") + p.name + (p.target[0] ? std::string(" (target: a ") + p.target + ")" : "") + ": " +
-                p.help + "\n";
+        list += std::string("                        ") + p.name + (p.target[0] ? std::string(" (target: a ") + p.target + ")" : "") +
+                ": " + p.help + "\n";
     std::string h = kCalibrateHelp;
     h.replace(h.find("%PARAMS%"), 8, list);
     return h;
@@ -129,7 +130,8 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
 }
 
 void printResult(const session::CalibResult& res, const std::string& out) {
-    std::printf("calibrate: %d runs (the longest %.1f s), %.0f s in all; stopped: %s\n", res.runs, res.run_wall_s, res.wall_s, res.stop.c_str());
+    std::printf("calibrate: %d runs (the longest %.1f s), %.0f s in all; stopped: %s\n", res.runs, res.run_wall_s, res.wall_s,
+                res.stop.c_str());
     std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
     for (const auto& p : res.params)
         std::printf("%-22s %-14s %10.4g %10.4g  %g..%g\n", p.name.c_str(), p.target.c_str(), p.start, p.value, p.min, p.max);
@@ -170,8 +172,7 @@ int cmdCalibrate(const Args& a) {
                   << " measured inputs\n";
     catchInterrupt();
     req.cancelled = [] { return interrupted(); };
-    if (!quiet)
-        req.progress = [](int run, double rmse) { std::cerr << "calibrate: run " << run << ": training RMSE " << rmse << "\n"; };
+    if (!quiet) req.progress = [](int run, double rmse) { std::cerr << "calibrate: run " << run << ": training RMSE " << rmse << "\n"; };
     session::CalibResult res;
     try {
         res = session::calibrate(req);
@@ -187,7 +188,8 @@ int cmdCalibrate(const Args& a) {
     if (a.flag("json")) {
         json params = json::array();
         for (const auto& p : res.params)
-            params.push_back({{"name", p.name}, {"target", p.target}, {"start", p.start}, {"value", p.value}, {"min", p.min}, {"max", p.max}});
+            params.push_back(
+                {{"name", p.name}, {"target", p.target}, {"start", p.start}, {"value", p.value}, {"min", p.min}, {"max", p.max}});
         std::cout << json{{"runs", res.runs},
                           {"wall_s", res.wall_s},
                           {"longest_run_s", res.run_wall_s},

@@ -6,8 +6,11 @@
 #include <clustertwin/report/export_run.hpp>
 #include <clustertwin/report/report.hpp>
 #include <clustertwin/runs/replay.hpp>
+#include <clustertwin/session/measured.hpp>
+#include <clustertwin/session/score_run.hpp>
 #include <clustertwin/sim/collectives.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -35,7 +38,9 @@ Writes files other tools open:
                   inlet, racks over 27 and 32 °C), the 3D view (left out with --no-picture, or noted when it
                   cannot be drawn), a floor plan coloured by rack inlet, the hottest inlet and PUE over time,
                   the checks (heat balance, ASHRAE, RCI, cooling units), the hottest racks and the alerts. One
-                  self-contained file: open it in any browser, print it, mail it.
+                  self-contained file: open it in any browser, print it, mail it. With --measured DB
+                  (--measured-run N, --map FILE) also the run scored against the hall's measurements, as
+                  clustertwin-cli score gives it (docs/calibration.md)
   --format video  OUT.mp4 (H.264) or OUT.webm (VP9), encoded by ffmpeg (package ffmpeg): a run's replay
                   (--run; --seconds of video over the whole run, 20s; the time in the caption), or a guided
                   tour (--tour resources/tours/NAME.json: its steps, captions and camera moves; a tour that
@@ -121,6 +126,42 @@ int exportGltf(const m::ValidationReport& rep, const RunSource& run, const Args&
 
 }  // namespace
 
+namespace {
+
+/// The run scored against --measured (session::scoreRun), as the report's section shows it.
+report::ReportScore scoreForReport(const Args& a, const m::Scenario& s, std::int64_t run) {
+    session::ScoreRequest r;
+    r.run_db = a.get("run");
+    r.run = run;
+    r.measured_db = a.get("measured");
+    if (a.has("measured-run")) r.measured_run = a.getInt("measured-run", 0);
+    r.map_path = a.get("map", "");
+    r.scenario = &s;
+    const session::ScoreReport rep = session::scoreRun(r);
+    report::ReportScore out;
+    out.measured = r.measured_db + ", run " + std::to_string(rep.measured_run);
+    out.baseline = "the mean of " + rep.baseline_source;
+    out.measured_series = rep.measured_series;
+    out.paired_series = rep.paired_series;
+    out.unpaired = rep.unpaired.size();
+    out.driven = rep.driven.size();
+    auto rows = [](const std::vector<session::ScoreRow>& in, std::size_t most) {
+        std::vector<report::ReportScore::Row> v;
+        for (const auto& x : in)
+            if (v.size() < most) v.push_back({x.key, x.metric, x.unit, x.twin, x.baseline});
+        return v;
+    };
+    out.overall = rows(rep.overall, 50);
+    out.kinds = rows(rep.kinds, 50);
+    out.windows = rows(rep.windows, 48);
+    auto worst = rep.series;
+    std::stable_sort(worst.begin(), worst.end(), [](const auto& x, const auto& y) { return x.twin.mae > y.twin.mae; });
+    out.worst = rows(worst, 10);
+    return out;
+}
+
+}  // namespace
+
 int cmdExport(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
     const std::string file = a.positional()[0];
@@ -144,6 +185,14 @@ int cmdExport(const Args& a) {
         report::ReportOptions ro;
         ro.picture = !a.flag("no-picture");
         ro.version = CT_VERSION;
+        if (a.has("measured")) {
+            try {
+                ro.score = scoreForReport(a, rep.scenario, run.id);
+            } catch (const session::InputError& e) {
+                std::cerr << "export: --measured: " << e.what() << "\n";
+                return 2;
+            }
+        }
         const report::ReportSummary sum = report::writeRunReport(rep.scenario, rep.catalog, *run.store, run.id, out, ro);
         if (!sum.picture_note.empty()) std::cerr << "warning: no 3D picture in the report: " << sum.picture_note << "\n";
         if (!sum.mismatch.empty()) std::cerr << "warning: " << sum.mismatch << "\n";

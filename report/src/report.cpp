@@ -91,6 +91,7 @@ public:
         hall();
         overTime();
         checkTable();
+        if (opt_.score) h_ << report::scoreSectionHtml(*opt_.score);
         hottestRacks();
         eventsAndAlerts();
         h_ << "<footer>ClusterTwin " << esc(opt_.version) << " · scenario " << esc(s_.id) << " · " << s_.halls.size() << " hall(s), "
@@ -195,6 +196,17 @@ private:
            << esc(model::formatDuration(rp_.endS() - rp_.startS())) << " recorded"
            << (info_.created_at.empty() ? "" : ", " + esc(info_.created_at));
         if (!info_.meta.air_summary.empty()) h_ << "<br>Room air: " << esc(info_.meta.air_summary);
+        if (!info_.meta.driven_by.empty()) {  // issue 44: a run driven by the hall's measurements
+            h_ << "<br>Driven by the measurements of " << esc(info_.meta.driven_by);
+            if (info_.meta.time_origin_unix) h_ << " from " << esc(model::formatIsoTime(*info_.meta.time_origin_unix));
+            h_ << ":";
+            for (const auto& d : info_.meta.driven) {
+                const double steps = static_cast<double>(d.driven_steps + d.model_steps);
+                h_ << " " << esc(d.input) << " (" << d.series << " series, "
+                   << static_cast<int>(std::lround(steps > 0 ? 100.0 * static_cast<double>(d.driven_steps) / steps : 0.0))
+                   << " % measured)";
+            }
+        }
         if (info_.meta.interrupted)
             h_ << "<br><b>Stopped early</b> ("
                << esc(info_.meta.interrupted_by.empty() ? std::string("interrupted") : info_.meta.interrupted_by) << ") at "

@@ -3,6 +3,7 @@
 // limit lines. Private to ct_report.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/scenario.hpp>
+#include <clustertwin/report/report.hpp>
 
 #include <map>
 #include <set>
@@ -22,6 +23,9 @@ std::string esc(const std::string& s);
 /// keeping the site's aspect.
 std::string floorPlanSvg(const model::Scenario& s, const model::Catalog& c, const std::map<std::string, double>& value,
                          const std::set<std::string>& failed_units, double lo, double hi, int width_px, int max_height_px);
+
+/// The section "Against the hall's measurements": the score's tables (report_score.cpp).
+std::string scoreSectionHtml(const ReportScore& sc);
 
 struct ChartLine {
     std::string label, colour;

@@ -4,8 +4,8 @@
 #include <clustertwin/session/calibrate.hpp>
 #include <clustertwin/session/measured.hpp>
 
-#include <nlohmann/json.hpp>
 #include <nlopt.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -26,8 +26,8 @@ struct Probe {
 };
 
 template <class E>
-std::optional<Probe> probeIn(const std::vector<E> model::Frame::*list, const std::vector<runs::SeriesField<E>>& table, const model::Frame& f,
-                             const std::string& entity, const std::string& metric) {
+std::optional<Probe> probeIn(const std::vector<E> model::Frame::*list, const std::vector<runs::SeriesField<E>>& table,
+                             const model::Frame& f, const std::string& entity, const std::string& metric) {
     const auto& entries = f.*list;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (entries[i].id != entity) continue;
@@ -137,12 +137,18 @@ double objective(unsigned n, const double* u, double* /*grad*/, void* data) {
 
 std::string stopReason(nlopt_result res) {
     switch (res) {
-        case NLOPT_SUCCESS: return "converged";
-        case NLOPT_FTOL_REACHED: return "the error stopped improving (ftol)";
-        case NLOPT_XTOL_REACHED: return "the parameters stopped moving (xtol)";
-        case NLOPT_MAXEVAL_REACHED: return "the most runs allowed";
-        case NLOPT_FORCED_STOP: return "cancelled";
-        default: return "NLopt result " + std::to_string(static_cast<int>(res));
+        case NLOPT_SUCCESS:
+            return "converged";
+        case NLOPT_FTOL_REACHED:
+            return "the error stopped improving (ftol)";
+        case NLOPT_XTOL_REACHED:
+            return "the parameters stopped moving (xtol)";
+        case NLOPT_MAXEVAL_REACHED:
+            return "the most runs allowed";
+        case NLOPT_FORCED_STOP:
+            return "cancelled";
+        default:
+            return "NLopt result " + std::to_string(static_cast<int>(res));
     }
 }
 

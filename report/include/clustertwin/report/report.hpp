@@ -3,17 +3,34 @@
 // inline, pictures embedded), readable in any browser and offline. No VTK or Qt types here.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/scenario.hpp>
+#include <clustertwin/runs/score.hpp>
 #include <clustertwin/runs/store.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ct::report {
+
+/// The run scored against a hall's measurements (session::scoreRun; issue 44), for the report's section.
+struct ReportScore {
+    std::string measured;  ///< "measured.sqlite, run 1"
+    std::string baseline;  ///< where the baseline's supply temperature came from
+    std::size_t measured_series = 0, paired_series = 0, unpaired = 0, driven = 0;
+    struct Row {
+        std::string scope, metric, unit;
+        runs::ErrorStats twin;
+        std::optional<runs::ErrorStats> baseline;
+    };
+    std::vector<Row> overall, kinds, windows, worst;  ///< worst: the series with the largest MAE
+};
 
 struct ReportOptions {
     bool picture = true;  ///< the 3D view of the hall at the run's end (needs OpenGL: $DISPLAY or Xvfb)
     int picture_width = 1100, picture_height = 640;
-    std::string version;  ///< the program's version, for the footer
+    std::string version;               ///< the program's version, for the footer
+    std::optional<ReportScore> score;  ///< a section "Against the hall's measurements" when given
 };
 
 /// What went into a report, for a summary line.
