@@ -24,12 +24,13 @@ void table(std::ostringstream& h, const char* title, const char* scope, const st
     for (const auto& r : rows) {
         const int d = r.unit == "W" ? 0 : 2;
         const auto& t = r.twin;
-        h << "<tr><td class=\"l\">" << esc(r.scope) << "</td><td class=\"l\">" << esc(r.metric) << " (" << esc(r.unit) << ")</td><td>" << t.n
-          << "</td><td>" << fixed(t.rmse, d) << "</td><td>" << fixed(t.mae, d) << "</td><td>" << fixed(t.bias, d) << "</td><td>"
+        h << "<tr><td class=\"l\">" << esc(r.scope) << "</td><td class=\"l\">" << esc(r.metric) << " (" << esc(r.unit) << ")</td><td>"
+          << t.n << "</td><td>" << fixed(t.rmse, d) << "</td><td>" << fixed(t.mae, d) << "</td><td>" << fixed(t.bias, d) << "</td><td>"
           << fixed(t.max_abs, d) << "</td><td>" << fixed(t.cv_rmse_pct, 1) << "</td><td>" << fixed(t.nmbe_pct, 1) << "</td>";
         if (r.baseline) {
             const double skill = r.baseline->mae > 0 ? 1 - t.mae / r.baseline->mae : std::nan("");
-            h << "<td>" << fixed(r.baseline->mae, d) << "</td><td class=\"" << (skill > 0 ? "ok" : "bad") << "\">" << fixed(skill, 2) << "</td>";
+            h << "<td>" << fixed(r.baseline->mae, d) << "</td><td class=\"" << (skill > 0 ? "ok" : "bad") << "\">" << fixed(skill, 2)
+              << "</td>";
         } else {
             h << "<td>—</td><td>—</td>";
         }
