@@ -370,7 +370,8 @@ void TstTwin::realCapturesRunEndToEnd() {
     // Real nvidia-smi captures of one H100 (nvidia_gpu_exporter's test data, ../shared/testdata/SOURCES.md): idle
     // at 08:12:38.696 (69.85 W, 41 °C), under load 14.7 s later (631.95 W, 59 °C). Imported with a skeleton
     // scenario, the GPU's measured power drives a run, whose GPU temperature is scored against the measured one.
-    const QString dir = QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__";
+    const QString dir =
+        QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__";
     if (!QFile::exists(dir + "idle.query-gpu.csv")) QSKIP("the shared test data is not here");
     const QString db = tmp_.filePath("smi.sqlite"), skel = tmp_.filePath("skeleton.json"), run = tmp_.filePath("smi-twin.sqlite");
     CliRun r = cli({"import", dir + "idle.query-gpu.csv", dir + "load.query-gpu.csv", "--db", db, "--skeleton", skel});
