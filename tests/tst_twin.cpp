@@ -390,8 +390,11 @@ void TstTwin::realCapturesRunEndToEnd() {
     const QJsonObject all = r.json()["overall"].toArray()[0].toObject();
     QCOMPARE(all["metric"].toString(), QString("temp_c"));
     QCOMPARE(all["twin"].toObject()["n"].toInt(), 2);
-    // What it shows (docs/calibration.md): the twin's GPU starts at its inlet, not at the 41 °C the idle GPU read.
-    QVERIFY(all["twin"].toObject()["bias"].toDouble() < -10);
+    // What it shows (docs/calibration.md): the twin's idle GPU, at the temperature of its power on ~21 °C air,
+    // reads far colder than the 41 °C the real one read; the engine no longer starts GPUs at their inlet, which
+    // made it 5 K worse.
+    const double bias = all["twin"].toObject()["bias"].toDouble();
+    QVERIFY2(bias < -10 && bias > -21, qPrintable(QString::number(bias)));
 }
 
 QTEST_GUILESS_MAIN(TstTwin)

@@ -93,6 +93,30 @@ double fanSpeedFor(double load_frac, double inlet_c) {
     return std::clamp(0.3 + 0.7 * load_frac + 0.04 * std::max(0.0, inlet_c - 25.0), 0.3, 1.0);
 }
 
+double gpuReference(const Site& s, const NodeRt& n, double& r_scale) {
+    // Liquid-cooled GPUs sit on the coolant supply; without a live CDU their cold plates fail to the air,
+    // badly (twice the resistance).
+    r_scale = 1.0 / std::sqrt(std::max(n.fan_speed, 0.3));
+    if (n.server->liquid_fraction <= 0) return n.inlet_c;
+    const RackRt& rr = s.racks[static_cast<std::size_t>(n.rack)];
+    double sup = 0;
+    int live = 0;
+    for (int c : rr.cdus)
+        if (!s.cdus[c].failed) {
+            sup += s.cdus[c].supply_c;
+            ++live;
+        }
+    r_scale = live > 0 ? 1.0 : 2.0;
+    return live > 0 ? sup / live : n.inlet_c;
+}
+
+void gpusAtSteadyState(Site& s, NodeRt& n) {
+    if (!n.gpu) return;
+    double r_scale = 1;
+    const double ref = gpuReference(s, n, r_scale);
+    for (GpuRt& gr : n.gpus) gr.temp_c = ref + gr.power_w * n.gpu->thermal_resistance_k_per_w * r_scale;
+}
+
 bool nodeTemperatures(Site& s, std::size_t ni, double dt) {
     NodeRt& n = s.nodes[ni];
     const RackRt& rr = s.racks[static_cast<std::size_t>(n.rack)];
@@ -105,24 +129,8 @@ bool nodeTemperatures(Site& s, std::size_t ni, double dt) {
     n.gpu_alerts = false;
     if (!n.gpu) return false;
     const auto& gm = *n.gpu;
-    // Liquid-cooled GPUs sit on the coolant supply; without a live CDU their cold plates fail to the air,
-    // badly (twice the resistance).
-    double ref = n.inlet_c, r_scale = 1.0 / std::sqrt(std::max(n.fan_speed, 0.3));
-    if (n.server->liquid_fraction > 0) {
-        double sup = 0;
-        int live = 0;
-        for (int c : rr.cdus)
-            if (!s.cdus[c].failed) {
-                sup += s.cdus[c].supply_c;
-                ++live;
-            }
-        if (live > 0) {
-            ref = sup / live;
-            r_scale = 1.0;
-        } else {
-            r_scale = 2.0;
-        }
-    }
+    double r_scale = 1;
+    const double ref = gpuReference(s, n, r_scale);
     if (dt != n.lag_dt) {  // the lag's factor, per node once per step length
         n.lag_dt = dt;
         n.lag_a = 1.0 - std::exp(-dt / gm.thermal_time_constant_s);

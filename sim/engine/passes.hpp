@@ -44,6 +44,12 @@ void nodeLoad(NodeRt& n, double gpu_w, double u_mean);
 /// A server's fan speed (share of full) at a load (GPUs and CPUs over their maximum) and an inlet temperature:
 /// fans follow load and speed up above a 25 °C inlet, never below 30 %.
 double fanSpeedFor(double load_frac, double inlet_c);
+/// What a node's GPUs are cooled by (its inlet air, or its CDUs' coolant) and the factor on their thermal
+/// resistance (slower fans, or cold plates that lost their coolant).
+double gpuReference(const Site& s, const NodeRt& n, double& r_scale);
+/// A node's GPUs at the temperature of their present power (the start of a run: a running GPU is never at its
+/// inlet temperature).
+void gpusAtSteadyState(Site& s, NodeRt& n);
 /// Node ni's inlet (from its rack's levels) and its GPUs' temperatures after dt; true when a GPU shuts down or
 /// its throttling alert changes (gpuAlerts raises them).
 bool nodeTemperatures(Site& s, std::size_t ni, double dt);
