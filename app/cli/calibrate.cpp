@@ -1,6 +1,7 @@
 // clustertwin-cli calibrate: fits a scenario's physical parameters to a hall's measurements (session/calibrate.hpp).
 #include "calibrate.hpp"
 #include "io.hpp"
+#include "simulate_drive.hpp"
 
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
@@ -90,11 +91,7 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
     d.db_path = a.get("measured");
     if (a.has("measured-run")) d.run = a.getInt("measured-run", 0);
     d.map_path = a.get("map", "");
-    if (a.has("drive-from")) {
-        double t = 0;
-        if (!m::parseIsoTime(a.get("drive-from"), t)) t = a.getDouble("drive-from", 0);
-        d.from_unix = t;
-    }
+    if (a.has("drive-from")) d.from_unix = instantArg(a, "drive-from");
     if (a.has("drive-max-gap")) d.max_gap_s = m::parseDurationS(a.get("drive-max-gap"));
     plan = session::planDrive(d, rep.scenario, rep.catalog);
     r.engine.step_s = m::parseDurationS(a.get("step", "10s"));

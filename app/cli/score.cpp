@@ -1,5 +1,6 @@
 // clustertwin-cli score: a simulated run against a hall's measurements (session/score_run.hpp).
 #include "score.hpp"
+#include "simulate_drive.hpp"
 
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/scenario_io.hpp>
@@ -49,17 +50,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 namespace m = ct::model;
-
-double instantArg(const Args& a, const char* opt) {
-    const std::string text = a.get(opt);
-    double t = 0;
-    if (m::parseIsoTime(text, t)) return t;
-    char* end = nullptr;
-    t = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0' || !std::isfinite(t))
-        throw UsageError(std::string("--") + opt + ": '" + text + "' is neither Unix seconds nor an ISO 8601 time");
-    return t;
-}
 
 double durationArg(const Args& a, const char* opt) {
     try {

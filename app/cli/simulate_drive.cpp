@@ -14,27 +14,23 @@ namespace ct::cli {
 
 namespace m = ct::model;
 
-namespace {
-
-/// Unix seconds or ISO 8601.
-double instantOf(const std::string& text) {
+double instantArg(const Args& a, const char* opt) {
+    const std::string text = a.get(opt);
     double t = 0;
     if (m::parseIsoTime(text, t)) return t;
     char* end = nullptr;
     t = std::strtod(text.c_str(), &end);
     if (end == text.c_str() || *end != '\0' || !std::isfinite(t))
-        throw UsageError("--drive-from: '" + text + "' is neither Unix seconds nor an ISO 8601 time");
+        throw UsageError(std::string("--") + opt + ": '" + text + "' is neither Unix seconds nor an ISO 8601 time");
     return t;
 }
-
-}  // namespace
 
 bool planDriveFor(const Args& a, session::RunRequest& r, std::ostream& note) {
     session::DriveRequest d;
     d.db_path = a.get("drive");
     if (a.has("drive-run")) d.run = a.getInt("drive-run", 0);
     d.map_path = a.get("drive-map", "");
-    if (a.has("drive-from")) d.from_unix = instantOf(a.get("drive-from"));
+    if (a.has("drive-from")) d.from_unix = instantArg(a, "drive-from");
     if (a.has("drive-max-gap")) {
         try {
             d.max_gap_s = m::parseDurationS(a.get("drive-max-gap"));

@@ -9,6 +9,9 @@
 
 namespace ct::cli {
 
+/// Option `opt` as a measured instant: Unix seconds or ISO 8601 (throws UsageError naming the option).
+double instantArg(const Args& a, const char* opt);
+
 /// Plans the drive of `r` (its scenario and catalog loaded) from --drive, --drive-run, --drive-map, --drive-from
 /// and --drive-max-gap: the series into r.engine.drive, the time origin into its metadata, the duration from the
 /// measurements unless --duration gave one. Says what drives what on `note` and what does not on stderr.

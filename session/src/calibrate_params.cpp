@@ -4,10 +4,11 @@
 #include <clustertwin/session/calibrate.hpp>
 #include <clustertwin/session/measured.hpp>
 
+#include "measured_util.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
 
 namespace ct::session {
 
@@ -62,14 +63,7 @@ std::string unknownTarget(const CalibParam& p) {
 }  // namespace
 
 std::vector<CalibParam> loadCalibParams(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path + ": cannot open");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(path + ": not JSON: " + e.what());
-    }
+    nlohmann::json j = detail::readJsonFile(path);
     if (!j.is_object() || !j.contains("parameters") || !j["parameters"].is_array() || j["parameters"].empty())
         throw InputError(path + ": expected {\"parameters\": [{\"name\": ..., \"target\"?, \"min\"?, \"max\"?, \"start\"?}, ...]}");
     std::vector<CalibParam> out;

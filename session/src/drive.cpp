@@ -4,6 +4,8 @@
 #include <clustertwin/runs/store.hpp>
 #include <clustertwin/session/measured.hpp>
 
+#include "measured_util.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -116,29 +118,6 @@ struct Planner {
     }
 };
 
-/// Several fans of one server (or unit): their mean at every time any of them has a sample.
-runs::Points meanOf(const std::vector<runs::Points>& all) {
-    std::vector<double> times;
-    for (const auto& p : all)
-        for (const auto& x : p) times.push_back(x.first);
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-    runs::Points out;
-    for (double t : times) {
-        double sum = 0;
-        int n = 0;
-        for (const auto& p : all) {
-            const double v = runs::interpolateAt(p, t);
-            if (std::isfinite(v)) {
-                sum += v;
-                ++n;
-            }
-        }
-        if (n > 0) out.emplace_back(t, sum / n);
-    }
-    return out;
-}
-
 }  // namespace
 
 DrivePlan planDrive(const DriveRequest& r, const model::Scenario& s, const model::Catalog& c) {
@@ -172,7 +151,7 @@ DrivePlan planDrive(const DriveRequest& r, const model::Scenario& s, const model
         if (fans && ks.size() > 1) {
             std::vector<runs::Points> all;
             for (const auto& k : ks) all.push_back(p.load(k));
-            pts = meanOf(all);
+            pts = detail::meanSeries(all);
             source = std::to_string(ks.size()) + " fans of " + entity;
         } else {
             // One series per input and entity: the one with most samples; the others are named.

@@ -1,5 +1,7 @@
 #include <clustertwin/session/measured.hpp>
 
+#include "measured_util.hpp"
+
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/model/error.hpp>
 
@@ -7,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -32,17 +35,44 @@ void stringMap(const nlohmann::json& j, const char* key, const std::string& file
 
 }  // namespace
 
-MeasuredMapFile MeasuredMapFile::load(const std::string& path) {
-    MeasuredMapFile m;
-    if (path.empty()) return m;
+namespace detail {
+
+nlohmann::json readJsonFile(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw InputError(path + ": cannot open");
-    nlohmann::json j;
     try {
-        j = nlohmann::json::parse(in);
+        return nlohmann::json::parse(in);
     } catch (const nlohmann::json::parse_error& e) {
         throw InputError(path + ": not JSON: " + e.what());
     }
+}
+
+runs::Points meanSeries(const std::vector<runs::Points>& all) {
+    std::vector<double> times;
+    for (const auto& p : all)
+        for (const auto& x : p) times.push_back(x.first);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    runs::Points out;
+    for (double t : times) {
+        double sum = 0;
+        int n = 0;
+        for (const auto& p : all)
+            if (const double v = runs::interpolateAt(p, t); std::isfinite(v)) {
+                sum += v;
+                ++n;
+            }
+        if (n > 0) out.emplace_back(t, sum / n);
+    }
+    return out;
+}
+
+}  // namespace detail
+
+MeasuredMapFile MeasuredMapFile::load(const std::string& path) {
+    MeasuredMapFile m;
+    if (path.empty()) return m;
+    const nlohmann::json j = detail::readJsonFile(path);
     if (!j.is_object()) throw InputError(path + ": expected a JSON object with entities, metrics and inputs");
     for (const auto& [k, v] : j.items())
         if (k != "entities" && k != "metrics" && k != "inputs")

@@ -3,7 +3,9 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/runs/store.hpp>
 #include <clustertwin/session/measured.hpp>
+
 #include <clustertwin/sim/drive.hpp>
+#include "measured_util.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -132,27 +134,6 @@ void scorePairs(const std::vector<PairedSeries>& pairs, const runs::Points& supp
 
 namespace {
 
-/// The mean of several series at every time any of them has a sample.
-runs::Points meanSeries(const std::vector<runs::Points>& all) {
-    std::vector<double> times;
-    for (const auto& p : all)
-        for (const auto& x : p) times.push_back(x.first);
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-    runs::Points out;
-    for (double t : times) {
-        double sum = 0;
-        int n = 0;
-        for (const auto& p : all)
-            if (const double v = runs::interpolateAt(p, t); std::isfinite(v)) {
-                sum += v;
-                ++n;
-            }
-        if (n > 0) out.emplace_back(t, sum / n);
-    }
-    return out;
-}
-
 /// The (entity kind, metric) of every input that drove the run: those measured series matched by design.
 std::set<std::pair<std::string, std::string>> drivenKinds(const runs::RunMeta& m) {
     std::set<std::pair<std::string, std::string>> out;
@@ -247,7 +228,7 @@ ScoreReport scoreRun(const ScoreRequest& r) {
                          (rep.unpaired.empty() ? "" : " (first unpaired: " + rep.unpaired.front() + ")"));
     const auto& unit_supply = set.unit_supply;
     // The baseline's supply temperature: the measured units' mean, else the simulated units'.
-    runs::Points supply = meanSeries(unit_supply);
+    runs::Points supply = detail::meanSeries(unit_supply);
     rep.baseline_source = std::to_string(unit_supply.size()) + " measured cooling-unit supply temperatures";
     if (supply.empty()) {
         std::vector<runs::Points> sim_supply;
@@ -256,7 +237,7 @@ ScoreReport scoreRun(const ScoreRequest& r) {
             if (e.kind == "cooling_unit" && simulated.count({e.id, "supply_c"})) units.push_back(e.id);
         if (!units.empty())
             for (const auto& sv : sim.values(run.id, "supply_c", units, -kInf, kInf)) sim_supply.push_back(sv.points);
-        supply = meanSeries(sim_supply);
+        supply = detail::meanSeries(sim_supply);
         rep.baseline_source = std::to_string(sim_supply.size()) + " simulated cooling-unit supply temperatures (none measured)";
     }
     scorePairs(pairs, supply, r.from_s.value_or(-kInf), r.to_s.value_or(kInf), r.window_s, rep);
