@@ -2,7 +2,10 @@
 find_program(CT_CCACHE ccache)
 if(CT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   set(CMAKE_C_COMPILER_LAUNCHER ${CT_CCACHE})
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${CT_CCACHE})
+  # The precompiled header (app/gui) is cacheable only with this sloppiness (ccache's manual, "Precompiled
+  # headers"); set here so that no one's ccache.conf has to say it.
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env
+      CCACHE_SLOPPINESS=pch_defines,time_macros ${CT_CCACHE})
   set(CMAKE_CUDA_COMPILER_LAUNCHER ${CT_CCACHE})
   message(STATUS "ClusterTwin: using ccache (${CT_CCACHE})")
 endif()

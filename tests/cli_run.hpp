@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include "test_paths.hpp"
 
 struct CliRun {
     int code = -1;
@@ -16,7 +17,7 @@ struct CliRun {
 
 inline CliRun cli(const QStringList& args) {
     QProcess p;
-    p.start(QStringLiteral(CT_CLI_PATH), args);
+    p.start(QString(CT_CLI_PATH), args);
     if (!p.waitForFinished(testMs(120000))) return {};
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
             QString::fromUtf8(p.readAllStandardError())};

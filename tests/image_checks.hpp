@@ -1,6 +1,6 @@
 #pragma once
-// What the image tests ask of a rendered picture: not blank, and (with CT_BASELINE_DIR defined for the test)
-// close to a reviewed baseline in tests/baselines.
+// What the image tests ask of a rendered picture: not blank, and close to a reviewed baseline in
+// tests/baselines.
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -10,6 +10,8 @@
 
 #include <cstdlib>
 
+#include "test_paths.hpp"
+
 /// Distinct colours on a 4-pixel grid: a blank or single-colour picture has 1, a drawn hall dozens.
 inline int sampledColours(const QImage& img) {
     QSet<QRgb> colours;
@@ -18,7 +20,6 @@ inline int sampledColours(const QImage& img) {
     return static_cast<int>(colours.size());
 }
 
-#ifdef CT_BASELINE_DIR
 // One stated threshold for every image test: at most 1.5 % of the pixels may differ by more than 48 in some
 // channel. Mesa's llvmpipe and Qt's raster painter are deterministic on one machine; the margin absorbs other
 // Mesa versions' antialiasing and font hinting.
@@ -28,7 +29,7 @@ inline constexpr int kChannelTolerance = 48;
 /// Compares `actual` with tests/baselines/<name>.png; keeps the actual image next to the build when they
 /// differ (or, when CT_UPDATE_BASELINES is set, copies it over the baseline: look at it before committing).
 inline void compareWithBaseline(const QString& actual, const QString& name) {
-    const QString base = QStringLiteral(CT_BASELINE_DIR "/") + name + ".png";
+    const QString base = QString(CT_BASELINE_DIR) + QStringLiteral("/") + name + ".png";
     if (qEnvironmentVariableIsSet("CT_UPDATE_BASELINES")) {  // the rest of the test goes on (several pictures)
         QFile::remove(base);
         QVERIFY(QFile::copy(actual, base));
@@ -59,4 +60,3 @@ inline void compareWithBaseline(const QString& actual, const QString& name) {
                              .arg(kept)));
     }
 }
-#endif

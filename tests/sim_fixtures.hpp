@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <string>
+#include "test_paths.hpp"
 
 namespace fixtures {
 

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include "test_paths.hpp"
 
 using namespace ct;
 
@@ -51,7 +52,7 @@ void TstAirSolver::everySolverDescribesItselfAndTheSchemaNamesIt() {
         QCOMPARE(sim::makeAirSolver(s.name, spec, pool)->approximate(), s.approximate);
         for (const auto& p : s.params) QVERIFY(!p.option.empty() && !p.value.empty() && !p.help.empty());
     }
-    QFile f(QStringLiteral(CT_RESOURCE_DIR "/schema/scenario.schema.json"));
+    QFile f(QString(CT_RESOURCE_DIR) + QStringLiteral("/schema/scenario.schema.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QJsonArray listed = QJsonDocument::fromJson(f.readAll())
                                   .object()["properties"]

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <cmath>
+#include "test_paths.hpp"
 
 using namespace ct::model;
 

@@ -39,6 +39,7 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include "test_paths.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -131,7 +132,7 @@ void TstApp::clickingARackOnTheFloorPlanSelectsItInTheTree() {
 }
 
 void TstApp::anInvalidFileListsItsProblemsAndKeepsTheScenario() {
-    QVERIFY(!w_->openScenario(QStringLiteral(CT_TEST_DATA_DIR) + "/invalid/several_problems.json"));
+    QVERIFY(!w_->openScenario(QString(CT_TEST_DATA_DIR) + "/invalid/several_problems.json"));
     auto* dlg = qobject_cast<ProblemsDialog*>(w_->problemsDialog());
     QVERIFY(dlg);
     QVERIFY(dlg->isVisible());
@@ -147,7 +148,7 @@ void TstApp::anInvalidFileListsItsProblemsAndKeepsTheScenario() {
 }
 
 void TstApp::aSyntaxErrorNamesTheLine() {
-    QVERIFY(!w_->openScenario(QStringLiteral(CT_TEST_DATA_DIR) + "/invalid/syntax_error.json"));
+    QVERIFY(!w_->openScenario(QString(CT_TEST_DATA_DIR) + "/invalid/syntax_error.json"));
     auto* dlg = w_->problemsDialog();
     QVERIFY(dlg);
     auto* label = dlg->findChild<QLabel*>("problemsSummary");
@@ -331,7 +332,7 @@ void TstApp::exportWritesTheSelectionsSeries() {
 }
 
 void TstApp::openingAnotherScenarioRebuildsThe3DView() {
-    QVERIFY(w_->openScenario(QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json"));
+    QVERIFY(w_->openScenario(QString(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json"));
     if (View3D::available()) {
         QCOMPARE(w_->view3d()->scene()->rackCount(), std::size_t(2));
         QVERIFY(!w_->view3d()->scene()->hasFrame());  // the demo's run is not shown on another scenario

@@ -36,6 +36,7 @@
 
 #include "app_test_window.hpp"
 #include "image_checks.hpp"
+#include "test_paths.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;

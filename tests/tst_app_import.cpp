@@ -35,12 +35,13 @@
 #include <chrono>
 #include <cmath>
 #include <set>
+#include "test_paths.hpp"
 
 using namespace ct::app;
 namespace im = ct::importers;
 
 namespace {
-const QString kData = QStringLiteral(CT_SHARED_TESTDATA_DIR);
+const QString kData = QString(CT_SHARED_TESTDATA_DIR);
 double nowS() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 /// An exporter for Prometheus to scrape: a real DCGM exporter scrape (the L40S of the upcloud capture) whose GPU

@@ -39,6 +39,7 @@
 
 #include <cmath>
 
+#include "test_paths.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -344,7 +345,7 @@ void TstAppReading::aResultOutsidePhysicsShowsABannerWithItsCause() {
 void TstAppReading::theRunDialogTakesJobsEventsStepSolverAndSteady() {
     // Issue 16: the Run dialog asked only for a duration. Now: a jobs file (checked, with its pointer), an
     // events file, the step, the solver and steady state; F5 is off while a run goes.
-    QVERIFY(w_->openScenario(QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json"));
+    QVERIFY(w_->openScenario(QString(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json"));
     const QString jobs = dir_.filePath("jobs.json"), events = dir_.filePath("events.json");
     auto write = [](const QString& path, const QByteArray& text) {
         QFile f(path);

@@ -24,11 +24,12 @@
 
 #include <cmath>
 #include <memory>
+#include "test_paths.hpp"
 
 using ct::app::MainWindow;
 
 namespace {
-QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
+QString sample(const char* name) { return QString(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
 
 /// The GUI's own screenshot of its 3D view at QT_SCALE_FACTOR `scale`, or a null image.
 QImage view3dAt(double scale, const QString& dir) {
@@ -39,7 +40,7 @@ QImage view3dAt(double scale, const QString& dir) {
     env.insert("QT_QPA_PLATFORM", "xcb");
     env.insert("XDG_CONFIG_HOME", dir);  // no saved layout
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(CT_APP_PATH),
+    p.start(QString(CT_APP_PATH),
             {sample("lab-8node"), "-qwindowgeometry", "800x500+0+0", "--screenshot", png, "--screenshot-area", "view3d"});
     if (!p.waitForFinished(testMs(120000)) || p.exitCode() != 0) return {};
     return QImage(png).convertToFormat(QImage::Format_RGB32);
@@ -153,7 +154,7 @@ void TstAppShell::droppedFilesAreOpened() {
     QCOMPARE(w.document().scenario().id, std::string("lab-8node"));
     // What is not a scenario or a run is refused.
     QMimeData other;
-    other.setUrls({QUrl::fromLocalFile(QStringLiteral(CT_RESOURCE_DIR) + "/catalog")});
+    other.setUrls({QUrl::fromLocalFile(QString(CT_RESOURCE_DIR) + "/catalog")});
     QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &other, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&w, &refused);
     QVERIFY(!refused.isAccepted());
@@ -165,12 +166,12 @@ void TstAppShell::withoutADisplayTheAppSaysSoInsteadOfAborting() {
     for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(v);
     QProcess p;
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(CT_APP_PATH), {});
+    p.start(QString(CT_APP_PATH), {});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // Qt's xcb plugin used to abort (exit 134)
     QCOMPARE(p.exitCode(), 1);
     QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("there is no display"));
-    p.start(QStringLiteral(CT_APP_PATH), {"--version"});  // needs no display
+    p.start(QString(CT_APP_PATH), {"--version"});  // needs no display
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
     QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains(QStringLiteral(CT_VERSION_TEXT)));

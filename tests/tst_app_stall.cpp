@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "test_paths.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -37,8 +38,8 @@ void TstAppStall::theEventLoopNeverStallsWhileASimulationAndALoadRun() {
     // A recorded hour of the demo (quick air: 80 racks, 3,000 series) to open while the app simulates.
     const QString db = dir.filePath("hour.sqlite");
     QProcess p;
-    p.start(CT_CLI_PATH, {"simulate", QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--duration", "1h", "--air", "quick",
-                          "--step", "2s", "--out", db, "--quiet"});
+    p.start(CT_CLI_PATH, {"simulate", QString(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--duration", "1h", "--air", "quick", "--step",
+                          "2s", "--out", db, "--quiet"});
     QVERIFY(p.waitForFinished(testMs(180000)));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
 

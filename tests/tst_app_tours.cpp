@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "app_test_window.hpp"
+#include "test_paths.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -47,7 +48,7 @@ private slots:
     void aTourStepsThroughCaptionsCameraAndSelection() {
         TourPlayer* t = w_->tours();
         QString error;
-        QVERIFY2(t->start(QStringLiteral(CT_RESOURCE_DIR) + "/tours/how-a-gpu-cluster-is-built.json", &error), qPrintable(error));
+        QVERIFY2(t->start(QString(CT_RESOURCE_DIR) + "/tours/how-a-gpu-cluster-is-built.json", &error), qPrintable(error));
         t->setAutoplay(false);
         QVERIFY(t->running() && t->isVisible());
         QCOMPARE(t->step(), 0);
@@ -101,7 +102,7 @@ private slots:
         TourPlayer* t = w_->tours();
         QString error;
         const std::string users_air = w_->simulationOptions()->air();
-        QVERIFY2(t->start(QStringLiteral(CT_RESOURCE_DIR) + "/tours/cooling-unit-fails-during-training.json", &error), qPrintable(error));
+        QVERIFY2(t->start(QString(CT_RESOURCE_DIR) + "/tours/cooling-unit-fails-during-training.json", &error), qPrintable(error));
         t->setAutoplay(false);
         QVERIFY(t->caption().startsWith("Preparing the tour"));
         QTRY_VERIFY_WITH_TIMEOUT(t->step() == 0 && w_->run()->hasRun(), testMs(240000));

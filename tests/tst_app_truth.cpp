@@ -37,6 +37,7 @@
 #include <QTreeWidget>
 #include <QUndoStack>
 
+#include "test_paths.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -97,7 +98,7 @@ void TstAppTruth::initTestCase() {
     qputenv("XDG_DATA_HOME", dir_.filePath("data").toUtf8());
     QApplication::setOrganizationName("ClusterTwinTruthTests");
     lab_ = dir_.filePath("lab.json");
-    QVERIFY(QFile::copy(QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json", lab_));
+    QVERIFY(QFile::copy(QString(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json", lab_));
     QFile::setPermissions(lab_, QFile::ReadOwner | QFile::WriteOwner);
     lab_db_ = dir_.filePath("lab.sqlite");
     w_ = std::make_unique<MainWindow>();

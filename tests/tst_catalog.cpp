@@ -5,6 +5,7 @@
 #include <clustertwin/model/validate.hpp>
 
 #include <QTest>
+#include "test_paths.hpp"
 
 using namespace ct::model;
 

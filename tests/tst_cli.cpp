@@ -19,11 +19,12 @@
 
 #include <signal.h>
 #include <sqlite3.h>
+#include "test_paths.hpp"
 
 namespace {
 
-QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
-QString invalid(const char* name) { return QStringLiteral(CT_TEST_DATA_DIR) + "/invalid/" + name + ".json"; }
+QString sample(const char* name) { return QString(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
+QString invalid(const char* name) { return QString(CT_TEST_DATA_DIR) + "/invalid/" + name + ".json"; }
 }  // namespace
 
 class TstCli : public QObject {
@@ -369,7 +370,7 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
 }
 
 void TstCli::importAndQueryDcgmScrapesWithoutDuplicates() {
-    const QString dir = QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter";
+    const QString dir = QString(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter";
     if (!QDir(dir).exists()) QSKIP("shared/testdata not found beside the checkout");
     QTemporaryDir tmp;
     const QString db = tmp.filePath("t.sqlite");
@@ -412,7 +413,7 @@ void TstCli::importKilledMidwayLeavesAConsistentDatabase() {
     }
     const QString db = tmp.filePath("t.sqlite");
     QProcess p;
-    p.start(QStringLiteral(CT_CLI_PATH), {"import", tmp.path(), "--db", db, "--flush-every", "20000"});
+    p.start(QString(CT_CLI_PATH), {"import", tmp.path(), "--db", db, "--flush-every", "20000"});
     QVERIFY(p.waitForStarted());
     // Kill it once some samples are committed and it is still running.
     auto count = [&]() -> long long {

@@ -19,6 +19,7 @@
 #include <fstream>
 
 #include <signal.h>
+#include "test_paths.hpp"
 
 namespace {
 struct Run {
@@ -42,9 +43,9 @@ Run exec(const QString& program, const QStringList& args, const QByteArray& stdi
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
             QString::fromUtf8(p.readAllStandardError())};
 }
-Run cli(const QStringList& args, const QByteArray& stdin_data = {}) { return exec(QStringLiteral(CT_CLI_PATH), args, stdin_data); }
-QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
-QString dcgm() { return QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter"; }
+Run cli(const QStringList& args, const QByteArray& stdin_data = {}) { return exec(QString(CT_CLI_PATH), args, stdin_data); }
+QString sample(const char* name) { return QString(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
+QString dcgm() { return QString(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter"; }
 
 QByteArray readAll(const QString& path) {
     QFile f(path);
@@ -102,7 +103,7 @@ void TstCliUnix::helpOnEveryCommandAndTheBench() {
         }
     }
     QCOMPARE(cli({"-h"}).code, 0);
-    const QString bench = QStringLiteral(CT_BENCH_PATH);
+    const QString bench = QString(CT_BENCH_PATH);
     Run r = exec(bench, {"-h"});
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.contains("Usage: clustertwin-bench"));
@@ -200,7 +201,7 @@ void TstCliUnix::sigintKeepsAndMarksThePartialRun() {
     QTemporaryDir tmp;
     const QString db = tmp.filePath("run.sqlite");
     QProcess p;
-    p.start(QStringLiteral(CT_CLI_PATH),
+    p.start(QString(CT_CLI_PATH),
             {"simulate", sample("lab-8node"), "--duration", "4h", "--air", "quick", "--field-every", "0", "--out", db});
     QVERIFY(p.waitForStarted());
     // Wait for the first progress line: the run is recording.
@@ -308,28 +309,28 @@ void TstCliUnix::renderWithoutADisplay() {
     env.remove("DISPLAY");
     // A private Xvfb (scripts/setup installs xvfb): the picture is drawn.
     const QString png = tmp.filePath("headless.png");
-    Run r = exec(QStringLiteral(CT_CLI_PATH), {"render", sample("lab-8node"), "--size", "320x200", "-o", png}, {}, env);
+    Run r = exec(QString(CT_CLI_PATH), {"render", sample("lab-8node"), "--size", "320x200", "-o", png}, {}, env);
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QImage img(png);
     QCOMPARE(img.size(), QSize(320, 200));
     QVERIFY(sampledColours(img) > 10);
     // "-o -": the PNG on stdout.
-    r = exec(QStringLiteral(CT_CLI_PATH), {"render", sample("lab-8node"), "--size", "64x64", "-q", "-o", "-"}, {}, env);
+    r = exec(QString(CT_CLI_PATH), {"render", sample("lab-8node"), "--size", "64x64", "-q", "-o", "-"}, {}, env);
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.startsWith("\x89PNG\r\n\x1a\n"));
     QVERIFY(r.err.isEmpty());
     // No display and no Xvfb to start: exit 1 with the reason, not an abort, from the CLI and the bench.
     env.insert("PATH", tmp.filePath("empty-bin"));
-    r = exec(QStringLiteral(CT_CLI_PATH), {"render", sample("lab-8node"), "-o", tmp.filePath("no.png")}, {}, env);
+    r = exec(QString(CT_CLI_PATH), {"render", sample("lab-8node"), "-o", tmp.filePath("no.png")}, {}, env);
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("Xvfb is not installed"), qPrintable(r.err));
     QVERIFY(!QFile::exists(tmp.filePath("no.png")));
-    r = exec(QStringLiteral(CT_BENCH_PATH), {"render"}, {}, env);
+    r = exec(QString(CT_BENCH_PATH), {"render"}, {}, env);
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("Xvfb is not installed"), qPrintable(r.err));
     // A DISPLAY that cannot be opened is named.
     env.insert("DISPLAY", ":87");
-    r = exec(QStringLiteral(CT_CLI_PATH), {"render", sample("lab-8node"), "-o", tmp.filePath("no.png")}, {}, env);
+    r = exec(QString(CT_CLI_PATH), {"render", sample("lab-8node"), "-o", tmp.filePath("no.png")}, {}, env);
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("cannot open the X display :87"), qPrintable(r.err));
 }

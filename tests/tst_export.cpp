@@ -33,6 +33,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include "test_paths.hpp"
 
 using namespace ct;
 
@@ -45,7 +46,7 @@ struct Result {
 
 Result cli(const QStringList& args) {
     QProcess p;
-    p.start(QStringLiteral(CT_CLI_PATH), args);
+    p.start(QString(CT_CLI_PATH), args);
     p.waitForFinished(600000);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
 }
@@ -361,14 +362,14 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QCOMPARE(probe(path("run.webm")), QString("vp9,320,240,4"));
         // A tour without a run: its steps' seconds at 2 fps.
-        const QString tour = QStringLiteral(CT_RESOURCE_DIR) + "/tours/how-a-gpu-cluster-is-built.json";
+        const QString tour = QString(CT_RESOURCE_DIR) + "/tours/how-a-gpu-cluster-is-built.json";
         QFile tf(tour);
         QVERIFY(tf.open(QIODevice::ReadOnly));
         const QJsonObject t = QJsonDocument::fromJson(tf.readAll()).object();
         int frames = 0;
         for (const auto& st : t["steps"].toArray()) frames += static_cast<int>(std::lround(2 * st.toObject()["seconds"].toDouble()));
-        r = cli({"export", QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--video", "--tour", tour, "--fps", "2", "--size",
-                 "320x180", "-o", path("tour.mp4")});
+        r = cli({"export", QString(CT_RESOURCE_DIR) + "/scenarios/demo.json", "--video", "--tour", tour, "--fps", "2", "--size", "320x180",
+                 "-o", path("tour.mp4")});
         QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
         QVERIFY2(r.err.contains("How a GPU cluster is built"), qPrintable(r.err));
         QCOMPARE(probe(path("tour.mp4")), QString("h264,320,180,%1").arg(frames));

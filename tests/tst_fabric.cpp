@@ -19,6 +19,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include "test_paths.hpp"
 
 using namespace ct;
 using namespace ct::sim::net;

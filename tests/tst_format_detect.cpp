@@ -14,6 +14,7 @@
 
 #include <set>
 #include <sstream>
+#include "test_paths.hpp"
 
 using namespace ct::importers;
 
@@ -31,7 +32,7 @@ private slots:
 void TstFormatDetect::realFilesAreRecognised_data() {
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("format");
-    const QDir root(QStringLiteral(CT_SHARED_TESTDATA_DIR));
+    const QDir root(QString(CT_SHARED_TESTDATA_DIR));
     if (!root.exists()) QSKIP("shared/testdata not found beside the checkout");
     const std::tuple<const char*, const char*, const char*> dirs[] = {{"dcgm_exporter", "*.prom", "prometheus-text"},
                                                                       {"nvidia_smi_csv", "*.csv", "nvidia-smi-csv"},
@@ -130,7 +131,7 @@ QString readText(const QString& path) {
 
 void TstFormatDetect::theDocsTableNamesEveryFormat() {
     // docs/importers.md's table of formats: its second column names each row's format ids (`id` · parser).
-    const QString doc = readText(QStringLiteral(CT_RESOURCE_DIR "/../docs/importers.md"));
+    const QString doc = readText(QString(CT_RESOURCE_DIR) + QStringLiteral("/../docs/importers.md"));
     QVERIFY(!doc.isEmpty());
     std::set<std::string> named;
     bool in_table = false;
@@ -147,7 +148,7 @@ void TstFormatDetect::theDocsTableNamesEveryFormat() {
 }
 
 void TstFormatDetect::everyFormatHasAFuzzTarget() {
-    const QString cmake = readText(QStringLiteral(CT_TEST_DATA_DIR "/../fuzz/CMakeLists.txt"));
+    const QString cmake = readText(QString(CT_TEST_DATA_DIR) + QStringLiteral("/../fuzz/CMakeLists.txt"));
     QVERIFY(!cmake.isEmpty());
     std::set<std::string> fuzzed;
     const auto it = QRegularExpression("\\b[a-z_]+:([a-z0-9-]+)\\b").globalMatch(cmake);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include "test_paths.hpp"
 
 using namespace ct::importers;
 
@@ -66,7 +67,7 @@ void TstImport::realDcgmScrapesGiveTheValuesInTheFiles() {
 
 void TstImport::everyDcgmScrapeImports() {
     if (!QDir(CT_SHARED_TESTDATA_DIR).exists()) QSKIP("shared/testdata not found beside the checkout");
-    const QDir dir(QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter");
+    const QDir dir(QString(CT_SHARED_TESTDATA_DIR) + "/dcgm_exporter");
     int files = 0;
     for (const QString& f : dir.entryList({"*.prom"}, QDir::Files)) {
         const ParseResult r = parseFile(dir.filePath(f).toStdString());

@@ -22,6 +22,7 @@
 #include <fstream>
 
 #include <utime.h>
+#include "test_paths.hpp"
 
 namespace {
 
@@ -44,7 +45,7 @@ private slots:
 
 void TstImportCli::everyTestdataFileIsAccountedFor_data() {
     QTest::addColumn<QString>("file");
-    const QString dir = QStringLiteral(CT_SHARED_TESTDATA_DIR);
+    const QString dir = QString(CT_SHARED_TESTDATA_DIR);
     if (!QDir(dir).exists()) QSKIP("shared/testdata not found beside the checkout");
     QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
     QStringList files;
@@ -115,7 +116,7 @@ void TstImportCli::exitCodesAndNoEmptyRun() {
 
 void TstImportCli::reimportIsRecognisedByContentNotFileTime() {
     // A scrape without timestamps takes its file's time; touching the file must not duplicate it.
-    const QString src = QStringLiteral(CT_SHARED_TESTDATA_DIR) +
+    const QString src = QString(CT_SHARED_TESTDATA_DIR) +
                         "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom";
     if (!QFile::exists(src)) QSKIP("shared/testdata not found beside the checkout");
     QTemporaryDir tmp;
@@ -162,7 +163,7 @@ void TstImportCli::runsListsWhatADatabaseHolds() {
     // `runs` lists both with their source files, time range, entities by kind and metrics (unit, samples).
     QTemporaryDir tmp;
     const QString db = tmp.filePath("t.sqlite");
-    const QString own = QStringLiteral(CT_TEST_DATA_DIR) + "/import/";
+    const QString own = QString(CT_TEST_DATA_DIR) + "/import/";
     QCOMPARE(cli({"import", own + "gpu-node-3.dmon-dt.txt", "--db", db, "--name", "dmon", "-q"}).code, 3);  // a bad value, a cut row
     QCOMPARE(cli({"import", own + "scontrol_show_job.txt", "--db", db, "--name", "jobs", "-q"}).code, 0);
     const QString junk = tmp.filePath("junk.bin");

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include "test_paths.hpp"
 
 using namespace ct::importers;
 using namespace parse_checks;

@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include "test_paths.hpp"
 
 using namespace ct::importers;
 using namespace ct::runs;

@@ -25,6 +25,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include "test_paths.hpp"
 
 using namespace ct::importers;
 using namespace ct::runs;

@@ -21,12 +21,13 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include "test_paths.hpp"
 
 using namespace ct::importers;
 using namespace ct::runs;
 
 namespace {
-const QString kData = QStringLiteral(CT_SHARED_TESTDATA_DIR);
+const QString kData = QString(CT_SHARED_TESTDATA_DIR);
 const QStringList kScrapes = {"/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-kops__1x-nvidia-l4__drv580.105.08.metrics.prom",
                               "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom"};
 constexpr int kTimes = 3;  // each scrape at t0, t0 + 60 s, t0 + 120 s

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <set>
+#include "test_paths.hpp"
 
 using namespace ct;
 namespace net = ct::sim::net;

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <set>
+#include "test_paths.hpp"
 
 using namespace ct::model;
 

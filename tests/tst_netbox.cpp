@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include <fstream>
+#include "test_paths.hpp"
 
 namespace m = ct::model;
 namespace im = ct::importers;

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <random>
+#include "test_paths.hpp"
 
 using namespace ct::sim;
 using namespace ct::sim::net;

@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <set>
+#include "test_paths.hpp"
 
 using namespace ct;
 

@@ -37,6 +37,7 @@
 
 #include <cmath>
 #include <map>
+#include "test_paths.hpp"
 
 using namespace ct::app;
 namespace m = ct::model;

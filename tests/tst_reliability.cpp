@@ -14,6 +14,7 @@
 #include "cli_run.hpp"
 
 #include <cmath>
+#include "test_paths.hpp"
 
 using namespace ct;
 using ct::sim::SimError;

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include "test_paths.hpp"
 
 namespace m = ct::model;
 namespace r = ct::runs;

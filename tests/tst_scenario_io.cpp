@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include "test_paths.hpp"
 
 using namespace ct::model;
 
@@ -29,7 +30,7 @@ private slots:
 
 void TstScenarioIo::samplesRoundTripExactly_data() {
     QTest::addColumn<QString>("path");
-    const QDir dir(QStringLiteral(CT_RESOURCE_DIR) + "/scenarios");
+    const QDir dir(QString(CT_RESOURCE_DIR) + "/scenarios");
     const auto files = dir.entryList({"*.json"}, QDir::Files);
     QVERIFY(files.size() >= 4);
     for (const QString& f : files) QTest::newRow(qPrintable(f)) << dir.filePath(f);
@@ -52,7 +53,7 @@ void TstScenarioIo::samplesRoundTripExactly() {
 
 void TstScenarioIo::malformedFilesReportTheirProblems_data() {
     QTest::addColumn<QString>("path");
-    const QDir dir(QStringLiteral(CT_TEST_DATA_DIR) + "/invalid");
+    const QDir dir(QString(CT_TEST_DATA_DIR) + "/invalid");
     const auto files = dir.entryList({"*.json"}, QDir::Files);
     QVERIFY(files.size() >= 15);
     for (const QString& f : files) QTest::newRow(qPrintable(f)) << dir.filePath(f);

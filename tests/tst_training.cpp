@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <set>
+#include "test_paths.hpp"
 
 using namespace ct;
 using namespace ct::sim;

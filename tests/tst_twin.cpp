@@ -20,10 +20,11 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include "test_paths.hpp"
 
 namespace {
 
-QString sample(const char* name) { return QStringLiteral(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
+QString sample(const char* name) { return QString(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
 
 constexpr double kT0 = 1767225600;  // 2026-01-01T00:00:00Z: the hall's t = 0
 constexpr double kNoise = 0.1;      // K: the inlet sensors' noise, uniform in ±kNoise
@@ -371,7 +372,7 @@ void TstTwin::realCapturesRunEndToEnd() {
     // at 08:12:38.696 (69.85 W, 41 °C), under load 14.7 s later (631.95 W, 59 °C). Imported with a skeleton
     // scenario, the GPU's measured power drives a run, whose GPU temperature is scored against the measured one.
     const QString dir =
-        QStringLiteral(CT_SHARED_TESTDATA_DIR) + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__";
+        QString(CT_SHARED_TESTDATA_DIR) + "/nvidia_smi_csv/nvidia_gpu_exporter__linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__";
     if (!QFile::exists(dir + "idle.query-gpu.csv")) QSKIP("the shared test data is not here");
     const QString db = tmp_.filePath("smi.sqlite"), skel = tmp_.filePath("skeleton.json"), run = tmp_.filePath("smi-twin.sqlite");
     CliRun r = cli({"import", dir + "idle.query-gpu.csv", dir + "load.query-gpu.csv", "--db", db, "--skeleton", skel});

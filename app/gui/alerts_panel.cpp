@@ -1,4 +1,5 @@
 #include "alerts_panel.hpp"
+#include "qstr.hpp"
 
 #include "run_controller.hpp"
 
@@ -25,8 +26,6 @@ enum Column { kTime, kSeverity, kAlert, kEntity, kValue, kLimit, kMessage, kColu
 constexpr int kKeyRole = Qt::UserRole;       // the alert's acknowledgement key ("" on group rows)
 constexpr int kTimeRole = Qt::UserRole + 1;  // seconds from the run's start
 constexpr int kEntityRole = Qt::UserRole + 2;
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QString keyOf(const runs::StoredEvent& e) { return QString("%1|%2|%3").arg(e.t_s, 0, 'f', 3).arg(qs(e.kind), qs(e.target)); }
 

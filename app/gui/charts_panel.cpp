@@ -1,4 +1,5 @@
 #include "charts_panel.hpp"
+#include "qstr.hpp"
 
 #include "run_controller.hpp"
 #include "run_panels.hpp"
@@ -33,8 +34,6 @@
 namespace ct::app {
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 const QColor kPalette[] = {QColor(31, 119, 180),  QColor(214, 39, 40), QColor(44, 160, 44),   QColor(255, 127, 14),
                            QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(23, 190, 207)};

@@ -1,4 +1,5 @@
 #include "compare_view.hpp"
+#include "qstr.hpp"
 
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
@@ -20,7 +21,6 @@
 namespace ct::app {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString num(double v, int d = 1) { return std::isfinite(v) ? QString::number(v, 'f', d) : QStringLiteral("–"); }
 QString when(double s) { return s < 0 ? QObject::tr("never") : qs(model::formatDuration(s)); }
 }  // namespace

@@ -1,4 +1,5 @@
 #include "jobs_panel.hpp"
+#include "qstr.hpp"
 
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
@@ -17,7 +18,6 @@
 namespace ct::app {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString pct(double v) { return std::isfinite(v) ? QString::number(100 * v, 'f', 0) + " %" : QStringLiteral("–"); }
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "run_dialog.hpp"
+#include "qstr.hpp"
 
 #include <clustertwin/sim/air/air_solver.hpp>
 
@@ -25,8 +26,6 @@
 namespace ct::app {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
 /// A line edit with a Browse… button for a JSON file.
 QWidget* fileRow(QWidget* parent, QLineEdit* edit, const QString& title) {
     auto* w = new QWidget(parent);

@@ -1,4 +1,5 @@
 #include "run_explainer.hpp"
+#include "qstr.hpp"
 
 #include "notice_bar.hpp"
 #include "run_controller.hpp"
@@ -16,7 +17,6 @@
 namespace ct::app {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString at(double t_s) { return qs(model::formatDuration(t_s)); }
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "run_panels.hpp"
+#include "qstr.hpp"
 
 #include "run_controller.hpp"
 #include "table_util.hpp"
@@ -22,8 +23,6 @@ using model::metricInfo;
 using model::sortMetrics;
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 /// The metrics of an entity in display order (power, temperatures, utilisation first).
 std::vector<std::string> orderedMetrics(const runs::RunReplay& rp, const std::string& id) {

@@ -1,4 +1,5 @@
 #include "tour_player.hpp"
+#include "qstr.hpp"
 
 #include "run_dialog.hpp"
 
@@ -38,9 +39,7 @@
 
 namespace ct::app {
 
-namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
+namespace {}  // namespace
 
 TourPlayer::TourPlayer(MainWindow& w) : QFrame(w.centralTabs()), w_(w) {
     setObjectName("tourPlayer");

@@ -1,4 +1,5 @@
 #include "whatif_dialog.hpp"
+#include "qstr.hpp"
 
 #include <clustertwin/model/time.hpp>
 
@@ -15,9 +16,7 @@
 
 namespace ct::app {
 
-namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
+namespace {}  // namespace
 
 std::pair<std::string, std::string> whatIfKinds(const QString& k) {
     if (k == "cooling_unit") return {"cooling_unit_fail", "cooling_unit_restore"};
