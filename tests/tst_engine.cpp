@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 
 using namespace ct;
 
@@ -81,6 +82,29 @@ void TstEngine::rackExhaustIsIntakePlusPowerOverMassFlowCp() {
     // And the air right behind the rack is that warm: the exhaust port cells carry the exhaust temperature.
     const auto& r0 = f.racks[0];
     QVERIFY(r0.exhaust_c > r0.inlet_mean_c + 5);
+    // Each server's own exhaust (what its exhaust sensor reads, issue 44): its inlet plus its heat to air over
+    // its airflow, and the rack's air-weighted mean of them is the rack's exhaust.
+    const double rho_cp = model::units::kAirDensityKgM3 * model::units::kAirCpJPerKgK;
+    std::map<std::string, std::pair<double, double>> per_rack;  // rack: Σq, Σq·exhaust
+    std::map<std::string, std::string> rack_of;
+    for (const auto& row : l.scenario.halls.front().rows)
+        for (const auto& r : row.racks)
+            for (const auto& n : r.nodes) rack_of[n.id] = r.id;
+    for (const auto& n : f.nodes) {
+        QVERIFY(n.airflow_m3s > 0);
+        const double implied_w = (n.exhaust_c - n.inlet_c) * rho_cp * n.airflow_m3s;
+        QVERIFY2(std::fabs(implied_w - (n.power_ac_w - n.heat_to_liquid_w)) < 1e-6 * n.power_ac_w,
+                 qPrintable(QString::fromStdString(n.id)));
+        QVERIFY(n.exhaust_c > n.inlet_c + 5);  // a DGX H100 under load: some 10 kW through ~0.5 m³/s
+        auto& acc = per_rack[rack_of.at(n.id)];
+        acc.first += n.airflow_m3s;
+        acc.second += n.airflow_m3s * n.exhaust_c;
+    }
+    for (const auto& r : f.racks) {
+        const auto& [q, qt] = per_rack.at(r.id);
+        QVERIFY2(std::fabs(qt / q - r.exhaust_c) < 0.5,
+                 qPrintable(QString("%1: %2 vs %3").arg(QString::fromStdString(r.id)).arg(qt / q).arg(r.exhaust_c)));
+    }
 }
 
 void TstEngine::failedCoolingUnitRaisesInletsThatRecoverAfterRestore() {

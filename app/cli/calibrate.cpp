@@ -7,8 +7,6 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/runs/error.hpp>
-#include <clustertwin/runs/frame_series.hpp>
-#include <clustertwin/runs/store.hpp>
 #include <clustertwin/session/calibrate.hpp>
 #include <clustertwin/session/drive.hpp>
 #include <clustertwin/session/measured.hpp>
@@ -18,7 +16,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <set>
 
 namespace ct::cli {
 
@@ -62,21 +59,13 @@ namespace {
 using json = nlohmann::ordered_json;
 namespace m = ct::model;
 
-/// "A..B": each side a duration from t = 0 or an ISO 8601 time (made relative to `origin`).
+/// "A..B" (session::parseWindow), its problems as usage errors naming the option.
 session::Window windowArg(const Args& a, const char* opt, double origin) {
-    const std::string text = a.get(opt);
-    const auto dots = text.find("..");
-    if (dots == std::string::npos) throw UsageError(std::string("--") + opt + ": expected A..B (0..2h, 2h..3h or ISO 8601 times)");
-    auto side = [&](const std::string& s) {
-        double t = 0;
-        if (m::parseIsoTime(s, t)) return t - origin;
-        try {
-            return m::parseDurationS(s);
-        } catch (const m::ModelError& e) {
-            throw UsageError(std::string("--") + opt + ": " + e.what());
-        }
-    };
-    return {side(text.substr(0, dots)), side(text.substr(dots + 2))};
+    try {
+        return session::parseWindow(a.get(opt), origin);
+    } catch (const session::InputError& e) {
+        throw UsageError(std::string("--") + opt + ": " + e.what());
+    }
 }
 
 json statsJson(const runs::ErrorStats& s) {
@@ -86,43 +75,22 @@ json statsJson(const runs::ErrorStats& s) {
 
 /// The request from the options and the loaded scenario: the drive, what is scored, the parameters.
 session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, session::DrivePlan& plan) {
-    session::CalibRequest r;
     session::DriveRequest d;
     d.db_path = a.get("measured");
     if (a.has("measured-run")) d.run = a.getInt("measured-run", 0);
     d.map_path = a.get("map", "");
     if (a.has("drive-from")) d.from_unix = instantArg(a, "drive-from");
     if (a.has("drive-max-gap")) d.max_gap_s = m::parseDurationS(a.get("drive-max-gap"));
-    plan = session::planDrive(d, rep.scenario, rep.catalog);
+    session::CalibRequest r = session::calibrationRequest(rep.scenario, rep.catalog, d, a.all("metric"), plan);
     r.engine.step_s = m::parseDurationS(a.get("step", "10s"));
     r.engine.cell_m = a.getDouble("cell", r.engine.cell_m);
     r.engine.air = a.get("air", "");
-    r.engine.drive = plan.series;
     r.sample_s = m::parseDurationS(a.get("sample-every", "60s"));
     r.max_runs = a.getInt("max-runs", 60);
     if (!(r.sample_s > 0) || r.max_runs < 1) throw UsageError("--sample-every must be > 0 and --max-runs >= 1");
     r.train = windowArg(a, "train", plan.origin_unix);
     r.validate = windowArg(a, "validate", plan.origin_unix);
     r.params = session::loadCalibParams(a.get("params"));
-    // What is scored: the measured outputs that did not drive the run, matched as score matches them.
-    std::set<std::pair<std::string, std::string>> driven;
-    for (const auto& s : plan.series) {
-        const auto& info = sim::driveInputInfo(s.input);
-        driven.insert({info.entity_kind, info.metric});
-    }
-    std::vector<std::string> metrics = a.all("metric");
-    if (metrics.empty()) metrics = {"inlet_c"};
-    const auto store = runs::TelemetryStore::open(d.db_path, runs::TelemetryStore::Mode::Existing);
-    session::MeasuredMap map(rep.scenario, session::MeasuredMapFile::load(d.map_path));
-    const auto rows = runs::recordedSeries();
-    r.measured = session::loadMeasured(store, plan.measured_run, map, metrics, plan.origin_unix, driven,
-                                       [&](const session::EntityRef& e, const std::string& metric) -> std::optional<std::string> {
-                                           for (const auto& row : rows)
-                                               if (row.kind == e.kind && row.metric == metric) return std::string(row.unit);
-                                           return std::nullopt;
-                                       });
-    r.scenario = rep.scenario;
-    r.catalog = rep.catalog;
     return r;
 }
 

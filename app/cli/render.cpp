@@ -105,6 +105,12 @@ render::RenderOptions renderOptions(const Args& a) {
         } catch (const render::RenderError& e) {
             throw UsageError(std::string("--metric: ") + e.what());
         }
+        // Differences from another run or from measurements: the app computes them (a what-if's baseline, the
+        // Twin dock's score); coloured from one run's frame they would show its plain inlets under their name.
+        if (opt.metric == "inlet_delta_c" || opt.metric == "inlet_residual_c")
+            throw UsageError("--metric " + opt.metric +
+                             " is a difference the app colours (against a baseline run or measurements); "
+                             "render inlet_c here");
     }
     // The overlays from their table: --ID (and --ID VALUE for one with a number), --no-ID for one on by default.
     for (const render::OverlayInfo& info : render::overlayTable()) {

@@ -1,4 +1,5 @@
 #include "charts_panel.hpp"
+#include "measured_overlay.hpp"
 #include "qstr.hpp"
 
 #include "run_controller.hpp"
@@ -105,9 +106,10 @@ struct ChartsPanel::Curve {
     model::MetricInfo info;
     model::AxisUnit unit;
     bool pinned = false, right = false;
-    std::vector<QPointF> pts, base;  ///< (time in the chart's unit, shown value)
+    std::vector<QPointF> pts, base, meas;  ///< (time in the chart's unit, shown value)
     QLineSeries* line = nullptr;
     QLineSeries* base_line = nullptr;
+    QLineSeries* meas_line = nullptr;
     QString name() const { return QString("%1 · %2").arg(qs(entity), qs(info.name)); }
 };
 
@@ -265,6 +267,10 @@ bool ChartsPanel::addCurve(const std::string& entity, const std::string& metric,
         if (const auto* b = baseline_->series(entity, metric))
             for (const auto& [t, v] : *b)
                 if (std::isfinite(v)) c->base.emplace_back((t - baseline_->startS()) / time_unit_s_, v * c->unit.factor);
+    if (measured_)
+        if (const auto* mp = measured_->find(entity, metric))
+            for (const auto& [t, v] : *mp)  // on the run's clock, as the run's own series
+                if (std::isfinite(v)) c->meas.emplace_back((t - rp->startS()) / time_unit_s_, v * c->unit.factor);
     curves_.push_back(std::move(c));
     return true;
 }
@@ -320,6 +326,21 @@ void ChartsPanel::clearPinned() {
 
 void ChartsPanel::setBaseline(std::shared_ptr<const runs::RunReplay> baseline) {
     baseline_ = std::move(baseline);
+    reloadCurves();
+}
+
+void ChartsPanel::setMeasured(std::shared_ptr<const MeasuredOverlay> measured) {
+    measured_ = std::move(measured);
+    reloadCurves();
+}
+
+int ChartsPanel::measuredCurveCount() const {
+    int n = 0;
+    for (const auto& c : curves_) n += c->meas_line ? 1 : 0;
+    return n;
+}
+
+void ChartsPanel::reloadCurves() {
     std::vector<std::pair<std::string, std::string>> pinned;
     for (const auto& c : curves_)
         if (c->pinned) pinned.emplace_back(c->entity, c->metric);
@@ -405,6 +426,19 @@ void ChartsPanel::addCurves(double lo[2], double hi[2]) {
                 hi[c->right] = std::max(hi[c->right], p.y());
             }
         }
+        c->meas_line = nullptr;
+        if (!c->meas.empty()) {
+            c->meas_line = new QLineSeries;
+            c->meas_line->setName(c->name() + tr(" (measured)"));
+            c->meas_line->setPen(QPen(c->line->color().darker(160), 2.0, Qt::DotLine));
+            chart->addSeries(c->meas_line);
+            c->meas_line->attachAxis(x_);
+            c->meas_line->attachAxis(c->right ? y2_ : y_);
+            for (const auto& p : c->meas) {
+                lo[c->right] = std::min(lo[c->right], p.y());
+                hi[c->right] = std::max(hi[c->right], p.y());
+            }
+        }
     }
 }
 
@@ -464,7 +498,10 @@ void ChartsPanel::labelChart() {
         for (const auto& c : curves_) curve = curve || m->series() == c->line;
         m->setVisible(curve);
     }
-    chart->setTitle(baselineCurveCount() > 0 ? tr("dashed: the baseline") : QString());
+    QStringList heading;
+    if (baselineCurveCount() > 0) heading << tr("dashed: the baseline");
+    if (measuredCurveCount() > 0) heading << tr("dotted: measured (%1)").arg(qs(measured_->label));
+    chart->setTitle(heading.join("; "));
     const Curve& first = *curves_.front();
     auto title = [&](bool right) {
         for (const auto& c : curves_)
@@ -488,6 +525,7 @@ void ChartsPanel::redraw() {
         c->line->replace(decimate(c->pts, x_->min(), x_->max(), buckets));
         c->line->setPointsVisible(c->pts.size() <= 30);  // a scrape or two is a few points, not a line
         if (c->base_line) c->base_line->replace(decimate(c->base, x_->min(), x_->max(), buckets));
+        if (c->meas_line) c->meas_line->replace(decimate(c->meas, x_->min(), x_->max(), buckets));
     }
 }
 
@@ -513,6 +551,10 @@ QString ChartsPanel::readoutAt(double t_s) const {
                 const double bv = runs::valueAt(*b, baseline_->startS() + t_s + 1e-6);
                 if (std::isfinite(bv)) text += tr(" (baseline %1)").arg(qs(model::formatMetric(bv, c->info)));
             }
+        if (measured_) {
+            const double mv = measured_->at(c->entity, c->metric, rp->startS() + t_s);
+            if (std::isfinite(mv)) text += tr(" (measured %1)").arg(qs(model::formatMetric(mv, c->info)));
+        }
     }
     const double near = std::max(5.0, 0.01 * run_.duration());
     for (const auto& e : rp->events())

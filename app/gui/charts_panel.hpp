@@ -3,8 +3,8 @@
 // entity (Pin, or a drag from the scenario tree), on up to two value axes by unit. A hover read-out gives every
 // series' value at the time under the cursor; a drag across the plot zooms into that time, the wheel zooms
 // around the cursor, a middle drag pans, a double click shows the whole run. Limit lines (27 and 32 °C for
-// inlets, 80 % for breakers), the run's events as marks, the baseline's curves in compare mode, and export as
-// PNG and CSV. Long series are drawn min/max-decimated to the plot's width, so 10⁵ points stay interactive.
+// inlets, 80 % for breakers), the run's events as marks, the baseline's curves in compare mode, what the hall
+// measured beside a scored run (dotted; issue 44), and export as PNG and CSV. Long series are drawn min/max-decimated to the plot's width, so 10⁵ points stay interactive.
 #include "entity_ref.hpp"
 
 #include <QWidget>
@@ -26,6 +26,7 @@ class RunReplay;
 
 namespace ct::app {
 class RunController;
+struct MeasuredOverlay;
 
 class ChartsPanel : public QWidget {
     Q_OBJECT
@@ -52,6 +53,9 @@ public:
     /// The run to overlay (compare mode: the baseline), or nullptr.
     void setBaseline(std::shared_ptr<const runs::RunReplay> baseline);
     int baselineCurveCount() const;
+    /// What the hall measured, drawn dotted beside each curve that has a measured twin (nullptr: none).
+    void setMeasured(std::shared_ptr<const MeasuredOverlay> measured);
+    int measuredCurveCount() const;
     /// What the read-out says at `t_s` seconds from the run's start: the time, each series' last value at or
     /// before it, the baseline's beside it, and the events within a few seconds.
     QString readoutAt(double t_s) const;
@@ -77,6 +81,7 @@ private:
     struct Curve;
     void reload();
     void rebuild();
+    void reloadCurves();                         ///< the curves again (the pinned ones kept), after the baseline or the measurements change
     void addCurves(double lo[2], double hi[2]);  ///< each curve (and its baseline twin); lo/hi: each axis's range
     /// Limit lines of the metrics shown, when near enough the data to matter (they widen lo/hi).
     void addLimits(double t_end, double lo[2], double hi[2]);
@@ -100,6 +105,7 @@ private:
     std::vector<double> limits_;
     int event_marks_ = 0;
     std::shared_ptr<const runs::RunReplay> baseline_;
+    std::shared_ptr<const MeasuredOverlay> measured_;
     double time_unit_s_ = 60;
     bool zoomed_ = false;
     bool panning_ = false;

@@ -19,7 +19,8 @@ class RunReplay;
 }
 namespace ct::model {
 struct Event;
-}
+struct Frame;
+}  // namespace ct::model
 
 class QMenu;
 class QDialog;
@@ -50,6 +51,8 @@ struct RunRequest;
 class SimulationControl;
 class SimulationOptions;
 class NoticeBar;
+class TwinPanel;
+struct MeasuredOverlay;
 class DocumentGuard;
 class ChecksPanel;
 class EditController;
@@ -117,6 +120,10 @@ public:
     Timeline* timeline() const { return timeline_; }
     ValuesPanel* values() const { return values_; }
     ChartsPanel* charts() const { return charts_; }
+    /// The Twin dock: the shown run scored against its hall's measurements, and calibration (issue 44).
+    TwinPanel* twin() const { return twin_; }
+    /// Simulation > Calibrate…: the calibration dialog on `measured_db` (non-modal; the last one opened).
+    QDialog* openCalibration(const QString& measured_db, const QString& map = {});
     AlertsPanel* alerts() const { return alerts_; }
     ChecksPanel* checks() const { return checks_; }
     EditController* edits() const { return edits_; }
@@ -217,6 +224,13 @@ private:
     bool compare_ = false;
     QAction* compare_action_ = nullptr;
     void showFrame();
+    /// main_window_twin.cpp: the Twin dock (tabbed with `beside`) and what it drives.
+    QDockWidget* buildTwin(QDockWidget* beside);
+    /// The frame with each node's inlet replaced by simulated − measured (NaN where nothing was measured).
+    model::Frame residualFrame() const;
+    TwinPanel* twin_ = nullptr;
+    std::shared_ptr<const MeasuredOverlay> measured_;
+    QDialog* calibration_ = nullptr;
     void updateTitle();
     void whatIfDialog();
 };

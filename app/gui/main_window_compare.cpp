@@ -27,6 +27,12 @@ void MainWindow::showFrame() {
     if (!runMatchesScenario()) return;
     const auto& baseline = sims_->baseline();
     const std::string metric = metric_box_ ? metric_box_->currentData().toString().toStdString() : std::string("inlet_c");
+    if (metric == "inlet_residual_c") {  // simulated − measured (main_window_twin.cpp)
+        const model::Frame f = residualFrame();
+        view3d_->setFrame(f);
+        plan_->setFrame(f, metric);
+        return;
+    }
     if (!compare_ || !baseline) {
         view3d_->setFrame(run_->frame());
         plan_->setFrame(run_->frame(), metric);

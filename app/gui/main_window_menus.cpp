@@ -34,6 +34,7 @@
 #include "floor_plan_view.hpp"
 #include "inventory_import.hpp"
 #include "main_window.hpp"
+
 #include "navigator.hpp"
 #include "notice_bar.hpp"
 #include "problems_dialog.hpp"
@@ -52,6 +53,7 @@
 #include "telemetry_control.hpp"
 #include "timeline.hpp"
 #include "tour_player.hpp"
+#include "twin_panel.hpp"
 #include "view3d.hpp"
 #include "window_extras.hpp"
 
@@ -131,6 +133,16 @@ void MainWindow::buildMenus() {
     compare_action_->setCheckable(true);
     compare_action_->setEnabled(false);
     connect(compare_action_, &QAction::toggled, this, &MainWindow::setCompareWithBaseline);
+    sim->addSeparator();
+    sim->addAction(tr("&Score against measurements…"), this, [this] {
+        if (auto* d = findChild<QDockWidget*>("twinDock")) {
+            d->show();
+            d->raise();
+        }
+        twin_->measuredEdit()->setFocus();
+    });
+    sim->addAction(tr("Ca&librate on measurements…"), this,
+                   [this] { openCalibration(twin_->measuredEdit()->text().trimmed(), twin_->mapEdit()->text().trimmed()); });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     tour_ = new TourPlayer(*this);
     populateToursMenu(help->addMenu(tr("Guided &tours")), *tour_);

@@ -96,8 +96,9 @@ QList<QDockWidget*> MainWindow::buildDocks(NoticeBar& result_notice) {
     tabifyDockWidget(alerts_dock, checks_dock);
     tabifyDockWidget(checks_dock, jobs_dock);
     tabifyDockWidget(jobs_dock, fabric_dock);
+    QDockWidget* twin_dock = buildTwin(fabric_dock);
     charts_dock->raise();
-    return {tree_dock, props_dock, charts_dock, alerts_dock, checks_dock, jobs_dock, fabric_dock};
+    return {tree_dock, props_dock, charts_dock, alerts_dock, checks_dock, jobs_dock, fabric_dock, twin_dock};
 }
 
 void MainWindow::buildStatusBar() {
@@ -128,6 +129,9 @@ void MainWindow::connectSimulations() {
         statusBar()->showMessage(m);
     });
     connect(sims_, &SimulationControl::progress, progress_, &QProgressBar::setValue);
+    connect(sims_, &SimulationControl::driveNote, this, [this](const QString& summary, const QStringList& notes) {
+        statusBar()->showMessage(tr("Simulating, %1%2…").arg(summary, notes.isEmpty() ? QString() : " (" + notes.join("; ") + ")"));
+    });
     connect(sims_, &SimulationControl::timeLeft, this, [this](double s) {
         progress_->setFormat(std::isfinite(s) ? tr("%p% · %1 left").arg(QString::fromStdString(model::formatDuration(std::ceil(s))))
                                               : QString("%p%"));

@@ -56,6 +56,8 @@ PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const m
     } else if (f) {
         if (metric == "inlet_c" || metric == "inlet_delta_c") {
             for (const auto& n : f->nodes) node(n.id, Fold::Max, n.inlet_c);
+        } else if (metric == "inlet_residual_c") {  // signed: the rack's mean, so that too cold shows as cold
+            for (const auto& n : f->nodes) node(n.id, Fold::Mean, n.inlet_c);
         } else if (metric == "power_kw") {
             for (const auto& n : f->nodes) node(n.id, Fold::Sum, n.power_ac_w / 1e3);
             out.label = "Rack power, its nodes (kW)";
@@ -85,6 +87,7 @@ PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const m
     if (metric == "gpu_util") out.label = "GPU utilization, rack mean (%)";
     if (metric == "throttle") out.label = "GPU clocks, lowest in the rack (%)";
     if (metric == "inlet_delta_c") out.label = "Inlet change vs baseline, largest (K)";
+    if (metric == "inlet_residual_c") out.label = "Inlet, simulated − measured, rack mean (K)";
     if (metric == "nameplate_kw") out.label = "Rack nameplate (kW)";
     if (!(out.hi > out.lo)) {  // no fixed range: the values' own, from zero
         double hi = 0;

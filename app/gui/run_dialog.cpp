@@ -1,4 +1,5 @@
 #include "run_dialog.hpp"
+#include "file_row.hpp"
 #include "qstr.hpp"
 
 #include <clustertwin/sim/air/air_solver.hpp>
@@ -12,8 +13,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -24,23 +26,6 @@
 #include <algorithm>
 
 namespace ct::app {
-
-namespace {
-/// A line edit with a Browse… button for a JSON file.
-QWidget* fileRow(QWidget* parent, QLineEdit* edit, const QString& title) {
-    auto* w = new QWidget(parent);
-    auto* l = new QHBoxLayout(w);
-    l->setContentsMargins(0, 0, 0, 0);
-    auto* browse = new QPushButton(QObject::tr("Browse…"), w);
-    l->addWidget(edit, 1);
-    l->addWidget(browse);
-    QObject::connect(browse, &QPushButton::clicked, w, [w, edit, title] {
-        const QString f = QFileDialog::getOpenFileName(w, title, edit->text(), QObject::tr("JSON (*.json)"));
-        if (!f.isEmpty()) edit->setText(f);
-    });
-    return w;
-}
-}  // namespace
 
 model::Scenario RunRequest::applyTo(const model::Scenario& s) const {
     model::Scenario out = s;
@@ -85,7 +70,7 @@ RunDialog::RunDialog(const model::Scenario& s, const model::Catalog& c, const st
     form->addRow(tr("Room air"), air_);
     form->addRow(QString(), steady_);
     form->addRow(tr("Scenario's jobs"), new QLabel(s.jobs.empty() ? tr("none") : tr("%1 (all run)").arg(s.jobs.size()), this));
-    form->addRow(tr("More jobs"), fileRow(this, jobs_, tr("Jobs file")));
+    form->addRow(tr("More jobs"), fileRow(this, jobs_, tr("Jobs file"), tr("JSON (*.json)")));
     l->addLayout(form);
     l->addWidget(new QLabel(s.events.empty() ? tr("Scenario's scheduled events: none")
                                              : tr("Scenario's scheduled events (untick to leave one out of this run):"),
@@ -102,8 +87,9 @@ RunDialog::RunDialog(const model::Scenario& s, const model::Catalog& c, const st
     scenario_events_->setVisible(!s.events.empty());
     l->addWidget(scenario_events_);
     auto* more = new QFormLayout;
-    more->addRow(tr("More events"), fileRow(this, events_, tr("Events file")));
+    more->addRow(tr("More events"), fileRow(this, events_, tr("Events file"), tr("JSON (*.json)")));
     l->addLayout(more);
+    l->addWidget(driveGroup());
     problems_ = new QLabel(this);
     problems_->setObjectName("runProblems");
     problems_->setWordWrap(true);
@@ -116,6 +102,28 @@ RunDialog::RunDialog(const model::Scenario& s, const model::Catalog& c, const st
     connect(buttons, &QDialogButtonBox::accepted, this, &RunDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     l->addWidget(buttons);
+}
+
+QGroupBox* RunDialog::driveGroup() {
+    auto* g = new QGroupBox(tr("Driven by measurements (optional)"), this);
+    g->setToolTip(
+        tr("A hall's imported telemetry drives the run where it has a series: node and GPU power, fan speeds, the "
+           "cooling units' supply temperature, airflow and fan signal, setpoints, CDU supply, job utilization "
+           "(docs/calibration.md); the model's own values elsewhere and in gaps"));
+    auto* form = new QFormLayout(g);
+    drive_ = new QLineEdit(this);
+    drive_->setObjectName("runDriveDb");
+    drive_->setPlaceholderText(tr("a database of imported telemetry (File > Import telemetry, clustertwin-cli import)"));
+    drive_map_ = new QLineEdit(this);
+    drive_map_->setObjectName("runDriveMap");
+    drive_map_->setPlaceholderText(tr("optional: names that do not match by themselves (as simulate --drive-map)"));
+    drive_span_ = new QCheckBox(tr("Run as long as the measurements (instead of the simulated time above)"), this);
+    drive_span_->setObjectName("runDriveSpan");
+    drive_span_->setChecked(true);
+    form->addRow(tr("Measurements"), fileRow(this, drive_, tr("Measured telemetry"), tr("Run databases (*.sqlite *.db);;All files (*)")));
+    form->addRow(tr("Map"), fileRow(this, drive_map_, tr("Map file"), tr("JSON (*.json)")));
+    form->addRow(QString(), drive_span_);
+    return g;
 }
 
 void RunDialog::accept() {
@@ -167,6 +175,13 @@ void RunDialog::accept() {
     } catch (const std::exception& ex) {
         errors << qs(ex.what());
     }
+    r.drive_db = drive_->text().trimmed().toStdString();
+    r.drive_map = drive_map_->text().trimmed().toStdString();
+    r.drive_span = drive_span_->isChecked();
+    if (!r.drive_db.empty() && !QFileInfo(drive_->text().trimmed()).isFile())
+        errors << tr("Measurements: %1 is not a file").arg(drive_->text().trimmed());
+    if (!r.drive_map.empty() && !QFileInfo(drive_map_->text().trimmed()).isFile())
+        errors << tr("Map: %1 is not a file").arg(drive_map_->text().trimmed());
     if (!errors.isEmpty()) {
         problems_->setText(errors.join("\n"));
         problems_->show();

@@ -59,6 +59,7 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
     job_->setSteady(r.steady);
     job_->setStep(r.step_s);
     job_->setScenarioFile(job_path_);
+    if (!r.drive_db.empty()) job_->setDrive(r.drive_db, r.drive_map, r.drive_span);
     if (options) {
         nlohmann::json o{
             {"extra_jobs", r.extra_jobs.size()}, {"skipped_events", r.skipped_events}, {"extra_events", r.extra_events.size()}};
@@ -70,6 +71,7 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
         emit timeLeft(pct >= 2 && elapsed > 2 ? elapsed * (100 - pct) / pct : std::nan(""));
     });
     connect(job_, &SimulationJob::progress, this, &SimulationControl::progress);
+    connect(job_, &SimulationJob::driveNote, this, &SimulationControl::driveNote);
     connect(job_, &SimulationJob::airSolver, this, [this](const QString& summary, bool approximate) {
         air_label_ = approximate ? tr("quick air (approximate)") : tr("lattice-Boltzmann air");
         emit airSolver(air_label_, summary);

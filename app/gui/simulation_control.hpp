@@ -63,6 +63,8 @@ signals:
     /// with baseline() set. Not emitted when another scenario has been opened since the job started.
     void runReady(const QString& db_path, bool whatif);
     void failed(const QString& message);
+    /// A driven run, once planned: what drives it, and what drives nothing (SimulationJob::driveNote).
+    void driveNote(const QString& summary, const QStringList& notes);
 
 private:
     bool launch(const RunRequest& request, const QString& db_path);

@@ -1,6 +1,8 @@
 #include "simulation_job.hpp"
 
 #include <clustertwin/model/time.hpp>
+#include <clustertwin/session/drive.hpp>
+#include <clustertwin/session/measured.hpp>
 #include <clustertwin/session/run_session.hpp>
 
 #include <QFileInfo>
@@ -38,6 +40,7 @@ void SimulationJob::run() {
         if (!scenario_file_.isEmpty()) r.meta.scenario_file = QFileInfo(scenario_file_).absoluteFilePath().toStdString();
         r.meta.scenario_hash = scenario_hash_;
         r.meta.run_options_json = options_json_;
+        if (!drive_db_.empty()) planDrive(r);
         session::RunSession run(std::move(r));
         emit airSolver(QString::fromStdString(run.stats().air_summary), run.stats().air_approximate);
         session::RunCallbacks cb;
@@ -55,6 +58,33 @@ void SimulationJob::run() {
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
     }
+}
+
+void SimulationJob::planDrive(session::RunRequest& r) {
+    session::DriveRequest d;
+    d.db_path = drive_db_;
+    d.map_path = drive_map_;
+    session::DrivePlan plan = session::planDrive(d, r.scenario, r.catalog);
+    if (drive_span_) {
+        if (!(plan.span_s > r.engine.step_s))
+            throw session::InputError(drive_db_ + ": the measurements span " + model::formatDuration(plan.span_s) +
+                                      " from t = 0, not one engine step: untick 'Run as long as the measurements'");
+        r.duration_s = plan.span_s;
+    }
+    QStringList notes;
+    if (!plan.unmapped.empty())
+        notes << tr("%1 measured entities are not in the scenario and drive nothing (first: %2); name them in a map file")
+                     .arg(plan.unmapped.size())
+                     .arg(QString::fromStdString(plan.unmapped.front()));
+    for (const auto& n : plan.notes) notes << QString::fromStdString(n);
+    emit driveNote(tr("driven by %1 from %2: %3 of its %4 series drive")
+                       .arg(QString::fromStdString(plan.measured_label), QString::fromStdString(model::formatIsoTime(plan.origin_unix)))
+                       .arg(plan.series.size())
+                       .arg(plan.measured_series),
+                   notes);
+    r.engine.drive = std::move(plan.series);
+    r.meta.time_origin_unix = plan.origin_unix;
+    r.meta.driven_by = plan.measured_label;
 }
 
 QString SimulationJob::steadyNote(const session::RunOutcome& o) {

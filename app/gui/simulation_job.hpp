@@ -8,6 +8,7 @@
 #include <clustertwin/model/scenario.hpp>
 
 #include <QString>
+#include <QStringList>
 #include <QThread>
 
 #include <atomic>
@@ -15,7 +16,8 @@
 
 namespace ct::session {
 struct RunOutcome;
-}
+struct RunRequest;
+}  // namespace ct::session
 
 namespace ct::app {
 
@@ -38,12 +40,22 @@ public:
         scenario_hash_ = std::move(hash);
         options_json_ = std::move(options_json);
     }
+    /// Before start(): driven by a hall's measurements (issue 44): planned in the worker (session::planDrive);
+    /// `span`: the run lasts as long as the measurements rather than its duration.
+    void setDrive(std::string db, std::string map, bool span) {
+        drive_db_ = std::move(db);
+        drive_map_ = std::move(map);
+        drive_span_ = span;
+    }
     /// After the run: how it ended in words ("steady after 6m 30s, 14 flow-through times"), or empty.
     const QString& note() const { return note_; }
     const QString& databasePath() const { return db_; }
 
 signals:
     void progress(int percent);
+    /// A driven run, once planned: what drives it ("driven by hall.sqlite, run 2 from …: 52 of 60 series drive"),
+    /// and what drives nothing (entities not in the scenario, inputs left out), one line each.
+    void driveNote(const QString& summary, const QStringList& notes);
     /// Once the engine is built: the air solver's summary and whether its results are approximate.
     void airSolver(const QString& summary, bool approximate);
     /// About four times a second, with the air field.
@@ -57,6 +69,7 @@ protected:
 
 private:
     static QString steadyNote(const session::RunOutcome& o);
+    void planDrive(session::RunRequest& r);
 
     model::Scenario scenario_;
     model::Catalog catalog_;
@@ -70,6 +83,8 @@ private:
     QString note_;
     QString scenario_file_;
     std::string scenario_hash_, options_json_;
+    std::string drive_db_, drive_map_;
+    bool drive_span_ = true;
 };
 
 }  // namespace ct::app

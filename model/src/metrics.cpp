@@ -51,7 +51,7 @@ std::vector<MetricInfo> makeTable() {
         temp("max_inlet_c", "Hottest inlet", 33, "the hottest rack inlet of the site"),
         temp("temp_c", "Temperature", 34, "GPU die (or sensor) temperature"),
         temp("memory_temp_c", "Memory temperature", 35, "GPU HBM temperature"),
-        temp("exhaust_c", "Exhaust", 36, "air leaving the rack's rear"),
+        temp("exhaust_c", "Exhaust", 36, "air leaving the rack's (or the server's) rear"),
         temp("supply_c", "Supply", 37, "air or coolant a unit supplies"),
         temp("return_c", "Return", 38, "air or coolant returning to a unit"),
         temp("temp_max_c", "Temperature, max", 39, "highest temperature a switch reports"),

@@ -18,6 +18,7 @@ const std::vector<MetricInfo> kMetrics = {
     {"capture_index", "Rack Capture Index, cold aisle (%)", 0, 100, true, true, true},
     {"nameplate_kw", "Node nameplate (kW)", 0, 0, false, false},
     {"inlet_delta_c", "Node inlet change vs baseline (K)", -5, 5, false, true},
+    {"inlet_residual_c", "Node inlet, simulated − measured (K)", -5, 5, false, true},
 };
 
 }  // namespace
@@ -111,7 +112,7 @@ void Scene::Impl::metricValues(const MetricInfo& m, const model::Frame* f, std::
     if (m.id == "nameplate_kw") {
         nv = node_nameplate_kw;
     } else if (f) {
-        if (m.id == "inlet_c" || m.id == "power_kw" || m.id == "inlet_delta_c") {
+        if (m.id == "inlet_c" || m.id == "power_kw" || m.id == "inlet_delta_c" || m.id == "inlet_residual_c") {
             for (const auto& n : f->nodes)
                 if (auto it = node_index.find(n.id); it != node_index.end())
                     nv[it->second] = m.id == "power_kw" ? n.power_ac_w / 1000.0 : n.inlet_c;

@@ -24,6 +24,7 @@ const std::vector<SeriesField<m::NodeFrame>>& nodeSeries() {
     static const std::vector<SeriesField<m::NodeFrame>> t{
         {"power_w", "W", CT_SERIES(m::NodeFrame, power_ac_w)},
         {"inlet_c", "degC", CT_SERIES(m::NodeFrame, inlet_c)},
+        {"exhaust_c", "degC", CT_SERIES(m::NodeFrame, exhaust_c)},
         {"fan_speed", "ratio", CT_SERIES(m::NodeFrame, fan_speed)},
     };
     return t;

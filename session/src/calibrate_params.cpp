@@ -1,7 +1,11 @@
 // The parameters a calibration can fit (calibrate.hpp): the table, the parameters file, and how each changes
 // a scenario and its catalog.
+#include <clustertwin/model/time.hpp>
 #include <clustertwin/model/units.hpp>
+#include <clustertwin/runs/frame_series.hpp>
+#include <clustertwin/runs/store.hpp>
 #include <clustertwin/session/calibrate.hpp>
+#include <clustertwin/session/drive.hpp>
 #include <clustertwin/session/measured.hpp>
 
 #include "measured_util.hpp"
@@ -9,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 
 namespace ct::session {
 
@@ -143,6 +148,47 @@ void applyCalibParams(model::Scenario& s, model::Catalog& c, const std::vector<C
         }
         if (!hit) throw InputError(unknownTarget(p));
     }
+}
+
+Window parseWindow(const std::string& text, double origin_unix) {
+    const auto dots = text.find("..");
+    if (dots == std::string::npos) throw InputError("'" + text + "': expected a window A..B (0..2h, 2h..3h or ISO 8601 times)");
+    auto side = [&](const std::string& v) {
+        double t = 0;
+        if (model::parseIsoTime(v, t)) return t - origin_unix;
+        try {
+            return model::parseDurationS(v);
+        } catch (const model::ModelError& e) {
+            throw InputError("'" + text + "': " + e.what());
+        }
+    };
+    Window w{side(text.substr(0, dots)), side(text.substr(dots + 2))};
+    if (!(w.to_s > w.from_s)) throw InputError("'" + text + "': the window ends before it starts");
+    return w;
+}
+
+CalibRequest calibrationRequest(const model::Scenario& s, const model::Catalog& c, const DriveRequest& drive,
+                                const std::vector<std::string>& metrics, DrivePlan& plan) {
+    plan = planDrive(drive, s, c);
+    CalibRequest r;
+    r.scenario = s;
+    r.catalog = c;
+    r.engine.drive = plan.series;
+    std::set<std::pair<std::string, std::string>> driven;
+    for (const auto& d : plan.series) {
+        const auto& info = sim::driveInputInfo(d.input);
+        driven.insert({info.entity_kind, info.metric});
+    }
+    const auto store = runs::TelemetryStore::open(drive.db_path, runs::TelemetryStore::Mode::Existing);
+    MeasuredMap map(s, MeasuredMapFile::load(drive.map_path));
+    const auto rows = runs::recordedSeries();
+    r.measured = loadMeasured(store, plan.measured_run, map, metrics.empty() ? std::vector<std::string>{"inlet_c"} : metrics,
+                              plan.origin_unix, driven, [&](const EntityRef& e, const std::string& metric) -> std::optional<std::string> {
+                                  for (const auto& row : rows)
+                                      if (row.kind == e.kind && row.metric == metric) return std::string(row.unit);
+                                  return std::nullopt;
+                              });
+    return r;
 }
 
 }  // namespace ct::session

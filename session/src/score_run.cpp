@@ -188,7 +188,7 @@ MeasuredSet loadMeasured(const runs::TelemetryStore& meas, std::int64_t run, con
     return out;
 }
 
-ScoreReport scoreRun(const ScoreRequest& r) {
+ScoreReport scoreRun(const ScoreRequest& r, std::vector<PairedSeries>* pairs_out) {
     using Mode = runs::TelemetryStore::Mode;
     const runs::TelemetryStore sim = runs::TelemetryStore::open(r.run_db, Mode::Existing);
     const runs::TelemetryStore meas = runs::TelemetryStore::open(r.measured_db, Mode::Existing);
@@ -241,6 +241,7 @@ ScoreReport scoreRun(const ScoreRequest& r) {
         rep.baseline_source = std::to_string(sim_supply.size()) + " simulated cooling-unit supply temperatures (none measured)";
     }
     scorePairs(pairs, supply, r.from_s.value_or(-kInf), r.to_s.value_or(kInf), r.window_s, rep);
+    if (pairs_out) *pairs_out = std::move(pairs);
     return rep;
 }
 

@@ -71,6 +71,8 @@ void Engine::Impl::writeNodeFrame(std::size_t ni) {
     nf.fan_power_w = n.fan_power_w;
     nf.airflow_m3s = n.airflow_m3s;
     nf.inlet_c = n.inlet_c;
+    const double to_air_w = std::max(0.0, n.power_ac_w - n.heat_liquid_w);
+    nf.exhaust_c = n.airflow_m3s > 1e-9 ? n.inlet_c + to_air_w / (kRhoCp * n.airflow_m3s) : n.inlet_c;
     nf.heat_to_liquid_w = n.heat_liquid_w;
     nf.powered = n.powered;
     nf.failed = n.failed;

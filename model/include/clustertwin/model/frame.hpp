@@ -27,6 +27,9 @@ struct NodeFrame {
     double fan_power_w = 0;
     double airflow_m3s = 0;
     double inlet_c = 0;  ///< air in front of the node (or coolant supply for liquid-cooled GPUs)
+    /// Air leaving the node's rear: the inlet plus the heat it gives the air over its airflow (ρc_p·V̇); the
+    /// inlet when no air moves. What a server's exhaust sensor reads (Redfish "Exhaust").
+    double exhaust_c = 0;
     double heat_to_liquid_w = 0;
     bool powered = true;  ///< false when every feed is down
     bool failed = false;

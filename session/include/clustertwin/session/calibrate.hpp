@@ -45,6 +45,10 @@ struct Window {
     double from_s = 0, to_s = 0;  ///< on the run's clock
 };
 
+/// "A..B": each side a duration from t = 0 ("0", "2h", "90min") or an ISO 8601 time, made relative to
+/// `origin_unix` (the measured time of the run's t = 0). Throws InputError naming what it expected.
+Window parseWindow(const std::string& text, double origin_unix);
+
 struct CalibRequest {
     model::Scenario scenario;
     model::Catalog catalog;
@@ -70,5 +74,15 @@ struct CalibResult {
 
 /// Throws InputError (a window outside the measurements, nothing to score), sim::SimError.
 CalibResult calibrate(const CalibRequest& r);
+
+struct DriveRequest;
+struct DrivePlan;
+/// A calibration's request as far as the measurements make it, for every front end (the CLI's calibrate, the
+/// app's Simulation > Calibrate): the scenario and catalog, the engine driven by the measured inputs (`plan`
+/// says how), and what is scored — the measured series of `metrics` (inlet_c when empty) that did not drive the
+/// run, matched as score matches them. The caller adds the parameters, the windows and the run settings.
+/// Throws InputError and runs::StoreError as planDrive and loadMeasured do.
+CalibRequest calibrationRequest(const model::Scenario& s, const model::Catalog& c, const DriveRequest& drive,
+                                const std::vector<std::string>& metrics, DrivePlan& plan);
 
 }  // namespace ct::session

@@ -53,8 +53,10 @@ struct ScoreReport {
     std::string baseline_source;        ///< where the baseline's supply temperature came from
 };
 
-/// Throws InputError (runs that are not there, no time origin, nothing pairs) and runs::StoreError.
-ScoreReport scoreRun(const ScoreRequest& r);
+struct PairedSeries;
+/// Throws InputError (runs that are not there, no time origin, nothing pairs) and runs::StoreError. With
+/// `pairs`, also the paired series themselves (the app charts them and colours the residuals).
+ScoreReport scoreRun(const ScoreRequest& r, std::vector<PairedSeries>* pairs = nullptr);
 
 /// A measured series and the simulated one it pairs with, both on the run's clock and in the stored unit.
 struct PairedSeries {
