@@ -45,7 +45,7 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     setWindowTitle(tr("Calibrate %1").arg(qs(s.id)));
     auto* l = new QVBoxLayout(this);
     l->addWidget(new QLabel(tr("Tick the parameters to fit; a target of * applies one value to all (docs/calibration.md)."), this));
-    l->addWidget(buildParameters(), 1);
+    l->addWidget(buildParameters());
     auto* form = new QFormLayout;
     measured_ = new QLineEdit(measured_db, this);
     measured_->setObjectName("calibMeasured");
@@ -92,7 +92,9 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     result_->setObjectName("calibResult");
     result_->setWordWrap(true);
     result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    l->addWidget(result_);
+    result_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    result_->setMinimumHeight(8 * result_->fontMetrics().lineSpacing());  // the fitted values and both scores
+    l->addWidget(result_, 1);
     auto* buttons = new QDialogButtonBox(this);
     start_ = buttons->addButton(tr("Calibrate"), QDialogButtonBox::AcceptRole);
     cancel_ = buttons->addButton(tr("Close"), QDialogButtonBox::RejectRole);
@@ -138,6 +140,11 @@ QWidget* CalibrateDialog::buildParameters() {
         params_->setItem(i, 4, new QTableWidgetItem(QString::number(p.start)));
     }
     params_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    params_->horizontalHeader()->setStretchLastSection(true);
+    params_->resizeRowsToContents();
+    int h = params_->horizontalHeader()->sizeHint().height() + 2 * params_->frameWidth();
+    for (int i = 0; i < params_->rowCount(); ++i) h += params_->rowHeight(i);
+    params_->setFixedHeight(h);  // every parameter in view, no more
     return params_;
 }
 
@@ -234,8 +241,14 @@ void CalibrateDialog::jobFinished() {
     }
     const auto& r = *job->result();
     QString text = tr("%1 runs in %2 (stopped: %3). Fitted:").arg(r.runs).arg(qs(model::formatDuration(r.wall_s)), qs(r.stop));
-    for (const auto& p : r.params)
-        text += QString("\n  %1 (%2): %3 → %4").arg(qs(p.name), qs(p.target)).arg(p.start).arg(p.value, 0, 'g', 4);
+    const auto& all = session::calibrationParameters();
+    for (const auto& p : r.params) {
+        const auto info = std::find_if(all.begin(), all.end(), [&](const auto& i) { return p.name == i.name; });
+        const QString target = info == all.end() || !info->target[0] ? QString()
+                               : p.target == "*"                     ? tr(" (all)")
+                                                                     : " (" + qs(p.target) + ")";
+        text += QString("\n  %1%2: %3 → %4").arg(qs(p.name), target).arg(p.start).arg(p.value, 0, 'g', 4);
+    }
     text += tr("\nTraining: %1 → %2").arg(stats(r.train_before), stats(r.train_after));
     text += tr("\nValidation: %1 → %2").arg(stats(r.validate_before), stats(r.validate_after));
     text += tr("\nWritten to %1").arg(qs(job->setup().out_path));
