@@ -71,6 +71,10 @@ m::ValidationReport everyKind() {
     m::Cdu c;
     c.id = "cdu1";
     s.halls[0].cdus.push_back(c);
+    m::Sensor x;
+    x.id = "sensor1";
+    x.rack = s.halls[0].rows[0].racks[0].id;
+    s.halls[0].sensors.push_back(x);
     m::Job j;
     j.id = "job1";
     s.jobs.push_back(j);
@@ -107,6 +111,8 @@ void TstRuns::everyRecordedSeriesIsReplayed() {
     fill(f.jobs[0], r::jobSeries(), 1000);
     f.links.push_back({"leaf0<->spine0"});
     fill(f.links[0], r::linkSeries(), 0.5);
+    f.sensors.push_back({"sensor1"});
+    fill(f.sensors[0], r::sensorSeries(), 1200);
     fill(f, r::siteSeries(), 1100);
     f.time_s = 10;  // the site rows must not have touched the time
 
@@ -137,6 +143,7 @@ void TstRuns::everyRecordedSeriesIsReplayed() {
     rows += compare("job", f.jobs[0], g.jobs[0], r::jobSeries());
     QCOMPARE(g.links.size(), std::size_t(1));
     rows += compare("link", f.links[0], g.links[0], r::linkSeries());
+    rows += compare("sensor", f.sensors[0], g.sensors[0], r::sensorSeries());
     rows += compare("site", f, g, r::siteSeries());
     QCOMPARE(rows, static_cast<int>(r::recordedSeries().size()));
     QVERIFY(g.jobs[0].running);

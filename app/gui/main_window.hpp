@@ -162,6 +162,7 @@ private:
     void connectSelection();                                   ///< picks in every view, the navigator, edits from the plan and the 3D view
     void connectDocument();                                    ///< edits and opened scenarios; the run's changes
     void buildMenus();
+    void buildSimulationMenu(QMenu* sim);  ///< run, cancel, the air solver, what-if, score and calibrate
     void buildSceneToolbar();
     void openDialog();
     void openRunDialog();

@@ -117,7 +117,14 @@ void MainWindow::buildMenus() {
         if (auto* sc = view3d_->scene()) sc->setHighlighted({});
         view3d_->update();
     });
-    QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
+    buildSimulationMenu(menuBar()->addMenu(tr("&Simulation")));
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    tour_ = new TourPlayer(*this);
+    populateToursMenu(help->addMenu(tr("Guided &tours")), *tour_);
+    populateHelpMenu(help, this);
+}
+
+void MainWindow::buildSimulationMenu(QMenu* sim) {
     QAction* run = sim->addAction(tr("&Run…"), this, &MainWindow::simulateDialog);
     run->setObjectName("actionRunSimulation");
     run->setShortcut(QKeySequence(Qt::Key_F5));
@@ -143,10 +150,6 @@ void MainWindow::buildMenus() {
     });
     sim->addAction(tr("Ca&librate on measurements…"), this,
                    [this] { openCalibration(twin_->measuredEdit()->text().trimmed(), twin_->mapEdit()->text().trimmed()); });
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    tour_ = new TourPlayer(*this);
-    populateToursMenu(help->addMenu(tr("Guided &tours")), *tour_);
-    populateHelpMenu(help, this);
 }
 
 }  // namespace ct::app

@@ -146,6 +146,14 @@ void addContainment(Props& p, const model::Containment& c, const model::Catalog&
                                        (c.leakage_fraction ? QString() : " (" + s(c.model) + ")")}});
 }
 
+void addSensor(Props& p, const model::Sensor& x) {
+    p.insert(p.end(), {{"name", s(x.name)},
+                       {"reads", QObject::tr("air temperature (temp_c)")},
+                       {"where", x.rack.empty() ? QObject::tr("a point of the room, (%1, %2) m").arg(x.position_m.x_m).arg(x.position_m.y_m)
+                                                : QObject::tr("%1 of rack %2").arg(s(x.side), s(x.rack))},
+                       {"height", QString("%1 m").arg(x.height_m)}});
+}
+
 void addCdu(Props& p, const model::Cdu& c, const model::Catalog& cat) {
     const auto* m = cat.cdu(c.model);
     p.insert(p.end(), {{"name", s(c.name)},
@@ -238,6 +246,8 @@ bool describeInHall(Props& p, const model::Hall& h, const model::Catalog& cat, c
         if (ref.kind == "containment" && c.id == id) return addContainment(p, c, cat), true;
     for (const auto& c : h.cdus)
         if (ref.kind == "cdu" && c.id == id) return addCdu(p, c, cat), true;
+    for (const auto& x : h.sensors)
+        if (ref.kind == "sensor" && x.id == id) return addSensor(p, x), true;
     return false;
 }
 

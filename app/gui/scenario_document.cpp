@@ -175,6 +175,8 @@ EntityRef ScenarioDocument::refOf(const QString& qid) const {
             if (u.id == id) return {"cdu", qid};
         for (const auto& c : h.containments)
             if (c.id == id) return {"containment", qid};
+        for (const auto& x : h.sensors)
+            if (x.id == id) return {"sensor", qid};
     }
     for (const auto& f : scenario_.power.feeds)
         if (f.id == id) return {"utility_feed", qid};

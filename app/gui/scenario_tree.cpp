@@ -87,6 +87,14 @@ void ScenarioTree::rebuild() {
                 addItem(ci, label(c.id, c.name), tr("%1-aisle containment, %n row(s)", "", int(c.rows.size())).arg(s(c.kind)),
                         {"containment", s(c.id)});
         }
+        if (!h.sensors.empty()) {
+            auto* si = addItem(hi, tr("Sensors"), tr("%n temperature sensor(s)", "", int(h.sensors.size())), {});
+            for (const auto& x : h.sensors)
+                addItem(si, label(x.id, x.name),
+                        x.rack.empty() ? tr("at (%1, %2) m, %3 m up").arg(x.position_m.x_m).arg(x.position_m.y_m).arg(x.height_m)
+                                       : tr("%1 of %2, %3 m up").arg(s(x.side), s(x.rack)).arg(x.height_m),
+                        {"sensor", s(x.id)});
+        }
         hi->setExpanded(true);
     }
     if (!sc.plant.loops.empty()) {

@@ -79,6 +79,8 @@ std::string_view toString(EntityKind k) {
             return "water_loop";
         case EntityKind::Transformer:
             return "transformer";
+        case EntityKind::Sensor:
+            return "sensor";
     }
     return "?";
 }
@@ -99,6 +101,7 @@ void Scenario::linkParents() {
         for (auto& u : h.cooling_units) u.hall_id = h.id;
         for (auto& c : h.cdus) c.hall_id = h.id;
         for (auto& c : h.containments) c.hall_id = h.id;
+        for (auto& x : h.sensors) x.hall_id = h.id;
     }
 }
 

@@ -133,6 +133,15 @@ void readHall(ObjReader& r, Hall& h, Diagnostics& d) {
         cr.get("end_doors", c.end_doors);
         cr.get("leakage_fraction", c.leakage_fraction);
     });
+    readList(r, "sensors", false, h.sensors, d, [](ObjReader& sr, Sensor& x) {
+        sr.get("id", x.id, true);
+        sr.get("name", x.name);
+        sr.get("rack", x.rack);
+        sr.get("side", x.side);
+        sr.get("height_m", x.height_m);
+        sr.get("position_m", x.position_m);
+        x.extra = sr.finish();
+    });
     if (const json* cr = r.member("ceiling_return"); cr && !cr->is_null()) {
         ObjReader x(*cr, r.pointer("ceiling_return"), d);
         if (x.valid()) {
@@ -207,6 +216,25 @@ ojson write(const Rack& k) {
     o["nodes"] = std::move(nodes);
     putExtras(o, k.extra);
     return o;
+}
+
+ojson writeSensors(const std::vector<Sensor>& sensors) {
+    ojson xs = ojson::array();
+    for (const auto& x : sensors) {
+        ojson so;
+        so["id"] = x.id;
+        putIfNotEmpty(so, "name", x.name);
+        if (!x.rack.empty()) {
+            so["rack"] = x.rack;
+            so["side"] = x.side;
+        } else {
+            so["position_m"] = vec2(x.position_m);
+        }
+        so["height_m"] = num(x.height_m);
+        putExtras(so, x.extra);
+        xs.push_back(std::move(so));
+    }
+    return xs;
 }
 
 }  // namespace
@@ -287,6 +315,7 @@ ojson writeHall(const Hall& h) {
         }
         o["containments"] = std::move(cs);
     }
+    if (!h.sensors.empty()) o["sensors"] = writeSensors(h.sensors);
     if (h.ceiling_return) {
         ojson c;
         c["plenum_height_m"] = num(h.ceiling_return->plenum_height_m);

@@ -100,6 +100,8 @@ private:
             for (std::size_t u = 0; u < hall.cdus.size(); ++u) addId(hall.cdus[u].id, ptrJoin(hp + "/cdus", u), EntityKind::Cdu);
             for (std::size_t u = 0; u < hall.containments.size(); ++u)
                 addId(hall.containments[u].id, ptrJoin(hp + "/containments", u), EntityKind::Containment);
+            for (std::size_t u = 0; u < hall.sensors.size(); ++u)
+                addId(hall.sensors[u].id, ptrJoin(hp + "/sensors", u), EntityKind::Sensor);
         }
         for (std::size_t i = 0; i < s_.plant.loops.size(); ++i)
             addId(s_.plant.loops[i].id, ptrJoin("/plant/loops", i), EntityKind::WaterLoop);

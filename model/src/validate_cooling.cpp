@@ -39,9 +39,26 @@ public:
             for (std::size_t k = 0; k < h_.rows[r].racks.size(); ++k)
                 rack(h_.rows[r].racks[k], ptrJoin(ptrJoin(hp_ + "/rows", r) + "/racks", k));
         for (std::size_t i = 0; i < h_.containments.size(); ++i) containment(h_.containments[i], ptrJoin(hp_ + "/containments", i));
+        for (std::size_t i = 0; i < h_.sensors.size(); ++i) sensor(h_.sensors[i], ptrJoin(hp_ + "/sensors", i));
     }
 
 private:
+    /// A sensor on a rack of this hall (front or rear) or at a point inside it, below the ceiling.
+    void sensor(const Sensor& x, const std::string& p) {
+        if (!(x.height_m > 0) || (h_.height_m > 0 && x.height_m >= h_.height_m))
+            err(p + "/height_m", "must be above the floor and below the ceiling (" + fmtNum(h_.height_m) + " m), is " + fmtNum(x.height_m));
+        if (x.rack.empty()) {
+            if (x.position_m.x_m < 0 || x.position_m.y_m < 0 || x.position_m.x_m > h_.width_m || x.position_m.y_m > h_.depth_m)
+                err(p + "/position_m", "is outside hall " + h_.id + " (" + fmtNum(h_.width_m) + " × " + fmtNum(h_.depth_m) + " m)");
+            return;
+        }
+        bool found = false;
+        for (const Row& r : h_.rows)
+            for (const Rack& k : r.racks) found = found || k.id == x.rack;
+        if (!found) err(p + "/rack", "rack '" + x.rack + "' is not in hall " + h_.id);
+        if (x.side != "front" && x.side != "rear") err(p + "/side", "must be \"front\" or \"rear\", is \"" + x.side + "\"");
+    }
+
     void err(const std::string& p, std::string m) { d_.push_back({Severity::Error, p, std::move(m)}); }
     void warn(const std::string& p, std::string m) { d_.push_back({Severity::Warning, p, std::move(m)}); }
 

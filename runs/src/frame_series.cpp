@@ -107,6 +107,13 @@ const std::vector<SeriesField<m::LinkFrame>>& linkSeries() {
     return t;
 }
 
+const std::vector<SeriesField<m::SensorFrame>>& sensorSeries() {
+    static const std::vector<SeriesField<m::SensorFrame>> t{
+        {"temp_c", "degC", CT_SERIES(m::SensorFrame, temp_c)},
+    };
+    return t;
+}
+
 const std::vector<SeriesField<m::Frame>>& siteSeries() {
     static const std::vector<SeriesField<m::Frame>> t{
         {"it_power_w", "W", CT_SERIES(m::Frame, it_power_w)},
@@ -147,6 +154,7 @@ std::vector<SeriesRow> recordedSeries() {
     addRows(out, "water_loop", waterLoopSeries());
     addRows(out, "job", jobSeries());
     addRows(out, "link", linkSeries());
+    addRows(out, "sensor", sensorSeries());
     addRows(out, "site", siteSeries());
     return out;
 }

@@ -26,6 +26,7 @@ std::vector<EntityInfo> scenarioEntities(const model::Scenario& s, const model::
         }
         for (const auto& u : h.cooling_units) e.push_back({u.id, "cooling_unit", h.id, u.name});
         for (const auto& u : h.cdus) e.push_back({u.id, "cdu", h.id, u.name});
+        for (const auto& x : h.sensors) e.push_back({x.id, "sensor", x.rack.empty() ? h.id : x.rack, x.name});
     }
     for (const auto& f : s.power.feeds) e.push_back({f.id, "utility_feed", s.id, f.name});
     for (const auto& t : s.power.transformers) e.push_back({t.id, "transformer", t.feed, t.name});
@@ -83,6 +84,7 @@ void RunRecorder::record(const model::Frame& f) {
     putRows(f.transformers, upsSeries(), put_row);
     putRows(f.loops, waterLoopSeries(), put_row);
     putRows(f.jobs, jobSeries(), put_row);
+    putRows(f.sensors, sensorSeries(), put_row);
     // The 50 busiest links, and the switch-to-switch ones (leaf–spine and up, for the Fabric dock's matrix) up
     // to 2,000 of them, busiest first; GPU links are named by their host ("n0001/gpu0<->leaf0").
     std::size_t fabric = 0;

@@ -187,6 +187,7 @@ model::Frame RunReplay::frameAt(double t) const {
     KindFill<model::WaterLoopFrame> loops(f.loops, waterLoopSeries());
     KindFill<model::JobFrame> jobs(f.jobs, jobSeries());
     KindFill<model::LinkFrame> links(f.links, linkSeries());
+    KindFill<model::SensorFrame> sensors(f.sensors, sensorSeries());
     std::map<std::string, std::size_t> job_at;
     for (const auto& [key, s] : series_) {
         const auto& [entity, metric] = key;
@@ -203,6 +204,7 @@ model::Frame RunReplay::frameAt(double t) const {
         else if (kind == "ups") ups.set(entity, metric, v);
         else if (kind == "transformer") transformers.set(entity, metric, v);
         else if (kind == "water_loop") loops.set(entity, metric, v);
+        else if (kind == "sensor") sensors.set(entity, metric, v);
         else if (kind == "job") {
             // A job runs where any of its figures is known at t (before its first record, or on an imported
             // run's job with none, it is not running).
@@ -224,6 +226,7 @@ model::Frame RunReplay::frameAt(double t) const {
     transformers.finish();
     loops.finish();
     jobs.finish();
+    sensors.finish();
     links.finish();
     for (auto& j : f.jobs) j.running = job_at.count(j.id) > 0;
     std::sort(f.links.begin(), f.links.end(), [](const auto& a, const auto& b) { return a.utilization > b.utilization; });

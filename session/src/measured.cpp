@@ -119,6 +119,7 @@ MeasuredMap::MeasuredMap(const model::Scenario& s, MeasuredMapFile file) : d_(nu
     for (const auto& h : s.halls) {
         for (const auto& u : h.cooling_units) add(u.id, u.name, "cooling_unit");
         for (const auto& c : h.cdus) add(c.id, c.name, "cdu");
+        for (const auto& x : h.sensors) add(x.id, x.name, "sensor");
         for (const auto& row : h.rows)
             for (const auto& r : row.racks) {
                 add(r.id, r.name, "rack");

@@ -109,6 +109,7 @@ void Engine::Impl::finishFrame(bool with_air) {
     }
     node_frame_fresh = false;
     frameRacks(f);
+    frameSensors(f);
     framePower(f, frameCooling(f));
     alerts.t = t;
     frameAlerts(*this, f, stats.air_approximate, physics_alerted, alerts);
@@ -165,6 +166,52 @@ RackSums rackEntry(const RackRt& rr, model::RackFrame& rf, double t_sup_mean) {
     return rs;
 }
 }  // namespace
+
+void Engine::Impl::frameSensors(model::Frame& f) {
+    if (!sensors_built) {
+        sensors_built = true;
+        for (std::size_t h = 0; h < scenario.halls.size() && h < halls.size(); ++h)
+            for (const auto& x : scenario.halls[h].sensors) {
+                SensorRt sr;
+                sr.sensor = &x;
+                sr.rear = x.side == "rear";
+                if (!x.rack.empty()) {
+                    for (std::size_t ri = 0; ri < racks.size(); ++ri)
+                        if (racks[ri].rack->id == x.rack) sr.rack = static_cast<int>(ri);
+                } else if (const AirModel* air = halls[h].air) {
+                    int i = 0, j = 0, k = 0;
+                    air->cellOf(x.position_m.x_m, x.position_m.y_m, x.height_m, i, j, k);
+                    sr.hall = static_cast<int>(h);
+                    sr.cell = air->index(i, j, k);
+                }
+                sensors.push_back(sr);
+            }
+    }
+    f.sensors.resize(sensors.size());
+    for (std::size_t i = 0; i < sensors.size(); ++i) {
+        const SensorRt& sr = sensors[i];
+        model::SensorFrame& sf = f.sensors[i];
+        sf.id = sr.sensor->id;
+        sf.temp_c = std::nan("");
+        if (sr.rack >= 0) {
+            // Linear between the rack's levels (their centre heights), the end levels' values beyond them.
+            const auto& lv = racks[static_cast<std::size_t>(sr.rack)].levels;
+            auto value = [&](const RackLevel& l) { return sr.rear ? l.exhaust_c : l.air_in_c; };
+            const double z = sr.sensor->height_m;
+            if (lv.empty()) continue;
+            sf.temp_c = value(z <= lv.front().z_m ? lv.front() : lv.back());
+            for (std::size_t k = 1; k < lv.size(); ++k)
+                if (z >= lv[k - 1].z_m && z <= lv[k].z_m) {
+                    const double w = lv[k].z_m > lv[k - 1].z_m ? (z - lv[k - 1].z_m) / (lv[k].z_m - lv[k - 1].z_m) : 0;
+                    sf.temp_c = (1 - w) * value(lv[k - 1]) + w * value(lv[k]);
+                    break;
+                }
+        } else if (sr.hall >= 0) {
+            const AirModel& air = *halls[static_cast<std::size_t>(sr.hall)].air;
+            if (!air.solid(sr.cell)) sf.temp_c = air.temperature(sr.cell);  // inside equipment: no air to read
+        }
+    }
+}
 
 void Engine::Impl::frameRacks(model::Frame& f) {
     for (const auto& rr : racks) {  // every node sits in a rack; its sums are rackAirflow()'s

@@ -61,6 +61,18 @@ struct Engine::Impl : Site {
     void finishFrame(bool with_air);
     /// The racks' frame entries and the hall metrics (RCI, RTI, SHI, heat into the air).
     void frameRacks(model::Frame& f);
+    /// What each of the scenario's sensors reads (a rack's front or rear air at its height, or the room's air at
+    /// its point), into f.sensors.
+    void frameSensors(model::Frame& f);
+    struct SensorRt {
+        const model::Sensor* sensor = nullptr;
+        int rack = -1;      ///< RackRt index of a rack sensor
+        int hall = -1;      ///< HallRt index of a point sensor
+        int cell = -1;      ///< its cell of the hall's air
+        bool rear = false;  ///< a rack's rear (its exhaust) rather than its front
+    };
+    std::vector<SensorRt> sensors;  ///< built at the first frame
+    bool sensors_built = false;
     /// Cooling units, loops and CDUs; returns the cooling's own power (fans, pumps, the chiller's share).
     double frameCooling(model::Frame& f);
     /// Rack PDUs, the power chain and the site's totals (losses, PUE).

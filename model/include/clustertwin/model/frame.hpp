@@ -118,6 +118,13 @@ struct LinkFrame {
     bool failed = false;
 };
 
+/// What a scenario's sensor would read (issue 44): a rack's front or rear air at its height, or the room's air
+/// at its point.
+struct SensorFrame {
+    std::string id;
+    double temp_c = 0;
+};
+
 struct Alert {
     double time_s = 0;
     std::string
@@ -183,6 +190,7 @@ struct Frame {
     double rci_hi = 100, rci_lo = 100, rti = 0, shi = 0;
     std::vector<JobFrame> jobs;
     std::vector<LinkFrame> links;           ///< every fabric link with traffic or a failure, busiest first
+    std::vector<SensorFrame> sensors;       ///< the scenario's sensors, in its order
     std::vector<Alert> alerts;              ///< raised at this step
     std::optional<AirField> air;            ///< the first hall's air field, when asked for
     std::vector<AirField> other_halls_air;  ///< with `air`: the other halls' fields, in hall order (hall 1, 2, …)

@@ -155,6 +155,20 @@ struct CeilingReturn {
     bool operator==(const CeilingReturn&) const = default;
 };
 
+/// A temperature sensor of the hall (issue 44): on a rack's front or rear at a height (the sensor strips real
+/// racks carry, often at three heights), or at a point of the room. The twin records what it would read (kind
+/// "sensor", metric temp_c), and imported telemetry maps onto it by id or name, as onto any entity.
+struct Sensor {
+    std::string id, name;
+    std::string rack;            ///< mounted on this rack of the hall (empty: a point of the room)
+    std::string side = "front";  ///< a rack's "front" (the air its servers take in) or "rear" (what they blow out)
+    double height_m = 1.2;       ///< above the floor
+    Vec2 position_m;             ///< a point sensor's place on the hall's plan (unused on a rack)
+    Extras extra;
+    std::string hall_id;  ///< parent (derived)
+    bool operator==(const Sensor&) const = default;
+};
+
 struct Hall {
     std::string id, name;
     Vec2 site_position_m;  ///< where the hall's (0, 0) corner sits on the site plan (several halls side by side)
@@ -168,6 +182,7 @@ struct Hall {
     std::vector<Cdu> cdus;
     std::vector<Containment> containments;
     std::optional<CeilingReturn> ceiling_return;
+    std::vector<Sensor> sensors;
     Extras extra;
     bool operator==(const Hall&) const = default;
 };
@@ -467,7 +482,8 @@ enum class EntityKind {
     Job,
     Containment,
     WaterLoop,
-    Transformer
+    Transformer,
+    Sensor
 };
 std::string_view toString(EntityKind k);
 

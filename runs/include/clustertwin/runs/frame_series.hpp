@@ -42,6 +42,7 @@ const std::vector<SeriesField<model::PowerNodeFrame>>& upsSeries();  ///< also t
 const std::vector<SeriesField<model::WaterLoopFrame>>& waterLoopSeries();
 const std::vector<SeriesField<model::JobFrame>>& jobSeries();
 const std::vector<SeriesField<model::LinkFrame>>& linkSeries();
+const std::vector<SeriesField<model::SensorFrame>>& sensorSeries();
 const std::vector<SeriesField<model::Frame>>& siteSeries();
 
 /// Whether a row is recorded for this entry (its condition, and its `with` row's).
