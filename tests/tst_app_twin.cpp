@@ -72,6 +72,7 @@ class TstAppTwin : public QObject {
 private slots:
     void initTestCase();
     void drivenRunFromTheRunDialogNamesItsMeasurements();
+    void aScoreOfARunThatChangedMeanwhileIsNotShown();
     void scoreInTheTwinDockIsAtTheNoiseLevelAndBeatsTheBaseline();
     void chartsShowTheMeasurementsBesideTheRun();
     void viewsColourByTheResidual();
@@ -160,6 +161,20 @@ void TstAppTwin::drivenRunFromTheRunDialogNamesItsMeasurements() {
     QVERIFY(info.meta.time_origin_unix && std::abs(*info.meta.time_origin_unix - kT0) < 1);
     QCOMPARE(w_->twin()->measuredEdit()->text(), measured_);
     QVERIFY(w_->twin()->status()->text().contains("driven by"));
+}
+
+void TstAppTwin::aScoreOfARunThatChangedMeanwhileIsNotShown() {
+    TwinPanel* t = w_->twin();
+    const QString db = w_->run()->databasePath();
+    QVERIFY(t->score());
+    w_->run()->close();  // the run goes while its score is computed
+    QVERIFY(QTest::qWaitFor([&] { return !t->scoring(); }, testMs(60000)));
+    QVERIFY(!t->report());
+    QVERIFY(!t->overlay());
+    QVERIFY2(t->status()->text().contains("changed"), qPrintable(t->status()->text()));
+    w_->openRun(db);
+    QVERIFY(QTest::qWaitFor([&] { return w_->run()->hasRun() && w_->run()->databasePath() == db; }, testMs(30000)));
+    QCOMPARE(t->measuredEdit()->text(), measured_);
 }
 
 void TstAppTwin::scoreInTheTwinDockIsAtTheNoiseLevelAndBeatsTheBaseline() {

@@ -139,6 +139,8 @@ bool TwinPanel::score(QString* why) {
     r.run = rp->info().id;
     r.measured_db = measured_->text().trimmed().toStdString();
     r.map_path = map_->text().trimmed().toStdString();
+    scored_db_ = run_.databasePath();
+    scored_run_ = rp->info().id;
     job_ = new ScoreJob(std::move(r), doc_.scenario(), this);
     connect(job_, &QThread::finished, this, &TwinPanel::jobFinished);
     score_->setEnabled(false);
@@ -152,6 +154,11 @@ void TwinPanel::jobFinished() {
     job_ = nullptr;
     job->deleteLater();
     score_->setEnabled(true);
+    const auto* rp = run_.replay();
+    if (!rp || run_.databasePath() != scored_db_ || rp->info().id != scored_run_) {  // never a score beside another run
+        status_->setText(tr("The shown run changed while it was being scored: score it again."));
+        return;
+    }
     if (!job->report()) {
         status_->setText(tr("Not scored: %1").arg(job->error()));
         emit failed(job->error());

@@ -9,6 +9,7 @@
 
 #include <QWidget>
 
+#include <cstdint>
 #include <memory>
 
 class QCheckBox;
@@ -75,6 +76,8 @@ private:
     QTableWidget* table_;
     QCheckBox* residual_;
     ScoreJob* job_ = nullptr;
+    QString scored_db_;  ///< the run the running score is of
+    std::int64_t scored_run_ = 0;
     std::shared_ptr<const session::ScoreReport> report_;
     std::shared_ptr<const MeasuredOverlay> overlay_;
 };
