@@ -86,6 +86,7 @@ private slots:
     void closeCoupledCoolingIsDrawnAndExplained();
     void severalHallsStandSideBySide();
     void everyHallsAirFieldIsDrawnAtItsHall();
+    void sensorsAreDrawnInTheColourOfWhatTheyRead();
 
 private:
     QString out(const char* name) const { return QDir::current().absoluteFilePath(QString(name) + ".png"); }
@@ -529,6 +530,41 @@ void TstRender::everyHallsAirFieldIsDrawnAtItsHall() {
             if (shot[0].pixel(x, y) != shot[1].pixel(x, y)) ++(x < mid ? changed_first : changed_second);
     QVERIFY2(changed_second > 5000 && changed_first < changed_second / 20,
              qPrintable(QString("changed pixels: %1 over the first hall, %2 over the second").arg(changed_first).arg(changed_second)));
+}
+
+void TstRender::sensorsAreDrawnInTheColourOfWhatTheyRead() {
+    // Issue 44: each sensor a small cube where it is — on a rack's front or rear at its height, or at its point —
+    // on the air's colour scale: grey before it reads anything, red at 40 °C.
+    auto l = fixtures::sample("lab-8node", 0.3);
+    auto& h = l.scenario.halls.front();
+    for (const char* side : {"front", "rear"})
+        for (double z : {0.6, 1.2, 1.8}) {
+            m::Sensor x;
+            x.id = std::string(side) + std::to_string(static_cast<int>(z * 10));
+            x.rack = "r01-01";
+            x.side = side;
+            x.height_m = z;
+            h.sensors.push_back(x);
+        }
+    m::Sensor p;
+    p.id = "room";
+    p.position_m = {1.5, 1.0};
+    p.height_m = 1.5;
+    h.sensors.push_back(p);
+    m::Frame f = simulate(l, 60);
+    r::RenderOptions o;
+    o.width = 640;
+    o.height = 400;
+    o.metric = "inlet_c";
+    const QString quiet = out("sensors_unread"), hot = out("sensors_hot");
+    f.sensors.clear();  // read nothing: grey
+    r::renderScenarioPng(l.scenario, l.catalog, quiet.toStdString(), o, &f);
+    for (const auto& x : h.sensors) f.sensors.push_back({x.id, 40.0});
+    r::renderScenarioPng(l.scenario, l.catalog, hot.toStdString(), o, &f);
+    verifyNotBlank(hot);
+    const int red_quiet = pixelsOfHue(QImage(quiet), 0, 12), red_hot = pixelsOfHue(QImage(hot), 0, 12);
+    QVERIFY2(red_hot > red_quiet + 40,
+             qPrintable(QString("%1 red pixels with the sensors at 40 °C, %2 without").arg(red_hot).arg(red_quiet)));
 }
 
 QTEST_MAIN(TstRender)

@@ -46,6 +46,7 @@ void Scene::setFrame(const model::Frame& f) {
     d_->last.cooling_units = f.cooling_units;
     d_->last.cdus = f.cdus;
     d_->last.links = f.links;
+    d_->last.sensors = f.sensors;
     d_->recolour(&d_->last);
     if (f.air) {
         d_->air.assign(1, *f.air);

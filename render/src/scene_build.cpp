@@ -122,12 +122,15 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
         buildFloor(h, ox, oy);
         buildHall(h, ox, oy);
         buildCooling(h, ox, oy);
+        buildSensors(h, ox, oy);
     }
     buildLookupTables();
     racks.build(rack_lut, ren);
     nodes.build(node_lut, ren);
     buildLod();
     units.build(unit_lut, ren);
+    sensor_boxes->build(air_lut, ren);
+    sensor_boxes->actor->PickableOff();
     finishCooling();
     buildLinks(std::move(fabric));
     buildLabels();
@@ -139,6 +142,43 @@ void Scene::Impl::build(std::vector<model::FabricLink> fabric) {
     iren->SetInteractorStyle(style);
     iren->EnableRenderOff();  // the owner decides when to draw
     recolour(nullptr);
+}
+
+void Scene::Impl::buildSensors(const model::Hall& h, double ox, double oy) {
+    constexpr double kHalf = 0.06, kOut = 0.1;  // a 12 cm cube, 10 cm out from the rack's face
+    for (const auto& x : h.sensors) {
+        double cx = ox + x.position_m.x_m, cy = oy + x.position_m.y_m;
+        if (!x.rack.empty()) {
+            const model::Rack* rack = nullptr;
+            for (const auto& row : h.rows)
+                for (const auto& r : row.racks)
+                    if (r.id == x.rack) rack = &r;
+            const model::RackModel* rm = rack ? catalog.rack(rack->model) : nullptr;
+            if (!rm) continue;
+            const model::Box2 b = shifted(model::footprint(rack->position_m, rm->width_m, rm->depth_m, rack->facing), ox, oy);
+            // The side it is on: the front faces the rack's facing (north is +y), the rear the other way.
+            const bool front = x.side != "rear";
+            cx = (b.x0 + b.x1) / 2;
+            cy = (b.y0 + b.y1) / 2;
+            switch (rack->facing) {
+                case model::Facing::North:
+                    cy = front ? b.y1 + kOut : b.y0 - kOut;
+                    break;
+                case model::Facing::South:
+                    cy = front ? b.y0 - kOut : b.y1 + kOut;
+                    break;
+                case model::Facing::East:
+                    cx = front ? b.x1 + kOut : b.x0 - kOut;
+                    break;
+                case model::Facing::West:
+                    cx = front ? b.x0 - kOut : b.x1 + kOut;
+                    break;
+            }
+        }
+        sensor_index[x.id] = static_cast<int>(sensor_boxes->size());
+        const double z = x.height_m;
+        sensor_boxes->add(x.id, cx - kHalf, cy - kHalf, z - kHalf, cx + kHalf, cy + kHalf, z + kHalf, kNaN);
+    }
 }
 
 void Scene::Impl::buildLookupTables() {

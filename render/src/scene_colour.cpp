@@ -98,6 +98,7 @@ void Scene::Impl::recolour(const model::Frame* f) {
     worst_is_low = m.high_is_good;
     updateLod(true);  // far racks take their worst node's new value
     recolourUnits(f);
+    recolourSensors(f);
     recolourLinks(f);
     link_mapper->SetScalarVisibility(f != nullptr);
     link_actor->GetProperty()->SetColor(0.6, 0.62, 0.66);
@@ -147,6 +148,15 @@ void Scene::Impl::metricValues(const MetricInfo& m, const model::Frame* f, std::
             if (n.failed || !n.powered)
                 if (auto it = node_index.find(n.id); it != node_index.end()) nv[it->second] = kNaN;
     }
+}
+
+void Scene::Impl::recolourSensors(const model::Frame* f) {
+    for (std::size_t i = 0; i < sensor_boxes->size(); ++i) sensor_boxes->set(i, kNaN);
+    if (f)
+        for (const auto& x : f->sensors)
+            if (auto it = sensor_index.find(x.id); it != sensor_index.end())
+                sensor_boxes->set(static_cast<std::size_t>(it->second), x.temp_c);
+    sensor_boxes->changed();
 }
 
 void Scene::Impl::recolourUnits(const model::Frame* f) {

@@ -170,6 +170,10 @@ struct Scene::Impl {
     vtkNew<vtkCellArray> panel_cells[2];
     vtkSmartPointer<vtkActor2D> legend;  // what each colour of equipment means
     std::unique_ptr<Boxes> switches = std::make_unique<Boxes>();
+    /// The scenario's sensors (issue 44): small cubes on the racks' fronts and rears and at their points of the
+    /// room, coloured by what they read on the air's scale (grey before a run).
+    std::unique_ptr<Boxes> sensor_boxes = std::make_unique<Boxes>();
+    std::unordered_map<std::string, int> sensor_index;
     std::vector<std::string> node_rack;  // per node glyph: its rack id
     std::vector<double> node_nameplate_kw, rack_nameplate_kw;
     std::unordered_map<std::string, int> node_index, rack_index, unit_index, switch_index;
@@ -277,6 +281,8 @@ struct Scene::Impl {
     void recolour(const model::Frame* f);
     /// The metric's value of every node and rack in frame f (the nameplate without one; failed nodes: none).
     void metricValues(const MetricInfo& m, const model::Frame* f, std::vector<double>& nv, std::vector<double>& rv) const;
+    void buildSensors(const model::Hall& h, double ox, double oy);
+    void recolourSensors(const model::Frame* f);
     void recolourUnits(const model::Frame* f);  ///< failed cooling units and CDUs, rear doors of failed loops
     void recolourLinks(const model::Frame* f);  ///< each line's busiest link, failed ones, the thick busy overlay
     void updateHint(const MetricInfo& m, const model::Frame* f, const std::vector<double>& nv);
