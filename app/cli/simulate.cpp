@@ -421,17 +421,13 @@ int cmdSimulate(const Args& a) {
     printDriven(o.driven, note);
     if (a.flag("json")) {
         json j = outcomeJson(o, st, out, steady, findings);
-        if (!o.driven.empty()) {
-            j["time_origin_unix"] = time_origin;
-            json d = json::array();
-            for (const auto& x : o.driven)
-                d.push_back({{"input", x.input},
-                             {"series", x.series},
-                             {"samples", x.samples},
-                             {"driven_steps", x.driven_steps},
-                             {"model_steps", x.model_steps},
-                             {"gaps", x.gaps}});
-            j["driven"] = std::move(d);
+        if (!o.driven.empty()) {  // as the run's metadata says it (RunMeta::toJson), one shape for both
+            runs::RunMeta m;
+            m.time_origin_unix = time_origin;
+            m.driven = o.driven;
+            const json mj = json::parse(m.toJson());
+            j["time_origin_unix"] = mj.at("time_origin_unix");
+            j["driven"] = mj.at("driven");
         }
         std::cout << j.dump(2) << "\n";
     }
