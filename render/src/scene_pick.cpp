@@ -27,8 +27,8 @@ bool Scene::Impl::boundsOf(const std::string& id_in, double lo[3], double hi[3])
     // A GPU is shown by its node ("n0001/gpu3" -> "n0001").
     const auto slash = id_in.find("/gpu");
     const std::string id = slash == std::string::npos ? id_in : id_in.substr(0, slash);
-    for (const auto* set : {&nodes, &racks, &units}) {
-        const auto& index = set == &nodes ? node_index : set == &racks ? rack_index : unit_index;
+    for (const auto* set : std::initializer_list<const detail::Boxes*>{&nodes, &racks, &units, sensor_boxes.get()}) {
+        const auto& index = set == &nodes ? node_index : set == &racks ? rack_index : set == &units ? unit_index : sensor_index;
         auto it = index.find(id);
         if (it == index.end()) continue;
         const auto& b = set->bounds[it->second];
@@ -124,10 +124,10 @@ std::string Scene::pick(int x, int y) const {
     if (!d_->ray(x, y, o, dir)) return {};
     double best = std::numeric_limits<double>::infinity();
     std::string hit;
-    for (const auto* set : {&d_->nodes, &d_->racks, &d_->units})
+    for (const auto* set : {d_->sensor_boxes.get(), &d_->nodes, &d_->racks, &d_->units})
         for (std::size_t i = 0; i < set->size(); ++i) {
             double t = 0;
-            // Nodes sit inside their rack: on a tie the node wins, being listed first.
+            // Nodes sit inside their rack: on a tie the node wins, being listed first (a sensor before both).
             if (rayBox(o, dir, set->bounds[i].lo, set->bounds[i].hi, t) && t < best - 1e-9) {
                 best = t;
                 hit = set->ids[i];
