@@ -237,11 +237,28 @@ void TstEdit::impactLeafSwitchCutsRailZero() {
     const auto one = ct::sim::impactOf(l.scenario, l.catalog, "n0001/gpu0<->leaf0");
     QCOMPARE(one.kind, std::string("link"));
     QCOMPARE(one.gpus_without_fabric_link, std::vector<std::string>{"n0001/gpu0"});
-    // A node failing disconnects nobody else.
+    // A node failing disconnects nobody else; it and its eight GPUs are lost.
     const auto node = ct::sim::impactOf(l.scenario, l.catalog, "n0001");
     QCOMPARE(node.kind, std::string("node"));
     QVERIFY(node.nodes_disconnected.empty());
     QVERIFY(node.gpus_without_fabric_link.empty());
+    QCOMPARE(node.nodes_lost, std::vector<std::string>{"n0001"});
+    QCOMPARE(node.gpus_lost.size(), std::size_t(8));
+    // Issue 40: a GPU is not a switch. n0001/gpu0 failing cuts no node off (its node reaches the fabric through its
+    // other GPUs), loses only itself and its own link.
+    const auto gpu = ct::sim::impactOf(l.scenario, l.catalog, "n0001/gpu0");
+    QCOMPARE(gpu.kind, std::string("gpu"));
+    QVERIFY(gpu.nodes_disconnected.empty());
+    QCOMPARE(gpu.gpus_lost, std::vector<std::string>{"n0001/gpu0"});
+    QCOMPARE(gpu.gpus_without_fabric_link, std::vector<std::string>{"n0001/gpu0"});
+    QVERIFY(gpu.nodes_lost.empty());
+    QVERIFY(ct::sim::impactOf(l.scenario, l.catalog, "n0001/gpu3").kind == "gpu");
+    // On demo, whose jobs list their nodes: the node's and the GPU's job is hit, and no other.
+    const auto d = fixtures::sample("demo");
+    QCOMPARE(ct::sim::impactOf(d.scenario, d.catalog, "n0001").jobs_hit, std::vector<std::string>{"job1"});
+    QCOMPARE(ct::sim::impactOf(d.scenario, d.catalog, "n0001/gpu3").jobs_hit, std::vector<std::string>{"job1"});
+    const auto rack = ct::sim::impactOf(d.scenario, d.catalog, "r01-01");
+    QVERIFY(!rack.nodes_lost.empty() && rack.gpus_lost.size() == 8 * rack.nodes_lost.size());
 }
 
 void TstEdit::impactFeedLeavesRacksOnOneSide() {

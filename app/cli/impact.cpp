@@ -51,6 +51,7 @@ int cmdImpact(const Args& a) {
               {"liquid_capacity_left_w", r.liquid_capacity_left_w},
               {"liquid_heat_w", r.liquid_heat_w}}},
             {"connectivity", {{"gpus_without_fabric_link", r.gpus_without_fabric_link}, {"nodes_disconnected", r.nodes_disconnected}}},
+            {"compute", {{"nodes_lost", r.nodes_lost}, {"gpus_lost", r.gpus_lost}, {"jobs_hit", r.jobs_hit}}},
             {"notes", r.notes}};
         std::cout << o.dump(2) << "\n";
         return 0;
@@ -72,6 +73,10 @@ int cmdImpact(const Args& a) {
     std::cout << "connectivity\n";
     list("GPUs without a fabric link", r.gpus_without_fabric_link);
     list("nodes cut off", r.nodes_disconnected);
+    std::cout << "compute\n";
+    list("nodes lost", r.nodes_lost);
+    list("GPUs lost", r.gpus_lost);
+    list("jobs hit", r.jobs_hit);
     for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
     return 0;
 }

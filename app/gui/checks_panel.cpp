@@ -76,6 +76,9 @@ void ChecksPanel::showImpact(const sim::ImpactReport& r) {
     add(tr("cooling"), r.racks_cooling_short);
     add(tr("connectivity"), r.nodes_disconnected);
     add(tr("fabric link"), r.gpus_without_fabric_link);
+    add(tr("lost"), r.nodes_lost);
+    add(tr("lost"), r.gpus_lost);
+    add(tr("job hit"), r.jobs_hit);
     for (const auto& o : r.overloaded) addRow(impact_, {tr("overloaded"), QString::fromStdString(o.substr(0, o.find(' ')))});
     QString notes;
     for (const auto& n : r.notes) notes += "\n" + QString::fromStdString(n);

@@ -221,11 +221,55 @@ void fabric(const model::Scenario& s, const model::Catalog& c, const std::string
 
 std::vector<std::string> ImpactReport::affected() const {
     std::vector<std::string> out;
-    for (const auto* v :
-         {&racks_unpowered, &nodes_unpowered, &racks_single_fed, &racks_cooling_short, &nodes_disconnected, &gpus_without_fabric_link})
+    for (const auto* v : {&racks_unpowered, &nodes_unpowered, &racks_single_fed, &racks_cooling_short, &nodes_disconnected,
+                          &gpus_without_fabric_link, &nodes_lost, &gpus_lost})
         out.insert(out.end(), v->begin(), v->end());
     return out;
 }
+
+namespace {
+/// What is lost with `nodes` and `gpus` (a failed node's, a rack's, or one GPU), and the jobs placed on them.
+void computeLost(const model::Scenario& s, const model::Catalog& c, const std::vector<std::string>& nodes, const std::string& gpu,
+                 ImpactReport& r) {
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& rack : row.racks)
+                for (const auto& n : rack.nodes) {
+                    if (std::find(nodes.begin(), nodes.end(), n.id) == nodes.end()) continue;
+                    r.nodes_lost.push_back(n.id);
+                    if (const auto* sm = c.server(n.model))
+                        for (int g = 0; g < sm->gpu_count; ++g) r.gpus_lost.push_back(model::gpuId(n.id, g));
+                }
+    if (!gpu.empty()) r.gpus_lost.push_back(gpu);
+    const std::string gpu_node = gpu.empty() ? std::string() : gpu.substr(0, gpu.rfind("/gpu"));
+    bool unplaced = false;
+    for (const auto& j : s.jobs) {
+        if (j.nodes.empty()) unplaced = true;
+        for (const auto& n : j.nodes)
+            if (n == gpu_node || std::find(nodes.begin(), nodes.end(), n) != nodes.end()) {
+                r.jobs_hit.push_back(j.id);
+                break;
+            }
+    }
+    if (unplaced)
+        r.notes.push_back("jobs without listed nodes are placed when the run starts: which of them would be hit shows in a what-if");
+}
+
+/// "n0001/gpu3" of a node of the scenario whose server has that GPU: the node's id, else "".
+std::string gpuNode(const model::Scenario& s, const model::Catalog& c, const std::string& id) {
+    const auto slash = id.rfind("/gpu");
+    if (slash == std::string::npos) return {};
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& rack : row.racks)
+                for (const auto& n : rack.nodes)
+                    if (n.id == id.substr(0, slash))
+                        if (const auto* sm = c.server(n.model))
+                            for (int g = 0; g < sm->gpu_count; ++g)
+                                if (model::gpuId(n.id, g) == id) return n.id;
+    return {};
+}
+}  // namespace
 
 ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const std::string& id) {
     ImpactReport r;
@@ -254,6 +298,7 @@ ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const s
                     if (n.id == id) r.kind = "node";
             }
     }
+    if (r.kind.empty() && !gpuNode(s, c, id).empty()) r.kind = "gpu";  // a GPU is a vertex of the fabric, not a switch
     if (r.kind.empty() && s.network.topology != "none") {
         const net::ScenarioFabric f = net::buildScenarioFabric(s, c);
         if (f.topology.find(id) >= 0) r.kind = "switch";
@@ -261,7 +306,14 @@ ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const s
     }
     if (r.kind.empty())
         throw SimError("nothing that can fail has the id '" + id +
-                       "' (power gear, cooling units, water loops, CDUs, racks, nodes, switches, links)");
+                       "' (power gear, cooling units, water loops, CDUs, racks, nodes, GPUs, switches, links)");
+    if (r.kind == "gpu") {
+        // One GPU fails: it and its links are gone, its node runs on with the others, and a job on it loses a rank.
+        computeLost(s, c, {}, id, r);
+        r.gpus_without_fabric_link.push_back(id);
+        r.notes.push_back("node " + gpuNode(s, c, id) + " runs on with its other GPUs; a job on it stops or restarts without this rank");
+        return r;
+    }
     if (r.kind == "rack") {
         // A rack failing (its PDUs tripped) loses its nodes.
         for (const auto& h : s.halls)
@@ -269,6 +321,9 @@ ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const s
                 for (const auto& rack : row.racks)
                     if (rack.id == id) {
                         r.racks_unpowered.push_back(rack.id);
+                        std::vector<std::string> ids;
+                        for (const auto& n : rack.nodes) ids.push_back(n.id);
+                        computeLost(s, c, ids, "", r);
                         for (const auto& n : rack.nodes) {
                             r.nodes_unpowered.push_back(n.id);
                             ImpactReport sub = impactOf(s, c, n.id);
@@ -282,7 +337,10 @@ ImpactReport impactOf(const model::Scenario& s, const model::Catalog& c, const s
     power(s, c, id, r);
     cooling(s, c, id, r);
     fabric(s, c, id, r);
-    if (r.kind == "node") r.nodes_unpowered.clear();  // a failed server is not a power loss to others
+    if (r.kind == "node") {
+        r.nodes_unpowered.clear();  // a failed server is not a power loss to others, but it and its GPUs are lost
+        computeLost(s, c, {id}, "", r);
+    }
     return r;
 }
 

@@ -12,7 +12,7 @@ namespace ct::sim {
 
 struct ImpactReport {
     std::string failed;  ///< the id asked about
-    std::string kind;    ///< utility_feed, transformer, ups, pdu, rack_pdu, cooling_unit, water_loop, cdu, switch, link, node, rack
+    std::string kind;    ///< utility_feed, transformer, ups, pdu, rack_pdu, cooling_unit, water_loop, cdu, switch, link, node, gpu, rack
     // Power
     std::vector<std::string> nodes_unpowered;   ///< every feed of the node is down
     std::vector<std::string> racks_unpowered;   ///< every node of the rack is unpowered
@@ -25,6 +25,10 @@ struct ImpactReport {
     // Fabric
     std::vector<std::string> gpus_without_fabric_link;  ///< every InfiniBand/Ethernet link of the GPU is down
     std::vector<std::string> nodes_disconnected;        ///< no path from the node to any other node
+    // Compute
+    std::vector<std::string> nodes_lost;  ///< the failed node itself, or a failed rack's nodes
+    std::vector<std::string> gpus_lost;   ///< the failed GPU, or every GPU of a lost node
+    std::vector<std::string> jobs_hit;    ///< jobs placed on what is lost (jobs placed by the scheduler: see notes)
     std::vector<std::string> notes;
 
     /// Everything that is affected, for highlighting (racks, nodes, GPUs, power gear).
