@@ -109,7 +109,7 @@ const std::vector<SeriesField<m::LinkFrame>>& linkSeries() {
 
 const std::vector<SeriesField<m::SensorFrame>>& sensorSeries() {
     static const std::vector<SeriesField<m::SensorFrame>> t{
-        {"temp_c", "degC", CT_SERIES(m::SensorFrame, temp_c)},
+        {"temp_c", "degC", CT_SERIES(m::SensorFrame, temp_c), RecordWhen::Finite},  // a point inside equipment reads nothing
     };
     return t;
 }
