@@ -47,24 +47,6 @@ namespace {
 QString sample(const char* name) { return QString(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
 constexpr double kT0 = 1767225600;  // 2026-01-01T00:00:00Z: the hall's t = 0
 
-/// Rows (t, entity, value) of one metric of a run, through `clustertwin-cli query`.
-std::vector<std::tuple<double, std::string, double>> query(const QString& db, const char* metric) {
-    const CliRun r = cli({"query", "--db", db, "--metric", metric, "--format", "csv"});
-    std::vector<std::tuple<double, std::string, double>> out;
-    std::istringstream in(r.out.toStdString());
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-        std::istringstream f(line);
-        std::string t, e, m, v;
-        std::getline(f, t, ',');
-        std::getline(f, e, ',');
-        std::getline(f, m, ',');
-        std::getline(f, v, ',');
-        out.emplace_back(std::stod(t), e, std::stod(v));
-    }
-    return out;
-}
 }  // namespace
 
 class TstAppTwin : public QObject {
@@ -99,12 +81,12 @@ static bool makeHall(const QTemporaryDir& dir, const QString& scenario, const QS
     std::ofstream csv(csv_path.toStdString());
     csv << "time,entity,metric,value,unit\n";
     csv.precision(10);
-    for (const auto& [t, e, v] : query(truth, "power_w"))
+    for (const auto& [t, e, v] : queryRows(truth, "power_w"))
         if (e.find("/gpu") != std::string::npos) csv << kT0 + t << "," << e << ",power_w," << v << ",W\n";
-    for (const auto& [t, e, v] : query(truth, "fan_speed")) csv << kT0 + t << "," << e << ",fan_speed," << v << ",ratio\n";
-    for (const auto& [t, e, v] : query(truth, "supply_c"))
+    for (const auto& [t, e, v] : queryRows(truth, "fan_speed")) csv << kT0 + t << "," << e << ",fan_speed," << v << ",ratio\n";
+    for (const auto& [t, e, v] : queryRows(truth, "supply_c"))
         if (e.rfind("crah", 0) == 0) csv << kT0 + t << "," << e << ",supply_c," << v << ",degC\n";
-    for (const auto& [t, e, v] : query(truth, "inlet_c"))
+    for (const auto& [t, e, v] : queryRows(truth, "inlet_c"))
         if (e[0] == 'n') {
             seed = seed * 1664525u + 1013904223u;
             csv << kT0 + t << "," << e << ",inlet_c," << v + inlet_offset + 0.1 * (2.0 * (seed >> 8) / double(1u << 24) - 1.0) << ",degC\n";

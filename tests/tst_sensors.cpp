@@ -14,6 +14,7 @@
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/engine.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -133,26 +134,17 @@ void TstSensors::sensorsAreRecordedAndScoredById() {
     CliRun r =
         cli({"simulate", scen, "--air", "quick", "--duration", "10m", "--record-every", "60s", "--field-every", "0", "--out", run, "-q"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    r = cli({"query", "--db", run, "--metric", "temp_c", "--format", "csv"});
-    QVERIFY(r.out.contains("s-front") && r.out.contains("s-rear"));
+    const auto rows = queryRows(run, "temp_c");
+    QVERIFY(std::any_of(rows.begin(), rows.end(), [](const QueryRow& x) { return x.entity == "s-front"; }));
+    QVERIFY(std::any_of(rows.begin(), rows.end(), [](const QueryRow& x) { return x.entity == "s-rear"; }));
     // "Measured": the sensors read 0.3 K warmer than the twin says, at 2026-01-01T00:00:00Z + t.
     const QString csv = tmp_.filePath("sensors.csv"), db = tmp_.filePath("measured.sqlite");
     {
         std::ofstream out(csv.toStdString());
         out << "time,entity,metric,value,unit\n";
         out.precision(10);
-        std::istringstream in(r.out.toStdString());
-        std::string line;
-        std::getline(in, line);
-        while (std::getline(in, line)) {
-            std::istringstream f(line);
-            std::string t, e, m, v;
-            std::getline(f, t, ',');
-            std::getline(f, e, ',');
-            std::getline(f, m, ',');
-            std::getline(f, v, ',');
-            if (e.rfind("s-", 0) == 0) out << 1767225600 + std::stod(t) << "," << e << ",temp_c," << std::stod(v) + 0.3 << ",degC\n";
-        }
+        for (const auto& x : rows)
+            if (x.entity.rfind("s-", 0) == 0) out << 1767225600 + x.t << "," << x.entity << ",temp_c," << x.value + 0.3 << ",degC\n";
     }
     QCOMPARE(cli({"import", csv, "--db", db, "-q"}).code, 0);
     r = cli({"score", "--run", run, "--measured", db, "--origin", "2026-01-01T00:00:00Z", "--json"});

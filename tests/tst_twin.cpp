@@ -29,32 +29,6 @@ QString sample(const char* name) { return QString(CT_RESOURCE_DIR) + "/scenarios
 constexpr double kT0 = 1767225600;  // 2026-01-01T00:00:00Z: the hall's t = 0
 constexpr double kNoise = 0.1;      // K: the inlet sensors' noise, uniform in ±kNoise
 
-struct Row {
-    double t;
-    std::string entity;
-    double value;
-};
-
-/// `clustertwin-cli query` of one metric of the truth run, as rows.
-std::vector<Row> queryRows(const QString& db, const char* metric) {
-    const CliRun r = cli({"query", "--db", db, "--metric", metric, "--format", "csv"});
-    if (r.code != 0) qFatal("query %s failed: %s", metric, qPrintable(r.err));
-    std::vector<Row> out;
-    std::istringstream in(r.out.toStdString());
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-        std::istringstream f(line);
-        std::string t, e, m, v;
-        std::getline(f, t, ',');
-        std::getline(f, e, ',');
-        std::getline(f, m, ',');
-        std::getline(f, v, ',');
-        out.push_back({std::stod(t), e, std::stod(v)});
-    }
-    return out;
-}
-
 /// A reproducible noise in ±1 (a linear congruential generator: the same draws on every machine).
 double noise(std::uint32_t& state) {
     state = state * 1664525u + 1013904223u;

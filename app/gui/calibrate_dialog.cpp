@@ -76,7 +76,7 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     form->addRow(tr("Room air"), air_);
     form->addRow(tr("Engine step"), step_);
     form->addRow(tr("Runs at most"), max_runs_);
-    form->addRow(tr("Calibrated scenario"), fileRow(this, out_, tr("Calibrated scenario"), tr("JSON (*.json)"), true));
+    form->addRow(tr("Calibrated scenario"), fileRow(this, out_, tr("Calibrated scenario"), tr("JSON (*.json)"), FileRowMode::Save));
     l->addLayout(form);
     problems_ = new QLabel(this);
     problems_->setObjectName("calibProblems");

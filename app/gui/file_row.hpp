@@ -7,8 +7,11 @@ class QWidget;
 
 namespace ct::app {
 
-/// The row as one widget; Browse… opens a file of `filter` ("JSON (*.json)") into `edit`, or a file to write
-/// when `save` is set.
-QWidget* fileRow(QWidget* parent, QLineEdit* edit, const QString& title, const QString& filter, bool save = false);
+/// What Browse… asks for: a file to read, a new file to write (an existing one is confirmed first), or a file to
+/// add to (a database: an existing one is added to, never overwritten, so nothing to confirm).
+enum class FileRowMode { Open, Save, AddTo };
+
+/// The row as one widget; Browse… puts the chosen file of `filter` ("JSON (*.json)") into `edit`.
+QWidget* fileRow(QWidget* parent, QLineEdit* edit, const QString& title, const QString& filter, FileRowMode mode = FileRowMode::Open);
 
 }  // namespace ct::app

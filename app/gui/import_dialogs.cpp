@@ -1,4 +1,5 @@
 #include "import_dialogs.hpp"
+#include "file_row.hpp"
 
 #include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/parse.hpp>
@@ -22,23 +23,6 @@
 namespace ct::app {
 
 namespace {
-/// A line edit with a Browse… button for a database (an existing one is added to, never overwritten).
-QWidget* databaseRow(QWidget* parent, QLineEdit* edit) {
-    auto* w = new QWidget(parent);
-    auto* l = new QHBoxLayout(w);
-    l->setContentsMargins(0, 0, 0, 0);
-    auto* browse = new QPushButton(QObject::tr("Browse…"), w);
-    l->addWidget(edit, 1);
-    l->addWidget(browse);
-    QObject::connect(browse, &QPushButton::clicked, w, [w, edit] {
-        const QString f =
-            QFileDialog::getSaveFileName(w, QObject::tr("Run database (added to when it exists)"), edit->text(),
-                                         QObject::tr("Run databases (*.sqlite *.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
-        if (!f.isEmpty()) edit->setText(f);
-    });
-    return w;
-}
-
 QLabel* problemLabel(QWidget* parent) {
     auto* l = new QLabel(parent);
     l->setObjectName("problem");
@@ -87,7 +71,8 @@ ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog
     auto* form = new QFormLayout;
     db_ = new QLineEdit(default_db, this);
     db_->setObjectName("database");
-    form->addRow(tr("Into database:"), databaseRow(this, db_));
+    form->addRow(tr("Into database:"),
+                 fileRow(this, db_, tr("Run database (added to when it exists)"), tr("Run databases (*.sqlite *.db)"), FileRowMode::AddTo));
     run_name_ = new QLineEdit(tr("import %1").arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm:ss")), this);
     run_name_->setObjectName("runName");
     run_name_->setToolTip(tr("Importing into a run of the same name again adds to it; files imported into it before are not read twice."));
@@ -182,7 +167,8 @@ PrometheusDialog::PrometheusDialog(const QString& default_db, QWidget* parent) :
     form->addRow(QString(), follow_);
     db_ = new QLineEdit(default_db, this);
     db_->setObjectName("database");
-    form->addRow(tr("Into database:"), databaseRow(this, db_));
+    form->addRow(tr("Into database:"),
+                 fileRow(this, db_, tr("Run database (added to when it exists)"), tr("Run databases (*.sqlite *.db)"), FileRowMode::AddTo));
     l->addLayout(form);
     // The table of formats (importers/formats.hpp) with what each holds, below the user's own choices: the same
     // list the CLI's `import --formats` prints.
