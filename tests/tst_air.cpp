@@ -35,6 +35,7 @@ private slots:
     void tracerFollowsTheHeatExactly_data();
     void tracerFollowsTheHeatExactly();
     // Issue 21: quick mode's longer sub-step, the fastest cells holding their air for it.
+    void heldCellsConserveHeatAndKeepTheSteadyState_data();
     void heldCellsConserveHeatAndKeepTheSteadyState();
 };
 
@@ -239,25 +240,37 @@ void TstAir::roomMatchesTheCpuReference_data() { backendRows(); }
 
 void TstAir::roomMatchesTheCpuReference() {
     CT_BACKEND_OR_SKIP(b);
-    // The same room with racks and a unit, 20 s of flow and heat, on the CPU and on the row's backend. Stated
-    // tolerance: 0.01 K per cell (float sums in another order; ports add atomically on the GPU).
-    std::vector<float> result[2];
+    // The same room with racks and a unit, 20 s of flow, heat and the Capture Index tracer, with a sub-step long
+    // enough that the fastest cells hold their air (the quick mode), on the CPU and on the row's backend. Stated
+    // tolerance: 0.01 K per cell, 0.001 of tracer (float sums in another order; ports add atomically on the GPU).
+    std::vector<float> result[2], tracer[2];
     FlowSolveStats st[2];
+    std::size_t held[2] = {};
     for (int pass = 0; pass < 2; ++pass) {
         ThreadPool pool(2);
         AirGridSpec spec{6.0, 5.0, 3.0, 0.1, 0.01};
+        spec.substep_s = 0.1;
         spec.backend = pass == 0 ? Backend::Cpu : b;
         AirModel a(spec, pool);
         buildRoom(a);
         st[pass] = a.solveFlow(1e-8);
         a.fill(20.0);
+        a.enableTracer(0.5);
+        a.setPortTracer(4, 1.0);
         a.advance(20.0, nullptr);
         result[pass] = a.temperatures();
+        tracer[pass] = a.tracer();
+        held[pass] = a.heldCells();
     }
     QVERIFY(st[1].max_divergence_error < 1e-5);
-    float worst = 0;
-    for (std::size_t c = 0; c < result[0].size(); ++c) worst = std::max(worst, std::fabs(result[0][c] - result[1][c]));
+    QVERIFY2(held[0] > 0 && held[1] == held[0], qPrintable(QString("held cells: %1 on the CPU, %2 here").arg(held[0]).arg(held[1])));
+    float worst = 0, tworst = 0;
+    for (std::size_t c = 0; c < result[0].size(); ++c) {
+        worst = std::max(worst, std::fabs(result[0][c] - result[1][c]));
+        tworst = std::max(tworst, std::fabs(tracer[0][c] - tracer[1][c]));
+    }
     QVERIFY2(worst <= 0.01f, qPrintable(QString("largest difference %1 K").arg(worst)));
+    QVERIFY2(tworst <= 1e-3f, qPrintable(QString("largest tracer difference %1").arg(tworst)));
 }
 
 namespace {
@@ -414,8 +427,11 @@ void TstAir::cudaUnavailableSaysWhy() {
 
 void TstAir::tracerFollowsTheHeatExactly_data() {
     QTest::addColumn<bool>("tvd");
-    QTest::newRow("upwind") << false;
-    QTest::newRow("tvd") << true;
+    QTest::addColumn<QString>("backend");
+    for (const char* b : {"cpu", "cuda"}) {
+        QTest::newRow(qPrintable(QString("upwind %1").arg(b))) << false << QString(b);
+        QTest::newRow(qPrintable(QString("tvd %1").arg(b))) << true << QString(b);
+    }
 }
 
 void TstAir::tracerFollowsTheHeatExactly() {
@@ -424,9 +440,11 @@ void TstAir::tracerFollowsTheHeatExactly() {
     // starting at 18 °C and 1, T = 35 − 17·c holds in every cell at every time (both schemes are invariant under
     // that affine map), and at steady state the tracer balances: supplied = taken in by racks + returned.
     QFETCH(bool, tvd);
+    CT_BACKEND_OR_SKIP(b);
     ThreadPool pool(2);
     AirGridSpec spec{6.0, 5.0, 3.0, 0.2, 0.01};
     spec.tvd = tvd;
+    spec.backend = b;
     AirModel a(spec, pool);
     buildRoom(a);
     a.solveFlow(1e-9);
@@ -455,7 +473,10 @@ void TstAir::tracerFollowsTheHeatExactly() {
     for (int in : {0, 2}) QVERIFY(a.portMeanTracer(in) > 0.05 && a.portMeanTracer(in) < 0.999);
 }
 
+void TstAir::heldCellsConserveHeatAndKeepTheSteadyState_data() { backendRows(); }
+
 void TstAir::heldCellsConserveHeatAndKeepTheSteadyState() {
+    CT_BACKEND_OR_SKIP(b);
     // buildRoom at 0.1 m twice: the strict explicit limit, and a sub-step four times longer where the cells
     // faster than it hold their air for it. The held room must conserve its heat exactly (the change of its
     // content is what the ports brought in minus what they took out, sub-step by sub-step) and reach the same
@@ -467,6 +488,7 @@ void TstAir::heldCellsConserveHeatAndKeepTheSteadyState() {
         ThreadPool pool(2);
         AirGridSpec spec{6.0, 5.0, 3.0, 0.1, 0.001};  // advection sets the limit, as in halls at 0.25 m
         spec.substep_s = pass == 0 ? 0.0 : 4 * strict_dt;
+        spec.backend = b;
         AirModel a(spec, pool);
         buildRoom(a);
         a.solveFlow(1e-9);

@@ -259,16 +259,16 @@ void hall(bool as_json, double minutes, sim::Backend backend) {
             std::snprintf(steady_text, sizeof steady_text, "steady at %.0f s simulated, %.1f s wall", steady_sim, steady_wall);
         const sim::EngineStats& st = e.stats();
         const double per_solve = st.flow_solves > 0 ? static_cast<double>(st.flow_iterations) / static_cast<double>(st.flow_solves) : 0.0;
-        char text[512];
+        char text[768];
         std::snprintf(
             text, sizeof text,
             "hall_1024gpu_slab_%s%s  %llu cells  %.1f simulated min in %.1f s wall (%.2fx real time); %s; lattice %.1f M "
             "cell-updates/s over the run (%.0f %% of the roofline); %lld flow %s, %.1f CG iterations each, %.1f s (%.1f %% of the "
-            "run); %lld heat sub-steps; inlets %.1f-%.1f C\n",
+            "run); %lld heat sub-steps; room air %.1f s, the rest of the engine %.1f s; inlets %.1f-%.1f C\n",
             air, backend == sim::Backend::Cuda ? "_cuda" : "", static_cast<unsigned long long>(st.grid_cells), minutes, wall, end / wall,
             steady_text, lat_rate / 1e6, 100 * lat_rate / roof, static_cast<long long>(st.flow_solves),
             std::string(air) == "lbm" ? "projections" : "solves", per_solve, st.flow_seconds, 100 * st.flow_seconds / wall,
-            static_cast<long long>(st.air_substeps), lo, hi);
+            static_cast<long long>(st.air_substeps), st.air_seconds, st.other_seconds, lo, hi);
         report(as_json,
                {{"name", std::string("hall_1024gpu_slab_") + air},
                 {"backend", o.backend},
@@ -285,6 +285,8 @@ void hall(bool as_json, double minutes, sim::Backend backend) {
                 {"flow_s", st.flow_seconds},
                 {"flow_fraction", st.flow_seconds / wall},
                 {"air_substeps", st.air_substeps},
+                {"air_s", st.air_seconds},
+                {"other_s", st.other_seconds},
                 {"inlet_min_c", lo},
                 {"inlet_max_c", hi},
                 {"air_summary", e.stats().air_summary}},

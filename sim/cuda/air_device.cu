@@ -28,7 +28,8 @@ struct Grid {
 
 /// One thread per cell, x fastest (coalesced): the CPU's interior loop, bounds made explicit.
 __global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ fx, const float* __restrict__ fy,
-                           const float* __restrict__ fz, const unsigned char* __restrict__ nb, Grid g, float diff, float dt_v) {
+                           const float* __restrict__ fz, const unsigned char* __restrict__ nb, const float* __restrict__ cap, Grid g,
+                           float diff, float dt_v) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y;
     const int kk = blockIdx.z;
@@ -45,8 +46,8 @@ __global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, 
     const float tu = kk + 1 < g.nz ? t[c + plane] : tc;
     const int xf = i + (g.nx + 1) * (j + g.ny * kk);
     const int yf = i + g.nx * (j + (g.ny + 1) * kk);
-    t2[c] =
-        k::advectDiffuse(tc, tw, te, ts, tn, td, tu, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], nb[c], diff, dt_v);
+    const float dv = cap ? dt_v * cap[c] : dt_v;  // a held cell's step, per its raised capacity
+    t2[c] = k::advectDiffuse(tc, tw, te, ts, tn, td, tu, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], nb[c], diff, dv);
 }
 
 /// One thread per cell: the TVD / variable-diffusivity step, as the CPU's tvdRow (air_model.cpp). Neighbours beyond
@@ -97,11 +98,12 @@ __global__ void wallKernel(const float* __restrict__ t, float* t2, const int* __
 /// One thread per port entry. A cell may belong to more than one port: each adds its exchange.
 __global__ void portKernel(const float* __restrict__ t, float* t2, const int* __restrict__ cells, const int* __restrict__ port_of,
                            const float* __restrict__ q, const float* __restrict__ t_in, const unsigned char* __restrict__ source,
-                           int entries, float dt_v) {
+                           const float* __restrict__ cap, int entries, float dt_v) {
     const int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= entries) return;
     const int c = cells[e], p = port_of[e];
-    const float delta = source[p] ? k::portExchange(0.f, t[c], q[p], t_in[p], 0.f, dt_v) : k::portExchange(0.f, t[c], 0.f, 0.f, q[p], dt_v);
+    const float dv = cap ? dt_v * cap[c] : dt_v;
+    const float delta = source[p] ? k::portExchange(0.f, t[c], q[p], t_in[p], 0.f, dv) : k::portExchange(0.f, t[c], 0.f, 0.f, q[p], dv);
     atomicAdd(&t2[c], delta);
 }
 
@@ -177,7 +179,9 @@ unsigned blocks(std::size_t n) { return static_cast<unsigned>((n + kBlock - 1) /
 struct AirDevice::Impl {
     Grid g{};
     std::size_t n = 0;
-    Buf<float> t, t2, fx, fy, fz, q, t_in;
+    /// c, c2: the passive tracer, stepped with T when `tracer` (same fluxes, diffusivity and ports; no walls).
+    Buf<float> t, t2, c, c2, fx, fy, fz, q, t_in, c_in, cap;
+    bool tracer = false;
     Buf<unsigned char> nb, solid, source;
     Buf<unsigned> nbw;
     Buf<float> kt, wall_g, wall_t;
@@ -191,14 +195,26 @@ struct AirDevice::Impl {
     dim3 gridDims() const {
         return dim3(static_cast<unsigned>((g.nx + 127) / 128), static_cast<unsigned>(g.ny), static_cast<unsigned>(g.nz));
     }
-    /// After a cell kernel wrote t2: every port's exchange onto it, then t2 becomes the field.
-    void portsAndSwap(float dt_v) {
+    const float* capOrNull() const { return cap.n == n ? cap.p : nullptr; }
+    /// After a cell kernel wrote next: every port's exchange onto it (inflow at `in`, per port), then next
+    /// becomes the field.
+    void portsAndSwap(Buf<float>& cur, Buf<float>& next, const Buf<float>& in, float dt_v) {
         const int entries = static_cast<int>(cells.n);
         if (entries > 0) {
-            portKernel<<<blocks(entries), kBlock>>>(t.p, t2.p, cells.p, port_of.p, q.p, t_in.p, source.p, entries, dt_v);
+            portKernel<<<blocks(entries), kBlock>>>(cur.p, next.p, cells.p, port_of.p, q.p, in.p, source.p, capOrNull(), entries, dt_v);
             CT_DEV_LAUNCHED();
         }
-        std::swap(t.p, t2.p);
+        std::swap(cur.p, next.p);
+    }
+    std::vector<double> portSums(const Buf<float>& field) {
+        std::vector<double> out(static_cast<std::size_t>(ports), 0.0);
+        const int entries = static_cast<int>(cells.n);
+        if (ports == 0 || entries == 0) return out;
+        CT_DEV_CHECK(cudaMemset(sums.p, 0, sums.n * sizeof(double)));
+        portSumKernel<<<blocks(entries), kBlock>>>(field.p, cells.p, port_of.p, entries, sums.p);
+        CT_DEV_LAUNCHED();
+        sums.download(out.data(), out.size());
+        return out;  // sums: the caller divides by each port's cell count
     }
     double dot(const double* a, const double* bb) {
         CT_DEV_CHECK(cudaMemset(scalar.p, 0, sizeof(double)));
@@ -267,18 +283,37 @@ void AirDevice::setPorts(const std::vector<int>& cells, const std::vector<int>& 
     d_->sums.alloc(static_cast<std::size_t>(ports));
 }
 
-void AirDevice::setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in,
+void AirDevice::setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<float>& c_in,
                              const std::vector<unsigned char>& source) {
     d_->q.upload(q_per_cell.data(), q_per_cell.size());
     d_->t_in.upload(t_in.data(), t_in.size());
+    d_->c_in.upload(c_in.data(), c_in.size());
     d_->source.upload(source.data(), source.size());
+}
+
+void AirDevice::setTracer(const float* c) {
+    Impl& d = *d_;
+    d.c.upload(c, d.n);
+    d.c2.alloc(d.n);
+    d.tracer = true;
+}
+void AirDevice::getTracer(float* c) const { d_->c.download(c, d_->n); }
+
+void AirDevice::setHold(const float* cap) {
+    if (cap) d_->cap.upload(cap, d_->n);
+    else d_->cap.alloc(0);
 }
 
 void AirDevice::step(float diff, float dt_v) {
     Impl& d = *d_;
-    stepKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.g, diff, dt_v);
+    stepKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.capOrNull(), d.g, diff, dt_v);
     CT_DEV_LAUNCHED();
-    d.portsAndSwap(dt_v);
+    if (d.tracer) {
+        stepKernel<<<d.gridDims(), 128>>>(d.c.p, d.c2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.capOrNull(), d.g, diff, dt_v);
+        CT_DEV_LAUNCHED();
+        d.portsAndSwap(d.c, d.c2, d.c_in, dt_v);  // before T's: the ports read the old field, which T's swap replaces
+    }
+    d.portsAndSwap(d.t, d.t2, d.t_in, dt_v);
 }
 
 void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
@@ -287,6 +322,11 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
     if (d.nbw.n != d.n) throw cuda::CudaError("AirDevice::stepTvd: the geometry's stencil words were not uploaded");
     tvdKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p, d.g, h, kappa, dt_v, tvd ? 0xFFu : 0u);
     CT_DEV_LAUNCHED();
+    if (d.tracer) {  // the same step without the walls (they hold a temperature, not a concentration)
+        tvdKernel<<<d.gridDims(), 128>>>(d.c.p, d.c2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p, d.g, h, kappa, dt_v, tvd ? 0xFFu : 0u);
+        CT_DEV_LAUNCHED();
+        d.portsAndSwap(d.c, d.c2, d.c_in, dt_v);
+    }
     const int walls = static_cast<int>(d.wall_cells.n);
     if (walls > 0) {
         CT_DEV_CHECK(cudaMemsetAsync(d.wall_flows.p, 0, 6 * sizeof(double)));
@@ -294,7 +334,7 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
                                               d.wall_flows.p);
         CT_DEV_LAUNCHED();
     }
-    d.portsAndSwap(dt_v);
+    d.portsAndSwap(d.t, d.t2, d.t_in, dt_v);
 }
 
 std::vector<double> AirDevice::wallFlows() {
@@ -303,17 +343,8 @@ std::vector<double> AirDevice::wallFlows() {
     return out;
 }
 
-std::vector<double> AirDevice::portMeans() {
-    Impl& d = *d_;
-    std::vector<double> out(static_cast<std::size_t>(d.ports), 0.0);
-    const int entries = static_cast<int>(d.cells.n);
-    if (d.ports == 0 || entries == 0) return out;
-    CT_DEV_CHECK(cudaMemset(d.sums.p, 0, d.sums.n * sizeof(double)));
-    portSumKernel<<<blocks(entries), kBlock>>>(d.t.p, d.cells.p, d.port_of.p, entries, d.sums.p);
-    CT_DEV_LAUNCHED();
-    d.sums.download(out.data(), out.size());
-    return out;  // sums: the caller divides by each port's cell count
-}
+std::vector<double> AirDevice::portMeans() { return d_->portSums(d_->t); }
+std::vector<double> AirDevice::portTracerMeans() { return d_->portSums(d_->c); }
 
 int AirDevice::solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res,
                      int max_iter, double& achieved) {

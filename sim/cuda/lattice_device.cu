@@ -12,6 +12,7 @@ namespace {
 
 constexpr int kQ = lbm::kQ;
 constexpr float kMaxSpeed = 0.35f, kMinRho = 0.5f, kMaxRho = 1.5f;  // as lattice.cpp
+constexpr int kCellBits = 40;  // a failure's key: the batch's step above these bits, the padded cell below
 
 template <class T>
 using Buf = cuda::DeviceBuffer<T>;
@@ -33,7 +34,7 @@ __global__ void bounceKernel(float* f, unsigned long long n, const int* solid, c
 
 __global__ void collideKernel(const float* __restrict__ src, float* __restrict__ dst, const unsigned char* __restrict__ flag,
                               const float* __restrict__ temp, float* __restrict__ sum_u, float* __restrict__ sum_nu, Dims d,
-                              LatticeStepParams prm, unsigned long long* bad) {
+                              LatticeStepParams prm, unsigned long long* bad, unsigned long long step_key) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y, k = blockIdx.z;
     const int nx = d.px - 2, ny = d.py - 2;
@@ -62,7 +63,8 @@ __global__ void collideKernel(const float* __restrict__ src, float* __restrict__
         sum_nu[c] += m.nu_t;
     }
     const float u2 = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
-    if (!(m.rho > kMinRho && m.rho < kMaxRho && u2 < kMaxSpeed * kMaxSpeed)) atomicMin(bad, static_cast<unsigned long long>(p));
+    // The first failing step of a batch and its lowest cell: (step << 40) | padded index, the smallest wins.
+    if (!(m.rho > kMinRho && m.rho < kMaxRho && u2 < kMaxSpeed * kMaxSpeed)) atomicMin(bad, step_key | static_cast<unsigned long long>(p));
 }
 
 __global__ void portKernel(float* f, unsigned long long n, const int* cells, const int* port_of, int count, const float* q,
@@ -111,6 +113,7 @@ struct LatticeDevice::Impl {
     int links = 0;
     Buf<unsigned long long> bad;
     int port_entries = 0;
+    int batch_step = 0;
 };
 
 LatticeDevice::LatticeDevice(int px, int py, int pz) : d_(std::make_unique<Impl>()) {
@@ -159,7 +162,12 @@ void LatticeDevice::getPopulations(std::vector<float>& f) const {
 
 void LatticeDevice::setTemperature(const float* t, std::size_t cells) { d_->temp.upload(t, cells); }
 
-long long LatticeDevice::step(const LatticeStepParams& p) {
+void LatticeDevice::beginBatch() {
+    CT_CUDA_CHECK(cudaMemsetAsync(d_->bad.p, 0xFF, sizeof(unsigned long long)));  // no failure yet: all ones
+    d_->batch_step = 0;
+}
+
+void LatticeDevice::step(const LatticeStepParams& p) {
     Impl& s = *d_;
     const Dims& d = s.d;
     for (int axis = 0; axis < 3; ++axis) {
@@ -172,11 +180,10 @@ long long LatticeDevice::step(const LatticeStepParams& p) {
         bounceKernel<<<(s.links + 255) / 256, 256>>>(s.a.p, d.n, s.link_solid.p, s.link_fluid.p, s.link_q.p, s.link_term.p, s.links);
         CT_CUDA_CHECK(cudaGetLastError());
     }
-    const unsigned long long none = ULLONG_MAX;
-    CT_CUDA_CHECK(cudaMemcpy(s.bad.p, &none, sizeof none, cudaMemcpyHostToDevice));
     const int nx = d.px - 2;
+    const unsigned long long key = static_cast<unsigned long long>(s.batch_step++) << kCellBits;
     collideKernel<<<dim3((nx + 63) / 64, d.py - 2, d.pz - 2), 64>>>(s.a.p, s.b.p, s.flag.p, p.buoyancy ? s.temp.p : nullptr, s.sum_u.p,
-                                                                    s.sum_nu.p, d, p, s.bad.p);
+                                                                    s.sum_nu.p, d, p, s.bad.p, key);
     CT_CUDA_CHECK(cudaGetLastError());
     if (s.port_entries > 0) {
         portKernel<<<(s.port_entries + 127) / 128, 128>>>(s.b.p, d.n, s.port_cells.p, s.port_of.p, s.port_entries, s.port_q.p,
@@ -184,9 +191,15 @@ long long LatticeDevice::step(const LatticeStepParams& p) {
         CT_CUDA_CHECK(cudaGetLastError());
     }
     s.a.swap(s.b);
+}
+
+long long LatticeDevice::endBatch(int& failed_step) {
     unsigned long long bad = 0;
-    CT_CUDA_CHECK(cudaMemcpy(&bad, s.bad.p, sizeof bad, cudaMemcpyDeviceToHost));
-    return bad == ULLONG_MAX ? -1 : static_cast<long long>(bad);
+    CT_CUDA_CHECK(cudaMemcpy(&bad, d_->bad.p, sizeof bad, cudaMemcpyDeviceToHost));  // the batch's one wait
+    failed_step = -1;
+    if (bad == ULLONG_MAX) return -1;
+    failed_step = static_cast<int>(bad >> kCellBits);
+    return static_cast<long long>(bad & ((1ull << kCellBits) - 1));
 }
 
 void LatticeDevice::resetSums() {

@@ -296,17 +296,19 @@ struct Lattice::Impl {
                                       {spec.periodic_x, spec.periodic_y, spec.periodic_z},
                                       sampling,
                                       temp != nullptr};
-        for (int s = 0; s < count; ++s) {
-            const long long bad = dev->step(prm);
-            ++steps;
-            if (sampling) ++samples;
-            host_stale = true;
-            if (bad >= 0) {
-                syncHost();
-                const int pk = static_cast<int>(bad / (static_cast<long long>(px) * py));
-                reportInstability(pk - 1);
-            }
+        dev->beginBatch();
+        for (int s = 0; s < count; ++s) dev->step(prm);
+        host_stale = true;
+        int failed_step = -1;
+        const long long bad = dev->endBatch(failed_step);
+        if (bad >= 0) {  // reported at the step that failed; the state shown is the batch's last
+            steps += failed_step + 1;
+            syncHost();
+            const int pk = static_cast<int>(bad / (static_cast<long long>(px) * py));
+            reportInstability(pk - 1);
         }
+        steps += count;
+        if (sampling) samples += count;
     }
 #endif
 

@@ -36,8 +36,13 @@ public:
     void getPopulations(std::vector<float>& f) const;
     /// Interior-layout temperatures read by the buoyancy force.
     void setTemperature(const float* t, std::size_t cells);
-    /// One step; returns the padded index of a failed cell, or −1.
-    long long step(const LatticeStepParams& p);
+    /// Steps are taken in batches, so that the host waits for the device once per batch, not once per step:
+    /// beginBatch, any number of step (queued, not waited for), then endBatch, which returns the padded index
+    /// of the lowest failed cell of the first step that failed (its number in the batch in `failed_step`),
+    /// or −1 when every cell of every step stayed within the lattice's limits.
+    void beginBatch();
+    void step(const LatticeStepParams& p);
+    long long endBatch(int& failed_step);
     void resetSums();
     void getSums(std::vector<float>& sum_u, std::vector<float>& sum_nu) const;
 

@@ -31,17 +31,25 @@ public:
     void getTemperature(float* t) const;
     /// Port cells, flattened: entry e is cell `cells[e]` of port `port_of[e]`.
     void setPorts(const std::vector<int>& cells, const std::vector<int>& port_of, int ports);
-    /// Per port: flow per cell (m³/s), supply temperature and whether it blows in (source) or takes in.
-    void setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<unsigned char>& source);
-    /// One explicit sub-step: every cell (advectDiffuse), then the ports (portExchange), then swap.
+    /// Per port: flow per cell (m³/s), supply temperature, the tracer it blows in and whether it blows in
+    /// (source) or takes in.
+    void setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<float>& c_in,
+                      const std::vector<unsigned char>& source);
+    /// The passive tracer's field (nx·ny·nz cells): from the first call on, every step carries it too.
+    void setTracer(const float* c);
+    void getTracer(float* c) const;
+    /// Held cells (AirGridSpec::substep_s): each cell's V / raised capacity (nx·ny·nz values), or null for none.
+    void setHold(const float* cap);
+    /// One explicit sub-step: every cell (advectDiffuse), then the ports (portExchange), then swap; the tracer too.
     void step(float diff, float dt_v);
     /// One TVD / variable-diffusivity sub-step (advectDiffuseTvd with the face conductances of the CPU's
     /// tvdRow; van Leer when `tvd`, else upwind), then the walls, then the ports, then swap.
     void stepTvd(float h, float kappa, float dt_v, bool tvd);
     /// Heat into the room through each domain face's fixed wall during the last stepTvd (m³·K/s).
     std::vector<double> wallFlows();
-    /// Mean temperature of each port's cells.
+    /// Σ temperature (portMeans) or Σ tracer (portTracerMeans) over each port's cells.
     std::vector<double> portMeans();
+    std::vector<double> portTracerMeans();
     /// Jacobi-preconditioned CG for M x = b (M from laplaceApply); `x` in and out. Returns the iterations.
     int solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res, int max_iter,
               double& achieved_rel_res);

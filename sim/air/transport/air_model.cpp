@@ -193,40 +193,12 @@ void AirModel::step(double dt) {
     d.port_sums_valid = false;
 #ifdef CT_HAVE_CUDA
     if (d.dev) {
-        if (!d.geometry_on_device) {  // stepping before any flow solve: still air
-            CT_ON_DEVICE(d.dev->setGeometry(d.nb, d.solid, d.nbw); d.dev->setFluxes(d.fx, d.fy, d.fz));
-            d.geometry_on_device = true;
-        }
-        if (d.ports_stale) {
-            std::vector<int> cells, port_of;
-            for (std::size_t p = 0; p < d.ports.size(); ++p)
-                for (int c : d.ports[p].cells) {
-                    cells.push_back(c);
-                    port_of.push_back(static_cast<int>(p));
-                }
-            CT_ON_DEVICE(d.dev->setPorts(cells, port_of, static_cast<int>(d.ports.size())));
-            d.ports_stale = false;
-        }
-        if (d.port_state_stale) {
-            std::vector<float> q, t_in;
-            std::vector<unsigned char> source;
-            for (const auto& p : d.ports) {
-                q.push_back(static_cast<float>(p.q_flow / static_cast<double>(p.cells.size())));
-                t_in.push_back(static_cast<float>(p.t_in));
-                source.push_back(p.source ? 1 : 0);
-            }
-            CT_ON_DEVICE(d.dev->setPortState(q, t_in, source));
-            d.port_state_stale = false;
-        }
-        if (d.device_stale) {
-            CT_ON_DEVICE(d.dev->setTemperature(d.T()));
-            d.device_stale = false;
-        }
+        d.uploadForStep();
         if (d.tvdPath()) d.stepTvdOnDevice(dt);
         else CT_ON_DEVICE(d.dev->step(static_cast<float>(d.diff), static_cast<float>(dt / d.vol)));
         d.host_stale = true;
-        d.port_sums_valid = false;
-        d.stepTracer(dt);
+        d.tracer_host_stale = !d.tr.empty();
+        d.port_sums_valid = d.tracer_sums_valid = false;
         return;
     }
 #endif
@@ -382,15 +354,33 @@ int AirModel::advance(double duration, const std::function<void(double)>& before
 void AirModel::enableTracer(double initial) {
     d_->tr.assign(d_->n() + 2 * Impl::kPad, static_cast<float>(initial));
     d_->tr2 = d_->tr;
+#ifdef CT_HAVE_CUDA
+    d_->tracer_device_stale = true;
+    d_->tracer_host_stale = false;
+#endif
 }
 
 bool AirModel::tracerEnabled() const { return !d_->tr.empty(); }
 
-void AirModel::setPortTracer(int port, double value) { d_->ports.at(port).c_in = value; }
+void AirModel::setPortTracer(int port, double value) {
+    d_->ports.at(port).c_in = value;
+#ifdef CT_HAVE_CUDA
+    d_->port_state_stale = true;
+#endif
+}
 
 double AirModel::portMeanTracer(int port) const {
     const auto& p = d_->ports.at(port);
     if (d_->tr.empty()) return std::nan("");
+#ifdef CT_HAVE_CUDA
+    if (d_->dev && d_->tracer_host_stale) {
+        if (!d_->tracer_sums_valid) {
+            CT_ON_DEVICE(d_->tracer_sums = d_->dev->portTracerMeans());
+            d_->tracer_sums_valid = true;
+        }
+        return d_->tracer_sums.at(static_cast<std::size_t>(port)) / static_cast<double>(p.cells.size());
+    }
+#endif
     double s = 0;
     for (int c : p.cells) s += d_->tr[static_cast<std::size_t>(c) + Impl::kPad];
     return s / static_cast<double>(p.cells.size());
@@ -398,6 +388,12 @@ double AirModel::portMeanTracer(int port) const {
 
 std::vector<float> AirModel::tracer() const {
     if (d_->tr.empty()) return {};
+#ifdef CT_HAVE_CUDA
+    if (d_->dev && d_->tracer_host_stale) {
+        CT_ON_DEVICE(d_->dev->getTracer(d_->tr.data() + Impl::kPad));
+        d_->tracer_host_stale = false;
+    }
+#endif
     return {d_->tr.begin() + Impl::kPad, d_->tr.end() - Impl::kPad};
 }
 

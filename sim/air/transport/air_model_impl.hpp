@@ -40,8 +40,8 @@ struct AirModel::Impl {
     std::vector<std::uint32_t> nbw;             ///< nb | nb2 << 8, for the vectorised TVD row
     std::vector<float> t, t2, fx, fy, fz;       ///< t, t2: kPad padding elements before cell 0 and after the last
     std::vector<float> kt;                      ///< eddy diffusivity per cell (m²/s), padded like t; empty when none was set
-    /// The passive tracer (Capture Index), padded like t; empty when off. Stepped on the host with the same
-    /// fluxes, diffusivity and scheme as T (the CPU kernels, whatever the backend).
+    /// The passive tracer (Capture Index), padded like t; empty when off. Stepped with the same fluxes,
+    /// diffusivity and scheme as T, on T's backend (on a device, the host copy is refreshed when read).
     std::vector<float> tr, tr2;
     /// First-order upwind with uniform diffusivity, as per-cell rates (m³/s): what flows in from each
     /// neighbour (W, E, S, N, D, U) plus its diffusive conductance, and the faces' net inflow (the seventh
@@ -79,7 +79,7 @@ struct AirModel::Impl {
     /// Held cells (AirGridSpec::substep_s): V / the raised capacity per cell, ≤ 1; empty when no cell is held.
     std::vector<float> cap;
     std::size_t held = 0;
-    bool mayHold() const { return spec.substep_s > 0 && !tvdPath() && !onDevice(); }
+    bool mayHold() const { return spec.substep_s > 0 && !tvdPath(); }
     std::vector<double> src;  ///< per-cell net source of the last flow solve (m³/s)
 
 #ifdef CT_HAVE_CUDA
@@ -87,6 +87,13 @@ struct AirModel::Impl {
     // uploaded again after host-side writes (device_stale).
     std::unique_ptr<detail::AirDevice> dev;
     bool host_stale = false, device_stale = true, ports_stale = true, port_state_stale = true, geometry_on_device = false;
+    /// The tracer's copies (as host_stale / device_stale for T) and the held cells' capacities (hold_stale).
+    bool tracer_host_stale = false, tracer_device_stale = true, hold_stale = true;
+    bool tracer_sums_valid = false;
+    std::vector<double> tracer_sums;
+    /// Before a device step: what changed on the host since the last one (geometry, ports, their state,
+    /// T, the tracer, the held cells).
+    void uploadForStep();
     /// The TVD step's eddy diffusivity and walls (conductances depend on it) to upload before the next step;
     /// the walls' heat flows of the last step are on the device.
     bool kt_stale = true, walls_stale = true, wall_flows_on_device = false;
@@ -325,6 +332,9 @@ struct AirModel::Impl {
         } else {
             cap.clear();
         }
+#ifdef CT_HAVE_CUDA
+        hold_stale = true;
+#endif
     }
 };
 

@@ -29,7 +29,7 @@ struct AirGridSpec {
     /// Advection: first-order upwind (false; the quick mode) or van Leer TVD (true; second order where smooth,
     /// bounded, half the upwind step).
     bool tvd = false;
-    /// First-order upwind on the CPU only (the quick mode): the sub-step to take when the explicit limit is
+    /// First-order upwind (the quick mode; CPU and CUDA): the sub-step to take when the explicit limit is
     /// shorter. A cell whose air would leave faster than that holds it for the sub-step instead (its heat
     /// capacity raised to 0.95⁻¹·dt·outflow): still positive and conservative, the same steady state, transport
     /// through the fastest cells delayed by at most this per cell. 0: the strict explicit limit everywhere.
@@ -110,8 +110,8 @@ public:
     /// One sub-step of exactly `dt_s` (must not exceed stableDt()).
     void step(double dt_s);
 
-    /// A passive tracer carried with the heat (same flow, diffusivity and scheme; on the host whatever the
-    /// backend): each source port blows its own concentration (setPortTracer, 0 until set), sinks take what reaches
+    /// A passive tracer carried with the heat (same flow, diffusivity and scheme, on the same backend): each
+    /// source port blows its own concentration (setPortTracer, 0 until set), sinks take what reaches
     /// them. With 1 at the cooling supplies and 0 at the rack exhausts, what a rack's intake takes in is its
     /// Capture Index. The whole room starts at `initial`.
     void enableTracer(double initial);
