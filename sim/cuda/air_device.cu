@@ -2,6 +2,7 @@
 #include "air/transport/air_device.hpp"
 #include "check.cuh"
 #include "device_buffer.cuh"
+#include "profile.cuh"
 
 #include "air/transport/kernels.hpp"
 
@@ -97,13 +98,14 @@ __global__ void wallKernel(const float* __restrict__ t, float* t2, const int* __
 
 /// One thread per port entry. A cell may belong to more than one port: each adds its exchange.
 __global__ void portKernel(const float* __restrict__ t, float* t2, const int* __restrict__ cells, const int* __restrict__ port_of,
-                           const float* __restrict__ q, const float* __restrict__ t_in, const unsigned char* __restrict__ source,
+                           const float* __restrict__ q, const float* __restrict__ t_in, const float* __restrict__ source,
                            const float* __restrict__ cap, int entries, float dt_v) {
     const int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= entries) return;
     const int c = cells[e], p = port_of[e];
     const float dv = cap ? dt_v * cap[c] : dt_v;
-    const float delta = source[p] ? k::portExchange(0.f, t[c], q[p], t_in[p], 0.f, dv) : k::portExchange(0.f, t[c], 0.f, 0.f, q[p], dv);
+    const float delta =
+        source[p] != 0.f ? k::portExchange(0.f, t[c], q[p], t_in[p], 0.f, dv) : k::portExchange(0.f, t[c], 0.f, 0.f, q[p], dv);
     atomicAdd(&t2[c], delta);
 }
 
@@ -145,20 +147,34 @@ __global__ void dotKernel(const double* __restrict__ a, const double* __restrict
     if (threadIdx.x == 0) atomicAdd(out, part[0]);
 }
 
-/// x += α p; r −= α Ap; z = r / diag.
+/// The conjugate gradient's scalars live on the device, so that an iteration queues its kernels without waiting
+/// for a dot product to come back: slots of Impl::scalar.
+enum CgSlot { kRz, kPap, kRzNew, kRr, kCgSlots };
+
+/// x += α p; r −= α Ap; z = r / diag, with α = (r·z) / (p·Ap) read on the device (0 once p·Ap is not positive:
+/// the iteration has broken down and the host stops at its next check).
 __global__ void updateKernel(double* x, double* r, double* z, const double* __restrict__ p, const double* __restrict__ ap,
-                             const double* __restrict__ diag, double alpha, std::size_t n) {
+                             const double* __restrict__ diag, const double* __restrict__ s, std::size_t n) {
     const std::size_t c = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (c >= n) return;
+    const double alpha = s[kPap] > 0 ? s[kRz] / s[kPap] : 0.0;
     x[c] += alpha * p[c];
     r[c] -= alpha * ap[c];
     z[c] = r[c] / diag[c];
 }
 
-/// p = z + β p.
-__global__ void directionKernel(double* p, const double* __restrict__ z, double beta, std::size_t n) {
+/// p = z + β p, β = (r·z)new / (r·z).
+__global__ void directionKernel(double* p, const double* __restrict__ z, const double* __restrict__ s, std::size_t n) {
     const std::size_t c = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-    if (c < n) p[c] = z[c] + beta * p[c];
+    if (c >= n) return;
+    const double beta = s[kRz] != 0 ? s[kRzNew] / s[kRz] : 0.0;
+    p[c] = z[c] + beta * p[c];
+}
+
+/// Between iterations (one thread): (r·z) ← (r·z)new; the sums the next iteration accumulates start at 0.
+__global__ void rollKernel(double* s, bool roll) {
+    if (roll) s[kRz] = s[kRzNew];
+    s[kPap] = s[kRzNew] = s[kRr] = 0;
 }
 
 /// r = b − Ap; z = r / diag; p = z.
@@ -180,17 +196,24 @@ struct AirDevice::Impl {
     Grid g{};
     std::size_t n = 0;
     /// c, c2: the passive tracer, stepped with T when `tracer` (same fluxes, diffusivity and ports; no walls).
-    Buf<float> t, t2, c, c2, fx, fy, fz, q, t_in, c_in, cap;
+    Buf<float> t, t2, c, c2, fx, fy, fz, cap;
     bool tracer = false;
-    Buf<unsigned char> nb, solid, source;
+    /// Per port, packed so that a sub-step's change is one copy: flow per cell, T in, tracer in, source (1 / 0).
+    Buf<float> port_state;
+    cuda::PinnedBuffer<float> port_stage;
+    cuda::PinnedBuffer<double> sums_stage;
+    const float* portQ() const { return port_state.p; }
+    const float* portIn(bool tracer_field) const { return port_state.p + (tracer_field ? 2 : 1) * ports; }
+    const float* portSource() const { return port_state.p + 3 * ports; }
+    Buf<unsigned char> nb, solid;
     Buf<unsigned> nbw;
     Buf<float> kt, wall_g, wall_t;
     Buf<int> cells, port_of, wall_cells, wall_face;
     Buf<double> wall_flows;
     int ports = 0;
     Buf<double> sums;
-    // CG work vectors and a device scalar for dot products.
-    Buf<double> x, b, r, z, p, ap, diag, scalar;
+    // CG work vectors, a device scalar for dot products and the iteration's scalars (CgSlot).
+    Buf<double> x, b, r, z, p, ap, diag, scalar, cg;
 
     dim3 gridDims() const {
         return dim3(static_cast<unsigned>((g.nx + 127) / 128), static_cast<unsigned>(g.ny), static_cast<unsigned>(g.nz));
@@ -198,22 +221,27 @@ struct AirDevice::Impl {
     const float* capOrNull() const { return cap.n == n ? cap.p : nullptr; }
     /// After a cell kernel wrote next: every port's exchange onto it (inflow at `in`, per port), then next
     /// becomes the field.
-    void portsAndSwap(Buf<float>& cur, Buf<float>& next, const Buf<float>& in, float dt_v) {
+    void portsAndSwap(Buf<float>& cur, Buf<float>& next, bool tracer_field, float dt_v) {
         const int entries = static_cast<int>(cells.n);
-        if (entries > 0) {
-            portKernel<<<blocks(entries), kBlock>>>(cur.p, next.p, cells.p, port_of.p, q.p, in.p, source.p, capOrNull(), entries, dt_v);
+        if (entries > 0 && port_state.n == 4 * static_cast<std::size_t>(ports)) {
+            portKernel<<<blocks(entries), kBlock>>>(cur.p, next.p, cells.p, port_of.p, portQ(), portIn(tracer_field), portSource(),
+                                                    capOrNull(), entries, dt_v);
             CT_DEV_LAUNCHED();
         }
         std::swap(cur.p, next.p);
     }
+    /// Σ of a field over each port's cells: queued, then one wait for the copy back.
     std::vector<double> portSums(const Buf<float>& field) {
         std::vector<double> out(static_cast<std::size_t>(ports), 0.0);
         const int entries = static_cast<int>(cells.n);
         if (ports == 0 || entries == 0) return out;
-        CT_DEV_CHECK(cudaMemset(sums.p, 0, sums.n * sizeof(double)));
+        double* host = sums_stage.ready(out.size());
+        CT_DEV_CHECK(cudaMemsetAsync(sums.p, 0, sums.n * sizeof(double)));
         portSumKernel<<<blocks(entries), kBlock>>>(field.p, cells.p, port_of.p, entries, sums.p);
         CT_DEV_LAUNCHED();
-        sums.download(out.data(), out.size());
+        CT_DEV_CHECK(cudaMemcpyAsync(host, sums.p, out.size() * sizeof(double), cudaMemcpyDeviceToHost));
+        CT_DEV_CHECK(cudaStreamSynchronize(nullptr));
+        std::copy(host, host + out.size(), out.begin());
         return out;  // sums: the caller divides by each port's cell count
     }
     double dot(const double* a, const double* bb) {
@@ -247,6 +275,7 @@ void AirDevice::setGeometry(const std::vector<unsigned char>& nb, const std::vec
 }
 
 void AirDevice::setEddyDiffusivity(const float* kt) {
+    cuda::ProfileScope prof("AirDevice::setEddyDiffusivity", kt ? 4 * d_->n : 0);
     Impl& d = *d_;
     if (kt) {
         d.kt.upload(kt, d.n);
@@ -268,13 +297,20 @@ void AirDevice::setWalls(const std::vector<int>& cells, const std::vector<float>
 }
 
 void AirDevice::setFluxes(const std::vector<float>& fx, const std::vector<float>& fy, const std::vector<float>& fz) {
+    cuda::ProfileScope prof("AirDevice::setFluxes", 4 * (fx.size() + fy.size() + fz.size()));
     d_->fx.upload(fx.data(), fx.size());
     d_->fy.upload(fy.data(), fy.size());
     d_->fz.upload(fz.data(), fz.size());
 }
 
-void AirDevice::setTemperature(const float* t) { d_->t.upload(t, d_->n); }
-void AirDevice::getTemperature(float* t) const { d_->t.download(t, d_->n); }
+void AirDevice::setTemperature(const float* t) {
+    cuda::ProfileScope prof("AirDevice::setTemperature", 4 * d_->n);
+    d_->t.upload(t, d_->n);
+}
+void AirDevice::getTemperature(float* t) const {
+    cuda::ProfileScope prof("AirDevice::getTemperature", 4 * d_->n);
+    d_->t.download(t, d_->n);
+}
 
 void AirDevice::setPorts(const std::vector<int>& cells, const std::vector<int>& port_of, int ports) {
     d_->cells.upload(cells.data(), cells.size());
@@ -285,10 +321,19 @@ void AirDevice::setPorts(const std::vector<int>& cells, const std::vector<int>& 
 
 void AirDevice::setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<float>& c_in,
                              const std::vector<unsigned char>& source) {
-    d_->q.upload(q_per_cell.data(), q_per_cell.size());
-    d_->t_in.upload(t_in.data(), t_in.size());
-    d_->c_in.upload(c_in.data(), c_in.size());
-    d_->source.upload(source.data(), source.size());
+    Impl& d = *d_;
+    const std::size_t np = static_cast<std::size_t>(d.ports);
+    if (q_per_cell.size() != np || t_in.size() != np || c_in.size() != np || source.size() != np)
+        throw cuda::CudaError("AirDevice::setPortState: one value per port expected");
+    cuda::ProfileScope prof("AirDevice::setPortState", 16 * np);
+    float* stage = d.port_stage.ready(4 * np);
+    for (std::size_t p = 0; p < np; ++p) {
+        stage[p] = q_per_cell[p];
+        stage[np + p] = t_in[p];
+        stage[2 * np + p] = c_in[p];
+        stage[3 * np + p] = source[p] ? 1.f : 0.f;
+    }
+    d.port_stage.uploadAsync(d.port_state, 4 * np);
 }
 
 void AirDevice::setTracer(const float* c) {
@@ -297,7 +342,10 @@ void AirDevice::setTracer(const float* c) {
     d.c2.alloc(d.n);
     d.tracer = true;
 }
-void AirDevice::getTracer(float* c) const { d_->c.download(c, d_->n); }
+void AirDevice::getTracer(float* c) const {
+    cuda::ProfileScope prof("AirDevice::getTracer", 4 * d_->n);
+    d_->c.download(c, d_->n);
+}
 
 void AirDevice::setHold(const float* cap) {
     if (cap) d_->cap.upload(cap, d_->n);
@@ -305,18 +353,20 @@ void AirDevice::setHold(const float* cap) {
 }
 
 void AirDevice::step(float diff, float dt_v) {
+    cuda::ProfileScope prof("AirDevice::step");
     Impl& d = *d_;
     stepKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.capOrNull(), d.g, diff, dt_v);
     CT_DEV_LAUNCHED();
     if (d.tracer) {
         stepKernel<<<d.gridDims(), 128>>>(d.c.p, d.c2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.capOrNull(), d.g, diff, dt_v);
         CT_DEV_LAUNCHED();
-        d.portsAndSwap(d.c, d.c2, d.c_in, dt_v);  // before T's: the ports read the old field, which T's swap replaces
+        d.portsAndSwap(d.c, d.c2, true, dt_v);
     }
-    d.portsAndSwap(d.t, d.t2, d.t_in, dt_v);
+    d.portsAndSwap(d.t, d.t2, false, dt_v);
 }
 
 void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
+    cuda::ProfileScope prof("AirDevice::stepTvd");
     Impl& d = *d_;
     if (d.kt.n != d.n) setEddyDiffusivity(nullptr);
     if (d.nbw.n != d.n) throw cuda::CudaError("AirDevice::stepTvd: the geometry's stencil words were not uploaded");
@@ -325,7 +375,7 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
     if (d.tracer) {  // the same step without the walls (they hold a temperature, not a concentration)
         tvdKernel<<<d.gridDims(), 128>>>(d.c.p, d.c2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p, d.g, h, kappa, dt_v, tvd ? 0xFFu : 0u);
         CT_DEV_LAUNCHED();
-        d.portsAndSwap(d.c, d.c2, d.c_in, dt_v);
+        d.portsAndSwap(d.c, d.c2, true, dt_v);
     }
     const int walls = static_cast<int>(d.wall_cells.n);
     if (walls > 0) {
@@ -334,51 +384,84 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
                                               d.wall_flows.p);
         CT_DEV_LAUNCHED();
     }
-    d.portsAndSwap(d.t, d.t2, d.t_in, dt_v);
+    d.portsAndSwap(d.t, d.t2, false, dt_v);
 }
 
 std::vector<double> AirDevice::wallFlows() {
+    cuda::ProfileScope prof("AirDevice::wallFlows", 48);
     std::vector<double> out(6, 0.0);
     if (d_->wall_flows.n == 6 && d_->wall_cells.n > 0) d_->wall_flows.download(out.data(), 6);
     return out;
 }
 
-std::vector<double> AirDevice::portMeans() { return d_->portSums(d_->t); }
-std::vector<double> AirDevice::portTracerMeans() { return d_->portSums(d_->c); }
+std::vector<double> AirDevice::portMeans() {
+    cuda::ProfileScope prof("AirDevice::portMeans", 8 * static_cast<std::size_t>(d_->ports));
+    return d_->portSums(d_->t);
+}
+std::vector<double> AirDevice::portTracerMeans() {
+    cuda::ProfileScope prof("AirDevice::portTracerMeans", 8 * static_cast<std::size_t>(d_->ports));
+    return d_->portSums(d_->c);
+}
 
 int AirDevice::solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res,
                      int max_iter, double& achieved) {
+    cuda::ProfileScope prof("AirDevice::solve", 4 * 8 * d_->n);
     Impl& d = *d_;
     const std::size_t n = d.n;
     d.b.upload(b.data(), n);
     d.diag.upload(diag.data(), n);
     d.x.upload(x.data(), n);
     for (auto* v : {&d.r, &d.z, &d.p, &d.ap}) v->alloc(n);
+    d.cg.alloc(kCgSlots);
     const double bnorm = std::sqrt(d.dot(d.b.p, d.b.p));
     achieved = 0;
     if (!(bnorm > 0)) return 0;
+    double* s = d.cg.p;
+    const unsigned dot_blocks = std::min<unsigned>(blocks(n), 1024u);
+    auto queueDot = [&](const double* a, const double* bb, CgSlot slot) {
+        dotKernel<<<dot_blocks, kBlock>>>(a, bb, n, s + slot);
+        CT_DEV_LAUNCHED();
+    };
+    double host[kCgSlots] = {};
+    auto fetch = [&] { CT_DEV_CHECK(cudaMemcpy(host, s, sizeof host, cudaMemcpyDeviceToHost)); };
     applyKernel<<<d.gridDims(), 128>>>(d.x.p, d.ap.p, d.nb.p, d.solid.p, d.g, h);
     CT_DEV_LAUNCHED();
     residualKernel<<<blocks(n), kBlock>>>(d.b.p, d.ap.p, d.diag.p, d.r.p, d.z.p, d.p.p, n);
     CT_DEV_LAUNCHED();
-    double rz = d.dot(d.r.p, d.z.p);
-    double rnorm = std::sqrt(d.dot(d.r.p, d.r.p));
+    CT_DEV_CHECK(cudaMemsetAsync(s, 0, kCgSlots * sizeof(double)));
+    queueDot(d.r.p, d.z.p, kRzNew);
+    queueDot(d.r.p, d.r.p, kRr);
+    fetch();
+    double rnorm = std::sqrt(host[kRr]);
+    rollKernel<<<1, 1>>>(s, true);  // r·z into its slot
+    CT_DEV_LAUNCHED();
+    // Iterations are queued in batches without waiting; the residual is read back after each batch, so a solve
+    // may run up to kCheck − 1 iterations past the tolerance (it only gets closer).
+    constexpr int kCheck = 8;
     int it = 0;
     while (rnorm / bnorm > rel_res && it < max_iter) {
-        applyKernel<<<d.gridDims(), 128>>>(d.p.p, d.ap.p, d.nb.p, d.solid.p, d.g, h);
+        const int batch = std::min(kCheck, max_iter - it);
+        for (int i = 0; i < batch; ++i) {
+            applyKernel<<<d.gridDims(), 128>>>(d.p.p, d.ap.p, d.nb.p, d.solid.p, d.g, h);
+            CT_DEV_LAUNCHED();
+            queueDot(d.p.p, d.ap.p, kPap);
+            updateKernel<<<blocks(n), kBlock>>>(d.x.p, d.r.p, d.z.p, d.p.p, d.ap.p, d.diag.p, s, n);
+            CT_DEV_LAUNCHED();
+            queueDot(d.r.p, d.z.p, kRzNew);
+            queueDot(d.r.p, d.r.p, kRr);
+            directionKernel<<<blocks(n), kBlock>>>(d.p.p, d.z.p, s, n);
+            CT_DEV_LAUNCHED();
+            if (i + 1 < batch) {
+                rollKernel<<<1, 1>>>(s, true);
+                CT_DEV_LAUNCHED();
+            }
+        }
+        it += batch;
+        fetch();
+        rnorm = std::sqrt(host[kRr]);
+        if (!(host[kPap] > 0)) break;  // broken down: the last updates were no-ops
+        rollKernel<<<1, 1>>>(s, true);
         CT_DEV_LAUNCHED();
-        const double pap = d.dot(d.p.p, d.ap.p);
-        if (!(pap > 0)) break;
-        const double alpha = rz / pap;
-        updateKernel<<<blocks(n), kBlock>>>(d.x.p, d.r.p, d.z.p, d.p.p, d.ap.p, d.diag.p, alpha, n);
-        CT_DEV_LAUNCHED();
-        const double rz_new = d.dot(d.r.p, d.z.p);
-        const double beta = rz_new / rz;
-        rz = rz_new;
-        directionKernel<<<blocks(n), kBlock>>>(d.p.p, d.z.p, beta, n);
-        CT_DEV_LAUNCHED();
-        rnorm = std::sqrt(d.dot(d.r.p, d.r.p));
-        ++it;
     }
     d.x.download(x.data(), n);
     achieved = rnorm / bnorm;

@@ -40,4 +40,39 @@ struct DeviceBuffer {
     }
 };
 
+/// Page-locked host memory for the small copies taken every sub-step (port states, port sums): a copy from or to
+/// it is a DMA the host need not wait for, where a pageable one is staged and waited for. One event guards it: the
+/// next write waits until the device has read what the last copy queued.
+template <class T>
+struct PinnedBuffer {
+    T* p = nullptr;
+    std::size_t n = 0;
+    cudaEvent_t done = nullptr;
+    PinnedBuffer() = default;
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    ~PinnedBuffer() {
+        if (p) cudaFreeHost(p);
+        if (done) cudaEventDestroy(done);
+    }
+    /// Room for `count` values, once the copy queued from it last has finished.
+    T* ready(std::size_t count) {
+        if (done) CT_CUDA_CHECK(cudaEventSynchronize(done));
+        else CT_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+        if (count > n) {
+            if (p) CT_CUDA_CHECK(cudaFreeHost(p));
+            p = nullptr;
+            CT_CUDA_CHECK(cudaMallocHost(&p, count * sizeof(T)));
+            n = count;
+        }
+        return p;
+    }
+    /// Queues the copy of the first `count` values to `dst` on the default stream; returns without waiting.
+    void uploadAsync(DeviceBuffer<T>& dst, std::size_t count) {
+        dst.alloc(count);
+        if (count) CT_CUDA_CHECK(cudaMemcpyAsync(dst.p, p, count * sizeof(T), cudaMemcpyHostToDevice));
+        CT_CUDA_CHECK(cudaEventRecord(done));
+    }
+};
+
 }  // namespace ct::sim::cuda
