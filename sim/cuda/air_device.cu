@@ -27,62 +27,71 @@ struct Grid {
     int nx, ny, nz;
 };
 
-/// One thread per cell, x fastest (coalesced): the CPU's interior loop, bounds made explicit.
-__global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ fx, const float* __restrict__ fy,
-                           const float* __restrict__ fz, const unsigned char* __restrict__ nb, const float* __restrict__ cap, Grid g,
-                           float diff, float dt_v) {
+/// One thread per cell, x fastest (coalesced): the CPU's interior loop, bounds made explicit. T (t → t2) and, when
+/// `c` is set, the tracer (c → c2) with the same fluxes in the same launch.
+__global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ c, float* __restrict__ c2,
+                           const float* __restrict__ fx, const float* __restrict__ fy, const float* __restrict__ fz,
+                           const unsigned char* __restrict__ nb, const float* __restrict__ cap, Grid g, float diff, float dt_v) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y;
     const int kk = blockIdx.z;
     if (i >= g.nx) return;
     const int plane = g.nx * g.ny;
-    const int c = i + g.nx * (j + g.ny * kk);
-    const float tc = t[c];
-    // Beyond the grid the cell's own value stands in; a clear neighbour bit and a zero wall flux ignore it.
-    const float tw = i > 0 ? t[c - 1] : tc;
-    const float te = i + 1 < g.nx ? t[c + 1] : tc;
-    const float ts = j > 0 ? t[c - g.nx] : tc;
-    const float tn = j + 1 < g.ny ? t[c + g.nx] : tc;
-    const float td = kk > 0 ? t[c - plane] : tc;
-    const float tu = kk + 1 < g.nz ? t[c + plane] : tc;
+    const int cell = i + g.nx * (j + g.ny * kk);
     const int xf = i + (g.nx + 1) * (j + g.ny * kk);
     const int yf = i + g.nx * (j + (g.ny + 1) * kk);
-    const float dv = cap ? dt_v * cap[c] : dt_v;  // a held cell's step, per its raised capacity
-    t2[c] = k::advectDiffuse(tc, tw, te, ts, tn, td, tu, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], nb[c], diff, dv);
+    const float fw = fx[xf], fe = fx[xf + 1], fs = fy[yf], fn = fy[yf + g.nx], fd = fz[cell], fu = fz[cell + plane];
+    const unsigned m = nb[cell];
+    const float dv = cap ? dt_v * cap[cell] : dt_v;  // a held cell's step, per its raised capacity
+    // Beyond the grid the cell's own value stands in; a clear neighbour bit and a zero wall flux ignore it.
+    auto update = [&](const float* __restrict__ v) {
+        const float vc = v[cell];
+        return k::advectDiffuse(vc, i > 0 ? v[cell - 1] : vc, i + 1 < g.nx ? v[cell + 1] : vc, j > 0 ? v[cell - g.nx] : vc,
+                                j + 1 < g.ny ? v[cell + g.nx] : vc, kk > 0 ? v[cell - plane] : vc, kk + 1 < g.nz ? v[cell + plane] : vc, fw,
+                                fe, fs, fn, fd, fu, m, diff, dv);
+    };
+    t2[cell] = update(t);
+    if (c) c2[cell] = update(c);
 }
 
-/// One thread per cell: the TVD / variable-diffusivity step, as the CPU's tvdRow (air_model.cpp). Neighbours beyond
-/// the grid read the cell itself; their bits are clear, so they never count.
-__global__ void tvdKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ kt, const float* __restrict__ fx,
-                          const float* __restrict__ fy, const float* __restrict__ fz, const unsigned* __restrict__ nbw, Grid g, float h,
-                          float kappa, float dt_v, unsigned far_mask) {
+/// One thread per cell: the TVD / variable-diffusivity step, as the CPU's tvdRow (air_model.cpp), for T and, when
+/// `c` is set, the tracer. Neighbours beyond the grid read the cell itself; their bits are clear, so they never count.
+__global__ void tvdKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ c, float* __restrict__ c2,
+                          const float* __restrict__ kt, const float* __restrict__ fx, const float* __restrict__ fy,
+                          const float* __restrict__ fz, const unsigned* __restrict__ nbw, Grid g, float h, float kappa, float dt_v,
+                          unsigned far_mask) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y;
     const int kk = blockIdx.z;
     if (i >= g.nx) return;
     const int plane = g.nx * g.ny;
-    const int c = i + g.nx * (j + g.ny * kk);
+    const int cell = i + g.nx * (j + g.ny * kk);
     auto at = [&](int di, int dj, int dk) {
         const int ii = i + di, jj = j + dj, kq = kk + dk;
-        if (ii < 0 || ii >= g.nx || jj < 0 || jj >= g.ny || kq < 0 || kq >= g.nz) return c;
-        return c + di + dj * g.nx + dk * plane;
+        if (ii < 0 || ii >= g.nx || jj < 0 || jj >= g.ny || kq < 0 || kq >= g.nz) return cell;
+        return cell + di + dj * g.nx + dk * plane;
     };
-    const unsigned w = nbw[c];
+    const unsigned w = nbw[cell];
     const unsigned m = w & 0xFFu;
-    const float kc = kt[c];
+    const float kc = kt[cell];
     const float gw = static_cast<float>(m & 1u) * h * (kappa + 0.5f * (kc + kt[at(-1, 0, 0)]));
     const float ge = static_cast<float>((m >> 1) & 1u) * h * (kappa + 0.5f * (kc + kt[at(1, 0, 0)]));
     const float gs = static_cast<float>((m >> 2) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, -1, 0)]));
     const float gn = static_cast<float>((m >> 3) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 1, 0)]));
     const float gd = static_cast<float>((m >> 4) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 0, -1)]));
     const float gu = static_cast<float>((m >> 5) & 1u) * h * (kappa + 0.5f * (kc + kt[at(0, 0, 1)]));
-    k::Stencil13 v{t[c],           t[at(-1, 0, 0)], t[at(1, 0, 0)], t[at(0, -1, 0)], t[at(0, 1, 0)], t[at(0, 0, -1)],
-                   t[at(0, 0, 1)], t[at(-2, 0, 0)], t[at(2, 0, 0)], t[at(0, -2, 0)], t[at(0, 2, 0)], t[at(0, 0, -2)],
-                   t[at(0, 0, 2)]};
     const int xf = i + (g.nx + 1) * (j + g.ny * kk);
     const int yf = i + g.nx * (j + (g.ny + 1) * kk);
-    t2[c] = k::advectDiffuseTvd(v, fx[xf], fx[xf + 1], fy[yf], fy[yf + g.nx], fz[c], fz[c + plane], m, (w >> 8) & far_mask, gw, ge, gs, gn,
-                                gd, gu, dt_v);
+    const float fw = fx[xf], fe = fx[xf + 1], fs = fy[yf], fn = fy[yf + g.nx], fd = fz[cell], fu = fz[cell + plane];
+    const unsigned m2 = (w >> 8) & far_mask;
+    auto update = [&](const float* __restrict__ v) {
+        const k::Stencil13 s{v[cell],         v[at(-1, 0, 0)], v[at(1, 0, 0)],  v[at(0, -1, 0)], v[at(0, 1, 0)],
+                             v[at(0, 0, -1)], v[at(0, 0, 1)],  v[at(-2, 0, 0)], v[at(2, 0, 0)],  v[at(0, -2, 0)],
+                             v[at(0, 2, 0)],  v[at(0, 0, -2)], v[at(0, 0, 2)]};
+        return k::advectDiffuseTvd(s, fw, fe, fs, fn, fd, fu, m, m2, gw, ge, gs, gn, gd, gu, dt_v);
+    };
+    t2[cell] = update(t);
+    if (c) c2[cell] = update(c);
 }
 
 /// One thread per wall entry: conduction across the half cell to a fixed-temperature face; each face's total.
@@ -97,22 +106,29 @@ __global__ void wallKernel(const float* __restrict__ t, float* t2, const int* __
 }
 
 /// One thread per port entry. A cell may belong to more than one port: each adds its exchange.
-__global__ void portKernel(const float* __restrict__ t, float* t2, const int* __restrict__ cells, const int* __restrict__ port_of,
-                           const float* __restrict__ q, const float* __restrict__ t_in, const float* __restrict__ source,
-                           const float* __restrict__ cap, int entries, float dt_v) {
+/// T (and the tracer when `c` is set) in the same launch; inflow values per port at t_in and c_in.
+__global__ void portKernel(const float* __restrict__ t, float* t2, const float* __restrict__ c, float* c2, const int* __restrict__ cells,
+                           const int* __restrict__ port_of, const float* __restrict__ q, const float* __restrict__ t_in,
+                           const float* __restrict__ c_in, const float* __restrict__ source, const float* __restrict__ cap, int entries,
+                           float dt_v) {
     const int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= entries) return;
-    const int c = cells[e], p = port_of[e];
-    const float dv = cap ? dt_v * cap[c] : dt_v;
-    const float delta =
-        source[p] != 0.f ? k::portExchange(0.f, t[c], q[p], t_in[p], 0.f, dv) : k::portExchange(0.f, t[c], 0.f, 0.f, q[p], dv);
-    atomicAdd(&t2[c], delta);
+    const int cell = cells[e], p = port_of[e];
+    const float dv = cap ? dt_v * cap[cell] : dt_v;
+    const bool src = source[p] != 0.f;
+    atomicAdd(&t2[cell], src ? k::portExchange(0.f, t[cell], q[p], t_in[p], 0.f, dv) : k::portExchange(0.f, t[cell], 0.f, 0.f, q[p], dv));
+    if (c)
+        atomicAdd(&c2[cell],
+                  src ? k::portExchange(0.f, c[cell], q[p], c_in[p], 0.f, dv) : k::portExchange(0.f, c[cell], 0.f, 0.f, q[p], dv));
 }
 
-__global__ void portSumKernel(const float* __restrict__ t, const int* __restrict__ cells, const int* __restrict__ port_of, int entries,
-                              double* sums) {
+/// Σ T over each port's cells into sums[port], and Σ tracer into sums[ports + port] when `c` is set.
+__global__ void portSumKernel(const float* __restrict__ t, const float* __restrict__ c, const int* __restrict__ cells,
+                              const int* __restrict__ port_of, int entries, int ports, double* sums) {
     const int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e < entries) atomicAdd(&sums[port_of[e]], static_cast<double>(t[cells[e]]));
+    if (e >= entries) return;
+    atomicAdd(&sums[port_of[e]], static_cast<double>(t[cells[e]]));
+    if (c) atomicAdd(&sums[ports + port_of[e]], static_cast<double>(c[cells[e]]));
 }
 
 __global__ void applyKernel(const double* __restrict__ x, double* __restrict__ y, const unsigned char* __restrict__ nb,
@@ -219,30 +235,33 @@ struct AirDevice::Impl {
         return dim3(static_cast<unsigned>((g.nx + 127) / 128), static_cast<unsigned>(g.ny), static_cast<unsigned>(g.nz));
     }
     const float* capOrNull() const { return cap.n == n ? cap.p : nullptr; }
-    /// After a cell kernel wrote next: every port's exchange onto it (inflow at `in`, per port), then next
-    /// becomes the field.
-    void portsAndSwap(Buf<float>& cur, Buf<float>& next, bool tracer_field, float dt_v) {
+    /// After a cell kernel wrote t2 (and c2): every port's exchange onto them, then they become the fields.
+    void portsAndSwap(float dt_v) {
         const int entries = static_cast<int>(cells.n);
         if (entries > 0 && port_state.n == 4 * static_cast<std::size_t>(ports)) {
-            portKernel<<<blocks(entries), kBlock>>>(cur.p, next.p, cells.p, port_of.p, portQ(), portIn(tracer_field), portSource(),
-                                                    capOrNull(), entries, dt_v);
+            portKernel<<<blocks(entries), kBlock>>>(t.p, t2.p, tracer ? c.p : nullptr, c2.p, cells.p, port_of.p, portQ(), portIn(false),
+                                                    portIn(true), portSource(), capOrNull(), entries, dt_v);
             CT_DEV_LAUNCHED();
         }
-        std::swap(cur.p, next.p);
+        std::swap(t.p, t2.p);
+        if (tracer) std::swap(c.p, c2.p);
     }
-    /// Σ of a field over each port's cells: queued, then one wait for the copy back.
-    std::vector<double> portSums(const Buf<float>& field) {
-        std::vector<double> out(static_cast<std::size_t>(ports), 0.0);
+    /// Σ T (and Σ tracer when it is on) over each port's cells: queued, then one wait for the copy back.
+    void portSums(std::vector<double>& t_sums, std::vector<double>& c_sums) {
+        const std::size_t np = static_cast<std::size_t>(ports);
+        t_sums.assign(np, 0.0);
+        c_sums.assign(tracer ? np : 0, 0.0);
         const int entries = static_cast<int>(cells.n);
-        if (ports == 0 || entries == 0) return out;
-        double* host = sums_stage.ready(out.size());
-        CT_DEV_CHECK(cudaMemsetAsync(sums.p, 0, sums.n * sizeof(double)));
-        portSumKernel<<<blocks(entries), kBlock>>>(field.p, cells.p, port_of.p, entries, sums.p);
+        if (ports == 0 || entries == 0) return;
+        const std::size_t count = (tracer ? 2 : 1) * np;
+        double* host = sums_stage.ready(count);
+        CT_DEV_CHECK(cudaMemsetAsync(sums.p, 0, count * sizeof(double)));
+        portSumKernel<<<blocks(entries), kBlock>>>(t.p, tracer ? c.p : nullptr, cells.p, port_of.p, entries, ports, sums.p);
         CT_DEV_LAUNCHED();
-        CT_DEV_CHECK(cudaMemcpyAsync(host, sums.p, out.size() * sizeof(double), cudaMemcpyDeviceToHost));
+        CT_DEV_CHECK(cudaMemcpyAsync(host, sums.p, count * sizeof(double), cudaMemcpyDeviceToHost));
         CT_DEV_CHECK(cudaStreamSynchronize(nullptr));
-        std::copy(host, host + out.size(), out.begin());
-        return out;  // sums: the caller divides by each port's cell count
+        std::copy(host, host + np, t_sums.begin());
+        if (tracer) std::copy(host + np, host + 2 * np, c_sums.begin());
     }
     double dot(const double* a, const double* bb) {
         CT_DEV_CHECK(cudaMemset(scalar.p, 0, sizeof(double)));
@@ -316,7 +335,7 @@ void AirDevice::setPorts(const std::vector<int>& cells, const std::vector<int>& 
     d_->cells.upload(cells.data(), cells.size());
     d_->port_of.upload(port_of.data(), port_of.size());
     d_->ports = ports;
-    d_->sums.alloc(static_cast<std::size_t>(ports));
+    d_->sums.alloc(2 * static_cast<std::size_t>(ports));  // T's sums, then the tracer's
 }
 
 void AirDevice::setPortState(const std::vector<float>& q_per_cell, const std::vector<float>& t_in, const std::vector<float>& c_in,
@@ -355,14 +374,10 @@ void AirDevice::setHold(const float* cap) {
 void AirDevice::step(float diff, float dt_v) {
     cuda::ProfileScope prof("AirDevice::step");
     Impl& d = *d_;
-    stepKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.capOrNull(), d.g, diff, dt_v);
+    stepKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.tracer ? d.c.p : nullptr, d.c2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.capOrNull(), d.g,
+                                      diff, dt_v);
     CT_DEV_LAUNCHED();
-    if (d.tracer) {
-        stepKernel<<<d.gridDims(), 128>>>(d.c.p, d.c2.p, d.fx.p, d.fy.p, d.fz.p, d.nb.p, d.capOrNull(), d.g, diff, dt_v);
-        CT_DEV_LAUNCHED();
-        d.portsAndSwap(d.c, d.c2, true, dt_v);
-    }
-    d.portsAndSwap(d.t, d.t2, false, dt_v);
+    d.portsAndSwap(dt_v);
 }
 
 void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
@@ -370,13 +385,10 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
     Impl& d = *d_;
     if (d.kt.n != d.n) setEddyDiffusivity(nullptr);
     if (d.nbw.n != d.n) throw cuda::CudaError("AirDevice::stepTvd: the geometry's stencil words were not uploaded");
-    tvdKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p, d.g, h, kappa, dt_v, tvd ? 0xFFu : 0u);
+    // The tracer in the same launch; the walls below hold a temperature, not a concentration: T only.
+    tvdKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.tracer ? d.c.p : nullptr, d.c2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p, d.g, h,
+                                     kappa, dt_v, tvd ? 0xFFu : 0u);
     CT_DEV_LAUNCHED();
-    if (d.tracer) {  // the same step without the walls (they hold a temperature, not a concentration)
-        tvdKernel<<<d.gridDims(), 128>>>(d.c.p, d.c2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p, d.g, h, kappa, dt_v, tvd ? 0xFFu : 0u);
-        CT_DEV_LAUNCHED();
-        d.portsAndSwap(d.c, d.c2, true, dt_v);
-    }
     const int walls = static_cast<int>(d.wall_cells.n);
     if (walls > 0) {
         CT_DEV_CHECK(cudaMemsetAsync(d.wall_flows.p, 0, 6 * sizeof(double)));
@@ -384,7 +396,7 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
                                               d.wall_flows.p);
         CT_DEV_LAUNCHED();
     }
-    d.portsAndSwap(d.t, d.t2, false, dt_v);
+    d.portsAndSwap(dt_v);
 }
 
 std::vector<double> AirDevice::wallFlows() {
@@ -394,13 +406,9 @@ std::vector<double> AirDevice::wallFlows() {
     return out;
 }
 
-std::vector<double> AirDevice::portMeans() {
-    cuda::ProfileScope prof("AirDevice::portMeans", 8 * static_cast<std::size_t>(d_->ports));
-    return d_->portSums(d_->t);
-}
-std::vector<double> AirDevice::portTracerMeans() {
-    cuda::ProfileScope prof("AirDevice::portTracerMeans", 8 * static_cast<std::size_t>(d_->ports));
-    return d_->portSums(d_->c);
+void AirDevice::portSums(std::vector<double>& t_sums, std::vector<double>& c_sums) {
+    cuda::ProfileScope prof("AirDevice::portSums", 16 * static_cast<std::size_t>(d_->ports));
+    d_->portSums(t_sums, c_sums);
 }
 
 int AirDevice::solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res,

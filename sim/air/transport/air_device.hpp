@@ -47,9 +47,8 @@ public:
     void stepTvd(float h, float kappa, float dt_v, bool tvd);
     /// Heat into the room through each domain face's fixed wall during the last stepTvd (m³·K/s).
     std::vector<double> wallFlows();
-    /// Σ temperature (portMeans) or Σ tracer (portTracerMeans) over each port's cells.
-    std::vector<double> portMeans();
-    std::vector<double> portTracerMeans();
+    /// Σ temperature over each port's cells, and Σ tracer when the tracer is on (else `c_sums` is empty): one wait.
+    void portSums(std::vector<double>& t_sums, std::vector<double>& c_sums);
     /// Jacobi-preconditioned CG for M x = b (M from laplaceApply); `x` in and out. Returns the iterations.
     int solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res, int max_iter,
               double& achieved_rel_res);

@@ -117,11 +117,7 @@ double AirModel::portMeanTemperature(int port) const {
     const auto& p = d_->ports.at(port);
 #ifdef CT_HAVE_CUDA
     if (d_->dev && d_->host_stale) {
-        // Every port's sum in one pass on the device, reused until the next step.
-        if (!d_->port_sums_valid) {
-            CT_ON_DEVICE(d_->port_sums = d_->dev->portMeans());
-            d_->port_sums_valid = true;
-        }
+        d_->devicePortSums();
         return d_->port_sums.at(static_cast<std::size_t>(port)) / static_cast<double>(p.cells.size());
     }
 #endif
@@ -374,10 +370,7 @@ double AirModel::portMeanTracer(int port) const {
     if (d_->tr.empty()) return std::nan("");
 #ifdef CT_HAVE_CUDA
     if (d_->dev && d_->tracer_host_stale) {
-        if (!d_->tracer_sums_valid) {
-            CT_ON_DEVICE(d_->tracer_sums = d_->dev->portTracerMeans());
-            d_->tracer_sums_valid = true;
-        }
+        d_->devicePortSums();
         return d_->tracer_sums.at(static_cast<std::size_t>(port)) / static_cast<double>(p.cells.size());
     }
 #endif

@@ -91,6 +91,13 @@ struct AirModel::Impl {
     bool tracer_host_stale = false, tracer_device_stale = true, hold_stale = true;
     bool tracer_sums_valid = false;
     std::vector<double> tracer_sums;
+    /// Every port's Σ T and Σ tracer of the device's current fields, in one pass, reused until the next step.
+    void devicePortSums() {
+        if (port_sums_valid && (tr.empty() || tracer_sums_valid)) return;
+        CT_ON_DEVICE(dev->portSums(port_sums, tracer_sums));
+        port_sums_valid = true;
+        tracer_sums_valid = !tr.empty();
+    }
     /// Before a device step: what changed on the host since the last one (geometry, ports, their state,
     /// T, the tracer, the held cells).
     void uploadForStep();
