@@ -306,7 +306,7 @@ void TstAir::sampleRackInletsMatchTheCpu_data() {
     QTest::addColumn<QString>("backend");
     QTest::addColumn<QString>("sample");
     for (const char* b : {"cpu", "cuda"})
-        for (const char* s : {"lab-8node", "superpod-h100-su", "gb200-nvl72-liquid"})
+        for (const char* s : {"lab-8node", "superpod-h100-su", "gb200-nvl72-liquid", "campus-3-halls"})  // three halls side by side on CUDA
             QTest::newRow(qPrintable(QString("%1 %2").arg(b, s))) << QString(b) << QString(s);
 }
 

@@ -411,6 +411,11 @@ void AirDevice::portSums(std::vector<double>& t_sums, std::vector<double>& c_sum
     d_->portSums(t_sums, c_sums);
 }
 
+void AirDevice::synchronize() {
+    cuda::ProfileScope prof("AirDevice::synchronize");
+    CT_DEV_CHECK(cudaStreamSynchronize(nullptr));  // this thread's stream (built with --default-stream=per-thread)
+}
+
 int AirDevice::solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res,
                      int max_iter, double& achieved) {
     cuda::ProfileScope prof("AirDevice::solve", 4 * 8 * d_->n);

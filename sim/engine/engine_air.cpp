@@ -115,18 +115,36 @@ void Engine::Impl::airflowTargets() {
         for (auto& hr : halls) hallAirflow(*this, hr);
 }
 
+int Engine::Impl::advanceHall(HallRt& hr, double dt) {
+    AirModel& air = *hr.air;
+    const int n = hr.solver->advance(dt, [&](double sub) {
+        for (int ri : hr.racks) rackAir(*this, racks[ri], air, sub);
+        unitAir(*this, hr, air, sub);
+    });
+    // Inlet and exhaust stay those of the last sub-step, consistent with each other.
+    for (int ri : hr.racks)
+        for (auto& lv : racks[ri].levels) lv.capture = air.portMeanTracer(lv.intake_port);
+    return n;
+}
+
 void Engine::Impl::advanceAir(double dt) {
     for (auto& ur : units) ur.load_accum_j = 0;
     for (auto& rr : racks) rr.door_accum_j = 0;
-    for (auto& hr : halls) {
-        AirModel& air = *hr.air;
-        const int n = hr.solver->advance(dt, [&](double sub) {
-            for (int ri : hr.racks) rackAir(*this, racks[ri], air, sub);
-            unitAir(*this, hr, air, sub);
+    // A campus's halls side by side where their solvers allow it (quick mode on a device: each hall queues on its
+    // own thread's stream, and the host's coupling of one hall overlaps the device's work for another). A hall's
+    // coupling touches only its own racks, units and ports.
+    bool side_by_side = halls.size() > 1 && parallel(halls.size(), 2);
+    for (const auto& hr : halls) side_by_side = side_by_side && hr.solver->advancesSideBySide();
+    if (side_by_side) {
+        for (auto& hr : halls) hr.solver->prepare();  // flow re-solves use the pool: before, not inside it
+        std::vector<int> n(halls.size(), 0);
+        pool.run(halls.size(), [&](std::size_t h) {
+            n[h] = advanceHall(halls[h], dt);
+            halls[h].solver->finish();
         });
-        stats.air_substeps += n;  // inlet and exhaust stay those of the last sub-step, consistent with each other
-        for (int ri : hr.racks)
-            for (auto& lv : racks[ri].levels) lv.capture = air.portMeanTracer(lv.intake_port);
+        for (int k : n) stats.air_substeps += k;
+    } else {
+        for (auto& hr : halls) stats.air_substeps += advanceHall(hr, dt);
     }
     collectAirStats();
     airLoads(*this, dt);

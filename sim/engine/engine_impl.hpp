@@ -56,6 +56,8 @@ struct Engine::Impl : Site {
     /// rackAirflow, then every hall's port flows (a campus's halls across the pool).
     void airflowTargets();
     void advanceAir(double dt);
+    /// One hall's air over dt with its racks' and units' coupling each sub-step; returns the sub-steps.
+    int advanceHall(HallRt& hr, double dt);
     /// Every node's inlet and GPU temperatures after dt, its frame entries in the same pass, then the GPU alerts.
     void gpuTemperatures(double dt);
     void finishFrame(bool with_air);

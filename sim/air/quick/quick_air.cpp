@@ -34,6 +34,13 @@ public:
     void setPortFlow(int port, double q) override { air_->setPortFlow(port, q); }
 
     int advance(double duration, const std::function<void(double)>& before) override {
+        prepare();
+        return air_->advance(duration, before);
+    }
+    bool advancesSideBySide() const override { return air_->backend() == Backend::Cuda; }
+    void finish() override { air_->finishDeviceWork(); }
+
+    void prepare() override {
         // Solve again only when the port flows moved by enough of the hall's airflow (a unit failed, fans
         // changed speed): the L1 change since the last solve against the total.
         // Also when one port moved by twice that share of its own flow (a unit failed or stopped: a few per cent
@@ -61,7 +68,6 @@ public:
             stats_.max_divergence_error = std::max(stats_.max_divergence_error, st.max_divergence_error);
             for (std::size_t p = 0; p < at_solve_.size(); ++p) at_solve_[p] = air_->portFlow(static_cast<int>(p));
         }
-        return air_->advance(duration, before);
     }
 
     std::string summary() const override {

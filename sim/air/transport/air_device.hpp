@@ -49,6 +49,8 @@ public:
     std::vector<double> wallFlows();
     /// Σ temperature over each port's cells, and Σ tracer when the tracer is on (else `c_sums` is empty): one wait.
     void portSums(std::vector<double>& t_sums, std::vector<double>& c_sums);
+    /// Waits for what the calling thread queued (each host thread has its own default stream).
+    void synchronize();
     /// Jacobi-preconditioned CG for M x = b (M from laplaceApply); `x` in and out. Returns the iterations.
     int solve(const std::vector<double>& b, const std::vector<double>& diag, std::vector<double>& x, double h, double rel_res, int max_iter,
               double& achieved_rel_res);

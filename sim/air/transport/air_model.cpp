@@ -297,6 +297,12 @@ void AirModel::Impl::stepUpwind(double dt) {
     if (with_tracer) std::swap(tr, tr2);
 }
 
+void AirModel::finishDeviceWork() {
+#ifdef CT_HAVE_CUDA
+    if (d_->dev) CT_ON_DEVICE(d_->dev->synchronize());
+#endif
+}
+
 void AirModel::Impl::stepTracer(double dt) {
     if (tr.empty()) return;
     // The tracer takes T's place for one CPU step: the same kernels, fluxes and diffusivity.

@@ -109,6 +109,8 @@ public:
     int advance(double duration_s, const std::function<void(double)>& before_substep);
     /// One sub-step of exactly `dt_s` (must not exceed stableDt()).
     void step(double dt_s);
+    /// On a device: waits until what this thread queued has run, so that another thread may use the model next.
+    void finishDeviceWork();
 
     /// A passive tracer carried with the heat (same flow, diffusivity and scheme, on the same backend): each
     /// source port blows its own concentration (setPortTracer, 0 until set), sinks take what reaches

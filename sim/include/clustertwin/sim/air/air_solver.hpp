@@ -67,6 +67,12 @@ public:
     /// temperatures from sink temperatures). Returns the number of temperature sub-steps. Throws SimError
     /// (LatticeUnstable for the lattice, naming cell, time and cause) when the solver fails.
     virtual int advance(double duration_s, const std::function<void(double)>& before_substep) = 0;
+    /// Whether advance() may run on a thread of the pool beside other halls' advances: it then uses no thread pool
+    /// of its own once prepare() has run (quick mode on a device). prepare() does what may use the pool (a flow
+    /// re-solve) beforehand; finish() waits for the work advance() queued on this thread's device stream.
+    virtual bool advancesSideBySide() const { return false; }
+    virtual void prepare() {}
+    virtual void finish() {}
 
     /// One line for run summaries: the method, its grid and time step.
     virtual std::string summary() const = 0;
