@@ -205,15 +205,30 @@ void TstAppReading::clickingAnAlertMovesTheTimelineAndFramesItsEntity() {
     for (int i = 0; i < t->topLevelItemCount(); ++i)
         if (t->topLevelItem(i)->text(2).startsWith("Inlet above")) inlet = t->topLevelItem(i);
     QVERIFY(inlet);
-    QTreeWidgetItem* alert = inlet->child(inlet->childCount() - 1);
+    // The first inlet alert: a click moves the timeline back to its moment.
+    QTreeWidgetItem* alert = inlet->child(0);
     const QString rack = alert->text(3);
+    const double value = alert->text(4).section(' ', 0, 0).toDouble();
     w_->run()->setTime(w_->run()->duration());
+    const int listed = w_->alerts()->shownCount();
+    QCOMPARE(w_->alerts()->raisedCount(), listed);
     t->scrollToItem(alert);
     QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(alert).center());
     // The timeline is at the alert's time, the rack is selected and in the middle of the view.
     QVERIFY(std::abs(w_->run()->time() - alert->data(0, Qt::UserRole + 1).toDouble()) < 1e-6);
     QVERIFY(w_->run()->time() < w_->run()->duration());
     QCOMPARE(w_->selection().id, rack);
+    // What the view, hint and inspector read there is the value that raised the alert (issue 40: they showed the
+    // sample before it, 20 °C), and the list keeps every alert of the run, the later ones in italics.
+    double shown = std::nan("");
+    for (const auto& r : w_->run()->frame().racks)
+        if (r.id == rack.toStdString()) shown = r.inlet_max_c;
+    QVERIFY2(std::abs(shown - value) < 0.051,
+             qPrintable(QString("%1 shows %2 °C at the alert's moment, the alert %3").arg(rack).arg(shown).arg(value)));
+    QCOMPARE(w_->alerts()->shownCount(), listed);
+    QVERIFY(w_->alerts()->raisedCount() < listed);
+    QVERIFY(t->currentItem() && t->currentItem()->text(3) == rack);
+    QVERIFY(w_->alerts()->grab().save(QDir::current().absoluteFilePath("tst_app_reading_alert_clicked.png")));
     if (auto* sc = w_->view3d()->scene()) {
         int x = 0, y = 0;
         QVERIFY(sc->project(rack.toStdString(), x, y));

@@ -1,5 +1,6 @@
 // ct_runs (issue 39): what a run records of a frame is one table that recording and replay both walk, so a
 // series that is recorded but cannot be replayed fails here; every recorded metric is in model/metrics' table.
+#include <clustertwin/model/alerts.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/runs/frame_series.hpp>
@@ -28,6 +29,7 @@ private slots:
     void seriesNotRecordedReplayAsUnknownOrZero();
     void aCancelledSessionIsKeptAndMarkedInterrupted();
     void aSessionThatRunsToItsEndIsComplete();
+    void theFrameAtAnAlertsMomentShowsWhatRaisedIt();
 };
 
 namespace {
@@ -264,4 +266,45 @@ void TstRuns::aSessionThatRunsToItsEndIsComplete() {
 }
 
 QTEST_GUILESS_MAIN(TstRuns)
+void TstRuns::theFrameAtAnAlertsMomentShowsWhatRaisedIt() {
+    // Issue 40: the demo's racks cross 27 °C between the 10 s samples (r02-05 at 4 s); a click on the alert moves
+    // the timeline to its moment, where the view, the hint and the inspector read the replayed frame. That frame
+    // must show the value that raised the alert, not the sample before it (20 °C).
+    QTemporaryDir tmp;
+    const std::string db = tmp.filePath("alerts.sqlite").toStdString();
+    m::ValidationReport rep = m::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/demo.json");
+    ct::session::RunRequest q;
+    q.scenario = std::move(rep.scenario);
+    q.catalog = std::move(rep.catalog);
+    q.engine.air = "quick";
+    q.engine.threads = 2;
+    q.duration_s = 120;
+    q.db_path = db;
+    q.run_name = "alerts";
+    ct::session::RunSession(std::move(q)).run();
+    auto store = r::TelemetryStore::open(db, r::TelemetryStore::Mode::Existing);
+    const r::RunReplay rp = r::RunReplay::load(store, store.runs().at(0).id);
+    int checked = 0, between = 0;
+    for (const auto& e : rp.events()) {
+        const m::AlertKindInfo k = m::alertKind(e.kind);
+        if (!e.value || k.metric.empty() || !rp.series(e.target, k.metric)) continue;
+        const m::Frame f = rp.frameAt(e.t_s);
+        double shown = std::nan("");
+        for (const auto& rk : f.racks)
+            if (rk.id == e.target && k.metric == "inlet_max_c") shown = rk.inlet_max_c;
+        const double stored = r::valueAt(*rp.series(e.target, k.metric), e.t_s);
+        QVERIFY2(std::fabs(stored - *e.value) <= 1e-6 * std::max(1.0, std::fabs(*e.value)),
+                 qPrintable(QString("%1 %2 at %3 s: the alert says %4, the replay %5")
+                                .arg(QString::fromStdString(e.kind), QString::fromStdString(e.target))
+                                .arg(e.t_s)
+                                .arg(*e.value)
+                                .arg(stored)));
+        if (!std::isnan(shown)) QCOMPARE(shown, stored);
+        between += std::fmod(e.t_s, 10.0) != 0.0 ? 1 : 0;
+        ++checked;
+    }
+    QVERIFY2(checked > 0, "the demo raised no alert with a value");
+    QVERIFY2(between > 0, "no alert fell between two samples: the check would pass without the fix");
+}
+
 #include "tst_runs.moc"

@@ -118,7 +118,6 @@ void AlertsPanel::refresh(bool force) {
     std::vector<const runs::StoredEvent*> shown;
     if (rp)
         for (const auto& e : rp->events()) {
-            if (e.t_s > run_.absoluteTime() + 1e-6) continue;
             const model::AlertKindInfo k = model::alertKind(e.kind);
             if (static_cast<int>(k.severity) < min_sev) continue;
             if (hide_acked_->isChecked() && acked_.contains(keyOf(e))) continue;
@@ -127,7 +126,8 @@ void AlertsPanel::refresh(bool force) {
                 continue;
             shown.push_back(&e);
         }
-    // Rebuild only when what is listed changes: playback moves the time every frame.
+    // Rebuild only when what is listed changes; the time (playback moves it every frame, a click on an alert moves
+    // it to that alert) only restyles the rows, so the list keeps its order, selection and scroll position.
     const QString sig = QString("%1|%2|%3|%4|%5|%6")
                             .arg(shown.size())
                             .arg(min_sev)
@@ -135,7 +135,10 @@ void AlertsPanel::refresh(bool force) {
                             .arg(group_->isChecked())
                             .arg(hide_acked_->isChecked())
                             .arg(acked_.size());
-    if (!force && sig == signature_) return;
+    if (!force && sig == signature_) {
+        markLater();
+        return;
+    }
     signature_ = sig;
     shown_count_ = static_cast<int>(shown.size());
     tree_->clear();
@@ -182,6 +185,45 @@ void AlertsPanel::refresh(bool force) {
         if (groups.size() <= 3) tree_->expandAll();
     }
     for (int c = 0; c < kMessage; ++c) tree_->resizeColumnToContents(c);
+    markLater();
+}
+
+void AlertsPanel::markLater() {
+    // The whole run's alerts stay listed; those raised after the current time are set in grey italics ("later").
+    const auto* rp = run_.replay();
+    if (!rp) return;
+    const double now = run_.absoluteTime() - rp->startS();
+    int raised = 0;
+    auto style = [&](QTreeWidgetItem* it, bool later) {
+        for (int c = 0; c < kColumns; ++c) {
+            QFont f = it->font(c);
+            if (f.italic() == later) continue;
+            f.setItalic(later);
+            it->setFont(c, f);
+        }
+        const bool acked = acked_.contains(it->data(0, kKeyRole).toString());
+        it->setForeground(kTime, later || acked ? QColor(150, 150, 150) : tree_->palette().color(QPalette::Text));
+        it->setToolTip(kTime, later ? tr("Raised later than the time shown") : QString());
+    };
+    for (int i = 0; i < tree_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* top = tree_->topLevelItem(i);
+        if (top->childCount() == 0) {
+            const bool later = top->data(0, kTimeRole).toDouble() > now + 1e-6;
+            raised += later ? 0 : 1;
+            style(top, later);
+            continue;
+        }
+        int group_raised = 0;
+        for (int c = 0; c < top->childCount(); ++c) {
+            QTreeWidgetItem* it = top->child(c);
+            const bool later = it->data(0, kTimeRole).toDouble() > now + 1e-6;
+            group_raised += later ? 0 : 1;
+            style(it, later);
+        }
+        raised += group_raised;
+        style(top, group_raised == 0);
+    }
+    raised_count_ = raised;
 }
 
 }  // namespace ct::app

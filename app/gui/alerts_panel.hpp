@@ -1,7 +1,8 @@
 #pragma once
-// The run's alerts up to the current time: severity, what crossed which limit, grouped by kind, filtered by
-// severity and text, and acknowledged (greyed, or hidden) for this session. A click moves the timeline to the
-// alert and frames its entity (MainWindow connects alertActivated).
+// The run's alerts: severity, what crossed which limit, grouped by kind, filtered by severity and text, and
+// acknowledged (greyed, or hidden) for this session. All of the run's alerts stay listed; those raised after the
+// current time are in grey italics. A click moves the timeline to the alert and frames its entity (MainWindow
+// connects alertActivated); the list keeps its place.
 #include <QSet>
 #include <QString>
 #include <QWidget>
@@ -21,8 +22,9 @@ class AlertsPanel : public QWidget {
 public:
     AlertsPanel(const RunController& run, QWidget* parent = nullptr);
     QTreeWidget* tree() const { return tree_; }
-    /// Alerts listed now (group rows not counted).
+    /// Alerts listed (group rows not counted), and those of them raised by the current time.
     int shownCount() const { return shown_count_; }
+    int raisedCount() const { return raised_count_; }
     QComboBox* severityFilter() const { return severity_; }
     QLineEdit* textFilter() const { return filter_; }
     QCheckBox* groupByKind() const { return group_; }
@@ -37,6 +39,7 @@ signals:
 
 private:
     void refresh(bool force = false);
+    void markLater();
     const RunController& run_;
     QComboBox* severity_;
     QLineEdit* filter_;
@@ -47,6 +50,7 @@ private:
     QSet<QString> acked_;
     QString signature_;  // what is listed: rebuilt only when it changes, so a selection survives playback
     int shown_count_ = 0;
+    int raised_count_ = 0;
 };
 
 }  // namespace ct::app

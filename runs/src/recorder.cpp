@@ -5,6 +5,7 @@
 #include <clustertwin/model/scenario_io.hpp>
 
 #include <cmath>
+#include <set>
 
 namespace ct::runs {
 
@@ -99,6 +100,35 @@ void RunRecorder::record(const model::Frame& f) {
     for (const auto& row : siteSeries())
         if (recorded(row, f, siteSeries())) put_row(site_, row, row.get(f));
     if (batch_.size() > 200000) flush();
+}
+
+std::size_t RunRecorder::recordAlerted(const model::Frame& f) {
+    std::set<std::string> named;
+    for (const auto& al : f.alerts)
+        if (!al.entity.empty()) named.insert(al.entity);
+    if (named.empty()) return 0;
+    const double t = f.time_s;
+    std::size_t found = 0;
+    auto put_named = [&](const auto& entries, const auto& table) {
+        for (const auto& e : entries) {
+            if (!named.count(e.id)) continue;
+            ++found;
+            for (const auto& row : table)
+                if (recorded(row, e, table)) put(e.id, row.metric, row.unit, t, row.get(e));
+        }
+    };
+    put_named(f.gpus, gpuSeries());
+    put_named(f.nodes, nodeSeries());
+    put_named(f.racks, rackSeries());
+    put_named(f.cooling_units, coolingUnitSeries());
+    put_named(f.cdus, cduSeries());
+    put_named(f.rack_pdus, rackPduSeries());
+    put_named(f.ups, upsSeries());
+    put_named(f.transformers, upsSeries());
+    put_named(f.loops, waterLoopSeries());
+    put_named(f.jobs, jobSeries());
+    put_named(f.sensors, sensorSeries());
+    return found;
 }
 
 void RunRecorder::collectAlerts(const model::Frame& f) {

@@ -119,6 +119,8 @@ RunOutcome RunSession::run(const RunCallbacks& cb) {
         if (f.time_s + 1e-9 >= next_record || last || reached) {
             rec.record(f);
             next_record += d_->record_s;
+        } else if (!f.alerts.empty()) {
+            rec.recordAlerted(f);  // the alerting entities at the alert's moment, between the regular samples
         }
         if (live_due && f.air) {
             cb.live_frame(f);

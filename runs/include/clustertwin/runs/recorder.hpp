@@ -7,6 +7,7 @@
 #include <clustertwin/runs/store.hpp>
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,10 @@ public:
     void record(const model::Frame& f);
     /// Keeps the frame's alerts and timeline events for the run's event list.
     void collectAlerts(const model::Frame& f);
+    /// Records, between the regular samples, the series of the entities the frame's alerts name, at the frame's
+    /// time: the replay at an alert's moment then shows the value that raised it (one time base for alerts and
+    /// frames), not the sample before. Returns the entities recorded.
+    std::size_t recordAlerted(const model::Frame& f);
     /// Adds one event of the run's own, written with the others by finish().
     void addEvent(StoredEvent e) { events_.push_back(std::move(e)); }
     /// The run stopped before its end at `t_s` (`by`: "cancelled", "SIGINT/SIGTERM"): finish() writes it into
