@@ -14,6 +14,8 @@
 #include <QFileInfo>
 #include <QTest>
 
+#include <map>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -46,6 +48,7 @@ private slots:
     void malformedVariantsOfEveryFormat();
     void mappingRulesAndUnmatchedReport();
     void skeletonScenarioFromTelemetry();
+    void skeletonTakesTheHardwareTheTelemetryReports();
     void slurmJobsForTheReplay();
 };
 
@@ -386,30 +389,104 @@ void TstImportFormats::mappingRulesAndUnmatchedReport() {
     QCOMPARE(back.scenario.telemetry_mapping, s.telemetry_mapping);
 }
 
-void TstImportFormats::skeletonScenarioFromTelemetry() {
-    NEED_DATA();
-    const ParseResult sc = parseFile(kData + "/slurm/hb-jobinfo__habrok__scontrol.txt");
-    std::vector<std::string> notes;
-    const ct::model::Scenario s = skeletonScenario(sc.entities, &notes);
-    int nodes = 0, a100 = 0;
+namespace {
+/// The scenario's nodes by hostname, and its catalog merged with its own section (checked clean).
+std::map<std::string, std::string> modelsByHost(const ct::model::Scenario& s) {
+    std::map<std::string, std::string> out;
     for (const auto& h : s.halls)
         for (const auto& r : h.rows)
             for (const auto& k : r.racks)
-                for (const auto& n : k.nodes) {
-                    ++nodes;
-                    if (n.hostname.rfind("a100gpu", 0) == 0) {
-                        ++a100;
-                        QCOMPARE(n.model, std::string("dgx-a100"));
-                    }
-                }
+                for (const auto& n : k.nodes) out[n.hostname] = n.model;
+    return out;
+}
+ct::model::Catalog mergedCatalog(const ct::model::Scenario& s) {
+    ct::model::Diagnostics d;
+    ct::model::Catalog c = ct::model::effectiveCatalog(s, ct::model::Catalog::builtin(), d);
+    for (const auto& x : d) QTest::qVerify(x.severity != ct::model::Severity::Error, "catalog", x.toString().c_str(), __FILE__, __LINE__);
+    return c;
+}
+}  // namespace
+
+void TstImportFormats::skeletonScenarioFromTelemetry() {
+    NEED_DATA();
+    // Slurm's inventory: a100gpu* nodes with four GPUs of gres type "a100", v100 nodes, CPU-only nodes.
+    const ParseResult sc = parseFile(kData + "/slurm/hb-jobinfo__habrok__scontrol.txt");
+    std::vector<std::string> notes;
+    const ct::model::Scenario s = skeletonScenario(sc.entities, &notes);
+    const ct::model::Catalog cat = mergedCatalog(s);
+    int a100 = 0;
+    const auto models = modelsByHost(s);
+    for (const auto& [host, model] : models)
+        if (host.rfind("a100gpu", 0) == 0) {
+            ++a100;
+            // Four A100s, as the inventory says: not an eight-GPU DGX A100.
+            const ct::model::ServerModel* sm = cat.server(model);
+            QVERIFY2(sm, model.c_str());
+            QCOMPARE(sm->gpu_count, 4);
+            QCOMPARE(sm->gpu_model, std::string("a100-sxm4-80gb"));
+        }
     int hosts = 0;
     for (const auto& e : sc.entities) hosts += e.kind == "node";
-    QCOMPARE(nodes, hosts);
+    QCOMPARE(static_cast<int>(models.size()), hosts);
     QVERIFY(a100 >= 5);
-    QVERIFY(!notes.empty());  // v100 nodes: not in the catalog, said so; the a100 ones are
-    for (const auto& n : notes) QVERIFY2(n.find("'a100'") == std::string::npos, n.c_str());
-    QVERIFY(!ct::model::hasErrors(ct::model::validateScenario(s, ct::model::Catalog::builtin())));
+    // The guesses are said: "a100" names no form factor; v100 is not in the catalog and gets a generic entry.
+    bool said_a100 = false, said_v100 = false;
+    for (const auto& n : notes) {
+        said_a100 = said_a100 || n.find("'a100': an A100 named without its form factor") != std::string::npos;
+        said_v100 = said_v100 || n.find("'v100' is not in the catalog") != std::string::npos;
+    }
+    QVERIFY(said_a100 && said_v100);
+    const ct::model::GpuModel* v100 = cat.gpu("telemetry-gpu-v100");
+    QVERIFY(v100 && v100->name.find("Unknown GPU 'v100' (generic figures)") != std::string::npos);
+    QVERIFY(!ct::model::hasErrors(ct::model::validateScenario(s, cat)));
     QVERIFY_THROWS_EXCEPTION(ImportError, skeletonScenario({}));
+}
+
+void TstImportFormats::skeletonTakesTheHardwareTheTelemetryReports() {
+    NEED_DATA();
+    // Issue 40: four single-GPU hosts scraped by DCGM (a T4, an L4, an L40S, an A100 vGPU) became four 8-GPU DGX
+    // H100s, the T4 labelled 70 / 700 W so that at 68 W and 91 % it looked idle, and memory temperatures 0.0 °C.
+    std::vector<ImportedEntity> entities;
+    for (const char* f : {"cncf-k8s-ai-conformance__v1.35-ericsson-ccd__1x-tesla-t4__drv590.48.01__nohelp.metrics.prom",
+                          "cncf-k8s-ai-conformance__v1.35-kops__1x-nvidia-l4__drv580.105.08.metrics.prom",
+                          "cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom",
+                          "cncf-k8s-ai-conformance__v1.35-vks__1x-grid-a100-40c-vgpu__drv580.126.09.metrics.prom"}) {
+        const ParseResult r = parseFile(kData + "/dcgm_exporter/" + f);
+        entities.insert(entities.end(), r.entities.begin(), r.entities.end());
+        for (const auto& smp : r.samples) QVERIFY2(smp.metric != "memory_temp_c", "a GPU without a memory sensor stored 0 °C");
+    }
+    std::vector<std::string> notes;
+    const ct::model::Scenario s = skeletonScenario(entities, &notes);
+    const ct::model::Catalog cat = mergedCatalog(s);
+    const std::map<std::string, std::string> want = {{"cp-bm14r7", "t4-pcie-16gb"},
+                                                     {"i-030791dc5a37cd257", "l4-pcie-24gb"},
+                                                     {"gpu1-wl8sg", "l40s-pcie-48gb"},
+                                                     {"test-ai-1-node-pool-40c-d5ds8-br9r6-9tb2c", "a100-pcie-40gb"}};
+    const auto models = modelsByHost(s);
+    QCOMPARE(models.size(), want.size());
+    for (const auto& [host, gpu] : want) {
+        const ct::model::ServerModel* sm = cat.server(models.at(host));
+        QVERIFY2(sm, host.c_str());
+        QCOMPARE(sm->gpu_count, 1);
+        QCOMPARE(sm->gpu_model, gpu);
+        QVERIFY(sm->max_power_w < 1500);  // one card and a two-socket host, not a 10 kW DGX
+    }
+    QCOMPARE(cat.gpu("t4-pcie-16gb")->max_power_w, 70.0);  // 68 W is 97 % of it
+    bool said_vgpu = false;
+    for (const auto& n : notes) said_vgpu = said_vgpu || n.find("a vGPU profile") != std::string::npos;
+    QVERIFY(said_vgpu);
+    QVERIFY(!ct::model::hasErrors(ct::model::validateScenario(s, cat)));
+    // The names the tools give map onto the catalog; a GPU it does not know maps onto nothing.
+    QCOMPARE(catalogGpuFor("NVIDIA H100 80GB HBM3"), std::string("h100-sxm5-80gb"));
+    QCOMPARE(catalogGpuFor("NVIDIA H100 PCIe"), std::string("h100-pcie-80gb"));
+    QCOMPARE(catalogGpuFor("NVIDIA H100 NVL"), std::string("h100-nvl-94gb"));
+    QCOMPARE(catalogGpuFor("NVIDIA A100-SXM4-80GB"), std::string("a100-sxm4-80gb"));
+    QCOMPARE(catalogGpuFor("NVIDIA A100 80GB PCIe"), std::string("a100-pcie-80gb"));
+    QCOMPARE(catalogGpuFor("NVIDIA A100-PCIE-40GB"), std::string("a100-pcie-40gb"));
+    QCOMPARE(catalogGpuFor("NVIDIA L40S"), std::string("l40s-pcie-48gb"));
+    QCOMPARE(catalogGpuFor("NVIDIA L40"), std::string());
+    QCOMPARE(catalogGpuFor("NVIDIA A10G"), std::string());
+    QCOMPARE(catalogGpuFor("NVIDIA GB200"), std::string("gb200-blackwell-186gb"));
 }
 
 void TstImportFormats::slurmJobsForTheReplay() {

@@ -122,6 +122,12 @@ bool addPromSample(std::string_view metric, const Labels& labels, double t, doub
         res.warnings.push_back({where(), "no_data", std::string(metric) + ": DCGM reports no data"});
         return false;
     }
+    if (value == 0 && metric == "DCGM_FI_DEV_MEMORY_TEMP") {
+        // GPUs without a memory temperature sensor (GDDR cards such as the T4, L4 and L40S, vGPUs) report 0:
+        // not a temperature. Counted, not stored, so no view shows "Memory temperature 0.0 °C".
+        res.warnings.push_back({where(), "no_data", "DCGM_FI_DEV_MEMORY_TEMP: 0, a GPU without a memory temperature sensor"});
+        return false;
+    }
     if (metric != st.metric) lookUpFamily(metric, st);
     const std::string* uuid_label = labels.find("uuid");  // nvidia_gpu_exporter
     if (st.skip) {

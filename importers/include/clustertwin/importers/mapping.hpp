@@ -66,9 +66,18 @@ ReplayJobs slurmToJobs(const std::vector<SlurmJob>& jobs, const EntityMapper& ma
 /// skipped ("too_big"). Returns how many were placed.
 std::size_t placeTraceJobs(ReplayJobs& jobs, const model::Scenario& s, const model::Catalog& c);
 
-/// A scenario from telemetry alone: one node per host (in name order), server models chosen from the GPU
-/// model names (the nearest catalog server where the GPU is not in the catalog; listed in `notes`), racks of
-/// four nodes in rows of eight, cooling and power sized by the hall builder. Node hostnames are the hosts.
+/// A scenario from telemetry alone: one node per host (in name order), racks of four nodes in rows of eight,
+/// cooling and power sized by the hall builder; node hostnames are the hosts. Each host's hardware is what its
+/// telemetry reports: the GPU model (catalogGpuFor) and the number of GPUs. Eight SXM GPUs of a model with a
+/// DGX / HGX entry are that system; any other host gets a server of its own in the scenario's catalog section
+/// (its GPUs from the catalog, the rest a generic two-socket server's, said so in its source). A GPU the
+/// catalog does not know gets a generic entry named as such, never another GPU's figures. `notes` lists every
+/// guess (a name without a form factor, a vGPU profile, an unknown GPU).
 model::Scenario skeletonScenario(const std::vector<ImportedEntity>& entities, std::vector<std::string>* notes = nullptr);
+
+/// The catalog GPU a telemetry name stands for (DCGM's modelName "Tesla T4", nvidia-smi's "NVIDIA H100 80GB
+/// HBM3", Slurm's gres type "a100"), or "" when the catalog has none; `guess` says what was assumed, if anything
+/// (an A100 named without its form factor, a vGPU profile).
+std::string catalogGpuFor(const std::string& telemetry_name, std::string* guess = nullptr);
 
 }  // namespace ct::importers
