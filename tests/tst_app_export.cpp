@@ -221,7 +221,7 @@ private slots:
         w_->metricBox()->setCurrentIndex(w_->metricBox()->findData("rack_inlet_c"));
         QTRY_VERIFY(plan->hasValues());
         const PlanValues& v = plan->values();
-        QCOMPARE(QString::fromStdString(v.label), QString("Rack inlet, hottest (°C)"));
+        QCOMPARE(QString::fromStdString(v.label), QString("Rack inlet, hottest intake (°C)"));
         std::string hot, cool;
         double hi = -1e9, lo = 1e9;
         for (const auto& [id, x] : v.rack) {

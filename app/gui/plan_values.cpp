@@ -54,7 +54,15 @@ PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const m
             for (const auto& row : h.rows)
                 for (const auto& r : row.racks) out.rack[r.id] = model::rackNameplatePowerW(r, c) / 1e3;
     } else if (f) {
-        if (metric == "inlet_c" || metric == "inlet_delta_c") {
+        if (metric == "inlet_c") {
+            // A rack's inlet is its hottest intake point, as the inspector, the alerts and the report read it
+            // (a node's inlet is a mean over its height, cooler); the hottest node where the rack has none.
+            for (const auto& n : f->nodes) node(n.id, Fold::Max, n.inlet_c);
+            for (const auto& fd : fold) out.rack[fd.first] = fd.second.value();
+            fold.clear();
+            for (const auto& r : f->racks)
+                if (out.rack.count(r.id) && std::isfinite(r.inlet_max_c)) out.rack[r.id] = r.inlet_max_c;
+        } else if (metric == "inlet_delta_c") {
             for (const auto& n : f->nodes) node(n.id, Fold::Max, n.inlet_c);
         } else if (metric == "inlet_residual_c") {  // signed: the rack's mean, so that too cold shows as cold
             for (const auto& n : f->nodes) node(n.id, Fold::Mean, n.inlet_c);
@@ -82,7 +90,7 @@ PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const m
         for (const auto& u : f->cooling_units)
             if (u.failed) out.failed_units.insert(u.id);
     }
-    if (metric == "inlet_c") out.label = "Rack inlet, hottest node (°C)";
+    if (metric == "inlet_c") out.label = "Rack inlet, hottest intake (°C)";
     if (metric == "gpu_temp_c") out.label = "GPU temperature, hottest in the rack (°C)";
     if (metric == "gpu_util") out.label = "GPU utilization, rack mean (%)";
     if (metric == "throttle") out.label = "GPU clocks, lowest in the rack (%)";

@@ -13,15 +13,16 @@ namespace ct::app {
 struct PlanValues {
     std::map<std::string, double> rack;  ///< rack id -> value (NaN: no data)
     std::set<std::string> failed_units;  ///< cooling units failed in the frame
-    std::string label;                   ///< "Rack inlet, hottest (°C)"
+    std::string label;                   ///< "Rack inlet, hottest intake (°C)"
     double lo = 0, hi = 1;               ///< colour range
     bool high_is_good = false;           ///< red at the low end (clocks, Capture Index)
     int decimals = 1;
 };
 
 /// One value per rack for `metric` (a render::metrics() id): rack metrics as recorded; node metrics reduced
-/// over the rack's nodes as a planner reads them (hottest inlet or GPU, summed power, mean utilization, lowest
-/// clocks, largest change); nameplate from the scenario (no frame needed: pass nullptr). The range is the
+/// over the rack's nodes as a planner reads them (hottest GPU, summed power, mean utilization, lowest
+/// clocks, largest change); the inlet is the rack's hottest intake (RackFrame::inlet_max_c, what the inspector,
+/// the alerts and the report read); nameplate from the scenario (no frame needed: pass nullptr). The range is the
 /// metric's, or the values' own when the metric has none (power).
 PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const model::Frame* f, const std::string& metric);
 

@@ -45,8 +45,8 @@ std::vector<MetricInfo> makeTable() {
         power("rear_door_heat_w", "Rear doors' heat", 25, "heat all rear doors take from the racks' exhaust into water"),
         fixed("pue", "PUE", "ratio", "", 1, 2, 23, "power usage effectiveness: facility power / IT power"),
         // Temperatures.
-        temp("inlet_max_c", "Inlet, hottest", 30, "the hottest server inlet of the rack"),
-        temp("inlet_c", "Inlet", 31, "air temperature at the server's intake"),
+        temp("inlet_max_c", "Inlet, hottest", 30, "the rack's hottest intake point: what the alerts, the floor plan and the report read"),
+        temp("inlet_c", "Inlet", 31, "air temperature at the server's intake, averaged over its height"),
         temp("inlet_mean_c", "Inlet, mean", 32, "mean server inlet of the rack"),
         temp("max_inlet_c", "Hottest inlet", 33, "the hottest rack inlet of the site"),
         temp("temp_c", "Temperature", 34, "GPU die (or sensor) temperature"),

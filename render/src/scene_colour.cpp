@@ -13,7 +13,7 @@ const std::vector<MetricInfo> kMetrics = {
     {"gpu_util", "GPU utilization (%)", 0, 100, false, true},
     {"throttle", "GPU clocks, lowest (%)", 50, 100, false, true, true},
     {"rack_power_kw", "Rack power (kW)", 0, 0, true, true},
-    {"rack_inlet_c", "Rack inlet, hottest (°C)", 15, 40, true, true},
+    {"rack_inlet_c", "Rack inlet, hottest intake (°C)", 15, 40, true, true},
     {"exhaust_c", "Rack exhaust (°C)", 15, 55, true, true},
     {"capture_index", "Rack Capture Index, cold aisle (%)", 0, 100, true, true, true},
     {"nameplate_kw", "Node nameplate (kW)", 0, 0, false, false},
