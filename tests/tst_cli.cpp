@@ -12,6 +12,8 @@
 #include "image_checks.hpp"
 #include "test_time.hpp"
 
+#include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/validate.hpp>
 #include <clustertwin/runs/store.hpp>
 
 #include <cmath>
@@ -359,6 +361,11 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
     QVERIFY(job["mfu"].toDouble() > 0 && job["mfu"].toDouble() < 0.4);
     auto store = ct::runs::TelemetryStore::open(tmp.filePath("run.sqlite").toStdString());
     QCOMPARE(store.values(store.runs()[0].id, "step_time_s", {"llm"}, 0, 1e9).size(), std::size_t(1));
+    // The run is of the unedited file, its jobs its own (issue 40: with them in its fingerprint the app said the
+    // run "was computed for a different version of the scenario").
+    const ct::runs::RunMeta meta = store.runs()[0].meta;
+    QCOMPARE(meta.scenario_hash, ct::model::scenarioHash(ct::model::loadAndValidate(sample("superpod-h100-su").toStdString()).scenario));
+    QVERIFY2(meta.run_options_json.find("\"extra_jobs\":1") != std::string::npos, meta.run_options_json.c_str());
     // A bad job is named by its place in the jobs file.
     QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
     f.write(R"({"jobs": [{"id": "x", "nodes": ["n9999"]}, {"id": "y", "gpus": 100000}]})");

@@ -194,12 +194,20 @@ bool loadInputs(const Args& a, const std::string& file, session::RunRequest& r, 
         valid = valid && !m::hasErrors(d);
         r.extra_events = std::move(er.events);
     }
-    if (a.has("jobs")) valid = addJobsFile(rep, a.get("jobs")) && valid;
     // The scenario's file (absolute, so that the app can offer to open it) and fingerprint: the app shows a run
-    // only on the scenario it was computed for.
+    // only on the scenario it was computed for. The fingerprint is the file's, taken before --jobs adds the run's
+    // own jobs (they are this run's, as --events are; with them in, every such run of an unedited file was
+    // said to be of "another version" of it), and the run's options say what it added.
     r.meta.source = "clustertwin-cli simulate";
     r.meta.scenario_file = file == "-" ? file : std::filesystem::absolute(file).lexically_normal().string();
     r.meta.scenario_hash = m::scenarioHash(rep.scenario);
+    if (a.has("jobs")) {
+        const std::size_t before = rep.scenario.jobs.size();
+        valid = addJobsFile(rep, a.get("jobs")) && valid;
+        r.meta.run_options_json = json{{"extra_jobs", rep.scenario.jobs.size() - before}, {"extra_events", r.extra_events.size()}}.dump();
+    } else if (!r.extra_events.empty()) {
+        r.meta.run_options_json = json{{"extra_events", r.extra_events.size()}}.dump();
+    }
     r.run_name = (a.has("drive") ? "driven " : "simulate ") + rep.scenario.id;
     r.scenario = std::move(rep.scenario);
     r.catalog = std::move(rep.catalog);

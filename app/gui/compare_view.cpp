@@ -17,6 +17,8 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <set>
+#include <tuple>
 
 namespace ct::app {
 
@@ -90,9 +92,16 @@ void CompareView::setBaseline(std::shared_ptr<const runs::RunReplay> baseline) {
     const auto* what = run_.replay();
     if (baseline_ && what) {
         sum_ = compareRuns(*baseline_, *what);
+        // The what-if's own events: those of its run that its baseline does not have too (the scenario's own
+        // timeline, a scheduled failure say, is in both and is no difference).
+        std::set<std::tuple<long long, std::string, std::string>> in_base;
+        auto key = [](const runs::StoredEvent& e, double t0) { return std::tuple{std::llround(1000 * (e.t_s - t0)), e.target, e.message}; };
+        for (const auto& e : baseline_->events())
+            if (e.kind == "event") in_base.insert(key(e, baseline_->startS()));
         QStringList added;
         for (const auto& e : what->events())
-            if (e.kind == "event") added << tr("%1 %2 at %3").arg(qs(e.message), qs(e.target), when(e.t_s - what->startS()));
+            if (e.kind == "event" && !in_base.count(key(e, what->startS())))
+                added << tr("%1 %2 at %3").arg(qs(e.message), qs(e.target), when(e.t_s - what->startS()));
         QString text =
             tr("<b>Largest rise:</b> %1 %2 K at %3 · <b>racks above %4 °C at the end:</b> %5 of %6 (baseline %7) · "
                "<b>first rack above %4 °C:</b> %8 (baseline: %9)")
