@@ -15,7 +15,9 @@
 #include "view3d.hpp"
 
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/report/report.hpp>
 #include <clustertwin/runs/replay.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QAction>
 #include <QApplication>
@@ -359,6 +361,19 @@ void TstAppReading::aWhatIfListsEveryEventItContains() {
     // (issue 40: it was listed as a what-if difference, "Baseline: without them").
     const QString compare = w_->compareView()->summaryLabel()->text();
     QVERIFY2(compare.contains("crah-01") && !compare.contains("crah-02"), qPrintable(compare));
+    // The run says it is a what-if and names its baseline, and so does its report (issue 40).
+    auto store = ct::runs::TelemetryStore::open(w_->run()->databasePath().toStdString(), ct::runs::TelemetryStore::Mode::Existing);
+    const ct::runs::RunInfo info = store.runs().back();
+    QVERIFY2(info.meta.whatif_baseline.find("-baseline.sqlite, run ") != std::string::npos, info.meta.whatif_baseline.c_str());
+    QCOMPARE(info.meta.whatif_changes, std::vector<std::string>{"crah-01 fails at 1m 00s"});
+    const std::string html = dir_.filePath("whatif.html").toStdString();
+    ct::report::ReportOptions ro;
+    ro.picture = false;
+    ct::report::writeRunReport(w_->document().scenario(), w_->document().catalog(), store, info.id, html, ro);
+    QFile hf(QString::fromStdString(html));
+    QVERIFY(hf.open(QIODevice::ReadOnly));
+    const QString page = QString::fromUtf8(hf.readAll());
+    QVERIFY2(page.contains("<b>What-if</b>: crah-01 fails at 1m 00s. Baseline (the same scenario without it): "), "no what-if line");
 }
 
 void TstAppReading::aResultOutsidePhysicsShowsABannerWithItsCause() {

@@ -264,6 +264,29 @@ private slots:
         QVERIFY(meshes >= 6);  // floor, walls, racks, nodes, units, switches at least
     }
 
+    void aReportOfARunOutsideTheModelSaysSoFirst() {
+        // Issue 40: the report of a run whose inlets passed 45 °C (a 32-rack hall of 40 kW racks without
+        // containment, quick air) showed its tiles and "Heat balance ✔" without the app's warning.
+        const QString hall = path("hot.json"), db = path("hot.sqlite"), html = path("hot.html");
+        Result r =
+            cli({"generate", "--rows", "4", "--racks-per-row", "8", "--server", "dgx-h100", "--containment", "none", "-o", hall, "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = cli({"simulate", hall, "--duration", "2m", "--air", "quick", "--out", db, "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = cli({"export", hall, "--format", "html", "--no-picture", "--run", db, "-o", html});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(html);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        const int banner = text.indexOf("Outside what the model represents");
+        QVERIFY2(banner > 0 && banner < text.indexOf("At the end of the run"), "no finding before the totals");
+        QVERIFY(text.contains("Likely cause"));
+        // The heat balance is not passed off as a check of such a run.
+        const int heat = text.indexOf("Heat balance of the room air");
+        QVERIFY(heat > 0);
+        QVERIFY2(text.mid(heat, 400).contains("left what the model represents"), qPrintable(text.mid(heat, 400)));
+    }
+
     void htmlReportRendersInABrowser() {
         // A run with a unit failure, so that the report has an event, an alert and a failed unit to show.
         const QString events = path("events.json");

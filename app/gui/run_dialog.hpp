@@ -33,6 +33,9 @@ struct RunRequest {
     /// not driven; its latest run), a map file, and whether the run lasts as long as the measurements.
     std::string drive_db, drive_map;
     bool drive_span = true;
+    /// A what-if's failure run: its baseline ("<database>, run N") and its changes, for the run's metadata.
+    std::string whatif_baseline;
+    std::vector<std::string> whatif_changes;
 
     /// The scenario as this run simulates it: extra jobs added, skipped events removed (extra events are
     /// given to the engine separately, so they stay visible as this run's own).

@@ -1,4 +1,5 @@
 #include "simulation_control.hpp"
+#include "run_explainer.hpp"
 
 #include "scenario_document.hpp"
 #include "simulation_job.hpp"
@@ -60,6 +61,7 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
     job_->setStep(r.step_s);
     job_->setScenarioFile(job_path_);
     if (!r.drive_db.empty()) job_->setDrive(r.drive_db, r.drive_map, r.drive_span);
+    if (!r.whatif_baseline.empty()) job_->setWhatIf(r.whatif_baseline, r.whatif_changes);
     if (options) {
         nlohmann::json o{
             {"extra_jobs", r.extra_jobs.size()}, {"skipped_events", r.skipped_events}, {"extra_events", r.extra_events.size()}};
@@ -123,6 +125,12 @@ void SimulationControl::jobSucceeded(const QString& path, qint64 run) {
         }
         const auto p = std::move(pending_);
         running_whatif_ = true;
+        p->request.whatif_baseline = path.toStdString() + ", run " + std::to_string(run);
+        for (const auto& e : p->request.extra_events)
+            p->request.whatif_changes.push_back(
+                tr("%1 at %2")
+                    .arg(describeEvent(e.kind, e.target, e.value), QString::fromStdString(model::formatDuration(e.time_s)))
+                    .toStdString());
         launch(p->request, p->db);
         return;
     }

@@ -40,6 +40,8 @@ void SimulationJob::run() {
         if (!scenario_file_.isEmpty()) r.meta.scenario_file = QFileInfo(scenario_file_).absoluteFilePath().toStdString();
         r.meta.scenario_hash = scenario_hash_;
         r.meta.run_options_json = options_json_;
+        r.meta.whatif_baseline = whatif_baseline_;
+        r.meta.whatif_changes = whatif_changes_;
         if (!drive_db_.empty()) planDrive(r);
         session::RunSession run(std::move(r));
         emit airSolver(QString::fromStdString(run.stats().air_summary), run.stats().air_approximate);

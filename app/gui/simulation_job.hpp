@@ -34,6 +34,11 @@ public:
     void setStep(double s) { step_s_ = s > 0 ? s : 1.0; }
     /// Before start(): the scenario's file, recorded in the run's metadata (so the app can offer to open it).
     void setScenarioFile(QString path) { scenario_file_ = std::move(path); }
+    /// A what-if's failure run: its baseline and changes go into the run's metadata (RunMeta::whatif_*).
+    void setWhatIf(std::string baseline, std::vector<std::string> changes) {
+        whatif_baseline_ = std::move(baseline);
+        whatif_changes_ = std::move(changes);
+    }
     /// Before start(): the document's content hash, when the run simulates it with run options (more jobs,
     /// events left out): the run still belongs to that document. Also the options, for the run's metadata.
     void setScenarioHash(std::string hash, std::string options_json) {
@@ -83,6 +88,8 @@ private:
     QString note_;
     QString scenario_file_;
     std::string scenario_hash_, options_json_;
+    std::string whatif_baseline_;
+    std::vector<std::string> whatif_changes_;
     std::string drive_db_, drive_map_;
     bool drive_span_ = true;
 };

@@ -4,6 +4,7 @@
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/report/report.hpp>
 #include <clustertwin/runs/replay.hpp>
+#include <clustertwin/runs/run_checks.hpp>
 
 #include "report_svg.hpp"
 
@@ -113,6 +114,9 @@ private:
             sum_.mismatch = "the run was recorded for scenario '" + info_.scenario_id + "', not '" + s_.id + "'";
         else if (!info_.meta.scenario_hash.empty() && info_.meta.scenario_hash != model::scenarioHash(s_))
             sum_.mismatch = "the run was recorded from another version of this scenario: values are matched by id";
+        // The app's banner: results outside what the model represents, and a heat imbalance at steady state.
+        findings_ = runs::checkRun(rp_);
+        sum_.findings = findings_.size();
         // Racks at the end, hottest level first.
         for (const auto& r : end_.racks) {
             const double v = std::isfinite(r.inlet_max_c) ? r.inlet_max_c : r.inlet_mean_c;
@@ -161,11 +165,16 @@ private:
     /// Checks on the end state and over the run.
     void checks() {
         const double into_air = end_.heat_in_w, out_of_air = end_.heat_removed_w + end_.rear_door_heat_w;
+        bool outside = false;
+        for (const auto& f : findings_) outside = outside || f.level == runs::RunFinding::Level::Error;
         if (std::isfinite(into_air) && into_air > 0 && std::isfinite(out_of_air)) {
             const double err = (out_of_air - into_air) / into_air;
-            checks_.push_back({std::fabs(err) <= 0.01 ? 0 : (std::fabs(err) <= 0.05 ? 1 : 2), "Heat balance of the room air at the end",
-                               "racks put " + num(into_air / 1e3) + " kW into the air; cooling units and rear doors take " +
-                                   num(out_of_air / 1e3) + " kW (" + num(100 * err, 2) + " %; steady state within 1 %)"});
+            std::string detail = "racks put " + num(into_air / 1e3) + " kW into the air; cooling units and rear doors take " +
+                                 num(out_of_air / 1e3) + " kW (" + num(100 * err, 2) + " %; steady state within 1 %)";
+            // A balanced sum says nothing about a run that left what the model represents (see the top).
+            if (outside) detail += "; but the run left what the model represents, so this balance does not make its answer right";
+            checks_.push_back({outside ? 2 : (std::fabs(err) <= 0.01 ? 0 : (std::fabs(err) <= 0.05 ? 1 : 2)),
+                               "Heat balance of the room air at the end", detail});
         }
         checks_.push_back({sum_.racks_over_32 > 0 ? 2 : (sum_.racks_over_27 > 0 ? 1 : 0), "Rack inlets within ASHRAE's envelope (A1)",
                            std::to_string(sum_.racks_over_27) + " of " + std::to_string(sum_.racks) +
@@ -214,7 +223,22 @@ private:
                << (info_.meta.duration_s ? " of " + esc(model::formatDuration(*info_.meta.duration_s)) : std::string());
         if (!s_.description.empty()) h_ << "<br>" << esc(s_.description);
         h_ << "</div>\n";
+        if (!info_.meta.whatif_baseline.empty()) {  // the app's what-if: what it changed and the run it compares with
+            h_ << "<p><b>What-if</b>";
+            std::string changes;
+            for (const auto& c : info_.meta.whatif_changes) changes += (changes.empty() ? "" : "; ") + c;
+            if (!changes.empty()) h_ << ": " << esc(changes);
+            h_ << ". Baseline (the same scenario without " << (info_.meta.whatif_changes.size() == 1 ? "it" : "them")
+               << "): " << esc(info_.meta.whatif_baseline) << ".</p>\n";
+        }
         if (!sum_.mismatch.empty()) h_ << "<p class=\"warn\"><b>Note:</b> " << esc(sum_.mismatch) << ".</p>\n";
+        // The findings first, as the app's banner shows them: a reader must not take such a run at face value.
+        for (const auto& f : findings_) {
+            const bool error = f.level == runs::RunFinding::Level::Error;
+            h_ << "<p class=\"" << (error ? "bad" : "warn") << "\"><b>"
+               << (error ? "Outside what the model represents" : "Check this result") << "</b> (at " << esc(model::formatDuration(f.t_s))
+               << (f.entity.empty() ? std::string() : ", " + esc(f.entity)) << "): " << esc(f.text) << "</p>\n";
+        }
     }
 
     void tile(const std::string& value, const std::string& label, int state = 0) {
@@ -336,8 +360,9 @@ private:
     std::map<std::string, double> inlet_;         ///< each rack's hottest inlet at the end
     std::vector<const model::RackFrame*> racks_;  ///< hottest first
     std::vector<runs::StoredEvent> alerts_, applied_;
-    std::string site_;     ///< the entity the site's series are recorded under
-    std::string picture_;  ///< PNG bytes, empty without a picture
+    std::vector<runs::RunFinding> findings_;  ///< runs::checkRun: what the app's banner says
+    std::string site_;                        ///< the entity the site's series are recorded under
+    std::string picture_;                     ///< PNG bytes, empty without a picture
     std::vector<Check> checks_;
     std::ostringstream h_;
 };

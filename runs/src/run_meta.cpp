@@ -49,6 +49,13 @@ RunMeta RunMeta::parse(const std::string& text) {
     take(j, "interrupted_by", m.interrupted_by);
     take(j, "time_origin_unix", m.time_origin_unix);
     take(j, "driven_by", m.driven_by);
+    take(j, "whatif_baseline", m.whatif_baseline);
+    if (auto it = j.find("whatif_changes"); it != j.end()) {
+        if (it->is_array())
+            for (const auto& x : *it)
+                if (x.is_string()) m.whatif_changes.push_back(x.get<std::string>());
+        j.erase(it);
+    }
     if (auto it = j.find("driven"); it != j.end()) {
         if (it->is_array())
             for (const auto& x : *it) {
@@ -108,6 +115,8 @@ std::string RunMeta::toJson() const {
     if (!job_nodes.empty()) j["job_nodes"] = job_nodes;
     if (time_origin_unix) j["time_origin_unix"] = *time_origin_unix;
     put("driven_by", driven_by);
+    put("whatif_baseline", whatif_baseline);
+    if (!whatif_changes.empty()) j["whatif_changes"] = whatif_changes;
     if (!driven.empty()) {
         json a = json::array();
         for (const auto& d : driven)

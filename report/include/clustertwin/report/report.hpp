@@ -39,6 +39,7 @@ struct ReportSummary {
     bool picture = false;
     std::string picture_note;  ///< why there is no 3D picture ("" when there is one or none was asked for)
     std::string mismatch;      ///< the run was recorded from another scenario or version of it ("" when not); the report says so too
+    std::size_t findings = 0;  ///< runs::checkRun's findings (outside what the model represents...), shown at the top
 };
 
 /// Writes the report of run `run` of `store` on scenario `s` to `path` (atomically): the scenario and the run,

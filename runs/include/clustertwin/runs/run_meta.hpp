@@ -37,6 +37,10 @@ struct RunMeta {
         bool operator==(const Driven&) const = default;
     };
     std::vector<Driven> driven;
+    /// A what-if (the app's Simulation > What-if): its baseline run ("<database>, run N") and what it changed
+    /// against it, one line each ("crah-01 fails at 1m 00s"). Empty for other runs.
+    std::string whatif_baseline;
+    std::vector<std::string> whatif_changes;
     /// Keys this program does not know (a newer version's), kept as a JSON object's text.
     std::string other_json;
 
