@@ -41,6 +41,7 @@ private slots:
     void reimportIsRecognisedByContentNotFileTime();
     void zonesAreApplied();
     void runsListsWhatADatabaseHolds();
+    void measuredGpusPastTheirLimitsRaiseAlerts();
 };
 
 void TstImportCli::everyTestdataFileIsAccountedFor_data() {
@@ -209,4 +210,43 @@ void TstImportCli::runsListsWhatADatabaseHolds() {
 }
 
 QTEST_GUILESS_MAIN(TstImportCli)
+void TstImportCli::measuredGpusPastTheirLimitsRaiseAlerts() {
+    // Issue 40: an H100 measured at 91 °C, past its 87 °C slowdown, left the Alerts dock empty. DCGM scrapes of a
+    // T4 (slowdown 93, shutdown 96 °C) and an H100 (87 / 92 °C) over four minutes: alerts at the crossings, with
+    // each model's own limits; the T4 at 91 °C raises nothing.
+    QTemporaryDir tmp;
+    const QString prom = tmp.filePath("hot.prom"), db = tmp.filePath("hot.sqlite");
+    {
+        std::ofstream f(prom.toStdString());
+        const double temps[][2] = {{80, 85}, {91, 91}, {95, 93}, {97, 84}, {90, 95}};  // T4, H100 per minute
+        for (int m = 0; m < 5; ++m) {
+            const long long t = 1700000000000LL + m * 60000LL;  // ms
+            f << "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",modelName=\"Tesla T4\",Hostname=\"t4host\"} " << temps[m][0] << " " << t << "\n";
+            f << "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"h100host\"} " << temps[m][1] << " " << t
+              << "\n";
+        }
+    }
+    CliRun r = cli({"import", prom, "--db", db, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(r.json()["alerts"].toInt(), 6);
+    auto st = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
+    const auto events = st.events(st.runs().at(0).id);
+    QStringList got;
+    for (const auto& e : events)
+        got << QString("%1 %2 %3 %4").arg(QString::fromStdString(e.kind), QString::fromStdString(e.target)).arg(*e.value).arg(*e.threshold);
+    // T4: 95 > 93 at minute 2, 97 > 96 at minute 3. H100: 91 > 87 at minute 1, 93 > 92 at minute 2; it falls to 84
+    // (2 K below both limits: re-armed) and at 95 in minute 4 crosses both again.
+    QVERIFY2(got.contains("gpu_hot t4host/gpu0 95 93") && got.contains("gpu_shutdown t4host/gpu0 97 96"), qPrintable(got.join("; ")));
+    QVERIFY2(got.contains("gpu_hot h100host/gpu0 91 87") && got.contains("gpu_shutdown h100host/gpu0 93 92"), qPrintable(got.join("; ")));
+    QVERIFY2(got.contains("gpu_hot h100host/gpu0 95 87") && got.contains("gpu_shutdown h100host/gpu0 95 92"), qPrintable(got.join("; ")));
+    QCOMPARE(got.size(), 6);
+    // The same file again: nothing raised twice.
+    r = cli({"import", prom, "--db", db, "--json"});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.json()["unchanged_files"].toInt(), 1);
+    QCOMPARE(r.json()["alerts"].toInt(), 0);
+    QCOMPARE(st.runs().size(), std::size_t(1));
+    QCOMPARE(st.eventCount(st.runs().at(0).id), static_cast<std::int64_t>(events.size()));
+}
+
 #include "tst_import_cli.moc"

@@ -119,6 +119,7 @@ void printImportSummary(const im::ImportSummary& s, const std::string& unit, boo
                     {"collisions", w.conflicts},
                     {"links", s.links},
                     {"jobs", s.jobs.size()},
+                    {"alerts", s.alerts},
                     {"warnings", kinds},
                     {"files_with_warnings", files},
                     {"exit_code", s.cancelled ? 130 : s.exitCode()}};

@@ -1,5 +1,6 @@
 #include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/import_session.hpp>
+#include <clustertwin/importers/telemetry_alerts.hpp>
 
 #include <clustertwin/importers/mapping.hpp>
 
@@ -464,6 +465,8 @@ ImportSummary ImportSession::finish() {
         s.deleteRun(d.sum.run);  // an import that read nothing leaves no empty run behind
         d.sum.run_removed = true;
     } else {
+        // The alert rules on what was measured, with the real GPU models' limits (issue 40).
+        d.sum.alerts = raiseTelemetryAlerts(s, d.sum.run, d.sum.entities);
         s.finishRun(d.sum.run, 0);
         if (d.opt.mapper && d.sum.matched > 0 && !d.opt.mapped_onto.empty()) {
             runs::RunMeta meta;

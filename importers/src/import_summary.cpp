@@ -72,6 +72,8 @@ std::string formatImportSummary(const ImportSummary& s, const std::string& unit)
         }
         out << "\n";
     }
+    if (s.alerts > 0)
+        out << "  alerts: " << s.alerts << " raised on the measurements (GPUs past their model's slowdown or shutdown temperature)\n";
     return out.str();
 }
 

@@ -15,6 +15,8 @@ const std::vector<AlertKindInfo>& alertKinds() {
         {"cooling_short", "Cooling at capacity", S::Warning, "", "the unit cannot hold its setpoint: supply rises"},
         {"inlet_high", "Inlet above 27 °C", S::Warning, "inlet_max_c", "above ASHRAE's recommended inlet range"},
         {"throttling", "GPU throttling", S::Warning, "throttle", "the GPU runs below full clocks (heat or power)"},
+        {"gpu_hot", "GPU past its slowdown temperature", S::Warning, "temp_c",
+         "measured: the GPU is hotter than its model's slowdown temperature, so its clocks drop"},
         {"breaker_high", "Breaker above 80 %", S::Warning, "breaker_utilization", "above the continuous-load limit of its breaker"},
         {"power_ramp", "Power ramp", S::Warning, "", "a feed's draw changes faster than the utility's ramp limit"},
         {"link_high", "Link above 90 %", S::Warning, "utilization", "a fabric link is nearly saturated: collectives slow down"},

@@ -69,6 +69,7 @@ struct ImportSummary {
     std::vector<SlurmJob> jobs;
     std::size_t matched = 0;
     std::set<std::string> unmatched;
+    std::size_t alerts = 0;  ///< alerts the measurements raised (raiseTelemetryAlerts)
     bool cancelled = false;
     /// Warnings that stand for readings or records lost (not the informational kinds: DCGM's "no data",
     /// an empty file).
