@@ -112,6 +112,10 @@ void TstAppReading::telemetryImportedWithASkeletonShowsOnTheSkeleton() {
     QVERIFY(!rp->series("cp-bm14r7/gpu0", "power_w"));  // renamed to the node that has that host name
     // Nothing left unmatched: no "not in scenario" notice.
     QVERIFY2(w_->notice()->text().isEmpty(), qPrintable(w_->notice()->text()));
+    // Measured data reads at the time it was measured (issue 40: relative times only), the time from its start beside.
+    w_->run()->setTime(0);
+    const QString label = w_->timeline()->timeLabel()->text();
+    QVERIFY2(label.startsWith(wallClockText(rp->startS())) && label.contains(" UTC (0s / "), qPrintable(label));
     // The GPU's values reach the inspector and the 3D frame.
     w_->select(w_->tree()->refFor("n0001/gpu0"));
     QVERIFY(!w_->values()->value("power_w").isEmpty());

@@ -17,6 +17,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
 #include <map>
 
 namespace ct::app {
@@ -146,7 +147,8 @@ void AlertsPanel::refresh(bool force) {
         const model::AlertKindInfo k = model::alertKind(e.kind);
         auto* it = new QTreeWidgetItem;
         const double t = e.t_s - rp->startS();
-        it->setText(kTime, qs(model::formatDuration(t)));
+        const double wall = run_.wallClockAt(t);  // measured data: when it happened
+        it->setText(kTime, std::isfinite(wall) ? wallClockText(wall) : qs(model::formatDuration(t)));
         it->setText(kSeverity, qs(model::toString(k.severity)));
         it->setForeground(kSeverity, severityColour(k.severity));
         it->setText(kAlert, qs(k.title));
@@ -171,7 +173,8 @@ void AlertsPanel::refresh(bool force) {
         for (const auto& [key, list] : groups) {
             const model::AlertKindInfo k = model::alertKind(key.second);
             auto* g = new QTreeWidgetItem;
-            g->setText(kTime, qs(model::formatDuration(list.front()->t_s - rp->startS())));
+            const double t0 = list.front()->t_s - rp->startS(), wall0 = run_.wallClockAt(t0);
+            g->setText(kTime, std::isfinite(wall0) ? wallClockText(wall0) : qs(model::formatDuration(t0)));
             g->setText(kSeverity, qs(model::toString(k.severity)));
             g->setForeground(kSeverity, severityColour(k.severity));
             g->setText(kAlert, tr("%1 (%2)").arg(qs(k.title)).arg(list.size()));

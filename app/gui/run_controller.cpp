@@ -1,5 +1,9 @@
 #include "run_controller.hpp"
 
+#include <clustertwin/model/time.hpp>
+
+#include <cmath>
+
 #include <QCoreApplication>
 #include <QPointer>
 #include <QThread>
@@ -135,6 +139,19 @@ std::size_t RunController::mapHosts(const std::map<std::string, std::string>& ho
     emit runChanged();
     emit timeChanged(t_);
     return n;
+}
+
+QString wallClockText(double unix_s) {
+    QString iso = QString::fromStdString(model::formatIsoTime(unix_s));  // 2023-11-14T22:13:20Z
+    return iso.replace('T', ' ').replace("Z", " UTC");
+}
+
+double RunController::wallClockAt(double t_s) const {
+    if (!replay_) return std::nan("");
+    const runs::RunInfo& info = replay_->info();
+    if (info.kind == "imported") return replay_->startS() + t_s;
+    if (info.meta.time_origin_unix) return *info.meta.time_origin_unix + t_s;
+    return std::nan("");
 }
 
 double RunController::duration() const { return replay_ ? replay_->endS() - replay_->startS() : 0.0; }

@@ -18,6 +18,9 @@
 
 namespace ct::app {
 
+/// A wall-clock time as the app writes it: "2023-11-14 22:13:20 UTC".
+QString wallClockText(double unix_s);
+
 class RunController : public QObject {
     Q_OBJECT
 public:
@@ -46,6 +49,10 @@ public:
     /// Seconds from the run's start.
     double time() const { return t_; }
     double duration() const;
+    /// The wall-clock time (Unix s) at `t_s` from the run's start, where the run has one: imported telemetry
+    /// (its stored times are Unix seconds) and runs driven by measurements (their measured t = 0); NaN for a
+    /// simulated run, whose time is relative.
+    double wallClockAt(double t_s) const;
     /// Absolute time of the store (run start + time()).
     double absoluteTime() const;
     void setTime(double t_s);

@@ -12,6 +12,8 @@
 #include <QStyleOptionSlider>
 #include <QToolButton>
 
+#include <cmath>
+
 namespace ct::app {
 
 void MarkedSlider::paintEvent(QPaintEvent* e) {
@@ -88,7 +90,11 @@ void Timeline::onTimeChanged(double t) {
         label_->setText(tr("no run"));
         return;
     }
-    label_->setText(tr("%1 / %2").arg(QString::fromStdString(model::formatDuration(t)), QString::fromStdString(model::formatDuration(d))));
+    const QString rel =
+        tr("%1 / %2").arg(QString::fromStdString(model::formatDuration(t)), QString::fromStdString(model::formatDuration(d)));
+    // Measured data is read at the time it was measured (UTC), the time from its start beside it.
+    const double wall = run_.wallClockAt(t);
+    label_->setText(std::isfinite(wall) ? tr("%1 (%2)").arg(wallClockText(wall), rel) : rel);
 }
 
 }  // namespace ct::app
