@@ -97,7 +97,7 @@ public:
             {"a100-sxm4-80gb", "dgx-a100"}, {"h100-sxm5-80gb", "dgx-h100"}, {"b200-sxm-180gb", "hgx-b200"}};
         if (hw.count == 8)
             if (auto it = kEightWay.find(hw.gpu); it != kEightWay.end()) return it->second;
-        const std::string id = hw.count > 0 ? "telemetry-" + std::to_string(hw.count) + "x-" + hw.gpu : "telemetry-cpu-only";
+        std::string id = hw.count > 0 ? "telemetry-" + std::to_string(hw.count) + "x-" + hw.gpu : "telemetry-cpu-only";
         if (!servers_.count(id)) servers_[id] = genericServer(id, hw);
         return id;
     }
