@@ -63,6 +63,15 @@ bool isSentinel(double v) {
     return false;
 }
 
+/// Why a sample is no reading at all (DCGM's sentinels; the 0 °C memory temperature of GPUs without a memory
+/// sensor: GDDR cards such as the T4, L4 and L40S, and vGPUs), or null. Counted as no_data, not stored, so no view
+/// shows "Memory temperature 0.0 °C".
+const char* noReading(std::string_view metric, double value) {
+    if (isSentinel(value)) return "DCGM reports no data";
+    if (value == 0 && metric == "DCGM_FI_DEV_MEMORY_TEMP") return "0, a GPU without a memory temperature sensor";
+    return nullptr;
+}
+
 std::string lower(std::string_view v) {
     std::string s(v);
     for (char& c : s)
@@ -118,14 +127,8 @@ std::string gpuUuid(const std::string& u) { return u.rfind("GPU-", 0) == 0 || u.
 
 bool addPromSample(std::string_view metric, const Labels& labels, double t, double value, const std::function<std::string()>& where,
                    ParseResult& res, PromState& st) {
-    if (isSentinel(value)) {
-        res.warnings.push_back({where(), "no_data", std::string(metric) + ": DCGM reports no data"});
-        return false;
-    }
-    if (value == 0 && metric == "DCGM_FI_DEV_MEMORY_TEMP") {
-        // GPUs without a memory temperature sensor (GDDR cards such as the T4, L4 and L40S, vGPUs) report 0:
-        // not a temperature. Counted, not stored, so no view shows "Memory temperature 0.0 °C".
-        res.warnings.push_back({where(), "no_data", "DCGM_FI_DEV_MEMORY_TEMP: 0, a GPU without a memory temperature sensor"});
+    if (const char* why = noReading(metric, value)) {
+        res.warnings.push_back({where(), "no_data", std::string(metric) + ": " + why});
         return false;
     }
     if (metric != st.metric) lookUpFamily(metric, st);
