@@ -316,6 +316,16 @@ int cmdImport(const Args& a) {
     model::Catalog catalog;
     if (!loadImportScenario(a, scenario, catalog, mapper)) return 2;
     const im::ImportOptions opt = importOptions(a, scenario, mapper);
+    // A database this import creates and then fills with nothing (every file unreadable, a Prometheus that did
+    // not answer) is removed once the store is closed: no empty file is left behind.
+    struct RemoveIfEmpty {
+        std::string path;
+        bool remove = false;
+        ~RemoveIfEmpty() {
+            if (remove) runs::removeDatabaseFiles(path);
+        }
+    } created{a.get("db")};
+    const bool existed = std::filesystem::exists(a.get("db"));
     auto store = runs::TelemetryStore::open(a.get("db"));
     im::ImportSession session(store, opt);
     catchInterrupt();
@@ -336,6 +346,7 @@ int cmdImport(const Args& a) {
             shown);
     progress.finish();
     im::ImportSummary sum = session.finish();
+    created.remove = !existed && sum.run_removed && store.runs().empty() && store.entities().empty();
     sum.failed.insert(sum.failed.end(), live_failures.begin(), live_failures.end());
     for (const auto& f : sum.failed) std::cerr << f << "\n";
     if (sum.cancelled) std::cerr << "import: interrupted; what was read before is kept\n";

@@ -33,6 +33,15 @@ void ImportJob::run() {
             for (const QString& p : request_.paths) paths.push_back(p.toStdString());
             files = im::collectInputs(paths);
         }
+        // A database this import creates and fills with nothing is removed once closed (as the CLI does).
+        struct RemoveIfEmpty {
+            std::string path;
+            bool remove = false;
+            ~RemoveIfEmpty() {
+                if (remove) runs::removeDatabaseFiles(path);
+            }
+        } created{request_.db.toStdString()};
+        const bool existed = QFileInfo::exists(request_.db);
         auto store = runs::TelemetryStore::open(request_.db.toStdString());
         im::ImportOptions opt;
         opt.run_name = request_.run_name.toStdString();
@@ -70,6 +79,8 @@ void ImportJob::run() {
             });
         }
         im::ImportSummary sum = session.finish();
+        created.remove = !existed && sum.run_removed && store.runs().empty() && store.entities().empty();
+        outcome_.database_removed = created.remove;
         sum.failed.insert(sum.failed.end(), failed.begin(), failed.end());
         sum.cancelled = sum.cancelled || cancel_;
         outcome_.run = sum.run;

@@ -34,7 +34,8 @@ struct ImportRequest {
 struct ImportOutcome {
     QString db;
     qint64 run = 0;
-    bool run_removed = false;  ///< nothing could be read: no run is left behind
+    bool run_removed = false;       ///< nothing could be read: no run is left behind
+    bool database_removed = false;  ///< ... and the database it created for it is gone too
     bool cancelled = false;
     int exit_code = 0;                                ///< as clustertwin-cli import: 0 all read, 3 some failed, 2 nothing
     QString summary;                                  ///< the summary in words, as the CLI prints it

@@ -1,5 +1,7 @@
 #include <clustertwin/runs/store.hpp>
 
+#include <cstdio>
+
 #include "store_impl.hpp"
 
 #include <algorithm>
@@ -141,6 +143,10 @@ TelemetryStore TelemetryStore::open(const std::string& path, Mode mode) {
         }
     });
     return TelemetryStore(std::move(impl));
+}
+
+void removeDatabaseFiles(const std::string& path) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
 }
 
 std::int64_t TelemetryStore::createRun(const std::string& name, const std::string& kind, const std::string& scenario_id,

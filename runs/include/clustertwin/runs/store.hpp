@@ -96,6 +96,10 @@ struct Bucket {
     std::int64_t count = 0;
 };
 
+/// Removes a database file with its write-ahead log and shared-memory files (a store that is not open), so that an
+/// import that read nothing into a database it created leaves no empty file behind. Missing files are no error.
+void removeDatabaseFiles(const std::string& path);
+
 /// Every method throws StoreError with SQLite's message and the database path on failure.
 class TelemetryStore {
 public:
