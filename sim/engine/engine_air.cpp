@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "air/hall_air.hpp"
 
@@ -138,10 +139,17 @@ void Engine::Impl::advanceAir(double dt) {
     if (side_by_side) {
         for (auto& hr : halls) hr.solver->prepare();  // flow re-solves use the pool: before, not inside it
         std::vector<int> n(halls.size(), 0);
+        std::vector<std::exception_ptr> failed(halls.size());  // the pool does not carry exceptions: each hall keeps its own
         pool.run(halls.size(), [&](std::size_t h) {
-            n[h] = advanceHall(halls[h], dt);
-            halls[h].solver->finish();
+            try {
+                n[h] = advanceHall(halls[h], dt);
+                halls[h].solver->finish();
+            } catch (...) {
+                failed[h] = std::current_exception();
+            }
         });
+        for (const auto& e : failed)
+            if (e) std::rethrow_exception(e);  // the first hall's failure, as the one-after-another loop would raise it
         for (int k : n) stats.air_substeps += k;
     } else {
         for (auto& hr : halls) stats.air_substeps += advanceHall(hr, dt);
