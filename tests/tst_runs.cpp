@@ -188,14 +188,14 @@ void TstRuns::seriesNotRecordedReplayAsUnknownOrZero() {
 }
 
 namespace {
-/// lab-8node for `duration_s` with the quick air model, into `db`.
-ct::session::RunRequest labRun(const std::string& db, double duration_s) {
-    m::ValidationReport rep = m::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json");
+/// A shipped sample for `duration_s` with the quick air model, into `db` (lab-8node at 0.5 m by default).
+ct::session::RunRequest sampleRun(const std::string& db, double duration_s, const char* sample = "lab-8node", double cell_m = 0.5) {
+    m::ValidationReport rep = m::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/" + sample + ".json");
     ct::session::RunRequest q;
     q.scenario = std::move(rep.scenario);
     q.catalog = std::move(rep.catalog);
     q.engine.air = "quick";
-    q.engine.cell_m = 0.5;
+    q.engine.cell_m = cell_m;
     q.engine.threads = 1;
     q.duration_s = duration_s;
     q.db_path = db;
@@ -210,7 +210,7 @@ void TstRuns::aCancelledSessionIsKeptAndMarkedInterrupted() {
     // and marks it the same way (metadata, an event, the run list), whatever asked for the stop.
     QTemporaryDir tmp;
     const std::string db = tmp.filePath("cancel.sqlite").toStdString();
-    ct::session::RunSession run(labRun(db, 3600));
+    ct::session::RunSession run(sampleRun(db, 3600));
     int progress = 0;
     ct::session::RunCallbacks cb;
     cb.progress = [&](const ct::session::RunProgress& p) { progress = p.percent; };
@@ -240,7 +240,7 @@ void TstRuns::aCancelledSessionIsKeptAndMarkedInterrupted() {
 void TstRuns::aSessionThatRunsToItsEndIsComplete() {
     QTemporaryDir tmp;
     const std::string db = tmp.filePath("full.sqlite").toStdString();
-    ct::session::RunSession run(labRun(db, 120));
+    ct::session::RunSession run(sampleRun(db, 120));
     QVERIFY(run.storesFields());
     const auto o = run.run();
     QCOMPARE(int(o.end), int(ct::session::RunEnd::Finished));
@@ -265,22 +265,13 @@ void TstRuns::aSessionThatRunsToItsEndIsComplete() {
     QVERIFY(std::abs(o.it_energy_j / 120 - o.last.it_power_w) / o.last.it_power_w < 0.05);
 }
 
-QTEST_GUILESS_MAIN(TstRuns)
 void TstRuns::theFrameAtAnAlertsMomentShowsWhatRaisedIt() {
     // Issue 40: the demo's racks cross 27 °C between the 10 s samples (r02-05 at 4 s); a click on the alert moves
     // the timeline to its moment, where the view, the hint and the inspector read the replayed frame. That frame
     // must show the value that raised the alert, not the sample before it (20 °C).
     QTemporaryDir tmp;
     const std::string db = tmp.filePath("alerts.sqlite").toStdString();
-    m::ValidationReport rep = m::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/demo.json");
-    ct::session::RunRequest q;
-    q.scenario = std::move(rep.scenario);
-    q.catalog = std::move(rep.catalog);
-    q.engine.air = "quick";
-    q.engine.threads = 2;
-    q.duration_s = 120;
-    q.db_path = db;
-    q.run_name = "alerts";
+    ct::session::RunRequest q = sampleRun(db, 120, "demo", ct::sim::EngineOptions{}.cell_m);
     ct::session::RunSession(std::move(q)).run();
     auto store = r::TelemetryStore::open(db, r::TelemetryStore::Mode::Existing);
     const r::RunReplay rp = r::RunReplay::load(store, store.runs().at(0).id);
@@ -307,4 +298,5 @@ void TstRuns::theFrameAtAnAlertsMomentShowsWhatRaisedIt() {
     QVERIFY2(between > 0, "no alert fell between two samples: the check would pass without the fix");
 }
 
+QTEST_GUILESS_MAIN(TstRuns)
 #include "tst_runs.moc"
