@@ -278,7 +278,7 @@ bool EditController::setProperty(const QString& id, const QString& key, const QS
             &error_);
     }
     QString v = value.trimmed();
-    if (key.endsWith("_c") || key == "u_position") v = v.section(' ', 0, 0);
+    if (key.endsWith("_c") || key == "u_position" || key == "slot") v = v.section(' ', 0, 0);
     return doc_.apply(
         tr("Set %1 of %2").arg(key, id),
         [&](model::Scenario& s) { model::setProperty(s, id.toStdString(), key.toStdString(), v.toStdString()); }, &error_);

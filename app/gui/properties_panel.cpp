@@ -98,15 +98,17 @@ void addRackPdu(Props& p, const model::RackPdu& pdu) {
 void addNode(Props& p, const model::Node& n, const model::ServerModel* sm) {
     p.insert(p.end(), {{"model", s(n.model) + (sm ? " (" + s(sm->name) + ")" : "")},
                        {"rack", s(n.rack_id)},
-                       {"U position", QString::number(n.u_position)},
-                       {"hostname", s(n.hostname)},
-                       {"feeds", join(n.feeds)}});
+                       {"U position", QString::number(n.u_position)}});
+    if (sm && sm->slot_count > 1)  // side by side in a chassis: which of them, seen from the front
+        p.push_back({"slot", QString::number(n.slot)});
+    p.insert(p.end(), {{"hostname", s(n.hostname)}, {"feeds", join(n.feeds)}});
     if (sm)
         p.insert(p.end(), {{"GPUs", QString("%1 × %2").arg(sm->gpu_count).arg(s(sm->gpu_model))},
                            {"max power", kw(sm->max_power_w)},
                            {"idle power", kw(sm->idle_power_w)},
                            {"airflow", QString("%1 m³/s").arg(sm->airflow_m3s, 0, 'f', 3)},
-                           {"height", QString("%1U").arg(sm->height_u)},
+                           {"height", sm->slot_count > 1 ? QString("%1U, %2 side by side").arg(sm->height_u).arg(sm->slot_count)
+                                                         : QString("%1U").arg(sm->height_u)},
                            {"source", s(sm->source)}});
 }
 
@@ -291,7 +293,8 @@ void PropertiesPanel::show(const EntityRef& ref) {
                                                      {"supply faces", "facing"},
                                                      {"supply setpoint", "supply_setpoint_c"},
                                                      {"supply temperature", "supply_temp_c"},
-                                                     {"U position", "u_position"}};
+                                                     {"U position", "u_position"},
+                                                     {"slot", "slot"}};
     const bool can_edit = ref.kind == "rack" || ref.kind == "row" || ref.kind == "node" || ref.kind == "cooling_unit" || ref.kind == "cdu";
     filling_ = true;
     ref_ = ref;

@@ -61,6 +61,7 @@ void read(ObjReader& r, ServerModel& m) {
     r.get("gpu_model", m.gpu_model);
     r.get("gpu_count", m.gpu_count);
     r.get("height_u", m.height_u);
+    r.get("slots", m.slot_count);
     r.get("weight_kg", m.weight_kg);
     r.get("max_power_w", m.max_power_w);
     r.get("idle_power_w", m.idle_power_w);
@@ -339,6 +340,7 @@ void checkServer(Checker& c, const ServerModel& s, const Catalog& cat) {
     c.nonNegative("cpu_max_power_w", s.cpu_max_power_w);
     if (s.cpu_idle_power_w > s.cpu_max_power_w) c.err("cpu_idle_power_w", "idle power must not exceed max power");
     if (s.height_u < 1) c.err("height_u", "must be >= 1");
+    if (s.slot_count < 1 || s.slot_count > 32) c.err("slots", "must be within 1..32 (servers side by side across a rack's width)");
     c.positive("weight_kg", s.weight_kg);
     c.positive("max_power_w", s.max_power_w);
     c.positive("idle_power_w", s.idle_power_w);

@@ -236,7 +236,8 @@ std::string addRack(Scenario& s, const Catalog& c, const std::string& row_id, co
         n.id = fresh(used, r.id + "-n" + std::to_string(i + 1));
         n.model = server_model;
         n.u_position = u;
-        u += sm->height_u;
+        n.slot = 1 + i % sm->slot_count;  // side by side across the rack's width, then the next U up
+        if (n.slot == sm->slot_count) u += sm->height_u;
         for (const auto& p : r.pdus) n.feeds.push_back(p.id);
         r.nodes.push_back(std::move(n));
     }
@@ -269,6 +270,10 @@ void setProperty(Scenario& s, const std::string& id, const std::string& key, con
         const double u = number(key, value);
         if (u < 1 || u != std::floor(u)) throw ModelError("u_position: must be a whole number from 1");
         w.node->u_position = static_cast<int>(u);
+    } else if (key == "slot" && w.node) {
+        const double v = number(key, value);
+        if (v < 1 || v != std::floor(v)) throw ModelError("slot: must be a whole number from 1");
+        w.node->slot = static_cast<int>(v);
     } else {
         throw ModelError("'" + key + "' is not an editable property of '" + id + "'");
     }

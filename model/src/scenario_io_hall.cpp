@@ -16,6 +16,7 @@ void read(ObjReader& r, Node& n, Diagnostics& d) {
     r.get("name", n.name);
     r.get("model", n.model, true);
     r.get("u_position", n.u_position, true);
+    r.get("slot", n.slot);
     r.get("hostname", n.hostname);
     r.get("feeds", n.feeds);
     r.forEach("gpus", false, [&](const json& e, const std::string& p) {
@@ -161,6 +162,7 @@ ojson write(const Node& n) {
     putIfNotEmpty(o, "name", n.name);
     o["model"] = n.model;
     o["u_position"] = n.u_position;
+    if (n.slot != 1) o["slot"] = n.slot;
     putIfNotEmpty(o, "hostname", n.hostname);
     if (!n.feeds.empty()) o["feeds"] = n.feeds;
     if (!n.gpus.empty()) {

@@ -220,7 +220,12 @@ private:
 
     void checkRack(const Rack& rack, const RackModel* rm, const std::string& kp, const Hall& h, bool on_cdu) {
         // Nodes: models, U positions, feeds.
-        std::vector<std::pair<int, int>> used;  // [lo, hi] U ranges
+        struct Used {
+            int lo, hi;  // U range
+            WidthSpan w;
+            std::size_t node;
+        };
+        std::vector<Used> used;
         double weight = 0, load = 0, liquid = 0;
         std::set<std::string> pdu_ids;
         for (const RackPdu& p : rack.pdus) pdu_ids.insert(p.id);
@@ -240,11 +245,16 @@ private:
                 err(np + "/u_position",
                     "U " + std::to_string(lo) + "–" + std::to_string(hi) + " does not fit in a " + std::to_string(rm->height_u) + "U rack");
             }
-            for (std::size_t m = 0; m < used.size(); ++m) {
-                if (lo <= used[m].second && used[m].first <= hi)
-                    err(np + "/u_position", "overlaps node " + rack.nodes[m].id + " in the rack");
+            if (node.slot < 1 || node.slot > sm->slot_count)
+                err(np + "/slot", sm->slot_count == 1 ? "server model '" + node.model + "' is full width: slot must be 1"
+                                                      : "must be within 1.." + std::to_string(sm->slot_count) + " (server model '" +
+                                                            node.model + "' has " + std::to_string(sm->slot_count) + " side by side)");
+            const WidthSpan w = widthSpan(node.slot, sm->slot_count);
+            for (const Used& u : used) {
+                if (lo <= u.hi && u.lo <= hi && w.overlaps(u.w))
+                    err(np + "/u_position", "overlaps node " + rack.nodes[u.node].id + " in the rack");
             }
-            used.emplace_back(lo, hi);
+            used.push_back({lo, hi, w, n});
             if (node.feeds.empty()) err(np + "/feeds", "node has no power feed (list its rack PDUs)");
             for (std::size_t f = 0; f < node.feeds.size(); ++f)
                 if (!pdu_ids.count(node.feeds[f]))

@@ -257,9 +257,15 @@ void Scene::Impl::buildHall(const model::Hall& h, double ox, double oy) {
                 if (!sm) continue;
                 const double z0 = z_base + (n.u_position - 1) * model::units::kRackUnitM;
                 const double z1 = std::min(rm->height_m, z0 + sm->height_u * model::units::kRackUnitM - 0.004);
+                // Side by side in a chassis: its slot's share of the width, from the left seen from the front.
+                const model::WidthSpan w = model::widthSpan(n.slot, sm->slot_count);
+                const double a0 = ns ? x0 : y0, len = (ns ? x1 : y1) - a0, gap = sm->slot_count > 1 ? 0.003 : 0.0;
+                const double l0 = model::leftIsHighEnd(r.facing) ? a0 + (1 - w.right) * len : a0 + w.left * len;
+                const double l1 = l0 + (w.right - w.left) * len;
                 node_index[n.id] = static_cast<int>(nodes.size());
                 rack_nodes.back().push_back(static_cast<int>(nodes.size()));
-                nodes.add(n.id, x0, y0, z0 + 0.002, x1, y1, z1, kNaN);
+                if (ns) nodes.add(n.id, l0 + gap, y0, z0 + 0.002, l1 - gap, y1, z1, kNaN);
+                else nodes.add(n.id, x0, l0 + gap, z0 + 0.002, x1, l1 - gap, z1, kNaN);
                 node_rack.push_back(r.id);
                 node_nameplate_kw.push_back(sm->max_power_w / 1000.0);
             }

@@ -136,15 +136,22 @@ private:
             if (const auto* m = cat_.cdu(cd.model)) box(model::footprint(cd.position_m, m->width_m, m->depth_m, cd.facing), m->height_m);
     }
 
-    /// Fluid cells in layer `layer` (1 = touching) outside a face of a footprint, for levels [k0, k1).
-    std::vector<int> faceCells(const model::Box2& b, Facing side, int k0, int k1, int layer, bool* blocked) const {
+    /// Cells across a footprint's face (along x for a north or south face, else along y): one per grid cell.
+    int acrossCells(const model::Box2& b, Facing side) const {
+        const bool ns = side == Facing::North || side == Facing::South;
+        return std::max(1, static_cast<int>(std::lround((ns ? b.x1 - b.x0 : b.y1 - b.y0) / c_)));
+    }
+
+    /// Fluid cells in layer `layer` (1 = touching) outside a face of a footprint, for levels [k0, k1); only the
+    /// `column`-th of acrossCells() (from the face's low end) when it is not −1.
+    std::vector<int> faceCells(const model::Box2& b, Facing side, int k0, int k1, int layer, bool* blocked, int column = -1) const {
         std::vector<int> cells;
         const bool ns = side == Facing::North || side == Facing::South;
         const double a0 = ns ? b.x0 : b.y0, a1 = ns ? b.x1 : b.y1;
-        const int na = std::max(1, static_cast<int>(std::lround((a1 - a0) / c_)));
+        const int na = acrossCells(b, side);
         const double off = (layer - 0.5) * c_;
         for (int kk = k0; kk < k1; ++kk)
-            for (int s = 0; s < na; ++s) {
+            for (int s = column < 0 ? 0 : column; s < (column < 0 ? na : column + 1); ++s) {
                 const double a = a0 + (s + 0.5) * (a1 - a0) / na;
                 double x = a, y = a;
                 if (side == Facing::North) y = b.y1 + off;
@@ -207,41 +214,91 @@ private:
         return cells ? q / (static_cast<double>(cells) * c_ * c_ * open) : 0.0;
     }
 
+    /// A rack's ports: an intake (front) and an exhaust (back) per level of the grid, and per column across the
+    /// rack's width when servers stand side by side in it (one column per grid cell across, so that each sled
+    /// breathes the air in front of it); every node's airflow shared over the (level, column) pairs it covers.
     void rack(const model::Rack& r) {
         const auto& rm = rackModel(r);
         const model::Box2 b = model::footprint(r.position_m, rm.width_m, rm.depth_m, r.facing);
         const int levels = std::clamp(static_cast<int>(std::lround(rm.height_m / c_)), 1, air_.nz());
-        RackAirPorts ra;
-        // Nodes occupy levels by their U span (1U = 44.45 mm from the rack floor).
-        std::vector<double> level_q(static_cast<std::size_t>(levels), 0.0);
+        bool sliced = false;
         for (const auto& n : r.nodes) {
             const auto* sm = cat_.server(n.model);
             if (!sm) throw SimError("node " + n.id + ": unknown server model " + n.model);
+            sliced = sliced || sm->slot_count > 1;
+        }
+        const int cols = sliced ? acrossCells(b, r.facing) : 1;
+        // Nodes occupy levels by their U span (1U = 44.45 mm from the rack floor), columns by their slot.
+        std::vector<double> cell_q(static_cast<std::size_t>(levels * cols), 0.0);
+        std::vector<std::vector<std::pair<int, double>>> node_cells;
+        for (const auto& n : r.nodes) {
+            const auto* sm = cat_.server(n.model);
             const double z0 = (n.u_position - 1) * model::units::kRackUnitM;
             const double z1 = z0 + sm->height_u * model::units::kRackUnitM;
+            const model::WidthSpan w = model::widthSpan(n.slot, sm->slot_count);
             std::vector<std::pair<int, double>> share;
             for (int kk = 0; kk < levels; ++kk) {
                 const double lo = std::max(z0, kk * c_), hi = std::min(z1, (kk + 1) * c_);
-                if (hi > lo) share.emplace_back(kk, (hi - lo) / (z1 - z0));
+                if (hi <= lo) continue;
+                for (int c = 0; c < cols; ++c) {  // c from the left, seen from the front
+                    const double l = std::max(w.left, static_cast<double>(c) / cols), rr = std::min(w.right, (c + 1.0) / cols);
+                    if (rr > l) share.emplace_back(kk * cols + c, (hi - lo) / (z1 - z0) * (rr - l) / (w.right - w.left));
+                }
             }
-            if (share.empty()) share.emplace_back(levels - 1, 1.0);
-            for (const auto& [kk, f] : share) level_q[static_cast<std::size_t>(kk)] += sm->airflow_m3s * f;
+            if (share.empty()) share.emplace_back((levels - 1) * cols, 1.0);
+            for (const auto& [cell, f] : share) cell_q[static_cast<std::size_t>(cell)] += sm->airflow_m3s * f;
             rack_q_max_ += sm->airflow_m3s;
-            ra.node_levels.push_back(std::move(share));
+            node_cells.push_back(std::move(share));
         }
-        for (int kk = 0; kk < levels; ++kk) {
-            bool blocked_in = false, blocked_out = false;
-            auto in = faceCells(b, r.facing, kk, kk + 1, 1, &blocked_in);
-            auto out = faceCells(b, opposite(r.facing), kk, kk + 1, 1, &blocked_out);
-            if (in.empty() || out.empty())
-                throw SimError("rack " + r.id + ": its " + std::string(in.empty() ? "intake (front)" : "exhaust (back)") +
-                               " is blocked by a wall or equipment at " + std::to_string((kk + 0.5) * c_) + " m");
-            out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(level_q[static_cast<std::size_t>(kk)], out.size()));
+        RackAirPorts ra;
+        std::vector<int> entry(static_cast<std::size_t>(levels * cols), -1);  // (level, column) → its port pair
+        std::vector<std::size_t> exhaust_cells;                               // per port pair
+        for (int kk = 0; kk < levels; ++kk) rackLevel(r, b, kk, cols, cell_q, entry, exhaust_cells, ra);
+        for (auto& share : node_cells) {
+            std::map<int, double> merged;  // columns that share a port pair add up
+            for (const auto& [cell, f] : share) merged[entry[static_cast<std::size_t>(cell)]] += f;
+            ra.node_levels.emplace_back(merged.begin(), merged.end());
+        }
+        out_.racks.push_back(std::move(ra));
+    }
+
+    /// Level kk of a rack: a port pair per column (a column whose cells are blocked or fall in its neighbour's
+    /// grid cell joins the nearest one that has its own), `entry` set for each of its (level, column) pairs.
+    void rackLevel(const model::Rack& r, const model::Box2& b, int kk, int cols, const std::vector<double>& cell_q, std::vector<int>& entry,
+                   std::vector<std::size_t>& exhaust_cells, RackAirPorts& ra) {
+        const bool high = model::leftIsHighEnd(r.facing);
+        std::vector<int> own(static_cast<std::size_t>(cols), -1);  // the entry of each column with cells of its own
+        std::set<int> seen;
+        bool blocked = false, no_intake = true;
+        for (int c = 0; c < cols; ++c) {
+            const int face = cols == 1 ? -1 : (high ? cols - 1 - c : c);  // the column in the face's order
+            auto in = faceCells(b, r.facing, kk, kk + 1, 1, &blocked, face);
+            auto out = faceCells(b, opposite(r.facing), kk, kk + 1, 1, &blocked, face);
+            no_intake = no_intake && in.empty();
+            if (in.empty() || out.empty() || seen.count(in.front()) || seen.count(out.front())) continue;
+            seen.insert(in.begin(), in.end());
+            seen.insert(out.begin(), out.end());
+            own[static_cast<std::size_t>(c)] = static_cast<int>(ra.intake.size());
             ra.intake.push_back(port(std::move(in), false, {}));
+            exhaust_cells.push_back(out.size());
             ra.exhaust.push_back(port(std::move(out), true, along(opposite(r.facing))));
             ra.level_z_m.push_back((kk + 0.5) * c_);
         }
-        out_.racks.push_back(std::move(ra));
+        if (std::all_of(own.begin(), own.end(), [](int e) { return e < 0; }))
+            throw SimError("rack " + r.id + ": its " + std::string(no_intake ? "intake (front)" : "exhaust (back)") +
+                           " is blocked by a wall or equipment at " + std::to_string((kk + 0.5) * c_) + " m");
+        std::vector<double> q(ra.intake.size(), 0.0);
+        for (int c = 0; c < cols; ++c) {
+            int e = own[static_cast<std::size_t>(c)];
+            for (int d = 1; e < 0; ++d) {  // the nearest column with its own ports, left first
+                if (c - d >= 0 && own[static_cast<std::size_t>(c - d)] >= 0) e = own[static_cast<std::size_t>(c - d)];
+                else if (c + d < cols && own[static_cast<std::size_t>(c + d)] >= 0) e = own[static_cast<std::size_t>(c + d)];
+            }
+            entry[static_cast<std::size_t>(kk * cols + c)] = e;
+            q[static_cast<std::size_t>(e)] += cell_q[static_cast<std::size_t>(kk * cols + c)];
+        }
+        for (std::size_t e = 0; e < q.size(); ++e)
+            if (q[e] > 0) out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(q[e], exhaust_cells[e]));
     }
 
     void unit(const model::CoolingUnit& u) {

@@ -1,6 +1,7 @@
 #pragma once
 // Builds a hall's air geometry on any air solver (models.md §3): racks, cooling units and CDUs as solids; each
-// rack level an intake port (front) and an exhaust port (back, blowing backwards); each perimeter unit a supply
+// rack level an intake port (front) and an exhaust port (back, blowing backwards), split across the rack where
+// servers stand side by side; each perimeter unit a supply
 // (low at the front, blowing forwards) and a return (through the top, or the upper back when the unit reaches the
 // ceiling); each in-row cooler a return through its back (hot aisle) and a supply through its front (cold aisle),
 // over its height; on a raised floor, floor tiles in front of every rack blowing upwards through their open area;
@@ -17,9 +18,11 @@
 namespace ct::sim {
 
 struct RackAirPorts {
-    std::vector<int> intake, exhaust;  ///< one port each per level, bottom up
-    std::vector<double> level_z_m;     ///< centre height of each level
-    /// For each node of the rack (in the rack's order): (level, share of the node's height in it).
+    /// One port each per level, bottom up; where servers stand side by side, per level and column across the
+    /// rack (from the left seen from the front), a level's columns one after another.
+    std::vector<int> intake, exhaust;
+    std::vector<double> level_z_m;  ///< centre height of each entry's level
+    /// For each node of the rack (in the rack's order): (entry, share of the node's airflow through it).
     std::vector<std::vector<std::pair<int, double>>> node_levels;
 };
 

@@ -139,9 +139,15 @@ RackSums rackEntry(const RackRt& rr, model::RackFrame& rf, double t_sup_mean) {
     double capture = 0;
     rf.inlet_max_c = -1e9;
     rf.power_w = rr.power_ac_w;
+    int at_height = 0;  // columns of the level being summed (servers side by side)
     for (const auto& lv : rr.levels) {
-        rf.inlet_c.push_back(lv.inlet_c);
-        rf.level_height_m.push_back(lv.z_m);
+        if (!rf.level_height_m.empty() && rf.level_height_m.back() == lv.z_m) {  // the mean across the rack
+            rf.inlet_c.back() += (lv.inlet_c - rf.inlet_c.back()) / ++at_height;
+        } else {
+            rf.inlet_c.push_back(lv.inlet_c);
+            rf.level_height_m.push_back(lv.z_m);
+            at_height = 1;
+        }
         rf.heat_to_air_w += lv.heat_w;
         if (lv.q_m3s <= 0) continue;
         rs.q += lv.q_m3s;
@@ -164,6 +170,32 @@ RackSums rackEntry(const RackRt& rr, model::RackFrame& rf, double t_sup_mean) {
     rf.capture_index = q > 0 ? capture / q : (rr.levels.empty() ? rf.capture_index : rr.levels.front().capture);
     if (rf.inlet_max_c < -1e8) rf.inlet_max_c = rf.inlet_mean_c;
     return rs;
+}
+
+/// What a strip sensor on a rack's front (the room air arriving) or rear (what its servers blow out) reads at
+/// height z: linear between the rack's levels (their centre heights), the end levels' values beyond them; a
+/// level split across the rack (servers side by side) reads the mean of its columns. NaN without levels.
+double rackSensorReading(const RackRt& rr, bool rear, double z) {
+    std::vector<std::pair<double, double>> lv;  // (height, value)
+    int at_height = 0;
+    for (const RackLevel& l : rr.levels) {
+        const double v = rear ? l.exhaust_c : l.air_in_c;
+        if (!lv.empty() && lv.back().first == l.z_m) {
+            lv.back().second += (v - lv.back().second) / ++at_height;
+        } else {
+            lv.emplace_back(l.z_m, v);
+            at_height = 1;
+        }
+    }
+    if (lv.empty()) return std::nan("");
+    double t = z <= lv.front().first ? lv.front().second : lv.back().second;
+    for (std::size_t k = 1; k < lv.size(); ++k)
+        if (z >= lv[k - 1].first && z <= lv[k].first) {
+            const double w = lv[k].first > lv[k - 1].first ? (z - lv[k - 1].first) / (lv[k].first - lv[k - 1].first) : 0;
+            t = (1 - w) * lv[k - 1].second + w * lv[k].second;
+            break;
+        }
+    return t;
 }
 }  // namespace
 
@@ -194,18 +226,7 @@ void Engine::Impl::frameSensors(model::Frame& f) {
         sf.id = sr.sensor->id;
         sf.temp_c = std::nan("");
         if (sr.rack >= 0) {
-            // Linear between the rack's levels (their centre heights), the end levels' values beyond them.
-            const auto& lv = racks[static_cast<std::size_t>(sr.rack)].levels;
-            auto value = [&](const RackLevel& l) { return sr.rear ? l.exhaust_c : l.air_in_c; };
-            const double z = sr.sensor->height_m;
-            if (lv.empty()) continue;
-            sf.temp_c = value(z <= lv.front().z_m ? lv.front() : lv.back());
-            for (std::size_t k = 1; k < lv.size(); ++k)
-                if (z >= lv[k - 1].z_m && z <= lv[k].z_m) {
-                    const double w = lv[k].z_m > lv[k - 1].z_m ? (z - lv[k - 1].z_m) / (lv[k].z_m - lv[k - 1].z_m) : 0;
-                    sf.temp_c = (1 - w) * value(lv[k - 1]) + w * value(lv[k]);
-                    break;
-                }
+            sf.temp_c = rackSensorReading(racks[static_cast<std::size_t>(sr.rack)], sr.rear, sr.sensor->height_m);
         } else if (sr.hall >= 0) {
             const AirModel& air = *halls[static_cast<std::size_t>(sr.hall)].air;
             if (!air.solid(sr.cell)) sf.temp_c = air.temperature(sr.cell);  // inside equipment: no air to read

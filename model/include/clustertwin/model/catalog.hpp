@@ -43,6 +43,9 @@ struct ServerModel {
     std::string gpu_model;
     int gpu_count = 0;
     int height_u = 1;
+    /// How many of it stand side by side across a rack's width: 1 a full-width server; 2 half-width sleds (a
+    /// 2U4N chassis), 3 the third-width sleds of an Open Rack tray, more for blades. A node says which slot.
+    int slot_count = 1;
     double weight_kg = 0;
     double max_power_w = 0;  ///< published maximum system power (AC)
     double idle_power_w = 0;

@@ -23,4 +23,19 @@ inline Box2 footprint(const Vec2& c, double width_m, double depth_m, Facing f) {
     return {c.x_m - wx / 2, c.y_m - wy / 2, c.x_m + wx / 2, c.y_m + wy / 2};
 }
 
+/// The share of a rack's width a node takes, from the left as seen from the rack's front: [left, right) within
+/// [0, 1]. A full-width server takes [0, 1); slot s of a model with n slots [(s − 1)/n, s/n).
+struct WidthSpan {
+    double left = 0, right = 1;
+    bool overlaps(const WidthSpan& o) const { return left < o.right - 1e-9 && o.left < right - 1e-9; }
+};
+inline WidthSpan widthSpan(int slot, int count) {
+    if (count <= 1) return {};
+    return {static_cast<double>(slot - 1) / count, static_cast<double>(slot) / count};
+}
+
+/// Which end of a footprint's width is the left one seen from its front: the high end (x or y) for objects
+/// facing North or West, the low end for South or East.
+inline bool leftIsHighEnd(Facing f) { return f == Facing::North || f == Facing::West; }
+
 }  // namespace ct::model

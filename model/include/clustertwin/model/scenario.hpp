@@ -35,8 +35,11 @@ struct NodeGpu {
 
 struct Node {
     std::string id, name;
-    std::string model;               ///< ServerModel id
-    int u_position = 1;              ///< lowest U occupied, 1-based from the bottom
+    std::string model;   ///< ServerModel id
+    int u_position = 1;  ///< lowest U occupied, 1-based from the bottom
+    /// Side by side in a chassis (its server model's `slots` across the rack's width): which one, 1-based from
+    /// the left as seen from the rack's front. 1 for a full-width server.
+    int slot = 1;
     std::string hostname;            ///< optional, for mapping telemetry
     std::vector<std::string> feeds;  ///< rack PDU ids its PSUs are plugged into
     std::vector<NodeGpu> gpus;       ///< optional explicit GPU list (uuids); default: from the model
