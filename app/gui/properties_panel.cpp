@@ -128,7 +128,9 @@ void addCoolingUnit(Props& p, const model::CoolingUnit& u, const model::Catalog&
                        {"model", s(u.model)},
                        {"position", pos(u.position_m)},
                        {"supply faces", s(std::string(model::toString(u.facing)))},
-                       {"supply setpoint", QString("%1 °C").arg(u.supply_setpoint_c)}});
+                       {"supply setpoint", QString("%1 °C").arg(u.supply_setpoint_c)},
+                       // Held at a share of full speed, or (empty) following the racks' airflow.
+                       {"fan speed", u.fan_speed ? QString::number(*u.fan_speed) : QString()}});
     if (!u.row.empty()) p.push_back({"in-row, in", s(u.row)});
     if (!u.loop.empty()) p.push_back({"water loop", s(u.loop)});
     if (m)
@@ -292,6 +294,7 @@ void PropertiesPanel::show(const EntityRef& ref) {
                                                      {"facing (cold air in)", "facing"},
                                                      {"supply faces", "facing"},
                                                      {"supply setpoint", "supply_setpoint_c"},
+                                                     {"fan speed", "fan_speed"},
                                                      {"supply temperature", "supply_temp_c"},
                                                      {"U position", "u_position"},
                                                      {"slot", "slot"}};

@@ -112,6 +112,12 @@ void read(ObjReader& r, CoolingUnitModel& m) {
     r.get("height_m", m.height_m);
     r.get("min_supply_temp_c", m.min_supply_temp_c);
     r.get("max_supply_temp_c", m.max_supply_temp_c);
+    r.get("supply_from_m", m.supply_from_m);
+    r.get("supply_to_m", m.supply_to_m);
+    r.get("return_side", m.return_side);
+    r.get("return_from_m", m.return_from_m);
+    r.get("return_to_m", m.return_to_m);
+    r.get("control_time_constant_s", m.control_time_constant_s);
 }
 
 void read(ObjReader& r, RearDoorModel& m) {
@@ -387,6 +393,23 @@ void checkCoolingUnit(Checker& c, const CoolingUnitModel& u, const Catalog& /*ca
     c.positive("depth_m", u.depth_m);
     c.positive("height_m", u.height_m);
     if (u.max_supply_temp_c <= u.min_supply_temp_c) c.err("max_supply_temp_c", "must be above min_supply_temp_c");
+    // Openings: within the unit's height, the supply's and a front return's spans apart.
+    auto span = [&](const char* from, double a, const char* to, double b) {
+        if (a == 0 && b == 0) return;
+        if (a < 0 || b <= a || b > u.height_m + 1e-9)
+            c.err(to, std::string("the opening [") + from + ", " + to + ") must lie within the unit's height (0–" +
+                          Checker::fmt(u.height_m) + " m)");
+    };
+    span("supply_from_m", u.supply_from_m, "supply_to_m", u.supply_to_m);
+    span("return_from_m", u.return_from_m, "return_to_m", u.return_to_m);
+    c.positive("control_time_constant_s", u.control_time_constant_s);
+    if (u.return_side != "top" && u.return_side != "front" && u.return_side != "back")
+        c.err("return_side", "must be 'top', 'front' or 'back'");
+    if (u.return_side == "top" && (u.return_from_m != 0 || u.return_to_m != 0))
+        c.err("return_from_m", "a return through the top has no span up the unit; give return_side front or back");
+    const double s0 = u.supply_to_m > 0 ? u.supply_from_m : 0, s1 = u.supply_to_m > 0 ? u.supply_to_m : u.height_m / 2;
+    const double r0 = u.return_to_m > 0 ? u.return_from_m : u.height_m / 2, r1 = u.return_to_m > 0 ? u.return_to_m : u.height_m;
+    if (u.return_side == "front" && s0 < r1 - 1e-9 && r0 < s1 - 1e-9) c.err("return_from_m", "the front return overlaps the supply grille");
 }
 
 void checkRearDoor(Checker& c, const RearDoorModel& r, const Catalog& /*cat*/) {

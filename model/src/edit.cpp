@@ -264,6 +264,9 @@ void setProperty(Scenario& s, const std::string& id, const std::string& key, con
         (w.node ? w.node->model : w.rack ? w.rack->model : w.unit ? w.unit->model : w.cdu->model) = value;
     } else if (key == "supply_setpoint_c" && w.unit) {
         w.unit->supply_setpoint_c = number(key, value);
+    } else if (key == "fan_speed" && w.unit) {  // a share of full speed; empty: follow the racks' airflow again
+        if (value.empty()) w.unit->fan_speed.reset();
+        else w.unit->fan_speed = number(key, value);
     } else if (key == "supply_temp_c" && w.cdu) {
         w.cdu->supply_temp_c = number(key, value);
     } else if (key == "u_position" && w.node) {

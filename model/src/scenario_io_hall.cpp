@@ -83,6 +83,9 @@ void read(ObjReader& r, CoolingUnit& u) {
     r.get("position_m", u.position_m, true);
     r.get("facing", u.facing, true);
     r.get("supply_setpoint_c", u.supply_setpoint_c, true);
+    r.get("fan_speed", u.fan_speed);
+    r.get("control", u.control);
+    r.get("return_setpoint_c", u.return_setpoint_c);
     r.get("row", u.row);
     r.get("loop", u.loop);
 }
@@ -268,6 +271,9 @@ ojson writeHall(const Hall& h) {
         x["position_m"] = vec2(u.position_m);
         x["facing"] = std::string(toString(u.facing));
         x["supply_setpoint_c"] = num(u.supply_setpoint_c);
+        if (u.fan_speed) x["fan_speed"] = num(*u.fan_speed);
+        if (u.control != "supply") x["control"] = u.control;
+        if (u.return_setpoint_c) x["return_setpoint_c"] = num(*u.return_setpoint_c);
         putIfNotEmpty(x, "row", u.row);
         putIfNotEmpty(x, "loop", u.loop);
         putExtras(x, u.extra);

@@ -183,6 +183,9 @@ private:
             if (cu.supply_setpoint_c < m->min_supply_temp_c || cu.supply_setpoint_c > m->max_supply_temp_c)
                 err(up + "/supply_setpoint_c", "setpoint " + num(cu.supply_setpoint_c) + " °C is outside the unit's range " +
                                                    num(m->min_supply_temp_c) + "–" + num(m->max_supply_temp_c) + " °C");
+            if (cu.fan_speed && !(*cu.fan_speed > 0 && *cu.fan_speed <= 1))
+                err(up + "/fan_speed", "must be within (0, 1]: the share of the unit's full fan speed");
+            checkUnitControl(cu, *m, up);
         }
         for (std::size_t u = 0; u < h.cdus.size(); ++u) {
             const Cdu& cdu = h.cdus[u];
@@ -216,6 +219,20 @@ private:
             for (const Rack& r : row.racks)
                 if (r.id == rack_id) return true;
         return false;
+    }
+
+    /// What a unit controls: its supply air, or its return air at a setpoint it can reach.
+    void checkUnitControl(const CoolingUnit& cu, const CoolingUnitModel& m, const std::string& up) {
+        if (cu.control != "supply" && cu.control != "return") {
+            err(up + "/control", "must be 'supply' or 'return' (the air the unit's valve holds at its setpoint)");
+        } else if (cu.control == "return" && !cu.return_setpoint_c) {
+            err(up + "/return_setpoint_c", "a unit that controls its return air needs the return's setpoint");
+        } else if (cu.control == "supply" && cu.return_setpoint_c) {
+            err(up + "/return_setpoint_c", "given, but the unit controls its supply air (set control to 'return')");
+        } else if (cu.return_setpoint_c && !(*cu.return_setpoint_c > m.min_supply_temp_c && *cu.return_setpoint_c <= 45)) {
+            err(up + "/return_setpoint_c",
+                "must be above the unit's lowest supply (" + num(m.min_supply_temp_c) + " °C) and at most 45 °C");
+        }
     }
 
     void checkRack(const Rack& rack, const RackModel* rm, const std::string& kp, const Hall& h, bool on_cdu) {

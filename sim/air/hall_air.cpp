@@ -164,7 +164,19 @@ private:
                 }
                 int i, j, kz;
                 air_.cellOf(x, y, (kk + 0.5) * c_, i, j, kz);
-                const int cell = air_.index(i, j, kz);
+                int cell = air_.index(i, j, kz);
+                if (air_.solid(cell) && ownCell(b, i, j)) {
+                    // The footprint's edge on a cell's centre: the grid gave that cell to the object itself, and
+                    // its face is the next cell out.
+                    x += side == Facing::East ? c_ / 2 : side == Facing::West ? -c_ / 2 : 0;
+                    y += side == Facing::North ? c_ / 2 : side == Facing::South ? -c_ / 2 : 0;
+                    if (x < 0 || y < 0 || x > hall_.width_m || y > hall_.depth_m) {
+                        *blocked = true;
+                        continue;
+                    }
+                    air_.cellOf(x, y, (kk + 0.5) * c_, i, j, kz);
+                    cell = air_.index(i, j, kz);
+                }
                 if (air_.solid(cell)) {
                     *blocked = true;
                     continue;
@@ -172,6 +184,12 @@ private:
                 if (std::find(cells.begin(), cells.end(), cell) == cells.end()) cells.push_back(cell);
             }
         return cells;
+    }
+
+    /// The grid cell (i, j) has its centre on or inside footprint b.
+    bool ownCell(const model::Box2& b, int i, int j) const {
+        const double x = (i + 0.5) * c_, y = (j + 0.5) * c_, e = 1e-9;
+        return x >= b.x0 - e && x <= b.x1 + e && y >= b.y0 - e && y <= b.y1 + e;
     }
 
     int port(std::vector<int> cells, bool source, const PortJet& jet) {
@@ -305,10 +323,14 @@ private:
         const auto& m = *cat_.coolingUnit(u.model);
         const model::Box2 b = model::footprint(u.position_m, m.width_m, m.depth_m, u.facing);
         const int levels = std::clamp(static_cast<int>(std::lround(m.height_m / c_)), 1, air_.nz());
+        if (!model::isInRow(u, cat_)) {
+            perimeterUnit(u, m, b, levels);
+            return;
+        }
+        // In a row: the hot aisle's air in through the back, cooled air out of the front, over its height.
         bool blocked = false;
         UnitAirPorts up;
-        if (model::isInRow(u, cat_)) {
-            // In a row: the hot aisle's air in through the back, cooled air out of the front, over its height.
+        {
             auto supply = faceCells(b, u.facing, 0, levels, 1, &blocked);
             auto ret = faceCells(b, opposite(u.facing), 0, levels, 1, &blocked);
             if (supply.empty() || ret.empty())
@@ -317,11 +339,35 @@ private:
             up.supply = port(std::move(supply), true, along(u.facing));
             up.ret = port(std::move(ret), false, {});
             out_.units.push_back(up);
-            return;
         }
-        auto supply = faceCells(b, u.facing, 0, std::max(1, levels / 2), 1, &blocked);
+    }
+
+    /// A perimeter unit: its supply grille (low at the front unless its catalog model says otherwise) blowing
+    /// forwards, its return through the top (the upper back where it reaches the ceiling) or a grille on its
+    /// front or back; none of its own behind a ducted ceiling return.
+    void perimeterUnit(const model::CoolingUnit& u, const model::CoolingUnitModel& m, const model::Box2& b, int levels) {
+        bool blocked = false;
+        UnitAirPorts up;
+        // The catalog's openings as grid levels: the supply grille low at the front unless it says otherwise.
+        auto span = [&](double from, double to, int lo, int hi) {
+            if (to <= 0) return std::make_pair(lo, hi);
+            const int a = std::clamp(static_cast<int>(std::lround(from / c_)), 0, levels - 1);
+            return std::make_pair(a, std::clamp(static_cast<int>(std::lround(to / c_)), a + 1, levels));
+        };
+        const auto [s0, s1] = span(m.supply_from_m, m.supply_to_m, 0, std::max(1, levels / 2));
+        auto supply = faceCells(b, u.facing, s0, s1, 1, &blocked);
         std::vector<int> ret;
-        if (levels < air_.nz()) {
+        if (m.return_side != "top") {
+            auto [r0, r1] = span(m.return_from_m, m.return_to_m, levels / 2, levels);
+            if (m.return_side == "front" && r0 < s1 && s0 < r1) {  // apart at this grid too: the return gives way
+                if (r0 >= s0) r0 = s1;
+                else r1 = s0;
+            }
+            if (r1 <= r0)
+                throw SimError("cooling unit " + u.id + ": its front return and supply fall in the same cells of a " +
+                               std::to_string(c_).substr(0, 4) + " m grid; use a finer --cell");
+            ret = faceCells(b, m.return_side == "front" ? u.facing : opposite(u.facing), r0, r1, 1, &blocked);
+        } else if (levels < air_.nz()) {
             int i0, j0, k0, i1, j1, k1;
             air_.cellOf(b.x0 + c_ / 2, b.y0 + c_ / 2, (levels + 0.5) * c_, i0, j0, k0);
             air_.cellOf(b.x1 - c_ / 2, b.y1 - c_ / 2, (levels + 0.5) * c_, i1, j1, k1);
@@ -329,11 +375,12 @@ private:
                 for (int i = i0; i <= i1; ++i)
                     if (!air_.solid(air_.index(i, j, k0))) ret.push_back(air_.index(i, j, k0));
         }
-        if (ret.empty()) ret = faceCells(b, opposite(u.facing), levels / 2, levels, 1, &blocked);
+        if (ret.empty() && m.return_side == "top") ret = faceCells(b, opposite(u.facing), levels / 2, levels, 1, &blocked);
         if (supply.empty() || (ret.empty() && !hall_.ceiling_return))
             throw SimError("cooling unit " + u.id + ": its supply or return is blocked");
-        if (!hall_.raised_floor)
-            out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(std::min(m.airflow_m3s, margin_ * rack_q_max_), supply.size()));
+        // A unit held at a fan speed blows that share of its rating, else at most the racks' air by the margin.
+        const double q = u.fan_speed ? *u.fan_speed * m.airflow_m3s : std::min(m.airflow_m3s, margin_ * rack_q_max_);
+        if (!hall_.raised_floor) out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(q, supply.size()));
         up.supply = port(std::move(supply), true, along(u.facing));
         if (!hall_.ceiling_return) up.ret = port(std::move(ret), false, {});  // else it draws from the grilles
         out_.units.push_back(up);

@@ -105,7 +105,7 @@ double unitFlows(Site& s, HallFlows& hf) {
         UnitRt& ur = s.units[static_cast<std::size_t>(hr.units[k])];
         const std::size_t r = serving[k];
         const double cap = ur.airflowCap();
-        const bool driven = !std::isnan(ur.driven_q_m3s);  // a measured airflow is what the unit moves
+        const bool driven = ur.flowFixed();  // a measured airflow, or fans held at a speed, is what the unit moves
         if (ur.failed) {
             ur.q_m3s = 0;
         } else if (r > 0) {
@@ -163,11 +163,20 @@ void perimeterFlows(Site& s, HallFlows& hf, double perimeter_cap) {
     if (!supply_room) total = std::min(total, sealed_supply);
     if (!return_room) total = std::min(total, sealed_return);
     if (perimeter_q > 0 || total > 0) {
-        // Spread the total over the live perimeter units in proportion to their airflow.
+        // Units that move a fixed airflow (measured, or fans held at a speed) keep it; the rest of the total is
+        // spread over the other live perimeter units in proportion to their airflow.
+        double held = 0, free_cap = 0;
+        for (int ui : hr.units) {
+            const UnitRt& ur = s.units[static_cast<std::size_t>(ui)];
+            if (ur.inrow || ur.failed) continue;
+            if (ur.flowFixed()) held += ur.q_m3s;
+            else free_cap += ur.airflowCap();
+        }
+        const double held_scale = held > total ? total / held : 1.0, rest = std::max(0.0, total - held);
         for (int ui : hr.units) {
             UnitRt& ur = s.units[static_cast<std::size_t>(ui)];
             if (ur.inrow || ur.failed) continue;
-            ur.q_m3s = perimeter_cap > 0 ? total * ur.airflowCap() / perimeter_cap : 0.0;
+            ur.q_m3s = ur.flowFixed() ? ur.q_m3s * held_scale : (free_cap > 0 ? rest * ur.airflowCap() / free_cap : 0.0);
         }
     }
     shareOut(hf, hr.tile_ports, tile_want, total, true);
@@ -262,6 +271,19 @@ void rackAir(Site& s, RackRt& rr, AirModel& air, double sub) {
     rr.door_accum_j += door_w * scale * sub;
 }
 
+namespace {
+/// The supply a unit aims for: its setpoint, or under return-air control what its valve's integral action has
+/// reached — the supply moved by (return − setpoint)·sub/τ, so that at a steady load (the return following the
+/// supply one to one) the return settles on its setpoint with time constant τ; kept between the unit's lowest
+/// supply and its return (a coil only cools), so that it does not wind up while the unit is at capacity.
+double supplyTarget(UnitRt& ur, double sub) {
+    if (!ur.return_control) return ur.setpoint_c;
+    ur.control_supply_c -= sub / ur.control_tau_s * (ur.return_c - ur.setpoint_c);
+    ur.control_supply_c = std::clamp(ur.control_supply_c, ur.model->min_supply_temp_c, std::max(ur.model->min_supply_temp_c, ur.return_c));
+    return ur.control_supply_c;
+}
+}  // namespace
+
 void unitAir(Site& s, HallRt& hr, AirModel& air, double sub) {
     // Ducted return: the perimeter s.units share what the grilles collect, mixed above the ceiling.
     if (!hr.grille_ports.empty()) {
@@ -279,7 +301,7 @@ void unitAir(Site& s, HallRt& hr, AirModel& air, double sub) {
         UnitRt& ur = s.units[ui];
         ur.return_c = ur.return_port >= 0 ? air.portMeanTemperature(ur.return_port) : hr.return_c;
         const double q = unitCarriedFlow(hr, ur, air);  // what the room's fluxes move through the unit
-        double sup = ur.no_water ? ur.return_c : std::min(ur.setpoint_c, ur.return_c);
+        double sup = ur.no_water ? ur.return_c : std::min(supplyTarget(ur, sub), ur.return_c);
         ur.over_capacity = false;
         if (!std::isnan(ur.driven_supply_c)) {
             sup = ur.driven_supply_c;  // measured: what the unit supplied, whatever its control and capacity

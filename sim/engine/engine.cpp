@@ -141,6 +141,13 @@ void Engine::Impl::buildCooling(int h) {
         ur.hall = h;
         ur.setpoint_c = ur.supply_c = cu.supply_setpoint_c;
         ur.inrow = ur.model->kind == "in-row";
+        if (cu.fan_speed) ur.held_q_m3s = *cu.fan_speed * ur.model->airflow_m3s;
+        ur.return_control = cu.control == "return" && cu.return_setpoint_c;
+        if (ur.return_control) {
+            ur.setpoint_c = *cu.return_setpoint_c;
+            ur.control_supply_c = cu.supply_setpoint_c;
+            ur.control_tau_s = ur.model->control_time_constant_s;
+        }
         ur.loop = loopOf(cu.loop);
         units.push_back(ur);
     }

@@ -90,8 +90,18 @@ struct UnitRt {
     /// A driven run's measured supply temperature and airflow this step (drive_pass.hpp); NaN: the model's own.
     double driven_supply_c = std::numeric_limits<double>::quiet_NaN();
     double driven_q_m3s = std::numeric_limits<double>::quiet_NaN();
-    /// What the unit can blow: its measured airflow when driven, else its rating.
-    double airflowCap() const { return driven_q_m3s == driven_q_m3s ? driven_q_m3s : model->airflow_m3s; }
+    /// The scenario holds its fans at a speed (CoolingUnit::fan_speed): its rating times that; NaN: it follows.
+    double held_q_m3s = std::numeric_limits<double>::quiet_NaN();
+    /// What the unit can blow: its measured airflow when driven, else what its fans are held at, else its rating.
+    double airflowCap() const {
+        return driven_q_m3s == driven_q_m3s ? driven_q_m3s : held_q_m3s == held_q_m3s ? held_q_m3s : model->airflow_m3s;
+    }
+    /// Return-air control (CoolingUnit::control): setpoint_c is the return's, and the valve's integral action
+    /// moves control_supply_c, the supply it aims for, settling with the time constant control_tau_s.
+    bool return_control = false;
+    double control_supply_c = 18, control_tau_s = 150;
+    /// It moves airflowCap() whatever the racks draw: measured, or held at a fan speed.
+    bool flowFixed() const { return driven_q_m3s == driven_q_m3s || held_q_m3s == held_q_m3s; }
 };
 
 struct LoopRt {

@@ -89,6 +89,17 @@ struct CoolingUnitModel {
     double width_m = 0, depth_m = 0, height_m = 0;
     double min_supply_temp_c = 0;
     double max_supply_temp_c = 0;
+    /// Where a perimeter unit blows and draws (without a raised floor or ceiling duct in between): its supply
+    /// grille spans [supply_from_m, supply_to_m) up its front (0/0: the lower half), blowing horizontally; its
+    /// return is "top" (the default; the upper back where the unit reaches the ceiling), or a grille on its
+    /// "front" (a wall-standing unit that draws the room's air above its supply) or "back", spanning
+    /// [return_from_m, return_to_m) (0/0: the upper half).
+    double supply_from_m = 0, supply_to_m = 0;
+    /// Return-air control: the closed loop's time constant, no faster than the valve's actuator strokes
+    /// (standard chilled-water valve actuators run 90–150 s end to end).
+    double control_time_constant_s = 150;
+    std::string return_side = "top";
+    double return_from_m = 0, return_to_m = 0;
     bool operator==(const CoolingUnitModel&) const = default;
 };
 

@@ -31,7 +31,7 @@ std::string addRow(Scenario& s, const std::string& hall_id, const std::string& n
 std::string addRack(Scenario& s, const Catalog& c, const std::string& row_id, const std::string& rack_model,
                     const std::string& server_model, int nodes, Vec2 position_m, Facing facing);
 /// Sets an editable property of a rack, row, node, cooling unit or CDU: "name", "x_m", "y_m", "facing",
-/// "model", "supply_setpoint_c" (units), "supply_temp_c" (CDUs), "u_position" and "slot" (nodes).
+/// "model", "supply_setpoint_c" and "fan_speed" (units; empty: none), "supply_temp_c" (CDUs), "u_position" and "slot" (nodes).
 void setProperty(Scenario& s, const std::string& id, const std::string& key, const std::string& value);
 
 /// Where a new rack would go and how it would be powered (Edit > Add rack shows it before adding).

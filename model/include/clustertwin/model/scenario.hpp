@@ -104,6 +104,15 @@ struct CoolingUnit {
     Vec2 position_m;               ///< centre of the footprint
     Facing facing = Facing::East;  ///< supply (front) faces this way
     double supply_setpoint_c = 18;
+    /// Fans held at this share of full speed (0–1], as a unit set to a fixed fan speed (or read from its fan
+    /// signal) runs: it blows its model's rated airflow times this. Absent: the units follow the racks' airflow
+    /// (simulation.unit_airflow_margin times it, within their ratings).
+    std::optional<double> fan_speed;
+    /// What the unit's valve controls: "supply" (the default: its supply air held at supply_setpoint_c) or
+    /// "return" (the air it takes in held at return_setpoint_c, its supply moved to get there, starting from
+    /// supply_setpoint_c), as many perimeter and wall-standing units are set up.
+    std::string control = "supply";
+    std::optional<double> return_setpoint_c;
     /// In-row coolers (model kind "in-row"): the row they stand in, in line with its racks and facing the same
     /// way; they take air from the hot aisle behind and supply the cold aisle in front. Empty for perimeter units.
     std::string row;
