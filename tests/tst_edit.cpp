@@ -3,6 +3,7 @@
 #include "sim_fixtures.hpp"
 
 #include <clustertwin/model/edit.hpp>
+#include <clustertwin/model/error.hpp>
 #include <clustertwin/model/layout_checks.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/sim/impact.hpp>
@@ -43,6 +44,7 @@ private slots:
     void everyEditUndoneAndRedoneGivesIdenticalJson_data();
     void everyEditUndoneAndRedoneGivesIdenticalJson();
     void moveIsByWholeTiles();
+    void sensorsArePlacedEditedAndGoWithTheirRack();
     void badEditsLeaveTheScenarioUnchanged();
     void checksFindOverlapAndOutsideTheHall();
     void checksFindAisleOrientation();
@@ -63,6 +65,9 @@ void TstEdit::everyEditUndoneAndRedoneGivesIdenticalJson_data() {
     QTest::newRow("rotate") << Edit([](m::Scenario& s, const m::Catalog&) { m::rotateEntities(s, {"r02-03", "crah-02"}); });
     QTest::newRow("duplicate") << Edit([](m::Scenario& s, const m::Catalog& c) { m::duplicateRacks(s, c, {"r03-05", "r01-02"}); });
     QTest::newRow("remove") << Edit([](m::Scenario& s, const m::Catalog&) { m::removeEntities(s, {"r01-01", "crah-08"}); });
+    QTest::newRow("add sensor") << Edit([](m::Scenario& s, const m::Catalog& c) {
+        m::addSensor(s, "hall1", m::sensorAt(s, c, "hall1", {0.3, 0.3}, 1.1));
+    });
     QTest::newRow("remove row") << Edit([](m::Scenario& s, const m::Catalog&) { m::removeEntities(s, {"row04"}); });
     QTest::newRow("add row") << Edit([](m::Scenario& s, const m::Catalog&) { m::addRow(s, "hall1", "Extra"); });
     QTest::newRow("add rack") << Edit([](m::Scenario& s, const m::Catalog& c) {
@@ -91,6 +96,50 @@ void TstEdit::everyEditUndoneAndRedoneGivesIdenticalJson() {
     QCOMPARE(m::scenarioToJson(redone), after);
     // And the edited scenario reloads to the same text (it is a real scenario, not a half-edited one).
     QCOMPARE(m::scenarioToJson(m::parseScenario(after).scenario), after);
+}
+
+void TstEdit::sensorsArePlacedEditedAndGoWithTheirRack() {
+    const auto l = fixtures::sample("demo");
+    m::Scenario s = l.scenario;
+    const auto& r = s.halls[0].rows[0].racks[0];
+    const std::string rack = r.id, hall = s.halls[0].id;
+    QVERIFY(r.facing == m::Facing::North);  // demo's first row faces north: the front half is the higher y
+    const auto* rm = l.catalog.rack(r.model);
+    const double y_front = r.position_m.y_m + rm->depth_m / 4, y_rear = r.position_m.y_m - rm->depth_m / 4;
+    // A click on a rack's front half, its rear half, and the open floor.
+    const m::Sensor front = m::sensorAt(s, l.catalog, hall, {r.position_m.x_m, y_front}, 1.1);
+    QCOMPARE(front.rack, rack);
+    QCOMPARE(front.side, std::string("front"));
+    QCOMPARE(front.id, rack + "-front-1.10");
+    const std::string id_front = m::addSensor(s, hall, front);
+    const m::Sensor rear = m::sensorAt(s, l.catalog, hall, {r.position_m.x_m, y_rear}, 1.1);
+    QCOMPARE(rear.side, std::string("rear"));
+    const std::string id_rear = m::addSensor(s, hall, rear);
+    const std::string id_again = m::addSensor(s, hall, m::sensorAt(s, l.catalog, hall, {r.position_m.x_m, y_front}, 1.1));
+    QCOMPARE(id_again, rack + "-front-1.10-2");  // a second one there gets a fresh id
+    const m::Sensor point = m::sensorAt(s, l.catalog, hall, {0.3, 0.3}, 2.0);
+    QVERIFY(point.rack.empty());
+    QCOMPARE(point.position_m.x_m, 0.3);
+    const std::string id_point = m::addSensor(s, hall, point);
+    QVERIFY(!m::hasErrors(m::validateScenario(s, l.catalog)));
+    // Edited, checked; bad values leave it as it was.
+    m::setProperty(s, id_front, "height_m", "1.8");
+    QCOMPARE(s.halls[0].sensors[0].height_m, 1.8);
+    const m::Scenario before = s;
+    QVERIFY_THROWS_EXCEPTION(m::ModelError, m::setProperty(s, id_front, "height_m", "9"));  // above the 4 m ceiling
+    QVERIFY_THROWS_EXCEPTION(m::ModelError, m::setProperty(s, id_front, "x_m", "1"));       // it sits on its rack
+    QVERIFY_THROWS_EXCEPTION(m::ModelError, m::setProperty(s, id_point, "x_m", "-1"));      // off the floor
+    QVERIFY_THROWS_EXCEPTION(m::ModelError, m::addSensor(s, hall, point));                  // the id is taken
+    QVERIFY_THROWS_EXCEPTION(m::ModelError, m::moveEntities(s, {id_front}, 0.6, 0));        // moves with its rack
+    QVERIFY(s == before);
+    m::moveEntities(s, {id_point}, 0.6, 0);
+    QCOMPARE(s.halls[0].sensors.back().position_m.x_m, 0.9);
+    // Removing the rack takes its sensors along; the room's stays.
+    m::removeEntities(s, {rack});
+    QCOMPARE(s.halls[0].sensors.size(), std::size_t(1));
+    QCOMPARE(s.halls[0].sensors[0].id, id_point);
+    QVERIFY(!m::hasErrors(m::validateScenario(s, l.catalog)));
+    Q_UNUSED(id_rear);
 }
 
 void TstEdit::moveIsByWholeTiles() {

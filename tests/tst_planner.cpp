@@ -67,6 +67,7 @@ private slots:
     void addRackDialogPreviewsWhereAndHowItIsPowered();
     void containmentInRowCoolersAndRearDoorsAreUndoableEdits();
     void anInventoryFromNetboxOpensWithItsReport();
+    void aSensorIsPlacedWithAClickOnThePlan();
 
 private:
     std::unique_ptr<MainWindow> w_;
@@ -330,6 +331,42 @@ void TstPlanner::addRackDialogPreviewsWhereAndHowItIsPowered() {
             accent += c.red() > 200 && c.green() > 90 && c.green() < 150 && c.blue() < 60 ? 1 : 0;
         }
     QVERIFY2(accent > 4, "the planned rack is not drawn on the preview");
+}
+
+void TstPlanner::aSensorIsPlacedWithAClickOnThePlan() {
+    // Edit > Add sensor (its height asked first, here given), then a click on the front half of rack r01-01
+    // (facing north: its front is the plan's upper half) puts a strip sensor there, selected, one undo away.
+    FloorPlanView* plan = w_->floorPlan();
+    QUndoStack* undo = w_->document().undoStack();
+    const std::string before = json(*w_);
+    QVERIFY(w_->findChild<QAction*>("actionAddSensor"));
+    w_->edits()->beginAddSensor(1.1);
+    QVERIFY(plan->placing());
+    QCOMPARE(w_->findChild<QTabWidget*>()->currentWidget(), plan);  // the plan is where it is placed
+    QTest::qWait(50);
+    const m::Rack* r = rack(*w_, "r01-01");
+    QVERIFY(r && r->facing == m::Facing::North);
+    const QPointF front = plan->widgetPosOfFloor(r->position_m.x_m, r->position_m.y_m + 0.3);
+    QTest::mouseClick(plan, Qt::LeftButton, {}, front.toPoint());
+    QVERIFY(!plan->placing());
+    const auto& sensors = w_->document().scenario().halls[0].sensors;
+    QCOMPARE(sensors.size(), std::size_t(1));
+    QCOMPARE(sensors[0].rack, std::string("r01-01"));
+    QCOMPARE(sensors[0].side, std::string("front"));
+    QCOMPARE(sensors[0].height_m, 1.1);
+    // Selected, drawn on the plan where the click was (the rack's front edge), its tooltip saying what it is.
+    QVERIFY(plan->selection().contains(EntityRef{"sensor", QString::fromStdString(sensors[0].id)}));
+    const QPointF mark = plan->widgetPosOf({"sensor", QString::fromStdString(sensors[0].id)});
+    QVERIFY2(plan->toolTipAt(mark).contains("on r01-01's front, 1.1 m up"), qPrintable(plan->toolTipAt(mark)));
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) plan->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/plan-sensor.png");
+    // Esc cancels a placement; nothing is added.
+    w_->edits()->beginAddSensor(0.5);
+    QTest::keyClick(plan, Qt::Key_Escape);
+    QVERIFY(!plan->placing());
+    QTest::mouseClick(plan, Qt::LeftButton, {}, plan->widgetPosOfFloor(0.3, 0.3).toPoint());
+    QCOMPARE(w_->document().scenario().halls[0].sensors.size(), std::size_t(1));
+    undo->undo();
+    QCOMPARE(json(*w_), before);
 }
 
 void TstPlanner::containmentInRowCoolersAndRearDoorsAreUndoableEdits() {

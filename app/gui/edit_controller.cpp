@@ -44,6 +44,7 @@ void EditController::populate(QMenu* m) {
     m->addAction(tr("Add &in-row cooler"), this, [this] { addInRowCooler(); })->setObjectName("actionAddInRowCooler");
     m->addAction(tr("Fit rear &door…"), this, [this] { rearDoorDialog(); })->setObjectName("actionFitRearDoor");
     m->addAction(tr("Add &hall…"), this, [this] { hallDialog(); })->setObjectName("actionAddHall");
+    m->addAction(tr("Add &sensor…"), this, [this] { sensorDialog(); })->setObjectName("actionAddSensor");
 }
 
 void EditController::targetPlace(std::string& hall, std::string& row) const {
@@ -278,7 +279,7 @@ bool EditController::setProperty(const QString& id, const QString& key, const QS
             &error_);
     }
     QString v = value.trimmed();
-    if (key.endsWith("_c") || key == "u_position" || key == "slot") v = v.section(' ', 0, 0);
+    if (key.endsWith("_c") || key.endsWith("_m") || key == "u_position" || key == "slot") v = v.section(' ', 0, 0);
     return doc_.apply(
         tr("Set %1 of %2").arg(key, id),
         [&](model::Scenario& s) { model::setProperty(s, id.toStdString(), key.toStdString(), v.toStdString()); }, &error_);
@@ -314,6 +315,36 @@ void EditController::rearDoorDialog() {
     bool ok = false;
     const QString pick = QInputDialog::getItem(window_, tr("Fit rear door"), tr("Rear door for the selected racks:"), names, 1, false, &ok);
     if (ok) fitRearDoor(ids[names.indexOf(pick)]);
+}
+
+void EditController::beginAddSensor(double height_m) {
+    sensor_height_m_ = height_m;
+    emit placementRequested(tr("Click where the %1 m sensor goes: a rack's front or rear half for a strip sensor, the floor "
+                               "for a point of the room (Esc cancels)")
+                                .arg(height_m));
+}
+
+QString EditController::placeSensor(double x_m, double y_m) {
+    const auto& sc = doc_.scenario();
+    if (sc.halls.empty()) return {};
+    std::string id;
+    const std::string hall = sc.halls.front().id;  // the plan shows the first hall
+    const bool ok = doc_.apply(
+        tr("Add sensor"),
+        [&](model::Scenario& s) {
+            id = model::addSensor(s, hall, model::sensorAt(s, doc_.catalog(), hall, {x_m, y_m}, sensor_height_m_));
+        },
+        &error_);
+    report(ok);
+    if (ok) emit selectRequested({"sensor", QString::fromStdString(id)});
+    return ok ? QString::fromStdString(id) : QString();
+}
+
+void EditController::sensorDialog() {
+    bool ok = false;
+    const double h =
+        QInputDialog::getDouble(window_, tr("Add sensor"), tr("Height above the floor (m):"), sensor_height_m_, 0.0, 10.0, 2, &ok);
+    if (ok) beginAddSensor(h);
 }
 
 void EditController::hallDialog() {

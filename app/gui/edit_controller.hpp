@@ -1,6 +1,7 @@
 #pragma once
 // The Edit menu (issue 6): undo/redo, delete, rotate, duplicate, nudge by a tile, add row, add rack (one dialog
-// with a preview), containment, in-row coolers, rear doors, halls (issue 18), and moves dragged on the floor plan. Every action is one undoable step on the document; the 3D view and the plan act
+// with a preview), containment, in-row coolers, rear doors, halls (issue 18), sensors placed with a click on the
+// floor plan (issue 44), and moves dragged on the floor plan. Every action is one undoable step on the document; the 3D view and the plan act
 // on the same selection.
 #include "entity_ref.hpp"
 
@@ -48,6 +49,11 @@ public:
     /// Fits a rear door (catalog id; "" removes) to every target rack.
     bool fitRearDoor(const QString& model_id);
     QString addHall(double width_m, double depth_m, double height_m);
+    /// Edit > Add sensor: the next click on the floor plan places a temperature sensor `height_m` up (on a rack's
+    /// front or rear, whichever half is clicked; else a point of the room). Emits placementRequested.
+    void beginAddSensor(double height_m);
+    /// The click: a sensor at (x, y) of the plan's hall, one undoable edit. Returns its id ("" on failure).
+    QString placeSensor(double x_m, double y_m);
     /// An inspector edit: values come as shown, with units ("18 °C", "(1.5, 2.4) m"); the numbers are taken out.
     bool setProperty(const QString& id, const QString& key, const QString& value);
     const QString& lastError() const { return error_; }
@@ -55,6 +61,8 @@ public:
 signals:
     /// After an edit that creates or removes entities: what should be selected now.
     void selectRequested(const ct::app::EntityRef& ref);
+    /// The next click on the floor plan should place something; `hint` says what.
+    void placementRequested(const QString& hint);
 
 private:
     std::vector<std::string> ids(bool floor_only) const;
@@ -63,6 +71,7 @@ private:
     void containmentDialog();
     void rearDoorDialog();
     void hallDialog();
+    void sensorDialog();
     void targetPlace(std::string& hall, std::string& row) const;
     std::vector<std::string> targetRows() const;
     QString place(const model::RackPlan& plan, const std::string& rack_model, const std::string& server_model, int nodes);
@@ -70,6 +79,7 @@ private:
     QWidget* window_;
     QList<EntityRef> targets_;
     QString error_;
+    double sensor_height_m_ = 1.2;  ///< the height of the sensor the next placement adds
 };
 
 }  // namespace ct::app

@@ -6,12 +6,14 @@
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/geometry.hpp>
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <cmath>
+#include <map>
 
 namespace ct::app {
 
@@ -57,8 +59,77 @@ void FloorPlanView::rebuild() {
                                    floorRect(c.position_m, m->width_m, m->depth_m, c.facing),
                                    static_cast<int>(c.facing),
                                    QColor(40, 190, 170)});
+        addSensorShapes();
     }
     update();
+}
+
+void FloorPlanView::addSensorShapes() {
+    const auto& h = doc_.scenario().halls.front();
+    const double half = 0.12;                    // a sensor's mark: 0.24 m across, on the floor plan
+    std::map<std::string, int> on_side, placed;  // sensors per rack side, and how many of them are drawn
+    for (const auto& x : h.sensors)
+        if (!x.rack.empty()) ++on_side[x.rack + "/" + x.side];
+    for (const auto& x : h.sensors) {
+        QPointF at(x.position_m.x_m, x.position_m.y_m);
+        if (!x.rack.empty()) {
+            // On the rack's front or rear edge, a rack's several sensors spread along it.
+            const model::Rack* rack = nullptr;
+            for (const auto& row : h.rows)
+                for (const auto& r : row.racks)
+                    if (r.id == x.rack) rack = &r;
+            const auto* rm = rack ? doc_.catalog().rack(rack->model) : nullptr;
+            if (!rm) continue;
+            const model::Box2 b = model::footprint(rack->position_m, rm->width_m, rm->depth_m, rack->facing);
+            const std::string key = x.rack + "/" + x.side;
+            const double f = (++placed[key]) / (on_side[key] + 1.0);
+            const bool front = x.side == "front";
+            switch (rack->facing) {
+                case model::Facing::North:
+                    at = {b.x0 + f * b.width(), front ? b.y1 : b.y0};
+                    break;
+                case model::Facing::South:
+                    at = {b.x0 + f * b.width(), front ? b.y0 : b.y1};
+                    break;
+                case model::Facing::East:
+                    at = {front ? b.x1 : b.x0, b.y0 + f * b.depth()};
+                    break;
+                case model::Facing::West:
+                    at = {front ? b.x0 : b.x1, b.y0 + f * b.depth()};
+                    break;
+            }
+        }
+        shapes_.push_back(
+            {{"sensor", QString::fromStdString(x.id)}, QRectF(at.x() - half, at.y() - half, 2 * half, 2 * half), 0, QColor(250, 200, 60)});
+    }
+}
+
+void FloorPlanView::paintSensor(QPainter& p, const QRectF& r, bool selected) const {
+    const QPointF c = r.center();
+    const double k = std::max(4.0, r.width() / 2);
+    p.setPen(QPen(selected ? QColor(255, 255, 255) : QColor(20, 20, 24), selected ? 2 : 1));
+    p.setBrush(QColor(250, 200, 60));
+    p.drawPolygon(QPolygonF({c + QPointF(0, -k), c + QPointF(k, 0), c + QPointF(0, k), c + QPointF(-k, 0)}));
+}
+
+void FloorPlanView::beginPlacing(const QString& hint) {
+    placing_hint_ = hint;
+    setCursor(Qt::CrossCursor);
+    setFocus();
+    update();
+}
+
+void FloorPlanView::endPlacing() {
+    placing_hint_.clear();
+    unsetCursor();
+    update();
+}
+
+QPointF FloorPlanView::widgetPosOfFloor(double x_m, double y_m) const { return floorToWidget().map(QPointF(x_m, y_m)); }
+
+void FloorPlanView::keyPressEvent(QKeyEvent* e) {
+    if (placing() && e->key() == Qt::Key_Escape) return endPlacing();
+    QWidget::keyPressEvent(e);
 }
 
 QTransform FloorPlanView::floorToWidget() const {
@@ -118,11 +189,16 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
                    .arg(h.width_m)
                    .arg(h.depth_m));
     if (has_values_) paintLegend(p);
+    if (placing()) {
+        p.setPen(QColor(250, 200, 60));
+        p.drawText(QRectF(8, 4, width() - 16, 20), Qt::AlignLeft, placing_hint_);
+    }
 }
 
 void FloorPlanView::paintShape(QPainter& p, const QTransform& t, const Shape& s, const QFont& small) const {
     const bool sel = selection_.contains(s.ref);
     const QRectF r = t.mapRect(sel && dragging_ ? s.floor_m.translated(drag_by_m_) : s.floor_m);
+    if (s.ref.kind == "sensor") return paintSensor(p, r, sel);
     QColor fill = s.colour;
     if (has_values_ && s.ref.kind == "rack") {
         const auto it = values_.rack.find(s.ref.id.toStdString());
@@ -247,6 +323,13 @@ QString FloorPlanView::toolTipAt(const QPointF& pos) const {
                 if (r.id == id) text += tr(" (%1, %2 nodes)").arg(QString::fromStdString(r.model)).arg(r.nodes.size());
         for (const auto& u : h.cooling_units)
             if (u.id == id) text += tr(" (%1)").arg(QString::fromStdString(u.model));
+        for (const auto& x : h.sensors)
+            if (x.id == id)
+                text += x.rack.empty()
+                            ? tr(": temperature at (%1, %2) m, %3 m up").arg(x.position_m.x_m).arg(x.position_m.y_m).arg(x.height_m)
+                            : tr(": temperature on %1's %2, %3 m up")
+                                  .arg(QString::fromStdString(x.rack), QString::fromStdString(x.side))
+                                  .arg(x.height_m);
     }
     if (has_values_ && s->ref.kind == "rack") {
         const auto it = values_.rack.find(id);
@@ -289,12 +372,18 @@ void FloorPlanView::mouseDoubleClickEvent(QMouseEvent*) {
 }
 
 void FloorPlanView::mousePressEvent(QMouseEvent* e) {
+    if (placing() && e->button() == Qt::RightButton) return endPlacing();
     if (e->button() == Qt::MiddleButton || e->button() == Qt::RightButton) {
         panning_ = true;
         pan_from_ = e->position();
         return;
     }
     const QPointF floor = floorToWidget().inverted().map(e->position());
+    if (placing()) {  // this click places; a right click (above) or Esc would have cancelled
+        endPlacing();
+        if (e->button() == Qt::LeftButton) emit placeRequested(floor.x(), floor.y());
+        return;
+    }
     const Shape* hit = nullptr;
     for (const Shape& s : shapes_)
         if (s.floor_m.contains(floor)) hit = &s;

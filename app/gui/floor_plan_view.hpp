@@ -4,7 +4,9 @@
 // applies it as one undoable edit). With a frame the racks are coloured by the 3D view's metric (one value per
 // rack, plan_values.hpp) with their values written on them, a colour bar and failed units in red; the wheel
 // zooms toward the cursor, a middle or right drag pans, a double click fits the hall again; hovering tells an
-// entity's id, model and value.
+// entity's id, model and value. Sensors show as small diamonds (a point sensor where it stands, a rack's on its
+// front or rear edge); beginPlacing() makes the next click a place on the floor (Edit > Add sensor), Esc or a
+// right click cancels it.
 #include "entity_ref.hpp"
 #include "plan_values.hpp"
 
@@ -36,12 +38,19 @@ public:
     /// What a tooltip at a widget position says ("" when nothing is there).
     QString toolTipAt(const QPointF& pos) const;
     double zoom() const { return zoom_; }
+    /// The next left click places something: placeRequested() with its floor point. `hint` is shown meanwhile.
+    void beginPlacing(const QString& hint);
+    bool placing() const { return !placing_hint_.isEmpty(); }
+    /// Widget position of a floor point (metres) of the shown hall.
+    QPointF widgetPosOfFloor(double x_m, double y_m) const;
 
 signals:
     void entitySelected(const ct::app::EntityRef& ref);
     void selectionChanged(const QList<ct::app::EntityRef>& refs);
     /// The user dragged the selection by (dx, dy) metres, already whole tiles.
     void moveRequested(const QStringList& ids, double dx_m, double dy_m);
+    /// A click while placing: the floor point (metres) of the shown hall.
+    void placeRequested(double x_m, double y_m);
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -50,6 +59,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent*) override;
     void mouseDoubleClickEvent(QMouseEvent*) override;
     void wheelEvent(QWheelEvent*) override;
+    void keyPressEvent(QKeyEvent*) override;
     bool event(QEvent*) override;
 
 private:
@@ -60,6 +70,9 @@ private:
         QColor colour;
     };
     void rebuild();
+    void addSensorShapes();
+    void paintSensor(QPainter& p, const QRectF& r, bool selected) const;
+    void endPlacing();
     QTransform floorToWidget() const;
     void paintLegend(QPainter& p) const;
     void paintShape(QPainter& p, const QTransform& t, const Shape& s,
@@ -78,6 +91,7 @@ private:
     double zoom_ = 1;  ///< on top of fitting the hall to the widget
     QPointF pan_px_;   ///< widget pixels
     bool panning_ = false;
+    QString placing_hint_;  ///< non-empty while the next click places something
     QPointF pan_from_;
 };
 

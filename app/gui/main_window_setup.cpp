@@ -204,6 +204,11 @@ void MainWindow::connectSelection() {
     connect(checks_, &ChecksPanel::entityActivated, nav, [nav](const QString& id) { nav->activate(id); });
     connect(plan_, &FloorPlanView::selectionChanged, this, [this](const QList<EntityRef>& refs) { edits_->setTargets(refs); });
     connect(plan_, &FloorPlanView::moveRequested, edits_, &EditController::move);
+    connect(edits_, &EditController::placementRequested, this, [this](const QString& hint) {
+        tabs_->setCurrentWidget(plan_);  // sensors are placed on the floor plan
+        plan_->beginPlacing(hint);
+    });
+    connect(plan_, &FloorPlanView::placeRequested, edits_, &EditController::placeSensor);
     connect(view3d_, &View3D::moveRequested, edits_, &EditController::move);
     connect(edits_, &EditController::selectRequested, this, &MainWindow::select);
     connect(props_, &PropertiesPanel::propertyEdited, this, [this](const QString& id, const QString& key, const QString& value) {

@@ -155,7 +155,7 @@ void addSensor(Props& p, const model::Sensor& x) {
                        {"reads", QObject::tr("air temperature (temp_c)")},
                        {"where", x.rack.empty() ? QObject::tr("a point of the room, (%1, %2) m").arg(x.position_m.x_m).arg(x.position_m.y_m)
                                                 : QObject::tr("%1 of rack %2").arg(s(x.side), s(x.rack))},
-                       {"height", QString("%1 m").arg(x.height_m)}});
+                       {"height above the floor", QString("%1 m").arg(x.height_m)}});
 }
 
 void addCdu(Props& p, const model::Cdu& c, const model::Catalog& cat) {
@@ -295,10 +295,12 @@ void PropertiesPanel::show(const EntityRef& ref) {
                                                      {"supply faces", "facing"},
                                                      {"supply setpoint", "supply_setpoint_c"},
                                                      {"fan speed", "fan_speed"},
+                                                     {"height above the floor", "height_m"},
                                                      {"supply temperature", "supply_temp_c"},
                                                      {"U position", "u_position"},
                                                      {"slot", "slot"}};
-    const bool can_edit = ref.kind == "rack" || ref.kind == "row" || ref.kind == "node" || ref.kind == "cooling_unit" || ref.kind == "cdu";
+    const bool can_edit = ref.kind == "rack" || ref.kind == "row" || ref.kind == "node" || ref.kind == "cooling_unit" ||
+                          ref.kind == "cdu" || ref.kind == "sensor";
     filling_ = true;
     ref_ = ref;
     const Props props = describe(doc_, ref);

@@ -14,6 +14,7 @@ namespace ct::model {
 
 using detail::allIds;
 using detail::fresh;
+using detail::number;
 using detail::require;
 using detail::Where;
 
@@ -33,17 +34,6 @@ Facing clockwise(Facing f) {
     return f;
 }
 
-double number(const std::string& key, const std::string& v) {
-    try {
-        std::size_t used = 0;
-        const double d = std::stod(v, &used);
-        if (used != v.size() || !std::isfinite(d)) throw std::invalid_argument(v);
-        return d;
-    } catch (const std::exception&) {
-        throw ModelError(key + ": '" + v + "' is not a number");
-    }
-}
-
 }  // namespace
 
 double snapToTiles(double d_m, double tile_m) {
@@ -58,7 +48,11 @@ void moveEntities(Scenario& s, const std::vector<std::string>& ids, double dx_m,
     for (const Where& w : ws) {
         const double tile = w.hall->tile_m > 0 ? w.hall->tile_m : 0.6;
         const double dx = snapToTiles(dx_m, tile), dy = snapToTiles(dy_m, tile);
-        Vec2* p = w.rack && !w.node ? &w.rack->position_m : w.unit ? &w.unit->position_m : w.cdu ? &w.cdu->position_m : nullptr;
+        Vec2* p = w.rack && !w.node                    ? &w.rack->position_m
+                  : w.unit                             ? &w.unit->position_m
+                  : w.cdu                              ? &w.cdu->position_m
+                  : w.sensor && w.sensor->rack.empty() ? &w.sensor->position_m
+                                                       : nullptr;
         if (w.row && !w.rack) {
             for (auto& r : w.row->racks) {
                 r.position_m.x_m += dx;
@@ -68,7 +62,8 @@ void moveEntities(Scenario& s, const std::vector<std::string>& ids, double dx_m,
             p->x_m += dx;
             p->y_m += dy;
         } else {
-            throw ModelError("'" + (w.node ? w.node->id : std::string()) + "' cannot be moved on the floor (a node moves with its rack)");
+            throw ModelError(w.node ? "'" + w.node->id + "' cannot be moved on the floor (a node moves with its rack)"
+                                    : "'" + w.sensor->id + "' cannot be moved on the floor (a rack's sensor moves with its rack)");
         }
     }
 }
@@ -164,6 +159,7 @@ void removeEntities(Scenario& s, const std::vector<std::string>& ids) {
         std::erase_if(h.containments, [&](const Containment& c) { return gone.count(c.id) > 0 || c.rows.size() < 2; });
         std::erase_if(h.cdus, [&](const Cdu& u) { return gone.count(u.id) > 0; });
         for (auto& u : h.cdus) std::erase_if(u.racks, [&](const std::string& r) { return gone.count(r) > 0; });
+        std::erase_if(h.sensors, [&](const Sensor& x) { return gone.count(x.id) > 0 || gone.count(x.rack) > 0; });  // with their rack
     }
     for (auto& j : s.jobs) std::erase_if(j.nodes, [&](const std::string& n) { return gone.count(n) > 0; });
     std::erase_if(s.events, [&](const Event& e) {
@@ -249,6 +245,7 @@ std::string addRack(Scenario& s, const Catalog& c, const std::string& row_id, co
 
 void setProperty(Scenario& s, const std::string& id, const std::string& key, const std::string& value) {
     Where w = require(s, id);
+    if (w.sensor) return detail::setSensorProperty(*w.hall, *w.sensor, key, value);
     std::string* name = w.node ? &w.node->name : w.rack ? &w.rack->name : w.row ? &w.row->name : w.unit ? &w.unit->name : &w.cdu->name;
     Vec2* pos = w.node ? nullptr : w.rack ? &w.rack->position_m : w.unit ? &w.unit->position_m : w.cdu ? &w.cdu->position_m : nullptr;
     Facing* facing = w.node ? nullptr : w.rack ? &w.rack->facing : w.unit ? &w.unit->facing : w.cdu ? &w.cdu->facing : nullptr;

@@ -3,6 +3,9 @@
 
 #include <clustertwin/model/error.hpp>
 
+#include <cmath>
+#include <stdexcept>
+
 namespace ct::model::detail {
 
 /// Every id in use, so new ones are unique across kinds.
@@ -20,6 +23,7 @@ std::set<std::string> allIds(const Scenario& s) {
         }
         for (const auto& u : h.cooling_units) ids.insert(u.id);
         for (const auto& u : h.cdus) ids.insert(u.id);
+        for (const auto& x : h.sensors) ids.insert(x.id);
     }
     for (const auto& h : s.halls)
         for (const auto& c : h.containments) ids.insert(c.id);
@@ -46,6 +50,17 @@ std::string fresh(std::set<std::string>& used, const std::string& base) {
     }
 }
 
+double number(const std::string& key, const std::string& v) {
+    try {
+        std::size_t used = 0;
+        const double d = std::stod(v, &used);
+        if (used != v.size() || !std::isfinite(d)) throw std::invalid_argument(v);
+        return d;
+    } catch (const std::exception&) {
+        throw ModelError(key + ": '" + v + "' is not a number");
+    }
+}
+
 Where find(Scenario& s, const std::string& id) {
     for (auto& h : s.halls) {
         for (auto& row : h.rows) {
@@ -60,13 +75,15 @@ Where find(Scenario& s, const std::string& id) {
             if (u.id == id) return {&h, nullptr, nullptr, nullptr, &u};
         for (auto& u : h.cdus)
             if (u.id == id) return {&h, nullptr, nullptr, nullptr, nullptr, &u};
+        for (auto& x : h.sensors)
+            if (x.id == id) return {&h, nullptr, nullptr, nullptr, nullptr, nullptr, &x};
     }
     return {};
 }
 
 Where require(Scenario& s, const std::string& id) {
     Where w = find(s, id);
-    if (!w.hall) throw ModelError("no rack, row, node, cooling unit or CDU with id '" + id + "'");
+    if (!w.hall) throw ModelError("no rack, row, node, cooling unit, CDU or sensor with id '" + id + "'");
     return w;
 }
 

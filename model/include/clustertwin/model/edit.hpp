@@ -30,7 +30,7 @@ std::string addRow(Scenario& s, const std::string& hall_id, const std::string& n
 /// Returns its id.
 std::string addRack(Scenario& s, const Catalog& c, const std::string& row_id, const std::string& rack_model,
                     const std::string& server_model, int nodes, Vec2 position_m, Facing facing);
-/// Sets an editable property of a rack, row, node, cooling unit or CDU: "name", "x_m", "y_m", "facing",
+/// Sets an editable property of a rack, row, node, cooling unit, CDU or sensor: "name", "x_m", "y_m", "facing",
 /// "model", "supply_setpoint_c" and "fan_speed" (units; empty: none), "supply_temp_c" (CDUs), "u_position" and "slot" (nodes).
 void setProperty(Scenario& s, const std::string& id, const std::string& key, const std::string& value);
 
@@ -69,6 +69,15 @@ std::string addInRowCooler(Scenario& s, const Catalog& c, const std::string& row
                            const std::string& loop = {});
 /// Fits a rear door of catalog `model` to a rack on water loop `loop`; an empty model removes the door.
 void fitRearDoor(Scenario& s, const Catalog& c, const std::string& rack_id, const std::string& model, const std::string& loop = {});
+/// What a click at `at` on hall `hall_id`'s plan places (the editor's Add sensor): on a rack's footprint a strip
+/// sensor on its front or rear, whichever half was clicked; elsewhere a point sensor there; at `height_m`, with a
+/// fresh id naming where it is (r01-01-front-1.20, sensor-3.00-2.40-1.20). Throws for an unknown hall.
+Sensor sensorAt(const Scenario& s, const Catalog& c, const std::string& hall_id, Vec2 at, double height_m);
+/// Adds sensor x to hall `hall_id` (a fresh id when it has none), checked: its rack in that hall, its side, its
+/// point on the floor, its height within the hall's, its id unused. Returns the id. Sensors are edited with
+/// setProperty ("name", "height_m", "side", point sensors' "x_m"/"y_m"), moved with moveEntities (point sensors;
+/// a rack's move with it) and removed with removeEntities (and with their rack).
+std::string addSensor(Scenario& s, const std::string& hall_id, Sensor x);
 /// Adds an empty hall of the given size beside the last one on the site; returns its id.
 std::string addHall(Scenario& s, double width_m, double depth_m, double height_m);
 
