@@ -271,6 +271,9 @@ void TstAppTwin::calibrationFitsTheHiddenMargin() {
     d->airBox()->setCurrentIndex(d->airBox()->findData("quick"));
     const QString out = dir_.filePath("calibrated.json");
     d->outEdit()->setText(out);
+    auto* coarse = d->findChild<QCheckBox*>("calibCoarse");  // its first runs on a 0.5 m grid, the fit on 0.25 m
+    QVERIFY(coarse);
+    coarse->setChecked(true);
     QSignalSpy ended(d, &CalibrateDialog::calibrationEnded);
     int progress_seen = 0;
     connect(d->progress(), &QProgressBar::valueChanged, d, [&](int v) { progress_seen = std::max(progress_seen, v); });
@@ -285,6 +288,7 @@ void TstAppTwin::calibrationFitsTheHiddenMargin() {
     const double margin = cs["simulation"].toObject()["unit_airflow_margin"].toDouble();
     QVERIFY2(std::abs(margin - 1.6) < 0.05, qPrintable(QString::number(margin)));
     QVERIFY(d->result()->text().contains("Validation"));
+    QVERIFY2(d->result()->text().contains("on the coarse grid"), qPrintable(d->result()->text()));
     if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) d->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/twin-calibrated.png");
     QVERIFY(d->openButton()->isEnabled());
     QTest::mouseClick(d->openButton(), Qt::LeftButton);  // opens the calibrated scenario in the window

@@ -323,6 +323,52 @@ void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
     QCOMPARE(cs["simulation"].toObject()["unit_airflow_margin"].toDouble(), margin);
     QCOMPARE(cs["calibration"].toObject()["parameters"].toArray().size(), 2);
     QVERIFY(cs["calibration"].toObject()["driven_by"].toString().contains("hidden-measured.sqlite"));
+    // Coarse first iterations: the search starts on a 0.5 m grid and ends on the runs' 0.25 m one, finding the
+    // same values within the same tolerances, and says how it went.
+    const QString fitted2 = tmp_.filePath("calibrated-coarse.json");
+    r = cli({"calibrate",
+             sample("lab-8node"),
+             "--measured",
+             db,
+             "--params",
+             params,
+             "--train",
+             "0..20m",
+             "--validate",
+             "20m..30m",
+             "--air",
+             "quick",
+             "--cell",
+             "0.25",
+             "--coarse-cell",
+             "0.5",
+             "--max-runs",
+             "40",
+             "-o",
+             fitted2,
+             "--json",
+             "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject jc = r.json();
+    const QJsonArray pc = jc["parameters"].toArray();
+    QVERIFY2(std::abs(pc[0].toObject()["value"].toDouble() - 1.6) < 0.05,
+             qPrintable(QString::number(pc[0].toObject()["value"].toDouble())));
+    QVERIFY2(std::abs(pc[1].toObject()["value"].toDouble() - 0.5) < 0.05,
+             qPrintable(QString::number(pc[1].toObject()["value"].toDouble())));
+    QVERIFY2(jc["validate"].toObject()["after"].toObject()["mae"].toDouble() < 0.1, qPrintable(r.out));
+    const int coarse = jc["coarse_runs"].toInt();
+    QVERIFY2(coarse >= 1 && coarse <= 20 && jc["runs"].toInt() <= 42, qPrintable(r.out));
+    qInfo("coarse then fine: %d of %d runs on 0.5 m; %d runs on 0.25 m alone", coarse, jc["runs"].toInt(), j["runs"].toInt());
+    QFile f2(fitted2);
+    QVERIFY(f2.open(QIODevice::ReadOnly));
+    const QJsonObject block = QJsonDocument::fromJson(f2.readAll()).object()["calibration"].toObject();
+    QCOMPARE(block["coarse"].toObject()["cell_m"].toDouble(), 0.5);
+    QCOMPARE(block["coarse"].toObject()["runs"].toInt(), coarse);
+    // A "coarse" grid finer than the runs' is refused.
+    r = cli({"calibrate", sample("lab-8node"), "--measured", db, "--params", params, "--train", "0..20m", "--validate", "20m..30m", "--air",
+             "quick", "--coarse-cell", "0.1", "-o", fitted2});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--coarse-cell must be coarser"), qPrintable(r.err));
 }
 
 void TstTwin::calibrationRefusesBadParameters() {

@@ -37,6 +37,9 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --air S, --cell M, --step T   the runs' room air (the scenario's, else lbm), grid and engine step (10s)
   --sample-every T    how often the runs sample the scored series (60s)
   --max-runs N        runs the optimiser may take (60); two more score the start and the result
+  --coarse-cell M     first search on this coarser grid (cheaper runs), then go on at --cell from where it
+                      ended; the fit and the scores are --cell's
+  --coarse-runs N     of --max-runs, at most this many on the coarse grid (half)
   --drive-from T, --drive-max-gap T   as simulate's
   --json              the result as one JSON object on stdout
   -q, --quiet         no progress
@@ -88,6 +91,12 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
     r.sample_s = m::parseDurationS(a.get("sample-every", "60s"));
     r.max_runs = a.getInt("max-runs", 60);
     if (!(r.sample_s > 0) || r.max_runs < 1) throw UsageError("--sample-every must be > 0 and --max-runs >= 1");
+    r.coarse_cell_m = a.getDouble("coarse-cell", 0);
+    r.coarse_runs = a.getInt("coarse-runs", 0);
+    if (a.has("coarse-cell") && !(r.coarse_cell_m > r.engine.cell_m))
+        throw UsageError("--coarse-cell must be coarser than the runs' grid (" + std::to_string(r.engine.cell_m).substr(0, 4) + " m)");
+    if (r.coarse_runs < 0 || r.coarse_runs >= r.max_runs)
+        throw UsageError("--coarse-runs must be within 0.." + std::to_string(r.max_runs - 1));
     r.train = windowArg(a, "train", plan.origin_unix);
     r.validate = windowArg(a, "validate", plan.origin_unix);
     r.params = session::loadCalibParams(a.get("params"));
@@ -97,6 +106,9 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
 void printResult(const session::CalibResult& res, const std::string& out) {
     std::printf("calibrate: %d runs (the longest %.1f s), %.0f s in all; stopped: %s\n", res.runs, res.run_wall_s, res.wall_s,
                 res.stop.c_str());
+    if (res.coarse_runs > 0)
+        std::printf("calibrate: %d of them on the coarse grid first (%.0f s), the rest on the runs' grid\n", res.coarse_runs,
+                    res.coarse_wall_s);
     std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
     for (const auto& p : res.params)
         std::printf("%-22s %-14s %10.4g %10.4g  %g..%g\n", p.name.c_str(), p.target.c_str(), p.start, p.value, p.min, p.max);
@@ -158,6 +170,8 @@ int cmdCalibrate(const Args& a) {
         std::cout << json{{"runs", res.runs},
                           {"wall_s", res.wall_s},
                           {"longest_run_s", res.run_wall_s},
+                          {"coarse_runs", res.coarse_runs},
+                          {"coarse_wall_s", res.coarse_wall_s},
                           {"stop", res.stop},
                           {"parameters", params},
                           {"train", {{"before", statsJson(res.train_before)}, {"after", statsJson(res.train_after)}}},

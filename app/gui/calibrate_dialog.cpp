@@ -7,6 +7,7 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/sim/air/air_solver.hpp>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileInfo>
@@ -66,6 +67,8 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     max_runs_->setObjectName("calibMaxRuns");
     max_runs_->setRange(1, 1000);
     max_runs_->setValue(60);
+    coarse_ = new QCheckBox(tr("First runs on a grid twice as coarse (cheaper; the fit is the fine grid's)"), this);
+    coarse_->setObjectName("calibCoarse");
     const QFileInfo fi(scenario_path.isEmpty() ? qs(s.id) + ".json" : scenario_path);
     out_ = new QLineEdit(fi.absolutePath() + "/" + fi.completeBaseName() + "-calibrated.json", this);
     out_->setObjectName("calibOut");
@@ -76,6 +79,7 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     form->addRow(tr("Room air"), air_);
     form->addRow(tr("Engine step"), step_);
     form->addRow(tr("Runs at most"), max_runs_);
+    form->addRow(QString(), coarse_);
     form->addRow(tr("Calibrated scenario"), fileRow(this, out_, tr("Calibrated scenario"), tr("JSON (*.json)"), FileRowMode::Save));
     l->addLayout(form);
     problems_ = new QLabel(this);
@@ -189,6 +193,7 @@ bool CalibrateDialog::start() {
     s.engine.air = air_->currentData().toString().toStdString();
     s.engine.threads = std::max(1, QThread::idealThreadCount() - 1);  // leave a core to the window
     s.max_runs = max_runs_->value();
+    if (coarse_->isChecked()) s.coarse_cell_m = 2 * s.engine.cell_m;
     s.out_path = out_->text().trimmed().toStdString();
     job_ = new CalibrateJob(std::move(s), this);
     connect(job_, &CalibrateJob::runDone, this, [this](int run, int max_runs, double rmse) {
@@ -241,6 +246,10 @@ void CalibrateDialog::jobFinished() {
     }
     const auto& r = *job->result();
     QString text = tr("%1 runs in %2 (stopped: %3). Fitted:").arg(r.runs).arg(qs(model::formatDuration(r.wall_s)), qs(r.stop));
+    if (r.coarse_runs > 0)
+        text.replace(
+            tr(". Fitted:"),
+            tr("; the first %1 on the coarse grid, in %2. Fitted:").arg(r.coarse_runs).arg(qs(model::formatDuration(r.coarse_wall_s))));
     const auto& all = session::calibrationParameters();
     for (const auto& p : r.params) {
         const auto info = std::find_if(all.begin(), all.end(), [&](const auto& i) { return p.name == i.name; });

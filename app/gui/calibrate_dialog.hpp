@@ -15,6 +15,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QCheckBox;
 class QTableWidget;
 
 namespace ct::app {
@@ -66,6 +67,7 @@ private:
     QComboBox* air_;
     QLineEdit* step_;
     QSpinBox* max_runs_;
+    QCheckBox* coarse_;  ///< the first runs on a grid twice as coarse
     QLineEdit* out_;
     QLabel* problems_;
     QLabel* result_;

@@ -39,6 +39,7 @@ void CalibrateJob::run() {
         r.validate = session::parseWindow(s.validate, plan.origin_unix);
         r.sample_s = s.sample_s;
         r.max_runs = s.max_runs;
+        r.coarse_cell_m = s.coarse_cell_m;
         const int max_runs = r.max_runs;
         r.progress = [this, max_runs](int run, double rmse) { emit runDone(run, max_runs, rmse); };
         r.cancelled = [this] { return cancel_.load(); };

@@ -51,6 +51,7 @@ struct Evaluator {
     const CalibRequest& r;
     std::vector<PairedSeries> pairs;  ///< measured as requested; simulated per run
     runs::Points supply;
+    sim::EngineOptions engine;  ///< r.engine, on the grid of the current stage
     int runs = 0;
     double longest_s = 0;
     bool stopped = false;
@@ -61,7 +62,7 @@ struct Evaluator {
         model::Catalog c = r.catalog;
         applyCalibParams(s, c, r.params, x);
         const auto t0 = Clock::now();
-        sim::Engine e(s, c, r.engine);
+        sim::Engine e(s, c, engine);
         std::vector<Probe> probes;
         for (const auto& p : pairs) {
             auto pr = probeOf(e.frame(), p.kind, p.entity, p.metric);
@@ -152,6 +153,26 @@ std::string stopReason(nlopt_result res) {
     }
 }
 
+/// One stage of the search: the optimiser over the parameters scaled to [0, 1] from u (updated), first steps
+/// `step` of each range, at most `max_runs` runs (BOBYQA; Subplex for one parameter, which BOBYQA cannot take).
+nlopt_result search(Evaluator& ev, std::vector<double>& u, double step, int max_runs) {
+    const unsigned n = static_cast<unsigned>(u.size());
+    nlopt_opt opt = nlopt_create(n == 1 ? NLOPT_LN_SBPLX : NLOPT_LN_BOBYQA, n);
+    std::vector<double> lo(n, 0.0), hi(n, 1.0), steps(n, step);
+    nlopt_set_lower_bounds(opt, lo.data());
+    nlopt_set_upper_bounds(opt, hi.data());
+    nlopt_set_initial_step(opt, steps.data());
+    nlopt_set_min_objective(opt, objective, &ev);
+    nlopt_set_maxeval(opt, std::max(1, max_runs));
+    nlopt_set_xtol_abs1(opt, 1e-3);
+    nlopt_set_ftol_abs(opt, 1e-4);
+    double best = 0;
+    const nlopt_result res = nlopt_optimize(opt, u.data(), &best);
+    nlopt_destroy(opt);
+    for (double& v : u) v = std::clamp(v, 0.0, 1.0);
+    return res;
+}
+
 nlohmann::json statsJson(const runs::ErrorStats& s) {
     auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
     return {{"n", s.n}, {"rmse", num(s.rmse)}, {"mae", num(s.mae)}, {"bias", num(s.bias)}};
@@ -174,6 +195,7 @@ model::Scenario calibratedScenario(const CalibRequest& r, const CalibResult& out
                          {"validate_s", {r.validate.from_s, r.validate.to_s}},
                          {"optimiser", "NLopt BOBYQA"},
                          {"runs", out.runs},
+                         {"coarse", {{"cell_m", out.coarse_runs > 0 ? r.coarse_cell_m : 0.0}, {"runs", out.coarse_runs}}},
                          {"stop", out.stop},
                          {"parameters", params},
                          {"train", {{"before", statsJson(out.train_before)}, {"after", statsJson(out.train_after)}}},
@@ -191,7 +213,7 @@ CalibResult calibrate(const CalibRequest& r) {
         throw InputError("calibrate: the training and validation windows must each end after they start");
     if (r.measured.series.empty()) throw InputError("calibrate: no measured series to score against");
     const auto t0 = Clock::now();
-    Evaluator ev{r, r.measured.series, {}};
+    Evaluator ev{r, r.measured.series, {}, r.engine};
     // The baseline's supply: the measured units' (scorePairs wants it for inlets; the objective ignores it).
     if (!r.measured.unit_supply.empty()) ev.supply = r.measured.unit_supply.front();
     const double end_s = std::max(r.train.to_s, r.validate.to_s);
@@ -209,26 +231,31 @@ CalibResult calibrate(const CalibRequest& r) {
     if (out.train_before.n == 0 || out.validate_before.n == 0)
         throw InputError("calibrate: no measured sample falls in the " + std::string(out.train_before.n == 0 ? "training" : "validation") +
                          " window on the run's clock");
-    // BOBYQA over the parameters scaled to [0, 1], from the starts, first steps a fifth of each range.
+    // The search over the parameters scaled to [0, 1] from the starts, first steps a fifth of each range; with
+    // a coarse grid, its runs first, then the fine grid's from where they ended with steps a twentieth.
     const unsigned n = static_cast<unsigned>(r.params.size());
-    nlopt_opt opt = nlopt_create(n == 1 ? NLOPT_LN_SBPLX : NLOPT_LN_BOBYQA, n);  // BOBYQA needs two or more
-    std::vector<double> lo(n, 0.0), hi(n, 1.0), step(n, 0.2), u(n);
+    std::vector<double> u(n);
     for (unsigned i = 0; i < n; ++i) u[i] = (r.params[i].start - r.params[i].min) / (r.params[i].max - r.params[i].min);
-    nlopt_set_lower_bounds(opt, lo.data());
-    nlopt_set_upper_bounds(opt, hi.data());
-    nlopt_set_initial_step(opt, step.data());
-    nlopt_set_min_objective(opt, objective, &ev);
-    nlopt_set_maxeval(opt, std::max(1, r.max_runs));
-    nlopt_set_xtol_abs1(opt, 1e-3);
-    nlopt_set_ftol_abs(opt, 1e-4);
-    double best = 0;
-    const nlopt_result res = nlopt_optimize(opt, u.data(), &best);
-    nlopt_destroy(opt);
+    int fine_runs = r.max_runs;
+    double fine_step = 0.2;
+    if (r.coarse_cell_m > r.engine.cell_m) {
+        const auto c0 = Clock::now();
+        const int coarse = std::clamp(r.coarse_runs > 0 ? r.coarse_runs : r.max_runs / 2, 1, std::max(1, r.max_runs - 1));
+        ev.engine.cell_m = r.coarse_cell_m;
+        const int before = ev.runs;
+        search(ev, u, 0.2, coarse);
+        out.coarse_runs = ev.runs - before;
+        out.coarse_wall_s = std::chrono::duration<double>(Clock::now() - c0).count();
+        ev.engine.cell_m = r.engine.cell_m;
+        fine_runs = std::max(1, r.max_runs - out.coarse_runs);
+        fine_step = 0.05;
+    }
+    const nlopt_result res = ev.stopped ? NLOPT_FORCED_STOP : search(ev, u, fine_step, fine_runs);
     out.stop = ev.stopped ? "cancelled" : stopReason(res);
     out.cancelled = ev.stopped;
     std::vector<double> x(n);
     for (unsigned i = 0; i < n; ++i) {
-        x[i] = r.params[i].min + std::clamp(u[i], 0.0, 1.0) * (r.params[i].max - r.params[i].min);
+        x[i] = r.params[i].min + u[i] * (r.params[i].max - r.params[i].min);
         out.params[i].value = x[i];
     }
     if (!out.cancelled) {

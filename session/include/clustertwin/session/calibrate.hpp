@@ -58,6 +58,11 @@ struct CalibRequest {
     Window train, validate;
     double sample_s = 60;  ///< how often each evaluation samples the scored series
     int max_runs = 60;     ///< evaluations the optimiser may take (two more score the result)
+    /// Coarse first iterations: when above engine.cell_m, the optimiser first searches with runs on this coarser
+    /// (cheaper) grid for at most coarse_runs of max_runs, then goes on at engine.cell_m from where that ended
+    /// with a smaller first step; the fit and both scores are the fine grid's. 0: every run on engine.cell_m.
+    double coarse_cell_m = 0;
+    int coarse_runs = 0;  ///< 0: half of max_runs
     std::function<void(int run, double train_rmse)> progress;
     std::function<bool()> cancelled;
 };
@@ -66,6 +71,8 @@ struct CalibResult {
     std::vector<CalibParam> params;  ///< value: fitted
     runs::ErrorStats train_before, train_after, validate_before, validate_after;
     int runs = 0;
+    int coarse_runs = 0;                ///< of them, on the coarse grid
+    double coarse_wall_s = 0;           ///< the coarse stage's time
     double wall_s = 0, run_wall_s = 0;  ///< the whole calibration; the longest evaluation
     std::string stop;                   ///< why the optimiser stopped
     bool cancelled = false;
