@@ -1,6 +1,7 @@
 // Issue 18: editing halls as they are built now. Add rack finds the next free slot (or a new row's line across an
 // aisle) and fits feeds that carry its servers; containment, in-row coolers, rear doors and halls are added and
 // removed; the impact of an in-row cooler or its water loop names what loses cooling.
+#include <clustertwin/model/analysis.hpp>
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/geometry.hpp>
@@ -48,6 +49,7 @@ private slots:
     void addRackGoesToTheNextFreeSlotOnFeedsThatCarryIt();
     void addRackToANewRowFacesItAcrossAnAisle();
     void addRackSaysWhyWhenTheRowIsFull();
+    void aNewRowGoesOnTheRoomiestFloorPdusAndSaysWhatRedundancyItCosts();
     void containmentAroundAPairOfRowsAddsAndRemoves();
     void inRowCoolerStandsInLineAndRearDoorFits();
     void addHallGoesBesideTheLast();
@@ -92,6 +94,55 @@ void TstEditHalls::addRackToANewRowFacesItAcrossAnAisle() {
     const auto next = m::planRack(s, c, "hall1", s.halls[0].rows[2].id, "rack-48u-600x1200", "", 0);
     QVERIFY(next.problem.empty());
     QVERIFY(std::abs(next.position_m.x_m - rack(s, id)->position_m.x_m - 0.6) < 1e-6);
+}
+
+void TstEditHalls::aNewRowGoesOnTheRoomiestFloorPdusAndSaysWhatRedundancyItCosts() {
+    m::Scenario s = hall(2, 4);
+    const m::Catalog& c = m::Catalog::builtin();
+    s.halls[0].depth_m += 4.8;
+    // What each floor PDU carries when the other side fails: every rack it feeds, whole.
+    auto failover = [&](const std::string& id) {
+        double w = 0;
+        for (const auto& row : s.halls[0].rows)
+            for (const auto& r : row.racks)
+                if (std::any_of(r.pdus.begin(), r.pdus.end(), [&](const m::RackPdu& p) { return p.upstream == id; }))
+                    w += m::rackNameplatePowerW(r, c);
+        return w;
+    };
+    // A spare pair of floor PDUs, on the two UPSs: the new row goes on them, not on the first row's.
+    QVERIFY(s.power.pdus.size() >= 2 && s.power.pdus[0].ups != s.power.pdus[1].ups);
+    m::Pdu spare_a = s.power.pdus[0], spare_b = s.power.pdus[1];
+    spare_a.id = "pdu-spare-a";
+    spare_b.id = "pdu-spare-b";
+    s.power.pdus.push_back(spare_a);
+    s.power.pdus.push_back(spare_b);
+    auto plan = m::planRack(s, c, "hall1", "", "rack-48u-600x1200", "dgx-h100", 4);
+    QVERIFY2(plan.problem.empty(), plan.problem.c_str());
+    QCOMPARE(plan.upstream_a, std::string("pdu-spare-a"));
+    QCOMPARE(plan.upstream_b, std::string("pdu-spare-b"));
+    QVERIFY2(plan.warning.empty(), plan.warning.c_str());
+    // Without them: the roomiest pair, one per UPS; and when those cannot carry one more rack on failover, the
+    // plan still goes (it is the planner's call) but says which floor PDU loses its redundancy and by how much.
+    s.power.pdus.resize(s.power.pdus.size() - 2);
+    plan = m::planRack(s, c, "hall1", "", "rack-48u-600x1200", "dgx-h100", 4);
+    const auto pdu = [&](const std::string& id) {
+        return *std::find_if(s.power.pdus.begin(), s.power.pdus.end(), [&](const m::Pdu& p) { return p.id == id; });
+    };
+    QVERIFY(pdu(plan.upstream_a).ups != pdu(plan.upstream_b).ups);
+    for (const auto& p : s.power.pdus)
+        QVERIFY(p.capacity_w - failover(p.id) <= pdu(plan.upstream_a).capacity_w - failover(plan.upstream_a) + 1e-6);
+    for (auto& p : s.power.pdus) p.capacity_w = failover(p.id) + plan.load_w / 2;  // room for half a rack each
+    plan = m::planRack(s, c, "hall1", "", "rack-48u-600x1200", "dgx-h100", 4);
+    QVERIFY(plan.problem.empty());
+    QVERIFY2(plan.warning.find("floor PDU " + plan.upstream_a + " would carry") != std::string::npos &&
+                 plan.warning.find("lose their redundancy") != std::string::npos,
+             plan.warning.c_str());
+    QVERIFY(!m::addPlannedRack(s, c, plan, "rack-48u-600x1200", "dgx-h100", 4).empty());
+    // One floor PDU for both sides: said too.
+    s.power.pdus.resize(1);
+    s.power.pdus[0].capacity_w = 1e9;
+    plan = m::planRack(s, c, "hall1", "", "rack-48u-600x1200", "", 0);
+    QVERIFY2(plan.warning.find("both sides from floor PDU") != std::string::npos, plan.warning.c_str());
 }
 
 void TstEditHalls::addRackSaysWhyWhenTheRowIsFull() {

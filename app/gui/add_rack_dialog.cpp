@@ -175,7 +175,9 @@ void AddRackDialog::replan() {
                             rackModel(), serverModel(), nodes());
     static_cast<PlanPicture*>(picture_)->rack_ = rackModel();
     preview_->setText(previewText());
-    preview_->setStyleSheet(plan_.problem.empty() ? QString() : QStringLiteral("color: #b00020"));
+    preview_->setStyleSheet(!plan_.problem.empty()   ? QStringLiteral("color: #b00020")
+                            : !plan_.warning.empty() ? QStringLiteral("color: #a05a00")
+                                                     : QString());
     picture_->setAccessibleDescription(previewText());
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(plan_.problem.empty());
     picture_->update();
@@ -196,7 +198,8 @@ QString AddRackDialog::previewText() const {
                     .arg(plan_.pdus_per_side)
                     .arg(plan_.breaker_a, 0, 'f', 0)
                     .arg(QString::fromStdString(plan_.upstream_a), QString::fromStdString(plan_.upstream_b));
-    return where + " " + at + "; " + power;
+    const QString warning = plan_.warning.empty() ? QString() : tr("\nWarning: %1").arg(QString::fromStdString(plan_.warning));
+    return where + " " + at + "; " + power + warning;
 }
 
 }  // namespace ct::app

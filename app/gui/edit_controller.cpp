@@ -179,6 +179,8 @@ QString EditController::place(const model::RackPlan& plan, const std::string& ra
         &error_);
     report(ok);
     if (ok) emit selectRequested({"rack", QString::fromStdString(id)});
+    warning_ = ok ? QString::fromStdString(plan.warning) : QString();
+    if (!warning_.isEmpty()) emit notice(tr("Added %1, but %2").arg(QString::fromStdString(id), warning_));
     return ok ? QString::fromStdString(id) : QString();
 }
 

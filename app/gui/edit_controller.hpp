@@ -57,12 +57,16 @@ public:
     /// An inspector edit: values come as shown, with units ("18 °C", "(1.5, 2.4) m"); the numbers are taken out.
     bool setProperty(const QString& id, const QString& key, const QString& value);
     const QString& lastError() const { return error_; }
+    /// What the last rack added costs though it was added (a floor PDU's redundancy lost); "" = nothing.
+    const QString& lastWarning() const { return warning_; }
 
 signals:
     /// After an edit that creates or removes entities: what should be selected now.
     void selectRequested(const ct::app::EntityRef& ref);
     /// The next click on the floor plan should place something; `hint` says what.
     void placementRequested(const QString& hint);
+    /// Something the user should know about an edit that went through (the status bar shows it).
+    void notice(const QString& text);
 
 private:
     std::vector<std::string> ids(bool floor_only) const;
@@ -78,7 +82,7 @@ private:
     ScenarioDocument& doc_;
     QWidget* window_;
     QList<EntityRef> targets_;
-    QString error_;
+    QString error_, warning_;
     double sensor_height_m_ = 1.2;  ///< the height of the sensor the next placement adds
 };
 

@@ -209,6 +209,7 @@ void MainWindow::connectSelection() {
         plan_->beginPlacing(hint);
     });
     connect(plan_, &FloorPlanView::placeRequested, edits_, &EditController::placeSensor);
+    connect(edits_, &EditController::notice, this, [this](const QString& text) { statusBar()->showMessage(text, 20000); });
     connect(view3d_, &View3D::moveRequested, edits_, &EditController::move);
     connect(edits_, &EditController::selectRequested, this, &MainWindow::select);
     connect(props_, &PropertiesPanel::propertyEdited, this, [this](const QString& id, const QString& key, const QString& value) {

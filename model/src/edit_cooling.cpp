@@ -1,5 +1,6 @@
 // Layout edits for halls as they are built now: racks placed in the next free slot with feeds that carry them,
 // containment, in-row coolers, rear doors and halls (edit.hpp).
+#include <clustertwin/model/analysis.hpp>
 #include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/error.hpp>
@@ -71,6 +72,66 @@ bool slotInRow(const Hall& h, const Catalog& c, const Row& row, double width_m, 
 
 }  // namespace
 
+namespace {
+
+/// What floor PDU `id` carries when the other side fails: the nameplate of every rack it feeds.
+double failoverLoadW(const Scenario& s, const Catalog& c, const std::string& id) {
+    double w = 0;
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                if (std::any_of(r.pdus.begin(), r.pdus.end(), [&](const RackPdu& p) { return p.upstream == id; }))
+                    w += rackNameplatePowerW(r, c);
+    return w;
+}
+
+/// The floor PDU with the most room left on failover for side A, and for side B the roomiest on another UPS
+/// (else any other one).
+void roomiestFloorPdus(const Scenario& s, const Catalog& c, std::string& a, std::string& b) {
+    const Pdu* best_a = nullptr;
+    double room_a = -1e300;
+    for (const auto& p : s.power.pdus)
+        if (const double room = p.capacity_w - failoverLoadW(s, c, p.id); room > room_a) {
+            best_a = &p;
+            room_a = room;
+        }
+    if (!best_a) return;
+    a = best_a->id;
+    double room_b = -1e300;
+    bool other_ups = false;
+    for (const auto& p : s.power.pdus) {
+        if (p.id == a) continue;
+        const bool other = p.ups != best_a->ups;
+        const double room = p.capacity_w - failoverLoadW(s, c, p.id);
+        if ((other && !other_ups) || (other == other_ups && room > room_b)) {
+            b = p.id;
+            room_b = room;
+            other_ups = other;
+        }
+    }
+}
+
+/// The redundancy a plan would lose: both sides on one floor PDU, or a floor PDU that could not carry its racks
+/// with this one when the other side fails.
+std::string failoverWarning(const Scenario& s, const Catalog& c, const RackPlan& p) {
+    if (p.upstream_a == p.upstream_b) return "both sides from floor PDU " + p.upstream_a + ": no redundancy if it fails";
+    std::string out;
+    for (const std::string& id : {p.upstream_a, p.upstream_b}) {
+        const auto it = std::find_if(s.power.pdus.begin(), s.power.pdus.end(), [&](const Pdu& x) { return x.id == id; });
+        if (it == s.power.pdus.end() || !(it->capacity_w > 0)) continue;
+        const double load = failoverLoadW(s, c, id) + p.load_w;
+        if (load <= it->capacity_w) continue;
+        char b[200];
+        std::snprintf(b, sizeof b,
+                      "floor PDU %s would carry %.1f of its %.1f kW when the other side fails: the racks on it lose their redundancy",
+                      id.c_str(), load / 1e3, it->capacity_w / 1e3);
+        out += (out.empty() ? "" : "; ") + std::string(b);
+    }
+    return out;
+}
+
+}  // namespace
+
 RackPlan planRack(const Scenario& s, const Catalog& c, const std::string& hall_id, const std::string& row_id, const std::string& rack_model,
                   const std::string& server_model, int nodes) {
     RackPlan p;
@@ -133,14 +194,15 @@ RackPlan planRack(const Scenario& s, const Catalog& c, const std::string& hall_i
         p.position_m = {std::round(p.position_m.x_m * 1000) / 1000, std::round(p.position_m.y_m * 1000) / 1000};
         if (!row) p.new_row_name = "Row " + std::to_string(h->rows.size() + 1);
     }
-    // Feeds: the floor PDUs the row's racks use, else the first of each side; breakers that carry the servers.
+    // Feeds: the floor PDUs the row's racks use, else the two with the most room on failover; breakers that carry
+    // the servers.
     const Row* powered = row && !row->racks.empty() ? row : nullptr;
     if (powered)
         for (const auto& pdu : powered->racks.front().pdus) (pdu.feed == "A" ? p.upstream_a : p.upstream_b) = pdu.upstream;
-    if (p.upstream_a.empty() && !s.power.pdus.empty()) p.upstream_a = s.power.pdus.front().id;
-    if (p.upstream_b.empty() && s.power.pdus.size() > 1) p.upstream_b = s.power.pdus[1].id;
+    if (p.upstream_a.empty() && p.upstream_b.empty()) roomiestFloorPdus(s, c, p.upstream_a, p.upstream_b);
     if (p.upstream_a.empty()) return p.problem = "the scenario has no floor PDU to power a rack from", p;
     if (p.upstream_b.empty()) p.upstream_b = p.upstream_a;
+    p.warning = failoverWarning(s, c, p);
     try {
         const auto pdus = detail::sizedRackPdus("x", p.upstream_a, p.upstream_b, std::max(p.load_w, 1.0));
         p.breaker_a = pdus.front().breaker_a;

@@ -46,13 +46,17 @@ struct RackPlan {
     int pdus_per_side = 0;
     std::string upstream_a, upstream_b;  ///< floor PDUs
     std::string problem;                 ///< why it cannot be added ("" = it can)
+    /// What adding it would cost though it can be added: a floor PDU that could no longer carry its racks when
+    /// the other side fails (the redundancy lost), or both sides from one floor PDU. "" = nothing.
+    std::string warning;
 };
 
 /// Plans a rack of `rack_model` with `nodes` × `server_model` ("" = empty) in row `row_id` ("" = a new row of
 /// hall `hall_id`): the next free slot along the row after its last rack or cooler (else before its first), or for
 /// a new row the line beside the last row across an aisle, facing the other way so aisles alternate; PDUs on
-/// sides A and B that carry the servers within 80 %, on the floor PDUs the row's racks use. Never throws; an
-/// impossible plan says why in `problem`.
+/// sides A and B that carry the servers within 80 %, on the floor PDUs the row's racks use (a new row: the two with
+/// the most room left when the other side fails, on different UPSs where there are). Never throws; an impossible
+/// plan says why in `problem`, a redundancy it would lose in `warning`.
 RackPlan planRack(const Scenario& s, const Catalog& c, const std::string& hall_id, const std::string& row_id, const std::string& rack_model,
                   const std::string& server_model, int nodes);
 /// Adds the planned rack (and its new row); returns the rack's id. Throws ModelError with the plan's problem.
