@@ -159,6 +159,23 @@ void readHall(ObjReader& r, Hall& h, Diagnostics& d) {
 
 namespace {
 
+ojson write(const CoolingUnit& u) {
+    ojson x;
+    x["id"] = u.id;
+    putIfNotEmpty(x, "name", u.name);
+    x["model"] = u.model;
+    x["position_m"] = vec2(u.position_m);
+    x["facing"] = std::string(toString(u.facing));
+    x["supply_setpoint_c"] = num(u.supply_setpoint_c);
+    if (u.fan_speed) x["fan_speed"] = num(*u.fan_speed);
+    if (u.control != "supply") x["control"] = u.control;
+    if (u.return_setpoint_c) x["return_setpoint_c"] = num(*u.return_setpoint_c);
+    putIfNotEmpty(x, "row", u.row);
+    putIfNotEmpty(x, "loop", u.loop);
+    putExtras(x, u.extra);
+    return x;
+}
+
 ojson write(const Node& n) {
     ojson o;
     o["id"] = n.id;
@@ -263,22 +280,7 @@ ojson writeHall(const Hall& h) {
         o["raised_floor"] = std::move(f);
     }
     ojson units = ojson::array();
-    for (const auto& u : h.cooling_units) {
-        ojson x;
-        x["id"] = u.id;
-        putIfNotEmpty(x, "name", u.name);
-        x["model"] = u.model;
-        x["position_m"] = vec2(u.position_m);
-        x["facing"] = std::string(toString(u.facing));
-        x["supply_setpoint_c"] = num(u.supply_setpoint_c);
-        if (u.fan_speed) x["fan_speed"] = num(*u.fan_speed);
-        if (u.control != "supply") x["control"] = u.control;
-        if (u.return_setpoint_c) x["return_setpoint_c"] = num(*u.return_setpoint_c);
-        putIfNotEmpty(x, "row", u.row);
-        putIfNotEmpty(x, "loop", u.loop);
-        putExtras(x, u.extra);
-        units.push_back(std::move(x));
-    }
+    for (const auto& u : h.cooling_units) units.push_back(write(u));
     o["cooling_units"] = std::move(units);
     ojson cdus = ojson::array();
     for (const auto& c : h.cdus) {

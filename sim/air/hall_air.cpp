@@ -306,14 +306,17 @@ private:
             throw SimError("rack " + r.id + ": its " + std::string(no_intake ? "intake (front)" : "exhaust (back)") +
                            " is blocked by a wall or equipment at " + std::to_string((kk + 0.5) * c_) + " m");
         std::vector<double> q(ra.intake.size(), 0.0);
+        auto at = [](int i) { return static_cast<std::size_t>(i); };
         for (int c = 0; c < cols; ++c) {
-            int e = own[static_cast<std::size_t>(c)];
+            int e = own[at(c)];
             for (int d = 1; e < 0; ++d) {  // the nearest column with its own ports, left first
-                if (c - d >= 0 && own[static_cast<std::size_t>(c - d)] >= 0) e = own[static_cast<std::size_t>(c - d)];
-                else if (c + d < cols && own[static_cast<std::size_t>(c + d)] >= 0) e = own[static_cast<std::size_t>(c + d)];
+                const int left = c - d, right = c + d;
+                if (left >= 0 && own[at(left)] >= 0) e = own[at(left)];
+                else if (right < cols && own[at(right)] >= 0) e = own[at(right)];
             }
-            entry[static_cast<std::size_t>(kk * cols + c)] = e;
-            q[static_cast<std::size_t>(e)] += cell_q[static_cast<std::size_t>(kk * cols + c)];
+            const int cell = kk * cols + c;
+            entry[at(cell)] = e;
+            q[at(e)] += cell_q[at(cell)];
         }
         for (std::size_t e = 0; e < q.size(); ++e)
             if (q[e] > 0) out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(q[e], exhaust_cells[e]));
