@@ -178,6 +178,8 @@ private slots:
         QApplication::sendEvent(c, &drop);
         QVERIFY2(c->seriesNames().join("|").contains("r03-01"), qPrintable(c->seriesNames().join("|")));
 
+        // A five-minute run is charted in seconds (minutes from ten minutes on, hours past two).
+        QCOMPARE(c->findChild<QChartView*>()->chart()->axes(Qt::Horizontal).front()->titleText(), QString("time (s)"));
         // Zoom into a minute, pan, the wheel, and back to the whole run.
         c->zoomTime(60, 120);
         auto [t0, t1] = c->timeRange();

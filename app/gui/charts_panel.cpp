@@ -260,7 +260,8 @@ bool ChartsPanel::addCurve(const std::string& entity, const std::string& metric,
                        .arg(qs(left->unit.unit), qs(right->unit.unit), qs(c->info.name));
         return false;
     }
-    time_unit_s_ = run_.duration() > 2 * 3600 ? 3600 : 60;
+    // Seconds for a short capture (a 15 s scrape charted in minutes is a sliver), minutes up to two hours.
+    time_unit_s_ = run_.duration() > 2 * 3600 ? 3600 : run_.duration() > 600 ? 60 : 1;
     for (const auto& [t, v] : *pts)
         if (std::isfinite(v)) c->pts.emplace_back((t - rp->startS()) / time_unit_s_, v * c->unit.factor);
     if (baseline_)
@@ -382,7 +383,7 @@ void ChartsPanel::rebuild() {
     }
     double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
     addCurves(lo, hi);
-    const double t_end = std::max(run_.duration() / time_unit_s_, 1.0 / 60);
+    const double t_end = std::max(run_.duration() / time_unit_s_, 1.0 / time_unit_s_);
     addLimits(t_end, lo, hi);
     if (lo[0] <= hi[0]) niceAxis(y_, lo[0], hi[0]);
     if (lo[1] <= hi[1]) {
@@ -513,7 +514,7 @@ void ChartsPanel::labelChart() {
     };
     y_->setTitleText(title(false));
     y2_->setTitleText(title(true));
-    x_->setTitleText(time_unit_s_ == 60 ? tr("time (min)") : tr("time (h)"));
+    x_->setTitleText(time_unit_s_ == 1 ? tr("time (s)") : time_unit_s_ == 60 ? tr("time (min)") : tr("time (h)"));
     metric_->setToolTip(QString("%1 — %2 (%3)").arg(qs(first.entity), qs(first.info.name), qs(first.metric)));
 }
 
@@ -571,7 +572,7 @@ void ChartsPanel::zoomTime(double t0_s, double t1_s) {
 
 void ChartsPanel::resetZoom() {
     zoomed_ = false;
-    niceAxis(x_, 0, std::max(run_.duration() / time_unit_s_, 1.0 / 60));
+    niceAxis(x_, 0, std::max(run_.duration() / time_unit_s_, 1.0 / time_unit_s_));
 }
 
 std::pair<double, double> ChartsPanel::timeRange() const { return {x_->min() * time_unit_s_, x_->max() * time_unit_s_}; }
