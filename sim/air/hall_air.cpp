@@ -333,16 +333,14 @@ private:
         // In a row: the hot aisle's air in through the back, cooled air out of the front, over its height.
         bool blocked = false;
         UnitAirPorts up;
-        {
-            auto supply = faceCells(b, u.facing, 0, levels, 1, &blocked);
-            auto ret = faceCells(b, opposite(u.facing), 0, levels, 1, &blocked);
-            if (supply.empty() || ret.empty())
-                throw SimError("in-row cooler " + u.id + ": its " + (supply.empty() ? "front" : "back") + " is blocked");
-            out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(m.airflow_m3s, supply.size()));
-            up.supply = port(std::move(supply), true, along(u.facing));
-            up.ret = port(std::move(ret), false, {});
-            out_.units.push_back(up);
-        }
+        auto supply = faceCells(b, u.facing, 0, levels, 1, &blocked);
+        auto ret = faceCells(b, opposite(u.facing), 0, levels, 1, &blocked);
+        if (supply.empty() || ret.empty())
+            throw SimError("in-row cooler " + u.id + ": its " + (supply.empty() ? "front" : "back") + " is blocked");
+        out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(m.airflow_m3s, supply.size()));
+        up.supply = port(std::move(supply), true, along(u.facing));
+        up.ret = port(std::move(ret), false, {});
+        out_.units.push_back(up);
     }
 
     /// A perimeter unit: its supply grille (low at the front unless its catalog model says otherwise) blowing
