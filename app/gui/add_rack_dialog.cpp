@@ -126,6 +126,10 @@ AddRackDialog::AddRackDialog(const model::Scenario& s, const model::Catalog& c, 
     preview_ = new QLabel(this);
     preview_->setObjectName("addRackPreview");
     preview_->setWordWrap(true);
+    preview_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    // Where, how it is powered, and a warning: room for all of it (a wrapped label's height is not negotiated).
+    preview_->setMinimumHeight(6 * preview_->fontMetrics().lineSpacing());
+    setMinimumWidth(480);
     auto* picture = new PlanPicture(s, c, plan_, this);
     picture_ = picture;
     buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);

@@ -132,6 +132,22 @@ struct RackSums {
     int levels = 0;
 };
 
+/// A rack's profile up its height: for each level (bottom up) its centre height into `z` and value(level) into
+/// `v`, a level split across the rack (servers side by side, its columns one after another) as their mean.
+template <class Value>
+void profileByHeight(const std::vector<RackLevel>& levels, Value value, std::vector<double>& z, std::vector<double>& v) {
+    int at_height = 0;  // columns of the level being summed
+    for (const RackLevel& l : levels) {
+        if (!z.empty() && z.back() == l.z_m) {
+            v.back() += (value(l) - v.back()) / ++at_height;
+        } else {
+            z.push_back(l.z_m);
+            v.push_back(value(l));
+            at_height = 1;
+        }
+    }
+}
+
 /// Rack rr's frame entry and its share of the hall metrics, given the units' mean supply temperature.
 RackSums rackEntry(const RackRt& rr, model::RackFrame& rf, double t_sup_mean) {
     RackSums rs;
@@ -139,15 +155,9 @@ RackSums rackEntry(const RackRt& rr, model::RackFrame& rf, double t_sup_mean) {
     double capture = 0;
     rf.inlet_max_c = -1e9;
     rf.power_w = rr.power_ac_w;
-    int at_height = 0;  // columns of the level being summed (servers side by side)
+    profileByHeight(
+        rr.levels, [](const RackLevel& l) { return l.inlet_c; }, rf.level_height_m, rf.inlet_c);
     for (const auto& lv : rr.levels) {
-        if (!rf.level_height_m.empty() && rf.level_height_m.back() == lv.z_m) {  // the mean across the rack
-            rf.inlet_c.back() += (lv.inlet_c - rf.inlet_c.back()) / ++at_height;
-        } else {
-            rf.inlet_c.push_back(lv.inlet_c);
-            rf.level_height_m.push_back(lv.z_m);
-            at_height = 1;
-        }
         rf.heat_to_air_w += lv.heat_w;
         if (lv.q_m3s <= 0) continue;
         rs.q += lv.q_m3s;
@@ -176,23 +186,15 @@ RackSums rackEntry(const RackRt& rr, model::RackFrame& rf, double t_sup_mean) {
 /// height z: linear between the rack's levels (their centre heights), the end levels' values beyond them; a
 /// level split across the rack (servers side by side) reads the mean of its columns. NaN without levels.
 double rackSensorReading(const RackRt& rr, bool rear, double z) {
-    std::vector<std::pair<double, double>> lv;  // (height, value)
-    int at_height = 0;
-    for (const RackLevel& l : rr.levels) {
-        const double v = rear ? l.exhaust_c : l.air_in_c;
-        if (!lv.empty() && lv.back().first == l.z_m) {
-            lv.back().second += (v - lv.back().second) / ++at_height;
-        } else {
-            lv.emplace_back(l.z_m, v);
-            at_height = 1;
-        }
-    }
-    if (lv.empty()) return std::nan("");
-    double t = z <= lv.front().first ? lv.front().second : lv.back().second;
-    for (std::size_t k = 1; k < lv.size(); ++k)
-        if (z >= lv[k - 1].first && z <= lv[k].first) {
-            const double w = lv[k].first > lv[k - 1].first ? (z - lv[k - 1].first) / (lv[k].first - lv[k - 1].first) : 0;
-            t = (1 - w) * lv[k - 1].second + w * lv[k].second;
+    std::vector<double> h, v;
+    profileByHeight(
+        rr.levels, [rear](const RackLevel& l) { return rear ? l.exhaust_c : l.air_in_c; }, h, v);
+    if (h.empty()) return std::nan("");
+    double t = z <= h.front() ? v.front() : v.back();
+    for (std::size_t k = 1; k < h.size(); ++k)
+        if (z >= h[k - 1] && z <= h[k]) {
+            const double w = h[k] > h[k - 1] ? (z - h[k - 1]) / (h[k] - h[k - 1]) : 0;
+            t = (1 - w) * v[k - 1] + w * v[k];
             break;
         }
     return t;
