@@ -73,9 +73,13 @@ void addRack(Props& p, const model::Rack& r, const model::Catalog& cat) {
                                       (d ? QString(" (%1, up to %2)").arg(s(d->kind), kw(d->max_capacity_w)) : QString()) +
                                       (r.rear_door->loop.empty() ? QString() : " on " + s(r.rear_door->loop))});
     }
-    if (!r.blanking.empty() || r.recirculation_fraction)
-        p.push_back({"recirculation", QString("%1 %").arg(100 * model::recirculationFraction(r, cat), 0, 'f', 0) +
-                                          (r.blanking.empty() ? QString() : " (blanking " + s(r.blanking) + ")")});
+    const QString blanking = r.blanking.empty() ? QString() : " (blanking " + s(r.blanking) + ")";
+    if (const auto f = model::fixedRecirculation(r, cat))
+        p.push_back({"recirculation", QString("%1 % of its exhaust, fixed").arg(100 * *f, 0, 'f', 0) + blanking});
+    else if (!r.blanking.empty())
+        p.push_back({"open area",
+                     QString("%1 m² back to front, its air driven by the pressure across it").arg(model::rackOpenArea(r, cat), 0, 'f', 3) +
+                         blanking});
     for (const auto& pdu : r.pdus)
         p.push_back({"PDU " + s(pdu.id), QString("feed %1, %2-phase %3 V, %4 A → %5")
                                              .arg(s(pdu.feed))

@@ -140,6 +140,8 @@ void read(ObjReader& r, ContainmentModel& m) {
 
 void read(ObjReader& r, BlankingModel& m) {
     readCommon(r, m.name, m.source);
+    r.get("open_share", m.open_share);
+    r.get("sides_sealed", m.sides_sealed);
     r.get("recirculation_fraction", m.recirculation_fraction);
 }
 
@@ -430,7 +432,9 @@ void checkContainment(Checker& c, const ContainmentModel& m, const Catalog& /*ca
 }
 
 void checkBlanking(Checker& c, const BlankingModel& m, const Catalog& /*cat*/) {
-    if (m.recirculation_fraction < 0 || m.recirculation_fraction > 0.9) c.err("recirculation_fraction", "must be within 0..0.9");
+    if (!(m.open_share >= 0 && m.open_share <= 1)) c.err("open_share", "must be within 0..1");
+    if (m.recirculation_fraction && !(*m.recirculation_fraction >= 0 && *m.recirculation_fraction <= 0.9))
+        c.err("recirculation_fraction", "must be within 0..0.9");
 }
 
 void checkCdu(Checker& c, const CduModel& u, const Catalog& /*cat*/) {

@@ -1,4 +1,5 @@
 #include <clustertwin/model/containment.hpp>
+#include <clustertwin/model/units.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -119,11 +120,57 @@ double leakageFraction(const Containment& c, const Catalog& cat) {
     return m ? m->leakage_fraction : 0.0;
 }
 
-double recirculationFraction(const Rack& r, const Catalog& cat) {
+std::optional<double> fixedRecirculation(const Rack& r, const Catalog& cat) {
     if (r.recirculation_fraction) return std::clamp(*r.recirculation_fraction, 0.0, 0.9);
-    if (r.blanking.empty()) return 0.0;
-    const BlankingModel* m = cat.blanking(r.blanking);
-    return m ? m->recirculation_fraction : 0.0;
+    const BlankingModel* m = r.blanking.empty() ? nullptr : cat.blanking(r.blanking);
+    if (m && m->recirculation_fraction) return std::clamp(*m->recirculation_fraction, 0.0, 0.9);
+    return std::nullopt;
+}
+
+namespace {
+constexpr double kRailOpeningM = 0.450;   // EIA-310: clear width between a 19" rack's rails
+constexpr double kRailFlangesM = 0.4826;  // EIA-310: the 19" panel width over the rails' flanges
+constexpr double kSidePanelM = 0.020;     // a cabinet's side panel with its frame, each side
+}  // namespace
+
+std::vector<RackOpening> rackOpenings(const Rack& r, const Catalog& cat) {
+    std::vector<RackOpening> out;
+    const BlankingModel* b = r.blanking.empty() ? nullptr : cat.blanking(r.blanking);
+    const RackModel* rm = cat.rack(r.model);
+    if (!b || !rm || fixedRecirculation(r, cat) || rm->height_u < 1) return out;
+    // The share of each U's width its equipment covers (a chassis's sleds each their slot's share).
+    std::vector<double> covered(static_cast<std::size_t>(rm->height_u), 0.0);
+    for (const auto& n : r.nodes) {
+        const ServerModel* sm = cat.server(n.model);
+        const int h = sm ? sm->height_u : 1;
+        const double w = sm && sm->slot_count > 1 ? 1.0 / sm->slot_count : 1.0;
+        for (int u = std::max(1, n.u_position); u < n.u_position + h && u <= rm->height_u; ++u)
+            covered[static_cast<std::size_t>(u - 1)] = std::min(1.0, covered[static_cast<std::size_t>(u - 1)] + w);
+    }
+    const double per_u = kRailOpeningM * units::kRackUnitM * b->open_share;
+    double last = -1;  // the open area of the U below, to join runs of equally open U into one band
+    for (int u = 0; u < rm->height_u; ++u) {
+        const double a = per_u * (1.0 - covered[static_cast<std::size_t>(u)]);
+        const double z0 = u * units::kRackUnitM, z1 = z0 + units::kRackUnitM;
+        if (a <= 1e-12) {
+            last = -1;
+        } else if (std::fabs(a - last) < 1e-12) {
+            out.back().z1_m = z1;
+            out.back().area_m2 += a;
+        } else {
+            out.push_back({z0, z1, a});
+            last = a;
+        }
+    }
+    const double gap = rm->width_m - 2 * kSidePanelM - kRailFlangesM;
+    if (!b->sides_sealed && gap > 0) out.push_back({0.0, rm->height_u * units::kRackUnitM, gap * rm->height_u * units::kRackUnitM});
+    return out;
+}
+
+double rackOpenArea(const Rack& r, const Catalog& cat) {
+    double a = 0;
+    for (const auto& o : rackOpenings(r, cat)) a += o.area_m2;
+    return a;
 }
 
 bool isInRow(const CoolingUnit& u, const Catalog& cat) {

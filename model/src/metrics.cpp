@@ -75,6 +75,8 @@ std::vector<MetricInfo> makeTable() {
         fixed("tokens_per_s", "Output tokens per second", "1/s", "/s", 1, 0, 71, "a served model's output tokens per second"),
         fixed("ttft_p99_s", "Time to first token, p99", "s", "s", 1, 3, 72, "99th percentile from a request's arrival to its first token"),
         fixed("tpot_p99_s", "Time per output token, p99", "s", "ms", 1000, 1, 73, "99th percentile of the time between a request's tokens"),
+        share("recirculation", "Recirculation", 74,
+              "share of a rack's server air that came back from its rear through the rack (negative: air passing it front to back)", 1),
         share("capture_index", "Capture index", 62, "share of the rack's exhaust the cooling captures directly"),
         fixed("rci_hi", "RCI high", "percent", "%", 1, 0, 63, "Rack Cooling Index, high side (100 % = no inlet above 27 °C)"),
         fixed("rci_lo", "RCI low", "percent", "%", 1, 0, 64, "Rack Cooling Index, low side (100 % = no inlet below 18 °C)"),

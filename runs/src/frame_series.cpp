@@ -38,6 +38,7 @@ const std::vector<SeriesField<m::RackFrame>>& rackSeries() {
         {"exhaust_c", "degC", CT_SERIES(m::RackFrame, exhaust_c)},
         {"capture_index", "ratio", CT_SERIES(m::RackFrame, capture_index), RecordWhen::Finite},
         {"rear_door_w", "W", CT_SERIES(m::RackFrame, rear_door_w), RecordWhen::Positive},
+        {"recirculation", "ratio", CT_SERIES(m::RackFrame, recirculation), RecordWhen::NonZero},
     };
     return t;
 }

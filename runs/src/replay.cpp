@@ -160,7 +160,7 @@ public:
     void finish() {
         for (std::size_t i = 0; i < out_.size(); ++i)
             for (std::size_t r = 0; r < table_.size(); ++r)
-                if (!(seen_[i] & (1u << r))) table_[r].set(out_[i], table_[r].when == RecordWhen::Positive ? 0.0 : kNaN);
+                if (!(seen_[i] & (1u << r))) table_[r].set(out_[i], zeroWhenAbsent(table_[r].when) ? 0.0 : kNaN);
     }
 
 private:
@@ -176,7 +176,7 @@ model::Frame RunReplay::frameAt(double t) const {
     f.time_s = t - t0_;  // one time base: a frame's time is from its run's start, as the engine's are
     // A sample or event stored at t counts as known at t, whatever rounding the caller's arithmetic left in t.
     const double at = t + 1e-6;
-    for (const auto& row : siteSeries()) row.set(f, row.when == RecordWhen::Positive ? 0.0 : kNaN);
+    for (const auto& row : siteSeries()) row.set(f, zeroWhenAbsent(row.when) ? 0.0 : kNaN);
     KindFill<model::GpuFrame> gpus(f.gpus, gpuSeries());
     KindFill<model::NodeFrame> nodes(f.nodes, nodeSeries());
     KindFill<model::RackFrame> racks(f.racks, rackSeries());

@@ -296,12 +296,16 @@ private:
             if (in.empty() || out.empty() || seen.count(in.front()) || seen.count(out.front())) continue;
             seen.insert(in.begin(), in.end());
             seen.insert(out.begin(), out.end());
+            ra.front_probe.push_back(probe(b, r.facing, kk, face, in));
+            ra.back_probe.push_back(probe(b, opposite(r.facing), kk, face, out));
             own[static_cast<std::size_t>(c)] = static_cast<int>(ra.intake.size());
             ra.intake.push_back(port(std::move(in), false, {}));
             exhaust_cells.push_back(out.size());
             ra.exhaust.push_back(port(std::move(out), true, along(opposite(r.facing))));
             ra.level_z_m.push_back((kk + 0.5) * c_);
         }
+        const std::size_t first = ra.columns.size();
+        ra.columns.resize(ra.intake.size(), static_cast<int>(ra.intake.size() - first));
         if (std::all_of(own.begin(), own.end(), [](int e) { return e < 0; }))
             throw SimError("rack " + r.id + ": its " + std::string(no_intake ? "intake (front)" : "exhaust (back)") +
                            " is blocked by a wall or equipment at " + std::to_string((kk + 0.5) * c_) + " m");
@@ -320,6 +324,14 @@ private:
         }
         for (std::size_t e = 0; e < q.size(); ++e)
             if (q[e] > 0) out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(q[e], exhaust_cells[e]));
+    }
+
+    /// A pressure probe in the aisle off a rack's face at level kk: the second cells out (past the port, whose
+    /// own cells the port's mass source or sink disturbs), else the port's cells.
+    int probe(const model::Box2& b, Facing side, int kk, int column, const std::vector<int>& port_cells) {
+        bool blocked = false;
+        auto cells = faceCells(b, side, kk, kk + 1, 2, &blocked, column);
+        return solver_.addProbe(blocked || cells.empty() ? port_cells : cells);
     }
 
     void unit(const model::CoolingUnit& u) {

@@ -64,12 +64,31 @@ struct HallFlows {
     }
 };
 
-/// Racks: the room's share of the servers' air passes the rack's front and back.
-void rackPorts(const Site& s, HallFlows& hf) {
+/// Air through a rack level's openings, back to front (models.md §3): an orifice, Q = C_d·A·√(2|Δp|/ρ) with the
+/// sharp-edged orifice's C_d = 0.61 (Idelchik, Handbook of Hydraulic Resistance, 3rd ed., diagram 4-9; ISO 5167-2),
+/// driven by the pressure between the aisles off the rack's back and front (lattice air) and the servers'
+/// suction at the front, the dynamic pressure ½ρu² of the air they draw through the level's face. Without the
+/// aisles' pressure (quick mode) the share is C_d·A/A_face. Bypass (front to back, a pressurised cold aisle)
+/// is held to half the servers' air, the most the lattice's jets were sized for.
+double leakFlow(const RackLevel& lv, const AirSolver& air) {
+    if (lv.open_m2 <= 0 || lv.q_m3s <= 0 || lv.face_m2 <= 0) return 0.0;
+    constexpr double kDischarge = 0.61, kRho = model::units::kAirDensityKgM3;
+    const double u = lv.q_m3s / lv.face_m2;
+    double dp = 0.5 * kRho * u * u;
+    const double back = air.probePressurePa(lv.back_probe), front = air.probePressurePa(lv.front_probe);
+    if (std::isfinite(back) && std::isfinite(front)) dp += back - front;
+    const double q = std::copysign(kDischarge * lv.open_m2 * std::sqrt(2 * std::fabs(dp) / kRho), dp);
+    return std::clamp(q, -0.5 * lv.q_m3s, 0.9 * lv.q_m3s);
+}
+
+/// Racks: the room's share of the servers' air passes the rack's front and back: their air less what comes
+/// back through the rack (a fixed share, or the openings' air), plus what passes it the other way.
+void rackPorts(Site& s, HallFlows& hf) {
     for (int ri : hf.hr.racks) {
-        const RackRt& rr = s.racks[static_cast<std::size_t>(ri)];
-        for (const auto& lv : rr.levels) {
-            const double q = lv.q_m3s * (1 - rr.recirculation);
+        RackRt& rr = s.racks[static_cast<std::size_t>(ri)];
+        for (auto& lv : rr.levels) {
+            lv.leak_m3s = rr.fixed_recirculation ? *rr.fixed_recirculation * lv.q_m3s : leakFlow(lv, hf.air);
+            const double q = lv.q_m3s - lv.leak_m3s;
             hf.set(lv.intake_port, q, false);
             hf.set(lv.exhaust_port, q, true);
             hf.rack_in[hf.reg(lv.intake_port)] += q;
@@ -231,10 +250,10 @@ void hallAirflow(Site& s, HallRt& hr) {
 }
 
 void rackAir(Site& s, RackRt& rr, AirModel& air, double sub) {
-    // Servers breathe the room air at the front mixed with the share f of their own exhaust that recirculates
-    // inside the rack: T_in = T_air + f/(1 − f)·ΔT, T_out = T_air + ΔT/(1 − f), ΔT = P / (ρ c_p Q). The room sees
-    // (1 − f)·Q leave the front and come back at the back, carrying all of P.
-    const double f = rr.recirculation;
+    // Servers breathe the room air at the front mixed with the share f of their own exhaust that comes back
+    // through the rack: T_in = T_air + f/(1 − f)·ΔT, T_out = T_air + ΔT/(1 − f), ΔT = P / (ρ c_p Q). The room sees
+    // (1 − f)·Q leave the front and come back at the back, carrying all of P. Air passing the other way (bypass)
+    // joins the exhaust: the room's flow is larger than the servers', its exhaust cooler.
     double water_c = s.facility_water_c;
     bool water = true;
     if (rr.door_loop >= 0) {
@@ -253,6 +272,7 @@ void rackAir(Site& s, RackRt& rr, AirModel& air, double sub) {
             continue;
         }
         const double rise = lv.heat_w / (kRhoCp * lv.q_m3s);
+        const double f = std::max(0.0, lv.leak_m3s / lv.q_m3s);
         lv.inlet_c = lv.air_in_c + f / (1 - f) * rise;
         lv.exhaust_c = lv.air_in_c + lv.heat_w / (kRhoCp * q_room);
         door_w += eps * kRhoCp * q_room * std::max(0.0, lv.exhaust_c - water_c);

@@ -97,7 +97,7 @@ void Engine::Impl::buildRack(int h, const model::Rack& r) {
     RackRt rr;
     rr.rack = &r;
     rr.hall = h;
-    rr.recirculation = model::recirculationFraction(r, catalog);
+    rr.fixed_recirculation = model::fixedRecirculation(r, catalog);
     if (r.rear_door) {
         rr.door = catalog.rearDoor(r.rear_door->model);
         if (!rr.door) throw SimError("rack " + r.id + ": unknown rear door " + r.rear_door->model);

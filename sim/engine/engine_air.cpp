@@ -2,6 +2,7 @@
 // and the coupling of their temperatures at every air sub-step.
 #include "engine/engine_impl.hpp"
 
+#include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/geometry.hpp>
 
 #include <unistd.h>
@@ -24,6 +25,46 @@ std::string gib(std::uint64_t b) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0));
     return buf;
+}
+
+/// Spreads a rack's openings (model::rackOpenings) over its levels by height, a level's share split over its
+/// columns. An opening where no server draws (open U above the top server) goes to the nearest server, over
+/// its levels by its share of each: its fans draw what comes through (Schneider Electric White Paper 44:
+/// exhaust back through open U space into the servers beside it). Each level's face is its share of the rails'
+/// clear opening.
+void placeOpenings(RackRt& rr, const std::vector<model::RackOpening>& openings, const RackAirPorts& rp, double cell) {
+    const std::size_t n = rr.levels.size();
+    std::vector<bool> served(n, false);
+    for (const auto& share : rp.node_levels)
+        for (const auto& [entry, f] : share)
+            if (f > 0) served[static_cast<std::size_t>(entry)] = true;
+    for (std::size_t e = 0; e < n; ++e) {
+        RackLevel& lv = rr.levels[e];
+        const double cols = std::max(1, rp.columns[e]);
+        lv.face_m2 = 0.450 * cell / cols;
+        double a = 0;
+        for (const auto& o : openings) {
+            const double lo = std::max(o.z0_m, lv.z_m - cell / 2), hi = std::min(o.z1_m, lv.z_m + cell / 2);
+            if (hi > lo) a += o.area_m2 * (hi - lo) / (o.z1_m - o.z0_m) / cols;
+        }
+        if (a <= 0) continue;
+        if (served[e]) {
+            lv.open_m2 += a;
+            continue;
+        }
+        const std::vector<std::pair<int, double>>* nearest = nullptr;
+        double best = 1e300;
+        for (const auto& share : rp.node_levels)
+            for (const auto& [entry, f] : share) {
+                const double d = std::fabs(rr.levels[static_cast<std::size_t>(entry)].z_m - lv.z_m);
+                if (f > 0 && d < best) {
+                    best = d;
+                    nearest = &share;
+                }
+            }
+        if (nearest)
+            for (const auto& [entry, f] : *nearest) rr.levels[static_cast<std::size_t>(entry)].open_m2 += a * f;
+    }
 }
 
 }  // namespace
@@ -56,8 +97,11 @@ void Engine::Impl::buildAir(int h) {
             lv.intake_port = rp.intake[kk];
             lv.exhaust_port = rp.exhaust[kk];
             lv.z_m = rp.level_z_m[kk];
+            lv.front_probe = rp.front_probe[kk];
+            lv.back_probe = rp.back_probe[kk];
             rr.levels.push_back(lv);
         }
+        placeOpenings(rr, model::rackOpenings(*rr.rack, catalog), rp, hr.air->cellM());
         for (std::size_t n = 0; n < rr.nodes.size(); ++n) nodes[rr.nodes[n]].levels = rp.node_levels[n];
     }
     for (std::size_t q = 0; q < hr.units.size(); ++q) {

@@ -175,6 +175,9 @@ RackSums rackEntry(const RackRt& rr, model::RackFrame& rf, double t_sup_mean) {
     const double q = rs.q;
     rf.airflow_m3s = q;
     rf.rear_door_w = rr.door_w;
+    double leak = 0;
+    for (const auto& lv : rr.levels) leak += lv.leak_m3s;
+    rf.recirculation = q > 0 ? leak / q : 0.0;
     rf.inlet_mean_c = q > 0 ? rs.tin / q : (rr.levels.empty() ? 0 : rr.levels.front().inlet_c);
     rf.exhaust_c = q > 0 ? rs.tout / q : rf.inlet_mean_c;
     rf.capture_index = q > 0 ? capture / q : (rr.levels.empty() ? rf.capture_index : rr.levels.front().capture);

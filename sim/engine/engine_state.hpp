@@ -9,6 +9,7 @@
 
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,12 @@ struct NodeRt {
 
 struct RackLevel {
     int intake_port = -1, exhaust_port = -1;
+    int front_probe = -1, back_probe = -1;  ///< pressure in the aisles off its front and back (−1: none)
     double z_m = 0;
-    double q_m3s = 0, heat_w = 0;  ///< through the servers (room flow is (1 − recirculation) of it)
+    double q_m3s = 0, heat_w = 0;  ///< through the servers (the room's flow is q − leak)
+    double open_m2 = 0;            ///< the rack's openings here (with those of levels without servers nearest it)
+    double face_m2 = 0;            ///< its share of the rack's opening between the rails, where the servers draw
+    double leak_m3s = 0;           ///< through the openings, back to front (recirculation); negative: bypass
     double inlet_c = 20;           ///< what the servers breathe (room air mixed with the rack's own recirculation)
     double air_in_c = 20;          ///< the room air at the rack's front
     double exhaust_c = 20;         ///< into the room, after a rear door
@@ -64,7 +69,8 @@ struct RackRt {
     std::vector<int> nodes;
     std::vector<RackLevel> levels;
     std::vector<int> cdus;
-    double recirculation = 0;                  ///< share of the exhaust back to the intake inside the rack
+    /// A fixed share of the exhaust back to the intake inside the rack; else the openings' air follows the pressure.
+    std::optional<double> fixed_recirculation;
     double power_ac_w = 0, heat_liquid_w = 0;  ///< its nodes' sums, this step (airflowTargets())
     const model::RearDoorModel* door = nullptr;
     int door_loop = -1;  ///< LoopRt index; −1 = the plant's facility water

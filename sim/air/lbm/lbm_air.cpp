@@ -1,4 +1,5 @@
 // Room air on the lattice in physical units: see lbm_air.hpp.
+#include <clustertwin/model/units.hpp>
 #include <clustertwin/sim/air/lbm_air.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
@@ -34,6 +35,39 @@ struct LbmAir::Impl {
     double step_debt = 0;                        // lattice steps owed to the hall's clock (fractions)
     std::vector<float> interval_u, interval_kt;  // the last lattice run's mean flow, for the stride between runs
     bool interval_pending = false;               // not yet the heat's flow
+    std::vector<std::vector<int>> probes;        // pressure probes' cells
+    std::vector<double> probe_sum, probe_p;      // Σ of their mean density − 1 this run; the last run's pressure (Pa)
+    int probe_samples = 0;
+
+    /// Adds each probe's mean density less the rest density (only differences between probes carry meaning).
+    void sampleProbes() {
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+            double sum = 0;
+            for (int c : probes[i]) {
+                double rho, ux, uy, uz;
+                lat->moments(c, rho, ux, uy, uz);
+                sum += rho;
+            }
+            probe_sum[i] += sum / static_cast<double>(probes[i].size()) - 1.0;
+        }
+        ++probe_samples;
+    }
+
+    /// Runs n lattice steps, sampling the probes in between: eight times on the CPU, once on a device (where a
+    /// cell's moments bring the lattice back to the host).
+    void stepSampled(int n) {
+        if (probes.empty()) {
+            lat->step(n);
+            return;
+        }
+        const int parts = lat->backend() == Backend::Cpu ? std::min(n, 8) : 1;
+        for (int p = 0, done = 0; p < parts; ++p) {
+            const int to = static_cast<int>(static_cast<std::int64_t>(n) * (p + 1) / parts);
+            lat->step(to - done);
+            done = to;
+            sampleProbes();
+        }
+    }
 
     /// The current `velocity` (lattice units) as the heat's flow, projected to exact port mass, and the lattice's
     /// eddy viscosity as the heat's eddy diffusivity.
@@ -250,6 +284,8 @@ int LbmAir::runLattice(double duration, const std::function<void(double)>& befor
     std::vector<double> sum_u, sum_kt;
     std::int64_t total = 0;
     int sub = 0;
+    d.probe_sum.assign(d.probes.size(), 0.0);
+    d.probe_samples = 0;
     for (int c = 0; c < chunks; ++c) {
         d.temp = d.air->temperatures();
         double sum = 0;
@@ -269,7 +305,7 @@ int LbmAir::runLattice(double duration, const std::function<void(double)>& befor
         d.lat->setSampling(true);
         const std::int64_t s0 = d.lat->steps();
         try {
-            d.lat->step(n);
+            d.stepSampled(n);
         } catch (const LatticeUnstable& e) {
             char when[128];
             std::snprintf(when, sizeof when, " (at x %.2f, y %.2f, z %.2f m in the hall, simulated time %.3f s)", (e.i + 0.5) * d.h,
@@ -293,7 +329,30 @@ int LbmAir::runLattice(double duration, const std::function<void(double)>& befor
     for (std::size_t q = 0; q < sum_kt.size(); ++q) d.interval_kt[q] = static_cast<float>(sum_kt[q] / static_cast<double>(total));
     d.interval_pending = true;
     d.stats.lattice_steps += total;
+    // ρ_air (h/dt)² c_s² turns the lattice's density into pressure (dynamic pressure scales as u², which the
+    // lattice carries scaled by dt/h).
+    const double to_pa = model::units::kAirDensityKgM3 * (d.h / d.dt) * (d.h / d.dt) * kCs * kCs;
+    d.probe_p.assign(d.probes.size(), 0.0);
+    for (std::size_t i = 0; i < d.probes.size() && d.probe_samples > 0; ++i) d.probe_p[i] = to_pa * d.probe_sum[i] / d.probe_samples;
     return sub;
+}
+
+int LbmAir::addProbe(const std::vector<int>& cells) {
+    Impl& d = *d_;
+    if (d.lat) throw SimError("lattice air: probes are added before the first advance");
+    if (cells.empty()) throw SimError("lattice air: a pressure probe without cells");
+    for (int c : cells)
+        if (c < 0 || static_cast<std::size_t>(c) >= d.air->cellCount() || d.air->solid(c))
+            throw SimError("lattice air: a pressure probe on a solid or outside cell");
+    d.probes.push_back(cells);
+    return static_cast<int>(d.probes.size()) - 1;
+}
+
+double LbmAir::probePressurePa(int probe) const {
+    const Impl& d = *d_;
+    if (probe < 0 || static_cast<std::size_t>(probe) >= d.probe_p.size())
+        return probe >= 0 && static_cast<std::size_t>(probe) < d.probes.size() ? 0.0 : std::nan("");
+    return d.probe_p[static_cast<std::size_t>(probe)];
 }
 
 double LbmAir::latticeDtS() const { return d_->dt; }

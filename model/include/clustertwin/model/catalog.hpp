@@ -4,6 +4,7 @@
 // override fields through their own `catalog` section.
 #include <clustertwin/model/error.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -142,9 +143,14 @@ struct ContainmentModel {
 
 /// How well a rack's empty U and side gaps are closed: the share of its exhaust that finds its way back to the
 /// intake inside the rack.
+/// How well a rack's openings besides its servers are closed (models.md §3): the air through them is driven by
+/// the pressure between the rack's back and front.
 struct BlankingModel {
     std::string id, name, source;
-    double recirculation_fraction = 0;
+    double open_share = 0;     ///< share of each empty U's opening (450 × 44.45 mm) left open
+    bool sides_sealed = true;  ///< the gaps between the 19" rails and the cabinet's sides are closed
+    /// A measured share of the exhaust that returns to the intake inside the rack, used as it is instead.
+    std::optional<double> recirculation_fraction;
     bool operator==(const BlankingModel&) const = default;
 };
 

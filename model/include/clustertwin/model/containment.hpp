@@ -39,8 +39,23 @@ std::vector<ContainedAisle> containedAisles(const Hall& h, const Containment& c,
 
 /// The containment's leakage: its own figure, else its model's, else 0.
 double leakageFraction(const Containment& c, const Catalog& cat);
-/// Share of a rack's exhaust that recirculates inside it: its own figure, else its blanking's, else 0.
-double recirculationFraction(const Rack& r, const Catalog& cat);
+/// A fixed share of a rack's exhaust that recirculates inside it: its own figure, else its blanking's measured
+/// one; nullopt when the air through its openings follows the pressure across it (rackOpenings()).
+std::optional<double> fixedRecirculation(const Rack& r, const Catalog& cat);
+
+/// An opening through a rack besides its servers, over a band of height (m from the rack's floor).
+struct RackOpening {
+    double z0_m = 0, z1_m = 0;
+    double area_m2 = 0;
+};
+/// The open area from a rack's back to its front (models.md §3): every empty U (or empty share of a chassis's
+/// slots) a 450 × 44.45 mm opening (EIA-310: the clear width between the rails) times its blanking's open
+/// share, and where the blanking leaves the sides open, the gaps between the 482.6 mm rail flanges and the
+/// cabinet's sides (its width less 20 mm of side panel each side) over the rails' height. Empty for a rack
+/// without a blanking, with a fixed recirculation, or of an unknown model.
+std::vector<RackOpening> rackOpenings(const Rack& r, const Catalog& cat);
+/// Their total area (m²).
+double rackOpenArea(const Rack& r, const Catalog& cat);
 
 /// Whether a cooling unit stands in a row (its model is an in-row cooler).
 bool isInRow(const CoolingUnit& u, const Catalog& cat);

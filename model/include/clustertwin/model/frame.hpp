@@ -49,6 +49,9 @@ struct RackFrame {
     /// cooling supplies (a passive tracer, 1 at the supplies and 0 at rack exhausts); NaN when not known.
     double capture_index = std::numeric_limits<double>::quiet_NaN();
     double rear_door_w = 0;  ///< heat its rear door takes into water (0 without one)
+    /// Share of its servers' air that came back from its rear through the rack (its openings, or a fixed share);
+    /// negative: air passing the openings from front to back (bypass), as a share of the servers' air.
+    double recirculation = 0;
 };
 
 struct WaterLoopFrame {

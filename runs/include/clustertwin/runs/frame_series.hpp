@@ -16,7 +16,11 @@ enum class RecordWhen {
     Always,    ///< every frame; absent: unknown (NaN)
     Finite,    ///< when the value is a number (the Capture Index of racks that have one); absent: NaN
     Positive,  ///< when > 0 (rear doors, pipeline bubbles, served tokens); absent: 0, which it was
+    NonZero,   ///< when ≠ 0 (a rack's recirculation, negative for bypass); absent: 0, which it was
 };
+
+/// A series recorded only when positive or non-zero was 0 where it is absent.
+inline bool zeroWhenAbsent(RecordWhen w) { return w == RecordWhen::Positive || w == RecordWhen::NonZero; }
 
 /// One recorded series of an entity of kind E (model::GpuFrame, model::RackFrame, ... or model::Frame for the
 /// site's totals).
@@ -49,8 +53,8 @@ const std::vector<SeriesField<model::Frame>>& siteSeries();
 template <class E>
 bool recorded(const SeriesField<E>& row, const E& e, const std::vector<SeriesField<E>>& table) {
     const double v = row.get(e);
-    const bool self =
-        row.when == RecordWhen::Always || (row.when == RecordWhen::Finite && !std::isnan(v)) || (row.when == RecordWhen::Positive && v > 0);
+    const bool self = row.when == RecordWhen::Always || (row.when == RecordWhen::Finite && !std::isnan(v)) ||
+                      (row.when == RecordWhen::Positive && v > 0) || (row.when == RecordWhen::NonZero && v != 0 && !std::isnan(v));
     if (!self || row.with.empty()) return self;
     for (const auto& r : table)
         if (r.metric == row.with) return recorded(r, e, table);

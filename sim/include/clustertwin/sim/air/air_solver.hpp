@@ -59,6 +59,13 @@ public:
     /// A port on fluid cells; the number is also the port's number in air().
     virtual int addPort(const std::vector<int>& cells, bool source, const PortJet& jet) = 0;
     virtual void setPortFlow(int port, double q_m3s) = 0;
+    /// A pressure probe on fluid cells (the air just off a rack's face): its number, or −1 when the solver has no
+    /// pressure (quick mode: potential flow carries no momentum).
+    virtual int addProbe(const std::vector<int>& /*cells*/) { return -1; }
+    /// The static pressure at a probe (Pa, relative to a reference of the solver's: only differences between
+    /// probes carry meaning), averaged over the solver's last flow computation; NaN for −1 or a solver without
+    /// pressure.
+    virtual double probePressurePa(int /*probe*/) const;
     /// The fastest jet the ports can make at the equipment's maximum airflow (m/s), known once the geometry is
     /// built; a solver whose time step depends on it (lbm) takes it before its first advance.
     virtual void setFastestJet(double /*ms*/) {}

@@ -66,6 +66,10 @@ public:
     int addPort(const std::vector<int>& cells, bool source, double dx, double dy, double dz, double open_fraction = 1.0);
     int addPort(const std::vector<int>& cells, bool source, const PortJet& jet) override;
     void setPortFlow(int port, double q_m3s) override;
+    /// Probes read the lattice's density: p = ρ_air·(h/dt)²·c_s²·(ρ − 1), sampled eight times per coupling
+    /// chunk on the CPU (once per chunk on a device) and averaged over the last lattice run.
+    int addProbe(const std::vector<int>& cells) override;
+    double probePressurePa(int probe) const override;
 
     /// Advances `duration_s`: the lattice runs the matching number of its steps in chunks of ~coupling_s, and
     /// after each chunk heat is carried over the same time on that chunk's mean velocity (buoyancy from the
