@@ -1,5 +1,6 @@
 // clustertwin-cli exit codes and outputs: 0 ok, 1 runtime error, 2 usage or invalid input (issue 8).
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -99,7 +100,7 @@ void TstCli::helpAndUsage() {
 
 void TstCli::validateAcceptsEverySample_data() {
     QTest::addColumn<QString>("path");
-    for (const char* n : {"lab-8node", "superpod-h100-su", "gb200-nvl72-liquid", "demo"}) QTest::newRow(n) << sample(n);
+    for (const char* n : {"lab-8node", "superpod-h100-su", "gb200-nvl72-liquid", "demo", "pod-12rack"}) QTest::newRow(n) << sample(n);
 }
 
 void TstCli::validateAcceptsEverySample() {
@@ -123,6 +124,23 @@ void TstCli::validateRejectsMalformedFilesNamingThePointer() {
     QCOMPARE(cli({"validate", invalid("empty")}).code, 2);
     QCOMPARE(cli({"validate", "/nonexistent/file.json"}).code, 2);
     QCOMPARE(cli({"validate", invalid("unknown_keys")}).code, 0);  // warnings only
+    // -o writes a valid scenario as the app saves it (a hand-written one, its keys in any order, becomes the
+    // canonical form), and nothing for an invalid one.
+    QTemporaryDir tmp;
+    const QString hand = tmp.filePath("hand.json"), out = tmp.filePath("out.json");
+    QFile in(sample("lab-8node"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QFile h(hand);
+    QVERIFY(h.open(QIODevice::WriteOnly));
+    h.write(QJsonDocument::fromJson(in.readAll()).toJson(QJsonDocument::Compact));  // Qt sorts the keys
+    h.close();
+    QCOMPARE(cli({"validate", hand, "-o", out}).code, 0);
+    QFile o2(out);
+    QVERIFY(o2.open(QIODevice::ReadOnly));
+    in.seek(0);
+    QCOMPARE(o2.readAll(), in.readAll());
+    QCOMPARE(cli({"validate", invalid("overlap"), "-o", tmp.filePath("bad.json")}).code, 2);
+    QVERIFY(!QFile::exists(tmp.filePath("bad.json")));
 }
 
 void TstCli::infoReportsTheSuperpod() {

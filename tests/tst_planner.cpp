@@ -33,6 +33,7 @@
 
 #include "test_time.hpp"
 
+#include <clustertwin/model/containment.hpp>
 #include <clustertwin/runs/replay.hpp>
 
 #include <cmath>
@@ -386,6 +387,19 @@ void TstPlanner::containmentInRowCoolersAndRearDoorsAreUndoableEdits() {
     QVERIFY2(!c.isEmpty(), qPrintable(e->lastError()));
     QCOMPARE(w_->document().scenario().halls[0].containments.size(), std::size_t{1});
     QCOMPARE(w_->document().scenario().halls[0].containments[0].rows, (std::vector<std::string>{"row02", "row03"}));
+    // The floor plan tints the contained aisle and names it on hover.
+    const auto& hall = w_->document().scenario().halls[0];
+    const auto aisles = m::containedAisles(hall, hall.containments[0], w_->document().catalog());
+    QCOMPARE(aisles.size(), std::size_t{1});
+    FloorPlanView* plan = w_->floorPlan();
+    plan->resize(900, 600);
+    const QPointF mid = plan->widgetPosOfFloor((aisles[0].box.x0 + aisles[0].box.x1) / 2, (aisles[0].box.y0 + aisles[0].box.y1) / 2);
+    const QString tip = plan->toolTipAt(mid);
+    QVERIFY2(tip.contains(QString("containment %1: hot aisle between row02 and row03, roofed, end doors").arg(c)), qPrintable(tip));
+    const QImage shot = plan->grab().toImage();
+    const QColor at = shot.pixelColor(mid.toPoint() + QPoint(0, 12));  // beside the label: the red tint on the floor
+    QVERIFY2(at.red() > at.blue() + 20, qPrintable(at.name()));
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) shot.save(qEnvironmentVariable("CT_SHOT_DIR") + "/plan-containment.png");
     e->setTargets({{"rack", "r01-01"}});
     const QString u = e->addInRowCooler();
     QVERIFY2(!u.isEmpty(), qPrintable(e->lastError()));

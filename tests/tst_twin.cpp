@@ -385,6 +385,10 @@ void TstTwin::calibrationRefusesBadParameters() {
     QVERIFY2(r.err.contains("the scenario has no rack 'r09-09'"), qPrintable(r.err));
     QVERIFY(!QFile::exists(tmp_.filePath("c.json")));
     QCOMPARE(cli({"calibrate", sample("lab-8node"), "--measured", measured_}).code, 2);
+    r = cli({"calibrate", sample("lab-8node"), "--measured", measured_, "--params", params, "--train", "0..10m", "--validate", "10m..20m",
+             "--lattice-stride", "0", "-o", tmp_.filePath("c.json")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--lattice-stride must be >= 1"), qPrintable(r.err));
 }
 
 void TstTwin::realCapturesRunEndToEnd() {

@@ -35,6 +35,7 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   -o, --out FILE      the calibrated scenario (written atomically)
   --metric M          what is scored (repeatable; inlet_c)
   --air S, --cell M, --step T   the runs' room air (the scenario's, else lbm), grid and engine step (10s)
+  --lattice-stride N  lbm: the lattice runs one interval in N once the flow has settled (4; as simulate's)
   --sample-every T    how often the runs sample the scored series (60s)
   --max-runs N        runs the optimiser may take (60); two more score the start and the result
   --coarse-cell M     first search on this coarser grid (cheaper runs), then go on at --cell from where it
@@ -88,6 +89,8 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
     r.engine.step_s = m::parseDurationS(a.get("step", "10s"));
     r.engine.cell_m = a.getDouble("cell", r.engine.cell_m);
     r.engine.air = a.get("air", "");
+    r.engine.lattice_stride = a.getInt("lattice-stride", r.engine.lattice_stride);
+    if (r.engine.lattice_stride < 1) throw UsageError("--lattice-stride must be >= 1");
     r.sample_s = m::parseDurationS(a.get("sample-every", "60s"));
     r.max_runs = a.getInt("max-runs", 60);
     if (!(r.sample_s > 0) || r.max_runs < 1) throw UsageError("--sample-every must be > 0 and --max-runs >= 1");

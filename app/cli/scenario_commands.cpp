@@ -25,12 +25,13 @@ namespace ct::cli {
 namespace m = ct::model;
 using json = nlohmann::ordered_json;
 
-const char* const kValidateHelp = R"(Usage: clustertwin-cli validate FILE [--json]
+const char* const kValidateHelp = R"(Usage: clustertwin-cli validate FILE [--json] [-o OUT]
 
 Checks a scenario file: JSON syntax (line and column), structure (types, required fields; unknown keys are
 warnings) and meaning (ids, catalog models, placement in the hall, overlaps, breakers, power feeds, cooling
 sources, jobs, events). Prints every problem as "FILE: error|warning: /json/pointer: message" on stderr.
   --json   print {"file", "valid", "errors": [...], "warnings": [...]} on stdout
+  -o OUT   a valid scenario also written to OUT as the app saves it (canonical keys and layout; atomic)
 Exit 0 when there are no errors (warnings allowed), 2 otherwise.
 )";
 
@@ -130,6 +131,7 @@ int cmdValidate(const Args& a) {
     m::ValidationReport rep = m::loadAndValidate(file);
     printDiagnostics(file, rep.diagnostics);
     const bool valid = !m::hasErrors(rep.diagnostics);
+    if (valid && a.has("out")) m::saveScenarioFile(rep.scenario, a.get("out"));
     if (a.flag("json")) {
         json o{{"file", file},
                {"valid", valid},

@@ -3,9 +3,11 @@
 #include "scenario_document.hpp"
 
 #include <clustertwin/model/analysis.hpp>
+#include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/geometry.hpp>
 
+#include <QFontMetrics>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -34,6 +36,7 @@ FloorPlanView::FloorPlanView(const ScenarioDocument& doc, QWidget* parent) : QWi
 
 void FloorPlanView::rebuild() {
     shapes_.clear();
+    aisles_.clear();
     const auto& sc = doc_.scenario();
     if (!sc.halls.empty()) {
         const auto& h = sc.halls.front();
@@ -60,8 +63,64 @@ void FloorPlanView::rebuild() {
                                    static_cast<int>(c.facing),
                                    QColor(40, 190, 170)});
         addSensorShapes();
+        addAisles();
     }
     update();
+}
+
+void FloorPlanView::addAisles() {
+    const auto& h = doc_.scenario().halls.front();
+    const auto& cat = doc_.catalog();
+    for (const auto& c : h.containments)
+        for (const auto& a : model::containedAisles(h, c, cat)) {
+            Aisle x;
+            x.containment = QString::fromStdString(c.id);
+            x.floor_m = QRectF(a.box.x0, a.box.y0, a.box.width(), a.box.depth());
+            x.cold = c.kind == "cold";
+            x.roof = c.roof;
+            x.doors = c.end_doors;
+            x.along_x = a.along_x;
+            x.rows = QString::fromStdString(a.row_a + " and " + a.row_b);
+            x.leakage = QString::number(100 * model::leakageFraction(c, cat), 'g', 3) + " %";
+            aisles_.push_back(x);
+        }
+}
+
+void FloorPlanView::paintAisles(QPainter& p, const QTransform& t, const QFont& small) const {
+    for (const Aisle& a : aisles_) {
+        const QRectF r = t.mapRect(a.floor_m);
+        const QColor tint = a.cold ? QColor(70, 140, 255) : QColor(240, 90, 60);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(tint.red(), tint.green(), tint.blue(), a.roof ? 70 : 40));
+        p.drawRect(r);
+        // The aisle's ends: a solid line for doors, dashed where they stay open.
+        QPen end(tint, 2, a.doors ? Qt::SolidLine : Qt::DashLine);
+        p.setPen(end);
+        if (a.along_x) {
+            p.drawLine(r.topLeft(), r.bottomLeft());
+            p.drawLine(r.topRight(), r.bottomRight());
+        } else {
+            p.drawLine(r.topLeft(), r.topRight());
+            p.drawLine(r.bottomLeft(), r.bottomRight());
+        }
+        // Its name, as much as fits: "pod1: hot aisle contained", else its id, else nothing.
+        p.setFont(small);
+        const QFontMetrics fm(small);
+        if (r.height() < fm.height()) continue;
+        for (const QString& label : {tr("%1: %2 aisle contained").arg(a.containment, a.cold ? tr("cold") : tr("hot")), a.containment})
+            if (fm.horizontalAdvance(label) <= r.width() - 6) {
+                p.setPen(tint.lighter(150));
+                p.drawText(r, Qt::AlignCenter, label);
+                break;
+            }
+    }
+}
+
+const FloorPlanView::Aisle* FloorPlanView::aisleAt(const QPointF& widget_pos) const {
+    const QPointF floor = floorToWidget().inverted().map(widget_pos);
+    for (const Aisle& a : aisles_)
+        if (a.floor_m.contains(floor)) return &a;
+    return nullptr;
 }
 
 void FloorPlanView::addSensorShapes() {
@@ -170,6 +229,9 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
         for (double x = h.tile_m; x < h.width_m; x += h.tile_m) p.drawLine(t.map(QPointF(x, 0)), t.map(QPointF(x, h.depth_m)));
         for (double y = h.tile_m; y < h.depth_m; y += h.tile_m) p.drawLine(t.map(QPointF(0, y)), t.map(QPointF(h.width_m, y)));
     }
+    QFont small = font();  // the labels' font, once per paint
+    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
+    paintAisles(p, t, small);
     // Layout findings: a red (error) or amber (warning) halo around the entity.
     for (const auto& f : doc_.findings()) {
         for (const Shape& s : shapes_)
@@ -179,8 +241,6 @@ void FloorPlanView::paintEvent(QPaintEvent*) {
                 p.drawRect(t.mapRect(s.floor_m.adjusted(-0.15, -0.15, 0.15, 0.15)));
             }
     }
-    QFont small = font();  // the labels' font, once per paint
-    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
     for (const Shape& s : shapes_) paintShape(p, t, s, small);
     p.setPen(Qt::lightGray);
     p.drawText(QRectF(8, 4, width() - 16, 20), Qt::AlignRight,
@@ -314,7 +374,13 @@ const FloorPlanView::Shape* FloorPlanView::shapeAt(const QPointF& widget_pos) co
 
 QString FloorPlanView::toolTipAt(const QPointF& pos) const {
     const Shape* s = shapeAt(pos);
-    if (!s) return {};
+    if (!s) {
+        const Aisle* a = aisleAt(pos);
+        if (!a) return {};
+        return tr("containment %1: %2 aisle between %3, %4, %5; leakage %6")
+            .arg(a->containment, a->cold ? tr("cold") : tr("hot"), a->rows, a->roof ? tr("roofed") : tr("no roof"),
+                 a->doors ? tr("end doors") : tr("open ends"), a->leakage);
+    }
     QString text = s->ref.id;
     const std::string id = s->ref.id.toStdString();
     for (const auto& h : doc_.scenario().halls) {

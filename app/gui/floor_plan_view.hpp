@@ -6,7 +6,9 @@
 // zooms toward the cursor, a middle or right drag pans, a double click fits the hall again; hovering tells an
 // entity's id, model and value. Sensors show as small diamonds (a point sensor where it stands, a rack's on its
 // front or rear edge); beginPlacing() makes the next click a place on the floor (Edit > Add sensor), Esc or a
-// right click cancels it.
+// right click cancels it. Contained aisles are tinted on the floor (blue cold, red hot) with their panels' outline:
+// a solid line where the containment has end doors, dashed where the aisle's ends stay open; hovering names the
+// containment, its rows, roof and leakage.
 #include "entity_ref.hpp"
 #include "plan_values.hpp"
 
@@ -69,8 +71,18 @@ private:
         int facing;      ///< model::Facing
         QColor colour;
     };
+    /// A contained aisle on the floor (model::containedAisles).
+    struct Aisle {
+        QString containment;
+        QRectF floor_m;
+        bool cold = false, roof = true, doors = true, along_x = true;
+        QString rows, leakage;
+    };
     void rebuild();
     void addSensorShapes();
+    void addAisles();
+    void paintAisles(QPainter& p, const QTransform& t, const QFont& small) const;
+    const Aisle* aisleAt(const QPointF& widget_pos) const;
     void paintSensor(QPainter& p, const QRectF& r, bool selected) const;
     void endPlacing();
     QTransform floorToWidget() const;
@@ -82,6 +94,7 @@ private:
     const Shape* shapeAt(const QPointF& widget_pos) const;
     const ScenarioDocument& doc_;
     std::vector<Shape> shapes_;
+    std::vector<Aisle> aisles_;
     QList<EntityRef> selection_;
     bool dragging_ = false;
     QPointF drag_from_m_;

@@ -113,6 +113,7 @@ private:
     std::set<int> used_;       // cells already in a port: a cell belongs to one port at most
     std::vector<int> region_;  // per cell: the connected fluid region (−1 solid); the room is the largest
     std::vector<std::pair<const model::Containment*, model::ContainedAisle>> aisles_;
+    bool probing_ = false;  // the rack being built has openings: its levels get pressure probes
 
     const model::RackModel& rackModel(const model::Rack& r) const {
         const auto* rm = cat_.rack(r.model);
@@ -269,6 +270,7 @@ private:
             node_cells.push_back(std::move(share));
         }
         RackAirPorts ra;
+        probing_ = !model::rackOpenings(r, cat_).empty();                     // only a rack with openings needs the pressure across it
         std::vector<int> entry(static_cast<std::size_t>(levels * cols), -1);  // (level, column) → its port pair
         std::vector<std::size_t> exhaust_cells;                               // per port pair
         for (int kk = 0; kk < levels; ++kk) rackLevel(r, b, kk, cols, cell_q, entry, exhaust_cells, ra);
@@ -329,6 +331,7 @@ private:
     /// A pressure probe in the aisle off a rack's face at level kk: the second cells out (past the port, whose
     /// own cells the port's mass source or sink disturbs), else the port's cells.
     int probe(const model::Box2& b, Facing side, int kk, int column, const std::vector<int>& port_cells) {
+        if (!probing_) return -1;
         bool blocked = false;
         auto cells = faceCells(b, side, kk, kk + 1, 2, &blocked, column);
         return solver_.addProbe(blocked || cells.empty() ? port_cells : cells);

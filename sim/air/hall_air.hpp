@@ -23,7 +23,7 @@ struct RackAirPorts {
     std::vector<int> intake, exhaust;
     std::vector<double> level_z_m;  ///< centre height of each entry's level
     /// Per entry: the pressure probes in the aisles just off its front and back (the second cells out, or the
-    /// port's own where the aisle is narrower); −1 where the solver has no pressure.
+    /// port's own where the aisle is narrower); −1 where the solver has no pressure or the rack no openings.
     std::vector<int> front_probe, back_probe;
     std::vector<int> columns;  ///< per entry: how many entries share its level (the columns of a sliced rack)
     /// For each node of the rack (in the rack's order): (entry, share of the node's airflow through it).
