@@ -261,6 +261,9 @@ void TstAppReading::thePlanAndTheInspectorReadTheSameHottestInlet() {
     QVERIFY(!f.racks.empty());
     const PlanValues pv = planValues(w_->document().scenario(), w_->document().catalog(), &f, "inlet_c");
     QVERIFY2(pv.label.find("hottest intake") != std::string::npos, pv.label.c_str());
+    // Its colour bar marks ASHRAE's inlet ranges (an inlet temperature); GPU temperatures have no such bands.
+    QVERIFY(pv.ashrae);
+    QVERIFY(!planValues(w_->document().scenario(), w_->document().catalog(), &f, "gpu_temp_c").ashrae);
     std::map<std::string, std::string> rack_of;
     for (const auto& h : w_->document().scenario().halls)
         for (const auto& row : h.rows)

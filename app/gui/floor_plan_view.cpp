@@ -346,6 +346,31 @@ void FloorPlanView::paintLegend(QPainter& p) const {
     }
     p.drawText(QRectF(bar.right() + 12, bar.top() - 3, width() - bar.right() - 20, 18), Qt::AlignLeft | Qt::AlignVCenter,
                QString::fromStdString(values_.label) + tr(" · grey: no data · red unit: failed"));
+    if (values_.ashrae) paintAshraeBands(p, bar);
+}
+
+void FloorPlanView::paintAshraeBands(QPainter& p, const QRectF& bar) const {
+    // Above the bar: ASHRAE's recommended inlet range and class A1's allowable one, where they fall on it.
+    struct Band {
+        double lo, hi;
+        QColor colour;
+        QString name;
+    };
+    const Band bands[] = {{15, 32, QColor(240, 170, 30), tr("A1 allowable 15–32 °C")},
+                          {18, 27, QColor(80, 200, 100), tr("recommended 18–27 °C")}};
+    const double span = values_.hi - values_.lo;
+    for (int i = 0; i < 2; ++i) {
+        const Band& b = bands[i];
+        const double lo = std::max(b.lo, values_.lo), hi = std::min(b.hi, values_.hi);
+        if (!(hi > lo)) continue;
+        const double y = bar.top() - 4 - 5 * i;
+        const double x0 = bar.left() + (lo - values_.lo) / span * bar.width(), x1 = bar.left() + (hi - values_.lo) / span * bar.width();
+        p.setPen(QPen(b.colour, 3, Qt::SolidLine, Qt::FlatCap));
+        p.drawLine(QPointF(x0, y), QPointF(x1, y));
+    }
+    p.setPen(QColor(220, 220, 220));
+    const QRectF text(bar.right() + 12, bar.top() - 21, width() - bar.right() - 20, 16);
+    p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, tr("ASHRAE inlet: green %1, amber %2").arg(bands[1].name, bands[0].name));
 }
 
 void FloorPlanView::setFrame(const model::Frame& f, const std::string& metric) {

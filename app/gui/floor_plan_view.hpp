@@ -87,6 +87,7 @@ private:
     void endPlacing();
     QTransform floorToWidget() const;
     void paintLegend(QPainter& p) const;
+    void paintAshraeBands(QPainter& p, const QRectF& bar) const;
     void paintShape(QPainter& p, const QTransform& t, const Shape& s,
                     const QFont& small) const;  ///< a rack, unit or CDU with its front edge and label
     void paintLabel(QPainter& p, const Shape& s, const QRectF& r, const QColor& fill, const QFont& small) const;

@@ -91,6 +91,7 @@ PlanValues planValues(const model::Scenario& s, const model::Catalog& c, const m
             if (u.failed) out.failed_units.insert(u.id);
     }
     if (metric == "inlet_c") out.label = "Rack inlet, hottest intake (°C)";
+    out.ashrae = metric == "inlet_c" || metric == "rack_inlet_c";
     if (metric == "gpu_temp_c") out.label = "GPU temperature, hottest in the rack (°C)";
     if (metric == "gpu_util") out.label = "GPU utilization, rack mean (%)";
     if (metric == "throttle") out.label = "GPU clocks, lowest in the rack (%)";

@@ -17,6 +17,9 @@ struct PlanValues {
     double lo = 0, hi = 1;               ///< colour range
     bool high_is_good = false;           ///< red at the low end (clocks, Capture Index)
     int decimals = 1;
+    /// An air inlet temperature: the legend marks ASHRAE's recommended range (18–27 °C) and class A1's
+    /// allowable one (15–32 °C) on its colour bar (Thermal Guidelines for Data Processing Environments, 5th ed.).
+    bool ashrae = false;
 };
 
 /// One value per rack for `metric` (a render::metrics() id): rack metrics as recorded; node metrics reduced
