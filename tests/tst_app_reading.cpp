@@ -14,6 +14,7 @@
 #include "timeline.hpp"
 #include "view3d.hpp"
 
+#include <clustertwin/model/metrics.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/report/report.hpp>
 #include <clustertwin/runs/replay.hpp>
@@ -144,6 +145,27 @@ void TstAppReading::theInspectorNamesMetricsAndPutsPowerFirst() {
     // The temperature reads in °C, utilisation in %.
     QVERIFY2(w_->values()->value("temp_c").endsWith("°C"), qPrintable(w_->values()->value("temp_c")));
     QVERIFY2(w_->values()->value("utilization").endsWith("%"), qPrintable(w_->values()->value("utilization")));
+    // A node rolls up its GPUs after its own metrics: power summed, the hottest temperature with its GPU.
+    const auto* rp = w_->run()->replay();
+    const double at = w_->run()->absoluteTime() + 1e-6;
+    double sum = 0, hottest = -1e9;
+    int gpus = 0;
+    for (const auto& e : rp->entities())
+        if (e.rfind("n0001/gpu", 0) == 0 && rp->series(e, "power_w")) {
+            ++gpus;
+            sum += ct::runs::valueAt(*rp->series(e, "power_w"), at);
+            if (rp->series(e, "temp_c")) hottest = std::max(hottest, ct::runs::valueAt(*rp->series(e, "temp_c"), at));
+        }
+    QVERIFY(gpus >= 1);
+    w_->select(w_->tree()->refFor("n0001"));
+    const QString power = w_->values()->value("gpus:power_w"), temp = w_->values()->value("gpus:temp_c");
+    QCOMPARE(power, QString::fromStdString(ct::model::formatMetric(sum, ct::model::metricInfo("power_w", "W"))));
+    QVERIFY2(temp.startsWith(QString::fromStdString(ct::model::formatMetric(hottest, ct::model::metricInfo("temp_c", "degC")))) &&
+                 temp.contains("(gpu"),
+             qPrintable(temp));
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) w_->values()->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/node-rollup.png");
+    w_->select(w_->tree()->refFor("n0001/gpu0"));
+    QVERIFY(w_->values()->value("gpus:power_w").isEmpty());  // a GPU has no roll-up
     // The chart opens on power (not on a counter), under its name.
     QCOMPARE(w_->charts()->currentMetric(), QString("power_w"));
     QCOMPARE(w_->charts()->metricBox()->currentText(), QString("Power"));

@@ -15,6 +15,7 @@
 #include <QTextStream>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ct::app {
@@ -29,6 +30,42 @@ std::vector<std::string> orderedMetrics(const runs::RunReplay& rp, const std::st
     std::vector<std::string> ids = rp.metricsOf(id);
     sortMetrics(ids);
     return ids;
+}
+
+/// How a node's GPUs add up for a metric, by what it measures: power and memory summed, temperatures the
+/// hottest, clocks the lowest, shares and the rest their mean.
+enum class Fold { Sum, Max, Min, Mean };
+Fold foldOf(const model::MetricInfo& m) {
+    if (m.stored_unit == "W" || m.stored_unit == "MiB" || m.stored_unit == "J" || m.stored_unit == "count") return Fold::Sum;
+    if (m.stored_unit == "degC") return Fold::Max;
+    if (m.stored_unit == "MHz") return Fold::Min;
+    return Fold::Mean;
+}
+
+/// One roll-up row: the folded value, and for the hottest or lowest the GPU it comes from.
+struct RollUp {
+    double value = std::nan("");
+    std::string gpu;
+    int count = 0;
+};
+
+RollUp rollUp(const runs::RunReplay& rp, const std::vector<std::string>& gpus, const std::string& metric, Fold fold, double t) {
+    RollUp r;
+    double sum = 0;
+    for (const auto& g : gpus) {
+        const auto* s = rp.series(g, metric);
+        if (!s) continue;
+        const double v = runs::valueAt(*s, t);
+        if (!std::isfinite(v)) continue;
+        ++r.count;
+        sum += v;
+        if ((fold == Fold::Max && !(v <= r.value)) || (fold == Fold::Min && !(v >= r.value))) {
+            r.value = v;
+            r.gpu = g.substr(g.rfind('/') + 1);
+        }
+    }
+    if (r.count > 0 && (fold == Fold::Sum || fold == Fold::Mean)) r.value = fold == Fold::Sum ? sum : sum / r.count;
+    return r;
 }
 
 }  // namespace
@@ -65,6 +102,51 @@ void ValuesPanel::refresh() {
         table_->setItem(row, 0, name);
         const double v = runs::valueAt(*rp->series(id, metric), run_.absoluteTime() + 1e-6);
         auto* value = new QTableWidgetItem(qs(model::formatMetric(v, info)));
+        value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        table_->setItem(row, 1, value);
+    }
+    if (ref_.kind == "node") addGpuRollUp(*rp, id);
+}
+
+void ValuesPanel::addGpuRollUp(const runs::RunReplay& rp, const std::string& node) {
+    // A node's GPUs at a glance: each metric they record, over all of them ("GPUs: Temperature, hottest").
+    std::vector<std::string> gpus, metrics;
+    const std::string prefix = node + "/gpu";
+    for (const auto& e : rp.entities())
+        if (e.rfind(prefix, 0) == 0) gpus.push_back(e);
+    for (const auto& g : gpus)
+        for (const auto& m : rp.metricsOf(g))
+            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+    sortMetrics(metrics);
+    if (metrics.empty()) return;
+    // A header row, "Its 8 GPUs", then each metric's roll-up under it (italic).
+    const int head = table_->rowCount();
+    table_->insertRow(head);
+    auto* title = new QTableWidgetItem(gpus.size() == 1 ? tr("Its GPU") : tr("Its %1 GPUs").arg(gpus.size()));
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
+    table_->setItem(head, 0, title);
+    table_->setItem(head, 1, new QTableWidgetItem());
+    const double t = run_.absoluteTime() + 1e-6;
+    for (const auto& metric : metrics) {
+        const model::MetricInfo info = metricInfo(metric, rp.unitOf(gpus.front(), metric));
+        const Fold fold = foldOf(info);
+        const RollUp r = rollUp(rp, gpus, metric, fold, t);
+        static const char* const kHow[] = {"total", "hottest", "lowest", "mean"};
+        const char* how = fold == Fold::Max && info.stored_unit != "degC" ? "highest" : kHow[static_cast<int>(fold)];
+        const int row = table_->rowCount();
+        table_->insertRow(row);
+        auto* name = new QTableWidgetItem(tr("%1, %2").arg(qs(info.name), tr(how)));
+        name->setData(Qt::UserRole, "gpus:" + qs(metric));
+        name->setToolTip(tr("%1 over the node's %2 GPUs that record it").arg(qs(metric)).arg(r.count));
+        QFont f = name->font();
+        f.setItalic(true);
+        name->setFont(f);
+        table_->setItem(row, 0, name);
+        QString text = qs(model::formatMetric(r.value, info));
+        if (!r.gpu.empty()) text += " (" + qs(r.gpu) + ")";
+        auto* value = new QTableWidgetItem(text);
         value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         table_->setItem(row, 1, value);
     }

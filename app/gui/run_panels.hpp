@@ -19,7 +19,8 @@ class RunReplay;
 namespace ct::app {
 class RunController;
 
-/// The selection's recorded metrics at the current time.
+/// The selection's recorded metrics at the current time; for a node, its GPUs' rolled up after its own (power
+/// and memory summed, the hottest temperature and lowest clock with the GPU it is, shares averaged).
 class ValuesPanel : public QWidget {
     Q_OBJECT
 public:
@@ -31,6 +32,7 @@ public:
 
 private:
     void refresh();
+    void addGpuRollUp(const runs::RunReplay& rp, const std::string& node);
     const RunController& run_;
     EntityRef ref_;
     QTableWidget* table_;
