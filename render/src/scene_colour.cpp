@@ -2,6 +2,8 @@
 // from a frame, the hint that explains empty colours, and the colour bars.
 #include "scene_impl.hpp"
 
+#include <vtkVariant.h>
+
 namespace ct::render {
 
 namespace {
@@ -222,6 +224,17 @@ void Scene::Impl::updateBars() {
         niceLabels(metric_bar, range[0], range[1]);
         bar_range = {range[0], range[1]};
     }
+    // An inlet temperature's bar marks ASHRAE's recommended range ("rec. 18", "rec. 27" °C) and class A1's
+    // allowable limit ("A1 32") where they fall on it (Thermal Guidelines for Data Processing Environments, 5th ed.).
+    for (vtkLookupTable* lut : {node_lut.Get(), rack_lut.Get()}) lut->ResetAnnotations();
+    const bool ashrae = m.id == "inlet_c" || m.id == "rack_inlet_c";
+    if (ashrae) {
+        vtkLookupTable* lut = m.rack_level ? rack_lut.Get() : node_lut.Get();
+        lut->SetAnnotation(vtkVariant(18.0), "rec. 18");
+        lut->SetAnnotation(vtkVariant(27.0), "rec. 27");
+        if (32.0 < range[1]) lut->SetAnnotation(vtkVariant(32.0), "A1 32");
+    }
+    metric_bar->SetDrawAnnotations(ashrae);
     metric_bar->SetVisibility(m.needs_frame ? has_frame : true);
     link_bar->SetVisibility(ov.links && has_frame && !lines.empty() && !narrow);
     const bool any_air = !air.empty() && (ov.floor_slice || ov.aisle_slice || ov.isosurface || ov.streamlines);
