@@ -160,6 +160,26 @@ void TstSensors::sensorsAreRecordedAndScoredById() {
         QVERIFY2(std::abs(bias + 0.3) < 1e-6, qPrintable(QString::number(bias)));  // the twin reads 0.3 K low
     }
     QVERIFY2(kind, qPrintable(r.out.left(400)));
+    // Calibration scores sensors too: their offset is found (it was refused as "the twin has no temp_c of s-front"),
+    // the runs driven by the GPUs' measured power.
+    const QString csv2 = tmp_.filePath("hall.csv"), db2 = tmp_.filePath("hall.sqlite");
+    {
+        std::ofstream out(csv2.toStdString());
+        out << "time,entity,metric,value,unit\n";
+        out.precision(10);
+        for (const auto& x : rows)
+            if (x.entity.rfind("s-", 0) == 0) out << 1767225600 + x.t << "," << x.entity << ",temp_c," << x.value + 0.3 << ",degC\n";
+        for (const auto& x : queryRows(run, "power_w"))
+            if (x.entity.find("/gpu") != std::string::npos) out << 1767225600 + x.t << "," << x.entity << ",power_w," << x.value << ",W\n";
+    }
+    QCOMPARE(cli({"import", csv2, "--db", db2, "-q"}).code, 0);
+    const QString params = tmp_.filePath("offset.json"), fitted = tmp_.filePath("fitted.json");
+    std::ofstream(params.toStdString()) << R"({"parameters": [{"name": "sensor_offset", "target": "*"}]})";
+    r = cli({"calibrate", scen, "--measured", db2, "--params", params, "--metric", "temp_c", "--train", "0..6m", "--validate", "6m..10m",
+             "--air", "quick", "-o", fitted, "--json", "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const double offset = r.json()["parameters"].toArray()[0].toObject()["value"].toDouble();
+    QVERIFY2(std::abs(offset - 0.3) < 0.01, qPrintable(QString::number(offset)));
 }
 
 QTEST_GUILESS_MAIN(TstSensors)

@@ -44,6 +44,9 @@ std::optional<Probe> probeOf(const model::Frame& f, const std::string& kind, con
     if (kind == "rack") return probeIn(&model::Frame::racks, runs::rackSeries(), f, entity, metric);
     if (kind == "cooling_unit") return probeIn(&model::Frame::cooling_units, runs::coolingUnitSeries(), f, entity, metric);
     if (kind == "cdu") return probeIn(&model::Frame::cdus, runs::cduSeries(), f, entity, metric);
+    if (kind == "sensor") return probeIn(&model::Frame::sensors, runs::sensorSeries(), f, entity, metric);
+    if (kind == "water_loop") return probeIn(&model::Frame::loops, runs::waterLoopSeries(), f, entity, metric);
+    if (kind == "job") return probeIn(&model::Frame::jobs, runs::jobSeries(), f, entity, metric);
     return std::nullopt;
 }
 
