@@ -1,11 +1,11 @@
 // Issue 44: air through a rack's openings, driven by the pressure across it (models.md §3), in place of a fixed
 // share per blanking. What is open follows from the rack itself: every empty U a 450 × 44.45 mm opening (EIA-310)
-// times the blanking's open share, and open sides the gaps between the rails' flanges and the cabinet. The air
-// through them is an orifice's, Q = C_d·A·√(2Δp/ρ) with C_d = 0.61, driven by the servers' suction at the front
-// (½ρu² of the air they draw) and, in the lattice air, the pressure between the aisles off the rack's back and
-// front. Checked: the open areas against hand-computed ones, the orifice law's proportionality to the area,
-// the servers breathing what comes back, a fixed recirculation still used as it is, and in the lattice a rack
-// whose exhaust blows against a wall close behind it taking back more of its own air than one with room.
+// times the blanking's open share, and open sides the gaps between the rails' flanges and the cabinet. The
+// servers draw through their face and, in parallel, through the openings from the back (an orifice, C_d = 0.61),
+// the back's path helped by the pressure between the aisles off the rack's back and front (lattice air).
+// Checked: the open areas against hand-computed ones, the share growing with the open area, the servers breathing
+// what comes back, a fixed recirculation still used as it is, and in the lattice a rack whose exhaust blows
+// against a wall close behind it taking back more of its own air than one with room.
 #include <QTest>
 
 #include "sim_fixtures.hpp"
@@ -131,8 +131,9 @@ void TstRackLeakage::openAreaFollowsTheRackAndItsBlanking() {
 }
 
 void TstRackLeakage::quickModeLeaksInProportionToTheOpenArea() {
-    // Without the aisles' pressure the air back through a level is C_d·A·u with u the servers' face velocity:
-    // proportional to the open area. Rack 1 has twice the open share of rack 2; rack 0 is sealed.
+    // Without the aisles' pressure the servers draw through their face F and the openings C_d·A in parallel: a
+    // level's share back is C_d·A/(F + C_d·A), nearly proportional to the open area while it is small. Rack 1
+    // has twice the open share of rack 2 (3.6 % of each empty U); rack 0 is sealed.
     auto l = hall();
     model::BlankingModel twice = *l.catalog.blanking("full");
     twice.id = "twice";
@@ -148,7 +149,7 @@ void TstRackLeakage::quickModeLeaksInProportionToTheOpenArea() {
     qInfo("recirculation: sealed %.4f, full %.4f, twice %.4f", f.racks[0].recirculation, r2, r1);
     QCOMPARE(f.racks[0].recirculation, 0.0);
     QVERIFY(r2 > 0.005 && r2 < 0.2);
-    QVERIFY2(std::fabs(r1 / r2 - 2.0) < 1e-6, "the orifice's flow is not proportional to its area");
+    QVERIFY2(r1 / r2 < 2.0 && r1 / r2 > 1.8, "parallel paths: twice the opening, a little under twice the share");
     // What comes back warms the servers: their front has supply air, so they breathe the supply plus
     // Σ q·f/(1 − f)·ΔT / Σ q over the levels, at least g(f̄)·ΔT for the rack's mean share f̄ (g = f/(1 − f) is convex).
     const double sup = supplyMean(f);

@@ -64,21 +64,29 @@ struct HallFlows {
     }
 };
 
-/// Air through a rack level's openings, back to front (models.md §3): an orifice, Q = C_d·A·√(2|Δp|/ρ) with the
-/// sharp-edged orifice's C_d = 0.61 (Idelchik, Handbook of Hydraulic Resistance, 3rd ed., diagram 4-9; ISO 5167-2),
-/// driven by the pressure between the aisles off the rack's back and front (lattice air) and the servers'
-/// suction at the front, the dynamic pressure ½ρu² of the air they draw through the level's face. Without the
-/// aisles' pressure (quick mode) the share is C_d·A/A_face. Bypass (front to back, a pressurised cold aisle)
-/// is held to half the servers' air, the most the lattice's jets were sized for.
+/// Air through a rack level's openings, back to front (models.md §3). The servers draw their air q through two
+/// parallel paths into the depression p_s at their intake: their face F from the front aisle, Q_f = F·√(2p_s/ρ),
+/// and the openings A from the back aisle, an orifice Q_b = C_d·A·√(2(p_s + Δp)/ρ) with the sharp-edged
+/// orifice's C_d = 0.61 (Idelchik, Handbook of Hydraulic Resistance, 3rd ed., diagram 4-9; ISO 5167-2) and Δp
+/// the pressure of the aisle off the rack's back over the one off its front (lattice air; signed: a negative
+/// Q_b is air passing the openings from front to back, bypass). Q_f + Q_b = q fixes p_s (bisection; the sum
+/// grows with p_s). Without the aisles' pressure (quick mode) the share is C_d·A/(F + C_d·A). Held to 0.9 q back
+/// and half the servers' air in bypass, the most the lattice's jets were sized for.
 double leakFlow(const RackLevel& lv, const AirSolver& air) {
     if (lv.open_m2 <= 0 || lv.q_m3s <= 0 || lv.face_m2 <= 0) return 0.0;
     constexpr double kDischarge = 0.61, kRho = model::units::kAirDensityKgM3;
-    const double u = lv.q_m3s / lv.face_m2;
-    double dp = 0.5 * kRho * u * u;
     const double back = air.probePressurePa(lv.back_probe), front = air.probePressurePa(lv.front_probe);
-    if (std::isfinite(back) && std::isfinite(front)) dp += back - front;
-    const double q = std::copysign(kDischarge * lv.open_m2 * std::sqrt(2 * std::fabs(dp) / kRho), dp);
-    return std::clamp(q, -0.5 * lv.q_m3s, 0.9 * lv.q_m3s);
+    const double dp = std::isfinite(back) && std::isfinite(front) ? back - front : 0.0;
+    const double ca = kDischarge * lv.open_m2, q = lv.q_m3s;
+    auto orifice = [&](double p) { return std::copysign(ca * std::sqrt(2 * std::fabs(p) / kRho), p); };
+    auto total = [&](double ps) { return lv.face_m2 * std::sqrt(2 * ps / kRho) + orifice(ps + dp); };
+    double lo = 0, hi = 0.5 * kRho * (q / lv.face_m2) * (q / lv.face_m2) + std::max(0.0, -dp);
+    if (total(lo) >= q) return std::min(orifice(dp), 0.9 * q);  // the back's pressure alone feeds the servers
+    for (int i = 0; i < 60; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (total(mid) < q ? lo : hi) = mid;
+    }
+    return std::clamp(orifice(0.5 * (lo + hi) + dp), -0.5 * q, 0.9 * q);
 }
 
 /// Racks: the room's share of the servers' air passes the rack's front and back: their air less what comes
