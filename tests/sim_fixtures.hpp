@@ -1,5 +1,6 @@
 #pragma once
 // Shared set-up for the simulation tests: samples from resources/scenarios with small changes.
+#include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/engine.hpp>
@@ -57,6 +58,36 @@ inline ct::model::Event event(double t, const char* kind, const char* target, st
     e.target = target;
     e.value = v;
     return e;
+}
+
+/// A hall from the builder (built-in catalog) with all its nodes in one job "all" at `util`.
+inline Loaded built(const ct::model::HallParams& p, double util) {
+    Loaded l{ct::model::buildHall(p), ct::model::Catalog::builtin()};
+    ct::model::Job j;
+    j.id = "all";
+    j.utilization = util;
+    for (const auto& h : l.scenario.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    l.scenario.jobs = {j};
+    return l;
+}
+
+/// Fails the test on any validation error.
+inline void requireValid(const Loaded& l) {
+    for (const auto& d : ct::model::validateScenario(l.scenario, l.catalog))
+        if (d.severity == ct::model::Severity::Error) QFAIL(d.toString().c_str());
+}
+
+/// The cooling units' airflow-weighted supply temperature.
+inline double supplyMean(const ct::model::Frame& f) {
+    double q = 0, t = 0;
+    for (const auto& u : f.cooling_units) {
+        q += u.airflow_m3s;
+        t += u.airflow_m3s * u.supply_c;
+    }
+    return t / q;
 }
 
 /// Runs until `t_s`, returning the last frame.

@@ -11,7 +11,9 @@
 #include <cmath>
 
 using namespace ct;
+using fixtures::requireValid;
 using fixtures::runTo;
+using fixtures::supplyMean;
 
 namespace {
 
@@ -26,15 +28,7 @@ fixtures::Loaded hall(double raised_floor_m, double util = 0.8, int nodes_per_ra
     p.raised_floor_m = raised_floor_m;
     p.topology = "none";
     p.containment = "none";  // each test adds its own
-    fixtures::Loaded l{model::buildHall(p), model::Catalog::builtin()};
-    model::Job j;
-    j.id = "all";
-    j.utilization = util;
-    for (const auto& row : l.scenario.halls[0].rows)
-        for (const auto& r : row.racks)
-            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
-    l.scenario.jobs = {j};
-    return l;
+    return fixtures::built(p, util);
 }
 
 model::Containment containment(const char* kind, double leakage) {
@@ -44,11 +38,6 @@ model::Containment containment(const char* kind, double leakage) {
     c.rows = {"row01", "row02"};
     c.leakage_fraction = leakage;
     return c;
-}
-
-void requireValid(const fixtures::Loaded& l) {
-    for (const auto& d : model::validateScenario(l.scenario, l.catalog))
-        if (d.severity == model::Severity::Error) QFAIL(d.toString().c_str());
 }
 
 sim::EngineOptions options(const QString& solver) {
@@ -65,15 +54,6 @@ double flowMean(const model::Frame& f, bool exhaust) {
     for (const auto& r : f.racks) {
         q += r.airflow_m3s;
         t += r.airflow_m3s * (exhaust ? r.exhaust_c : r.inlet_mean_c);
-    }
-    return t / q;
-}
-
-double supplyMean(const model::Frame& f) {
-    double q = 0, t = 0;
-    for (const auto& u : f.cooling_units) {
-        q += u.airflow_m3s;
-        t += u.airflow_m3s * u.supply_c;
     }
     return t / q;
 }

@@ -20,7 +20,9 @@
 #include <vector>
 
 using namespace ct;
+using fixtures::requireValid;
 using fixtures::runTo;
+using fixtures::supplyMean;
 
 namespace {
 
@@ -38,14 +40,7 @@ fixtures::Loaded hall(int rows = 2, double util = 0.8) {
     p.raised_floor_m = rows == 2 ? 0.6 : 0;  // the sealed cold aisle fed through its tiles
     p.topology = "none";
     p.containment = "none";
-    fixtures::Loaded l{model::buildHall(p), model::Catalog::builtin()};
-    model::Job j;
-    j.id = "all";
-    j.utilization = util;
-    for (const auto& row : l.scenario.halls[0].rows)
-        for (const auto& r : row.racks)
-            for (const auto& n : r.nodes) j.nodes.push_back(n.id);
-    l.scenario.jobs = {j};
+    fixtures::Loaded l = fixtures::built(p, util);
     if (rows == 2) {
         model::Containment c;
         c.id = "pod1";
@@ -55,20 +50,6 @@ fixtures::Loaded hall(int rows = 2, double util = 0.8) {
         l.scenario.halls[0].containments = {c};
     }
     return l;
-}
-
-double supplyMean(const model::Frame& f) {
-    double q = 0, t = 0;
-    for (const auto& u : f.cooling_units) {
-        q += u.airflow_m3s;
-        t += u.airflow_m3s * u.supply_c;
-    }
-    return t / q;
-}
-
-void requireValid(const fixtures::Loaded& l) {
-    for (const auto& d : model::validateScenario(l.scenario, l.catalog))
-        if (d.severity == model::Severity::Error) QFAIL(d.toString().c_str());
 }
 
 sim::EngineOptions options(const char* solver) {

@@ -138,15 +138,23 @@ void TstSensors::sensorsAreRecordedAndScoredById() {
     QVERIFY(std::any_of(rows.begin(), rows.end(), [](const QueryRow& x) { return x.entity == "s-front"; }));
     QVERIFY(std::any_of(rows.begin(), rows.end(), [](const QueryRow& x) { return x.entity == "s-rear"; }));
     // "Measured": the sensors read 0.3 K warmer than the twin says, at 2026-01-01T00:00:00Z + t.
-    const QString csv = tmp_.filePath("sensors.csv"), db = tmp_.filePath("measured.sqlite");
-    {
-        std::ofstream out(csv.toStdString());
+    // As a long CSV imported into `db`: the sensors, and with `gpu_power` the GPUs' power (inputs to drive a run).
+    auto measured = [&](const QString& name, bool gpu_power) {
+        std::ofstream out(tmp_.filePath(name + ".csv").toStdString());
         out << "time,entity,metric,value,unit\n";
         out.precision(10);
         for (const auto& x : rows)
             if (x.entity.rfind("s-", 0) == 0) out << 1767225600 + x.t << "," << x.entity << ",temp_c," << x.value + 0.3 << ",degC\n";
-    }
-    QCOMPARE(cli({"import", csv, "--db", db, "-q"}).code, 0);
+        if (gpu_power)
+            for (const auto& x : queryRows(run, "power_w"))
+                if (x.entity.find("/gpu") != std::string::npos)
+                    out << 1767225600 + x.t << "," << x.entity << ",power_w," << x.value << ",W\n";
+        out.close();
+        const QString db = tmp_.filePath(name + ".sqlite");
+        return cli({"import", tmp_.filePath(name + ".csv"), "--db", db, "-q"}).code == 0 ? db : QString();
+    };
+    const QString db = measured("sensors", false);
+    QVERIFY(!db.isEmpty());
     r = cli({"score", "--run", run, "--measured", db, "--origin", "2026-01-01T00:00:00Z", "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QJsonObject j = r.json();
@@ -162,17 +170,8 @@ void TstSensors::sensorsAreRecordedAndScoredById() {
     QVERIFY2(kind, qPrintable(r.out.left(400)));
     // Calibration scores sensors too: their offset is found (it was refused as "the twin has no temp_c of s-front"),
     // the runs driven by the GPUs' measured power.
-    const QString csv2 = tmp_.filePath("hall.csv"), db2 = tmp_.filePath("hall.sqlite");
-    {
-        std::ofstream out(csv2.toStdString());
-        out << "time,entity,metric,value,unit\n";
-        out.precision(10);
-        for (const auto& x : rows)
-            if (x.entity.rfind("s-", 0) == 0) out << 1767225600 + x.t << "," << x.entity << ",temp_c," << x.value + 0.3 << ",degC\n";
-        for (const auto& x : queryRows(run, "power_w"))
-            if (x.entity.find("/gpu") != std::string::npos) out << 1767225600 + x.t << "," << x.entity << ",power_w," << x.value << ",W\n";
-    }
-    QCOMPARE(cli({"import", csv2, "--db", db2, "-q"}).code, 0);
+    const QString db2 = measured("hall", true);
+    QVERIFY(!db2.isEmpty());
     const QString params = tmp_.filePath("offset.json"), fitted = tmp_.filePath("fitted.json");
     std::ofstream(params.toStdString()) << R"({"parameters": [{"name": "sensor_offset", "target": "*"}]})";
     r = cli({"calibrate", scen, "--measured", db2, "--params", params, "--metric", "temp_c", "--train", "0..6m", "--validate", "6m..10m",
