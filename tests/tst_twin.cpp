@@ -12,6 +12,7 @@
 #include "cli_run.hpp"
 
 #include <clustertwin/session/calibrate.hpp>
+#include <clustertwin/session/manifold_map.hpp>
 #include <clustertwin/session/score_run.hpp>
 #include <clustertwin/sim/drive.hpp>
 
@@ -49,6 +50,7 @@ private slots:
     void calibrationDocsListEveryDriveInput();
     void calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow();
     void calibrationRefusesBadParameters();
+    void manifoldMappingReproducesALinearFineModel();
     void realCapturesRunEndToEnd();
 
 private:
@@ -323,8 +325,8 @@ void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
     QCOMPARE(cs["simulation"].toObject()["unit_airflow_margin"].toDouble(), margin);
     QCOMPARE(cs["calibration"].toObject()["parameters"].toArray().size(), 2);
     QVERIFY(cs["calibration"].toObject()["driven_by"].toString().contains("hidden-measured.sqlite"));
-    // Coarse first iterations: the search starts on a 0.5 m grid and ends on the runs' 0.25 m one, finding the
-    // same values within the same tolerances, and says how it went.
+    // Multi-fidelity: the search on a 0.5 m grid corrected by runs on the runs' 0.25 m one finds the same values
+    // within the same tolerances, and says how it went.
     const QString fitted2 = tmp_.filePath("calibrated-coarse.json");
     r = cli({"calibrate",
              sample("lab-8node"),
@@ -351,24 +353,69 @@ void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QJsonObject jc = r.json();
     const QJsonArray pc = jc["parameters"].toArray();
-    QVERIFY2(std::abs(pc[0].toObject()["value"].toDouble() - 1.6) < 0.05,
-             qPrintable(QString::number(pc[0].toObject()["value"].toDouble())));
-    QVERIFY2(std::abs(pc[1].toObject()["value"].toDouble() - 0.5) < 0.05,
-             qPrintable(QString::number(pc[1].toObject()["value"].toDouble())));
+    QVERIFY2(std::abs(pc[0].toObject()["value"].toDouble() - 1.6) < 0.05, qPrintable(r.out));
+    QVERIFY2(std::abs(pc[1].toObject()["value"].toDouble() - 0.5) < 0.05, qPrintable(r.out));
     QVERIFY2(jc["validate"].toObject()["after"].toObject()["mae"].toDouble() < 0.1, qPrintable(r.out));
-    const int coarse = jc["coarse_runs"].toInt();
-    QVERIFY2(coarse >= 1 && coarse <= 20 && jc["runs"].toInt() <= 42, qPrintable(r.out));
-    qInfo("coarse then fine: %d of %d runs on 0.5 m; %d runs on 0.25 m alone", coarse, jc["runs"].toInt(), j["runs"].toInt());
+    // Space mapping: the searches on 0.5 m, corrected by at most three runs on 0.25 m besides the start's.
+    const int coarse = jc["coarse_runs"].toInt(), fine = jc["fine_runs"].toInt();
+    QVERIFY2(coarse >= 1 && fine >= 1 && fine <= 3 && jc["runs"].toInt() == coarse + fine + 1 && jc["runs"].toInt() <= 42,
+             qPrintable(r.out));
+    qInfo("space mapping: %d runs on 0.5 m, %d on 0.25 m (and the start's); %d runs on 0.25 m alone", coarse, fine, j["runs"].toInt());
     QFile f2(fitted2);
     QVERIFY(f2.open(QIODevice::ReadOnly));
     const QJsonObject block = QJsonDocument::fromJson(f2.readAll()).object()["calibration"].toObject();
     QCOMPARE(block["coarse"].toObject()["cell_m"].toDouble(), 0.5);
     QCOMPARE(block["coarse"].toObject()["runs"].toInt(), coarse);
+    QCOMPARE(block["coarse"].toObject()["fine_runs"].toInt(), fine);
     // A "coarse" grid finer than the runs' is refused.
     r = cli({"calibrate", sample("lab-8node"), "--measured", db, "--params", params, "--train", "0..20m", "--validate", "20m..30m", "--air",
              "quick", "--coarse-cell", "0.1", "-o", fitted2});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("--coarse-cell must be coarser"), qPrintable(r.err));
+}
+
+/// Manifold mapping on models whose answer is known: a fine model f(x) = A x + b and a coarse one c(x) = B x + d
+/// that differ in offset and in every sensitivity. With one pair the map is output space mapping (exact at that
+/// point, the coarse model's slope elsewhere); with n + 1 pairs of n parameters it reproduces the fine model
+/// everywhere, so the optimum of the mapped coarse model is the fine model's.
+void TstTwin::manifoldMappingReproducesALinearFineModel() {
+    const double A[5][2] = {{1.0, 0.5}, {-0.3, 2.0}, {0.7, 0.7}, {2.0, -1.0}, {0.1, 0.4}};
+    const double B[5][2] = {{0.6, 0.9}, {-0.1, 1.2}, {1.1, 0.2}, {1.5, -0.4}, {0.3, 0.1}};
+    auto model = [](const double(&m)[5][2], double off, double x, double y) {
+        std::vector<double> r(5);
+        for (int i = 0; i < 5; ++i) r[i] = m[i][0] * x + m[i][1] * y + off + i;
+        return r;
+    };
+    auto fine = [&](double x, double y) { return model(A, 20.0, x, y); };
+    auto coarse = [&](double x, double y) { return model(B, 18.5, x, y); };
+    ct::session::ManifoldMap map(2);
+    QCOMPARE(map.map(coarse(1, 1)), coarse(1, 1));  // nothing to map with yet
+    map.add(fine(0.5, 0.5), coarse(0.5, 0.5));
+    const auto at_ref = map.map(coarse(0.5, 0.5));
+    const auto shifted = map.map(coarse(1.0, 0.2));
+    for (int i = 0; i < 5; ++i) {
+        QVERIFY(std::abs(at_ref[static_cast<std::size_t>(i)] - fine(0.5, 0.5)[static_cast<std::size_t>(i)]) < 1e-12);
+        const double want = fine(0.5, 0.5)[static_cast<std::size_t>(i)] + coarse(1.0, 0.2)[static_cast<std::size_t>(i)] -
+                            coarse(0.5, 0.5)[static_cast<std::size_t>(i)];
+        QVERIFY(std::abs(shifted[static_cast<std::size_t>(i)] - want) < 1e-12);
+    }
+    map.add(fine(0.9, 0.4), coarse(0.9, 0.4));
+    map.add(fine(0.6, 0.8), coarse(0.6, 0.8));
+    QCOMPARE(map.rank(), std::size_t(2));
+    for (auto [x, y] : {std::pair{0.0, 0.0}, std::pair{1.3, -0.7}, std::pair{0.25, 2.0}}) {
+        const auto got = map.map(coarse(x, y)), want = fine(x, y);
+        for (std::size_t i = 0; i < 5; ++i)
+            QVERIFY2(std::abs(got[i] - want[i]) < 1e-9, qPrintable(QString("%1 vs %2").arg(got[i]).arg(want[i])));
+    }
+    // The history keeps the last three pairs; the same point again is no direction (only (0.9, 0.4) is left).
+    map.add(fine(0.6, 0.8), coarse(0.6, 0.8));
+    QCOMPARE(map.pairs(), std::size_t(3));
+    QCOMPARE(map.rank(), std::size_t(1));
+    // A missing sample is no difference (no NaN spreads); responses of another length are refused.
+    auto holed = coarse(0.2, 0.3);
+    holed[2] = std::nan("");
+    for (double v : map.map(holed)) QVERIFY(std::isfinite(v));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, map.map(std::vector<double>(4, 0.0)));
 }
 
 void TstTwin::calibrationRefusesBadParameters() {

@@ -38,9 +38,11 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --lattice-stride N  lbm: the lattice runs one interval in N once the flow has settled (4; as simulate's)
   --sample-every T    how often the runs sample the scored series (60s)
   --max-runs N        runs the optimiser may take (60); two more score the start and the result
-  --coarse-cell M     first search on this coarser grid (cheaper runs), then go on at --cell from where it
-                      ended; the fit and the scores are --cell's
-  --coarse-runs N     of --max-runs, at most this many on the coarse grid (half)
+  --coarse-cell M     search on this coarser grid (cheaper runs), corrected by runs at --cell (output space
+                      mapping: each search's result run at --cell gives the next correction); the fit and the
+                      scores are --cell's
+  --coarse-runs N     the most runs of each coarse search (half of --max-runs)
+  --fine-runs N       the most runs at --cell between the coarse searches (3)
   --drive-from T, --drive-max-gap T   as simulate's
   --json              the result as one JSON object on stdout
   -q, --quiet         no progress
@@ -100,6 +102,8 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
         throw UsageError("--coarse-cell must be coarser than the runs' grid (" + std::to_string(r.engine.cell_m).substr(0, 4) + " m)");
     if (r.coarse_runs < 0 || r.coarse_runs >= r.max_runs)
         throw UsageError("--coarse-runs must be within 0.." + std::to_string(r.max_runs - 1));
+    r.fine_runs = a.getInt("fine-runs", r.fine_runs);
+    if (r.fine_runs < 1) throw UsageError("--fine-runs must be >= 1");
     r.train = windowArg(a, "train", plan.origin_unix);
     r.validate = windowArg(a, "validate", plan.origin_unix);
     r.params = session::loadCalibParams(a.get("params"));
@@ -110,8 +114,8 @@ void printResult(const session::CalibResult& res, const std::string& out) {
     std::printf("calibrate: %d runs (the longest %.1f s), %.0f s in all; stopped: %s\n", res.runs, res.run_wall_s, res.wall_s,
                 res.stop.c_str());
     if (res.coarse_runs > 0)
-        std::printf("calibrate: %d of them on the coarse grid first (%.0f s), the rest on the runs' grid\n", res.coarse_runs,
-                    res.coarse_wall_s);
+        std::printf("calibrate: %d of them on the coarse grid (%.0f s), corrected by %d on the runs' grid (space mapping, %.0f s)\n",
+                    res.coarse_runs, res.coarse_wall_s, res.fine_runs, res.space_mapping_s - res.coarse_wall_s);
     std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
     for (const auto& p : res.params)
         std::printf("%-22s %-14s %10.4g %10.4g  %g..%g\n", p.name.c_str(), p.target.c_str(), p.start, p.value, p.min, p.max);
@@ -174,6 +178,7 @@ int cmdCalibrate(const Args& a) {
                           {"wall_s", res.wall_s},
                           {"longest_run_s", res.run_wall_s},
                           {"coarse_runs", res.coarse_runs},
+                          {"fine_runs", res.fine_runs},
                           {"coarse_wall_s", res.coarse_wall_s},
                           {"stop", res.stop},
                           {"parameters", params},

@@ -164,7 +164,7 @@ const std::vector<Command>& commands() {
          ct::cli::cmdCalibrate,
          {"json", "help", "quiet"},
          {"measured", "measured-run", "map", "params", "train", "validate", "out", "metric", "air", "cell", "step", "sample-every",
-          "max-runs", "coarse-cell", "coarse-runs", "drive-from", "drive-max-gap", "lattice-stride"},
+          "max-runs", "coarse-cell", "coarse-runs", "fine-runs", "drive-from", "drive-max-gap", "lattice-stride"},
          ct::cli::calibrateHelp},
         {"collective",
          "collective FILE",

@@ -67,7 +67,8 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     max_runs_->setObjectName("calibMaxRuns");
     max_runs_->setRange(1, 1000);
     max_runs_->setValue(60);
-    coarse_ = new QCheckBox(tr("First runs on a grid twice as coarse (cheaper; the fit is the fine grid's)"), this);
+    coarse_ =
+        new QCheckBox(tr("Search on a grid twice as coarse, corrected by a few fine runs (cheaper; the fit is the fine grid's)"), this);
     coarse_->setObjectName("calibCoarse");
     const QFileInfo fi(scenario_path.isEmpty() ? qs(s.id) + ".json" : scenario_path);
     out_ = new QLineEdit(fi.absolutePath() + "/" + fi.completeBaseName() + "-calibrated.json", this);
@@ -247,9 +248,10 @@ void CalibrateDialog::jobFinished() {
     const auto& r = *job->result();
     QString text = tr("%1 runs in %2 (stopped: %3). Fitted:").arg(r.runs).arg(qs(model::formatDuration(r.wall_s)), qs(r.stop));
     if (r.coarse_runs > 0)
-        text.replace(
-            tr(". Fitted:"),
-            tr("; the first %1 on the coarse grid, in %2. Fitted:").arg(r.coarse_runs).arg(qs(model::formatDuration(r.coarse_wall_s))));
+        text.replace(tr(". Fitted:"), tr("; %1 on the coarse grid (%2), corrected by %3 on the runs' grid (space mapping). Fitted:")
+                                          .arg(r.coarse_runs)
+                                          .arg(qs(model::formatDuration(r.coarse_wall_s)))
+                                          .arg(r.fine_runs));
     const auto& all = session::calibrationParameters();
     for (const auto& p : r.params) {
         const auto info = std::find_if(all.begin(), all.end(), [&](const auto& i) { return p.name == i.name; });

@@ -1,7 +1,9 @@
-// Calibration (calibrate.hpp): runs in memory, scored on a window, fitted by NLopt's BOBYQA.
+// Calibration (calibrate.hpp): runs in memory, scored on a window, fitted by NLopt's BOBYQA; with a coarse grid,
+// the search runs on it corrected by a few runs on the fine grid (output space mapping).
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/runs/frame_series.hpp>
 #include <clustertwin/session/calibrate.hpp>
+#include <clustertwin/session/manifold_map.hpp>
 #include <clustertwin/session/measured.hpp>
 
 #include <nlopt.h>
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <ctime>
 #include <limits>
+#include <memory>
 
 namespace ct::session {
 
@@ -50,48 +53,68 @@ std::optional<Probe> probeOf(const model::Frame& f, const std::string& kind, con
     return std::nullopt;
 }
 
+/// One evaluation's engine, kept so that a run can go on later (the best fine run to the validation window's end).
+struct Run {
+    std::vector<double> x;
+    std::unique_ptr<sim::Engine> engine;
+    std::vector<Probe> probes;
+    std::vector<runs::Points> raw;  ///< the scored series as the engine gave them
+    double next_sample = 0;
+};
+
 struct Evaluator {
     const CalibRequest& r;
-    std::vector<PairedSeries> pairs;  ///< measured as requested; simulated per run
+    std::vector<PairedSeries> pairs;  ///< measured as requested; simulated: the last run's, offset and corrected
     runs::Points supply;
     sim::EngineOptions engine;  ///< r.engine, on the grid of the current stage
+    /// While set, each run's series are mapped onto the fine grid's (space mapping) at `times` (per pair).
+    const ManifoldMap* mapping = nullptr;
+    std::vector<std::vector<double>> times;
     int runs = 0;
     double longest_s = 0;
     bool stopped = false;
 
-    /// Runs the scenario with parameters x up to `until_s`, sampling every scored series.
-    void simulate(const std::vector<double>& x, double until_s) {
+    /// A new run of the scenario with parameters x, at t = 0.
+    Run start(const std::vector<double>& x) const {
         model::Scenario s = r.scenario;
         model::Catalog c = r.catalog;
         applyCalibParams(s, c, r.params, x);
-        const auto t0 = Clock::now();
-        sim::Engine e(s, c, engine);
-        std::vector<Probe> probes;
+        Run run{x, std::make_unique<sim::Engine>(s, c, engine), {}, std::vector<runs::Points>(pairs.size()), 0};
         for (const auto& p : pairs) {
-            auto pr = probeOf(e.frame(), p.kind, p.entity, p.metric);
+            auto pr = probeOf(run.engine->frame(), p.kind, p.entity, p.metric);
             if (!pr) throw InputError("calibrate: the twin has no " + p.metric + " of " + p.entity);
-            probes.push_back(std::move(*pr));
+            run.probes.push_back(std::move(*pr));
         }
-        for (auto& p : pairs) p.simulated.clear();
+        return run;
+    }
+
+    /// Steps `run` up to `until_s`, sampling every scored series; pairs' simulated series become its own.
+    void advance(Run& run, double until_s) {
+        const auto t0 = Clock::now();
         auto sample = [&](const model::Frame& f) {
-            for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i].simulated.emplace_back(f.time_s, probes[i].get(f));
+            for (std::size_t i = 0; i < run.probes.size(); ++i) run.raw[i].emplace_back(f.time_s, run.probes[i].get(f));
+            run.next_sample += r.sample_s;
         };
-        sample(e.frame());
-        double next = r.sample_s;
-        while (e.timeS() + 1e-9 < until_s) {
+        if (run.raw.front().empty()) sample(run.engine->frame());
+        while (run.engine->timeS() + 1e-9 < until_s) {
             if (r.cancelled && r.cancelled()) {
                 stopped = true;
                 return;
             }
-            const model::Frame& f = e.step();
-            if (f.time_s + 1e-9 >= next || f.time_s + 1e-9 >= until_s) {
-                sample(f);
-                next += r.sample_s;
-            }
+            const model::Frame& f = run.engine->step();
+            if (f.time_s + 1e-9 >= run.next_sample || f.time_s + 1e-9 >= until_s) sample(f);
         }
-        offsets(x);
-        ++runs;
+        for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i].simulated = run.raw[i];
+        offsets(run.x);
+        corrected();
         longest_s = std::max(longest_s, std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+
+    /// A run with parameters x up to `until_s` (one evaluation).
+    void simulate(const std::vector<double>& x, double until_s) {
+        Run run = start(x);
+        advance(run, until_s);
+        if (!stopped) ++runs;
     }
 
     /// sensor_offset: the twin's temperatures of the target entities read that much warmer.
@@ -102,6 +125,30 @@ struct Evaluator {
                 if (p.unit == "degC" && (r.params[k].target == "*" || r.params[k].target == p.entity))
                     for (auto& pt : p.simulated) pt.second += x[k];
         }
+    }
+
+    /// The simulated series at `times`, one after another: a run's response.
+    std::vector<double> response(const std::vector<runs::Points>& series) const {
+        std::vector<double> out;
+        for (std::size_t i = 0; i < times.size(); ++i)
+            for (double t : times[i]) out.push_back(runs::interpolateAt(series[i], t));
+        return out;
+    }
+
+    void corrected() {
+        if (!mapping) return;
+        const std::vector<double> mapped = mapping->map(response(series()));
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            pairs[i].simulated.clear();
+            for (double t : times[i]) pairs[i].simulated.emplace_back(t, mapped[n++]);
+        }
+    }
+
+    std::vector<runs::Points> series() const {
+        std::vector<runs::Points> out;
+        for (const auto& p : pairs) out.push_back(p.simulated);
+        return out;
     }
 
     runs::ErrorStats score(const Window& w) const {
@@ -158,7 +205,7 @@ std::string stopReason(nlopt_result res) {
 
 /// One stage of the search: the optimiser over the parameters scaled to [0, 1] from u (updated), first steps
 /// `step` of each range, at most `max_runs` runs (BOBYQA; Subplex for one parameter, which BOBYQA cannot take).
-nlopt_result search(Evaluator& ev, std::vector<double>& u, double step, int max_runs) {
+nlopt_result search(Evaluator& ev, std::vector<double>& u, double step, int max_runs, double xtol = 1e-3, double ftol_rel = 0) {
     const unsigned n = static_cast<unsigned>(u.size());
     nlopt_opt opt = nlopt_create(n == 1 ? NLOPT_LN_SBPLX : NLOPT_LN_BOBYQA, n);
     std::vector<double> lo(n, 0.0), hi(n, 1.0), steps(n, step);
@@ -167,8 +214,9 @@ nlopt_result search(Evaluator& ev, std::vector<double>& u, double step, int max_
     nlopt_set_initial_step(opt, steps.data());
     nlopt_set_min_objective(opt, objective, &ev);
     nlopt_set_maxeval(opt, std::max(1, max_runs));
-    nlopt_set_xtol_abs1(opt, 1e-3);
+    nlopt_set_xtol_abs1(opt, xtol);
     nlopt_set_ftol_abs(opt, 1e-4);
+    if (ftol_rel > 0) nlopt_set_ftol_rel(opt, ftol_rel);
     double best = 0;
     const nlopt_result res = nlopt_optimize(opt, u.data(), &best);
     nlopt_destroy(opt);
@@ -192,20 +240,117 @@ model::Scenario calibratedScenario(const CalibRequest& r, const CalibResult& out
     nlohmann::json params = nlohmann::json::array();
     for (const auto& p : out.params)
         params.push_back({{"name", p.name}, {"target", p.target}, {"value", p.value}, {"start", p.start}, {"min", p.min}, {"max", p.max}});
-    nlohmann::json block{{"by", "clustertwin-cli calibrate"},
-                         {"at", model::formatIsoTime(static_cast<double>(std::time(nullptr)))},
-                         {"train_s", {r.train.from_s, r.train.to_s}},
-                         {"validate_s", {r.validate.from_s, r.validate.to_s}},
-                         {"optimiser", "NLopt BOBYQA"},
-                         {"runs", out.runs},
-                         {"coarse", {{"cell_m", out.coarse_runs > 0 ? r.coarse_cell_m : 0.0}, {"runs", out.coarse_runs}}},
-                         {"stop", out.stop},
-                         {"parameters", params},
-                         {"train", {{"before", statsJson(out.train_before)}, {"after", statsJson(out.train_after)}}},
-                         {"validate", {{"before", statsJson(out.validate_before)}, {"after", statsJson(out.validate_after)}}}};
+    nlohmann::json block{
+        {"by", "clustertwin-cli calibrate"},
+        {"at", model::formatIsoTime(static_cast<double>(std::time(nullptr)))},
+        {"train_s", {r.train.from_s, r.train.to_s}},
+        {"validate_s", {r.validate.from_s, r.validate.to_s}},
+        {"optimiser", out.coarse_runs > 0 ? "NLopt BOBYQA, output space mapping" : "NLopt BOBYQA"},
+        {"runs", out.runs},
+        {"coarse", {{"cell_m", out.coarse_runs > 0 ? r.coarse_cell_m : 0.0}, {"runs", out.coarse_runs}, {"fine_runs", out.fine_runs}}},
+        {"stop", out.stop},
+        {"parameters", params},
+        {"train", {{"before", statsJson(out.train_before)}, {"after", statsJson(out.train_after)}}},
+        {"validate", {{"before", statsJson(out.validate_before)}, {"after", statsJson(out.validate_after)}}}};
     if (r.engine.drive.size() > 0) block["driven_by"] = r.engine.drive.front().source.substr(0, r.engine.drive.front().source.find(": "));
     s.calibration_json = block.dump();
     return s;
+}
+
+}  // namespace
+
+namespace {
+
+/// A run on the fine grid, kept so that it can go on: what it gave (offset, not corrected) and how it scored.
+struct FineRun {
+    Run run;
+    std::vector<runs::Points> series;
+    runs::ErrorStats train, validate;
+};
+
+std::vector<double> toUnit(const std::vector<CalibParam>& ps, const std::vector<double>& x) {
+    std::vector<double> u(ps.size());
+    for (std::size_t i = 0; i < ps.size(); ++i) u[i] = std::clamp((x[i] - ps[i].min) / (ps[i].max - ps[i].min), 0.0, 1.0);
+    return u;
+}
+
+std::vector<double> fromUnit(const std::vector<CalibParam>& ps, const std::vector<double>& u) {
+    std::vector<double> x(ps.size());
+    for (std::size_t i = 0; i < ps.size(); ++i) x[i] = ps[i].min + u[i] * (ps[i].max - ps[i].min);
+    return x;
+}
+
+/// Steps a fine run on to `until_s` (from where it is) and scores it: on the training window, and on the
+/// validation window once it got there.
+void goOn(Evaluator& ev, FineRun& f, double until_s) {
+    ev.mapping = nullptr;
+    ev.advance(f.run, until_s);
+    f.series = ev.series();
+    f.train = ev.score(ev.r.train);
+    if (f.run.engine->timeS() + 1e-9 >= ev.r.validate.to_s) f.validate = ev.score(ev.r.validate);
+}
+
+FineRun fineRun(Evaluator& ev, const std::vector<double>& x, double until_s) {
+    FineRun f{ev.start(x), {}, {}, {}};
+    goOn(ev, f, until_s);
+    if (ev.stopped) return f;
+    ++ev.runs;
+    if (ev.r.progress) ev.r.progress(ev.runs, f.train.rmse);
+    return f;
+}
+
+/// Space mapping by manifold mapping (manifold_map.hpp): the optimiser searches on the coarse grid, each coarse
+/// run's series mapped onto the fine grid's through the pairs of fine and coarse runs so far (at first: shifted
+/// to equal the fine run at the start). Each search's result is run on the fine grid over the training window,
+/// with a coarse run there it makes the next pair, until the parameters stop moving, the fine error stops
+/// falling or `fine_runs` fine runs are spent. Returns the best fine run (`start` when none beat it); only that
+/// one goes on through the validation window.
+FineRun spaceMapped(Evaluator& ev, FineRun start, CalibResult& out, nlopt_result& res) {
+    const CalibRequest& r = ev.r;
+    const auto t0 = Clock::now();
+    const int per_search = r.coarse_runs > 0 ? r.coarse_runs : std::max(1, r.max_runs / 2);
+    ev.times.assign(ev.pairs.size(), {});
+    for (std::size_t i = 0; i < ev.pairs.size(); ++i)
+        for (const auto& pt : start.series[i])
+            if (pt.first <= r.train.to_s + 1e-9) ev.times[i].push_back(pt.first);
+    ManifoldMap map(r.params.size());
+    std::vector<double> x = start.run.x;
+    std::vector<runs::Points> fine = start.series;
+    FineRun best = std::move(start);
+    for (int k = 0; k < std::max(1, r.fine_runs) && !ev.stopped; ++k) {
+        const int left = r.max_runs - ev.runs + 1;  // the start's run is not counted
+        if (left < 3) break;
+        ev.engine.cell_m = r.coarse_cell_m;
+        ev.mapping = nullptr;
+        const auto c0 = Clock::now();
+        const int before = ev.runs;
+        ev.simulate(x, r.train.to_s);
+        if (ev.stopped) break;
+        map.add(ev.response(fine), ev.response(ev.series()));
+        ev.mapping = &map;
+        std::vector<double> u = toUnit(r.params, x);
+        const std::vector<double> u0 = u;
+        // The mapped model is only as good as the fine runs behind it: no need to pin its optimum closer than
+        // the next fine run will move it.
+        res = search(ev, u, k == 0 ? 0.2 : 0.05, std::min(per_search, left - 2), 5e-3, 1e-3);
+        out.coarse_runs += ev.runs - before;
+        out.coarse_wall_s += std::chrono::duration<double>(Clock::now() - c0).count();
+        ev.mapping = nullptr;
+        ev.engine.cell_m = r.engine.cell_m;
+        double moved = 0;
+        for (std::size_t i = 0; i < u.size(); ++i) moved = std::max(moved, std::abs(u[i] - u0[i]));
+        if (ev.stopped || moved < 2e-3) break;  // the mapped model's optimum is where the fine run was
+        x = fromUnit(r.params, u);
+        FineRun cur = fineRun(ev, x, r.train.to_s);
+        ++out.fine_runs;
+        if (ev.stopped) break;
+        fine = cur.series;
+        const double prev = best.train.rmse;
+        if (cur.train.rmse < prev) best = std::move(cur);
+        if (prev - best.train.rmse < 0.01 * prev && k > 0) break;  // the fine error hardly falls any more
+    }
+    out.space_mapping_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    return best;
 }
 
 }  // namespace
@@ -216,7 +361,7 @@ CalibResult calibrate(const CalibRequest& r) {
         throw InputError("calibrate: the training and validation windows must each end after they start");
     if (r.measured.series.empty()) throw InputError("calibrate: no measured series to score against");
     const auto t0 = Clock::now();
-    Evaluator ev{r, r.measured.series, {}, r.engine};
+    Evaluator ev{r, r.measured.series, {}, r.engine, nullptr, {}};
     // The baseline's supply: the measured units' (scorePairs wants it for inlets; the objective ignores it).
     if (!r.measured.unit_supply.empty()) ev.supply = r.measured.unit_supply.front();
     const double end_s = std::max(r.train.to_s, r.validate.to_s);
@@ -224,47 +369,34 @@ CalibResult calibrate(const CalibRequest& r) {
     out.params = r.params;
     std::vector<double> x0;
     for (const auto& p : r.params) x0.push_back(p.start);
-    ev.simulate(x0, end_s);
+    FineRun start = fineRun(ev, x0, end_s);
     if (ev.stopped) {
         out.cancelled = true;
         return out;
     }
-    out.train_before = ev.score(r.train);
-    out.validate_before = ev.score(r.validate);
+    out.train_before = start.train;
+    out.validate_before = start.validate;
     if (out.train_before.n == 0 || out.validate_before.n == 0)
         throw InputError("calibrate: no measured sample falls in the " + std::string(out.train_before.n == 0 ? "training" : "validation") +
                          " window on the run's clock");
-    // The search over the parameters scaled to [0, 1] from the starts, first steps a fifth of each range; with
-    // a coarse grid, its runs first, then the fine grid's from where they ended with steps a twentieth.
-    const unsigned n = static_cast<unsigned>(r.params.size());
-    std::vector<double> u(n);
-    for (unsigned i = 0; i < n; ++i) u[i] = (r.params[i].start - r.params[i].min) / (r.params[i].max - r.params[i].min);
-    int fine_runs = r.max_runs;
-    double fine_step = 0.2;
+    // The search over the parameters scaled to [0, 1], first steps a fifth of each range: on the runs' grid, or
+    // on a coarse grid corrected by the fine one (space mapping), whose best fine run is the result.
+    nlopt_result res = NLOPT_SUCCESS;
+    FineRun result;
     if (r.coarse_cell_m > r.engine.cell_m) {
-        const auto c0 = Clock::now();
-        const int coarse = std::clamp(r.coarse_runs > 0 ? r.coarse_runs : r.max_runs / 2, 1, std::max(1, r.max_runs - 1));
-        ev.engine.cell_m = r.coarse_cell_m;
-        const int before = ev.runs;
-        search(ev, u, 0.2, coarse);
-        out.coarse_runs = ev.runs - before;
-        out.coarse_wall_s = std::chrono::duration<double>(Clock::now() - c0).count();
-        ev.engine.cell_m = r.engine.cell_m;
-        fine_runs = std::max(1, r.max_runs - out.coarse_runs);
-        fine_step = 0.05;
+        result = spaceMapped(ev, std::move(start), out, res);
+        if (!ev.stopped) goOn(ev, result, end_s);  // through the validation window
+    } else {
+        std::vector<double> u = toUnit(r.params, x0);
+        res = search(ev, u, 0.2, r.max_runs);
+        if (!ev.stopped) result = fineRun(ev, fromUnit(r.params, u), end_s);
     }
-    const nlopt_result res = ev.stopped ? NLOPT_FORCED_STOP : search(ev, u, fine_step, fine_runs);
     out.stop = ev.stopped ? "cancelled" : stopReason(res);
     out.cancelled = ev.stopped;
-    std::vector<double> x(n);
-    for (unsigned i = 0; i < n; ++i) {
-        x[i] = r.params[i].min + u[i] * (r.params[i].max - r.params[i].min);
-        out.params[i].value = x[i];
-    }
     if (!out.cancelled) {
-        ev.simulate(x, end_s);
-        out.train_after = ev.score(r.train);
-        out.validate_after = ev.score(r.validate);
+        for (std::size_t i = 0; i < out.params.size(); ++i) out.params[i].value = result.run.x[i];
+        out.train_after = result.train;
+        out.validate_after = result.validate;
     }
     out.runs = ev.runs;
     out.run_wall_s = ev.longest_s;

@@ -57,12 +57,14 @@ struct CalibRequest {
     std::vector<CalibParam> params;
     Window train, validate;
     double sample_s = 60;  ///< how often each evaluation samples the scored series
-    int max_runs = 60;     ///< evaluations the optimiser may take (two more score the result)
-    /// Coarse first iterations: when above engine.cell_m, the optimiser first searches with runs on this coarser
-    /// (cheaper) grid for at most coarse_runs of max_runs, then goes on at engine.cell_m from where that ended
-    /// with a smaller first step; the fit and both scores are the fine grid's. 0: every run on engine.cell_m.
+    int max_runs = 60;     ///< evaluations the optimiser may take (and one at the start, one at the result)
+    /// Multi-fidelity (output space mapping): when above engine.cell_m, the optimiser searches with runs on this
+    /// coarser (cheaper) grid, each corrected by the difference between the grids at the last fine run; each
+    /// search's result is run on engine.cell_m and gives the next correction, at most fine_runs times. The fit
+    /// and both scores are engine.cell_m's. 0: every run on engine.cell_m.
     double coarse_cell_m = 0;
-    int coarse_runs = 0;  ///< 0: half of max_runs
+    int coarse_runs = 0;  ///< the most runs of each coarse search; 0: half of max_runs
+    int fine_runs = 3;    ///< the most fine runs after the start's
     std::function<void(int run, double train_rmse)> progress;
     std::function<bool()> cancelled;
 };
@@ -72,7 +74,9 @@ struct CalibResult {
     runs::ErrorStats train_before, train_after, validate_before, validate_after;
     int runs = 0;
     int coarse_runs = 0;                ///< of them, on the coarse grid
-    double coarse_wall_s = 0;           ///< the coarse stage's time
+    int fine_runs = 0;                  ///< of them, space mapping's on the fine grid (not the start's)
+    double coarse_wall_s = 0;           ///< the coarse runs' time
+    double space_mapping_s = 0;         ///< the coarse searches and the fine runs between them
     double wall_s = 0, run_wall_s = 0;  ///< the whole calibration; the longest evaluation
     std::string stop;                   ///< why the optimiser stopped
     bool cancelled = false;
