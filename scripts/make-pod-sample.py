@@ -15,7 +15,7 @@ sc = {k: d[k] for k in ('format', 'version')}
 sc.update({
  "id": "pod-12rack",
  "name": "Pod: 12 racks around a hot aisle, 4 wall-standing coolers",
- "description": "A small instrumented pod of the kind twins are calibrated on: two rows of six racks, backs to a shared hot aisle open to the ceiling, cold aisles along two walls, four wall-standing chilled-water coolers blowing along the cold aisles and drawing from the top; one DGX H100 per rack, stepped from idle to full and back over six hours. Strip sensors front and rear at three heights on every rack.",
+ "description": "A small instrumented pod of the kind twins are calibrated on: two rows of six racks, backs to a shared hot aisle open to the ceiling, cold aisles along two walls, four wall-standing chilled-water coolers blowing along the cold aisles and drawing from the top; one DGX H100 per rack, stepped from idle to 80 % (102 kW in all) and back over six hours. Strip sensors front and rear at three heights on every rack.",
  "site": {"id": "pod-12rack-site", "name": "Pod site"},
  "plant": d["plant"], "power": d["power"],
 })
@@ -53,7 +53,8 @@ hall = {"id": "pod", "name": "Pod", "width_m": 6.0, "depth_m": 6.0, "height_m": 
 sc["halls"] = [hall]
 sc["jobs"] = [{"id": "load", "name": "Stepped load", "kind": "training", "nodes": [f"n{i:04d}" for i in range(1, 13)], "start_s": 0, "utilization": 0.05}]
 ev = []
-for h, u in enumerate([0.05, 0.35, 0.7, 1.0, 0.6, 0.2]):
+# IT 36 → 63 → 85 → 102 → 76 → 49 kW: the measured pod's range (~27 to ~103 kW), within the coolers' 120 kW.
+for h, u in enumerate([0.05, 0.35, 0.6, 0.8, 0.5, 0.2]):
     if h: ev.append({"time_s": 3600 * h, "kind": "workload_change", "target": "load", "value": u})
 sc["events"] = ev
 out = os.path.join(ROOT, "resources/scenarios/pod-12rack.json")

@@ -74,6 +74,7 @@ private slots:
     void initTestCase();
     void aRunOfAnotherScenarioIsNotPaintedAndItsScenarioIsOffered();
     void aDatabaseWithSeveralRunsAsksWhichToOpen();
+    void theRunOfAnUnsavedEditOpensWithThatVersion();
     void openingAnotherScenarioDropsTheRunAndEveryDockFollows();
     void anEditedScenarioKeepsItsRunWithANotice();
     void aRunFinishingAfterASwitchStaysWithItsScenario();
@@ -135,6 +136,40 @@ void TstAppTruth::aRunOfAnotherScenarioIsNotPaintedAndItsScenarioIsOffered() {
     QCOMPARE(w_->document().scenario().id, std::string("lab-8node"));
     QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == lab_db_, testMs(20000));
     if (View3D::available()) QVERIFY(w_->view3d()->scene()->hasFrame());
+}
+
+/// Issue 40: "Open scenario X and its run" for a run of an unsaved edit opened the file as saved, so the run
+/// was shown on a version it was not computed for. The run keeps its scenario: the file opens with that version
+/// applied as an unsaved edit, or, with the file gone, that version alone.
+void TstAppTruth::theRunOfAnUnsavedEditOpensWithThatVersion() {
+    const QString file = dir_.filePath("lab-version.json"), db = dir_.filePath("lab-version.sqlite");
+    QVERIFY(QFile::copy(lab_, file));
+    QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner);
+    QVERIFY(w_->openScenario(file));
+    QVERIFY(w_->document().apply("rename", [](ct::model::Scenario& s) { s.name = "Lab, as run"; }));
+    QVERIFY(simulate(file, 60, db));
+    QVERIFY(w_->notice()->text().isEmpty());
+    for (bool file_gone : {false, true}) {
+        w_->document().undoStack()->setIndex(0);  // the file as saved, then another scenario: no prompt
+        QVERIFY(!w_->document().isModified());
+        QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+        if (file_gone) QVERIFY(QFile::remove(file));
+        w_->openRun(db);
+        QTRY_VERIFY_WITH_TIMEOUT(w_->runMismatchDialog() && w_->runMismatchDialog()->isVisible(), testMs(20000));
+        auto* open = w_->runMismatchDialog()->findChild<QPushButton*>("openRunScenario");
+        QVERIFY(open);
+        QVERIFY2(open->text().contains("version"), qPrintable(open->text()));
+        open->click();
+        QCOMPARE(w_->document().scenario().name, std::string("Lab, as run"));
+        QCOMPARE(w_->document().path(), file_gone ? QString() : file);
+        QCOMPARE(w_->document().isModified(), !file_gone);  // the edit, to save or to undo
+        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db && !w_->run()->loading(), testMs(20000));
+        QVERIFY2(w_->notice()->text().isEmpty(), qPrintable(w_->notice()->text()));  // the version it was computed for
+    }
+    // Back to the lab and its run for the tests after this one.
+    QVERIFY(w_->openScenario(lab_));
+    w_->openRun(lab_db_);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == lab_db_ && !w_->run()->loading(), testMs(20000));
 }
 
 void TstAppTruth::aDatabaseWithSeveralRunsAsksWhichToOpen() {

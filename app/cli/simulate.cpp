@@ -200,6 +200,7 @@ bool loadInputs(const Args& a, const std::string& file, session::RunRequest& r, 
     // said to be of "another version" of it), and the run's options say what it added.
     r.meta.source = "clustertwin-cli simulate";
     r.meta.scenario_file = file == "-" ? file : std::filesystem::absolute(file).lexically_normal().string();
+    r.meta.scenario_json = m::scenarioToJson(rep.scenario);
     r.meta.scenario_hash = m::scenarioHash(rep.scenario);
     if (a.has("jobs")) {
         const std::size_t before = rep.scenario.jobs.size();

@@ -147,6 +147,20 @@ bool MainWindow::openScenario(const QString& path) {
     return false;
 }
 
+bool MainWindow::openScenarioVersion(const std::string& json, const QString& file) {
+    if (!guard_->settle(tr("Opening the run's scenario"))) return false;
+    model::Diagnostics problems;
+    QString error;
+    if (doc_->loadVersion(json, file, problems, error)) {
+        if (!doc_->path().isEmpty()) addRecent(QFileInfo(doc_->path()).absoluteFilePath());
+        return true;
+    }
+    delete problems_;
+    problems_ = new ProblemsDialog(tr("the run's scenario"), error, problems, this);
+    problems_->open();
+    return false;
+}
+
 void MainWindow::openRun(const QString& db_path) {
     statusBar()->showMessage(tr("Loading %1…").arg(db_path));
     run_->openAsync(db_path);
@@ -187,7 +201,17 @@ bool MainWindow::admitRun(runs::RunReplay& run, const QString& db) {
     run_mismatch_->setObjectName("runMismatchDialog");
     run_mismatch_->setInformativeText(tr("Run database: %1").arg(db));
     const bool can_open = !m.scenario_file.isEmpty() && QFileInfo(m.scenario_file).isFile();
-    if (can_open) {
+    if (m.has_version) {
+        // The very version it was computed for (an unsaved edit, a file changed since): the file with that
+        // version applied as an undoable edit, or that version alone when the file is gone.
+        QPushButton* open = run_mismatch_->addButton(tr("Open the version of %1 it was computed for, and the run").arg(m.run_scenario),
+                                                     QMessageBox::AcceptRole);
+        open->setObjectName("openRunScenario");
+        connect(open, &QPushButton::clicked, this, [this, json = run.info().meta.scenario_json, file = m.scenario_file, db] {
+            if (openScenarioVersion(json, file)) openRun(db);
+        });
+        run_mismatch_->setDefaultButton(open);
+    } else if (can_open) {
         QPushButton* open = run_mismatch_->addButton(tr("Open scenario %1 and its run").arg(m.run_scenario), QMessageBox::AcceptRole);
         open->setObjectName("openRunScenario");
         const QString file = m.scenario_file;

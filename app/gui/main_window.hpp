@@ -67,6 +67,9 @@ public:
     /// Opens a scenario; on failure shows the problems dialog (window-modal, non-blocking) and keeps the
     /// current one. Returns whether it opened.
     bool openScenario(const QString& path);
+    /// Opens the scenario a run kept (RunMeta::scenario_json): `file` with that version applied as an unsaved
+    /// edit, or that version alone when the file is gone (ScenarioDocument::loadVersion).
+    bool openScenarioVersion(const std::string& json, const QString& file);
     /// Opens a run or telemetry database (newest run) in the background; the timeline binds to it.
     void openRun(const QString& db_path);
     /// Opens a database the user chose: with several runs, the run picker first (File > Open run, drops).

@@ -18,6 +18,7 @@ RunMatch matchRun(const runs::RunReplay& run, const model::Scenario& s, const mo
     const auto& info = run.info();
     m.run_scenario = QString::fromStdString(info.scenario_id);
     m.scenario_file = QString::fromStdString(info.meta.scenario_file);
+    m.has_version = !info.meta.scenario_json.empty();
     const std::string& recorded_hash = info.meta.scenario_hash;
     // Telemetry mapped onto a scenario on import carries that scenario's ids: it belongs to it.
     if (!info.meta.mapped_onto.empty() && m.run_scenario.isEmpty()) m.run_scenario = QString::fromStdString(info.meta.mapped_onto);

@@ -27,10 +27,11 @@ struct RunMatch {
         Unmatched,      ///< telemetry none of whose entities this scenario has
     };
     Kind kind = Kind::Same;
-    QString run_scenario;   ///< the scenario id the run names ("" for telemetry of no scenario)
-    QString scenario_file;  ///< the file the run was computed from, when its metadata says (may be gone)
-    int entities = 0;       ///< entities with series in the run
-    int matched = 0;        ///< of those, how many the scenario has
+    QString run_scenario;      ///< the scenario id the run names ("" for telemetry of no scenario)
+    QString scenario_file;     ///< the file the run was computed from, when its metadata says (may be gone)
+    bool has_version = false;  ///< the run kept the scenario it was computed for (RunMeta::scenario_json)
+    int entities = 0;          ///< entities with series in the run
+    int matched = 0;           ///< of those, how many the scenario has
 
     bool shown() const { return kind == Kind::Same || kind == Kind::Edited || kind == Kind::Imported; }
     /// One sentence for the notice bar or the prompt ("" when there is nothing to say).

@@ -140,6 +140,47 @@ void ScenarioDocument::removeAutosave() {
     if (!path_.isEmpty() && ownsAutosave()) QFile::remove(autosavePathFor(path_));
 }
 
+bool ScenarioDocument::loadVersion(const std::string& json, const QString& file, model::Diagnostics& problems, QString& error_text) {
+    problems.clear();
+    error_text.clear();
+    model::ValidationReport rep;
+    try {
+        rep = model::parseAndValidate(json, "the run's scenario");
+    } catch (const std::exception& e) {
+        error_text = QString::fromStdString(e.what());
+        return false;
+    }
+    for (const auto& d : rep.diagnostics)
+        if (d.severity == model::Severity::Error && !model::isLayoutProblem(d)) {
+            problems = std::move(rep.diagnostics);
+            error_text = tr("The scenario this run was computed for has %1 error(s).").arg(model::countErrors(problems));
+            return false;
+        }
+    // An edit carries the scenario, not the catalog it overrides: a version with other catalog entries opens
+    // on its own.
+    bool on_file = false;
+    try {
+        on_file =
+            QFileInfo(file).isFile() && model::loadScenarioFile(file.toStdString()).scenario.catalog_json == rep.scenario.catalog_json;
+    } catch (const std::exception&) {  // unreadable now: the version opens on its own
+    }
+    if (on_file) {
+        if (!load(file, problems, error_text)) return false;
+        if (model::scenarioHash(scenario_) == model::scenarioHash(rep.scenario)) return true;
+        return apply(
+            tr("The version the run was computed for"), [&](model::Scenario& s) { s = rep.scenario; }, &error_text);
+    }
+    scenario_ = std::move(rep.scenario);
+    catalog_ = std::move(rep.catalog);
+    warnings_.clear();
+    path_.clear();
+    lock_.reset();
+    undo_->clear();
+    recheck();
+    emit changed();
+    return true;
+}
+
 bool ScenarioDocument::recoverFrom(const QString& autosave_path, QString* error) {
     try {
         const model::LoadResult lr = model::loadScenarioFile(autosave_path.toStdString());

@@ -57,6 +57,11 @@ public:
     /// Whether this instance holds the file's autosave (a lock beside it). False while another ClusterTwin has
     /// the same file open: that one autosaves it, this one neither writes, removes nor recovers it.
     bool ownsAutosave() const { return lock_ != nullptr; }
+    /// Opens the version of a scenario that a run was computed for (its kept JSON, RunMeta::scenario_json):
+    /// `file` when it is there, that version applied as one undoable edit where it differs (left unsaved: the
+    /// user saves or undoes it); without the file, a document with no path holding that version. Fails as
+    /// load() does, keeping the current document.
+    bool loadVersion(const std::string& json, const QString& file, model::Diagnostics& problems, QString& error_text);
     /// Replaces the scenario with an autosave's content as one undoable edit (recovery after a crash).
     bool recoverFrom(const QString& autosave_path, QString* error = nullptr);
 

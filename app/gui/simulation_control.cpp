@@ -65,7 +65,7 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
     if (options) {
         nlohmann::json o{
             {"extra_jobs", r.extra_jobs.size()}, {"skipped_events", r.skipped_events}, {"extra_events", r.extra_events.size()}};
-        job_->setScenarioHash(model::scenarioHash(doc_.scenario()), o.dump());
+        job_->setDocument(model::scenarioToJson(doc_.scenario()), model::scenarioHash(doc_.scenario()), o.dump());
     }
     clock_.start();
     connect(job_, &SimulationJob::progress, this, [this](int pct) {

@@ -39,6 +39,7 @@ void SimulationJob::run() {
         r.meta.source = "clustertwin app";
         if (!scenario_file_.isEmpty()) r.meta.scenario_file = QFileInfo(scenario_file_).absoluteFilePath().toStdString();
         r.meta.scenario_hash = scenario_hash_;
+        r.meta.scenario_json = scenario_json_;
         r.meta.run_options_json = options_json_;
         r.meta.whatif_baseline = whatif_baseline_;
         r.meta.whatif_changes = whatif_changes_;

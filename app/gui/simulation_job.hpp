@@ -39,9 +39,11 @@ public:
         whatif_baseline_ = std::move(baseline);
         whatif_changes_ = std::move(changes);
     }
-    /// Before start(): the document's content hash, when the run simulates it with run options (more jobs,
-    /// events left out): the run still belongs to that document. Also the options, for the run's metadata.
-    void setScenarioHash(std::string hash, std::string options_json) {
+    /// Before start(): the document's content (model::scenarioToJson) and hash, when the run simulates it with
+    /// run options (more jobs, events left out): the run still belongs to that document. Also the options, for
+    /// the run's metadata.
+    void setDocument(std::string json, std::string hash, std::string options_json) {
+        scenario_json_ = std::move(json);
         scenario_hash_ = std::move(hash);
         options_json_ = std::move(options_json);
     }
@@ -87,7 +89,7 @@ private:
     double step_s_ = 1.0;
     QString note_;
     QString scenario_file_;
-    std::string scenario_hash_, options_json_;
+    std::string scenario_json_, scenario_hash_, options_json_;
     std::string whatif_baseline_;
     std::vector<std::string> whatif_changes_;
     std::string drive_db_, drive_map_;

@@ -44,9 +44,9 @@ Catalog effectiveCatalog(const Scenario& s, const Catalog& base, Diagnostics& di
     return c;
 }
 
-ValidationReport loadAndValidate(const std::string& path, const Catalog& base) {
+namespace {
+ValidationReport validated(LoadResult lr, const Catalog& base) {
     ValidationReport rep;
-    LoadResult lr = loadScenarioFile(path);
     rep.scenario = std::move(lr.scenario);
     rep.diagnostics = std::move(lr.diagnostics);
     rep.catalog = effectiveCatalog(rep.scenario, base, rep.diagnostics);
@@ -59,6 +59,13 @@ ValidationReport loadAndValidate(const std::string& path, const Catalog& base) {
     for (auto& d : validateScenario(rep.scenario, rep.catalog))
         if (!broken.count(d.location)) rep.diagnostics.push_back(std::move(d));
     return rep;
+}
+}  // namespace
+
+ValidationReport loadAndValidate(const std::string& path, const Catalog& base) { return validated(loadScenarioFile(path), base); }
+
+ValidationReport parseAndValidate(std::string_view json_text, const std::string& name, const Catalog& base) {
+    return validated(parseScenario(json_text, name), base);
 }
 
 }  // namespace ct::model

@@ -42,7 +42,10 @@ RunRecorder::RunRecorder(TelemetryStore& store, const model::Scenario& s, const 
                          const std::vector<model::Job>* placed_jobs)
     : store_(store), site_(s.id) {
     // The scenario's fingerprint goes with the run: the app shows a run only on the scenario it was made from.
-    if (meta.scenario_hash.empty()) meta.scenario_hash = model::scenarioHash(s);
+    if (meta.scenario_hash.empty()) {
+        meta.scenario_json = model::scenarioToJson(s);
+        meta.scenario_hash = model::scenarioHash(s);
+    }
     if (placed_jobs)
         for (const auto& j : *placed_jobs)
             if (!j.nodes.empty()) meta.job_nodes[j.id] = j.nodes;

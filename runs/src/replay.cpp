@@ -36,6 +36,7 @@ RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run, const s
             found = true;
         }
     if (!found) throw StoreError(store.path() + ": there is no run " + std::to_string(run));
+    if (auto json = store.runScenario(run)) r.info_.meta.scenario_json = std::move(*json);
     for (const auto& e : store.entities()) r.kind_[e.id] = e.kind;
     r.t0_ = std::numeric_limits<double>::infinity();
     r.t1_ = -std::numeric_limits<double>::infinity();

@@ -54,6 +54,8 @@ CREATE TABLE IF NOT EXISTS air_fields(
   t REAL NOT NULL, nx INTEGER NOT NULL, ny INTEGER NOT NULL, nz INTEGER NOT NULL, cell_m REAL NOT NULL,
   temp BLOB NOT NULL, velocity BLOB, seeds BLOB,
   PRIMARY KEY(run_id, t));
+CREATE TABLE IF NOT EXISTS run_scenarios(
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, scenario TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS hall_air_fields(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, hall INTEGER NOT NULL,
   t REAL NOT NULL, nx INTEGER NOT NULL, ny INTEGER NOT NULL, nz INTEGER NOT NULL, cell_m REAL NOT NULL,
@@ -154,7 +156,20 @@ std::int64_t TelemetryStore::createRun(const std::string& name, const std::strin
     Stmt s(d_->db, "INSERT INTO runs(name, kind, scenario_id, created_at, meta) VALUES(?1, ?2, ?3, ?4, ?5)", d_->path);
     s.bind(1, name).bind(2, kind).bind(3, scenario_id).bind(4, nowIso()).bind(5, meta.toJson());
     s.step();
-    return sqlite3_last_insert_rowid(d_->db);
+    const std::int64_t run = sqlite3_last_insert_rowid(d_->db);
+    if (!meta.scenario_json.empty()) {
+        Stmt put(d_->db, "INSERT INTO run_scenarios(run_id, scenario) VALUES(?1, ?2)", d_->path);
+        put.bind(1, run).bind(2, meta.scenario_json);
+        put.step();
+    }
+    return run;
+}
+
+std::optional<std::string> TelemetryStore::runScenario(std::int64_t run) const {
+    Stmt s(d_->db, "SELECT scenario FROM run_scenarios WHERE run_id = ?1", d_->path);
+    s.bind(1, run);
+    if (!s.step()) return std::nullopt;
+    return s.text(0);
 }
 
 void TelemetryStore::finishRun(std::int64_t run, double end_s) {

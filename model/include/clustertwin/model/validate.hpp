@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ct::model {
@@ -34,5 +35,7 @@ struct ValidationReport {
     Diagnostics diagnostics;  ///< structural first, then catalog section, then semantic
 };
 ValidationReport loadAndValidate(const std::string& path, const Catalog& base = Catalog::builtin());
+/// The same for scenario JSON text (a run's kept scenario); `name` names it in messages. Throws ParseError.
+ValidationReport parseAndValidate(std::string_view json_text, const std::string& name, const Catalog& base = Catalog::builtin());
 
 }  // namespace ct::model

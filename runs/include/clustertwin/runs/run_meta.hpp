@@ -11,9 +11,13 @@
 namespace ct::runs {
 
 struct RunMeta {
-    std::string source;                                ///< what made it: "clustertwin-cli simulate", "clustertwin app", "tour", ...
-    std::string scenario_file;                         ///< the scenario's file (absolute; "-" for standard input), when known
-    std::string scenario_hash;                         ///< model::scenarioHash of what was simulated: runs are shown on that scenario only
+    std::string source;         ///< what made it: "clustertwin-cli simulate", "clustertwin app", "tour", ...
+    std::string scenario_file;  ///< the scenario's file (absolute; "-" for standard input), when known
+    std::string scenario_hash;  ///< model::scenarioHash of what was simulated: runs are shown on that scenario only
+    /// The scenario as hashed (model::scenarioToJson), so that the app can open the very version a run was
+    /// computed for (an unsaved edit, a file changed since). Kept beside the run (TelemetryStore::runScenario),
+    /// not in the meta text: parse() leaves it empty.
+    std::string scenario_json;
     std::string mapped_onto;                           ///< imported telemetry mapped onto this scenario id
     std::string air, air_summary, backend;             ///< the room-air solver, its one-line summary, the compute backend
     std::optional<double> duration_s, step_s, cell_m;  ///< asked for (a run may stop earlier: interrupted)

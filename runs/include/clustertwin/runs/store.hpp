@@ -113,7 +113,11 @@ public:
     TelemetryStore& operator=(TelemetryStore&&) noexcept;
     ~TelemetryStore();
 
+    /// A new run; meta.scenario_json, when given, is kept beside it (runScenario).
     std::int64_t createRun(const std::string& name, const std::string& kind, const std::string& scenario_id, const RunMeta& meta = {});
+    /// The scenario a simulated run was computed for, as it was hashed (RunMeta::scenario_json); none for
+    /// imported runs and runs recorded before it was kept.
+    std::optional<std::string> runScenario(std::int64_t run) const;
     void finishRun(std::int64_t run, double end_s);
     /// Replaces a run's metadata (a JSON object as text), e.g. to mark a run that was interrupted.
     void setRunMeta(std::int64_t run, const RunMeta& meta);
