@@ -114,7 +114,7 @@ void printResult(const session::CalibResult& res, const std::string& out) {
     std::printf("calibrate: %d runs (the longest %.1f s), %.0f s in all; stopped: %s\n", res.runs, res.run_wall_s, res.wall_s,
                 res.stop.c_str());
     if (res.coarse_runs > 0)
-        std::printf("calibrate: %d of them on the coarse grid (%.0f s), corrected by %d on the runs' grid (space mapping, %.0f s)\n",
+        std::printf("calibrate: %d of them on the coarse grid (%.0f s), corrected by %d on the runs' grid (manifold mapping, %.0f s)\n",
                     res.coarse_runs, res.coarse_wall_s, res.fine_runs, res.space_mapping_s - res.coarse_wall_s);
     std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
     for (const auto& p : res.params)

@@ -248,7 +248,7 @@ void CalibrateDialog::jobFinished() {
     const auto& r = *job->result();
     QString text = tr("%1 runs in %2 (stopped: %3). Fitted:").arg(r.runs).arg(qs(model::formatDuration(r.wall_s)), qs(r.stop));
     if (r.coarse_runs > 0)
-        text.replace(tr(". Fitted:"), tr("; %1 on the coarse grid (%2), corrected by %3 on the runs' grid (space mapping). Fitted:")
+        text.replace(tr(". Fitted:"), tr("; %1 on the coarse grid (%2), corrected by %3 on the runs' grid (manifold mapping). Fitted:")
                                           .arg(r.coarse_runs)
                                           .arg(qs(model::formatDuration(r.coarse_wall_s)))
                                           .arg(r.fine_runs));

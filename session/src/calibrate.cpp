@@ -1,5 +1,5 @@
 // Calibration (calibrate.hpp): runs in memory, scored on a window, fitted by NLopt's BOBYQA; with a coarse grid,
-// the search runs on it corrected by a few runs on the fine grid (output space mapping).
+// the search runs on it mapped onto the fine grid by a few fine runs (manifold mapping).
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/runs/frame_series.hpp>
 #include <clustertwin/session/calibrate.hpp>
@@ -245,7 +245,7 @@ model::Scenario calibratedScenario(const CalibRequest& r, const CalibResult& out
         {"at", model::formatIsoTime(static_cast<double>(std::time(nullptr)))},
         {"train_s", {r.train.from_s, r.train.to_s}},
         {"validate_s", {r.validate.from_s, r.validate.to_s}},
-        {"optimiser", out.coarse_runs > 0 ? "NLopt BOBYQA, output space mapping" : "NLopt BOBYQA"},
+        {"optimiser", out.coarse_runs > 0 ? "NLopt BOBYQA, manifold mapping" : "NLopt BOBYQA"},
         {"runs", out.runs},
         {"coarse", {{"cell_m", out.coarse_runs > 0 ? r.coarse_cell_m : 0.0}, {"runs", out.coarse_runs}, {"fine_runs", out.fine_runs}}},
         {"stop", out.stop},

@@ -58,10 +58,10 @@ struct CalibRequest {
     Window train, validate;
     double sample_s = 60;  ///< how often each evaluation samples the scored series
     int max_runs = 60;     ///< evaluations the optimiser may take (and one at the start, one at the result)
-    /// Multi-fidelity (output space mapping): when above engine.cell_m, the optimiser searches with runs on this
-    /// coarser (cheaper) grid, each corrected by the difference between the grids at the last fine run; each
-    /// search's result is run on engine.cell_m and gives the next correction, at most fine_runs times. The fit
-    /// and both scores are engine.cell_m's. 0: every run on engine.cell_m.
+    /// Multi-fidelity (manifold mapping, manifold_map.hpp): when above engine.cell_m, the optimiser searches with
+    /// runs on this coarser (cheaper) grid, each mapped onto engine.cell_m's through the pairs of fine and coarse
+    /// runs so far; each search's result is run on engine.cell_m and makes the next pair, at most fine_runs
+    /// times. The fit and both scores are engine.cell_m's. 0: every run on engine.cell_m.
     double coarse_cell_m = 0;
     int coarse_runs = 0;  ///< the most runs of each coarse search; 0: half of max_runs
     int fine_runs = 3;    ///< the most fine runs after the start's
@@ -74,7 +74,7 @@ struct CalibResult {
     runs::ErrorStats train_before, train_after, validate_before, validate_after;
     int runs = 0;
     int coarse_runs = 0;                ///< of them, on the coarse grid
-    int fine_runs = 0;                  ///< of them, space mapping's on the fine grid (not the start's)
+    int fine_runs = 0;                  ///< of them, manifold mapping's on the fine grid (not the start's)
     double coarse_wall_s = 0;           ///< the coarse runs' time
     double space_mapping_s = 0;         ///< the coarse searches and the fine runs between them
     double wall_s = 0, run_wall_s = 0;  ///< the whole calibration; the longest evaluation
