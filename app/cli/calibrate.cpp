@@ -156,7 +156,13 @@ int cmdCalibrate(const Args& a) {
                   << " measured inputs\n";
     catchInterrupt();
     req.cancelled = [] { return interrupted(); };
-    if (!quiet) req.progress = [](int run, double rmse) { std::cerr << "calibrate: run " << run << ": training RMSE " << rmse << "\n"; };
+    if (!quiet)
+        req.log = [](const session::CalibRequest::RunLog& l) {
+            std::string x;
+            for (double v : l.x) x += (x.empty() ? "" : ", ") + std::to_string(v).substr(0, 6);
+            std::fprintf(stderr, "calibrate: run %d (%.2f m, %.1f s) at %s: training RMSE %.4f\n", l.run, l.cell_m, l.wall_s, x.c_str(),
+                         l.train_rmse);
+        };
     session::CalibResult res;
     try {
         res = session::calibrate(req);

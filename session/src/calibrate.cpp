@@ -71,7 +71,7 @@ struct Evaluator {
     const ManifoldMap* mapping = nullptr;
     std::vector<std::vector<double>> times;
     int runs = 0;
-    double longest_s = 0;
+    double longest_s = 0, last_s = 0;
     bool stopped = false;
 
     /// A new run of the scenario with parameters x, at t = 0.
@@ -107,7 +107,13 @@ struct Evaluator {
         for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i].simulated = run.raw[i];
         offsets(run.x);
         corrected();
-        longest_s = std::max(longest_s, std::chrono::duration<double>(Clock::now() - t0).count());
+        last_s = std::chrono::duration<double>(Clock::now() - t0).count();
+        longest_s = std::max(longest_s, last_s);
+    }
+
+    void report(const std::vector<double>& x, double rmse) const {
+        if (r.progress) r.progress(runs, rmse);
+        if (r.log) r.log({runs, engine.cell_m, x, rmse, last_s});
     }
 
     /// A run with parameters x up to `until_s` (one evaluation).
@@ -182,7 +188,7 @@ double objective(unsigned n, const double* u, double* /*grad*/, void* data) {
     ev.simulate(x, ev.r.train.to_s);
     if (ev.stopped) return HUGE_VAL;
     const runs::ErrorStats s = ev.score(ev.r.train);
-    if (ev.r.progress) ev.r.progress(ev.runs, s.rmse);
+    ev.report(x, s.rmse);
     return std::isfinite(s.rmse) ? s.rmse : HUGE_VAL;
 }
 
@@ -295,7 +301,7 @@ FineRun fineRun(Evaluator& ev, const std::vector<double>& x, double until_s) {
     goOn(ev, f, until_s);
     if (ev.stopped) return f;
     ++ev.runs;
-    if (ev.r.progress) ev.r.progress(ev.runs, f.train.rmse);
+    ev.report(x, f.train.rmse);
     return f;
 }
 

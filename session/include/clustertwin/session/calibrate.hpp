@@ -66,6 +66,15 @@ struct CalibRequest {
     int coarse_runs = 0;  ///< the most runs of each coarse search; 0: half of max_runs
     int fine_runs = 3;    ///< the most fine runs after the start's
     std::function<void(int run, double train_rmse)> progress;
+    /// Each run as it ends, for a log: its number, grid, parameters (as applied), its training RMSE (mapped
+    /// onto the fine grid for a coarse search's run) and its wall time.
+    struct RunLog {
+        int run = 0;
+        double cell_m = 0;
+        std::vector<double> x;
+        double train_rmse = 0, wall_s = 0;
+    };
+    std::function<void(const RunLog&)> log;
     std::function<bool()> cancelled;
 };
 
