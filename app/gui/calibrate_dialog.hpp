@@ -67,7 +67,7 @@ private:
     QComboBox* air_;
     QLineEdit* step_;
     QSpinBox* max_runs_;
-    QCheckBox* coarse_;  ///< the first runs on a grid twice as coarse
+    QCheckBox* coarse_;  ///< the search on a grid twice as coarse, mapped onto the fine one
     QLineEdit* out_;
     QLabel* problems_;
     QLabel* result_;
