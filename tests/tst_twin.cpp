@@ -360,7 +360,11 @@ void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
     const int coarse = jc["coarse_runs"].toInt(), fine = jc["fine_runs"].toInt();
     QVERIFY2(coarse >= 1 && fine >= 1 && fine <= 3 && jc["runs"].toInt() == coarse + fine + 1 && jc["runs"].toInt() <= 42,
              qPrintable(r.out));
-    qInfo("space mapping: %d runs on 0.5 m, %d on 0.25 m (and the start's); %d runs on 0.25 m alone", coarse, fine, j["runs"].toInt());
+    qInfo(
+        "manifold mapping: %d runs on 0.5 m, %d on 0.25 m (and the start's), margin %.4f, offset %.4f K, validation MAE %.4f K; "
+        "%d runs on 0.25 m alone",
+        coarse, fine, pc[0].toObject()["value"].toDouble(), pc[1].toObject()["value"].toDouble(),
+        jc["validate"].toObject()["after"].toObject()["mae"].toDouble(), j["runs"].toInt());
     QFile f2(fitted2);
     QVERIFY(f2.open(QIODevice::ReadOnly));
     const QJsonObject block = QJsonDocument::fromJson(f2.readAll()).object()["calibration"].toObject();

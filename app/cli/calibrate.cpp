@@ -41,7 +41,7 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --coarse-cell M     search on this coarser grid (cheaper runs), corrected by runs at --cell (output space
                       mapping: each search's result run at --cell gives the next correction); the fit and the
                       scores are --cell's
-  --coarse-runs N     the most runs of each coarse search (half of --max-runs)
+  --coarse-runs N     the most runs of each coarse search (--max-runs / (--fine-runs + 1), at least 2n + 3)
   --fine-runs N       the most runs at --cell between the coarse searches (3)
   --drive-from T, --drive-max-gap T   as simulate's
   --json              the result as one JSON object on stdout

@@ -314,7 +314,9 @@ FineRun fineRun(Evaluator& ev, const std::vector<double>& x, double until_s) {
 FineRun spaceMapped(Evaluator& ev, FineRun start, CalibResult& out, nlopt_result& res) {
     const CalibRequest& r = ev.r;
     const auto t0 = Clock::now();
-    const int per_search = r.coarse_runs > 0 ? r.coarse_runs : std::max(1, r.max_runs / 2);
+    // By default the runs are shared between the searches, each at least BOBYQA's 2n + 1 to start and two steps.
+    const int n = static_cast<int>(r.params.size());
+    const int per_search = r.coarse_runs > 0 ? r.coarse_runs : std::max(2 * n + 3, r.max_runs / (std::max(1, r.fine_runs) + 1));
     ev.times.assign(ev.pairs.size(), {});
     for (std::size_t i = 0; i < ev.pairs.size(); ++i)
         for (const auto& pt : start.series[i])

@@ -63,7 +63,7 @@ struct CalibRequest {
     /// runs so far; each search's result is run on engine.cell_m and makes the next pair, at most fine_runs
     /// times. The fit and both scores are engine.cell_m's. 0: every run on engine.cell_m.
     double coarse_cell_m = 0;
-    int coarse_runs = 0;  ///< the most runs of each coarse search; 0: half of max_runs
+    int coarse_runs = 0;  ///< the most runs of each coarse search; 0: max_runs / (fine_runs + 1), at least 2n + 3
     int fine_runs = 3;    ///< the most fine runs after the start's
     std::function<void(int run, double train_rmse)> progress;
     /// Each run as it ends, for a log: its number, grid, parameters (as applied), its training RMSE (mapped
