@@ -17,21 +17,24 @@ struct Loaded {
     ct::model::Catalog catalog;
 };
 
+/// One job `id` at `util` on every node of the scenario.
+inline ct::model::Job jobOnAllNodes(const ct::model::Scenario& s, const char* id, double util) {
+    ct::model::Job j;
+    j.id = id;
+    j.utilization = util;
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) j.nodes.push_back(n.id);
+    return j;
+}
+
 /// A sample scenario with all its nodes in one job at `util` (0 = leave the sample's jobs) and the scenario's
 /// own catalog section replaced by `catalog_json` when given. Fails the test on validation errors.
 inline Loaded sample(const char* name, double util = 0, const std::string& catalog_json = "") {
     auto lr = ct::model::loadScenarioFile(std::string(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json");
     Loaded l{lr.scenario, {}};
-    if (util > 0) {
-        ct::model::Job j;
-        j.id = "test-job";
-        j.utilization = util;
-        for (const auto& h : l.scenario.halls)
-            for (const auto& row : h.rows)
-                for (const auto& r : row.racks)
-                    for (const auto& n : r.nodes) j.nodes.push_back(n.id);
-        l.scenario.jobs = {j};
-    }
+    if (util > 0) l.scenario.jobs = {jobOnAllNodes(l.scenario, "test-job", util)};
     l.scenario.events.clear();
     if (!catalog_json.empty()) l.scenario.catalog_json = catalog_json;
     ct::model::Diagnostics d;
@@ -63,14 +66,7 @@ inline ct::model::Event event(double t, const char* kind, const char* target, st
 /// A hall from the builder (built-in catalog) with all its nodes in one job "all" at `util`.
 inline Loaded built(const ct::model::HallParams& p, double util) {
     Loaded l{ct::model::buildHall(p), ct::model::Catalog::builtin()};
-    ct::model::Job j;
-    j.id = "all";
-    j.utilization = util;
-    for (const auto& h : l.scenario.halls)
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                for (const auto& n : r.nodes) j.nodes.push_back(n.id);
-    l.scenario.jobs = {j};
+    l.scenario.jobs = {jobOnAllNodes(l.scenario, "all", util)};
     return l;
 }
 
