@@ -226,7 +226,7 @@ void TstCli::simulateRecordsARunAndSummarises() {
     // The default air solver is the lattice, and the summary says how it was set up.
     QCOMPARE(o["air"].toString(), QString("lbm"));
     QVERIFY(!o["air_approximate"].toBool(true));
-    QVERIFY2(r.err.contains("room air: lattice Boltzmann") && r.err.contains("Mach 0.10"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("room air: lattice Boltzmann") && r.err.contains("Mach 0.15"), qPrintable(r.err));
     auto store = ct::runs::TelemetryStore::open(db.toStdString());
     const auto runs = store.runs();
     QCOMPARE(runs.size(), std::size_t(1));

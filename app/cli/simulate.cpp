@@ -148,6 +148,10 @@ session::RunRequest requestFrom(const Args& a) {
     }
     opt.lattice_stride = a.getInt("lattice-stride", opt.lattice_stride);
     if (opt.lattice_stride < 1) throw UsageError("--lattice-stride must be >= 1");
+    opt.lattice_stride_max_s = duration("lattice-stride-max", "16s");
+    if (!(opt.lattice_stride_max_s >= 0)) throw UsageError("--lattice-stride-max must be >= 0");
+    opt.lattice_mach = a.getDouble("lattice-mach", opt.lattice_mach);
+    if (!(opt.lattice_mach >= 0.05 && opt.lattice_mach <= 0.2)) throw UsageError("--lattice-mach must be within 0.05–0.2");
     opt.quick_substep_s = duration("quick-substep", "0.1s");
     if (!(opt.quick_substep_s >= 0) || opt.quick_substep_s > 10) throw UsageError("--quick-substep must be within 0–10 s");
     if (a.has("max-grid-memory")) {
@@ -359,6 +363,7 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"air_approximate", st.air_approximate},
            {"air_summary", st.air_summary},
            {"lattice_steps", st.lattice_steps},
+           {"max_air_speed_ms", st.max_air_speed_ms},
            {"alerts", alerts},
            {"findings", findings}};
     addEntities(j, o);

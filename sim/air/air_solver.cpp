@@ -20,8 +20,8 @@ struct Entry {
     const char* label;
     const char* help;
     bool approximate;
-    /// Its own settings: option, value, help (up to two).
-    const char* params[2][3];
+    /// Its own settings: option, value, help (up to three).
+    const char* params[3][3];
 };
 
 // The first is the default: the answer must be right first. lbm: two copies of 19 FP32 populations, the running
@@ -35,7 +35,12 @@ constexpr Entry kSolvers[] = {
      false,
      {{"lattice-stride", "N",
        "once the flow has settled, run the lattice one step in N and carry heat on its mean flow in between (4; 1 = every step)"},
-      {nullptr, nullptr, nullptr}}},
+      {"lattice-stride-max", "T",
+       "while every port's flow holds within 5 % from one lattice run to the next, the stride doubles, up to one lattice run "
+       "in T of simulated time (16s; 0 = the stride stays N)"},
+      {"lattice-mach", "M",
+       "the lattice Mach number at the fastest air the ports can make, which sets the lattice step (0.15; 0.05–0.2: the "
+       "compressibility error grows as M², the run's cost falls as 1/M)"}}},
     {"quick",
      &makeQuickAir,
      0,

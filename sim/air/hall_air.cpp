@@ -436,10 +436,12 @@ private:
             }
         const double q_max = perimeterAirflow();
         for (auto& [region, list] : cells) {
-            // The jet speed is the tiles' (flow / open area), whatever share of the floor cells they cover.
+            // The jet speed is the tiles' (flow / open area), whatever share of the floor cells they cover. The
+            // holes' jets merge within a few hole pitches, far below a cell, keeping their momentum: the fastest
+            // air the lattice carries over the tile is q·u_jet = A·U², U = √φ·u_jet (φ the open share).
             const double cell_area = static_cast<double>(list.size()) * c_ * c_;
             const double open = std::clamp(open_area[region] / cell_area, 1e-3, 1.0);
-            out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(q_max, list.size(), open));
+            out_.fastest_jet_ms = std::max(out_.fastest_jet_ms, jetMs(q_max, list.size(), std::sqrt(open)));
             for (int cell : list) used_.erase(cell);
             out_.tiles.push_back(port(std::move(list), true, {0, 0, 1, open}));
         }

@@ -56,7 +56,9 @@ struct HallAirPorts {
     std::vector<int> port_region;    ///< the region of every port, by port number
     /// Containments whose aisles stay open to the room at this grid (no roof or doors): not sealed regions.
     std::vector<std::string> unsealed;
-    double fastest_jet_ms = 0;  ///< the fastest source jet at the equipment's maximum airflow
+    /// The fastest air the source ports make at the equipment's maximum airflow (m/s): a jet's speed, or over a
+    /// perforated tile its holes' jets merged with their momentum kept (√open share × the holes' speed).
+    double fastest_jet_ms = 0;
 };
 
 /// `unit_airflow_margin`: units blow at most this multiple of the racks' airflow (the engine's rule), which

@@ -78,6 +78,8 @@ void Engine::Impl::buildAir(int h) {
     spec.flow_residual = opt.flow_residual;
     spec.flow_resolve_change = opt.flow_resolve_change;
     spec.lattice_stride = opt.lattice_stride;
+    spec.lattice_stride_max_s = opt.lattice_stride_max_s;
+    spec.lattice_mach = opt.lattice_mach;
     const std::uint64_t need = airSolverBytes(air_solver, spec.grid);
     const std::uint64_t limit = opt.max_grid_bytes ? opt.max_grid_bytes : physicalMemory() / 10 * 8;
     if (need > limit)
@@ -87,7 +89,7 @@ void Engine::Impl::buildAir(int h) {
     hr.solver = makeAirSolver(air_solver, spec, pool);
     hr.air = &hr.solver->air();
     const HallAirPorts ports = buildHallAir(hall, catalog, *hr.solver, opt.unit_airflow_margin);
-    // The fastest jet sets the lattice's step (Mach 0.1 there); a floor keeps a still hall from a huge step.
+    // The fastest air sets the lattice's step (Mach 0.15 there by default); a floor keeps a still hall from a huge step.
     hr.solver->setFastestJet(std::max(ports.fastest_jet_ms, 0.5));
     for (std::size_t q = 0; q < hr.racks.size(); ++q) {
         RackRt& rr = racks[hr.racks[q]];
@@ -140,6 +142,7 @@ void Engine::Impl::collectAirStats() {
         sum.flow_solves += s.flow_solves;
         sum.flow_iterations += s.flow_iterations;
         sum.lattice_steps += s.lattice_steps;
+        sum.max_speed_ms = std::max(sum.max_speed_ms, s.max_speed_ms);
         sum.last_flow_residual = std::max(sum.last_flow_residual, s.last_flow_residual);
         sum.max_divergence_error = std::max(sum.max_divergence_error, s.max_divergence_error);
         sum.flow_seconds += s.flow_seconds;
@@ -147,6 +150,7 @@ void Engine::Impl::collectAirStats() {
     stats.flow_solves = sum.flow_solves;
     stats.flow_iterations = sum.flow_iterations;
     stats.lattice_steps = sum.lattice_steps;
+    stats.max_air_speed_ms = sum.max_speed_ms;
     stats.last_flow_residual = sum.last_flow_residual;
     stats.max_divergence_error = sum.max_divergence_error;
     stats.flow_seconds = sum.flow_seconds;

@@ -32,6 +32,8 @@ struct LbmAir::Impl {
     std::vector<double> flow_ref;     // port flows (smoothed) when the flow last changed
     std::vector<double> flow_smooth;  // port flows, smoothed over ~10 s
     double settle_until = 0, next_lattice = 0;
+    int stride = 1;                              // the quasi-steady stride now (grows while the flows hold)
+    std::vector<double> flow_at_run;             // port flows (smoothed) at the last lattice run
     double step_debt = 0;                        // lattice steps owed to the hall's clock (fractions)
     std::vector<float> interval_u, interval_kt;  // the last lattice run's mean flow, for the stride between runs
     bool interval_pending = false;               // not yet the heat's flow
@@ -111,6 +113,23 @@ struct LbmAir::Impl {
         return true;
     }
 
+    /// The stride after this lattice run: doubled while every port's smoothed flow held within 5 % of itself
+    /// since the last run, up to one run in `lattice_stride_max_s` of simulated time (never below the base
+    /// stride); back to the base stride as soon as one moved.
+    int nextStride(double duration) {
+        const int base = std::max(1, spec.lattice_stride);
+        bool held = flow_at_run.size() == flow_smooth.size();
+        for (std::size_t i = 0; held && i < flow_smooth.size(); ++i) {
+            const double d = std::fabs(flow_smooth[i] - flow_at_run[i]);
+            held = d <= 0.05 * std::max(std::fabs(flow_at_run[i]), std::fabs(flow_smooth[i])) || d < 1e-9;
+        }
+        flow_at_run = flow_smooth;
+        const int cap = std::max(base, static_cast<int>(spec.lattice_stride_max_s / duration + 1e-9));
+        stride = held ? std::min(2 * std::max(stride, base), std::max(cap, base)) : base;
+        stride = std::max(stride, base);
+        return stride;
+    }
+
     /// Two flow-through times of the room (fluid volume over the air blown in), within 10–120 s.
     double settleTime() const {
         double q = 0;
@@ -121,6 +140,20 @@ struct LbmAir::Impl {
     }
 
     Impl(const LbmAirSpec& s, ThreadPool& p) : spec(s), pool(p) {}
+
+    /// The fastest cell of `velocity` (the last chunk's mean) into stats.max_speed_ms.
+    void noteFastest() {
+        double u2 = 0;
+        for (std::size_t c = 0; c + 2 < velocity.size(); c += 3) {
+            const double x = velocity[c], y = velocity[c + 1], z = velocity[c + 2];
+            u2 = std::max(u2, x * x + y * y + z * z);
+        }
+        stats.max_speed_ms = std::max(stats.max_speed_ms, std::sqrt(u2) * h / dt);
+    }
+
+    /// The fastest air a source port makes in the lattice: its holes' jets merged with their momentum kept,
+    /// q·u_jet = A·U² (models.md §3), so U = √φ·u_jet; a port open over its whole face blows at u_jet.
+    double streamMs(const Port& p) const { return jetMs(p) * std::sqrt(p.jet.open_fraction); }
 
     double jetMs(const Port& p) const { return p.q / (static_cast<double>(p.cells.size()) * h * h * p.jet.open_fraction); }
 
@@ -245,20 +278,24 @@ int LbmAir::advance(double duration, const std::function<void(double)>& before) 
     // A jet faster than the lattice was set up for would run at a Mach number where it is no longer air.
     for (std::size_t i = 0; i < d.ports.size(); ++i) {
         const auto& p = d.ports[i];
-        const double mach = d.jetMs(p) * d.dt / d.h / kCs;
+        const double mach = d.streamMs(p) * d.dt / d.h / kCs;
         if (p.source && mach > 0.2) {
             char msg[300];
             std::snprintf(msg, sizeof msg,
                           "lattice air: port %zu blows at %.2f m/s, Mach %.2f on a lattice set up for %.2f m/s (at most 0.2 is air); "
                           "its flow exceeds the equipment's maximum airflow",
-                          i, d.jetMs(p), mach, d.spec.max_speed_ms);
+                          i, d.streamMs(p), mach, d.spec.max_speed_ms);
             throw SimError(msg);
         }
     }
-    if (d.flowsMoved(duration)) d.settle_until = d.t + d.settleTime();
+    if (d.flowsMoved(duration)) {
+        d.settle_until = d.t + d.settleTime();
+        d.stride = std::max(1, d.spec.lattice_stride);
+    }
     int sub = 0;
-    if (d.t + 1e-9 < d.settle_until || d.t + 1e-9 >= d.next_lattice || d.spec.lattice_stride <= 1) {
-        d.next_lattice = d.t + duration * std::max(1, d.spec.lattice_stride);
+    const bool settling = d.t + 1e-9 < d.settle_until;
+    if (settling || d.t + 1e-9 >= d.next_lattice || d.spec.lattice_stride <= 1) {
+        d.next_lattice = d.t + duration * (settling ? std::max(1, d.spec.lattice_stride) : d.nextStride(duration));
         sub = runLattice(duration, before);
     } else {
         if (d.interval_pending) {  // between lattice runs heat rides on the last run's mean flow
@@ -313,6 +350,7 @@ int LbmAir::runLattice(double duration, const std::function<void(double)>& befor
             throw LatticeUnstable(std::string(e.what()) + when, e.i, e.j, e.k, e.step);
         }
         d.velocity = d.lat->meanVelocity();
+        d.noteFastest();
         std::vector<float> kt = d.lat->meanEddyViscosity();
         sum_u.resize(d.velocity.size(), 0.0);
         sum_kt.resize(kt.size(), 0.0);
@@ -361,13 +399,14 @@ const AirSolverStats& LbmAir::stats() const { return d_->stats; }
 
 std::string LbmAir::summary() const {
     const Impl& d = *d_;
-    char buf[400];
-    std::snprintf(
-        buf, sizeof buf,
-        "lattice Boltzmann D3Q19 TRT + Smagorinsky LES (C_s %.2f), %d x %d x %d cells of %.2f m, lattice step %.2f ms "
-        "(Mach %.2f at %.2f m/s, the fastest jet), %s, quasi-steady stride %d; heat: van Leer TVD with eddy diffusivity (Pr_t %.2f)",
-        d.spec.smagorinsky_cs, d.air->nx(), d.air->ny(), d.air->nz(), d.h, d.dt * 1e3, d.spec.mach, d.spec.max_speed_ms,
-        d.spec.buoyancy ? "Boussinesq buoyancy" : "no buoyancy", d.spec.lattice_stride, d.spec.prandtl_t);
+    char buf[600];
+    std::snprintf(buf, sizeof buf,
+                  "lattice Boltzmann D3Q19 TRT + Smagorinsky LES (C_s %.2f), %d x %d x %d cells of %.2f m, lattice step %.2f ms "
+                  "(Mach %.2f at %.2f m/s, the fastest air the ports make), %s, quasi-steady stride %d (doubling while the "
+                  "ports' flows hold, up to one lattice run in %.0f s); heat: van Leer TVD with eddy diffusivity (Pr_t %.2f)",
+                  d.spec.smagorinsky_cs, d.air->nx(), d.air->ny(), d.air->nz(), d.h, d.dt * 1e3, d.spec.mach, d.spec.max_speed_ms,
+                  d.spec.buoyancy ? "Boussinesq buoyancy" : "no buoyancy", d.spec.lattice_stride, d.spec.lattice_stride_max_s,
+                  d.spec.prandtl_t);
     return buf;
 }
 
@@ -383,6 +422,8 @@ std::unique_ptr<AirSolver> makeLbmAir(const AirSolverSpec& spec, ThreadPool& poo
     l.grid = spec.grid;
     l.max_speed_ms = spec.max_speed_ms;
     l.lattice_stride = spec.lattice_stride;
+    l.lattice_stride_max_s = spec.lattice_stride_max_s;
+    l.mach = spec.lattice_mach;
     return std::make_unique<LbmAir>(l, pool);
 }
 

@@ -32,6 +32,9 @@ struct EngineOptions {
     std::string air;
     /// lbm: once the flow has settled, the lattice runs one engine step in this many (LbmAirSpec::lattice_stride).
     int lattice_stride = 4;
+    /// lbm: the stride grows while the flows hold, up to one lattice run in this much time (LbmAirSpec).
+    double lattice_stride_max_s = 16.0;
+    double lattice_mach = 0.15;  ///< lbm: the lattice Mach number at the fastest air (LbmAirSpec::mach)
     /// Measured series that drive inputs in place of the model (drive.hpp); each names a scenario entity.
     std::vector<DriveSeries> drive;
 };
@@ -48,6 +51,7 @@ struct EngineStats {
     std::int64_t flow_iterations = 0;
     std::uint64_t grid_cells = 0;
     std::int64_t lattice_steps = 0;
+    double max_air_speed_ms = 0;  ///< lbm: the fastest mean air anywhere in any hall (m/s), against the lattice's Mach
     double last_flow_residual = 0;
     double max_divergence_error = 0;
     double flow_seconds = 0;   ///< wall time in the air's flow solves (quick) or flux projections (lbm)

@@ -19,9 +19,11 @@ namespace ct::sim {
 struct AirSolverSpec {
     AirGridSpec grid;
     /// lbm: the fastest air speed expected anywhere (the strongest jet at the equipment's maximum airflow); the
-    /// lattice's time step follows from it (Mach 0.1 there).
+    /// lattice's time step follows from it (lattice_mach there).
     double max_speed_ms = 2.0;
-    int lattice_stride = 4;  ///< lbm: LbmAirSpec::lattice_stride
+    int lattice_stride = 4;              ///< lbm: LbmAirSpec::lattice_stride
+    double lattice_stride_max_s = 16.0;  ///< lbm: LbmAirSpec::lattice_stride_max_s
+    double lattice_mach = 0.15;          ///< lbm: LbmAirSpec::mach
     /// quick: relative residual of the flow solve, and the share of the hall's airflow that port flows must move
     /// by before the flow is solved again.
     double flow_residual = 1e-6;
@@ -31,6 +33,7 @@ struct AirSolverSpec {
 struct AirSolverStats {
     std::int64_t flow_solves = 0, flow_iterations = 0;  ///< quick: potential solves; lbm: projections
     std::int64_t lattice_steps = 0;                     ///< lbm
+    double max_speed_ms = 0;                            ///< lbm: the fastest cell of any coupling chunk's mean flow (m/s)
     double last_flow_residual = 0;
     double max_divergence_error = 0;
     double flow_seconds = 0;  ///< wall time spent in flow solves / projections

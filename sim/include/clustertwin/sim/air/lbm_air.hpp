@@ -4,7 +4,7 @@
 // projected to exact mass at the ports, with van Leer TVD advection and the LES eddy diffusivity κ_t = ν_t/Pr_t.
 //
 // Units: the lattice step follows from the cell size and the fastest expected air speed, dt = Ma·c_s·h / U_max
-// with c_s = 1/√3 (lattice Mach Ma at U_max, 0.1 by default); viscosity ν·dt/h², accelerations a·dt²/h.
+// with c_s = 1/√3 (lattice Mach Ma at U_max, 0.15 by default); viscosity ν·dt/h², accelerations a·dt²/h.
 #include <clustertwin/sim/air/air_solver.hpp>
 #include <clustertwin/sim/air/lattice.hpp>
 
@@ -18,8 +18,11 @@ namespace ct::sim {
 struct LbmAirSpec {
     AirGridSpec grid;           ///< the box, cell, molecular κ, backend (tvd is turned on)
     double max_speed_ms = 2.0;  ///< the fastest air speed expected anywhere (the strongest jet)
-    double mach = 0.1;          ///< lattice Mach number at max_speed_ms (0.05–0.15)
-    double nu_m2s = 1.5e-5;     ///< kinematic viscosity of air
+    /// Lattice Mach number at max_speed_ms (0.05–0.2). 0.15: on lab-8node, every step of the lattice for 10
+    /// minutes, the rack inlets at 0.15 and at 0.2 differed from those at 0.1 by a mean 0.07 and 0.09 K, as
+    /// much as two runs at 0.1 with lattice steps 10 % apart did (0.07 K): the chaos of the resolved eddies.
+    double mach = 0.15;
+    double nu_m2s = 1.5e-5;  ///< kinematic viscosity of air
     /// C_s: Lilly's 0.17. On hall grids (0.1–0.5 m) nearly all the turbulence is below the grid; with
     /// Deardorff's 0.1 (for resolved wall-bounded LES) a rack's exhaust jet drove the lattice unstable within
     /// seconds at τ0 ≈ ½ (tst_lbm roomBalancesHeatAtSteadyState), with 0.17 it runs steadily.
@@ -33,6 +36,9 @@ struct LbmAirSpec {
     /// carried on the last interval's mean flow in between. The flow settles in seconds, the hall's heat in
     /// minutes; 1 runs the lattice through every interval.
     int lattice_stride = 4;
+    /// While every port's flow holds within 5 % from one lattice run to the next, the stride doubles, up to one
+    /// lattice run in this much simulated time (never below lattice_stride); the first change brings it back.
+    double lattice_stride_max_s = 16.0;
     /// Heat follows the lattice's flow in chunks of about this length (s), each on that chunk's mean flow. With
     /// 0.1 s (resolved eddies carrying heat) the 32-rack slab hall's inlets after 20 min moved by < 0.6 K from
     /// those with 1 s, at 2.5 × the cost: 1 s, one chunk per engine step.
