@@ -42,6 +42,7 @@ private slots:
     void failedLinkReroutesAndNoPathStalls();
     void impossibleParametersAreClearErrors();
     void scenarioFabricAndHierarchicalAllReduce();
+    void channelsLoadEveryRail();
     void upDownRoutesAreShortestPaths();
 };
 
@@ -266,6 +267,70 @@ void TstNetwork::scenarioFabricAndHierarchicalAllReduce() {
     QVERIFY(hier.time_s < flat.time_s);
     // The flat ring is limited by the 400 Gb/s NICs: bus bandwidth at most 50 GB/s.
     QVERIFY(flat.busbw_Bps <= 50 * GB * 1.0001);
+}
+
+// Issue 41: NCCL runs a ring collective as one channel per rail, so two DGX H100 use all 8 NICs, not one.
+void TstNetwork::channelsLoadEveryRail() {
+    auto rep = ct::model::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json");
+    const ScenarioFabric f = buildScenarioFabric(rep.scenario, rep.catalog);
+    const Topology& t = f.topology;
+    Router r(t);
+    auto ranksOf = [&](int nodes) {
+        std::pair<std::vector<int>, std::vector<int>> rk;
+        for (int n = 0; n < nodes; ++n)
+            for (int g = 0; g < 8; ++g) {
+                rk.first.push_back(f.gpus_of_node[n][g]);
+                rk.second.push_back(n);
+            }
+        return rk;
+    };
+    // Bytes each GPU's NIC sent into the fabric, and bytes on links between switches.
+    auto nicBytes = [&](const CollectiveResult& c, const std::vector<int>& ranks) {
+        std::vector<double> out;
+        for (int h : ranks)
+            for (int a = 0; a < t.arcCount(); ++a)
+                if (t.arc(a).from == h && t.node(t.arc(a).to).kind == NodeKind::Switch) out.push_back(c.arc_bytes[a]);
+        return out;
+    };
+    auto switchBytes = [&](const CollectiveResult& c) {
+        double b = 0;
+        for (int a = 0; a < t.arcCount(); ++a)
+            if (t.node(t.arc(a).from).kind == NodeKind::Switch && t.node(t.arc(a).to).kind == NodeKind::Switch) b += c.arc_bytes[a];
+        return b;
+    };
+    const double S = 8 * std::pow(2.0, 30);
+    const auto [ranks, node_of] = ranksOf(2);
+    QCOMPARE(defaultChannels(node_of), 8);
+    const auto one = runCollective(t, r, CollectiveOp::AllReduce, ranks, S);
+    const auto eight = runChannelCollective(t, r, CollectiveOp::AllReduce, ranks, node_of, S, 8);
+    qInfo("2 x DGX H100, 8 GiB all-reduce: one ring busbw %.1f GB/s, 8 channels %.1f GB/s", one.busbw_Bps / GB, eight.busbw_Bps / GB);
+    // One ring leaves each node through one NIC; eight channels through all 16, evenly, and stay on their rails.
+    const auto nic1 = nicBytes(one, ranks), nic8 = nicBytes(eight, ranks);
+    QCOMPARE(nic8.size(), std::size_t(16));
+    QCOMPARE(std::count_if(nic1.begin(), nic1.end(), [](double b) { return b > 0; }), std::ptrdiff_t(2));
+    for (double b : nic8) QVERIFY2(within(b, nic8.front(), 1e-9) && b > 0, qPrintable(QString::number(b)));
+    QCOMPARE(switchBytes(eight), 0.0);
+    // Each NIC moves 2(n−1)/n · S / 8; at 50 GB/s the bus bandwidth is 8 × 50 GB/s (NVLink's 450 GB/s a GPU is not
+    // the bound), one ring's 50 GB/s.
+    QVERIFY(within(eight.busbw_Bps, 400 * GB, 0.01));
+    QVERIFY(within(one.busbw_Bps, 50 * GB, 0.01));
+    // One channel is the single ring, to the last digit; all-gather and reduce-scatter take half the steps.
+    QCOMPARE(runChannelCollective(t, r, CollectiveOp::AllReduce, ranks, node_of, S, 1).time_s, one.time_s);
+    const auto ag = runChannelCollective(t, r, CollectiveOp::AllGather, ranks, node_of, S, 8);
+    QCOMPARE(ag.steps, 15);
+    QVERIFY(within(ag.busbw_Bps, 400 * GB, 0.01));
+    // Inside one node the rings are NVLink's either way.
+    const auto [r1, n1] = ranksOf(1);
+    const auto in1 = runCollective(t, r, CollectiveOp::AllReduce, r1, S);
+    const auto in8 = runChannelCollective(t, r, CollectiveOp::AllReduce, r1, n1, S, 8);
+    QVERIFY(within(in8.busbw_Bps, in1.busbw_Bps, 0.01));
+    // A node that comes back in the ring order: channels cannot follow rails; the default is one ring.
+    std::vector<int> mixed = ranks, mixed_of = node_of;
+    std::swap(mixed[7], mixed[8]);
+    std::swap(mixed_of[7], mixed_of[8]);
+    QCOMPARE(defaultChannels(mixed_of), 1);
+    QVERIFY_THROWS_EXCEPTION(SimError, runChannelCollective(t, r, CollectiveOp::AllReduce, mixed, mixed_of, S, 8));
+    QVERIFY_THROWS_EXCEPTION(SimError, runChannelCollective(t, r, CollectiveOp::AllReduce, ranks, node_of, S, 0));
 }
 
 void TstNetwork::upDownRoutesAreShortestPaths() {

@@ -34,6 +34,11 @@ reports the completion time, the bus bandwidth (as nccl-tests defines it) and th
   --order O           the ring's rank order over the placed GPUs: linear (as placed, the default), stride:K
                       (every K-th placed GPU, then the next offset: 0, K, 2K, ..., 1, K+1, ...) or a FILE that
                       lists GPU ports (NODE/gpuN) in ring order, one per line or as a JSON array
+  --channels N        rings at once, each with 1/N of the buffer, as NCCL's channels (all-reduce, all-gather,
+                      reduce-scatter): channel c enters and leaves every node through its local GPU c and that
+                      GPU's NIC, so a multi-node collective loads every rail. Default: one per rail (the most
+                      GPUs a node has in the collective) with --order linear when every node's GPUs are next to
+                      each other in it (--placement packed), else 1 (the ring exactly as given)
   --fail-link ID      fail a link first, "a<->b" (repeatable), e.g. leaf0<->spine3
   --links FILE        every link direction's bytes and utilization, busiest first: CSV, or JSON for *.json
   --json              print the result as JSON
@@ -168,7 +173,14 @@ int cmdCollective(const Args& a) {
     }
     const int n = static_cast<int>(rk.ranks.size());
     net::Router router(f.topology);
-    const net::CollectiveResult r = net::runCollective(f.topology, router, op, rk.ranks, bytes, rk.node_of);
+    const int channels = a.getInt("channels", order == "linear" ? net::defaultChannels(rk.node_of) : 1);
+    if (channels < 1 || channels > 64) throw UsageError("--channels must be within 1..64");
+    net::CollectiveResult r;
+    try {
+        r = net::runChannelCollective(f.topology, router, op, rk.ranks, rk.node_of, bytes, channels);
+    } catch (const sim::SimError& e) {
+        throw UsageError(e.what());
+    }
     if (a.has("links")) writeLinkLoads(a.get("links"), f.topology, r.arc_bytes, r.time_s);
     if (r.stalled_pairs > 0)
         std::cerr << "collective: " << r.stalled_pairs << " rank pair(s) have no route; the operation cannot complete\n";
@@ -180,6 +192,7 @@ int cmdCollective(const Args& a) {
                           {"bytes", bytes},
                           {"placement", placement},
                           {"order", order},
+                          {"channels", channels},
                           {"routing", net::toString(f.topology.routing())},
                           {"time_s", r.stalled_pairs ? json(nullptr) : json(r.time_s)},
                           {"algbw_GBps", r.algbw_Bps / 1e9},
@@ -190,9 +203,11 @@ int cmdCollective(const Args& a) {
                          .dump(2)
                   << "\n";
     } else {
-        std::printf("%s of %.4g bytes over %d GPUs (%s, order %s, routing %s): %.9f s, algbw %.2f GB/s, busbw %.2f GB/s, %d steps\n",
-                    net::toString(op), bytes, n, placement.c_str(), order.c_str(), net::toString(f.topology.routing()), r.time_s,
-                    r.algbw_Bps / 1e9, r.busbw_Bps / 1e9, r.steps);
+        std::printf(
+            "%s of %.4g bytes over %d GPUs (%s, order %s, %d channel%s, routing %s): %.9f s, algbw %.2f GB/s, busbw %.2f GB/s, "
+            "%d steps\n",
+            net::toString(op), bytes, n, placement.c_str(), order.c_str(), channels, channels == 1 ? "" : "s",
+            net::toString(f.topology.routing()), r.time_s, r.algbw_Bps / 1e9, r.busbw_Bps / 1e9, r.steps);
         for (std::size_t i = 0; i < r.busiest.size() && i < 5; ++i)
             std::printf("  busiest %zu: %-40s %.3g bytes, %.0f %%\n", i + 1, r.busiest[i].id.c_str(), r.busiest[i].bytes,
                         100 * r.busiest[i].utilization);

@@ -171,7 +171,7 @@ const std::vector<Command>& commands() {
          "one collective (all-reduce, all-gather, ...) on the scenario's fabric",
          ct::cli::cmdCollective,
          {"json", "help"},
-         {"op", "bytes", "ranks", "placement", "order", "fail-link", "links"},
+         {"op", "bytes", "ranks", "placement", "order", "channels", "fail-link", "links"},
          text(ct::cli::kCollectiveHelp)},
         {"flows",
          "flows FILE",

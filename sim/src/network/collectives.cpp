@@ -160,6 +160,93 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
     return res;
 }
 
+namespace {
+
+/// Each node's ranks in ring order, nodes in the order the ring reaches them; throws when a node's ranks are
+/// not next to each other.
+std::vector<std::vector<int>> nodeSegments(const std::vector<int>& ranks, const std::vector<int>& node_of_rank) {
+    std::vector<std::vector<int>> seg;
+    std::map<int, std::size_t> seen;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const int node = node_of_rank[i];
+        if (i > 0 && node == node_of_rank[i - 1]) {
+            seg.back().push_back(ranks[i]);
+            continue;
+        }
+        if (!seen.emplace(node, seg.size()).second)
+            throw SimError("collective: channels need each node's ranks next to each other in the ring order (node of rank " +
+                           std::to_string(i) + " comes back); run one channel for this order");
+        seg.push_back({ranks[i]});
+    }
+    return seg;
+}
+
+/// One ring step of every channel: chunk bytes per hop. Inside a node channel c runs from local rank
+/// e = c mod size round to e − 1, which hands the data on over NVLink to e (PXN), and e sends it on to the
+/// next node's entry on its own rail.
+std::vector<std::tuple<int, int, double>> channelStep(const std::vector<std::vector<int>>& seg, int channels, double chunk) {
+    std::vector<std::tuple<int, int, double>> x;
+    const std::size_t nodes = seg.size();
+    for (int c = 0; c < channels; ++c)
+        for (std::size_t k = 0; k < nodes; ++k) {
+            const std::vector<int>& L = seg[k];
+            const std::size_t g = L.size(), e = static_cast<std::size_t>(c) % g;
+            for (std::size_t i = 0; i + 1 < g; ++i) x.emplace_back(L[(e + i) % g], L[(e + i + 1) % g], chunk);
+            if (nodes == 1) {  // a ring inside one node closes on itself
+                if (g > 1) x.emplace_back(L[(e + g - 1) % g], L[e], chunk);
+                continue;
+            }
+            if (g > 1) x.emplace_back(L[(e + g - 1) % g], L[e], chunk);  // PXN: to the GPU of the rail's NIC
+            const std::vector<int>& next = seg[(k + 1) % nodes];
+            x.emplace_back(L[e], next[static_cast<std::size_t>(c) % next.size()], chunk);
+        }
+    return x;
+}
+
+}  // namespace
+
+int defaultChannels(const std::vector<int>& node_of_rank) {
+    std::map<int, int> per_node;
+    int most = 1;
+    for (std::size_t i = 0; i < node_of_rank.size(); ++i) {
+        const int node = node_of_rank[i];
+        if (per_node.count(node) && node_of_rank[i - 1] != node) return 1;  // the node comes back: not rails
+        most = std::max(most, ++per_node[node]);
+    }
+    return most;
+}
+
+CollectiveResult runChannelCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
+                                      const std::vector<int>& node_of_rank, double bytes, int channels) {
+    if (channels < 1) throw SimError("collective: channels must be >= 1");
+    const bool ring = op == CollectiveOp::AllReduce || op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter;
+    if (!ring || channels == 1) return runCollective(t, r, op, ranks, bytes, node_of_rank);
+    if (ranks.empty()) throw SimError("collective: ranks must not be empty");
+    if (!(bytes > 0)) throw SimError("collective: bytes must be > 0");
+    if (node_of_rank.size() != ranks.size()) throw SimError("collective: channels need each rank's node");
+    for (int h : ranks)
+        if (h < 0 || h >= t.nodeCount()) throw SimError("collective: rank on an unknown node");
+    const auto seg = nodeSegments(ranks, node_of_rank);
+    const int n = static_cast<int>(ranks.size());
+    Accum acc{t, r, std::vector<double>(static_cast<std::size_t>(t.arcCount()), 0.0)};
+    const auto x = channelStep(seg, channels, bytes / n / channels);
+    const int times = op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
+    acc.step(x, times);
+    CollectiveResult res;
+    res.op = op;
+    res.ranks = n;
+    res.bytes = bytes;
+    res.time_s = acc.time;
+    res.steps = acc.steps;
+    res.stalled_pairs = acc.stalled;
+    res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
+    res.busbw_Bps = res.algbw_Bps * (op == CollectiveOp::AllReduce ? 2.0 * (n - 1) / n : static_cast<double>(n - 1) / n);
+    res.arc_bytes = std::move(acc.arc_bytes);
+    res.busiest = linkLoads(t, res.arc_bytes, acc.time, false);
+    if (res.busiest.size() > 10) res.busiest.resize(10);
+    return res;
+}
+
 CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<std::vector<int>>& groups,
                                       double bytes) {
     if (groups.empty() || groups.front().empty()) throw SimError("collective: no groups");

@@ -50,6 +50,19 @@ struct CollectiveResult {
 CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, double bytes,
                                const std::vector<int>& node_of_rank = {});
 
+/// A ring collective (all-reduce, all-gather, reduce-scatter) as NCCL lays it over the GPUs' rails (issue 41):
+/// `channels` rings at once, each carrying bytes / channels. Every node's ranks (`node_of_rank`, each node's
+/// ranks next to each other in `ranks`) are visited in turn; channel c enters node k at its local rank
+/// c mod (its ranks) and leaves it through that same GPU's NIC, the ring's last GPU in the node handing its data
+/// to it over NVLink (NCCL's PXN), so channel c stays on rail c. One channel is runCollective's single ring.
+/// Other ops run as runCollective does. Throws SimError as runCollective does, and when a node's ranks are not
+/// next to each other or channels < 1.
+CollectiveResult runChannelCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
+                                      const std::vector<int>& node_of_rank, double bytes, int channels);
+/// NCCL's default: one channel per rail, the most ranks any node has (1 without node_of_rank, or when a node's
+/// ranks are not next to each other in the ring order).
+int defaultChannels(const std::vector<int>& node_of_rank);
+
 /// Ring all-reduces of `bytes` in several groups at once (e.g. one data-parallel ring per rail): every step
 /// carries every group's transfers together. All groups must have the same size.
 CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::vector<std::vector<int>>& groups, double bytes);
