@@ -364,6 +364,7 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"air_summary", st.air_summary},
            {"lattice_steps", st.lattice_steps},
            {"max_air_speed_ms", st.max_air_speed_ms},
+           {"lattice_restarts", st.lattice_restarts},
            {"alerts", alerts},
            {"findings", findings}};
     addEntities(j, o);
@@ -428,6 +429,11 @@ int cmdSimulate(const Args& a) {
     if (steady) printSteady(o, note);
     printInlets(o, note);
     if (!o.cooling_ok) std::cerr << "simulate: cooling could not carry the load during the run (see alerts)\n";
+    if (st.lattice_restarts > 0)
+        std::cerr << "simulate: room air: the lattice went unstable " << st.lattice_restarts
+                  << " time(s) and started again from rest at half its step: the air ran faster (up to " << std::setprecision(3)
+                  << st.max_air_speed_ms << std::defaultfloat << std::setprecision(6)
+                  << " m/s) than the ports' jets let it expect; --lattice-mach sets the step from the start\n";
     const json findings = findingsOf(o);
     for (const auto& x : findings) std::cerr << "simulate: warning: " << x["text"].get<std::string>() << "\n";
     note << "simulate: run " << o.run << " recorded in " << out << " (" << st.steps << " steps, " << st.air_substeps << " air sub-steps, "

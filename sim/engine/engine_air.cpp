@@ -143,6 +143,7 @@ void Engine::Impl::collectAirStats() {
         sum.flow_iterations += s.flow_iterations;
         sum.lattice_steps += s.lattice_steps;
         sum.max_speed_ms = std::max(sum.max_speed_ms, s.max_speed_ms);
+        sum.lattice_restarts += s.lattice_restarts;
         sum.last_flow_residual = std::max(sum.last_flow_residual, s.last_flow_residual);
         sum.max_divergence_error = std::max(sum.max_divergence_error, s.max_divergence_error);
         sum.flow_seconds += s.flow_seconds;
@@ -151,6 +152,7 @@ void Engine::Impl::collectAirStats() {
     stats.flow_iterations = sum.flow_iterations;
     stats.lattice_steps = sum.lattice_steps;
     stats.max_air_speed_ms = sum.max_speed_ms;
+    stats.lattice_restarts = sum.lattice_restarts;
     stats.last_flow_residual = sum.last_flow_residual;
     stats.max_divergence_error = sum.max_divergence_error;
     stats.flow_seconds = sum.flow_seconds;

@@ -56,6 +56,23 @@ struct Accum {
     }
 };
 
+/// The result of a run collective: times, bandwidths (bus bandwidth = algbw · factor) and the ten busiest links.
+CollectiveResult finish(Accum& acc, CollectiveOp op, int ranks, double bytes, double factor) {
+    CollectiveResult res;
+    res.op = op;
+    res.ranks = ranks;
+    res.bytes = bytes;
+    res.time_s = acc.time;
+    res.steps = acc.steps;
+    res.stalled_pairs = acc.stalled;
+    res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
+    res.busbw_Bps = res.algbw_Bps * factor;
+    res.arc_bytes = std::move(acc.arc_bytes);
+    res.busiest = linkLoads(acc.t, res.arc_bytes, acc.time, false);
+    if (res.busiest.size() > 10) res.busiest.resize(10);
+    return res;
+}
+
 std::vector<std::tuple<int, int, double>> ringStep(const std::vector<int>& ring, double chunk) {
     std::vector<std::tuple<int, int, double>> x;
     const std::size_t n = ring.size();
@@ -145,19 +162,7 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
             break;
         }
     }
-    CollectiveResult res;
-    res.op = op;
-    res.ranks = n;
-    res.bytes = bytes;
-    res.time_s = acc.time;
-    res.steps = acc.steps;
-    res.stalled_pairs = acc.stalled;
-    res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
-    res.busbw_Bps = res.algbw_Bps * factor;
-    res.arc_bytes = std::move(acc.arc_bytes);
-    res.busiest = linkLoads(t, res.arc_bytes, acc.time, false);
-    if (res.busiest.size() > 10) res.busiest.resize(10);
-    return res;
+    return finish(acc, op, n, bytes, factor);
 }
 
 namespace {
@@ -232,19 +237,7 @@ CollectiveResult runChannelCollective(const Topology& t, Router& r, CollectiveOp
     const auto x = channelStep(seg, channels, bytes / n / channels);
     const int times = op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
     acc.step(x, times);
-    CollectiveResult res;
-    res.op = op;
-    res.ranks = n;
-    res.bytes = bytes;
-    res.time_s = acc.time;
-    res.steps = acc.steps;
-    res.stalled_pairs = acc.stalled;
-    res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
-    res.busbw_Bps = res.algbw_Bps * (op == CollectiveOp::AllReduce ? 2.0 * (n - 1) / n : static_cast<double>(n - 1) / n);
-    res.arc_bytes = std::move(acc.arc_bytes);
-    res.busiest = linkLoads(t, res.arc_bytes, acc.time, false);
-    if (res.busiest.size() > 10) res.busiest.resize(10);
-    return res;
+    return finish(acc, op, n, bytes, op == CollectiveOp::AllReduce ? 2.0 * (n - 1) / n : static_cast<double>(n - 1) / n);
 }
 
 CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<std::vector<int>>& groups,

@@ -51,6 +51,7 @@ struct EngineStats {
     std::int64_t flow_iterations = 0;
     std::uint64_t grid_cells = 0;
     std::int64_t lattice_steps = 0;
+    int lattice_restarts = 0;     ///< lbm: restarts at half the step after the lattice went unstable (any hall)
     double max_air_speed_ms = 0;  ///< lbm: the fastest mean air anywhere in any hall (m/s), against the lattice's Mach
     double last_flow_residual = 0;
     double max_divergence_error = 0;

@@ -33,7 +33,8 @@ struct AirSolverSpec {
 struct AirSolverStats {
     std::int64_t flow_solves = 0, flow_iterations = 0;  ///< quick: potential solves; lbm: projections
     std::int64_t lattice_steps = 0;                     ///< lbm
-    double max_speed_ms = 0;                            ///< lbm: the fastest cell of any coupling chunk's mean flow (m/s)
+    int lattice_restarts = 0;  ///< lbm: times the lattice went unstable and started again from rest at half its step
+    double max_speed_ms = 0;   ///< lbm: the fastest cell of any coupling chunk's mean flow (m/s)
     double last_flow_residual = 0;
     double max_divergence_error = 0;
     double flow_seconds = 0;  ///< wall time spent in flow solves / projections
