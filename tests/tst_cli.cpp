@@ -13,12 +13,15 @@
 #include "image_checks.hpp"
 #include "test_time.hpp"
 
+#include <clustertwin/importers/nccl_tests.hpp>
+#include <clustertwin/model/error.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/runs/store.hpp>
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include <signal.h>
 #include <sqlite3.h>
@@ -53,6 +56,7 @@ private slots:
     void simulateRunsJobsFromAFileAndNamesTheirProblems();
     void importAndQueryDcgmScrapesWithoutDuplicates();
     void importKilledMidwayLeavesAConsistentDatabase();
+    void ncclTestsOutputInAndOut();
 };
 
 void TstCli::helpAndUsage() {
@@ -479,6 +483,88 @@ void TstCli::importKilledMidwayLeavesAConsistentDatabase() {
     QCOMPARE(count(), static_cast<long long>(files) * per_file);
     QCOMPARE(cli({"import", tmp.path(), "--db", db}).code, 0);
     QCOMPARE(count(), static_cast<long long>(files) * per_file);
+}
+
+// Issue 41: nccl-tests' output read (the layout since 2.11 with mpirun's tags and NCCL's log, the one before),
+// the twin's sweep printed in that layout, and compare-nccl setting one against the other.
+void TstCli::ncclTestsOutputInAndOut() {
+    using ct::importers::parseNcclTests;
+    std::istringstream text(
+        "[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+        "validation: 1\n"
+        "[1,0]<stdout>:#\n"
+        "[1,0]<stdout>:# Using devices\n"
+        "[1,0]<stdout>:#  Rank  0 Group  0 Pid  41230 on    node1 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+        "[1,0]<stdout>:#  Rank  1 Group  0 Pid  41231 on    node2 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+        "node1:41230:41230 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+        "[1,0]<stdout>:#                                                              out-of-place                       in-place\n"
+        "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+        "#wrong\n"
+        "[1,0]<stdout>:#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+        "[1,0]<stdout>:           8             2     float     sum      -1    19.83    0.00    0.00      0    19.66    0.00    0.00      "
+        "0\n"
+        "[1,0]<stdout>:     1048576        262144     float     sum      -1    45.10   23.25   23.25      0    44.90   23.35   23.35      "
+        "0\n"
+        "[1,0]<stdout>:     2097152        524288     float     sum      -1    oops   23.25   23.25      0    44.90   23.35   23.35      "
+        "0\n"
+        "[1,0]<stdout>:   134217728      33554432     float     sum      -1   2809.1   47.78   47.78    N/A   2806.2   47.83   47.83    "
+        "N/A\n"
+        "[1,0]<stdout>:# Out of bounds values : 0 OK\n"
+        "[1,0]<stdout>:# Avg bus bandwidth    : 23.4567 \n");
+    const auto run = parseNcclTests(text, "all_reduce_perf.log");
+    QCOMPARE(run.op, std::string("allreduce"));  // from the file name: the text does not name its program
+    QCOMPARE(run.ranks, 2);
+    QCOMPARE(run.devices.front(), std::string("NVIDIA H100 80GB HBM3"));
+    QCOMPARE(run.rows.size(), std::size_t(3));
+    QCOMPARE(run.rows[1].size_B, 1048576.0);
+    QCOMPARE(run.rows[1].count, 262144LL);
+    QCOMPARE(run.rows[1].root, -1);
+    QCOMPARE(run.rows[1].time_us, 45.10);
+    QCOMPARE(run.rows[1].busbw_GBps, 23.25);
+    QCOMPARE(run.rows[1].ip_time_us, 44.90);
+    QCOMPARE(run.rows[2].wrong, std::string("N/A"));
+    QCOMPARE(run.rows[2].line, 13);
+    QCOMPARE(run.bad_lines, 1);
+    QVERIFY2(QString::fromStdString(run.problems.front()).startsWith("all_reduce_perf.log:12: "), run.problems.front().c_str());
+    QCOMPARE(run.avg_busbw_GBps, 23.4567);
+    // Before 2.11: no root column; the program named on the command line the log starts with.
+    std::istringstream old(
+        "$ mpirun -np 2 ./build/all_gather_perf -b 8M -e 8M -g 1\n"
+        "#   Rank  0 Pid   1320 on ip-172-31-20-228 device  0 [0x00] Tesla V100-SXM2-16GB\n"
+        "     8388608        1048576     float    none    612.3   13.70   6.85      0   600.1   13.98   6.99      0\n");
+    const auto o = parseNcclTests(old, "x.txt");
+    QCOMPARE(o.op, std::string("allgather"));
+    QCOMPARE(o.rows.size(), std::size_t(1));
+    QCOMPARE(o.rows[0].root, -1);
+    QCOMPARE(o.rows[0].busbw_GBps, 6.85);
+    std::istringstream none("# nothing measured\nNCCL INFO only\n");
+    QVERIFY_THROWS_EXCEPTION(ct::model::ParseError, parseNcclTests(none, "empty.txt"));
+    QCOMPARE(ct::importers::ncclTestsOp("reduce_scatter_perf"), std::string("reducescatter"));
+    QCOMPARE(ct::importers::ncclTestsOp("sendrecv_perf"), std::string("sendrecv"));
+
+    // The twin's sweep in nccl-tests' layout, read back by compare-nccl against the same fabric: ratio 1.
+    QTemporaryDir tmp;
+    const QString pod = sample("superpod-h100-su");
+    CliRun r = cli({"collective", pod, "--op", "allreduce", "--sweep", "1M:64M:4", "--ranks", "16"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("#wrong") && r.out.contains("# Avg bus bandwidth"), qPrintable(r.out));
+    const QString table = tmp.filePath("twin.txt");
+    QFile f(table);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(r.out.toUtf8());
+    f.close();
+    r = cli({"compare-nccl", table, pod, "--ranks", "16"});
+    QCOMPARE(r.code, 2);  // nothing names the program
+    QVERIFY2(r.err.contains("--op"), qPrintable(r.err));
+    r = cli({"compare-nccl", table, pod, "--op", "allreduce", "--ranks", "16", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(j["channels"].toInt(), 8);
+    const QJsonArray rows = j["rows"].toArray();
+    QCOMPARE(rows.size(), 4);  // 1, 4, 16, 64 MiB
+    for (const auto& row : rows)
+        QVERIFY2(std::fabs(row.toObject()["ratio"].toDouble() - 1) < 2e-3, qPrintable(QString::number(row.toObject()["ratio"].toDouble())));
+    QCOMPARE(cli({"compare-nccl", tmp.filePath("missing.txt"), pod}).code, 2);
 }
 
 QTEST_GUILESS_MAIN(TstCli)

@@ -27,6 +27,8 @@ Runs one collective on the scenario's fabric (NVLink inside nodes, the InfiniBan
 reports the completion time, the bus bandwidth (as nccl-tests defines it) and the busiest links.
   --op OP             allreduce | hierarchical-allreduce | allgather | reducescatter | alltoall
   --bytes SIZE        buffer size: 1GiB, 256MiB, 4MB, 1e9 ...
+  --sweep MIN:MAX:F   every size from MIN to MAX, each F times the last (nccl-tests' -b MIN -e MAX -f F;
+                      K, M, G are powers of 1024 as there), printed in nccl-tests' layout
   --ranks N           number of GPUs taking part (all)
   --placement P       packed (fill nodes in the order they are cabled, the default) or spread (one GPU per
                       node in turn); nodes are cabled by where they stand (hall, row, rack, U), never by the
@@ -68,11 +70,6 @@ double parseBytes(const std::string& text, const std::string& option) {
 
 namespace {
 
-/// The ranks (GPU ports) and their nodes, in ring order.
-struct Ranks {
-    std::vector<int> ranks, node_of;
-};
-
 /// --order FILE: GPU ports in ring order, one per line (# comments) or a JSON array.
 Ranks ranksFromFile(const net::ScenarioFabric& f, const std::string& order) {
     std::ifstream in(order);
@@ -110,8 +107,8 @@ Ranks ranksFromFile(const net::ScenarioFabric& f, const std::string& order) {
     return out;
 }
 
-/// n ranks placed packed (node by node in cabling order) or spread (one per node in turn); with stride:K,
-/// reordered so ranks i, i+K, … come first.
+}  // namespace
+
 Ranks ranksByPlacement(const net::ScenarioFabric& f, int n, const std::string& placement, const std::string& order) {
     const int nodes = static_cast<int>(f.gpus_of_node.size()), gpn = static_cast<int>(f.gpus_of_node[0].size());
     Ranks out;
@@ -138,20 +135,21 @@ Ranks ranksByPlacement(const net::ScenarioFabric& f, int n, const std::string& p
     return sorted;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 int cmdCollective(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
     const std::string file = a.positional()[0];
     if (!a.has("op")) throw UsageError("collective needs --op");
-    if (!a.has("bytes")) throw UsageError("collective needs --bytes");
+    if (!a.has("bytes") && !a.has("sweep")) throw UsageError("collective needs --bytes or --sweep");
     net::CollectiveOp op;
     try {
         op = net::collectiveFromString(a.get("op"));
     } catch (const sim::SimError& e) {
         throw UsageError(e.what());
     }
-    const double bytes = parseBytes(a.get("bytes"), "--bytes");
+    const std::vector<double> sweep = a.has("sweep") ? parseSweep(a.get("sweep")) : std::vector<double>{};
+    const double bytes = a.has("bytes") ? parseBytes(a.get("bytes"), "--bytes") : sweep.front();
     const std::string placement = a.get("placement", "packed");
     if (placement != "packed" && placement != "spread") throw UsageError("--placement must be packed or spread");
 
@@ -175,6 +173,18 @@ int cmdCollective(const Args& a) {
     net::Router router(f.topology);
     const int channels = a.getInt("channels", order == "linear" ? net::defaultChannels(rk.node_of) : 1);
     if (channels < 1 || channels > 64) throw UsageError("--channels must be within 1..64");
+    if (!sweep.empty()) {
+        std::vector<SweepRow> rows;
+        try {
+            rows = runSweep(f, op, rk, channels, sweep);
+        } catch (const sim::SimError& e) {
+            throw UsageError(e.what());
+        }
+        printNcclTable(rows, op, n);
+        for (const auto& row : rows)
+            if (row.result.stalled_pairs > 0) return 1;
+        return 0;
+    }
     net::CollectiveResult r;
     try {
         r = net::runChannelCollective(f.topology, router, op, rk.ranks, rk.node_of, bytes, channels);
