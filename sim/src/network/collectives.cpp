@@ -56,8 +56,9 @@ struct Accum {
     }
 };
 
-/// The result of a run collective: times, bandwidths (bus bandwidth = algbw · factor) and the ten busiest links.
-CollectiveResult finish(Accum& acc, CollectiveOp op, int ranks, double bytes, double factor) {
+/// The result of a run collective: times, bandwidths (bus bandwidth = algbw · factor) and, unless `busiest` is
+/// false (the jobs' grouped collectives, run per step), the ten busiest links.
+CollectiveResult finish(Accum& acc, CollectiveOp op, int ranks, double bytes, double factor, bool busiest = true) {
     CollectiveResult res;
     res.op = op;
     res.ranks = ranks;
@@ -68,6 +69,7 @@ CollectiveResult finish(Accum& acc, CollectiveOp op, int ranks, double bytes, do
     res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
     res.busbw_Bps = res.algbw_Bps * factor;
     res.arc_bytes = std::move(acc.arc_bytes);
+    if (!busiest) return res;
     res.busiest = linkLoads(acc.t, res.arc_bytes, acc.time, false);
     if (res.busiest.size() > 10) res.busiest.resize(10);
     return res;
@@ -280,17 +282,7 @@ CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp
             factor = static_cast<double>(N - 1) / N;
             break;
     }
-    CollectiveResult res;
-    res.op = op;
-    res.ranks = static_cast<int>(n * groups.size());
-    res.bytes = bytes;
-    res.time_s = acc.time;
-    res.steps = acc.steps;
-    res.stalled_pairs = acc.stalled;
-    res.algbw_Bps = acc.time > 0 ? bytes / acc.time : 0;
-    res.busbw_Bps = res.algbw_Bps * factor;
-    res.arc_bytes = std::move(acc.arc_bytes);
-    return res;
+    return finish(acc, op, static_cast<int>(n * groups.size()), bytes, factor, false);
 }
 
 CollectiveResult runGroupedAllReduce(const Topology& t, Router& r, const std::vector<std::vector<int>>& groups, double bytes) {
