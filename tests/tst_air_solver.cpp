@@ -40,6 +40,7 @@ private slots:
     void latticeHallIsIndependentOfTheThreadCount();
     void latticeStrideGrowsWhileTheFlowsHold();
     void latticeStartsAgainAtHalfTheStepWhenTheAirOutrunsIt();
+    void latticeStepFollowsThePorts();
 };
 
 void TstAirSolver::everySolverDescribesItselfAndTheSchemaNamesIt() {
@@ -320,6 +321,64 @@ void TstAirSolver::latticeHallIsIndependentOfTheThreadCount() {
 
 // Issue 44: once the flow has settled the lattice runs one engine step in N; while the ports' flows hold, N
 // doubles up to one run in lattice_stride_max_s, and the first change of a flow makes it settle again.
+void TstAirSolver::latticeStepFollowsThePorts() {
+    sim::ThreadPool pool(1);
+    // The 2 m box of latticeStrideGrowsWhileTheFlowsHold, its lattice set up for 1.6 m³/s (3.2 m/s through the 8
+    // cells of the inlet), the lattice through every step. Returns the step (s) after each second at the flows
+    // given, and the box's mean x velocity (m/s) over its last second.
+    auto run = [&](const std::vector<double>& flows, int levels, std::vector<double>& steps, double& mean_ux) {
+        sim::LbmAirSpec spec;
+        spec.grid = sim::AirGridSpec{2, 2, 2, 0.25, 2.2e-5};
+        spec.max_speed_ms = 3.2;
+        spec.lattice_stride = 1;
+        spec.step_levels = levels;
+        sim::LbmAir room(spec, pool);
+        sim::AirModel& a = room.air();
+        std::vector<int> in, out;
+        for (int j = 2; j < 6; ++j)
+            for (int k = 0; k < 2; ++k) {
+                in.push_back(a.index(0, j, k));
+                out.push_back(a.index(a.nx() - 1, j, a.nz() - 1 - k));
+            }
+        const int src = room.addPort(in, true, 1, 0, 0), snk = room.addPort(out, false, 0, 0, 0);
+        a.fill(20.0);
+        for (double q : flows) {
+            room.setPortFlow(src, q);
+            room.setPortFlow(snk, q);
+            room.advance(1.0, {});
+            steps.push_back(room.latticeDtS());
+        }
+        const std::vector<float> u = room.velocityMs();
+        mean_ux = 0;
+        for (std::size_t c = 0; c < u.size(); c += 3) mean_ux += u[c];
+        mean_ux /= static_cast<double>(u.size() / 3);
+        return room.stats().lattice_rescales;
+    };
+    std::vector<double> flows(30, 0.4);  // 0.8 m/s: 1.2 × that is first met by 3.2 / √2³ = 1.13 m/s
+    flows.insert(flows.end(), 10, 1.6);  // the most the equipment makes: the reference step at once
+    flows.insert(flows.end(), 10, 0.4);
+    flows.insert(flows.end(), 10, 0.75);  // 1.5 m/s (1.8 with the margin): up to 3.2 / √2 at once
+    flows.insert(flows.end(), 10, 0.5);   // 1.2 m/s would do with 3.2 / 2 = 1.6, not half of 2.26: stays
+    std::vector<double> steps, fixed_steps;
+    double ux = 0, fixed_ux = 0;
+    const int rescales = run(flows, 6, steps, ux);
+    run(flows, 0, fixed_steps, fixed_ux);
+    const double ref = fixed_steps.front();
+    for (double dt : fixed_steps) QCOMPARE(dt, ref);
+    auto near = [&](double dt, double factor) { return std::fabs(dt / ref - factor) < 1e-9; };
+    const double r2 = std::sqrt(2.0);
+    QVERIFY2(near(steps[0], r2 * r2 * r2), qPrintable(QString("step %1 × the reference").arg(steps[0] / ref)));
+    QVERIFY(near(steps[29], r2 * r2 * r2));
+    QVERIFY(near(steps[30], 1.0) && near(steps[39], 1.0));
+    QVERIFY(near(steps[40], r2 * r2 * r2));
+    QVERIFY(near(steps[50], r2));
+    QVERIFY(near(steps[69], r2));
+    QCOMPARE(rescales, 4);
+    // The same air either way: the box's mean through-flow after the last second within 5 %.
+    qInfo("mean x velocity %.4f m/s on the lengthened step, %.4f m/s on the fixed one", ux, fixed_ux);
+    QVERIFY2(std::fabs(ux - fixed_ux) < 0.05 * std::fabs(fixed_ux), qPrintable(QString("%1 against %2 m/s").arg(ux).arg(fixed_ux)));
+}
+
 void TstAirSolver::latticeStrideGrowsWhileTheFlowsHold() {
     sim::ThreadPool pool(1);
     // Seconds at which the lattice ran, over 200 s of a 2 m box: 0.8 m³/s in low on the west, out high on the

@@ -152,6 +152,10 @@ session::RunRequest requestFrom(const Args& a) {
     if (!(opt.lattice_stride_max_s >= 0)) throw UsageError("--lattice-stride-max must be >= 0");
     opt.lattice_mach = a.getDouble("lattice-mach", opt.lattice_mach);
     if (!(opt.lattice_mach >= 0.05 && opt.lattice_mach <= 0.2)) throw UsageError("--lattice-mach must be within 0.05–0.2");
+    opt.lattice_levels = a.getInt("lattice-levels", opt.lattice_levels);
+    if (opt.lattice_levels < 0 || opt.lattice_levels > 10) throw UsageError("--lattice-levels must be within 0–10");
+    opt.heat_substep_s = duration("heat-substep", "0.05s");
+    if (!(opt.heat_substep_s >= 0) || opt.heat_substep_s > 10) throw UsageError("--heat-substep must be within 0–10 s");
     opt.quick_substep_s = duration("quick-substep", "0.1s");
     if (!(opt.quick_substep_s >= 0) || opt.quick_substep_s > 10) throw UsageError("--quick-substep must be within 0–10 s");
     if (a.has("max-grid-memory")) {
@@ -365,6 +369,8 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"lattice_steps", st.lattice_steps},
            {"max_air_speed_ms", st.max_air_speed_ms},
            {"lattice_restarts", st.lattice_restarts},
+           {"lattice_rescales", st.lattice_rescales},
+           {"lattice_mean_step_ms", st.lattice_steps > 0 ? 1e3 * st.lattice_seconds / static_cast<double>(st.lattice_steps) : 0.0},
            {"alerts", alerts},
            {"findings", findings}};
     addEntities(j, o);

@@ -20,8 +20,8 @@ struct Entry {
     const char* label;
     const char* help;
     bool approximate;
-    /// Its own settings: option, value, help (up to three).
-    const char* params[3][3];
+    /// Its own settings: option, value, help (up to five).
+    const char* params[5][3];
 };
 
 // The first is the default: the answer must be right first. lbm: two copies of 19 FP32 populations, the running
@@ -40,7 +40,13 @@ constexpr Entry kSolvers[] = {
        "in T of simulated time (16s; 0 = the stride stays N)"},
       {"lattice-mach", "M",
        "the lattice Mach number at the fastest air the ports can make, which sets the lattice step (0.15; 0.05–0.2: the "
-       "compressibility error grows as M², the run's cost falls as 1/M)"}}},
+       "compressibility error grows as M², the run's cost falls as 1/M)"},
+      {"lattice-levels", "K",
+       "while the ports blow slower than they can, the lattice step lengthens in factors of √2, up to K of them (6: 8 times; "
+       "Mach ≤ M at 1.2 × the fastest port's air); 0 = the step stays set for the fastest air the ports can make"},
+      {"heat-substep", "T",
+       "the heat transport's sub-step (0.05s); cells whose air would leave faster (the jets) hold it that long (same steady "
+       "state, transport through them delayed by at most T per cell); 0 = the explicit limit"}}},
     {"quick",
      &makeQuickAir,
      0,

@@ -58,8 +58,8 @@ __global__ void stepKernel(const float* __restrict__ t, float* __restrict__ t2, 
 /// `c` is set, the tracer. Neighbours beyond the grid read the cell itself; their bits are clear, so they never count.
 __global__ void tvdKernel(const float* __restrict__ t, float* __restrict__ t2, const float* __restrict__ c, float* __restrict__ c2,
                           const float* __restrict__ kt, const float* __restrict__ fx, const float* __restrict__ fy,
-                          const float* __restrict__ fz, const unsigned* __restrict__ nbw, Grid g, float h, float kappa, float dt_v,
-                          unsigned far_mask) {
+                          const float* __restrict__ fz, const unsigned* __restrict__ nbw, const float* __restrict__ cap, Grid g, float h,
+                          float kappa, float dt_v, unsigned far_mask) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y;
     const int kk = blockIdx.z;
@@ -84,11 +84,12 @@ __global__ void tvdKernel(const float* __restrict__ t, float* __restrict__ t2, c
     const int yf = i + g.nx * (j + (g.ny + 1) * kk);
     const float fw = fx[xf], fe = fx[xf + 1], fs = fy[yf], fn = fy[yf + g.nx], fd = fz[cell], fu = fz[cell + plane];
     const unsigned m2 = (w >> 8) & far_mask;
+    const float dv = cap ? dt_v * cap[cell] : dt_v;  // a held cell's step, per its raised capacity
     auto update = [&](const float* __restrict__ v) {
         const k::Stencil13 s{v[cell],         v[at(-1, 0, 0)], v[at(1, 0, 0)],  v[at(0, -1, 0)], v[at(0, 1, 0)],
                              v[at(0, 0, -1)], v[at(0, 0, 1)],  v[at(-2, 0, 0)], v[at(2, 0, 0)],  v[at(0, -2, 0)],
                              v[at(0, 2, 0)],  v[at(0, 0, -2)], v[at(0, 0, 2)]};
-        return k::advectDiffuseTvd(s, fw, fe, fs, fn, fd, fu, m, m2, gw, ge, gs, gn, gd, gu, dt_v);
+        return k::advectDiffuseTvd(s, fw, fe, fs, fn, fd, fu, m, m2, gw, ge, gs, gn, gd, gu, dv);
     };
     t2[cell] = update(t);
     if (c) c2[cell] = update(c);
@@ -96,12 +97,13 @@ __global__ void tvdKernel(const float* __restrict__ t, float* __restrict__ t2, c
 
 /// One thread per wall entry: conduction across the half cell to a fixed-temperature face; each face's total.
 __global__ void wallKernel(const float* __restrict__ t, float* t2, const int* __restrict__ cells, const float* __restrict__ g,
-                           const float* __restrict__ t_wall, const int* __restrict__ face, int entries, float dt_v, double* flows) {
+                           const float* __restrict__ t_wall, const int* __restrict__ face, const float* __restrict__ cap, int entries,
+                           float dt_v, double* flows) {
     const int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= entries) return;
     const int c = cells[e];
     const float q = g[e] * (t_wall[e] - t[c]);
-    atomicAdd(&t2[c], dt_v * q);
+    atomicAdd(&t2[c], (cap ? dt_v * cap[c] : dt_v) * q);
     atomicAdd(&flows[face[e]], static_cast<double>(q));
 }
 
@@ -386,14 +388,14 @@ void AirDevice::stepTvd(float h, float kappa, float dt_v, bool tvd) {
     if (d.kt.n != d.n) setEddyDiffusivity(nullptr);
     if (d.nbw.n != d.n) throw cuda::CudaError("AirDevice::stepTvd: the geometry's stencil words were not uploaded");
     // The tracer in the same launch; the walls below hold a temperature, not a concentration: T only.
-    tvdKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.tracer ? d.c.p : nullptr, d.c2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p, d.g, h,
-                                     kappa, dt_v, tvd ? 0xFFu : 0u);
+    tvdKernel<<<d.gridDims(), 128>>>(d.t.p, d.t2.p, d.tracer ? d.c.p : nullptr, d.c2.p, d.kt.p, d.fx.p, d.fy.p, d.fz.p, d.nbw.p,
+                                     d.capOrNull(), d.g, h, kappa, dt_v, tvd ? 0xFFu : 0u);
     CT_DEV_LAUNCHED();
     const int walls = static_cast<int>(d.wall_cells.n);
     if (walls > 0) {
         CT_DEV_CHECK(cudaMemsetAsync(d.wall_flows.p, 0, 6 * sizeof(double)));
-        wallKernel<<<blocks(walls), kBlock>>>(d.t.p, d.t2.p, d.wall_cells.p, d.wall_g.p, d.wall_t.p, d.wall_face.p, walls, dt_v,
-                                              d.wall_flows.p);
+        wallKernel<<<blocks(walls), kBlock>>>(d.t.p, d.t2.p, d.wall_cells.p, d.wall_g.p, d.wall_t.p, d.wall_face.p, d.capOrNull(), walls,
+                                              dt_v, d.wall_flows.p);
         CT_DEV_LAUNCHED();
     }
     d.portsAndSwap(dt_v);

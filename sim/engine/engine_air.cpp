@@ -74,7 +74,9 @@ void Engine::Impl::buildAir(int h) {
     AirSolverSpec spec;
     spec.grid = AirGridSpec{hall.width_m, hall.depth_m, hall.height_m, opt.cell_m, opt.kappa_m2s};
     spec.grid.backend = air_backend;
-    spec.grid.substep_s = opt.quick_substep_s;  // only the upwind (quick) transport takes it
+    spec.grid.substep_s = opt.quick_substep_s;  // quick; lbm takes heat_substep_s
+    spec.heat_substep_s = opt.heat_substep_s;
+    spec.lattice_levels = opt.lattice_levels;
     spec.flow_residual = opt.flow_residual;
     spec.flow_resolve_change = opt.flow_resolve_change;
     spec.lattice_stride = opt.lattice_stride;
@@ -144,6 +146,8 @@ void Engine::Impl::collectAirStats() {
         sum.lattice_steps += s.lattice_steps;
         sum.max_speed_ms = std::max(sum.max_speed_ms, s.max_speed_ms);
         sum.lattice_restarts += s.lattice_restarts;
+        sum.lattice_rescales += s.lattice_rescales;
+        sum.lattice_seconds += s.lattice_seconds;
         sum.last_flow_residual = std::max(sum.last_flow_residual, s.last_flow_residual);
         sum.max_divergence_error = std::max(sum.max_divergence_error, s.max_divergence_error);
         sum.flow_seconds += s.flow_seconds;
@@ -153,6 +157,8 @@ void Engine::Impl::collectAirStats() {
     stats.lattice_steps = sum.lattice_steps;
     stats.max_air_speed_ms = sum.max_speed_ms;
     stats.lattice_restarts = sum.lattice_restarts;
+    stats.lattice_rescales = sum.lattice_rescales;
+    stats.lattice_seconds = sum.lattice_seconds;
     stats.last_flow_residual = sum.last_flow_residual;
     stats.max_divergence_error = sum.max_divergence_error;
     stats.flow_seconds = sum.flow_seconds;

@@ -496,6 +496,38 @@ void Lattice::reset() {
 #endif
 }
 
+void Lattice::rescaleTime(double r, double tau) {
+    if (!(r > 0) || !(tau > 0.5)) throw SimError("lattice: a rescaled step needs r > 0 and τ > 1/2");
+    Impl& d = *d_;
+    d.syncHost();
+    const auto rf = static_cast<float>(r);
+    for (std::size_t c = 0; c < d.interior(); ++c) {
+        if (d.solid[c]) continue;
+        const std::size_t p = static_cast<std::size_t>(d.padOf(static_cast<int>(c)));
+        float f[kQ];
+        float drho = 0, jx = 0, jy = 0, jz = 0;
+        for (int q = 0; q < kQ; ++q) {
+            f[q] = d.a[static_cast<std::size_t>(q) * d.n + p];
+            drho += f[q];
+            jx += static_cast<float>(lbm::cx(q)) * f[q];
+            jy += static_cast<float>(lbm::cy(q)) * f[q];
+            jz += static_cast<float>(lbm::cz(q)) * f[q];
+        }
+        const float inv = 1.f / (1.f + drho);
+        const float ux = jx * inv, uy = jy * inv, uz = jz * inv;
+        for (int q = 0; q < kQ; ++q) {
+            const float neq = f[q] - lbm::equilibriumDeviation(q, drho, ux, uy, uz);
+            d.a[static_cast<std::size_t>(q) * d.n + p] = lbm::equilibriumDeviation(q, drho * rf * rf, ux * rf, uy * rf, uz * rf) + rf * neq;
+        }
+    }
+    d.spec.tau = tau;
+    resetMeans();
+#ifdef CT_HAVE_CUDA
+    d.dev_state_stale = true;
+    d.host_stale = false;
+#endif
+}
+
 void Lattice::step(int count) {
     Impl& d = *d_;
     const bool flags_changed = d.geometry_dirty;

@@ -448,6 +448,7 @@ struct TvdArgs {
     const float* fy;
     const float* fz;
     const std::uint32_t* nbw;  ///< nb | nb2 << 8
+    const float* cap;          ///< held cells' V / raised capacity per cell, or null when none is held
     int nx, ny, nz, plane;
     float h, kappa, dt_v;
     bool tvd;
@@ -475,6 +476,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(
     const std::uint32_t* __restrict nbw = a.nbw + row;
     const float h = a.h, kappa = a.kappa, dt_v = a.dt_v;
     const std::uint32_t far_mask = a.tvd ? 0xFFu : 0u;
+    const float* __restrict held = a.cap ? a.cap + row : nullptr;
 #pragma GCC ivdep
     for (int i = 0; i < a.nx; ++i) {
         const std::uint32_t m = nbw[i] & 0xFFu;
@@ -489,7 +491,8 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(
         k::Stencil13 v{t[i], t[i - 1], t[i + 1], ts[i], tn[i], td[i], tu[i], t[i - 2], t[i + 2], tss[i], tnn[i], tdd[i], tuu[i]};
         // Upwind is the limiter switched off: far values equal to the near ones give no correction.
         const std::uint32_t far = (nbw[i] >> 8) & far_mask;  // no control flow in the loop
-        t2[i] = k::advectDiffuseTvd(v, fxr[i], fxr[i + 1], fys[i], fyn[i], fzd[i], fzu[i], m, far, gw, ge, gs, gn, gd, gu, dt_v);
+        const float dv = held ? dt_v * held[i] : dt_v;       // a held cell's step, per its raised capacity
+        t2[i] = k::advectDiffuseTvd(v, fxr[i], fxr[i + 1], fys[i], fyn[i], fzd[i], fzu[i], m, far, gw, ge, gs, gn, gd, gu, dv);
     }
 }
 
@@ -529,6 +532,7 @@ void AirModel::Impl::stepTvd(double dt, bool tracer) {
               fy.data(),
               fz.data(),
               nbw.data(),
+              cap.empty() ? nullptr : cap.data(),
               nx,
               ny,
               nz,
@@ -550,7 +554,7 @@ void AirModel::Impl::stepTvd(double dt, bool tracer) {
         for (int c : faceCells(f)) {
             if (solid[c]) continue;
             const double q = wallConductance(c) * (walls[f].t_c - tc[c]);
-            t2c[c] += static_cast<float>(dt / vol * q);
+            t2c[c] += static_cast<float>(dt / vol * q * (cap.empty() ? 1.f : cap[static_cast<std::size_t>(c)]));
             wall_flow[f] += q;
         }
     }

@@ -79,7 +79,7 @@ struct AirModel::Impl {
     /// Held cells (AirGridSpec::substep_s): V / the raised capacity per cell, ≤ 1; empty when no cell is held.
     std::vector<float> cap;
     std::size_t held = 0;
-    bool mayHold() const { return spec.substep_s > 0 && !tvdPath(); }
+    bool mayHold() const { return spec.substep_s > 0; }
     std::vector<double> src;  ///< per-cell net source of the last flow solve (m³/s)
 
 #ifdef CT_HAVE_CUDA
@@ -283,6 +283,27 @@ struct AirModel::Impl {
     double divergence(int c) const;
     std::vector<double> psi;  ///< the projection's correction potential, kept to warm-start the next one
 
+    /// The sub-step for held cells: substep_s, or shorter (down to the strict limit) until the capacity the
+    /// held cells add, Σ (dt·rate/0.95 − V), is within max_held_share of the fluid's volume.
+    double heldStep(const std::vector<double>& cell_rate, double strict) const {
+        if (!(spec.max_held_share > 0)) return spec.substep_s;
+        std::size_t fluid = 0;
+        for (std::size_t c = 0; c < n(); ++c) fluid += solid[c] ? 0 : 1;
+        const double allowed = spec.max_held_share * static_cast<double>(fluid) * vol;
+        auto added = [&](double dt) {
+            double sum = 0;
+            for (double r : cell_rate) sum += std::max(0.0, dt * r / 0.95 - vol);
+            return sum;
+        };
+        if (added(spec.substep_s) <= allowed) return spec.substep_s;
+        double lo = strict, hi = spec.substep_s;  // added(lo) = 0 ≤ allowed < added(hi)
+        for (int it = 0; it < 40 && hi - lo > 1e-4 * lo; ++it) {
+            const double mid = 0.5 * (lo + hi);
+            (added(mid) <= allowed ? lo : hi) = mid;
+        }
+        return lo;
+    }
+
     void computeStableDt() {
         coef_stale = true;  // every change of fluxes, diffusivity or walls passes here
         std::vector<double> sink(n(), 0.0);
@@ -328,7 +349,7 @@ struct AirModel::Impl {
         held = 0;
         if (hold && stable_dt < spec.substep_s) {
             // Cells faster than the sub-step hold their air for it: capacity V_eff = dt·rate/0.95 > V.
-            stable_dt = spec.substep_s;
+            stable_dt = heldStep(cell_rate, stable_dt);
             for (std::size_t c = 0; c < n(); ++c) {
                 const double limit = 0.95 * vol / cell_rate[c];
                 if (cell_rate[c] > 0 && limit < stable_dt) {

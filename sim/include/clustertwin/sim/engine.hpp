@@ -35,6 +35,9 @@ struct EngineOptions {
     /// lbm: the stride grows while the flows hold, up to one lattice run in this much time (LbmAirSpec).
     double lattice_stride_max_s = 16.0;
     double lattice_mach = 0.15;  ///< lbm: the lattice Mach number at the fastest air (LbmAirSpec::mach)
+    /// lbm: the heat transport's sub-step where the explicit limit is shorter (AirGridSpec::substep_s); 0 = strict
+    double heat_substep_s = 0.05;
+    int lattice_levels = 6;  ///< lbm: how far the lattice step may lengthen while the ports blow slower (LbmAirSpec)
     /// Measured series that drive inputs in place of the model (drive.hpp); each names a scenario entity.
     std::vector<DriveSeries> drive;
 };
@@ -52,6 +55,8 @@ struct EngineStats {
     std::uint64_t grid_cells = 0;
     std::int64_t lattice_steps = 0;
     int lattice_restarts = 0;     ///< lbm: restarts at half the step after the lattice went unstable (any hall)
+    int lattice_rescales = 0;     ///< lbm: changes of the lattice step with the ports' fastest air (all halls)
+    double lattice_seconds = 0;   ///< lbm: simulated time the lattices ran (all halls)
     double max_air_speed_ms = 0;  ///< lbm: the fastest mean air anywhere in any hall (m/s), against the lattice's Mach
     double last_flow_residual = 0;
     double max_divergence_error = 0;

@@ -29,11 +29,15 @@ struct AirGridSpec {
     /// Advection: first-order upwind (false; the quick mode) or van Leer TVD (true; second order where smooth,
     /// bounded, half the upwind step).
     bool tvd = false;
-    /// First-order upwind (the quick mode; CPU and CUDA): the sub-step to take when the explicit limit is
-    /// shorter. A cell whose air would leave faster than that holds it for the sub-step instead (its heat
-    /// capacity raised to 0.95⁻¹·dt·outflow): still positive and conservative, the same steady state, transport
+    /// Upwind or TVD (CPU and CUDA): the sub-step to take when the explicit limit is shorter. A cell whose air
+    /// would leave faster than that holds it for the sub-step instead (its heat capacity raised to
+    /// 0.95⁻¹·dt·outflow): still positive and conservative, the same steady state for a steady flow, transport
     /// through the fastest cells delayed by at most this per cell. 0: the strict explicit limit everywhere.
     double substep_s = 0;
+    /// With substep_s: the most heat capacity the held cells may add, as a share of the room's air (0: no
+    /// bound). The sub-step shortens until they add no more, so the room's thermal mass, and with it every
+    /// transient, stays within that share of the air's.
+    double max_held_share = 0;
 };
 
 /// Memory the air model needs for a grid (bytes), to refuse grids that do not fit before allocating.

@@ -24,6 +24,8 @@ struct AirSolverSpec {
     int lattice_stride = 4;              ///< lbm: LbmAirSpec::lattice_stride
     double lattice_stride_max_s = 16.0;  ///< lbm: LbmAirSpec::lattice_stride_max_s
     double lattice_mach = 0.15;          ///< lbm: LbmAirSpec::mach
+    double heat_substep_s = 0.05;        ///< lbm: the heat transport's sub-step (AirGridSpec::substep_s)
+    int lattice_levels = 6;              ///< lbm: LbmAirSpec::step_levels
     /// quick: relative residual of the flow solve, and the share of the hall's airflow that port flows must move
     /// by before the flow is solved again.
     double flow_residual = 1e-6;
@@ -33,8 +35,10 @@ struct AirSolverSpec {
 struct AirSolverStats {
     std::int64_t flow_solves = 0, flow_iterations = 0;  ///< quick: potential solves; lbm: projections
     std::int64_t lattice_steps = 0;                     ///< lbm
-    int lattice_restarts = 0;  ///< lbm: times the lattice went unstable and started again from rest at half its step
-    double max_speed_ms = 0;   ///< lbm: the fastest cell of any coupling chunk's mean flow (m/s)
+    int lattice_restarts = 0;    ///< lbm: times the lattice went unstable and started again from rest at half its step
+    int lattice_rescales = 0;    ///< lbm: times the lattice step changed with the ports' fastest air
+    double lattice_seconds = 0;  ///< lbm: simulated time the lattice ran (Σ steps × their length)
+    double max_speed_ms = 0;     ///< lbm: the fastest cell of any coupling chunk's mean flow (m/s)
     double last_flow_residual = 0;
     double max_divergence_error = 0;
     double flow_seconds = 0;  ///< wall time spent in flow solves / projections

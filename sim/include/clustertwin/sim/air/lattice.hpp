@@ -71,6 +71,10 @@ public:
 
     /// Fills the lattice with air at rest (ρ = 1).
     void reset();
+    /// The same air on a lattice step `r` times as long, with molecular relaxation time `tau`: every fluid cell's
+    /// velocity (lattice units) scales by r, its density deviation (the pressure, ∝ u²) by r², its non-equilibrium
+    /// part (the stress, ∝ the velocity gradient) by r. Port flows and forces are the caller's to set again.
+    void rescaleTime(double r, double tau);
     /// Advances `steps` steps. Throws LatticeUnstable (naming the cell and step) the step the lattice fails.
     void step(int steps = 1);
     std::int64_t steps() const;

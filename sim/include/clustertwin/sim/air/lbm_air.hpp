@@ -4,7 +4,8 @@
 // projected to exact mass at the ports, with van Leer TVD advection and the LES eddy diffusivity κ_t = ν_t/Pr_t.
 //
 // Units: the lattice step follows from the cell size and the fastest expected air speed, dt = Ma·c_s·h / U_max
-// with c_s = 1/√3 (lattice Mach Ma at U_max, 0.15 by default); viscosity ν·dt/h², accelerations a·dt²/h.
+// with c_s = 1/√3 (lattice Mach Ma at U_max, 0.15 by default), longer while the ports blow slower (step_levels);
+// viscosity ν·dt/h², accelerations a·dt²/h.
 #include <clustertwin/sim/air/air_solver.hpp>
 #include <clustertwin/sim/air/lattice.hpp>
 
@@ -43,6 +44,10 @@ struct LbmAirSpec {
     /// 0.1 s (resolved eddies carrying heat) the 32-rack slab hall's inlets after 20 min moved by < 0.6 K from
     /// those with 1 s, at 2.5 × the cost: 1 s, one chunk per engine step.
     double coupling_s = 1.0;
+    /// While every source port blows slower than max_speed_ms, the lattice step lengthens: set for the slowest of
+    /// max_speed_ms / √2^k (k ≤ step_levels) at or above 1.2 × the fastest port's air, the running lattice's
+    /// populations rescaled (Lattice::rescaleTime); back at once when a port speeds up. 0: the step stays.
+    int step_levels = 6;
 };
 
 class LbmAir final : public AirSolver {
