@@ -3,6 +3,7 @@
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/nccl.hpp>
 #include <clustertwin/sim/network.hpp>
 
 #include <QTest>
@@ -43,6 +44,8 @@ private slots:
     void impossibleParametersAreClearErrors();
     void scenarioFabricAndHierarchicalAllReduce();
     void channelsLoadEveryRail();
+    void ncclAlgorithmsEqualTheirFormulas();
+    void ncclTunerPicksTheFastest();
     void upDownRoutesAreShortestPaths();
 };
 
@@ -331,6 +334,93 @@ void TstNetwork::channelsLoadEveryRail() {
     QCOMPARE(defaultChannels(mixed_of), 1);
     QVERIFY_THROWS_EXCEPTION(SimError, runChannelCollective(t, r, CollectiveOp::AllReduce, mixed, mixed_of, S, 8));
     QVERIFY_THROWS_EXCEPTION(SimError, runChannelCollective(t, r, CollectiveOp::AllReduce, ranks, node_of, S, 0));
+}
+
+void TstNetwork::ncclAlgorithmsEqualTheirFormulas() {
+    // Eight servers of one GPU on one switch (50 GB/s, 1 µs host to host): each algorithm and protocol against its
+    // alpha-beta formula with NCCL's constants (µs: base, hop over the network; efficiency), for every size.
+    Topology t = star(8);
+    Router r(t);
+    std::vector<int> ranks, node_of;
+    for (int i = 0; i < 8; ++i) {
+        ranks.push_back(i);
+        node_of.push_back(i);
+    }
+    const double B = 50 * GB;
+    for (double S : {8.0, 4096.0, 1048576.0, 1073741824.0}) {
+        auto run = [&](Algo a, Proto p) { return runNcclCollective(t, r, CollectiveOp::AllReduce, ranks, node_of, S, {a, p, 0}); };
+        // Ring: 2(n − 1) steps of S/n at efficiency·B; a chunk crosses 2(n − 1) hops.
+        const double ring_simple = 8.4e-6 + 14 * 14e-6 + 14 * (S / 8) / B;
+        const double ring_ll = 6.6e-6 + 14 * 2.7e-6 + 14 * (S / 8) / (0.25 * B);
+        const double ring_ll128 = 14e-6 + 14 * 4e-6 + 14 * (S / 8) / (0.7 * B);  // one GPU a node: 0.7
+        // Double binary tree over 8 nodes: depth 3 in both; the busiest host link carries 4 halves (S/2) each way.
+        const double tree_simple = 8.4e-6 + 2 * 3 * 14e-6 + 2 * S / (0.9 * B);
+        const double tree_ll = 6.8e-6 + 2 * 3 * 5e-6 + 2 * S / (0.9 / 3.8 * B);
+        const std::pair<CollectiveResult, double> cases[] = {{run(Algo::Ring, Proto::Simple), ring_simple},
+                                                             {run(Algo::Ring, Proto::LL), ring_ll},
+                                                             {run(Algo::Ring, Proto::LL128), ring_ll128},
+                                                             {run(Algo::Tree, Proto::Simple), tree_simple},
+                                                             {run(Algo::Tree, Proto::LL), tree_ll}};
+        for (const auto& [got, want] : cases)
+            QVERIFY2(within(got.time_s, want, 1e-6), qPrintable(QString("%1/%2 of %3 B: %4 s, formula %5 s")
+                                                                    .arg(got.algorithm.c_str(), got.protocol.c_str())
+                                                                    .arg(S)
+                                                                    .arg(got.time_s, 0, 'g', 12)
+                                                                    .arg(want, 0, 'g', 12)));
+        // All-gather: n − 1 steps and hops.
+        const auto ag = runNcclCollective(t, r, CollectiveOp::AllGather, ranks, node_of, S, {Algo::Ring, Proto::Simple, 0});
+        QVERIFY(within(ag.time_s, 8.4e-6 + 7 * 14e-6 + 7 * (S / 8) / B, 1e-6));
+    }
+    // A path slower than the protocol's hop (40 µs host to host) sets the hop's latency.
+    Topology slow = star(8, 50 * GB, 40e-6);
+    Router rs(slow);
+    const auto far = runNcclCollective(slow, rs, CollectiveOp::AllReduce, ranks, node_of, 8, {Algo::Ring, Proto::Simple, 0});
+    QVERIFY(within(far.latency_s, 8.4e-6 + 14 * 40e-6, 1e-9));
+    // Tree is all-reduce across nodes only.
+    QVERIFY_THROWS_EXCEPTION(SimError, runNcclCollective(t, r, CollectiveOp::AllGather, ranks, node_of, 8, {Algo::Tree, {}, 0}));
+    QVERIFY_THROWS_EXCEPTION(SimError,
+                             runNcclCollective(t, r, CollectiveOp::AllReduce, ranks, std::vector<int>(8, 0), 8, {Algo::Tree, {}, 0}));
+    QCOMPARE(algoFromString("tree"), Algo::Tree);
+    QCOMPARE(protoFromString("LL128"), Proto::LL128);
+    QVERIFY_THROWS_EXCEPTION(SimError, protoFromString("ll64"));
+}
+
+void TstNetwork::ncclTunerPicksTheFastest() {
+    auto rep = ct::model::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json");
+    const ScenarioFabric f = buildScenarioFabric(rep.scenario, rep.catalog);
+    Router r(f.topology);
+    std::vector<int> ranks, node_of;
+    for (int n = 0; n < 2; ++n)
+        for (int g = 0; g < 8; ++g) {
+            ranks.push_back(f.gpus_of_node[n][g]);
+            node_of.push_back(n);
+        }
+    // NCCL's tuner: latency-bound sizes go by the tree and LL (log-depth, the cheapest hops), bandwidth-bound ones by
+    // the ring and Simple (every byte of the tree goes up and down: half the ring's algorithm bandwidth); what it
+    // picks is then run exactly as if forced.
+    const char* expect[][2] = {{"tree", "LL"}, {"tree", "LL"}, {"tree", "LL128"}, {"ring", "Simple"}};
+    int i = 0;
+    for (double S : {8.0, 4096.0, 16777216.0, 8589934592.0}) {
+        const auto tuned = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, {});
+        QVERIFY(tuned.tuned);
+        qInfo("2 x DGX H100 all-reduce of %.0f B: %s/%s, %.2f us, busbw %.1f GB/s", S, tuned.algorithm.c_str(), tuned.protocol.c_str(),
+              tuned.time_s * 1e6, tuned.busbw_Bps / GB);
+        QCOMPARE(tuned.algorithm, std::string(expect[i][0]));
+        QCOMPARE(tuned.protocol, std::string(expect[i][1]));
+        ++i;
+        const auto forced = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S,
+                                              {algoFromString(tuned.algorithm), protoFromString(tuned.protocol), 0});
+        QVERIFY(!forced.tuned);
+        QCOMPARE(forced.time_s, tuned.time_s);
+    }
+    const double S = 8 * std::pow(2.0, 30);
+    const auto plain = runChannelCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, 8);
+    const auto simple = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, {Algo::Ring, Proto::Simple, 8});
+    QCOMPARE(simple.channels, 8);
+    QCOMPARE(simple.arc_bytes, plain.arc_bytes);
+    const auto ll128 = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, {Algo::Ring, Proto::LL128, 8});
+    for (std::size_t a = 0; a < plain.arc_bytes.size(); ++a)
+        QVERIFY(within(ll128.arc_bytes[a], plain.arc_bytes[a] / 0.92, 1e-12) || plain.arc_bytes[a] == 0);
 }
 
 void TstNetwork::upDownRoutesAreShortestPaths() {

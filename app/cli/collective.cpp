@@ -41,6 +41,10 @@ reports the completion time, the bus bandwidth (as nccl-tests defines it) and th
                       GPU's NIC, so a multi-node collective loads every rail. Default: one per rail (the most
                       GPUs a node has in the collective) with --order linear when every node's GPUs are next to
                       each other in it (--placement packed), else 1 (the ring exactly as given)
+  --algo A            ring or tree (all-reduce across nodes: NCCL's double binary tree between nodes, a chain
+                      inside each); default: the faster for this size and scale, as NCCL's tuner picks
+  --proto P           LL, LL128 or Simple: NCCL's protocols (the share of a link's bandwidth that carries data,
+                      the latency per hop over NVLink and the network); default: the fastest, as NCCL's tuner
   --fail-link ID      fail a link first, "a<->b" (repeatable), e.g. leaf0<->spine3
   --links FILE        every link direction's bytes and utilization, busiest first: CSV, or JSON for *.json
   --json              print the result as JSON
@@ -172,11 +176,11 @@ int cmdCollective(const Args& a) {
     const int n = static_cast<int>(rk.ranks.size());
     net::Router router(f.topology);
     const int channels = a.getInt("channels", order == "linear" ? net::defaultChannels(rk.node_of) : 1);
-    if (channels < 1 || channels > 64) throw UsageError("--channels must be within 1..64");
+    const net::NcclChoice how = ncclChoice(a, channels);
     if (!sweep.empty()) {
         std::vector<SweepRow> rows;
         try {
-            rows = runSweep(f, op, rk, channels, sweep);
+            rows = runSweep(f, op, rk, how, sweep);
         } catch (const sim::SimError& e) {
             throw UsageError(e.what());
         }
@@ -187,7 +191,7 @@ int cmdCollective(const Args& a) {
     }
     net::CollectiveResult r;
     try {
-        r = net::runChannelCollective(f.topology, router, op, rk.ranks, rk.node_of, bytes, channels);
+        r = net::runNcclCollective(f.topology, router, op, rk.ranks, rk.node_of, bytes, how);
     } catch (const sim::SimError& e) {
         throw UsageError(e.what());
     }
@@ -202,9 +206,13 @@ int cmdCollective(const Args& a) {
                           {"bytes", bytes},
                           {"placement", placement},
                           {"order", order},
-                          {"channels", channels},
+                          {"channels", r.channels},
+                          {"algorithm", r.algorithm},
+                          {"protocol", r.protocol},
+                          {"tuned", r.tuned},
                           {"routing", net::toString(f.topology.routing())},
                           {"time_s", r.stalled_pairs ? json(nullptr) : json(r.time_s)},
+                          {"latency_s", r.latency_s},
                           {"algbw_GBps", r.algbw_Bps / 1e9},
                           {"busbw_GBps", r.busbw_Bps / 1e9},
                           {"steps", r.steps},
@@ -214,10 +222,11 @@ int cmdCollective(const Args& a) {
                   << "\n";
     } else {
         std::printf(
-            "%s of %.4g bytes over %d GPUs (%s, order %s, %d channel%s, routing %s): %.9f s, algbw %.2f GB/s, busbw %.2f GB/s, "
-            "%d steps\n",
-            net::toString(op), bytes, n, placement.c_str(), order.c_str(), channels, channels == 1 ? "" : "s",
-            net::toString(f.topology.routing()), r.time_s, r.algbw_Bps / 1e9, r.busbw_Bps / 1e9, r.steps);
+            "%s of %.4g bytes over %d GPUs (%s, order %s, %s/%s%s, %d channel%s, routing %s): %.9f s (latency %.2f us), algbw %.2f GB/s, "
+            "busbw %.2f GB/s, %d steps\n",
+            net::toString(op), bytes, n, placement.c_str(), order.c_str(), r.algorithm.c_str(),
+            r.protocol.empty() ? "-" : r.protocol.c_str(), r.tuned ? " as NCCL's tuner picks" : "", r.channels, r.channels == 1 ? "" : "s",
+            net::toString(f.topology.routing()), r.time_s, r.latency_s * 1e6, r.algbw_Bps / 1e9, r.busbw_Bps / 1e9, r.steps);
         for (std::size_t i = 0; i < r.busiest.size() && i < 5; ++i)
             std::printf("  busiest %zu: %-40s %.3g bytes, %.0f %%\n", i + 1, r.busiest[i].id.c_str(), r.busiest[i].bytes,
                         100 * r.busiest[i].utilization);

@@ -3,6 +3,7 @@
 #include "args.hpp"
 
 #include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/nccl.hpp>
 
 #include <string>
 #include <vector>
@@ -28,8 +29,10 @@ struct SweepRow {
     double bytes = 0;
     sim::net::CollectiveResult result;
 };
-std::vector<SweepRow> runSweep(const sim::net::ScenarioFabric& f, sim::net::CollectiveOp op, const Ranks& rk, int channels,
-                               const std::vector<double>& sizes);
+std::vector<SweepRow> runSweep(const sim::net::ScenarioFabric& f, sim::net::CollectiveOp op, const Ranks& rk,
+                               const sim::net::NcclChoice& how, const std::vector<double>& sizes);
+/// --algo, --proto and the channels (validated: 1..64) as a choice for runNcclCollective. Throws UsageError.
+sim::net::NcclChoice ncclChoice(const Args& a, int channels);
 void printNcclTable(const std::vector<SweepRow>& rows, sim::net::CollectiveOp op, int ranks);
 /// "8:8G:2" (nccl-tests' -b, -e, -f; K, M, G are powers of 1024 as there, or any --bytes unit) → the sizes.
 std::vector<double> parseSweep(const std::string& text);

@@ -30,6 +30,7 @@ measured. Rows that do not parse are counted and named on stderr; the rest are c
   --ranks N           GPUs taking part, when the text has no "# Rank" lines (default: as many as it lists)
   --placement P       packed (the default) or spread, as for collective
   --channels N        as for collective (default one per rail)
+  --algo A, --proto P as for collective (default: what NCCL's tuner would pick, size by size)
   --fail-link ID      fail a link first (repeatable)
   --json              everything as one JSON object on stdout
 Exit codes: 0 compared, 1 a rank pair without a route, 2 usage error or a file with no result row.
@@ -54,12 +55,25 @@ std::vector<double> parseSweep(const std::string& text) {
     return sizes;
 }
 
-std::vector<SweepRow> runSweep(const net::ScenarioFabric& f, net::CollectiveOp op, const Ranks& rk, int channels,
+std::vector<SweepRow> runSweep(const net::ScenarioFabric& f, net::CollectiveOp op, const Ranks& rk, const net::NcclChoice& how,
                                const std::vector<double>& sizes) {
     net::Router router(f.topology);
     std::vector<SweepRow> rows;
-    for (double s : sizes) rows.push_back({s, net::runChannelCollective(f.topology, router, op, rk.ranks, rk.node_of, s, channels)});
+    for (double s : sizes) rows.push_back({s, net::runNcclCollective(f.topology, router, op, rk.ranks, rk.node_of, s, how)});
     return rows;
+}
+
+net::NcclChoice ncclChoice(const Args& a, int channels) {
+    if (channels < 1 || channels > 64) throw UsageError("--channels must be within 1..64");
+    net::NcclChoice how;
+    how.channels = channels;
+    try {
+        if (a.has("algo")) how.algo = net::algoFromString(a.get("algo"));
+        if (a.has("proto")) how.proto = net::protoFromString(a.get("proto"));
+    } catch (const sim::SimError& e) {
+        throw UsageError(e.what());
+    }
+    return how;
 }
 
 void printNcclTable(const std::vector<SweepRow>& rows, net::CollectiveOp op, int ranks) {
@@ -79,6 +93,15 @@ void printNcclTable(const std::vector<SweepRow>& rows, net::CollectiveOp op, int
     }
     std::printf("# Out of bounds values : 0 OK (nothing validated: simulated)\n# Avg bus bandwidth    : %g \n#\n",
                 rows.empty() ? 0.0 : sum / static_cast<double>(rows.size()));
+    // What ran, size range by size range (NCCL_DEBUG=INFO would say it per call).
+    for (std::size_t i = 0; i < rows.size();) {
+        std::size_t j = i;
+        const auto& r = rows[i].result;
+        while (j + 1 < rows.size() && rows[j + 1].result.algorithm == r.algorithm && rows[j + 1].result.protocol == r.protocol) ++j;
+        std::printf("# twin: %s/%s, %d channel%s, for %.0f to %.0f B\n", r.algorithm.c_str(), r.protocol.empty() ? "-" : r.protocol.c_str(),
+                    r.channels, r.channels == 1 ? "" : "s", rows[i].bytes, rows[j].bytes);
+        i = j + 1;
+    }
 }
 
 namespace {
@@ -116,16 +139,21 @@ int cmdCompareNccl(const Args& a) {
     if (placement != "packed" && placement != "spread") throw UsageError("--placement must be packed or spread");
     const Ranks rk = ranksByPlacement(*fab, n, placement, "linear");
     const int channels = a.getInt("channels", net::defaultChannels(rk.node_of));
-    if (channels < 1 || channels > 64) throw UsageError("--channels must be within 1..64");
+    const net::NcclChoice how = ncclChoice(a, channels);
     std::vector<double> sizes;
     for (const auto& r : m.rows) sizes.push_back(r.size_B);
-    const auto sim = runSweep(*fab, op, rk, channels, sizes);
+    std::vector<SweepRow> sim;
+    try {
+        sim = runSweep(*fab, op, rk, how, sizes);
+    } catch (const sim::SimError& e) {
+        throw UsageError(e.what());
+    }
     int stalled = 0;
     json rows = json::array();
     if (!a.flag("json"))
-        std::printf("%s over %d GPUs (%s, %d channel%s): measured %s (%zu sizes)\n%14s %12s %12s %12s %12s %8s\n", net::toString(op), n,
+        std::printf("%s over %d GPUs (%s, %d channel%s): measured %s (%zu sizes)\n%14s %12s %12s %12s %12s %8s  %s\n", net::toString(op), n,
                     placement.c_str(), channels, channels == 1 ? "" : "s", file.c_str(), m.rows.size(), "size (B)", "meas. us",
-                    "meas. GB/s", "sim. us", "sim. GB/s", "sim/meas");
+                    "meas. GB/s", "sim. us", "sim. GB/s", "sim/meas", "twin ran");
     for (std::size_t i = 0; i < m.rows.size(); ++i) {
         const auto& r = m.rows[i];
         const auto& s = sim[i].result;
@@ -137,9 +165,12 @@ int cmdCompareNccl(const Args& a) {
                         {"measured_busbw_GBps", r.busbw_GBps},
                         {"simulated_time_us", s.time_s * 1e6},
                         {"simulated_busbw_GBps", bus},
-                        {"ratio", std::isfinite(ratio) ? json(ratio) : json(nullptr)}});
+                        {"ratio", std::isfinite(ratio) ? json(ratio) : json(nullptr)},
+                        {"algorithm", s.algorithm},
+                        {"protocol", s.protocol}});
         if (!a.flag("json"))
-            std::printf("%14.0f %12.2f %12.2f %12.2f %12.2f %8.3f\n", r.size_B, r.time_us, r.busbw_GBps, s.time_s * 1e6, bus, ratio);
+            std::printf("%14.0f %12.2f %12.2f %12.2f %12.2f %8.3f  %s/%s\n", r.size_B, r.time_us, r.busbw_GBps, s.time_s * 1e6, bus, ratio,
+                        s.algorithm.c_str(), s.protocol.c_str());
     }
     if (a.flag("json"))
         std::cout << json{{"file", file},

@@ -1,5 +1,7 @@
 #include <clustertwin/sim/collectives.hpp>
 
+#include "rings.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -75,13 +77,6 @@ CollectiveResult finish(Accum& acc, CollectiveOp op, int ranks, double bytes, do
     return res;
 }
 
-std::vector<std::tuple<int, int, double>> ringStep(const std::vector<int>& ring, double chunk) {
-    std::vector<std::tuple<int, int, double>> x;
-    const std::size_t n = ring.size();
-    for (std::size_t i = 0; i < n && n > 1; ++i) x.emplace_back(ring[i], ring[(i + 1) % n], chunk);
-    return x;
-}
-
 }  // namespace
 
 std::vector<BusyLink> linkLoads(const Topology& t, const std::vector<double>& arc_bytes, double time_s, bool with_idle) {
@@ -113,12 +108,12 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
     switch (op) {
         case CollectiveOp::AllReduce:
             // Ring: reduce-scatter then all-gather, 2(n−1) steps of S/n.
-            acc.step(ringStep(ranks, bytes / n), 2 * (n - 1));
+            acc.step(ringStepOf(ranks, bytes / n), 2 * (n - 1));
             factor = 2.0 * (n - 1) / n;
             break;
         case CollectiveOp::AllGather:
         case CollectiveOp::ReduceScatter:
-            acc.step(ringStep(ranks, bytes / n), n - 1);
+            acc.step(ringStepOf(ranks, bytes / n), n - 1);
             factor = static_cast<double>(n - 1) / n;
             break;
         case CollectiveOp::AllToAll: {
@@ -144,7 +139,7 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
             // 1) reduce-scatter inside every node (NVLink), g−1 steps of S/g, all nodes at once;
             std::vector<std::tuple<int, int, double>> intra;
             for (const auto& [node, rs] : by_node) {
-                auto x = ringStep(rs, bytes / static_cast<double>(g));
+                auto x = ringStepOf(rs, bytes / static_cast<double>(g));
                 intra.insert(intra.end(), x.begin(), x.end());
             }
             acc.step(intra, static_cast<int>(g) - 1);
@@ -154,7 +149,7 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
                 std::vector<int> ring;
                 ring.reserve(by_node.size());
                 for (const auto& [node, rs] : by_node) ring.push_back(rs[j]);
-                auto x = ringStep(ring, bytes / static_cast<double>(g) / N);
+                auto x = ringStepOf(ring, bytes / static_cast<double>(g) / N);
                 inter.insert(inter.end(), x.begin(), x.end());
             }
             acc.step(inter, 2 * (N - 1));
@@ -166,51 +161,6 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
     }
     return finish(acc, op, n, bytes, factor);
 }
-
-namespace {
-
-/// Each node's ranks in ring order, nodes in the order the ring reaches them; throws when a node's ranks are
-/// not next to each other.
-std::vector<std::vector<int>> nodeSegments(const std::vector<int>& ranks, const std::vector<int>& node_of_rank) {
-    std::vector<std::vector<int>> seg;
-    std::map<int, std::size_t> seen;
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-        const int node = node_of_rank[i];
-        if (i > 0 && node == node_of_rank[i - 1]) {
-            seg.back().push_back(ranks[i]);
-            continue;
-        }
-        if (!seen.emplace(node, seg.size()).second)
-            throw SimError("collective: channels need each node's ranks next to each other in the ring order (node of rank " +
-                           std::to_string(i) + " comes back); run one channel for this order");
-        seg.push_back({ranks[i]});
-    }
-    return seg;
-}
-
-/// One ring step of every channel: chunk bytes per hop. Inside a node channel c runs from local rank
-/// e = c mod size round to e − 1, which hands the data on over NVLink to e (PXN), and e sends it on to the
-/// next node's entry on its own rail.
-std::vector<std::tuple<int, int, double>> channelStep(const std::vector<std::vector<int>>& seg, int channels, double chunk) {
-    std::vector<std::tuple<int, int, double>> x;
-    const std::size_t nodes = seg.size();
-    for (int c = 0; c < channels; ++c)
-        for (std::size_t k = 0; k < nodes; ++k) {
-            const std::vector<int>& L = seg[k];
-            const std::size_t g = L.size(), e = static_cast<std::size_t>(c) % g;
-            for (std::size_t i = 0; i + 1 < g; ++i) x.emplace_back(L[(e + i) % g], L[(e + i + 1) % g], chunk);
-            if (nodes == 1) {  // a ring inside one node closes on itself
-                if (g > 1) x.emplace_back(L[(e + g - 1) % g], L[e], chunk);
-                continue;
-            }
-            if (g > 1) x.emplace_back(L[(e + g - 1) % g], L[e], chunk);  // PXN: to the GPU of the rail's NIC
-            const std::vector<int>& next = seg[(k + 1) % nodes];
-            x.emplace_back(L[e], next[static_cast<std::size_t>(c) % next.size()], chunk);
-        }
-    return x;
-}
-
-}  // namespace
 
 int defaultChannels(const std::vector<int>& node_of_rank) {
     std::map<int, int> per_node;
@@ -255,7 +205,7 @@ CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp
     auto ring = [&](int times) {
         std::vector<std::tuple<int, int, double>> x;
         for (const auto& g : groups) {
-            auto s = ringStep(g, bytes / static_cast<double>(n));
+            auto s = ringStepOf(g, bytes / static_cast<double>(n));
             x.insert(x.end(), s.begin(), s.end());
         }
         acc.step(x, times);

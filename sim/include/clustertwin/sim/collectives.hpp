@@ -40,6 +40,13 @@ struct CollectiveResult {
     double busbw_Bps = 0;  ///< algbw · the op's factor (2(n−1)/n for all-reduce)
     int steps = 0;
     int stalled_pairs = 0;  ///< rank pairs with no route (the collective cannot finish)
+    /// How it ran (runNcclCollective): "ring", "tree", "pairwise" or "hierarchical"; "LL", "LL128", "Simple" (empty
+    /// for the plain runs, which pay the fabric's latency at every step); channels; the latency part of time_s;
+    /// whether NCCL's tuner chose the algorithm or protocol.
+    std::string algorithm = "ring", protocol;
+    int channels = 1;
+    double latency_s = 0;
+    bool tuned = false;
     std::vector<double> arc_bytes;
     std::vector<BusyLink> busiest;  ///< up to 10, highest utilization first
 };

@@ -1,0 +1,52 @@
+#pragma once
+// Collectives as NCCL runs them (issue 41, docs/network.md "Algorithms and protocols"): an algorithm (ring over
+// every rail's channel, or NCCL's double binary tree across nodes with a chain inside each), a protocol (LL,
+// LL128, Simple: how much of a link's bandwidth carries data and what each hop costs in latency), and NCCL's
+// choice between them by size and scale. The bandwidth side runs on the fabric's flows (collectives.hpp); the
+// latency side follows the path of one chunk hop by hop, each hop costing the protocol's latency over NVLink or
+// the network (NCCL's tuning model) or the fabric's own path latency where that is longer.
+#include <clustertwin/sim/collectives.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ct::sim::net {
+
+enum class Algo { Ring, Tree };
+enum class Proto { LL, LL128, Simple };
+const char* toString(Algo a);
+const char* toString(Proto p);
+/// "ring", "tree"; throws SimError otherwise.
+Algo algoFromString(const std::string& s);
+/// "ll", "ll128", "simple" (any case); throws SimError otherwise.
+Proto protoFromString(const std::string& s);
+
+/// What a protocol costs on an algorithm (NCCL's tuning model, src/graph/tuning.cc of NCCL 2.18–2.21): the
+/// share of a link's bandwidth that carries data, the latency paid once per collective, and per hop over NVLink
+/// and over the network.
+struct ProtocolCost {
+    double efficiency = 1;
+    double base_s = 0;
+    double nvlink_hop_s = 0, net_hop_s = 0;
+};
+/// `nodes`: how many servers the collective spans; `ranks_per_node` its GPUs per server.
+ProtocolCost protocolCost(Algo a, Proto p, CollectiveOp op, int nodes, int ranks_per_node);
+
+/// How to run a collective: unset algorithm or protocol are chosen as NCCL's tuner does (the fastest of the
+/// candidates on this fabric); channels 0 takes defaultChannels.
+struct NcclChoice {
+    std::optional<Algo> algo;
+    std::optional<Proto> proto;
+    int channels = 0;
+};
+
+/// A collective with its algorithm and protocol. All-reduce: ring or tree (tree across two or more nodes, each
+/// node's ranks next to each other in `ranks`); all-gather and reduce-scatter: ring; all-to-all: pairwise with
+/// the protocol's costs; the hierarchical all-reduce is not NCCL's and runs as runCollective (no protocol).
+/// CollectiveResult's algorithm, protocol, channels, latency_s and tuned say what ran. Throws SimError as
+/// runChannelCollective does, and for an algorithm the op or the rank order cannot take.
+CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
+                                   const std::vector<int>& node_of_rank, double bytes, const NcclChoice& how);
+
+}  // namespace ct::sim::net

@@ -1,0 +1,388 @@
+// NCCL's algorithms and protocols over the fabric (nccl.hpp). Bandwidth: every transfer of a step drains at its
+// max-min rate from the step's start (the latency is accounted for along the chunk's path instead, as NCCL's
+// pipeline pays it once per hop of a chunk, not once per step), its bytes divided by the protocol's efficiency.
+#include <clustertwin/sim/nccl.hpp>
+
+#include "rings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace ct::sim::net {
+
+const char* toString(Algo a) { return a == Algo::Ring ? "ring" : "tree"; }
+
+const char* toString(Proto p) {
+    switch (p) {
+        case Proto::LL:
+            return "LL";
+        case Proto::LL128:
+            return "LL128";
+        case Proto::Simple:
+            return "Simple";
+    }
+    return "?";
+}
+
+Algo algoFromString(const std::string& s) {
+    if (s == "ring") return Algo::Ring;
+    if (s == "tree") return Algo::Tree;
+    throw SimError("unknown algorithm '" + s + "' (ring, tree)");
+}
+
+Proto protoFromString(const std::string& s) {
+    std::string l = s;
+    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (l == "ll") return Proto::LL;
+    if (l == "ll128") return Proto::LL128;
+    if (l == "simple") return Proto::Simple;
+    throw SimError("unknown protocol '" + s + "' (ll, ll128, simple)");
+}
+
+ProtocolCost protocolCost(Algo a, Proto p, CollectiveOp op, int nodes, int ranks_per_node) {
+    // NCCL 2.19–2.21, src/graph/tuning.cc: baseLat and hwLat (µs; NVLink and NET rows) and the bus-bandwidth
+    // factors of ncclTopoTuneModel. LL moves 8-byte lines of 4 data and 4 flag bytes and polls them; LL128 128-byte
+    // lines of 120 data bytes; Simple whole buffers behind a fence.
+    static constexpr double kBase[2][3] = {{6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}};   // ring, tree × LL, LL128, Simple
+    static constexpr double kNvlink[2][3] = {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}};  // per hop
+    static constexpr double kNet[2][3] = {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}};
+    const int ai = a == Algo::Ring ? 0 : 1, pi = static_cast<int>(p);
+    ProtocolCost c;
+    c.base_s = kBase[ai][pi] * 1e-6;
+    c.nvlink_hop_s = kNvlink[ai][pi] * 1e-6;
+    // NCCL: over several nodes an LL hop inside a node costs 1.8 times as much (its flags cross PCIe to the NIC).
+    if (nodes > 1 && p == Proto::LL) c.nvlink_hop_s *= 1.8;
+    c.net_hop_s = kNet[ai][pi] * 1e-6;
+    if (a == Algo::Ring) {
+        if (p == Proto::LL) c.efficiency = (nodes > 1 || op == CollectiveOp::AllReduce) ? 0.25 : 1.0 / 3.0;
+        if (p == Proto::LL128) c.efficiency = ranks_per_node >= 2 ? 0.92 : 0.7;
+    } else {
+        c.efficiency = 0.9;
+        if (p == Proto::LL) c.efficiency *= 1.0 / 3.8;
+        if (p == Proto::LL128) c.efficiency *= nodes > 1 ? 0.915 : 7.0 / 9.0;
+    }
+    return c;
+}
+
+namespace {
+
+using Xfers = std::vector<std::tuple<int, int, double>>;
+
+/// One step's bandwidth time: the transfers drain from the step's start (their path latency counted elsewhere),
+/// `bytes / efficiency` each; adds the arcs' bytes `times` times. Returns the time, or NaN when a pair has no route.
+double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled) {
+    if (x.empty() || times <= 0) return 0;
+    std::vector<Flow> flows;
+    flows.reserve(x.size());
+    for (const auto& [s, d, b] : x) {
+        Flow f{s, d, b / efficiency, 0.0, {}};
+        if (s != d) f.path = r.route(s, d);
+        f.start_s = f.path.empty() ? 0.0 : -r.latency(f.path);
+        flows.push_back(std::move(f));
+    }
+    const FlowSimResult res = simulateFlows(t, r, flows);
+    stalled = std::max(stalled, res.stalled);
+    for (std::size_t a = 0; a < arc_bytes.size(); ++a) arc_bytes[a] += res.arc_bytes[a] * times;
+    return std::max(0.0, res.end_s) * times;
+}
+
+/// The latency of one hop: the protocol's over NVLink or the network, or the fabric's own path latency where
+/// that is longer (a long cable, many switches).
+double hopLatency(Router& r, const std::vector<std::pair<int, int>>& legs, bool net, const ProtocolCost& c) {
+    double phys = 0;
+    for (const auto& [s, d] : legs)
+        if (s != d) phys += r.latency(r.route(s, d));
+    return std::max(net ? c.net_hop_s : c.nvlink_hop_s, phys);
+}
+
+/// The longest run of `len` consecutive hops around a ring of hop latencies (a chunk's path).
+double worstPath(const std::vector<double>& hop, std::size_t len) {
+    const std::size_t n = hop.size();
+    if (n == 0 || len == 0) return 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < len; ++i) sum += hop[i % n];
+    double worst = sum;
+    for (std::size_t p = 1; p < n; ++p) {
+        sum += hop[(p + len - 1) % n] - hop[p - 1];
+        worst = std::max(worst, sum);
+    }
+    return worst;
+}
+
+struct Setup {
+    const Topology& t;
+    Router& r;
+    CollectiveOp op;
+    const std::vector<int>& ranks;
+    const std::vector<int>& node_of;
+    double bytes;
+    int channels;
+    std::vector<std::vector<int>> seg;  ///< each node's ranks in ring order; empty when not contiguous
+    int nodes = 1, per_node = 1;
+};
+
+/// Ring hops of every channel: (legs, crosses nodes). A node's ring hop to the next node goes through the GPU of
+/// the channel's rail (PXN: NVLink, then the network).
+std::vector<std::vector<std::pair<std::vector<std::pair<int, int>>, bool>>> ringHops(const Setup& s) {
+    std::vector<std::vector<std::pair<std::vector<std::pair<int, int>>, bool>>> out;
+    if (s.seg.empty()) {  // one ring exactly as given
+        out.emplace_back();
+        const std::size_t n = s.ranks.size();
+        for (std::size_t i = 0; i < n && n > 1; ++i)
+            out.back().push_back({{{s.ranks[i], s.ranks[(i + 1) % n]}}, s.node_of[i] != s.node_of[(i + 1) % n]});
+        return out;
+    }
+    const std::size_t nodes = s.seg.size();
+    for (int c = 0; c < s.channels; ++c) {
+        out.emplace_back();
+        for (std::size_t k = 0; k < nodes; ++k) {
+            const std::vector<int>& L = s.seg[k];
+            const std::size_t g = L.size(), e = static_cast<std::size_t>(c) % g;
+            for (std::size_t i = 0; i + 1 < g; ++i) out.back().push_back({{{L[(e + i) % g], L[(e + i + 1) % g]}}, false});
+            if (nodes == 1) {
+                if (g > 1) out.back().push_back({{{L[(e + g - 1) % g], L[e]}}, false});
+                continue;
+            }
+            const std::vector<int>& next = s.seg[(k + 1) % nodes];
+            out.back().push_back({{{L[(e + g - 1) % g], L[e]}, {L[e], next[static_cast<std::size_t>(c) % next.size()]}}, true});
+        }
+    }
+    return out;
+}
+
+int ringSteps(const Setup& s) {
+    const int n = static_cast<int>(s.ranks.size());
+    return s.op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
+}
+
+/// The base latency and the slowest chunk's path around its channel's ring.
+double ringLatency(const Setup& s, const ProtocolCost& cost) {
+    if (s.ranks.size() < 2) return 0;
+    double lat = 0;
+    for (const auto& hops : ringHops(s)) {
+        std::vector<double> l;
+        for (const auto& [legs, net] : hops) l.push_back(hopLatency(s.r, legs, net, cost));
+        lat = std::max(lat, worstPath(l, static_cast<std::size_t>(ringSteps(s))));
+    }
+    return cost.base_s + lat;
+}
+
+CollectiveResult runRing(const Setup& s, Proto p) {
+    const ProtocolCost cost = protocolCost(Algo::Ring, p, s.op, s.nodes, s.per_node);
+    const int n = static_cast<int>(s.ranks.size());
+    const int times = ringSteps(s);
+    const int ch = s.seg.empty() ? 1 : s.channels;
+    CollectiveResult res;
+    res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
+    const Xfers x = s.seg.empty() ? ringStepOf(s.ranks, s.bytes / n) : channelStep(s.seg, ch, s.bytes / n / ch);
+    const double bw = drain(s.t, s.r, x, cost.efficiency, times, res.arc_bytes, res.stalled_pairs);
+    res.latency_s = ringLatency(s, cost);
+    res.time_s = n > 1 ? bw + res.latency_s : 0.0;
+    res.steps = times;
+    res.channels = ch;
+    return res;
+}
+
+/// NCCL's double binary tree over `n` nodes: tree 0 a heap (node i's parent (i − 1) / 2), tree 1 the same over
+/// the mirrored numbering, so that the leaves of one (about half the nodes) are inner nodes of the other.
+int treeParent(int tree, int i, int n) {
+    const int j = tree == 0 ? i : n - 1 - i;
+    if (j == 0) return -1;
+    const int pj = (j - 1) / 2;
+    return tree == 0 ? pj : n - 1 - pj;
+}
+
+int treeDepth(int tree, int n) {
+    int d = 0;
+    for (int i = 0; i < n; ++i) {
+        int k = 0;
+        for (int v = i; treeParent(tree, v, n) >= 0; v = treeParent(tree, v, n)) ++k;
+        d = std::max(d, k);
+    }
+    return d;
+}
+
+/// A chunk climbs a node's chain and the tree to its root and comes back down (NCCL: 2·((ppn − 1)·intra +
+/// log2(nodes)·inter)), each hop at the protocol's latency or the path's where longer.
+double treeLatency(const Setup& s, const ProtocolCost& cost) {
+    const int nodes = static_cast<int>(s.seg.size());
+    double intra_hop = 0, net_hop = 0;
+    for (int c = 0; c < s.channels; ++c) {
+        auto head = [&](int k) {
+            return s.seg[static_cast<std::size_t>(k)][static_cast<std::size_t>(c) % s.seg[static_cast<std::size_t>(k)].size()];
+        };
+        for (int k = 0; k < nodes; ++k) {
+            const std::vector<int>& L = s.seg[static_cast<std::size_t>(k)];
+            const std::size_t g = L.size(), e = static_cast<std::size_t>(c) % g;
+            for (std::size_t i = 0; i + 1 < g; ++i)
+                intra_hop = std::max(intra_hop, hopLatency(s.r, {{L[(e + i) % g], L[(e + i + 1) % g]}}, false, cost));
+            for (int tree = 0; tree < 2; ++tree) {
+                const int parent = treeParent(tree, k, nodes);
+                if (parent >= 0) net_hop = std::max(net_hop, hopLatency(s.r, {{head(k), head(parent)}}, true, cost));
+            }
+        }
+    }
+    const int depth = std::max(treeDepth(0, nodes), treeDepth(1, nodes));
+    return cost.base_s + 2 * ((s.per_node - 1) * intra_hop + depth * net_hop);
+}
+
+CollectiveResult runTree(const Setup& s, Proto p) {
+    const ProtocolCost cost = protocolCost(Algo::Tree, p, s.op, s.nodes, s.per_node);
+    const int nodes = static_cast<int>(s.seg.size());
+    CollectiveResult res;
+    res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
+    // Pipelined: in every channel both trees reduce up and broadcast down at once, each carrying half the
+    // channel's share, along the chain of every node's GPUs (from the GPU of the channel's rail) and the
+    // tree's edges between nodes (rail to rail).
+    const double part = s.bytes / s.channels / 2;
+    Xfers x;
+    for (int c = 0; c < s.channels; ++c) {
+        auto head = [&](int k) {
+            return s.seg[static_cast<std::size_t>(k)][static_cast<std::size_t>(c) % s.seg[static_cast<std::size_t>(k)].size()];
+        };
+        for (int k = 0; k < nodes; ++k) {
+            const std::vector<int>& L = s.seg[static_cast<std::size_t>(k)];
+            const std::size_t g = L.size(), e = static_cast<std::size_t>(c) % g;
+            for (std::size_t i = 0; i + 1 < g; ++i) {
+                const int a = L[(e + i) % g], b = L[(e + i + 1) % g];
+                for (int tree = 0; tree < 2; ++tree) {
+                    x.emplace_back(b, a, part);  // up the chain to the rail's GPU
+                    x.emplace_back(a, b, part);  // and down again
+                }
+            }
+            for (int tree = 0; tree < 2; ++tree) {
+                const int parent = treeParent(tree, k, nodes);
+                if (parent < 0) continue;
+                x.emplace_back(head(k), head(parent), part);
+                x.emplace_back(head(parent), head(k), part);
+            }
+        }
+    }
+    const double bw = drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
+    res.latency_s = treeLatency(s, cost);
+    res.time_s = bw + res.latency_s;
+    res.steps = 1;
+    res.channels = s.channels;
+    return res;
+}
+
+CollectiveResult runAlltoall(const Setup& s, Proto p) {
+    const ProtocolCost cost = protocolCost(Algo::Ring, p, s.op, s.nodes, s.per_node);
+    const int n = static_cast<int>(s.ranks.size());
+    if (n > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
+    CollectiveResult res;
+    res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
+    double bw = 0, hop = 0;
+    for (int k = 1; k < n; ++k) {
+        Xfers x;
+        for (int i = 0; i < n; ++i) {
+            x.emplace_back(s.ranks[i], s.ranks[(i + k) % n], s.bytes / n);
+            const bool net = s.node_of[static_cast<std::size_t>(i)] != s.node_of[static_cast<std::size_t>((i + k) % n)];
+            hop = std::max(hop, hopLatency(s.r, {{s.ranks[i], s.ranks[(i + k) % n]}}, net, cost));
+        }
+        bw += drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
+    }
+    // Pairwise exchanges overlap: one hop's latency for the whole exchange, as NCCL's p2p.
+    res.latency_s = n > 1 ? cost.base_s + hop : 0.0;
+    res.time_s = bw + res.latency_s;
+    res.steps = n - 1;
+    res.channels = 1;
+    return res;
+}
+
+CollectiveResult runOne(const Setup& s, Algo a, Proto p) {
+    CollectiveResult res = s.op == CollectiveOp::AllToAll ? runAlltoall(s, p) : a == Algo::Tree ? runTree(s, p) : runRing(s, p);
+    res.algorithm = s.op == CollectiveOp::AllToAll ? "pairwise" : toString(a);
+    res.protocol = toString(p);
+    return res;
+}
+
+/// NCCL's tuner (ncclTopoTuneModel, ncclTopoGetAlgoTime): each candidate's time is its latency plus the bytes over
+/// its algorithm bandwidth, the bus bandwidth of the channels (here: what the ring at Simple moves on this fabric)
+/// times the protocol's efficiency, turned into algorithm bandwidth by the ring's n / steps or the tree's ½ (each
+/// tree carries half and every byte goes up and down). The fastest so predicted runs on the fabric. One candidate:
+/// it runs.
+CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std::vector<Proto>& protos) {
+    if (algos.size() * protos.size() == 1) return runOne(s, algos.front(), protos.front());
+    const int n = static_cast<int>(s.ranks.size());
+    const double steps = s.op == CollectiveOp::AllReduce ? 2.0 * (n - 1) : n - 1.0;
+    CollectiveResult simple = runOne(s, Algo::Ring, Proto::Simple);
+    const double bw_time = simple.time_s - simple.latency_s;
+    const double bus = bw_time > 0 ? s.bytes / bw_time * steps / n : 0.0;
+    double best_t = std::numeric_limits<double>::infinity();
+    Algo best_a = algos.front();
+    Proto best_p = protos.front();
+    for (Algo a : algos)
+        for (Proto p : protos) {
+            const ProtocolCost c = protocolCost(a, p, s.op, s.nodes, s.per_node);
+            const double eff = c.efficiency;
+            const double alg = bus * eff * (a == Algo::Ring ? n / steps : 0.5);
+            const double lat = s.op == CollectiveOp::AllToAll ? runOne(s, a, p).latency_s
+                               : a == Algo::Ring              ? ringLatency(s, c)
+                                                              : treeLatency(s, c);
+            const double t = lat + (alg > 0 ? s.bytes / alg : 0.0);
+            if (t < best_t) {
+                best_t = t;
+                best_a = a;
+                best_p = p;
+            }
+        }
+    if (best_a == Algo::Ring && best_p == Proto::Simple) return simple;
+    return runOne(s, best_a, best_p);
+}
+
+}  // namespace
+
+CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
+                                   const std::vector<int>& node_of_rank, double bytes, const NcclChoice& how) {
+    if (op == CollectiveOp::HierarchicalAllReduce) {
+        if (how.algo || how.proto) throw SimError("collective: the hierarchical all-reduce is not NCCL's; it takes no --algo or --proto");
+        CollectiveResult res = runCollective(t, r, op, ranks, bytes, node_of_rank);
+        res.algorithm = "hierarchical";
+        return res;
+    }
+    if (ranks.empty()) throw SimError("collective: ranks must not be empty");
+    if (!(bytes > 0)) throw SimError("collective: bytes must be > 0");
+    if (node_of_rank.size() != ranks.size()) throw SimError("collective: every rank needs its node");
+    for (int h : ranks)
+        if (h < 0 || h >= t.nodeCount()) throw SimError("collective: rank on an unknown node");
+    const int channels = how.channels > 0 ? how.channels : defaultChannels(node_of_rank);
+    Setup s{t, r, op, ranks, node_of_rank, bytes, channels, {}};
+    if (channels > 1 || how.algo == Algo::Tree || !how.algo) {
+        try {
+            s.seg = nodeSegments(ranks, node_of_rank);
+        } catch (const SimError&) {
+            if (channels > 1 || how.algo == Algo::Tree) throw;
+        }
+    }
+    std::map<int, int> per;
+    for (int node : node_of_rank) ++per[node];
+    s.nodes = static_cast<int>(per.size());
+    for (const auto& [node, k] : per) s.per_node = std::max(s.per_node, k);
+    const bool tree_ok = op == CollectiveOp::AllReduce && s.nodes > 1 && !s.seg.empty();
+    if (how.algo == Algo::Tree && !tree_ok)
+        throw SimError(op != CollectiveOp::AllReduce ? "collective: tree runs all-reduce only (NCCL's other collectives are rings)"
+                                                     : "collective: tree needs two or more nodes, each node's ranks next to each other");
+    std::vector<Algo> algos = how.algo ? std::vector<Algo>{*how.algo} : std::vector<Algo>{Algo::Ring};
+    if (!how.algo && tree_ok) algos.push_back(Algo::Tree);
+    const std::vector<Proto> protos =
+        how.proto ? std::vector<Proto>{*how.proto} : std::vector<Proto>{Proto::Simple, Proto::LL128, Proto::LL};
+    CollectiveResult best = tune(s, algos, protos);
+    best.tuned = !how.algo || !how.proto;
+    best.op = op;
+    best.ranks = static_cast<int>(ranks.size());
+    best.bytes = bytes;
+    const int n = best.ranks;
+    const double factor = op == CollectiveOp::AllReduce ? 2.0 * (n - 1) / n : static_cast<double>(n - 1) / n;
+    best.algbw_Bps = best.time_s > 0 ? bytes / best.time_s : 0;
+    best.busbw_Bps = best.algbw_Bps * factor;
+    best.busiest = linkLoads(t, best.arc_bytes, best.time_s, false);
+    if (best.busiest.size() > 10) best.busiest.resize(10);
+    return best;
+}
+
+}  // namespace ct::sim::net
