@@ -362,7 +362,7 @@ void TstCli::collectiveReportsTimeBusBandwidthAndBusiestLinks() {
 }
 
 void TstCli::collectiveRejectsBadArguments() {
-    QCOMPARE(cli({"collective", sample("superpod-h100-su"), "--op", "broadcast", "--bytes", "1GiB"}).code, 2);
+    QCOMPARE(cli({"collective", sample("superpod-h100-su"), "--op", "gather", "--bytes", "1GiB"}).code, 2);
     CliRun r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "-5MB"});
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("--bytes"));

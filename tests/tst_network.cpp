@@ -370,6 +370,10 @@ void TstNetwork::ncclAlgorithmsEqualTheirFormulas() {
         // All-gather: n − 1 steps and hops.
         const auto ag = runNcclCollective(t, r, CollectiveOp::AllGather, ranks, node_of, S, {Algo::Ring, Proto::Simple, 0});
         QVERIFY(within(ag.time_s, 8.4e-6 + 7 * 14e-6 + 7 * (S / 8) / B, 1e-6));
+        // Broadcast: pipelined along the ring from rank 0, every link carrying the buffer once; bus = algorithm bandwidth.
+        const auto bc = runNcclCollective(t, r, CollectiveOp::Broadcast, ranks, node_of, S, {Algo::Ring, Proto::Simple, 0});
+        QVERIFY2(within(bc.time_s, 8.4e-6 + 7 * 14e-6 + S / B, 1e-6), qPrintable(QString::number(bc.time_s, 'g', 12)));
+        QCOMPARE(bc.busbw_Bps, bc.algbw_Bps);
     }
     // A path slower than the protocol's hop (40 µs host to host) sets the hop's latency.
     Topology slow = star(8, 50 * GB, 40e-6);

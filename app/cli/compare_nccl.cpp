@@ -108,9 +108,10 @@ namespace {
 
 net::CollectiveOp opOf(const std::string& name, const std::string& file) {
     if (name.empty()) throw UsageError("compare-nccl: " + file + " does not say which program printed it; give --op");
-    if (name == "allreduce" || name == "allgather" || name == "reducescatter" || name == "alltoall") return net::collectiveFromString(name);
+    if (name == "allreduce" || name == "allgather" || name == "reducescatter" || name == "alltoall" || name == "broadcast")
+        return net::collectiveFromString(name);
     throw UsageError("compare-nccl: " + file + " is " + name +
-                     "_perf output; the twin models allreduce, allgather, reducescatter and alltoall");
+                     "_perf output; the twin models allreduce, allgather, reducescatter, alltoall and broadcast");
 }
 
 }  // namespace

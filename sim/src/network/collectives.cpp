@@ -14,7 +14,8 @@ CollectiveOp collectiveFromString(const std::string& s) {
     if (s == "allgather" || s == "all-gather") return CollectiveOp::AllGather;
     if (s == "reducescatter" || s == "reduce-scatter") return CollectiveOp::ReduceScatter;
     if (s == "alltoall" || s == "all-to-all") return CollectiveOp::AllToAll;
-    throw SimError("unknown collective '" + s + "' (allreduce, hierarchical-allreduce, allgather, reducescatter, alltoall)");
+    if (s == "broadcast") return CollectiveOp::Broadcast;
+    throw SimError("unknown collective '" + s + "' (allreduce, hierarchical-allreduce, allgather, reducescatter, alltoall, broadcast)");
 }
 
 const char* toString(CollectiveOp op) {
@@ -29,6 +30,8 @@ const char* toString(CollectiveOp op) {
             return "reducescatter";
         case CollectiveOp::AllToAll:
             return "alltoall";
+        case CollectiveOp::Broadcast:
+            return "broadcast";
     }
     return "?";
 }
@@ -115,6 +118,10 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
         case CollectiveOp::ReduceScatter:
             acc.step(ringStepOf(ranks, bytes / n), n - 1);
             factor = static_cast<double>(n - 1) / n;
+            break;
+        case CollectiveOp::Broadcast:
+            // A pipelined chain from the first rank along the ring: every hop carries the whole buffer at once.
+            acc.step(chainOf(ranks, bytes), 1);
             break;
         case CollectiveOp::AllToAll: {
             if (n > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
@@ -221,6 +228,15 @@ CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp
             ring(N - 1);
             factor = static_cast<double>(N - 1) / N;
             break;
+        case CollectiveOp::Broadcast: {
+            std::vector<std::tuple<int, int, double>> x;
+            for (const auto& g : groups) {
+                auto s = chainOf(g, bytes);
+                x.insert(x.end(), s.begin(), s.end());
+            }
+            acc.step(x, 1);
+            break;
+        }
         case CollectiveOp::AllToAll:
             if (N > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
             for (int k = 1; k < N; ++k) {

@@ -154,6 +154,7 @@ std::vector<std::vector<std::pair<std::vector<std::pair<int, int>>, bool>>> ring
     return out;
 }
 
+/// The hops a chunk crosses: 2(n − 1) for all-reduce, n − 1 otherwise (a broadcast's chain from the root).
 int ringSteps(const Setup& s) {
     const int n = static_cast<int>(s.ranks.size());
     return s.op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
@@ -178,8 +179,19 @@ CollectiveResult runRing(const Setup& s, Proto p) {
     const int ch = s.seg.empty() ? 1 : s.channels;
     CollectiveResult res;
     res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
-    const Xfers x = s.seg.empty() ? ringStepOf(s.ranks, s.bytes / n) : channelStep(s.seg, ch, s.bytes / n / ch);
-    const double bw = drain(s.t, s.r, x, cost.efficiency, times, res.arc_bytes, res.stalled_pairs);
+    Xfers x = s.seg.empty() ? ringStepOf(s.ranks, s.bytes / n) : channelStep(s.seg, ch, s.bytes / n / ch);
+    int repeat = times;
+    if (s.op == CollectiveOp::Broadcast) {
+        // Pipelined along each channel's ring from the root: every hop but the one back into the root carries the
+        // channel's share once.
+        const Xfers all = s.seg.empty() ? ringStepOf(s.ranks, s.bytes) : channelStep(s.seg, ch, s.bytes / ch);
+        x.clear();
+        const int root = s.ranks.front();
+        for (const auto& h : all)
+            if (std::get<1>(h) != root) x.push_back(h);
+        repeat = 1;
+    }
+    const double bw = drain(s.t, s.r, x, cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs);
     res.latency_s = ringLatency(s, cost);
     res.time_s = n > 1 ? bw + res.latency_s : 0.0;
     res.steps = times;
@@ -309,7 +321,11 @@ CollectiveResult runOne(const Setup& s, Algo a, Proto p) {
 CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std::vector<Proto>& protos) {
     if (algos.size() * protos.size() == 1) return runOne(s, algos.front(), protos.front());
     const int n = static_cast<int>(s.ranks.size());
-    const double steps = s.op == CollectiveOp::AllReduce ? 2.0 * (n - 1) : n - 1.0;
+    // NCCL's steps per algorithm bandwidth: 2(n − 1) for all-reduce, n − 1 for all-gather and reduce-scatter, n
+    // for the rest (a broadcast's algorithm bandwidth is its bus bandwidth).
+    const double steps = s.op == CollectiveOp::AllReduce                                          ? 2.0 * (n - 1)
+                         : s.op == CollectiveOp::AllGather || s.op == CollectiveOp::ReduceScatter ? n - 1.0
+                                                                                                  : n;
     CollectiveResult simple = runOne(s, Algo::Ring, Proto::Simple);
     const double bw_time = simple.time_s - simple.latency_s;
     const double bus = bw_time > 0 ? s.bytes / bw_time * steps / n : 0.0;
@@ -377,7 +393,9 @@ CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op
     best.ranks = static_cast<int>(ranks.size());
     best.bytes = bytes;
     const int n = best.ranks;
-    const double factor = op == CollectiveOp::AllReduce ? 2.0 * (n - 1) / n : static_cast<double>(n - 1) / n;
+    const double factor = op == CollectiveOp::AllReduce   ? 2.0 * (n - 1) / n
+                          : op == CollectiveOp::Broadcast ? 1.0
+                                                          : static_cast<double>(n - 1) / n;
     best.algbw_Bps = best.time_s > 0 ? bytes / best.time_s : 0;
     best.busbw_Bps = best.algbw_Bps * factor;
     best.busiest = linkLoads(t, best.arc_bytes, best.time_s, false);

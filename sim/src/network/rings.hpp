@@ -17,6 +17,13 @@ inline std::vector<std::tuple<int, int, double>> ringStepOf(const std::vector<in
     return x;
 }
 
+/// A pipelined chain along `ranks` from the first: every hop carries `bytes` (a broadcast from ranks[0]).
+inline std::vector<std::tuple<int, int, double>> chainOf(const std::vector<int>& ranks, double bytes) {
+    std::vector<std::tuple<int, int, double>> x;
+    for (std::size_t i = 0; i + 1 < ranks.size(); ++i) x.emplace_back(ranks[i], ranks[i + 1], bytes);
+    return x;
+}
+
 /// Each node's ranks in ring order, nodes in the order the ring reaches them; throws when a node's ranks are
 /// not next to each other.
 inline std::vector<std::vector<int>> nodeSegments(const std::vector<int>& ranks, const std::vector<int>& node_of_rank) {

@@ -12,8 +12,9 @@
 
 namespace ct::sim::net {
 
-enum class CollectiveOp { AllReduce, HierarchicalAllReduce, AllGather, ReduceScatter, AllToAll };
-/// "allreduce", "hierarchical-allreduce", "allgather", "reducescatter", "alltoall"; throws SimError otherwise.
+enum class CollectiveOp { AllReduce, HierarchicalAllReduce, AllGather, ReduceScatter, AllToAll, Broadcast };
+/// "allreduce", "hierarchical-allreduce", "allgather", "reducescatter", "alltoall", "broadcast" (from the first
+/// rank); throws SimError otherwise.
 CollectiveOp collectiveFromString(const std::string& s);
 const char* toString(CollectiveOp op);
 
