@@ -172,6 +172,7 @@ private slots:
         QTableWidget* t = w_->jobs()->table();
         const int row = rowOf(t, "llm");
         QVERIFY2(row >= 0, "the run's own job is listed");
+        QCOMPARE(t->item(row, 1)->text(), QString("training"));  // its kind, though the scenario does not list it
         QVERIFY2(t->item(row, 4)->text().toDouble() > 0, qPrintable(t->item(row, 4)->text()));
         QVERIFY(t->item(row, 5)->text().endsWith("%"));
         QVERIFY(t->item(row, 6)->text().endsWith("%"));

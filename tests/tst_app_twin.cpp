@@ -289,6 +289,13 @@ void TstAppTwin::calibrationFitsTheHiddenMargin() {
     QVERIFY2(std::abs(margin - 1.6) < 0.05, qPrintable(QString::number(margin)));
     QVERIFY(d->result()->text().contains("Validation"));
     QVERIFY2(d->result()->text().contains("on the coarse grid"), qPrintable(d->result()->text()));
+    // No brackets inside brackets (the stop reason once read "(stopped: the error stopped improving (ftol))").
+    int depth = 0, deepest = 0;
+    for (QChar c : d->result()->text()) {
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        deepest = std::max(deepest, depth);
+    }
+    QVERIFY2(deepest <= 1 && depth == 0, qPrintable(d->result()->text()));
     if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) d->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/twin-calibrated.png");
     QVERIFY(d->openButton()->isEnabled());
     QTest::mouseClick(d->openButton(), Qt::LeftButton);  // opens the calibrated scenario in the window

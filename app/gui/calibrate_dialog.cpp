@@ -246,12 +246,14 @@ void CalibrateDialog::jobFinished() {
         return;
     }
     const auto& r = *job->result();
-    QString text = tr("%1 runs in %2 (stopped: %3). Fitted:").arg(r.runs).arg(qs(model::formatDuration(r.wall_s)), qs(r.stop));
+    // Sentences, not nested brackets: the stop reason and the grids each say their part.
+    QString text = tr("%1 runs in %2; stopped: %3.").arg(r.runs).arg(qs(model::formatDuration(r.wall_s)), qs(r.stop));
     if (r.coarse_runs > 0)
-        text.replace(tr(". Fitted:"), tr("; %1 on the coarse grid (%2), corrected by %3 on the runs' grid (manifold mapping). Fitted:")
-                                          .arg(r.coarse_runs)
-                                          .arg(qs(model::formatDuration(r.coarse_wall_s)))
-                                          .arg(r.fine_runs));
+        text += tr(" %1 of them on the coarse grid, in %2, corrected by %3 on the runs' grid: manifold mapping.")
+                    .arg(r.coarse_runs)
+                    .arg(qs(model::formatDuration(r.coarse_wall_s)))
+                    .arg(r.fine_runs);
+    text += tr(" Fitted:");
     const auto& all = session::calibrationParameters();
     for (const auto& p : r.params) {
         const auto info = std::find_if(all.begin(), all.end(), [&](const auto& i) { return p.name == i.name; });

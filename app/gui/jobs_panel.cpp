@@ -114,9 +114,10 @@ void JobsPanel::refresh() {
     if (rp) {
         for (const auto& j : run_.frame().jobs) now[j.id] = &j;
         for (const std::string& e : rp->entities())
-            if (!known.count(e) && rp->series(e, "step_time_s")) {
+            if (!known.count(e) && (rp->series(e, "step_time_s") || rp->series(e, "tokens_per_s"))) {
+                // A job the run added (--jobs, the Run dialog) or imported: what it recorded says what it is.
                 const int nodes = static_cast<int>(nodesOf(qs(e)).size());
-                rows.push_back({e, "", nodes > 0 ? nodes : -1, 0, -1, NAN});
+                rows.push_back({e, rp->series(e, "tokens_per_s") ? "inference" : "training", nodes > 0 ? nodes : -1, 0, -1, NAN});
             }
     }
     const double t = run_.time();

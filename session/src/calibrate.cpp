@@ -197,9 +197,9 @@ std::string stopReason(nlopt_result res) {
         case NLOPT_SUCCESS:
             return "converged";
         case NLOPT_FTOL_REACHED:
-            return "the error stopped improving (ftol)";
+            return "the error stopped improving, NLopt's ftol";
         case NLOPT_XTOL_REACHED:
-            return "the parameters stopped moving (xtol)";
+            return "the parameters stopped moving, NLopt's xtol";
         case NLOPT_MAXEVAL_REACHED:
             return "the most runs allowed";
         case NLOPT_FORCED_STOP:
