@@ -378,6 +378,9 @@ void TstCli::collectiveRejectsBadArguments() {
     r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--proto", "ll64"});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("ll, ll128, simple"), qPrintable(r.err));
+    r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--model", "simgrid"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("nccl or fabric"), qPrintable(r.err));
 }
 
 void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {

@@ -349,8 +349,8 @@ void TstFabric::ringOnAnExplicitFatTreeMatchesSimGrid() {
         for (int sp = 0; sp < 2; ++sp)
             s.network.links.push_back({"leaf" + std::to_string(l), "spine" + std::to_string(sp), 1, std::nullopt, std::nullopt, {}});
     const QString scen = save(dir, "tree.json", s);
-    const auto r =
-        cli({"collective", scen, "--op", "allreduce", "--bytes", "1GiB", "--order", write(dir, "ring.txt", order.toUtf8()), "--json"});
+    const auto r = cli({"collective", scen, "--op", "allreduce", "--bytes", "1GiB", "--order", write(dir, "ring.txt", order.toUtf8()),
+                        "--model", "fabric", "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const double time = r.json()["time_s"].toDouble();
     qInfo("explicit reference tree: %.9f s (SimGrid 0.040385318)", time);

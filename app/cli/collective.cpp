@@ -46,6 +46,8 @@ reports the completion time, the bus bandwidth (as nccl-tests defines it) and th
                       inside each); default: the faster for this size and scale, as NCCL's tuner picks
   --proto P           LL, LL128 or Simple: NCCL's protocols (the share of a link's bandwidth that carries data,
                       the latency per hop over NVLink and the network); default: the fastest, as NCCL's tuner
+  --model M           nccl (the default: the algorithm, protocol and latencies above) or fabric (the bare fabric:
+                      synchronous steps, each paying its links' latency, no protocol: what SimGrid computes)
   --fail-link ID      fail a link first, "a<->b" (repeatable), e.g. leaf0<->spine3
   --links FILE        every link direction's bytes and utilization, busiest first: CSV, or JSON for *.json
   --json              print the result as JSON

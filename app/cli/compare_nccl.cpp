@@ -31,6 +31,7 @@ measured. Rows that do not parse are counted and named on stderr; the rest are c
   --placement P       packed (the default) or spread, as for collective
   --channels N        as for collective (default one per rail)
   --algo A, --proto P as for collective (default: what NCCL's tuner would pick, size by size)
+  --model M           nccl (the default) or fabric, as for collective
   --fail-link ID      fail a link first (repeatable)
   --json              everything as one JSON object on stdout
 Exit codes: 0 compared, 1 a rank pair without a route, 2 usage error or a file with no result row.
@@ -67,6 +68,9 @@ net::NcclChoice ncclChoice(const Args& a, int channels) {
     if (channels < 1 || channels > 64) throw UsageError("--channels must be within 1..64");
     net::NcclChoice how;
     how.channels = channels;
+    const std::string model = a.get("model", "nccl");
+    if (model != "nccl" && model != "fabric") throw UsageError("--model must be nccl or fabric");
+    how.fabric_only = model == "fabric";
     try {
         if (a.has("algo")) how.algo = net::algoFromString(a.get("algo"));
         if (a.has("proto")) how.proto = net::protoFromString(a.get("proto"));

@@ -183,12 +183,19 @@ struct Lattice::Impl {
     }
 
     /// The bounce-back pre-pass on the populations about to be streamed.
-    void bounceBack(float* f) const {
-        for (std::size_t e = 0; e < link_solid.size(); ++e) {
-            const int q = link_q[e];
-            f[static_cast<std::size_t>(q) * n + static_cast<std::size_t>(link_solid[e])] =
-                f[static_cast<std::size_t>(lbm::opposite(q)) * n + static_cast<std::size_t>(link_fluid[e])] + link_term[e];
-        }
+    void bounceBack(float* f) {
+        // Each link writes its own solid population and reads a fluid one: links split into chunks freely.
+        auto links = [&](std::size_t from, std::size_t to) {
+            for (std::size_t e = from; e < to; ++e) {
+                const int q = link_q[e];
+                f[static_cast<std::size_t>(q) * n + static_cast<std::size_t>(link_solid[e])] =
+                    f[static_cast<std::size_t>(lbm::opposite(q)) * n + static_cast<std::size_t>(link_fluid[e])] + link_term[e];
+            }
+        };
+        const std::size_t count = link_solid.size(), chunk = 16384;
+        if (count < 2 * chunk) return links(0, count);
+        const std::size_t chunks = (count + chunk - 1) / chunk;
+        run(chunks, [&](std::size_t c) { links(c * chunk, std::min(count, (c + 1) * chunk)); });
     }
 
     /// Copies the opposite interior layer into the halo on each periodic axis, for `stride`-separated arrays

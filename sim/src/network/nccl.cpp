@@ -355,6 +355,14 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
 
 CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
                                    const std::vector<int>& node_of_rank, double bytes, const NcclChoice& how) {
+    if (how.fabric_only) {
+        if (how.algo || how.proto) throw SimError("collective: the bare fabric model takes no algorithm or protocol");
+        CollectiveResult res =
+            runChannelCollective(t, r, op, ranks, node_of_rank, bytes, how.channels > 0 ? how.channels : defaultChannels(node_of_rank));
+        res.channels = how.channels > 0 ? how.channels : defaultChannels(node_of_rank);
+        res.algorithm = op == CollectiveOp::HierarchicalAllReduce ? "hierarchical" : "ring";
+        return res;
+    }
     if (op == CollectiveOp::HierarchicalAllReduce) {
         if (how.algo || how.proto) throw SimError("collective: the hierarchical all-reduce is not NCCL's; it takes no --algo or --proto");
         CollectiveResult res = runCollective(t, r, op, ranks, bytes, node_of_rank);

@@ -39,6 +39,9 @@ struct NcclChoice {
     std::optional<Algo> algo;
     std::optional<Proto> proto;
     int channels = 0;
+    /// The bare fabric instead (runChannelCollective): synchronous steps, each paying its links' latency, no
+    /// protocol; what the SimGrid references check (docs/network.md).
+    bool fabric_only = false;
 };
 
 /// A collective with its algorithm and protocol. All-reduce: ring or tree (tree across two or more nodes, each
