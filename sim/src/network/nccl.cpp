@@ -218,62 +218,58 @@ int treeDepth(int tree, int n) {
     return d;
 }
 
+/// Every edge of every channel's trees, once per tree that uses it: `chain(a, b)` for the chain inside a node (a
+/// nearer the GPU of the channel's rail), `net(child, parent)` for a tree edge between nodes (rail to rail).
+template <class Chain, class Net>
+void forTreeEdges(const Setup& s, Chain&& chain, Net&& net) {
+    const int nodes = static_cast<int>(s.seg.size());
+    for (int c = 0; c < s.channels; ++c) {
+        auto head = [&](int k) {
+            const std::vector<int>& L = s.seg[static_cast<std::size_t>(k)];
+            return L[static_cast<std::size_t>(c) % L.size()];
+        };
+        for (int k = 0; k < nodes; ++k) {
+            const std::vector<int>& L = s.seg[static_cast<std::size_t>(k)];
+            const std::size_t g = L.size(), e = static_cast<std::size_t>(c) % g;
+            for (int tree = 0; tree < 2; ++tree) {
+                for (std::size_t i = 0; i + 1 < g; ++i) chain(L[(e + i) % g], L[(e + i + 1) % g]);
+                const int parent = treeParent(tree, k, nodes);
+                if (parent >= 0) net(head(k), head(parent));
+            }
+        }
+    }
+}
+
 /// A chunk climbs a node's chain and the tree to its root and comes back down (NCCL: 2·((ppn − 1)·intra +
 /// log2(nodes)·inter)), each hop at the protocol's latency or the path's where longer.
 double treeLatency(const Setup& s, const ProtocolCost& cost) {
     const int nodes = static_cast<int>(s.seg.size());
     double intra_hop = 0, net_hop = 0;
-    for (int c = 0; c < s.channels; ++c) {
-        auto head = [&](int k) {
-            return s.seg[static_cast<std::size_t>(k)][static_cast<std::size_t>(c) % s.seg[static_cast<std::size_t>(k)].size()];
-        };
-        for (int k = 0; k < nodes; ++k) {
-            const std::vector<int>& L = s.seg[static_cast<std::size_t>(k)];
-            const std::size_t g = L.size(), e = static_cast<std::size_t>(c) % g;
-            for (std::size_t i = 0; i + 1 < g; ++i)
-                intra_hop = std::max(intra_hop, hopLatency(s.r, {{L[(e + i) % g], L[(e + i + 1) % g]}}, false, cost));
-            for (int tree = 0; tree < 2; ++tree) {
-                const int parent = treeParent(tree, k, nodes);
-                if (parent >= 0) net_hop = std::max(net_hop, hopLatency(s.r, {{head(k), head(parent)}}, true, cost));
-            }
-        }
-    }
+    forTreeEdges(
+        s,
+        [&](int a, int b) {
+            intra_hop = std::max(intra_hop, hopLatency(s.r, {{a, b}}, false, cost));
+        },
+        [&](int child, int parent) {
+            net_hop = std::max(net_hop, hopLatency(s.r, {{child, parent}}, true, cost));
+        });
     const int depth = std::max(treeDepth(0, nodes), treeDepth(1, nodes));
     return cost.base_s + 2 * ((s.per_node - 1) * intra_hop + depth * net_hop);
 }
 
 CollectiveResult runTree(const Setup& s, Proto p) {
     const ProtocolCost cost = protocolCost(Algo::Tree, p, s.op, s.nodes, s.per_node);
-    const int nodes = static_cast<int>(s.seg.size());
     CollectiveResult res;
     res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
     // Pipelined: in every channel both trees reduce up and broadcast down at once, each carrying half the
-    // channel's share, along the chain of every node's GPUs (from the GPU of the channel's rail) and the
-    // tree's edges between nodes (rail to rail).
+    // channel's share, along the chain of every node's GPUs and the tree's edges between nodes.
     const double part = s.bytes / s.channels / 2;
     Xfers x;
-    for (int c = 0; c < s.channels; ++c) {
-        auto head = [&](int k) {
-            return s.seg[static_cast<std::size_t>(k)][static_cast<std::size_t>(c) % s.seg[static_cast<std::size_t>(k)].size()];
-        };
-        for (int k = 0; k < nodes; ++k) {
-            const std::vector<int>& L = s.seg[static_cast<std::size_t>(k)];
-            const std::size_t g = L.size(), e = static_cast<std::size_t>(c) % g;
-            for (std::size_t i = 0; i + 1 < g; ++i) {
-                const int a = L[(e + i) % g], b = L[(e + i + 1) % g];
-                for (int tree = 0; tree < 2; ++tree) {
-                    x.emplace_back(b, a, part);  // up the chain to the rail's GPU
-                    x.emplace_back(a, b, part);  // and down again
-                }
-            }
-            for (int tree = 0; tree < 2; ++tree) {
-                const int parent = treeParent(tree, k, nodes);
-                if (parent < 0) continue;
-                x.emplace_back(head(k), head(parent), part);
-                x.emplace_back(head(parent), head(k), part);
-            }
-        }
-    }
+    auto both = [&](int a, int b) {
+        x.emplace_back(b, a, part);  // up towards the rail's GPU and the root
+        x.emplace_back(a, b, part);  // and down again
+    };
+    forTreeEdges(s, both, both);
     const double bw = drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
     res.latency_s = treeLatency(s, cost);
     res.time_s = bw + res.latency_s;
