@@ -11,6 +11,7 @@
 #include "run_panels.hpp"
 #include "scenario_document.hpp"
 #include "scenario_tree.hpp"
+#include "simulation_job.hpp"
 #include "timeline.hpp"
 #include "view3d.hpp"
 
@@ -19,6 +20,8 @@
 #include <clustertwin/report/report.hpp>
 #include <clustertwin/runs/replay.hpp>
 #include <clustertwin/runs/store.hpp>
+#include <clustertwin/session/run_session.hpp>
+#include <clustertwin/sim/engine.hpp>
 
 #include <QAction>
 #include <QApplication>
@@ -75,6 +78,7 @@ private slots:
     void aWhatIfListsEveryEventItContains();
     void aResultOutsidePhysicsShowsABannerWithItsCause();
     void theRunDialogTakesJobsEventsStepSolverAndSteady();
+    void aFinishedRunSaysTheLatticeStartedAgain();
 
 private:
     QTemporaryDir dir_;
@@ -487,6 +491,24 @@ void TstAppReading::theRunDialogTakesJobsEventsStepSolverAndSteady() {
     QCOMPARE(options.value("extra_jobs").toInt(), 1);
     // The run still belongs to the open scenario: no "edited since" notice for the run's own options.
     QVERIFY2(w_->notice()->text().isEmpty(), qPrintable(w_->notice()->text()));
+}
+
+void TstAppReading::aFinishedRunSaysTheLatticeStartedAgain() {
+    // Issue 44: a lattice that went unstable starts again from rest at half its step; the CLI says so on stderr,
+    // and the app's "finished" message says so too, with the fastest air, after what steady mode says.
+    ct::session::RunOutcome o;
+    o.end = ct::session::RunEnd::Finished;
+    ct::sim::EngineStats st;
+    QVERIFY(SimulationJob::runNote(o, st).isEmpty());
+    st.lattice_restarts = 2;
+    st.max_air_speed_ms = 8.51;
+    const QString note = SimulationJob::runNote(o, st);
+    QVERIFY2(note.contains("went unstable 2 time") && note.contains("8.5 m/s") && note.contains("half its step"), qPrintable(note));
+    o.end = ct::session::RunEnd::NotSteady;
+    o.sim_time_s = 3600;
+    o.last_change_k = 0.2;
+    QVERIFY2(SimulationJob::runNote(o, st).startsWith("not steady after") && SimulationJob::runNote(o, st).contains("; the room air"),
+             qPrintable(SimulationJob::runNote(o, st)));
 }
 
 QTEST_MAIN(TstAppReading)

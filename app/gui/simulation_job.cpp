@@ -56,7 +56,7 @@ void SimulationJob::run() {
             emit cancelled(db_, o.run);
             return;
         }
-        note_ = steadyNote(o);
+        note_ = runNote(o, run.stats());
         emit succeeded(db_, o.run);
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
@@ -88,6 +88,18 @@ void SimulationJob::planDrive(session::RunRequest& r) {
     r.engine.drive = std::move(plan.series);
     r.meta.time_origin_unix = plan.origin_unix;
     r.meta.driven_by = plan.measured_label;
+}
+
+QString SimulationJob::runNote(const session::RunOutcome& o, const sim::EngineStats& st) {
+    QString note = steadyNote(o);
+    if (st.lattice_restarts > 0) {
+        if (!note.isEmpty()) note += QStringLiteral("; ");
+        note += tr("the room air's lattice went unstable %n time(s) and started again from rest at half its step: the air ran "
+                   "faster (up to %1 m/s) than the ports' jets let it expect",
+                   nullptr, st.lattice_restarts)
+                    .arg(st.max_air_speed_ms, 0, 'f', 1);
+    }
+    return note;
 }
 
 QString SimulationJob::steadyNote(const session::RunOutcome& o) {

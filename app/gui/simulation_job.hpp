@@ -18,6 +18,9 @@ namespace ct::session {
 struct RunOutcome;
 struct RunRequest;
 }  // namespace ct::session
+namespace ct::sim {
+struct EngineStats;
+}  // namespace ct::sim
 
 namespace ct::app {
 
@@ -56,6 +59,9 @@ public:
     }
     /// After the run: how it ended in words ("steady after 6m 30s, 14 flow-through times"), or empty.
     const QString& note() const { return note_; }
+    /// What the status bar adds to "finished": steady or not (steady mode), and a lattice that went unstable and
+    /// started again at half its step (the air ran faster than the ports let it expect), with the fastest air.
+    static QString runNote(const session::RunOutcome& o, const sim::EngineStats& st);
     const QString& databasePath() const { return db_; }
 
 signals:
