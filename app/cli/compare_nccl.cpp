@@ -60,6 +60,7 @@ std::vector<SweepRow> runSweep(const net::ScenarioFabric& f, net::CollectiveOp o
                                const std::vector<double>& sizes) {
     net::Router router(f.topology);
     std::vector<SweepRow> rows;
+    rows.reserve(sizes.size());
     for (double s : sizes) rows.push_back({s, net::runNcclCollective(f.topology, router, op, rk.ranks, rk.node_of, s, how)});
     return rows;
 }

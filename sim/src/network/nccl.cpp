@@ -166,6 +166,7 @@ double ringLatency(const Setup& s, const ProtocolCost& cost) {
     double lat = 0;
     for (const auto& hops : ringHops(s)) {
         std::vector<double> l;
+        l.reserve(hops.size());
         for (const auto& [legs, net] : hops) l.push_back(hopLatency(s.r, legs, net, cost));
         lat = std::max(lat, worstPath(l, static_cast<std::size_t>(ringSteps(s))));
     }
