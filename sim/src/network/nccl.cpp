@@ -125,11 +125,15 @@ struct Setup {
     int nodes = 1, per_node = 1;
 };
 
+/// Rings laid over the rails (PXN), one per channel; else one ring exactly in the ranks' order, as
+/// runChannelCollective runs a single channel.
+bool railRings(const Setup& s) { return !s.seg.empty() && s.channels > 1; }
+
 /// Ring hops of every channel: (legs, crosses nodes). A node's ring hop to the next node goes through the GPU of
 /// the channel's rail (PXN: NVLink, then the network).
 std::vector<std::vector<std::pair<std::vector<std::pair<int, int>>, bool>>> ringHops(const Setup& s) {
     std::vector<std::vector<std::pair<std::vector<std::pair<int, int>>, bool>>> out;
-    if (s.seg.empty()) {  // one ring exactly as given
+    if (!railRings(s)) {  // one ring exactly as given
         out.emplace_back();
         const std::size_t n = s.ranks.size();
         for (std::size_t i = 0; i < n && n > 1; ++i)
@@ -177,15 +181,15 @@ CollectiveResult runRing(const Setup& s, Proto p) {
     const ProtocolCost cost = protocolCost(Algo::Ring, p, s.op, s.nodes, s.per_node);
     const int n = static_cast<int>(s.ranks.size());
     const int times = ringSteps(s);
-    const int ch = s.seg.empty() ? 1 : s.channels;
+    const int ch = railRings(s) ? s.channels : 1;
     CollectiveResult res;
     res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
-    Xfers x = s.seg.empty() ? ringStepOf(s.ranks, s.bytes / n) : channelStep(s.seg, ch, s.bytes / n / ch);
+    Xfers x = ch == 1 ? ringStepOf(s.ranks, s.bytes / n) : channelStep(s.seg, ch, s.bytes / n / ch);
     int repeat = times;
     if (s.op == CollectiveOp::Broadcast) {
         // Pipelined along each channel's ring from the root: every hop but the one back into the root carries the
         // channel's share once.
-        const Xfers all = s.seg.empty() ? ringStepOf(s.ranks, s.bytes) : channelStep(s.seg, ch, s.bytes / ch);
+        const Xfers all = ch == 1 ? ringStepOf(s.ranks, s.bytes) : channelStep(s.seg, ch, s.bytes / ch);
         x.clear();
         const int root = s.ranks.front();
         for (const auto& h : all)
