@@ -45,7 +45,7 @@ private slots:
     void scenarioFabricAndHierarchicalAllReduce();
     void channelsLoadEveryRail();
     void ncclAlgorithmsEqualTheirFormulas();
-    void ncclTunerPicksTheFastest();
+    void ncclTunerPicksAsNcclDoes();
     void upDownRoutesAreShortestPaths();
 };
 
@@ -389,7 +389,7 @@ void TstNetwork::ncclAlgorithmsEqualTheirFormulas() {
     QVERIFY_THROWS_EXCEPTION(SimError, protoFromString("ll64"));
 }
 
-void TstNetwork::ncclTunerPicksTheFastest() {
+void TstNetwork::ncclTunerPicksAsNcclDoes() {
     auto rep = ct::model::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json");
     const ScenarioFabric f = buildScenarioFabric(rep.scenario, rep.catalog);
     Router r(f.topology);

@@ -283,24 +283,33 @@ CollectiveResult runTree(const Setup& s, Proto p) {
     return res;
 }
 
+/// Pairwise exchanges overlap: the base and the slowest pair's hop for the whole exchange, as NCCL's p2p.
+double alltoallLatency(const Setup& s, const ProtocolCost& cost) {
+    const int n = static_cast<int>(s.ranks.size());
+    if (n < 2) return 0;
+    double hop = 0;
+    for (int k = 1; k < n; ++k)
+        for (int i = 0; i < n; ++i) {
+            const int j = (i + k) % n;
+            const bool net = s.node_of[static_cast<std::size_t>(i)] != s.node_of[static_cast<std::size_t>(j)];
+            hop = std::max(hop, hopLatency(s.r, {{s.ranks[i], s.ranks[j]}}, net, cost));
+        }
+    return cost.base_s + hop;
+}
+
 CollectiveResult runAlltoall(const Setup& s, Proto p) {
     const ProtocolCost cost = protocolCost(Algo::Ring, p, s.op, s.nodes, s.per_node);
     const int n = static_cast<int>(s.ranks.size());
     if (n > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
     CollectiveResult res;
     res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
-    double bw = 0, hop = 0;
+    double bw = 0;
     for (int k = 1; k < n; ++k) {
         Xfers x;
-        for (int i = 0; i < n; ++i) {
-            x.emplace_back(s.ranks[i], s.ranks[(i + k) % n], s.bytes / n);
-            const bool net = s.node_of[static_cast<std::size_t>(i)] != s.node_of[static_cast<std::size_t>((i + k) % n)];
-            hop = std::max(hop, hopLatency(s.r, {{s.ranks[i], s.ranks[(i + k) % n]}}, net, cost));
-        }
+        for (int i = 0; i < n; ++i) x.emplace_back(s.ranks[i], s.ranks[(i + k) % n], s.bytes / n);
         bw += drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
     }
-    // Pairwise exchanges overlap: one hop's latency for the whole exchange, as NCCL's p2p.
-    res.latency_s = n > 1 ? cost.base_s + hop : 0.0;
+    res.latency_s = alltoallLatency(s, cost);
     res.time_s = bw + res.latency_s;
     res.steps = n - 1;
     res.channels = 1;
@@ -338,7 +347,7 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
             const ProtocolCost c = protocolCost(a, p, s.op, s.nodes, s.per_node);
             const double eff = c.efficiency;
             const double alg = bus * eff * (a == Algo::Ring ? n / steps : 0.5);
-            const double lat = s.op == CollectiveOp::AllToAll ? runOne(s, a, p).latency_s
+            const double lat = s.op == CollectiveOp::AllToAll ? alltoallLatency(s, c)
                                : a == Algo::Ring              ? ringLatency(s, c)
                                                               : treeLatency(s, c);
             const double t = lat + (alg > 0 ? s.bytes / alg : 0.0);

@@ -33,8 +33,9 @@ struct ProtocolCost {
 /// `nodes`: how many servers the collective spans; `ranks_per_node` its GPUs per server.
 ProtocolCost protocolCost(Algo a, Proto p, CollectiveOp op, int nodes, int ranks_per_node);
 
-/// How to run a collective: unset algorithm or protocol are chosen as NCCL's tuner does (the fastest of the
-/// candidates on this fabric); channels 0 takes defaultChannels.
+/// How to run a collective: unset algorithm or protocol are chosen as NCCL's tuner does (the fastest by its cost
+/// model: latency plus bytes over the algorithm bandwidth, fed by what this fabric carries); channels 0 takes
+/// defaultChannels.
 struct NcclChoice {
     std::optional<Algo> algo;
     std::optional<Proto> proto;
