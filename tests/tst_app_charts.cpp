@@ -26,6 +26,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QMimeData>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -39,6 +40,7 @@
 
 #include "app_test_window.hpp"
 #include "image_checks.hpp"
+#include "test_paths.hpp"
 #include "test_time.hpp"
 
 using namespace ct::app;
@@ -239,6 +241,73 @@ private slots:
         // Zoomed into ten minutes: every point there.
         c->zoomTime(61234 - 300, 61234 + 300);
         QVERIFY(c->drawnPoints(0) >= 600 && c->drawnPoints(0) <= 610);
+    }
+
+    void aSweepVariantOpensBesideItsBaselineAndAnyTwoRunsCompare() {
+        // clustertwin-cli sweep (issue 42): the demo as it is and with both CRAHs of its first row failing, one
+        // database. Opening the variant's run shows it beside the baseline its metadata names (issues 40, 42).
+        const QString events = dir_.filePath("two-crahs.json"), db = dir_.filePath("sweep.sqlite");
+        {
+            QFile f(events);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"([{"time_s": 30, "kind": "cooling_unit_fail", "target": "crah-01"},
+                        {"time_s": 30, "kind": "cooling_unit_fail", "target": "crah-03"}])");
+        }
+        QProcess p;
+        p.start(CT_CLI_PATH, {"sweep", MainWindow::demoScenarioPath(), "--what-if", events, "--air", "quick", "--duration", "3min",
+                              "--step", "10s", "--field-every", "0", "--out", db, "-q"});
+        QVERIFY(p.waitForFinished(testMs(120000)));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        w_->setCompareWithBaseline(false);
+        QSignalSpy ready(w_.get(), &MainWindow::comparisonReady), failed(w_.get(), &MainWindow::comparisonFailed);
+        w_->run()->openAsync(db, 2);
+        QVERIFY(ready.wait(testMs(60000)));
+        QVERIFY(w_->comparing());
+        CompareView* cv = w_->compareView();
+        QTabWidget* tabs = w_->centralTabs();
+        QVERIFY(tabs->isTabEnabled(tabs->indexOf(cv)));
+        QCOMPARE(w_->baseline()->info().id, 1);
+        QVERIFY2(cv->summaryLabel()->text().contains("crah-03") && cv->summaryLabel()->text().contains("crah-01"),
+                 qPrintable(cv->summaryLabel()->text()));
+        QVERIFY(cv->summary().largest_rise_k > 0.5);
+        // Any two runs: the baseline shown, compared with the variant by hand (Simulation > Compare with another
+        // run…); the titles name both runs.
+        w_->run()->openAsync(db, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->replay()->info().id == 1 && !w_->run()->loading(), testMs(60000));
+        QVERIFY(w_->findChild<QAction*>("actionCompareWithRun"));
+        ready.clear();
+        w_->compareWithRun(db, 2);
+        QVERIFY(ready.wait(testMs(60000)));
+        QCOMPARE(w_->baseline()->info().id, 2);
+        tabs->setCurrentWidget(cv);
+        QTRY_VERIFY(cv->isVisible());
+        QVERIFY2(cv->summaryLabel()->text().contains("adds no events to run 2"), qPrintable(cv->summaryLabel()->text()));
+        QCOMPARE(cv->table()->horizontalHeaderItem(1)->text(), QString("Inlet, run 2 (°C)"));
+        QCOMPARE(cv->table()->horizontalHeaderItem(2)->text(), QString("Inlet, shown (°C)"));
+        // At the end the shown baseline is cooler than the variant at some rack by more than half a kelvin.
+        w_->run()->setTime(w_->run()->duration());
+        QTRY_VERIFY(cv->table()->rowCount() > 0);
+        const double coolest = cv->table()->item(cv->table()->rowCount() - 1, 3)->text().toDouble();
+        QVERIFY2(coolest < -0.5, qPrintable(QString::number(coolest)));
+        // The run itself, or a database that is not there: refused with why, the comparison kept.
+        w_->compareWithRun(db, 1);
+        QVERIFY(failed.wait(testMs(60000)));
+        QVERIFY2(failed.last().first().toString().contains("shown run itself"), qPrintable(failed.last().first().toString()));
+        w_->compareWithRun(dir_.filePath("nothere.sqlite"), 1);
+        QVERIFY(failed.wait(testMs(60000)));
+        QVERIFY2(failed.last().first().toString().contains("nothere.sqlite"), qPrintable(failed.last().first().toString()));
+        QCOMPARE(w_->baseline()->info().id, 2);
+        if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {  // the window (its GL views grab black) and each view
+            const QString shots = qEnvironmentVariable("CT_SHOT_DIR");
+            w_->grab().save(shots + "/compare-two-runs.png");
+            if (View3D::available()) {
+                cv->baselineView()->renderNow();
+                cv->whatIfView()->renderNow();
+                QVERIFY(cv->baselineView()->saveScreenshot(shots + "/compare-two-runs-left.png"));
+                QVERIFY(cv->whatIfView()->saveScreenshot(shots + "/compare-two-runs-right.png"));
+            }
+        }
+        tabs->setCurrentIndex(0);
     }
 
 private:

@@ -23,8 +23,8 @@ const char* kCalibrateHelp =
     R"(Usage: clustertwin-cli calibrate SCENARIO --measured DB --params P.json --train A..B --validate C..D -o OUT.json
 
 Fits a few named physical parameters of the scenario so that runs driven by the hall's measured inputs (as
-simulate --drive) reproduce its measured outputs (as score) on a training window, with a derivative-free
-optimiser within bounds (NLopt's BOBYQA), and reports the score on a validation window before and after: the
+simulate --drive) reproduce its measured outputs (as score) on a training window, within bounds, and reports
+the score on a validation window before and after: the
 test of a fit is data it was not fitted to. Writes the calibrated scenario with the fitted values and a
 "calibration" block (parameters, windows, measurements, scores). docs/calibration.md explains the loop.
   --measured DB       the hall's telemetry (clustertwin-cli import);  --measured-run N  its run (the latest)
@@ -37,12 +37,15 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --air S, --cell M, --step T   the runs' room air (the scenario's, else lbm), grid and engine step (10s)
   --lattice-stride N  lbm: the lattice runs one interval in N once the flow has settled (4; as simulate's)
   --sample-every T    how often the runs sample the scored series (60s)
-  --max-runs N        runs the optimiser may take (60); two more score the start and the result
-  --coarse-cell M     search on this coarser grid (cheaper runs), corrected by runs at --cell (output space
-                      mapping: each search's result run at --cell gives the next correction); the fit and the
-                      scores are --cell's
-  --coarse-runs N     the most runs of each coarse search (--max-runs / (--fine-runs + 1), at least 2n + 3)
-  --fine-runs N       the most runs at --cell between the coarse searches (3)
+  --method lm|bobyqa  lm (default): Levenberg-Marquardt on every scored sample's error, its Jacobian from
+                      finite differences (a tenth of each range) kept current by Broyden's update: one run
+                      per step. bobyqa: NLopt's derivative-free BOBYQA on the RMSE alone (many more runs)
+  --max-runs N        runs at --cell the optimiser may take (lm 20, bobyqa 60); one more scores the start
+  --coarse-cell M     runs on this coarser grid where they are cheap: lm takes its Jacobian there (the runs
+                      at --cell correct it); bobyqa searches there, corrected by runs at --cell (manifold
+                      mapping); the fit and the scores are --cell's
+  --coarse-runs N     bobyqa: the most runs of each coarse search (--max-runs / (--fine-runs + 1), >= 2n + 3)
+  --fine-runs N       bobyqa: the most runs at --cell between the coarse searches (3)
   --drive-from T, --drive-max-gap T   as simulate's
   --json              the result as one JSON object on stdout
   -q, --quiet         no progress
@@ -94,7 +97,10 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
     r.engine.lattice_stride = a.getInt("lattice-stride", r.engine.lattice_stride);
     if (r.engine.lattice_stride < 1) throw UsageError("--lattice-stride must be >= 1");
     r.sample_s = m::parseDurationS(a.get("sample-every", "60s"));
-    r.max_runs = a.getInt("max-runs", 60);
+    const std::string method = a.get("method", "lm");
+    if (method != "lm" && method != "bobyqa") throw UsageError("--method must be lm or bobyqa");
+    r.method = method == "lm" ? session::CalibMethod::LeastSquares : session::CalibMethod::Bobyqa;
+    r.max_runs = a.getInt("max-runs", method == "lm" ? 20 : 60);
     if (!(r.sample_s > 0) || r.max_runs < 1) throw UsageError("--sample-every must be > 0 and --max-runs >= 1");
     r.coarse_cell_m = a.getDouble("coarse-cell", 0);
     r.coarse_runs = a.getInt("coarse-runs", 0);
@@ -113,7 +119,12 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
 void printResult(const session::CalibResult& res, const std::string& out) {
     std::printf("calibrate: %d runs (the longest %.1f s), %.0f s in all; stopped: %s\n", res.runs, res.run_wall_s, res.wall_s,
                 res.stop.c_str());
-    if (res.coarse_runs > 0)
+    if (res.iterations > 0)
+        std::printf(
+            "calibrate: least squares, %d steps and %d Jacobians; %d runs on the runs' grid besides the start's, %d on the coarse "
+            "grid (%.0f s)\n",
+            res.iterations, res.jacobians, res.fine_runs, res.coarse_runs, res.coarse_wall_s);
+    else if (res.coarse_runs > 0)
         std::printf("calibrate: %d of them on the coarse grid (%.0f s), corrected by %d on the runs' grid (manifold mapping, %.0f s)\n",
                     res.coarse_runs, res.coarse_wall_s, res.fine_runs, res.space_mapping_s - res.coarse_wall_s);
     std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
@@ -186,6 +197,9 @@ int cmdCalibrate(const Args& a) {
                           {"coarse_runs", res.coarse_runs},
                           {"fine_runs", res.fine_runs},
                           {"coarse_wall_s", res.coarse_wall_s},
+                          {"method", req.method == session::CalibMethod::LeastSquares ? "lm" : "bobyqa"},
+                          {"iterations", res.iterations},
+                          {"jacobians", res.jacobians},
                           {"stop", res.stop},
                           {"parameters", params},
                           {"train", {{"before", statsJson(res.train_before)}, {"after", statsJson(res.train_after)}}},

@@ -15,6 +15,7 @@
 #include "scenario_commands.hpp"
 #include "score.hpp"
 #include "simulate.hpp"
+#include "sweep.hpp"
 #include "telemetry.hpp"
 #include "training.hpp"
 
@@ -75,6 +76,21 @@ std::set<std::string> simulateOptions() {
                             "drive-map",    "drive-from",  "drive-max-gap"};
     for (const auto& p : ct::cli::simulateSolverOptions()) o.insert(p);
     return o;
+}
+
+/// sweep's: simulate's for every run (not --drive's) and its own.
+std::set<std::string> sweepOptions() {
+    std::set<std::string> o;
+    for (const auto& x : simulateOptions())
+        if (x.rfind("drive", 0) != 0) o.insert(x);
+    o.insert({"what-if", "vary", "fail-at"});
+    return o;
+}
+
+/// The processes of this command: MPI ranks when mpirun or srun started it (ranks.hpp), else one.
+ct::ranks::World& world() {
+    static ct::ranks::World w;
+    return w;
 }
 
 /// A command's own flags or options and the overlays' (render/overlays.hpp).
@@ -160,12 +176,20 @@ const std::vector<Command>& commands() {
          text(ct::cli::kScoreHelp)},
         {"calibrate",
          "calibrate FILE",
-         "fit a scenario's physical parameters to the hall's measurements (NLopt), checked on a validation window",
+         "fit a scenario's physical parameters to the hall's measurements, checked on a validation window",
          ct::cli::cmdCalibrate,
          {"json", "help", "quiet"},
-         {"measured", "measured-run", "map", "params", "train", "validate", "out", "metric", "air", "cell", "step", "sample-every",
-          "max-runs", "coarse-cell", "coarse-runs", "fine-runs", "drive-from", "drive-max-gap", "lattice-stride"},
+         {"measured",    "measured-run", "map",       "params",     "train",         "validate",      "out",
+          "metric",      "air",          "cell",      "step",       "sample-every",  "max-runs",      "method",
+          "coarse-cell", "coarse-runs",  "fine-runs", "drive-from", "drive-max-gap", "lattice-stride"},
          ct::cli::calibrateHelp},
+        {"sweep",
+         "sweep FILE",
+         "many variants of a scenario (N-1, what-ifs, settings varied) into one database, over MPI ranks under mpirun",
+         [](const ct::cli::Args& a) { return ct::cli::cmdSweep(a, world()); },
+         {"json", "help", "quiet", "steady", "n-1"},
+         sweepOptions(),
+         text(ct::cli::kSweepHelp)},
         {"collective",
          "collective FILE",
          "one collective (all-reduce, all-gather, ...) on the scenario's fabric",
@@ -342,6 +366,19 @@ int main(int argc, char** argv) {
     if (!c) {
         std::cerr << "clustertwin-cli: unknown command '" << cmd << "' (see clustertwin-cli --help)\n";
         return kInvalid;
+    }
+    if (ct::ranks::launchedByMpi()) {
+        try {
+            if (world().size() > 1 && c->name != "sweep") {
+                if (world().rank() == 0)
+                    std::cerr << "clustertwin-cli " << cmd << ": runs as one process; of the commands only sweep spreads its work over "
+                              << world().size() << " MPI ranks (docs/scale-out.md)\n";
+                return kInvalid;
+            }
+        } catch (const std::exception& e) {
+            std::cerr << "clustertwin-cli " << cmd << ": " << e.what() << "\n";
+            return kInvalid;
+        }
     }
     try {
         const Args a(std::vector<std::string>(args.begin() + 1, args.end()), c->flags, c->options);

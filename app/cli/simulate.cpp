@@ -116,10 +116,8 @@ std::vector<std::string> simulateSolverOptions() {
     return out;
 }
 
-namespace {
-
 /// The run's request from the command line (throws UsageError); inputs are loaded by loadInputs.
-session::RunRequest requestFrom(const Args& a) {
+session::RunRequest simulateRequest(const Args& a) {
     const bool steady = a.flag("steady");
     const bool drive = a.has("drive");
     if (!a.has("duration") && !steady && !drive) throw UsageError("simulate needs --duration, --steady or --drive");
@@ -174,7 +172,7 @@ session::RunRequest requestFrom(const Args& a) {
 
 /// The scenario, more events and more jobs into the request; every problem printed with its file. False when
 /// any is an error.
-bool loadInputs(const Args& a, const std::string& file, session::RunRequest& r, std::ostream& note) {
+bool loadSimulateInputs(const Args& a, const std::string& file, session::RunRequest& r, std::ostream& note) {
     m::ValidationReport rep = m::loadAndValidate(file);
     for (const auto& d : rep.diagnostics) std::cerr << file << ": " << d.toString() << "\n";
     bool valid = !m::hasErrors(rep.diagnostics);
@@ -222,6 +220,8 @@ bool loadInputs(const Args& a, const std::string& file, session::RunRequest& r, 
     r.catalog = std::move(rep.catalog);
     return valid;
 }
+
+namespace {
 
 /// How a steady-mode run ended, in words (stderr or the notes).
 void printSteady(const session::RunOutcome& o, std::ostream& note) {
@@ -388,11 +388,11 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
 int cmdSimulate(const Args& a) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
     const std::string file = a.positional()[0];
-    session::RunRequest req = requestFrom(a);
+    session::RunRequest req = simulateRequest(a);
     const bool quiet = a.flag("quiet"), steady = req.steady;
     std::ostringstream discard;
     std::ostream& note = quiet ? static_cast<std::ostream&>(discard) : std::cerr;  // informational lines
-    if (!loadInputs(a, file, req, note)) {
+    if (!loadSimulateInputs(a, file, req, note)) {
         std::cerr << "simulate: invalid input; nothing was run\n";
         return 2;
     }

@@ -2,6 +2,9 @@
 // clustertwin-cli simulate: runs the engine over a scenario and records the run into the telemetry store.
 #include "args.hpp"
 
+#include <clustertwin/session/run_session.hpp>
+
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -13,5 +16,11 @@ std::string simulateHelp();
 std::vector<std::string> simulateSolverOptions();
 /// Returns the exit code; throws UsageError / model::ModelError for bad input.
 int cmdSimulate(const Args& a);
+/// A run's request from simulate's options (duration, step, air and its settings, grid, recording); throws
+/// UsageError. Also sweep's, for each of its variants.
+session::RunRequest simulateRequest(const Args& a);
+/// The scenario FILE, --events, --jobs (and --drive) into the request, every problem printed with its file;
+/// false when any is an error.
+bool loadSimulateInputs(const Args& a, const std::string& file, session::RunRequest& r, std::ostream& note);
 
 }  // namespace ct::cli

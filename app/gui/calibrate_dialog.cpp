@@ -66,9 +66,9 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     max_runs_ = new QSpinBox(this);
     max_runs_->setObjectName("calibMaxRuns");
     max_runs_->setRange(1, 1000);
-    max_runs_->setValue(60);
-    coarse_ =
-        new QCheckBox(tr("Search on a grid twice as coarse, corrected by a few fine runs (cheaper; the fit is the fine grid's)"), this);
+    max_runs_->setValue(20);
+    max_runs_->setToolTip(tr("Runs on the scenario's grid; each step of the fit takes one"));
+    coarse_ = new QCheckBox(tr("Take the fit's sensitivities on a grid twice as coarse (cheaper; the fit is the fine grid's)"), this);
     coarse_->setObjectName("calibCoarse");
     const QFileInfo fi(scenario_path.isEmpty() ? qs(s.id) + ".json" : scenario_path);
     out_ = new QLineEdit(fi.absolutePath() + "/" + fi.completeBaseName() + "-calibrated.json", this);
@@ -198,9 +198,10 @@ bool CalibrateDialog::start() {
     s.out_path = out_->text().trimmed().toStdString();
     job_ = new CalibrateJob(std::move(s), this);
     connect(job_, &CalibrateJob::runDone, this, [this](int run, int max_runs, double rmse) {
-        progress_->setRange(0, max_runs + 2);
+        // The coarse grid's runs come besides the most allowed.
+        progress_->setRange(0, std::max(max_runs + 2, run));
         progress_->setValue(run);
-        progress_->setFormat(tr("run %1 of at most %2: training RMSE %3").arg(run).arg(max_runs + 2).arg(rmse, 0, 'f', 3));
+        progress_->setFormat(tr("run %1: training RMSE %2").arg(run).arg(rmse, 0, 'f', 3));
     });
     connect(job_, &QThread::finished, this, &CalibrateDialog::jobFinished);
     progress_->setRange(0, 0);  // busy until the first run reports
@@ -248,7 +249,13 @@ void CalibrateDialog::jobFinished() {
     const auto& r = *job->result();
     // Sentences, not nested brackets: the stop reason and the grids each say their part.
     QString text = tr("%1 runs in %2; stopped: %3.").arg(r.runs).arg(qs(model::formatDuration(r.wall_s)), qs(r.stop));
-    if (r.coarse_runs > 0)
+    if (r.iterations > 0)
+        text += tr(" Least squares: %1 steps, Jacobians taken: %2; %3 of the runs on the coarse grid, in %4.")
+                    .arg(r.iterations)
+                    .arg(r.jacobians)
+                    .arg(r.coarse_runs)
+                    .arg(qs(model::formatDuration(r.coarse_wall_s)));
+    else if (r.coarse_runs > 0)
         text += tr(" %1 of them on the coarse grid, in %2, corrected by %3 on the runs' grid: manifold mapping.")
                     .arg(r.coarse_runs)
                     .arg(qs(model::formatDuration(r.coarse_wall_s)))

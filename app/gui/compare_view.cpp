@@ -52,7 +52,9 @@ CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, 
     auto* bottom = new QWidget(vsplit);
     auto* bl = new QVBoxLayout(bottom);
     bl->setContentsMargins(4, 2, 4, 2);
-    summary_ = new QLabel(tr("Run a what-if (Simulation > What-if) to compare it with its baseline."), bottom);
+    summary_ = new QLabel(tr("Run a what-if (Simulation > What-if), or compare the shown run with another (Simulation > Compare with "
+                             "another run…)."),
+                          bottom);
     summary_->setObjectName("compareSummary");
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -113,13 +115,34 @@ void CompareView::setBaseline(std::shared_ptr<const runs::RunReplay> baseline) {
                 .arg(sum_.first_over_what_s < 0 ? tr("never")
                                                 : tr("%1 after %2").arg(qs(sum_.first_over_rack), when(sum_.first_over_what_s)),
                      when(sum_.first_over_base_s));
-        text += "<br>" + (added.isEmpty() ? tr("The what-if adds no events.") : tr("The what-if's events: %1").arg(added.join(" · ")));
+        // What it changed: its own events, else what its metadata says it changed (a sweep's setting), else
+        // nothing is known: two runs the user chose, named as they are.
+        QStringList changes;
+        for (const auto& c : what->info().meta.whatif_changes) changes << qs(c);
+        if (!added.isEmpty()) {
+            text += "<br>" + tr("The what-if's events: %1").arg(added.join(" · "));
+            right_title_->setText(tr("What-if: %1").arg(added.join(", ")));
+            left_title_->setText(tr("Baseline: without them"));
+        } else if (!changes.isEmpty()) {
+            text += "<br>" + tr("What it changes: %1").arg(changes.join(" · "));
+            right_title_->setText(tr("What-if: %1").arg(changes.join(", ")));
+            left_title_->setText(tr("Baseline: without it"));
+        } else {
+            text += "<br>" + tr("The shown run adds no events to run %1's.").arg(baseline_->info().id);
+            right_title_->setText(tr("Shown: %1").arg(qs(what->info().name)));
+            left_title_->setText(tr("Compared with run %1: %2").arg(baseline_->info().id).arg(qs(baseline_->info().name)));
+        }
+        // The columns name the two runs as the titles do.
+        const bool whatif = !added.isEmpty() || !changes.isEmpty();
+        const QString base = whatif ? tr("baseline") : tr("run %1").arg(baseline_->info().id), shown = whatif ? tr("what-if") : tr("shown");
+        table_->setHorizontalHeaderLabels({tr("Rack"), tr("Inlet, %1 (°C)").arg(base), tr("Inlet, %1 (°C)").arg(shown), tr("Change (K)"),
+                                           tr("Power, %1 (kW)").arg(base), tr("Power, %1 (kW)").arg(shown), tr("Alerts")});
         summary_->setText(text);
-        right_title_->setText(added.isEmpty() ? tr("What-if") : tr("What-if: %1").arg(added.join(", ")));
-        left_title_->setText(added.isEmpty() ? tr("Baseline") : tr("Baseline: without them"));
     } else {
         sum_ = {};
-        summary_->setText(tr("Run a what-if (Simulation > What-if) to compare it with its baseline."));
+        summary_->setText(
+            tr("Run a what-if (Simulation > What-if), or compare the shown run with another (Simulation > Compare with "
+               "another run…)."));
         table_->setRowCount(0);
         left_->clearFrame();
         right_->clearFrame();

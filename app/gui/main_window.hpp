@@ -8,7 +8,9 @@
 
 #include <clustertwin/model/scenario.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 class QMessageBox;
@@ -89,6 +91,13 @@ public:
     bool runWhatIfEvents(const std::vector<model::Event>& events, double duration_s, const QString& dir = {});
     /// Colours the replay by its difference from the baseline run (when one is loaded).
     void setCompareWithBaseline(bool on);
+    /// Compares the shown run with run `run` of `db` (0: its newest) of the same scenario: loaded in the
+    /// background, then the Compare tab and the difference colouring show the shown run against it
+    /// (comparisonReady, or comparisonFailed with why). A run that names its baseline (a what-if's or a sweep
+    /// variant's metadata) gets it this way when it is opened.
+    void compareWithRun(const QString& db, std::int64_t run = 0);
+    /// Simulation > Compare with another run…: a database and one of its runs.
+    void compareWithRunDialog();
     bool comparing() const { return compare_; }
     const runs::RunReplay* baseline() const;
     /// Impact query on an entity: lists it in the checks dock and highlights what is affected in 3D.
@@ -151,11 +160,17 @@ signals:
     void simulationEnded(const QString& how);
     /// Both runs of a what-if are done and the comparison is shown.
     void whatIfReady();
+    /// compareWithRun: the comparison is shown, or why not.
+    void comparisonReady();
+    void comparisonFailed(const QString& why);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
 
 private:
+    // main_window_compare.cpp
+    void adoptBaseline(std::shared_ptr<runs::RunReplay> run, const QString& db, std::int64_t id);
+    void followNamedBaseline();  ///< the shown run's named baseline, when it has one that is not shown already
     // main_window_setup.cpp: the constructor's parts.
     NoticeBar* buildCentre();  ///< the tabs (3D, floor plan, compare), notices and timeline; returns the result notice
     QList<QDockWidget*> buildDocks(NoticeBar& result_notice);  ///< tree, inspector, charts, alerts, checks, jobs, fabric

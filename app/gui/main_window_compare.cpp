@@ -1,11 +1,14 @@
 // MainWindow: what is shown of the run and its what-if (the frame, difference colouring, the Compare tab's
-// baseline) and how a what-if is asked for. Split from main_window.cpp by concern.
+// baseline), how a what-if is asked for, and any other run of the scenario compared with the shown one. Split
+// from main_window.cpp by concern.
 #include "main_window.hpp"
 
 #include "charts_panel.hpp"
+#include "compare_view.hpp"
 #include "floor_plan_view.hpp"
 #include "run_controller.hpp"
 #include "run_explainer.hpp"
+#include "run_picker.hpp"
 #include "scenario_document.hpp"
 #include "simulation_control.hpp"
 #include "simulation_options.hpp"
@@ -13,10 +16,16 @@
 #include "whatif_dialog.hpp"
 
 #include <clustertwin/runs/replay.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QAction>
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QMessageBox>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QThread>
 
 #include <cmath>
 #include <map>
@@ -91,6 +100,94 @@ void MainWindow::whatIfDialog() {
     } catch (const std::exception& e) {
         QMessageBox::warning(this, tr("What-if"), QString::fromStdString(e.what()));
     }
+}
+
+void MainWindow::compareWithRun(const QString& db, std::int64_t run) {
+    // Loaded in the background (a long run's replay takes a while), adopted on the GUI thread.
+    auto loaded = std::make_shared<std::shared_ptr<runs::RunReplay>>();
+    auto error = std::make_shared<QString>();
+    auto id = std::make_shared<std::int64_t>(run);
+    QThread* t = QThread::create([db, loaded, error, id] {
+        try {
+            const auto store = runs::TelemetryStore::open(db.toStdString(), runs::TelemetryStore::Mode::Existing);
+            if (*id == 0) {
+                const auto all = store.runs();
+                if (all.empty()) throw std::runtime_error("it holds no run");
+                *id = all.back().id;
+            }
+            *loaded = std::make_shared<runs::RunReplay>(runs::RunReplay::load(store, *id));
+        } catch (const std::exception& e) {
+            *error = QString::fromStdString(e.what());
+        }
+    });
+    connect(t, &QThread::finished, this, [this, t, loaded, error, id, db] {
+        t->deleteLater();
+        if (!*loaded) {
+            const QString why = tr("%1: %2").arg(db, *error);
+            statusBar()->showMessage(tr("Not compared: %1").arg(why), 15000);
+            emit comparisonFailed(why);
+            return;
+        }
+        adoptBaseline(*loaded, db, *id);
+    });
+    statusBar()->showMessage(tr("Loading %1 to compare with…").arg(db));
+    t->start();
+}
+
+void MainWindow::adoptBaseline(std::shared_ptr<runs::RunReplay> run, const QString& db, std::int64_t id) {
+    const std::string source = db.toStdString() + ", run " + std::to_string(id);
+    QString why;
+    if (!run_->hasRun() || !runMatchesScenario()) why = tr("no run of this scenario is shown to compare it with (open one first)");
+    else if (run->info().scenario_id != doc_->scenario().id)
+        why = tr("%1 is a run of %2, not of %3: runs are compared entity by entity, on one scenario")
+                  .arg(QString::fromStdString(source), QString::fromStdString(run->info().scenario_id),
+                       QString::fromStdString(doc_->scenario().id));
+    else if (id == run_->replay()->info().id && QFileInfo(db).canonicalFilePath() == QFileInfo(run_->databasePath()).canonicalFilePath())
+        why = tr("that is the shown run itself");
+    if (!why.isEmpty()) {
+        statusBar()->showMessage(tr("Not compared: %1").arg(why), 15000);
+        emit comparisonFailed(why);
+        return;
+    }
+    sims_->setBaseline(std::move(run), source);
+    compare_action_->setEnabled(true);
+    setCompareWithBaseline(true);
+    compare_view_->setBaseline(sims_->baseline());
+    tabs_->setTabEnabled(tabs_->indexOf(compare_view_), true);
+    statusBar()->showMessage(tr("Compared with %1 (%2): the Compare tab shows both")
+                                 .arg(QString::fromStdString(source), QString::fromStdString(sims_->baseline()->info().name)),
+                             10000);
+    emit comparisonReady();
+}
+
+void MainWindow::followNamedBaseline() {
+    if (!run_->hasRun() || !runMatchesScenario() || sims_->running()) return;
+    const std::string& named = run_->replay()->info().meta.whatif_baseline;
+    if (named.empty() || named == sims_->baselineSource()) return;
+    // "<database>, run N", as SimulationControl and clustertwin-cli sweep write it.
+    const auto comma = named.rfind(", run ");
+    if (comma == std::string::npos) return;
+    const QString db = QString::fromStdString(named.substr(0, comma));
+    std::int64_t id = 0;
+    try {
+        id = std::stoll(named.substr(comma + 6));
+    } catch (const std::exception&) {
+        return;
+    }
+    if (!QFileInfo(db).isFile()) {
+        statusBar()->showMessage(tr("This run names its baseline, %1, which is not there any more").arg(QString::fromStdString(named)),
+                                 15000);
+        return;
+    }
+    compareWithRun(db, id);
+}
+
+void MainWindow::compareWithRunDialog() {
+    const QString start = run_->hasRun() && !run_->databasePath().isEmpty() ? QFileInfo(run_->databasePath()).absolutePath() : runsFolder();
+    const QString db =
+        QFileDialog::getOpenFileName(this, tr("Compare with a run of"), start, tr("Run databases (*.sqlite *.db);;All files (*)"));
+    if (db.isEmpty()) return;
+    RunPicker::choose(this, db, [this, db](std::int64_t run) { compareWithRun(db, run); });
 }
 
 }  // namespace ct::app

@@ -136,6 +136,7 @@ void MainWindow::buildSimulationMenu(QMenu* sim) {
     connect(doc_, &ScenarioDocument::changed, this, [this] { sim_options_->setAir(doc_->scenario().simulation.air); });
     sim->addSeparator();
     sim->addAction(tr("&What-if: fail equipment and compare…"), this, &MainWindow::whatIfDialog);
+    sim->addAction(tr("Compare with &another run…"), this, &MainWindow::compareWithRunDialog)->setObjectName("actionCompareWithRun");
     compare_action_ = sim->addAction(tr("Colour by &difference from the baseline"));
     compare_action_->setCheckable(true);
     compare_action_->setEnabled(false);

@@ -248,6 +248,7 @@ void MainWindow::connectDocument() {
                                      .arg(run_->databasePath())
                                      .arg(run_->replay()->seriesCount())
                                      .arg(run_->replay()->events().size()));
+        followNamedBaseline();  // a what-if's or a sweep variant's run is shown beside its baseline
     });
     connect(run_, &RunController::loadFailed, this, [this](const QString& m) {
         statusBar()->showMessage(tr("Could not open the run"));

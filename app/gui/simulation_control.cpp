@@ -118,6 +118,7 @@ void SimulationControl::jobSucceeded(const QString& path, qint64 run) {
         try {
             auto store = runs::TelemetryStore::open(path.toStdString(), runs::TelemetryStore::Mode::Existing);
             baseline_ = std::make_shared<runs::RunReplay>(runs::RunReplay::load(store, run));
+            baseline_source_ = path.toStdString() + ", run " + std::to_string(run);
         } catch (const std::exception& e) {
             pending_.reset();
             emit failed(QString::fromStdString(e.what()));
@@ -125,7 +126,7 @@ void SimulationControl::jobSucceeded(const QString& path, qint64 run) {
         }
         const auto p = std::move(pending_);
         running_whatif_ = true;
-        p->request.whatif_baseline = path.toStdString() + ", run " + std::to_string(run);
+        p->request.whatif_baseline = baseline_source_;
         for (const auto& e : p->request.extra_events)
             p->request.whatif_changes.push_back(
                 tr("%1 at %2")
@@ -146,7 +147,7 @@ bool SimulationControl::startWhatIf(const std::vector<model::Event>& failures, d
     const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
     const QString sid = QString::fromStdString(doc_.scenario().id);
     const QString what = QString::fromStdString(failures.front().target);
-    baseline_.reset();
+    dropBaseline();
     running_whatif_ = false;
     RunRequest base;
     base.duration_s = duration_s;

@@ -42,9 +42,19 @@ public:
     /// Where runs go when no file is named (default: runs/ in the app's data folder).
     void setRunsFolder(const QString& dir) { runs_folder_ = dir; }
     QString runsFolder() const;
-    /// The last finished baseline of a what-if (nullptr if none).
+    /// The last finished baseline of a what-if, or the run chosen to compare with (nullptr if none).
     const std::shared_ptr<runs::RunReplay>& baseline() const { return baseline_; }
-    void dropBaseline() { baseline_.reset(); }
+    /// Where it is: "<database>, run N", as a what-if's metadata names its baseline.
+    const std::string& baselineSource() const { return baseline_source_; }
+    /// Another run to compare the shown one with (MainWindow::compareWithRun).
+    void setBaseline(std::shared_ptr<runs::RunReplay> run, std::string source) {
+        baseline_ = std::move(run);
+        baseline_source_ = std::move(source);
+    }
+    void dropBaseline() {
+        baseline_.reset();
+        baseline_source_.clear();
+    }
     /// Whether the open scenario is still the one the running job was started from.
     bool jobMatchesDocument() const;
 
@@ -77,6 +87,7 @@ private:
     QString air_label_;
     QString runs_folder_;
     std::shared_ptr<runs::RunReplay> baseline_;
+    std::string baseline_source_;
     struct PendingWhatIf {
         RunRequest request;  // the baseline's, with the failures as its extra events
         QString db;

@@ -3,6 +3,7 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/runs/frame_series.hpp>
 #include <clustertwin/session/calibrate.hpp>
+#include <clustertwin/session/least_squares.hpp>
 #include <clustertwin/session/manifold_map.hpp>
 #include <clustertwin/session/measured.hpp>
 
@@ -22,6 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// A parameter that belongs to the scoring, not to the runs.
+bool scoringOnly(const CalibParam& p) { return p.name == "sensor_offset"; }
 
 /// Reads one series of a frame: the entry's index in its list and the table row's getter.
 struct Probe {
@@ -126,7 +130,7 @@ struct Evaluator {
     /// sensor_offset: the twin's temperatures of the target entities read that much warmer.
     void offsets(const std::vector<double>& x) {
         for (std::size_t k = 0; k < r.params.size(); ++k) {
-            if (r.params[k].name != "sensor_offset") continue;
+            if (!scoringOnly(r.params[k])) continue;
             for (auto& p : pairs)
                 if (p.unit == "degC" && (r.params[k].target == "*" || r.params[k].target == p.entity))
                     for (auto& pt : p.simulated) pt.second += x[k];
@@ -154,6 +158,32 @@ struct Evaluator {
     std::vector<runs::Points> series() const {
         std::vector<runs::Points> out;
         for (const auto& p : pairs) out.push_back(p.simulated);
+        return out;
+    }
+
+    /// The last run's residuals on `w`: simulated − measured at every measured sample scored there, the pairs
+    /// one after another (0 where the run has no value: no error there).
+    std::vector<double> residuals(const Window& w) const {
+        std::vector<double> out;
+        for (const auto& p : pairs)
+            for (const auto& [t, y] : p.measured) {
+                if (t < w.from_s || t > w.to_s || std::isnan(y)) continue;
+                const double s = runs::interpolateAt(p.simulated, t);
+                out.push_back(std::isnan(s) ? 0.0 : s - y);
+            }
+        return out;
+    }
+
+    /// The residuals' derivative by parameter k when it only offsets scored temperatures (sensor_offset): 1 for
+    /// each sample it offsets.
+    std::vector<double> offsetColumn(std::size_t k, const Window& w) const {
+        std::vector<double> out;
+        const CalibParam& prm = r.params[k];
+        for (const auto& p : pairs) {
+            const double v = p.unit == "degC" && (prm.target == "*" || prm.target == p.entity) ? 1.0 : 0.0;
+            for (const auto& [t, y] : p.measured)
+                if (!(t < w.from_s || t > w.to_s || std::isnan(y))) out.push_back(v);
+        }
         return out;
     }
 
@@ -251,7 +281,10 @@ model::Scenario calibratedScenario(const CalibRequest& r, const CalibResult& out
         {"at", model::formatIsoTime(static_cast<double>(std::time(nullptr)))},
         {"train_s", {r.train.from_s, r.train.to_s}},
         {"validate_s", {r.validate.from_s, r.validate.to_s}},
-        {"optimiser", out.coarse_runs > 0 ? "NLopt BOBYQA, manifold mapping" : "NLopt BOBYQA"},
+        {"optimiser",
+         r.method == CalibMethod::LeastSquares
+             ? (out.coarse_runs > 0 ? "Levenberg-Marquardt, Broyden, Jacobian on the coarse grid" : "Levenberg-Marquardt, Broyden")
+             : (out.coarse_runs > 0 ? "NLopt BOBYQA, manifold mapping" : "NLopt BOBYQA")},
         {"runs", out.runs},
         {"coarse", {{"cell_m", out.coarse_runs > 0 ? r.coarse_cell_m : 0.0}, {"runs", out.coarse_runs}, {"fine_runs", out.fine_runs}}},
         {"stop", out.stop},
@@ -361,6 +394,99 @@ FineRun spaceMapped(Evaluator& ev, FineRun start, CalibResult& out, nlopt_result
     return best;
 }
 
+/// The default method (least_squares.hpp): Levenberg–Marquardt on the training window's residuals, each
+/// iteration one run on the runs' grid; the Jacobian by finite differences of a tenth of each parameter's range,
+/// on the coarse grid when there is one (cheap runs: the fine runs then correct it, by Broyden's update), the
+/// scoring's own parameters (sensor_offset) exact. Returns the best fine run (`start` when none beat it).
+FineRun leastSquares(Evaluator& ev, FineRun start, CalibResult& out) {
+    const CalibRequest& r = ev.r;
+    const auto t0 = Clock::now();
+    const std::size_t n = r.params.size();
+    const bool coarse = r.coarse_cell_m > r.engine.cell_m;
+    LeastSquaresProblem p;
+    p.n = n;
+    p.max_runs = r.max_runs;
+    for (const auto& prm : r.params) p.exact.push_back(scoringOnly(prm));
+    FineRun best = std::move(start);
+    const std::vector<double> r0 = [&] {
+        for (std::size_t i = 0; i < ev.pairs.size(); ++i) ev.pairs[i].simulated = best.series[i];
+        return ev.residuals(r.train);
+    }();
+    p.residuals = [&](const std::vector<double>& u) -> std::optional<std::vector<double>> {
+        FineRun cur = fineRun(ev, fromUnit(r.params, u), r.train.to_s);
+        if (ev.stopped) return std::nullopt;
+        ++out.fine_runs;
+        std::vector<double> res = ev.residuals(r.train);
+        if (cur.train.rmse < best.train.rmse) best = std::move(cur);
+        return res;
+    };
+    p.jacobian = [&](const std::vector<double>& u, const std::vector<double>& res, int& fine_runs) -> std::optional<Jacobian> {
+        const auto c0 = Clock::now();
+        const int before = ev.runs;
+        const std::vector<double> x = fromUnit(r.params, u);
+        Jacobian jac(n);
+        // On the coarse grid the differences are taken from a coarse run at u; on the fine one from `res`.
+        std::vector<double> base = res;
+        auto run = [&](const std::vector<double>& at) -> std::optional<std::vector<double>> {
+            ev.mapping = nullptr;
+            ev.simulate(at, r.train.to_s);
+            if (ev.stopped) return std::nullopt;
+            ev.report(at, ev.score(r.train).rmse);
+            return ev.residuals(r.train);
+        };
+        ev.engine.cell_m = coarse ? r.coarse_cell_m : r.engine.cell_m;
+        if (coarse) {
+            auto b = run(x);
+            if (!b) return std::nullopt;
+            base = std::move(*b);
+        }
+        for (std::size_t k = 0; k < n; ++k) {
+            if (p.exact[k]) {
+                jac[k] = ev.offsetColumn(k, r.train);
+                for (double& v : jac[k]) v *= r.params[k].max - r.params[k].min;
+                continue;
+            }
+            // On the coarse grid a secant across the point: a tenth of the range towards the inside and a
+            // quarter the other way (where there is room). The model can be flat on one side of a kink — a unit's
+            // airflow scale does nothing while its rating exceeds what the airflow rule asks of it, and matters
+            // once below — and a one-sided difference on the flat side would never move it (the lattice's eddies
+            // would also hide a small one). On the runs' own grid, where each run is dear, the forward
+            // difference alone.
+            const double fwd = u[k] + 0.1 <= 1 ? 0.1 : -0.1;
+            const double back = fwd > 0 ? -std::min(0.25, u[k]) : std::min(0.25, 1 - u[k]);
+            std::vector<double> uk = u;
+            uk[k] += fwd;
+            auto rf = run(fromUnit(r.params, uk));
+            if (!rf) return std::nullopt;
+            std::vector<double> lo = base;
+            double span = fwd;
+            if (coarse && std::abs(back) >= 0.05) {
+                uk[k] = u[k] + back;
+                auto rb = run(fromUnit(r.params, uk));
+                if (!rb) return std::nullopt;
+                lo = std::move(*rb);
+                span = fwd - back;
+            }
+            jac[k].resize(base.size());
+            for (std::size_t i = 0; i < base.size(); ++i) jac[k][i] = ((*rf)[i] - lo[i]) / span;
+        }
+        ev.engine.cell_m = r.engine.cell_m;
+        fine_runs = coarse ? 0 : ev.runs - before;
+        if (!coarse) out.fine_runs += fine_runs;
+        if (coarse) {
+            out.coarse_runs += ev.runs - before;
+            out.coarse_wall_s += std::chrono::duration<double>(Clock::now() - c0).count();
+        }
+        return jac;
+    };
+    const LeastSquaresResult lsq = levenbergMarquardt(p, toUnit(r.params, best.run.x), r0);
+    out.stop = lsq.stop;
+    out.iterations = lsq.iterations;
+    out.jacobians = lsq.jacobians;
+    out.space_mapping_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    return best;
+}
+
 }  // namespace
 
 CalibResult calibrate(const CalibRequest& r) {
@@ -391,7 +517,10 @@ CalibResult calibrate(const CalibRequest& r) {
     // on a coarse grid corrected by the fine one (space mapping), whose best fine run is the result.
     nlopt_result res = NLOPT_SUCCESS;
     FineRun result;
-    if (r.coarse_cell_m > r.engine.cell_m) {
+    if (r.method == CalibMethod::LeastSquares) {
+        result = leastSquares(ev, std::move(start), out);
+        if (!ev.stopped) goOn(ev, result, end_s);
+    } else if (r.coarse_cell_m > r.engine.cell_m) {
         result = spaceMapped(ev, std::move(start), out, res);
         if (!ev.stopped) goOn(ev, result, end_s);  // through the validation window
     } else {
@@ -399,7 +528,7 @@ CalibResult calibrate(const CalibRequest& r) {
         res = search(ev, u, 0.2, r.max_runs);
         if (!ev.stopped) result = fineRun(ev, fromUnit(r.params, u), end_s);
     }
-    out.stop = ev.stopped ? "cancelled" : stopReason(res);
+    out.stop = ev.stopped ? "cancelled" : r.method == CalibMethod::LeastSquares ? out.stop : stopReason(res);
     out.cancelled = ev.stopped;
     if (!out.cancelled) {
         for (std::size_t i = 0; i < out.params.size(); ++i) out.params[i].value = result.run.x[i];

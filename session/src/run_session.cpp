@@ -63,6 +63,10 @@ struct Tally {
     void add(const model::Frame& f, double step_s) {
         out.it_energy_j += f.it_power_w * step_s;
         out.facility_energy_j += f.facility_power_w * step_s;
+        for (const auto& g : f.gpus) {
+            out.gpu_seconds += step_s;
+            out.gpu_seconds_lost += g.failed ? step_s : (1 - std::clamp(g.throttle, 0.0, 1.0)) * step_s;
+        }
         if (f.max_inlet_c > out.peak_inlet_c) {
             out.peak_inlet_c = f.max_inlet_c;
             out.peak_inlet_rack = f.max_inlet_rack;

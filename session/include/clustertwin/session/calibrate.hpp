@@ -49,6 +49,10 @@ struct Window {
 /// `origin_unix` (the measured time of the run's t = 0). Throws InputError naming what it expected.
 Window parseWindow(const std::string& text, double origin_unix);
 
+/// How the parameters are searched: least squares on every scored sample (least_squares.hpp; a few runs, each
+/// iteration one), or NLopt's BOBYQA on their RMSE alone (many runs; with a coarse grid, manifold mapping).
+enum class CalibMethod { LeastSquares, Bobyqa };
+
 struct CalibRequest {
     model::Scenario scenario;
     model::Catalog catalog;
@@ -58,7 +62,9 @@ struct CalibRequest {
     Window train, validate;
     double sample_s = 60;  ///< how often each evaluation samples the scored series
     int max_runs = 60;     ///< evaluations the optimiser may take (and one at the start, one at the result)
-    /// Multi-fidelity (manifold mapping, manifold_map.hpp): when above engine.cell_m, the optimiser searches with
+    CalibMethod method = CalibMethod::LeastSquares;
+    /// Least squares: the runs of its Jacobians on this coarser grid when above engine.cell_m (max_runs bounds
+    /// the fine runs then). BOBYQA, multi-fidelity (manifold mapping, manifold_map.hpp): the optimiser searches with
     /// runs on this coarser (cheaper) grid, each mapped onto engine.cell_m's through the pairs of fine and coarse
     /// runs so far; each search's result is run on engine.cell_m and makes the next pair, at most fine_runs
     /// times. The fit and both scores are engine.cell_m's. 0: every run on engine.cell_m.
@@ -83,10 +89,11 @@ struct CalibResult {
     runs::ErrorStats train_before, train_after, validate_before, validate_after;
     int runs = 0;
     int coarse_runs = 0;                ///< of them, on the coarse grid
-    int fine_runs = 0;                  ///< of them, manifold mapping's on the fine grid (not the start's)
+    int fine_runs = 0;                  ///< of them, on the fine grid besides the start's
     double coarse_wall_s = 0;           ///< the coarse runs' time
     double space_mapping_s = 0;         ///< the coarse searches and the fine runs between them
     double wall_s = 0, run_wall_s = 0;  ///< the whole calibration; the longest evaluation
+    int iterations = 0, jacobians = 0;  ///< least squares: its steps, and the Jacobians it took
     std::string stop;                   ///< why the optimiser stopped
     bool cancelled = false;
     model::Scenario calibrated;  ///< the scenario with the fitted values and its "calibration" block

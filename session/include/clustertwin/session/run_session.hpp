@@ -64,6 +64,9 @@ struct RunOutcome {
     std::int64_t run = 0;
     double sim_time_s = 0, wall_s = 0;
     double it_energy_j = 0, facility_energy_j = 0;
+    /// GPU time in all, and what of it failures, lost power and throttling took (a throttled GPU's share of
+    /// clocks lost), for each step.
+    double gpu_seconds = 0, gpu_seconds_lost = 0;
     double peak_inlet_c = 0;  ///< the hottest airflow-weighted rack inlet of any step
     std::string peak_inlet_rack;
     /// The first alert of each kind and entity, in time order (the timeline's own events left out).

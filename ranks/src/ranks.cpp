@@ -1,0 +1,172 @@
+// The processes of one command as MPI ranks, or one process (ranks.hpp).
+#include <clustertwin/ranks/ranks.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#ifdef CT_HAVE_MPI
+// The C API only: Open MPI's mpi.h would bring its deprecated C++ bindings, which need libmpi_cxx.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
+namespace ct::ranks {
+
+namespace {
+
+constexpr std::int64_t kPiece = 64LL << 20;
+
+std::string hostName() {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+    return buf;
+}
+
+}  // namespace
+
+bool launchedByMpi() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
+        if (std::getenv(v)) return true;
+    return false;
+}
+
+bool builtWithMpi() {
+#ifdef CT_HAVE_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+World::World() : host_(hostName()) {
+    if (!launchedByMpi()) return;
+#ifdef CT_HAVE_MPI
+    int ready = 0;
+    MPI_Initialized(&ready);
+    if (!ready) MPI_Init(nullptr, nullptr);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    mpi_ = true;
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int len = 0;
+    if (MPI_Get_processor_name(name, &len) == MPI_SUCCESS && len > 0) host_.assign(name, static_cast<std::size_t>(len));
+#else
+    throw std::runtime_error("started by an MPI launcher, but this build has no MPI (libopenmpi-dev was missing when it was built)");
+#endif
+}
+
+World::~World() {
+#ifdef CT_HAVE_MPI
+    if (mpi_) {
+        int done = 0;
+        MPI_Finalized(&done);
+        if (!done) MPI_Finalize();
+    }
+#endif
+}
+
+void World::barrier() const {
+#ifdef CT_HAVE_MPI
+    if (mpi_) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+std::vector<std::string> World::gather(const std::string& mine) const {
+    if (!mpi_) return {mine};
+#ifdef CT_HAVE_MPI
+    const int len = static_cast<int>(mine.size());
+    std::vector<int> lens(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::vector<int> displs(lens.size());
+    int total = 0;
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+        displs[i] = total;
+        total += lens[i];
+    }
+    std::string all(static_cast<std::size_t>(total), '\0');
+    MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < lens.size(); ++i)
+        out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+    return out;
+#else
+    return {mine};
+#endif
+}
+
+int World::broadcast(int value) const {
+#ifdef CT_HAVE_MPI
+    if (mpi_) MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
+    return value;
+}
+
+int World::maxOf(int value) const {
+#ifdef CT_HAVE_MPI
+    int out = value;
+    if (mpi_) MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return out;
+#else
+    return value;
+#endif
+}
+
+void World::sendFileToRoot(int from, const std::string& from_path, const std::string& to_path) const {
+    if (from == 0) {
+        if (rank_ == 0 && from_path != to_path)
+            std::filesystem::copy_file(from_path, to_path, std::filesystem::copy_options::overwrite_existing);
+        return;
+    }
+#ifdef CT_HAVE_MPI
+    if (rank_ == from) {
+        std::ifstream in(from_path, std::ios::binary);
+        std::int64_t size = in ? static_cast<std::int64_t>(std::filesystem::file_size(from_path)) : -1;
+        MPI_Send(&size, 1, MPI_INT64_T, 0, 1, MPI_COMM_WORLD);
+        std::vector<char> buf(static_cast<std::size_t>(std::min(kPiece, std::max<std::int64_t>(size, 0))));
+        for (std::int64_t sent = 0; sent < size;) {
+            const std::int64_t n = std::min(kPiece, size - sent);
+            in.read(buf.data(), n);
+            MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+            sent += n;
+        }
+        if (size < 0) throw std::runtime_error("rank " + std::to_string(rank_) + ": cannot read " + from_path);
+    } else if (rank_ == 0) {
+        std::int64_t size = 0;
+        MPI_Recv(&size, 1, MPI_INT64_T, from, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (size < 0) throw std::runtime_error("rank " + std::to_string(from) + " could not read its " + from_path);
+        const std::string tmp = to_path + ".part";
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        std::vector<char> buf(static_cast<std::size_t>(std::min(kPiece, size)));
+        for (std::int64_t got = 0; got < size;) {
+            const std::int64_t n = std::min(kPiece, size - got);
+            MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, from, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            out.write(buf.data(), n);
+            got += n;
+        }
+        out.close();
+        if (!out) throw std::runtime_error("rank 0: cannot write " + tmp);
+        std::filesystem::rename(tmp, to_path);
+    }
+#else
+    (void)from_path;
+    (void)to_path;
+#endif
+}
+
+void World::abort(const std::string& message, int code) const {
+    std::cerr << message << std::endl;
+#ifdef CT_HAVE_MPI
+    if (mpi_ && size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+    std::exit(code);
+}
+
+}  // namespace ct::ranks

@@ -1,0 +1,206 @@
+// Bounded Levenberg–Marquardt with Broyden-updated Jacobians (least_squares.hpp).
+#include <clustertwin/session/least_squares.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ct::session {
+
+namespace {
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+    double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+    return s;
+}
+
+/// Solves the symmetric positive semi-definite system A x = b (Gaussian elimination with partial pivoting; a
+/// direction A cannot see gets 0).
+std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double> b) {
+    const std::size_t n = b.size();
+    double scale = 0;
+    for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(a[i][i]));
+    const double tiny = std::max(scale, 1e-300) * 1e-13;
+    std::vector<std::size_t> piv(n);
+    for (std::size_t i = 0; i < n; ++i) piv[i] = i;
+    std::vector<bool> dead(n, false);
+    for (std::size_t k = 0; k < n; ++k) {
+        std::size_t best = k;
+        for (std::size_t i = k + 1; i < n; ++i)
+            if (std::abs(a[i][k]) > std::abs(a[best][k])) best = i;
+        std::swap(a[k], a[best]);
+        std::swap(b[k], b[best]);
+        if (std::abs(a[k][k]) <= tiny) {
+            dead[k] = true;
+            continue;
+        }
+        for (std::size_t i = k + 1; i < n; ++i) {
+            const double f = a[i][k] / a[k][k];
+            for (std::size_t j = k; j < n; ++j) a[i][j] -= f * a[k][j];
+            b[i] -= f * b[k];
+        }
+    }
+    std::vector<double> x(n, 0.0);
+    for (std::size_t k = n; k-- > 0;) {
+        if (dead[k]) continue;
+        double s = b[k];
+        for (std::size_t j = k + 1; j < n; ++j) s -= a[k][j] * x[j];
+        x[k] = s / a[k][k];
+    }
+    return x;
+}
+
+/// |r + J d|².
+double linearSse(const Jacobian& jac, const std::vector<double>& r, const std::vector<double>& d) {
+    double s = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        double v = r[i];
+        for (std::size_t j = 0; j < jac.size(); ++j) v += jac[j][i] * d[j];
+        s += v * v;
+    }
+    return s;
+}
+
+}  // namespace
+
+std::vector<double> boundedStep(const Jacobian& jac, const std::vector<double>& r, const std::vector<double>& u, double lambda) {
+    const std::size_t n = jac.size();
+    std::vector<double> d(n, 0.0);
+    std::vector<bool> fixed(n, false);
+    // A parameter at a bound whose descent direction leaves the box stays there.
+    for (std::size_t j = 0; j < n; ++j) {
+        const double g = dot(jac[j], r);
+        fixed[j] = (u[j] <= 0 && g > 0) || (u[j] >= 1 && g < 0);
+    }
+    for (std::size_t pass = 0; pass <= n; ++pass) {
+        std::vector<std::size_t> free;
+        for (std::size_t j = 0; j < n; ++j)
+            if (!fixed[j]) free.push_back(j);
+        if (free.empty()) break;
+        // The residuals with the fixed parameters' steps in.
+        std::vector<double> re = r;
+        for (std::size_t j = 0; j < n; ++j)
+            if (fixed[j] && d[j] != 0)
+                for (std::size_t i = 0; i < re.size(); ++i) re[i] += jac[j][i] * d[j];
+        const std::size_t m = free.size();
+        std::vector<std::vector<double>> a(m, std::vector<double>(m));
+        std::vector<double> b(m);
+        for (std::size_t p = 0; p < m; ++p) {
+            for (std::size_t q = 0; q < m; ++q) a[p][q] = dot(jac[free[p]], jac[free[q]]);
+            b[p] = -dot(jac[free[p]], re);
+        }
+        for (std::size_t p = 0; p < m; ++p) a[p][p] *= 1 + lambda;
+        const std::vector<double> x = solve(a, b);
+        bool crossed = false;
+        for (std::size_t p = 0; p < m; ++p) {
+            const std::size_t j = free[p];
+            d[j] = x[p];
+            if (u[j] + d[j] < 0 || u[j] + d[j] > 1) {
+                d[j] = std::clamp(u[j] + d[j], 0.0, 1.0) - u[j];
+                fixed[j] = true;
+                crossed = true;
+            }
+        }
+        if (!crossed) break;
+    }
+    return d;
+}
+
+LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<double> u0, std::vector<double> r0) {
+    if (u0.size() != p.n) throw std::invalid_argument("levenbergMarquardt: the start has the wrong number of parameters");
+    LeastSquaresResult out;
+    out.u = std::move(u0);
+    std::vector<double> r = std::move(r0);
+    out.sse = dot(r, r);
+    std::vector<bool> exact = p.exact;
+    exact.resize(p.n, false);
+    const int per_jacobian = static_cast<int>(std::count(exact.begin(), exact.end(), false));
+    auto newJacobian = [&](Jacobian& jac) {
+        int runs = 0;
+        auto j = p.jacobian(out.u, r, runs);
+        out.runs += runs;
+        if (!j) return false;
+        if (j->size() != p.n) throw std::invalid_argument("levenbergMarquardt: a Jacobian with the wrong number of columns");
+        jac = std::move(*j);
+        ++out.jacobians;
+        return true;
+    };
+    Jacobian jac;
+    if (!newJacobian(jac)) {
+        out.cancelled = true;
+        out.stop = "cancelled";
+        return out;
+    }
+    double lambda = 1e-2;
+    int rejected_in_a_row = 0;
+    out.stop = "the most runs allowed";
+    while (out.runs < p.max_runs) {
+        const std::vector<double> d = boundedStep(jac, r, out.u, lambda);
+        double moved = 0;
+        for (double v : d) moved = std::max(moved, std::abs(v));
+        if (moved < p.xtol) {
+            out.stop = "the parameters stopped moving";
+            break;
+        }
+        const double predicted = out.sse - linearSse(jac, r, d);
+        std::vector<double> un(p.n);
+        for (std::size_t j = 0; j < p.n; ++j) un[j] = std::clamp(out.u[j] + d[j], 0.0, 1.0);
+        const auto rn = p.residuals(un);
+        ++out.runs;
+        ++out.iterations;
+        if (!rn) {
+            out.cancelled = true;
+            out.stop = "cancelled";
+            break;
+        }
+        if (rn->size() != r.size()) throw std::invalid_argument("levenbergMarquardt: the residuals changed in number");
+        // Broyden: the Jacobian's columns that are not exact made to explain the change just seen along d.
+        double dd = 0;
+        for (std::size_t j = 0; j < p.n; ++j)
+            if (!exact[j]) dd += d[j] * d[j];
+        if (dd > 0) {
+            std::vector<double> y(r.size());
+            for (std::size_t i = 0; i < r.size(); ++i) {
+                double jd = 0;
+                for (std::size_t j = 0; j < p.n; ++j) jd += jac[j][i] * d[j];
+                y[i] = (*rn)[i] - r[i] - jd;
+            }
+            for (std::size_t j = 0; j < p.n; ++j)
+                if (!exact[j])
+                    for (std::size_t i = 0; i < r.size(); ++i) jac[j][i] += y[i] * d[j] / dd;
+        }
+        const double sse = dot(*rn, *rn);
+        const bool accepted = sse < out.sse;
+        if (p.progress) p.progress(un, sse, accepted);
+        if (accepted) {
+            const double gain = (out.sse - sse) / std::max(out.sse, 1e-300);
+            const double rho = predicted > 0 ? (out.sse - sse) / predicted : 0;
+            out.u = un;
+            r = *rn;
+            out.sse = sse;
+            lambda = rho > 0.75 ? std::max(lambda / 3, 1e-7) : lambda;
+            rejected_in_a_row = 0;
+            if (gain < p.ftol_rel) {
+                out.stop = "the error stopped improving";
+                break;
+            }
+        } else {
+            ++out.rejected;
+            lambda *= 4;
+            // Twice wrong: the Jacobian no longer describes the model here; a fresh one if the runs allow.
+            if (++rejected_in_a_row >= 2 && out.runs + per_jacobian < p.max_runs) {
+                if (!newJacobian(jac)) {
+                    out.cancelled = true;
+                    out.stop = "cancelled";
+                    break;
+                }
+                rejected_in_a_row = 0;
+                lambda = 1e-2;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace ct::session

@@ -1,0 +1,217 @@
+// clustertwin-cli sweep (issue 42): N-1, settings varied and what-ifs as one run each in one database, in one
+// process and spread over MPI ranks (mpirun -np 2 and -np 3, a count that does not divide the variants) with
+// the same answers; commands that do not spread refuse to run N times over.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "cli_run.hpp"
+
+#include <clustertwin/runs/store.hpp>
+
+#include <cmath>
+#include <fstream>
+#include "test_paths.hpp"
+
+namespace {
+
+QString sample(const char* name) { return QString(CT_RESOURCE_DIR) + "/scenarios/" + name + ".json"; }
+
+/// Every run's options: short quick-air runs on one thread (the same sums in every process).
+QStringList runOptions(const QString& db) {
+    return {"--air", "quick", "--duration", "5min", "--step", "10s", "--threads", "1", "--field-every", "0", "--out", db, "--json", "-q"};
+}
+
+/// clustertwin-cli under mpirun with `ranks` processes (as root too, and more ranks than cores).
+CliRun mpirun(int ranks, const QStringList& args) {
+    const QString exe = QStandardPaths::findExecutable("mpirun");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
+    env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    p.setProcessEnvironment(env);
+    p.start(exe, QStringList{"--oversubscribe", "-np", QString::number(ranks), QString(CT_CLI_PATH)} + args);
+    if (!p.waitForFinished(testMs(300000))) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QJsonArray runsOf(const QString& db) {
+    const CliRun r = cli({"runs", "--db", db, "--json"});
+    if (r.code != 0) qFatal("runs of %s failed: %s", qPrintable(db), qPrintable(r.err));
+    const QJsonDocument d = QJsonDocument::fromJson(r.out.toUtf8());
+    return d.isArray() ? d.array() : d.object()["runs"].toArray();
+}
+
+}  // namespace
+
+class TstSweep : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void nMinusOneRunsEveryFailureIntoOneDatabase();
+    void varyRunsEveryCombinationAndReportsABadSetting();
+    void whatIfFilesAreVariants();
+    void mpiRanksGiveTheAnswersOfOneProcess();
+    void otherCommandsRefuseToRunOnManyRanks();
+
+private:
+    QTemporaryDir tmp_;
+    QJsonArray one_;  ///< the N-1 rows of one process
+    QString one_db_;
+};
+
+void TstSweep::initTestCase() { QVERIFY(tmp_.isValid()); }
+
+void TstSweep::nMinusOneRunsEveryFailureIntoOneDatabase() {
+    one_db_ = tmp_.filePath("n1.sqlite");
+    const CliRun r = cli(QStringList{"sweep", sample("lab-8node"), "--n-1", "--fail-at", "1min"} + runOptions(one_db_));
+    QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
+    const QJsonObject j = r.json();
+    QCOMPARE(j["ranks"].toInt(), 1);
+    one_ = j["variants"].toArray();
+    // lab-8node: two utility feeds, two UPS, two floor PDUs, two CRAHs; and the baseline first.
+    QCOMPARE(one_.size(), 9);
+    QCOMPARE(one_[0].toObject()["variant"].toString(), QString("baseline"));
+    const QJsonArray runs = runsOf(one_db_);
+    QCOMPARE(runs.size(), 9);
+    double base_peak = one_[0].toObject()["peak_inlet_c"].toDouble();
+    bool crah_seen = false;
+    for (int i = 0; i < one_.size(); ++i) {
+        const QJsonObject v = one_[i].toObject();
+        QCOMPARE(v["index"].toInt(), i);
+        QCOMPARE(v["end"].toString(), QString("finished"));
+        QVERIFY(v["pue"].toDouble() > 1.0 && v["pue"].toDouble() < 3.0);
+        const QString name = v["variant"].toString();
+        // Every feed, UPS and PDU has its twin: nothing lost; a CRAH lost leaves the other to carry the room.
+        if (name.startsWith("util") || name.startsWith("ups") || name.startsWith("pdu"))
+            QVERIFY2(v["gpu_lost_share"].toDouble() < 1e-9, qPrintable(name));
+        if (name.startsWith("crah")) {
+            crah_seen = true;
+            QVERIFY2(v["peak_inlet_c"].toDouble() > base_peak + 0.1,
+                     qPrintable(QString("%1: %2 vs %3").arg(name).arg(v["peak_inlet_c"].toDouble()).arg(base_peak)));
+        }
+    }
+    QVERIFY(crah_seen);
+    // The runs are named after their variants and name the baseline's run, which the app's Compare tab pairs.
+    int named = 0;
+    const auto store = ct::runs::TelemetryStore::open(one_db_.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
+    const std::string baseline = one_db_.toStdString() + ", run " + std::to_string(one_[0].toObject()["run"].toInt());
+    for (const auto& run : store.runs()) {
+        if (run.name.rfind("sweep lab-8node: ", 0) != 0) continue;
+        ++named;
+        const bool is_base = run.name == "sweep lab-8node: baseline";
+        QCOMPARE(run.meta.whatif_baseline, is_base ? std::string() : baseline);
+        QCOMPARE(run.meta.whatif_changes.empty(), is_base);
+        QCOMPARE(run.meta.source, std::string("clustertwin-cli sweep"));
+    }
+    QCOMPARE(named, 9);
+    QVERIFY(r.out.contains("\"database\""));
+}
+
+void TstSweep::varyRunsEveryCombinationAndReportsABadSetting() {
+    const QString db = tmp_.filePath("vary.sqlite");
+    CliRun r = cli(QStringList{"sweep", sample("lab-8node"), "--vary", "simulation.unit_airflow_margin=0.9,1.6"} + runOptions(db));
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QJsonArray v = r.json()["variants"].toArray();
+    QCOMPARE(v.size(), 3);
+    QCOMPARE(v[1].toObject()["variant"].toString(), QString("/simulation/unit_airflow_margin=0.9"));
+    // Units that blow less than the racks draw let hot air back to the intakes.
+    QVERIFY2(v[1].toObject()["peak_inlet_c"].toDouble() > v[2].toObject()["peak_inlet_c"].toDouble(), qPrintable(r.out));
+    // Two keys: every combination; a key the scenario has no place for (a third CRAH) is that variant's error, the
+    // rest run.
+    r = cli(QStringList{"sweep", sample("lab-8node"), "--vary", "simulation.unit_airflow_margin=1.2,1.4", "--vary",
+                        "halls.0.cooling_units.7.setpoint_c=20"} +
+            runOptions(tmp_.filePath("vary2.sqlite")));
+    QCOMPARE(r.code, 2);
+    v = r.json()["variants"].toArray();
+    QCOMPARE(v.size(), 3);  // the baseline and two combinations, each with the bad key
+    QCOMPARE(v[0].toObject()["end"].toString(), QString("finished"));
+    QCOMPARE(v[1].toObject()["end"].toString(), QString("error"));
+    QVERIFY2(v[1].toObject()["error"].toString().contains("no /halls/0/cooling_units/7 (an array of 2)"), qPrintable(r.out));
+    // Not a spec at all: a usage error.
+    r = cli(QStringList{"sweep", sample("lab-8node"), "--vary", "simulation.unit_airflow_margin"} + runOptions(tmp_.filePath("x.sqlite")));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("KEY=V1,V2"), qPrintable(r.err));
+    r = cli(QStringList{"sweep", sample("lab-8node")} + runOptions(tmp_.filePath("x.sqlite")));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--n-1"), qPrintable(r.err));
+}
+
+void TstSweep::whatIfFilesAreVariants() {
+    const QString f1 = tmp_.filePath("both-crahs.json"), f2 = tmp_.filePath("bad.json");
+    std::ofstream(f1.toStdString()) << R"([{"time_s": 60, "kind": "cooling_unit_fail", "target": "crah-01"},
+                                          {"time_s": 60, "kind": "cooling_unit_fail", "target": "crah-02"}])";
+    std::ofstream(f2.toStdString()) << R"([{"time_s": 60, "kind": "cooling_unit_fail", "target": "crah-99"}])";
+    CliRun r = cli(QStringList{"sweep", sample("lab-8node"), "--what-if", f1} + runOptions(tmp_.filePath("wi.sqlite")));
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonArray v = r.json()["variants"].toArray();
+    QCOMPARE(v.size(), 2);
+    QCOMPARE(v[1].toObject()["variant"].toString(), QString("both-crahs.json"));
+    QVERIFY(v[1].toObject()["peak_inlet_c"].toDouble() > v[0].toObject()["peak_inlet_c"].toDouble() + 1);
+    QVERIFY(v[1].toObject()["alerts"].toInt() > v[0].toObject()["alerts"].toInt());
+    // A file naming a unit the scenario does not have: its problem with file and pointer, nothing run.
+    r = cli(QStringList{"sweep", sample("lab-8node"), "--what-if", f1, "--what-if", f2} + runOptions(tmp_.filePath("wi2.sqlite")));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("bad.json") && r.err.contains("crah-99"), qPrintable(r.err));
+    QVERIFY(!QFile::exists(tmp_.filePath("wi2.sqlite")));
+}
+
+void TstSweep::mpiRanksGiveTheAnswersOfOneProcess() {
+    if (QStandardPaths::findExecutable("mpirun").isEmpty()) QSKIP("no mpirun (openmpi-bin)");
+    QVERIFY(!one_.isEmpty());
+    for (int ranks : {2, 3}) {
+        const QString db = tmp_.filePath(QString("n1-np%1.sqlite").arg(ranks));
+        const CliRun r = mpirun(ranks, QStringList{"sweep", sample("lab-8node"), "--n-1", "--fail-at", "1min"} + runOptions(db));
+        QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
+        const QJsonObject j = r.json();
+        QCOMPARE(j["ranks"].toInt(), ranks);
+        const QJsonArray v = j["variants"].toArray();
+        QCOMPARE(v.size(), one_.size());
+        QSet<int> used;
+        for (int i = 0; i < v.size(); ++i) {
+            const QJsonObject a = v[i].toObject(), b = one_[i].toObject();
+            QCOMPARE(a["variant"].toString(), b["variant"].toString());
+            QCOMPARE(a["rank"].toInt(), i % ranks);
+            used.insert(a["rank"].toInt());
+            // The same engine on one thread: the same sums in the same order, so the same numbers to the bit.
+            for (const char* k : {"peak_inlet_c", "pue", "gpu_lost_share"})
+                QVERIFY2(a[k].toDouble() == b[k].toDouble(),
+                         qPrintable(QString("%1 %2: %3 vs %4").arg(a["variant"].toString(), k).arg(a[k].toDouble()).arg(b[k].toDouble())));
+            QCOMPARE(a["alerts"].toInt(), b["alerts"].toInt());
+            QCOMPARE(a["first_alert"].toString(), b["first_alert"].toString());
+        }
+        QCOMPARE(used.size(), ranks);
+        // One database in the variants' order, every run as complete as one process's, no rank's file left.
+        const QJsonArray runs = runsOf(db), ref = runsOf(one_db_);
+        QCOMPARE(runs.size(), ref.size());
+        for (int i = 0; i < runs.size(); ++i) {
+            QCOMPARE(runs[i].toObject()["name"].toString(), ref[i].toObject()["name"].toString());
+            QCOMPARE(runs[i].toObject()["samples"].toInteger(), ref[i].toObject()["samples"].toInteger());
+        }
+        const QStringList left = QDir(tmp_.path()).entryList({QString("n1-np%1.sqlite.rank*").arg(ranks)});
+        QVERIFY2(left.isEmpty(), qPrintable(left.join(", ")));
+        const auto inlets = queryRows(db, "inlet_c"), want = queryRows(one_db_, "inlet_c");
+        QCOMPARE(inlets.size(), want.size());
+        for (std::size_t i = 0; i < inlets.size(); i += 97) QCOMPARE(inlets[i].value, want[i].value);
+    }
+}
+
+void TstSweep::otherCommandsRefuseToRunOnManyRanks() {
+    if (QStandardPaths::findExecutable("mpirun").isEmpty()) QSKIP("no mpirun (openmpi-bin)");
+    const CliRun r =
+        mpirun(2, {"simulate", sample("lab-8node"), "--air", "quick", "--duration", "1min", "--out", tmp_.filePath("no.sqlite")});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("only sweep spreads"), qPrintable(r.err));
+    QCOMPARE(r.err.count("only sweep spreads"), 1);  // said once, by rank 0
+    QVERIFY(!QFile::exists(tmp_.filePath("no.sqlite")));
+}
+
+QTEST_MAIN(TstSweep)
+#include "tst_sweep.moc"
