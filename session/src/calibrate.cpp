@@ -394,24 +394,93 @@ FineRun spaceMapped(Evaluator& ev, FineRun start, CalibResult& out, nlopt_result
     return best;
 }
 
+/// A Jacobian of the training residuals at u (parameters scaled to [0, 1]), where the runs' grid gives `res`:
+/// differences of a tenth of each range, on the coarse grid when there is one (its own base run there), a
+/// secant to a quarter of the range the other way where that is flat; the scoring's own parameters
+/// (sensor_offset) exact. `fine_runs`: the runs it took on the runs' grid.
+std::optional<Jacobian> differences(Evaluator& ev, const std::vector<double>& u, const std::vector<double>& res, CalibResult& out,
+                                    int& fine_runs) {
+    const CalibRequest& r = ev.r;
+    const bool coarse = r.coarse_cell_m > r.engine.cell_m;
+    const auto c0 = Clock::now();
+    const int before = ev.runs;
+    Jacobian jac(r.params.size());
+    auto run = [&](const std::vector<double>& at) -> std::optional<std::vector<double>> {
+        ev.mapping = nullptr;
+        ev.simulate(at, r.train.to_s);
+        if (ev.stopped) return std::nullopt;
+        ev.report(at, ev.score(r.train).rmse);
+        return ev.residuals(r.train);
+    };
+    ev.engine.cell_m = coarse ? r.coarse_cell_m : r.engine.cell_m;
+    std::vector<double> base = res;
+    if (coarse) {
+        auto b = run(fromUnit(r.params, u));
+        if (!b) return std::nullopt;
+        base = std::move(*b);
+    }
+    // Forward differences of a tenth of each range, towards the inside.
+    std::vector<double> effect(r.params.size(), 0.0), step(r.params.size(), 0.0);
+    for (std::size_t k = 0; k < r.params.size(); ++k) {
+        if (scoringOnly(r.params[k])) {
+            jac[k] = ev.offsetColumn(k, r.train);
+            for (double& v : jac[k]) v *= r.params[k].max - r.params[k].min;
+            continue;
+        }
+        step[k] = u[k] + 0.1 <= 1 ? 0.1 : -0.1;
+        std::vector<double> uk = u;
+        uk[k] += step[k];
+        auto rf = run(fromUnit(r.params, uk));
+        if (!rf) return std::nullopt;
+        jac[k].resize(base.size());
+        double ss = 0;
+        for (std::size_t i = 0; i < base.size(); ++i) {
+            ss += ((*rf)[i] - base[i]) * ((*rf)[i] - base[i]);
+            jac[k][i] = ((*rf)[i] - base[i]) / step[k];
+        }
+        effect[k] = std::sqrt(ss / std::max<std::size_t>(1, base.size()));
+    }
+    // A secant across the point where that step did next to nothing (on the coarse grid, always): from there to
+    // a quarter of the range the other way. The model can be flat on one side of a kink — a unit's airflow scale
+    // does nothing while its rating exceeds what the airflow rule asks of it, and matters once below — and a
+    // difference taken on the flat side alone would never move that parameter (the lattice's eddies would also
+    // hide a small one).
+    const double largest = *std::max_element(effect.begin(), effect.end());
+    for (std::size_t k = 0; k < r.params.size(); ++k) {
+        if (scoringOnly(r.params[k]) || (!coarse && effect[k] >= 0.2 * largest)) continue;
+        const double back = step[k] > 0 ? -std::min(0.25, u[k]) : std::min(0.25, 1 - u[k]);
+        if (std::abs(back) < 0.05) continue;
+        std::vector<double> uk = u;
+        uk[k] += back;
+        auto rb = run(fromUnit(r.params, uk));
+        if (!rb) return std::nullopt;
+        // The forward point is base + step·column; the secant joins it to the far point.
+        for (std::size_t i = 0; i < base.size(); ++i) jac[k][i] = (base[i] + step[k] * jac[k][i] - (*rb)[i]) / (step[k] - back);
+    }
+    ev.engine.cell_m = r.engine.cell_m;
+    fine_runs = coarse ? 0 : ev.runs - before;
+    if (coarse) {
+        out.coarse_runs += ev.runs - before;
+        out.coarse_wall_s += std::chrono::duration<double>(Clock::now() - c0).count();
+    } else {
+        out.fine_runs += fine_runs;
+    }
+    return jac;
+}
+
 /// The default method (least_squares.hpp): Levenberg–Marquardt on the training window's residuals, each
-/// iteration one run on the runs' grid; the Jacobian by finite differences of a tenth of each parameter's range,
-/// on the coarse grid when there is one (cheap runs: the fine runs then correct it, by Broyden's update), the
-/// scoring's own parameters (sensor_offset) exact. Returns the best fine run (`start` when none beat it).
+/// iteration one run on the runs' grid, its Jacobian from `differences` (on the coarse grid the fine runs then
+/// correct it by Broyden's update). Returns the best fine run (`start` when none beat it).
 FineRun leastSquares(Evaluator& ev, FineRun start, CalibResult& out) {
     const CalibRequest& r = ev.r;
     const auto t0 = Clock::now();
-    const std::size_t n = r.params.size();
-    const bool coarse = r.coarse_cell_m > r.engine.cell_m;
     LeastSquaresProblem p;
-    p.n = n;
+    p.n = r.params.size();
     p.max_runs = r.max_runs;
     for (const auto& prm : r.params) p.exact.push_back(scoringOnly(prm));
     FineRun best = std::move(start);
-    const std::vector<double> r0 = [&] {
-        for (std::size_t i = 0; i < ev.pairs.size(); ++i) ev.pairs[i].simulated = best.series[i];
-        return ev.residuals(r.train);
-    }();
+    for (std::size_t i = 0; i < ev.pairs.size(); ++i) ev.pairs[i].simulated = best.series[i];
+    const std::vector<double> r0 = ev.residuals(r.train);
     p.residuals = [&](const std::vector<double>& u) -> std::optional<std::vector<double>> {
         FineRun cur = fineRun(ev, fromUnit(r.params, u), r.train.to_s);
         if (ev.stopped) return std::nullopt;
@@ -420,64 +489,8 @@ FineRun leastSquares(Evaluator& ev, FineRun start, CalibResult& out) {
         if (cur.train.rmse < best.train.rmse) best = std::move(cur);
         return res;
     };
-    p.jacobian = [&](const std::vector<double>& u, const std::vector<double>& res, int& fine_runs) -> std::optional<Jacobian> {
-        const auto c0 = Clock::now();
-        const int before = ev.runs;
-        const std::vector<double> x = fromUnit(r.params, u);
-        Jacobian jac(n);
-        // On the coarse grid the differences are taken from a coarse run at u; on the fine one from `res`.
-        std::vector<double> base = res;
-        auto run = [&](const std::vector<double>& at) -> std::optional<std::vector<double>> {
-            ev.mapping = nullptr;
-            ev.simulate(at, r.train.to_s);
-            if (ev.stopped) return std::nullopt;
-            ev.report(at, ev.score(r.train).rmse);
-            return ev.residuals(r.train);
-        };
-        ev.engine.cell_m = coarse ? r.coarse_cell_m : r.engine.cell_m;
-        if (coarse) {
-            auto b = run(x);
-            if (!b) return std::nullopt;
-            base = std::move(*b);
-        }
-        for (std::size_t k = 0; k < n; ++k) {
-            if (p.exact[k]) {
-                jac[k] = ev.offsetColumn(k, r.train);
-                for (double& v : jac[k]) v *= r.params[k].max - r.params[k].min;
-                continue;
-            }
-            // On the coarse grid a secant across the point: a tenth of the range towards the inside and a
-            // quarter the other way (where there is room). The model can be flat on one side of a kink — a unit's
-            // airflow scale does nothing while its rating exceeds what the airflow rule asks of it, and matters
-            // once below — and a one-sided difference on the flat side would never move it (the lattice's eddies
-            // would also hide a small one). On the runs' own grid, where each run is dear, the forward
-            // difference alone.
-            const double fwd = u[k] + 0.1 <= 1 ? 0.1 : -0.1;
-            const double back = fwd > 0 ? -std::min(0.25, u[k]) : std::min(0.25, 1 - u[k]);
-            std::vector<double> uk = u;
-            uk[k] += fwd;
-            auto rf = run(fromUnit(r.params, uk));
-            if (!rf) return std::nullopt;
-            std::vector<double> lo = base;
-            double span = fwd;
-            if (coarse && std::abs(back) >= 0.05) {
-                uk[k] = u[k] + back;
-                auto rb = run(fromUnit(r.params, uk));
-                if (!rb) return std::nullopt;
-                lo = std::move(*rb);
-                span = fwd - back;
-            }
-            jac[k].resize(base.size());
-            for (std::size_t i = 0; i < base.size(); ++i) jac[k][i] = ((*rf)[i] - lo[i]) / span;
-        }
-        ev.engine.cell_m = r.engine.cell_m;
-        fine_runs = coarse ? 0 : ev.runs - before;
-        if (!coarse) out.fine_runs += fine_runs;
-        if (coarse) {
-            out.coarse_runs += ev.runs - before;
-            out.coarse_wall_s += std::chrono::duration<double>(Clock::now() - c0).count();
-        }
-        return jac;
+    p.jacobian = [&](const std::vector<double>& u, const std::vector<double>& res, int& fine_runs) {
+        return differences(ev, u, res, out, fine_runs);
     };
     const LeastSquaresResult lsq = levenbergMarquardt(p, toUnit(r.params, best.run.x), r0);
     out.stop = lsq.stop;
