@@ -37,6 +37,8 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --air S, --cell M, --step T   the runs' room air (the scenario's, else lbm), grid and engine step (10s)
   --lattice-stride N  lbm: the lattice runs one interval in N once the flow has settled (4; as simulate's)
   --sample-every T    how often the runs sample the scored series (60s)
+  --average T         fit each series' errors averaged over windows of T (0: every sample): what no parameter
+                      decides, a lattice room's eddies, averages out (10min there). Scores stay per sample
   --method lm|bobyqa  lm (default): Levenberg-Marquardt on every scored sample's error, its Jacobian from
                       finite differences (a tenth of each range) kept current by Broyden's update: one run
                       per step. bobyqa: NLopt's derivative-free BOBYQA on the RMSE alone (many more runs)
@@ -97,6 +99,8 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
     r.engine.lattice_stride = a.getInt("lattice-stride", r.engine.lattice_stride);
     if (r.engine.lattice_stride < 1) throw UsageError("--lattice-stride must be >= 1");
     r.sample_s = m::parseDurationS(a.get("sample-every", "60s"));
+    r.average_s = m::parseDurationS(a.get("average", "0"));
+    if (!(r.average_s >= 0)) throw UsageError("--average must be >= 0");
     const std::string method = a.get("method", "lm");
     if (method != "lm" && method != "bobyqa") throw UsageError("--method must be lm or bobyqa");
     r.method = method == "lm" ? session::CalibMethod::LeastSquares : session::CalibMethod::Bobyqa;

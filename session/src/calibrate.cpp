@@ -163,14 +163,35 @@ struct Evaluator {
 
     /// The last run's residuals on `w`: simulated − measured at every measured sample scored there, the pairs
     /// one after another (0 where the run has no value: no error there).
+    /// With r.average_s, each series' residuals averaged over its windows (multiples of average_s on the run's
+    /// clock): one per window that has samples.
     std::vector<double> residuals(const Window& w) const {
         std::vector<double> out;
-        for (const auto& p : pairs)
+        for (const auto& p : pairs) {
+            long long window = std::numeric_limits<long long>::min();
+            double sum = 0;
+            int n = 0;
+            auto close = [&] {
+                if (n > 0) out.push_back(sum / n);
+                sum = 0;
+                n = 0;
+            };
             for (const auto& [t, y] : p.measured) {
                 if (t < w.from_s || t > w.to_s || std::isnan(y)) continue;
                 const double s = runs::interpolateAt(p.simulated, t);
-                out.push_back(std::isnan(s) ? 0.0 : s - y);
+                const double e = std::isnan(s) ? 0.0 : s - y;
+                if (!(r.average_s > 0)) {
+                    out.push_back(e);
+                    continue;
+                }
+                const auto k = static_cast<long long>(std::floor(t / r.average_s));
+                if (k != window) close();
+                window = k;
+                sum += e;
+                ++n;
             }
+            close();
+        }
         return out;
     }
 
@@ -181,8 +202,15 @@ struct Evaluator {
         const CalibParam& prm = r.params[k];
         for (const auto& p : pairs) {
             const double v = p.unit == "degC" && (prm.target == "*" || prm.target == p.entity) ? 1.0 : 0.0;
-            for (const auto& [t, y] : p.measured)
-                if (!(t < w.from_s || t > w.to_s || std::isnan(y))) out.push_back(v);
+            long long window = std::numeric_limits<long long>::min();
+            for (const auto& [t, y] : p.measured) {
+                if (t < w.from_s || t > w.to_s || std::isnan(y)) continue;
+                // One per residual: a sample, or a window's mean.
+                const bool averaged = r.average_s > 0;
+                const long long k2 = averaged ? static_cast<long long>(std::floor(t / r.average_s)) : 0;
+                if (!averaged || k2 != window) out.push_back(v);
+                window = k2;
+            }
         }
         return out;
     }

@@ -3,17 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace ct::session {
 
 namespace {
 
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-    double s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-    return s;
-}
+double dot(const std::vector<double>& a, const std::vector<double>& b) { return std::inner_product(a.begin(), a.end(), b.begin(), 0.0); }
 
 /// Solves the symmetric positive semi-definite system A x = b (Gaussian elimination with partial pivoting; a
 /// direction A cannot see gets 0).

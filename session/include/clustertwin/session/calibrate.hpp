@@ -61,7 +61,11 @@ struct CalibRequest {
     std::vector<CalibParam> params;
     Window train, validate;
     double sample_s = 60;  ///< how often each evaluation samples the scored series
-    int max_runs = 60;     ///< evaluations the optimiser may take (and one at the start, one at the result)
+    /// What the fit compares: each series' errors averaged over windows of this length (on the run's clock), so
+    /// that what no parameter decides — the room's eddies, which per-minute samples resolve and each run
+    /// realises anew — averages out; 0: every sample. The scores before and after stay per sample.
+    double average_s = 0;
+    int max_runs = 60;  ///< evaluations the optimiser may take (and one at the start, one at the result)
     CalibMethod method = CalibMethod::LeastSquares;
     /// Least squares: the runs of its Jacobians on this coarser grid when above engine.cell_m (max_runs bounds
     /// the fine runs then). BOBYQA, multi-fidelity (manifold mapping, manifold_map.hpp): the optimiser searches with
