@@ -120,8 +120,8 @@ void MainWindow::compareWithRun(const QString& db, std::int64_t run) {
             *error = QString::fromStdString(e.what());
         }
     });
-    connect(t, &QThread::finished, this, [this, t, loaded, error, id, db] {
-        t->deleteLater();
+    connect(t, &QThread::finished, t, &QObject::deleteLater);  // also when the window has gone meanwhile
+    connect(t, &QThread::finished, this, [this, loaded, error, id, db] {
         if (!*loaded) {
             const QString why = tr("%1: %2").arg(db, *error);
             statusBar()->showMessage(tr("Not compared: %1").arg(why), 15000);
