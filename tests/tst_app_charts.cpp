@@ -284,6 +284,10 @@ private slots:
         QVERIFY2(cv->summaryLabel()->text().contains("adds no events to run 2"), qPrintable(cv->summaryLabel()->text()));
         QCOMPARE(cv->table()->horizontalHeaderItem(1)->text(), QString("Inlet, run 2 (°C)"));
         QCOMPARE(cv->table()->horizontalHeaderItem(2)->text(), QString("Inlet, shown (°C)"));
+        // The charts' dashed curves name that run too.
+        w_->select({"rack", "r02-03"});
+        QTRY_VERIFY2(w_->charts()->findChild<QChartView*>()->chart()->title().contains("dashed: run 2, sweep demo: two-crahs.json"),
+                     qPrintable(w_->charts()->findChild<QChartView*>()->chart()->title()));
         // At the end the shown baseline is cooler than the variant at some rack by more than half a kelvin.
         w_->run()->setTime(w_->run()->duration());
         QTRY_VERIFY(cv->table()->rowCount() > 0);

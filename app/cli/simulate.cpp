@@ -170,6 +170,16 @@ session::RunRequest simulateRequest(const Args& a) {
     return r;
 }
 
+bool loadEventsChecked(const std::string& file, const m::Scenario& s, const m::Catalog& c, double duration_s, std::vector<m::Event>& out) {
+    m::EventsResult er = m::loadEventsFile(file);
+    m::Diagnostics d = er.diagnostics;
+    const m::Diagnostics sem = m::validateEvents(s, c, er.events, er.pointer_prefix, duration_s);
+    d.insert(d.end(), sem.begin(), sem.end());
+    for (const auto& x : d) std::cerr << file << ": " << x.toString() << "\n";
+    out = std::move(er.events);
+    return !m::hasErrors(d);
+}
+
 /// The scenario, more events and more jobs into the request; every problem printed with its file. False when
 /// any is an error.
 bool loadSimulateInputs(const Args& a, const std::string& file, session::RunRequest& r, std::ostream& note) {
@@ -190,16 +200,7 @@ bool loadSimulateInputs(const Args& a, const std::string& file, session::RunRequ
         std::cerr << file << ": warning: " << after << " of " << rep.scenario.events.size() << " event(s) come after the end of this run ("
                   << m::formatDuration(r.duration_s) << "; the first /events/" << first << " at "
                   << m::formatDuration(rep.scenario.events[first].time_s) << "): they will not happen\n";
-    if (a.has("events")) {
-        const std::string ef = a.get("events");
-        m::EventsResult er = m::loadEventsFile(ef);
-        m::Diagnostics d = er.diagnostics;
-        const m::Diagnostics sem = m::validateEvents(rep.scenario, rep.catalog, er.events, er.pointer_prefix, r.duration_s);
-        d.insert(d.end(), sem.begin(), sem.end());
-        for (const auto& x : d) std::cerr << ef << ": " << x.toString() << "\n";
-        valid = valid && !m::hasErrors(d);
-        r.extra_events = std::move(er.events);
-    }
+    if (a.has("events")) valid = loadEventsChecked(a.get("events"), rep.scenario, rep.catalog, r.duration_s, r.extra_events) && valid;
     // The scenario's file (absolute, so that the app can offer to open it) and fingerprint: the app shows a run
     // only on the scenario it was computed for. The fingerprint is the file's, taken before --jobs adds the run's
     // own jobs (they are this run's, as --events are; with them in, every such run of an unedited file was

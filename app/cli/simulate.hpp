@@ -19,6 +19,10 @@ int cmdSimulate(const Args& a);
 /// A run's request from simulate's options (duration, step, air and its settings, grid, recording); throws
 /// UsageError. Also sweep's, for each of its variants.
 session::RunRequest simulateRequest(const Args& a);
+/// An events file (as --events takes it) checked against the scenario for a run of `duration_s`: every problem
+/// printed with the file and its pointer; false when any is an error.
+bool loadEventsChecked(const std::string& file, const model::Scenario& s, const model::Catalog& c, double duration_s,
+                       std::vector<model::Event>& out);
 /// The scenario FILE, --events, --jobs (and --drive) into the request, every problem printed with its file;
 /// false when any is an error.
 bool loadSimulateInputs(const Args& a, const std::string& file, session::RunRequest& r, std::ostream& note);

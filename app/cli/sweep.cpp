@@ -7,7 +7,6 @@
 
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
-#include <clustertwin/model/validate.hpp>
 #include <clustertwin/runs/copy_run.hpp>
 #include <clustertwin/runs/store.hpp>
 #include <clustertwin/session/measured.hpp>
@@ -77,13 +76,9 @@ std::vector<session::SweepVariant> variantsFor(const Args& a, const session::Run
     std::vector<session::SweepVariant> out{{"baseline", {}, {}, {}}};
     bool ok = true;
     for (const auto& f : a.all("what-if")) {
-        m::EventsResult er = m::loadEventsFile(f);
-        m::Diagnostics d = er.diagnostics;
-        const m::Diagnostics sem = m::validateEvents(base.scenario, base.catalog, er.events, er.pointer_prefix, base.duration_s);
-        d.insert(d.end(), sem.begin(), sem.end());
-        for (const auto& x : d) std::cerr << f << ": " << x.toString() << "\n";
-        ok = ok && !m::hasErrors(d);
-        out.push_back(session::whatIfVariant(f, std::move(er.events)));
+        std::vector<m::Event> events;
+        ok = loadEventsChecked(f, base.scenario, base.catalog, base.duration_s, events) && ok;
+        out.push_back(session::whatIfVariant(f, std::move(events)));
     }
     if (!ok) throw InvalidInput();
     return out;

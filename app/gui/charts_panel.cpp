@@ -500,7 +500,9 @@ void ChartsPanel::labelChart() {
         m->setVisible(curve);
     }
     QStringList heading;
-    if (baselineCurveCount() > 0) heading << tr("dashed: the baseline");
+    // The run compared with, by name: a what-if's baseline, or any run the user chose.
+    if (baselineCurveCount() > 0 && baseline_)
+        heading << tr("dashed: run %1, %2").arg(baseline_->info().id).arg(qs(baseline_->info().name));
     if (measuredCurveCount() > 0) heading << tr("dotted: measured (%1)").arg(qs(measured_->label));
     chart->setTitle(heading.join("; "));
     const Curve& first = *curves_.front();

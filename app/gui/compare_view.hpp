@@ -1,5 +1,5 @@
 #pragma once
-// The Compare tab (issue 19): the baseline and the what-if side by side in two 3D views with linked cameras and
+// The Compare tab (issue 19): the baseline and the what-if (or any other run of the scenario, issue 40) side by side in two 3D views with linked cameras and
 // the timeline's time, a per-rack difference table (inlet, power, alerts) and a summary (largest rise, racks over
 // 27 °C, time until the first one crosses it, the events the what-if adds).
 #include "compare_runs.hpp"

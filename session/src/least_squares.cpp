@@ -19,8 +19,6 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
     double scale = 0;
     for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(a[i][i]));
     const double tiny = std::max(scale, 1e-300) * 1e-13;
-    std::vector<std::size_t> piv(n);
-    for (std::size_t i = 0; i < n; ++i) piv[i] = i;
     std::vector<bool> dead(n, false);
     for (std::size_t k = 0; k < n; ++k) {
         std::size_t best = k;
@@ -169,7 +167,6 @@ LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<
         }
         const double sse = dot(*rn, *rn);
         const bool accepted = sse < out.sse;
-        if (p.progress) p.progress(un, sse, accepted);
         if (accepted) {
             const double gain = (out.sse - sse) / std::max(out.sse, 1e-300);
             const double rho = predicted > 0 ? (out.sse - sse) / predicted : 0;

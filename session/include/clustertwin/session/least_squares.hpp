@@ -33,7 +33,6 @@ struct LeastSquaresProblem {
     int max_runs = 20;       ///< runs of the expensive model, the start's not counted
     double xtol = 1e-3;      ///< stop when no parameter moves more than this (of its range)
     double ftol_rel = 1e-3;  ///< stop when an accepted step lowers the sum of squares by less than this share
-    std::function<void(const std::vector<double>& u, double sse, bool accepted)> progress;
 };
 
 struct LeastSquaresResult {
