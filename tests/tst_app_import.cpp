@@ -2,6 +2,7 @@
 // what it read exactly as clustertwin-cli import does, and shows the run (on the open scenario, or on one built
 // from the telemetry); File > Connect to Prometheus… reads a real Prometheus and, following it, appends every
 // poll to the run while the view stays at now.
+#include "alerts_panel.hpp"
 #include "import_dialogs.hpp"
 #include "main_window.hpp"
 #include "run_controller.hpp"
@@ -15,8 +16,10 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
@@ -28,10 +31,12 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 #include "test_prometheus.hpp"
 #include "test_time.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -128,6 +133,25 @@ void TstAppImport::theDialogsCheckWhatTheyAreGiven() {
     QVERIFY(importButton(d)->isEnabled());
     QCOMPARE(d.settings().tz_offset_s, 5.5 * 3600);
     QCOMPARE(d.settings().paths, QStringList{kData + "/dcgm_exporter"});
+    // Alert rules (issue 40): empty is the built-in rules; a bad file is named with the JSON pointer of its fault.
+    auto* rules = d.findChild<QLineEdit*>("alertRules");
+    QVERIFY(rules && rules->text().isEmpty() && rules->placeholderText().contains("built-in"));
+    const QString bad = dir_.filePath("bad-rules.json");
+    {
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"rules": [{"alert": "hot", "metric": "temp_c", "above": "catalog:slowdown_temp_c"}]})");
+    }
+    rules->setText(bad);
+    QVERIFY(!importButton(d)->isEnabled());
+    auto* problem = d.findChildren<QLabel*>().last();
+    for (auto* l : d.findChildren<QLabel*>())
+        if (l->text().contains("/rules/0")) problem = l;
+    QVERIFY2(problem->text().contains(bad + ": /rules/0/above") && problem->text().contains("\"entity\": \"gpu\""),
+             qPrintable(problem->text()));
+    rules->clear();
+    QVERIFY(importButton(d)->isEnabled());
+    QVERIFY(d.settings().rules_file.isEmpty());
 
     PrometheusDialog p(dir_.filePath("p.sqlite"), w_.get());
     p.findChild<QLineEdit*>("url")->setText("localhost:9090");  // no scheme
@@ -152,9 +176,9 @@ void TstAppImport::importedFilesAreReportedAsTheCliDoesAndShownOnTheirScenario()
     TelemetryControl* t = w_->telemetry();
     const QString db = dir_.filePath("files.sqlite");
     QSignalSpy ended(t, &TelemetryControl::importEnded);
-    QVERIFY(t->importFiles({{kData + "/dcgm_exporter"}, db, "scrapes", 0}));
+    QVERIFY(t->importFiles({{kData + "/dcgm_exporter"}, db, "scrapes", 0, {}}));
     QVERIFY(t->busy());
-    QVERIFY(!t->importFiles({{kData + "/dcgm_exporter"}, db, "again", 0}));  // one at a time
+    QVERIFY(!t->importFiles({{kData + "/dcgm_exporter"}, db, "again", 0, {}}));  // one at a time
     QVERIFY(ended.wait(testMs(60000)));
     QCOMPARE(ended.at(0).at(0).toString(), QString("finished"));
     const ImportOutcome& o = t->lastOutcome();
@@ -195,7 +219,7 @@ void TstAppImport::telemetryOfTheOpenScenarioIsShownDirectly() {
     w_->run()->close();
     QSignalSpy ended(t, &TelemetryControl::importEnded);
     QVERIFY(t->importFiles(
-        {{kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom"}, db, "l40s", 0}));
+        {{kData + "/dcgm_exporter/cncf-k8s-ai-conformance__v1.35-upcloud__1x-nvidia-l40s__drv595.58.03.metrics.prom"}, db, "l40s", 0, {}}));
     QVERIFY(ended.wait(testMs(60000)));
     const ImportOutcome& o = t->lastOutcome();
     QCOMPARE(o.exit_code, 0);
@@ -220,7 +244,7 @@ void TstAppImport::aLongImportShowsProgressAndCanBeCancelled() {
     TelemetryControl* t = w_->telemetry();
     const QString db = dir_.filePath("long.sqlite");
     QSignalSpy ended(t, &TelemetryControl::importEnded);
-    QVERIFY(t->importFiles({{dir_.filePath("long")}, db, "long", 0}));
+    QVERIFY(t->importFiles({{dir_.filePath("long")}, db, "long", 0, {}}));
     QVERIFY(t->progressBar()->isVisible());
     QVERIFY(t->cancelButton()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(t->progressBar()->value() > 0 || ended.count() > 0, testMs(30000));
@@ -274,6 +298,15 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     s.lookback_s = 60;
     s.step_s = 1;
     s.db = dir_.filePath("live.sqlite");
+    // The user's own alert rule (issue 40): the scrape's GPU warms by 1 °C a scrape from 30 °C, so while it is
+    // followed it passes 36 °C and a poll raises the alert, critical as the rule says.
+    s.rules_file = dir_.filePath("rules.json");
+    {
+        QFile rules(s.rules_file);
+        QVERIFY(rules.open(QIODevice::WriteOnly));
+        rules.write(R"({"rules": [{"alert": "gpu_warm", "entity": "gpu", "metric": "temp_c", "above": 36, "for": "2s",
+                                   "severity": "critical", "summary": "{entity} at {value}, over {limit}"}]})");
+    }
     QVERIFY(t->connectPrometheus(s));
     QVERIFY(ended.wait(testMs(60000)));
     QCOMPARE(ended.at(0).at(0).toString(), QString("finished"));
@@ -292,6 +325,13 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     QCOMPARE(w_->run()->time(), w_->run()->duration());
     QVERIFY2(nowS() - w_->run()->absoluteTime() < 10, qPrintable(QString::number(nowS() - w_->run()->absoluteTime())));
     QVERIFY(t->followStatus().contains(prom.url()));
+    // The rule fired on live data, and the Alerts dock lists it with the rule's severity and words.
+    QTRY_VERIFY_WITH_TIMEOUT(!w_->run()->loading() && w_->alerts()->shownCount() >= 1, testMs(30000));
+    QTreeWidgetItem* alert = w_->alerts()->tree()->topLevelItem(0);
+    if (alert->childCount() > 0) alert = alert->child(0);
+    QVERIFY2(alert->text(1) == "critical" && alert->text(6).contains("over 36.0 °C"), qPrintable(alert->text(1) + " " + alert->text(6)));
+    for (QWidget* p = w_->alerts(); p; p = p->parentWidget())  // the Alerts dock in front, for the picture
+        if (auto* dock = qobject_cast<QDockWidget*>(p)) dock->raise();
     if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) w_->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/following.png");
     // Another scenario opened: following goes on in the background without taking the view back.
     QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
@@ -325,6 +365,16 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     QVERIFY2(seen.size() >= 5, qPrintable(QString::number(seen.size())));
     const auto& pts = temps.at(0).points;
     for (std::size_t i = 1; i < pts.size(); ++i) QCOMPARE(pts[i].first - pts[i - 1].first, 1.0);  // one grid, no gap, no repeat
+    // One alert for the one crossing, however many polls evaluated the rule again; where it held for 2 s.
+    const auto events = store.events(run);
+    QCOMPARE(static_cast<int>(std::count_if(events.begin(), events.end(), [](const auto& e) { return e.kind == "gpu_warm"; })), 1);
+    const auto warm = std::find_if(events.begin(), events.end(), [](const auto& e) { return e.kind == "gpu_warm"; });
+    QCOMPARE(warm->severity, std::string("critical"));
+    double crossed = -1;  // the first reading above 36 °C; the readings are 1 s apart without gaps (checked above)
+    for (const auto& [time, v] : pts)
+        if (crossed < 0 && v > 36) crossed = time;
+    QCOMPARE(warm->t_s, crossed + 2);  // held for 2 s, then raised
+    QCOMPARE(*warm->threshold, 36.0);
 }
 
 void TstAppImport::anUnreachableServerIsNamedAndNotFollowed() {

@@ -42,6 +42,7 @@ private slots:
     void zonesAreApplied();
     void runsListsWhatADatabaseHolds();
     void measuredGpusPastTheirLimitsRaiseAlerts();
+    void alertRulesFromAFileHoldClearAndSetTheirSeverity();
 };
 
 void TstImportCli::everyTestdataFileIsAccountedFor_data() {
@@ -219,6 +220,98 @@ void TstImportCli::runsListsWhatADatabaseHolds() {
     QCOMPARE(cli({"runs", "--db", db, "--run", "99"}).code, 2);
     QCOMPARE(cli({"runs", "--db", tmp.filePath("none.sqlite")}).code, 2);
     QVERIFY(!QFileInfo::exists(tmp.filePath("none.sqlite")));  // a read never creates a database
+}
+
+void TstImportCli::alertRulesFromAFileHoldClearAndSetTheirSeverity() {
+    // Issue 40: a rules file users edit, as Prometheus' alerting rules: threshold, how long it holds, hysteresis,
+    // severity; a limit from another series of the same GPU. One H100 scraped every 10 s.
+    QTemporaryDir tmp;
+    const QString prom = tmp.filePath("h100.prom"), db = tmp.filePath("h100.sqlite"), rules = tmp.filePath("rules.json");
+    const double temp[] = {80, 88, 89, 86, 88, 90, 91, 84, 88, 89, 90, 81};
+    const double power[] = {500, 690, 700, 700, 650, 700, 700, 600, 600, 600, 600, 600};
+    {
+        std::ofstream f(prom.toStdString());
+        for (int k = 0; k < 12; ++k) {
+            const long long t = 1700000000000LL + k * 10000LL;
+            const char* lab = R"({gpu="0",modelName="NVIDIA H100 80GB HBM3",Hostname="h"} )";
+            f << "DCGM_FI_DEV_GPU_TEMP" << lab << temp[k] << " " << t << "\n";
+            f << "DCGM_FI_DEV_POWER_USAGE" << lab << power[k] << " " << t << "\n";
+            f << "DCGM_FI_DEV_ENFORCED_POWER_LIMIT" << lab << (k < 6 ? 700 : 650) << " " << t << "\n";
+        }
+    }
+    {
+        std::ofstream f(rules.toStdString());
+        f << R"json({"rules": [
+  {"alert": "gpu_warm", "entity": "gpu", "metric": "temp_c", "above": 87, "for": "20s", "clear": 2, "severity": "critical"},
+  {"alert": "gpu_cool", "entity": "gpu", "metric": "temp_c", "below": 82, "summary": "{entity} cool at {value} (under {limit})"},
+  {"alert": "at_power_cap", "entity": "gpu", "metric": "power_w", "above": "metric:power_limit_w", "severity": "info"},
+  {"alert": "node_warm", "entity": "node", "metric": "temp_c", "above": 0}
+]})json";
+    }
+    CliRun r = cli({"import", prom, "--db", db, "--rules", rules, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    auto st = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
+    QStringList got;
+    for (const auto& e : st.events(st.runs().at(0).id))
+        got << QString("%1 %2 %3 %4 %5")
+                   .arg(e.t_s - 1700000000)
+                   .arg(QString::fromStdString(e.kind))
+                   .arg(*e.value)
+                   .arg(*e.threshold)
+                   .arg(QString::fromStdString(e.severity));
+    // By hand. gpu_warm: above 87 from 10 s (88, 89), 86 at 30 s breaks the wait; 88 at 40 s, 90, 91: held 20 s at
+    // 60 s (91). Re-armed only below 85: 84 at 70 s; then 88 at 80 s, 89, 90: held 20 s at 100 s (90).
+    // gpu_cool: below 82 at 0 s (80); inside at 10 s re-arms it; below again at 110 s (81). at_power_cap: 700 is not
+    // above 700; the limit drops to 650 at 60 s while the GPU draws 700: fires there, once (600 afterwards re-arms
+    // it, nothing above again). node_warm: no node series of temp_c, nothing.
+    const QStringList want = {"0 gpu_cool 80 82 ", "60 gpu_warm 91 87 critical", "60 at_power_cap 700 650 info",
+                              "100 gpu_warm 90 87 critical", "110 gpu_cool 81 82 "};
+    QCOMPARE(got, want);
+    QCOMPARE(r.json()["alerts"].toInt(), 5);
+    const auto cool = st.events(st.runs().at(0).id).front();
+    QCOMPARE(cool.message, std::string("h/gpu0 cool at 80.0 °C (under 82.0 °C)"));
+
+    // `alerts` on the same run: nothing new with the same rules; the built-in rules add the H100's own limits.
+    r = cli({"alerts", "--db", db, "--rules", rules, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(static_cast<int>(r.json()["raised"].toArray().size()), 0);
+    QCOMPARE(r.json()["stored_before"].toInt(), 5);
+    r = cli({"alerts", "--db", db, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(r.json()["rules"].toString(), QString("built-in"));
+    QStringList builtin;
+    for (const auto& v : r.json()["raised"].toArray())
+        builtin << QString("%1 %2 %3")
+                       .arg(v.toObject()["t_s"].toDouble() - 1700000000)
+                       .arg(v.toObject()["alert"].toString())
+                       .arg(v.toObject()["severity"].toString());
+    // gpu_hot above 87 (the H100's slowdown) at 10 s, re-armed below 85 at 70 s, again at 80 s; nothing past 92.
+    QCOMPARE(builtin, (QStringList{"10 gpu_hot warning", "80 gpu_hot warning"}));
+    // The built-in rules as a file evaluate as the built-in rules do.
+    r = cli({"alerts", "--default-rules"});
+    QCOMPARE(r.code, 0);
+    const QString copy = tmp.filePath("default.json");
+    {
+        QFile f(copy);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(r.out.toUtf8());
+    }
+    r = cli({"import", prom, "--db", tmp.filePath("again.sqlite"), "--rules", copy, "--json"});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.json()["alerts"].toInt(), 2);
+
+    // A bad rules file: invalid input naming the file and the JSON pointer; no database is made.
+    {
+        std::ofstream f(rules.toStdString());
+        f << R"({"rules": [{"alert": "x", "metric": "temp_c", "above": 1, "for": "soon"}]})";
+    }
+    r = cli({"import", prom, "--db", tmp.filePath("never.sqlite"), "--rules", rules});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(rules + ": /rules/0/for"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(tmp.filePath("never.sqlite")));
+    r = cli({"alerts", "--db", db, "--rules", rules});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("/rules/0/for"), qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(TstImportCli)

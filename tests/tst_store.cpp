@@ -130,6 +130,14 @@ INSERT INTO events VALUES(1, 10, 'inlet_high', 'r1', NULL, 'rack r1 inlet above 
     QCOMPARE(ev.size(), std::size_t(2));
     QCOMPARE(*ev[1].value, 0.988);
     QCOMPARE(*ev[1].threshold, 0.9);
+    // Version 4: an alert rule's own severity is kept with its alert (the old store gained the column too).
+    StoredEvent own{30, "gpu_warm", "g0", 37.0, "g0 warm", 36.0};
+    own.severity = "critical";
+    st.writeEvents(1, {own});
+    ev = TelemetryStore::open(path, TelemetryStore::Mode::Existing).events(1);
+    QCOMPARE(ev.size(), std::size_t(3));
+    QVERIFY(ev[1].severity.empty());  // the kind's own
+    QCOMPARE(ev[2].severity, std::string("critical"));
 }
 
 void TstStore::aHeatImbalanceAtSteadyStateIsAFinding() {

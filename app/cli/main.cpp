@@ -1,5 +1,6 @@
 // clustertwin-cli: validate, inspect, generate and render scenarios without a display.
 // Exit codes: 0 ok, 1 runtime error, 2 usage error or invalid input. Messages go to stderr.
+#include "alerts.hpp"
 #include "args.hpp"
 #include "calibrate.hpp"
 #include "collective.hpp"
@@ -238,8 +239,15 @@ const std::vector<Command>& commands() {
          ct::cli::cmdImport,
          {"json", "help", "quiet", "dcgm", "formats"},
          {"db", "name", "host", "scenario", "skeleton", "sacct-format", "jobs-out", "flush-every", "tz", "trace-start", "prometheus",
-          "query", "from", "to", "step"},
+          "query", "from", "to", "step", "rules"},
          text(ct::cli::kImportHelp)},
+        {"alerts",
+         "alerts",
+         "evaluate alert rules (built-in or a rules file) on a run: measured, live or simulated",
+         ct::cli::cmdAlerts,
+         {"json", "help", "default-rules"},
+         {"db", "run", "rules"},
+         text(ct::cli::kAlertsHelp)},
         {"query",
          "query",
          "a metric's values from a run database",

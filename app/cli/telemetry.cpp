@@ -26,6 +26,8 @@
 
 #include <unistd.h>
 
+#include "alerts.hpp"
+
 namespace ct::cli {
 
 namespace im = ct::importers;
@@ -33,7 +35,7 @@ using json = nlohmann::ordered_json;
 
 const char* kImportHelp = R"(Usage: clustertwin-cli import FILE|DIR... --db DB [--name NAME] [--host HOST] [--scenario S]
                             [--skeleton OUT.json] [--sacct-format LIST] [--jobs-out JOBS.json] [--tz OFFSET]
-                            [--trace-start TIME] [--json]
+                            [--trace-start TIME] [--rules RULES.json] [--json]
        clustertwin-cli import --prometheus URL (--query Q... | --dcgm) --from T [--to T] [--step S] --db DB ...
        clustertwin-cli import --formats [--json]
 
@@ -72,6 +74,8 @@ could be read (no run is left behind); 130 interrupted (Ctrl-C; what was read be
   --from T, --to T     the range: ISO 8601, Unix seconds, "now", or a duration before --to (--from 6h);
                        --to defaults to now
   --step S             the resolution (15s by default); ranges of more than 10,000 steps are read in pieces
+  --rules FILE         the alert rules evaluated on what was imported (default: the built-in ones, which
+                       `clustertwin-cli alerts --default-rules` prints; docs/importers.md, "Alert rules")
   --flush-every N      samples held in memory before a sorted write (default 4000000; less uses less memory)
   --formats            list the formats this program recognises (with --json: as an array) and exit
   -q, --quiet          no progress on stderr
@@ -120,6 +124,7 @@ void printImportSummary(const im::ImportSummary& s, const std::string& unit, boo
                     {"links", s.links},
                     {"jobs", s.jobs.size()},
                     {"alerts", s.alerts},
+                    {"alert_notes", s.alert_notes},
                     {"warnings", kinds},
                     {"files_with_warnings", files},
                     {"exit_code", s.cancelled ? 130 : s.exitCode()}};
@@ -247,6 +252,7 @@ im::ImportOptions importOptions(const Args& a, const std::optional<model::Scenar
     opt.host = a.get("host");
     opt.sacct_format = a.get("sacct-format");
     opt.mapper = mapper ? &*mapper : nullptr;
+    if (a.has("rules")) opt.alert_rules = loadRulesOption(a.get("rules"));
     if (mapper) {
         opt.mapped_onto = scenario->id;
         std::error_code ec;

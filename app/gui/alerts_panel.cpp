@@ -120,7 +120,7 @@ void AlertsPanel::refresh(bool force) {
     if (rp)
         for (const auto& e : rp->events()) {
             const model::AlertKindInfo k = model::alertKind(e.kind);
-            if (static_cast<int>(k.severity) < min_sev) continue;
+            if (static_cast<int>(model::severityOf(e.kind, e.severity)) < min_sev) continue;
             if (hide_acked_->isChecked() && acked_.contains(keyOf(e))) continue;
             if (!text.isEmpty() && !qs(e.target).contains(text, Qt::CaseInsensitive) && !qs(k.title).contains(text, Qt::CaseInsensitive) &&
                 !qs(e.message).contains(text, Qt::CaseInsensitive) && !qs(e.kind).contains(text, Qt::CaseInsensitive))
@@ -149,8 +149,9 @@ void AlertsPanel::refresh(bool force) {
         const double t = e.t_s - rp->startS();
         const double wall = run_.wallClockAt(t);  // measured data: when it happened
         it->setText(kTime, std::isfinite(wall) ? wallClockText(wall) : qs(model::formatDuration(t)));
-        it->setText(kSeverity, qs(model::toString(k.severity)));
-        it->setForeground(kSeverity, severityColour(k.severity));
+        const model::AlertSeverity sev = model::severityOf(e.kind, e.severity);  // a rule's own, else its kind's
+        it->setText(kSeverity, qs(model::toString(sev)));
+        it->setForeground(kSeverity, severityColour(sev));
         it->setText(kAlert, qs(k.title));
         it->setToolTip(kAlert, qs(e.kind + ": " + k.about));
         it->setText(kEntity, qs(e.target));
@@ -169,14 +170,15 @@ void AlertsPanel::refresh(bool force) {
     } else {
         // One group per kind, the most severe first, each with its count and its first time.
         std::map<std::pair<int, std::string>, std::vector<const runs::StoredEvent*>> groups;
-        for (const auto* e : shown) groups[{-static_cast<int>(model::alertKind(e->kind).severity), e->kind}].push_back(e);
+        for (const auto* e : shown) groups[{-static_cast<int>(model::severityOf(e->kind, e->severity)), e->kind}].push_back(e);
         for (const auto& [key, list] : groups) {
             const model::AlertKindInfo k = model::alertKind(key.second);
+            const auto sev = static_cast<model::AlertSeverity>(-key.first);
             auto* g = new QTreeWidgetItem;
             const double t0 = list.front()->t_s - rp->startS(), wall0 = run_.wallClockAt(t0);
             g->setText(kTime, std::isfinite(wall0) ? wallClockText(wall0) : qs(model::formatDuration(t0)));
-            g->setText(kSeverity, qs(model::toString(k.severity)));
-            g->setForeground(kSeverity, severityColour(k.severity));
+            g->setText(kSeverity, qs(model::toString(sev)));
+            g->setForeground(kSeverity, severityColour(sev));
             g->setText(kAlert, tr("%1 (%2)").arg(qs(k.title)).arg(list.size()));
             g->setToolTip(kAlert, qs(k.about));
             QFont f = g->font(kAlert);

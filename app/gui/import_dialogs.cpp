@@ -1,6 +1,7 @@
 #include "import_dialogs.hpp"
 #include "file_row.hpp"
 
+#include <clustertwin/importers/alert_rules.hpp>
 #include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/runs/series_csv.hpp>
@@ -81,6 +82,7 @@ ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog
     tz_->setObjectName("timeZone");
     tz_->setToolTip(tr("The zone of times written without one (Slurm, nvidia-smi, long CSV): UTC, +05:30, -0800"));
     form->addRow(tr("Times without a zone are in:"), tz_);
+    form->addRow(tr("Alert rules:"), alertRulesRow(this, rules_));
     l->addLayout(form);
     // The table of formats (importers/formats.hpp) with what each holds, below the user's own choices: the same
     // list the CLI's `import --formats` prints.
@@ -104,7 +106,8 @@ ImportDialog::ImportDialog(const QString& default_db, QWidget* parent) : QDialog
     connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
     l->addWidget(buttons_);
-    for (QLineEdit* e : {db_, run_name_, tz_}) connect(e, &QLineEdit::textChanged, this, &ImportDialog::validate);
+    for (QLineEdit* e : {db_, run_name_, tz_, rules_}) connect(e, &QLineEdit::textChanged, this, &ImportDialog::validate);
+    connect(this, &QDialog::accepted, this, [this] { QSettings().setValue("alerts/rules", rules_->text().trimmed()); });
     resize(620, 500);
     validate();
 }
@@ -122,6 +125,7 @@ void ImportDialog::validate() {
     else if (run_name_->text().trimmed().isEmpty()) why = tr("Name the run.");
     else if (!importers::parseUtcOffset(tz_->text().trimmed().toStdString()))
         why = tr("'%1' is not an offset from UTC (+05:30, -0800, UTC).").arg(tz_->text());
+    else why = alertRulesProblem(rules_);
     problem_->setText(why);
     problem_->setVisible(!why.isEmpty());
     for (QAbstractButton* b : buttons_->buttons())
@@ -134,6 +138,7 @@ FileImportSettings ImportDialog::settings() const {
     s.db = db_->text().trimmed();
     s.run_name = run_name_->text().trimmed();
     s.tz_offset_s = importers::parseUtcOffset(tz_->text().trimmed().toStdString()).value_or(0);
+    s.rules_file = rules_->text().trimmed();
     return s;
 }
 
@@ -169,6 +174,7 @@ PrometheusDialog::PrometheusDialog(const QString& default_db, QWidget* parent) :
     db_->setObjectName("database");
     form->addRow(tr("Into database:"),
                  fileRow(this, db_, tr("Run database (added to when it exists)"), tr("Run databases (*.sqlite *.db)"), FileRowMode::AddTo));
+    form->addRow(tr("Alert rules:"), alertRulesRow(this, rules_));
     l->addLayout(form);
     // The table of formats (importers/formats.hpp) with what each holds, below the user's own choices: the same
     // list the CLI's `import --formats` prints.
@@ -194,11 +200,12 @@ PrometheusDialog::PrometheusDialog(const QString& default_db, QWidget* parent) :
         s.setValue("prometheus/url", url_->text().trimmed());
         s.setValue("prometheus/lookback", lookback_->text().trimmed());
         s.setValue("prometheus/step", step_->text().trimmed());
+        s.setValue("alerts/rules", rules_->text().trimmed());
         accept();
     });
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
     l->addWidget(buttons_);
-    for (QLineEdit* e : {url_, lookback_, step_, db_}) connect(e, &QLineEdit::textChanged, this, &PrometheusDialog::validate);
+    for (QLineEdit* e : {url_, lookback_, step_, db_, rules_}) connect(e, &QLineEdit::textChanged, this, &PrometheusDialog::validate);
     connect(queries_, &QPlainTextEdit::textChanged, this, &PrometheusDialog::validate);
     connect(dcgm_, &QCheckBox::toggled, this, &PrometheusDialog::validate);
     resize(560, 0);
@@ -214,6 +221,7 @@ void PrometheusDialog::validate() {
     else if (parseDurationText(lookback_->text()) <= 0) why = tr("'%1' is not a duration (1h, 30m, 2d).").arg(lookback_->text());
     else if (parseDurationText(step_->text()) <= 0) why = tr("'%1' is not a step (15s, 1m).").arg(step_->text());
     else if (db_->text().trimmed().isEmpty()) why = tr("Name the database to read into.");
+    else why = alertRulesProblem(rules_);
     problem_->setText(why);
     problem_->setVisible(!why.isEmpty());
     for (QAbstractButton* b : buttons_->buttons())
@@ -230,7 +238,30 @@ PrometheusSettings PrometheusDialog::settings() const {
     s.step_s = parseDurationText(step_->text());
     s.follow = follow_->isChecked();
     s.db = db_->text().trimmed();
+    s.rules_file = rules_->text().trimmed();
     return s;
+}
+
+QWidget* alertRulesRow(QWidget* parent, QLineEdit*& edit) {
+    edit = new QLineEdit(QSettings().value("alerts/rules").toString(), parent);
+    edit->setObjectName("alertRules");
+    edit->setPlaceholderText(QObject::tr("the built-in rules"));
+    edit->setToolTip(
+        QObject::tr("A rules file (JSON: threshold, duration, severity per rule; clustertwin-cli alerts --default-rules "
+                    "prints the built-in ones to start from). Empty: a GPU past its model's slowdown or shutdown "
+                    "temperature, above its power limit, inlets above 27 °C, breakers above 80 %, links above 90 %."));
+    return fileRow(parent, edit, QObject::tr("Alert rules"), QObject::tr("Alert rules (*.json)"), FileRowMode::Open);
+}
+
+QString alertRulesProblem(const QLineEdit* edit) {
+    const QString path = edit->text().trimmed();
+    if (path.isEmpty()) return {};
+    try {
+        importers::loadAlertRules(path.toStdString());
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
 }
 
 }  // namespace ct::app

@@ -21,6 +21,7 @@ struct FileImportSettings {
     QString db;         ///< the run database ("" = telemetry.sqlite in the runs folder)
     QString run_name;   ///< "" = "import <date time>"
     double tz_offset_s = 0;
+    QString rules_file;  ///< alert rules evaluated on what is imported ("" = the built-in ones)
 };
 
 /// What File > Connect to Prometheus… asks for.
@@ -32,6 +33,7 @@ struct PrometheusSettings {
     double step_s = 15;        ///< the resolution
     bool follow = true;        ///< then poll every step (at least 2 s) and append what is new
     QString db;                ///< "" = prometheus.sqlite in the runs folder
+    QString rules_file;        ///< alert rules evaluated on every read ("" = the built-in ones)
 };
 
 class ImportDialog : public QDialog {
@@ -47,6 +49,7 @@ private:
     QLineEdit* db_;
     QLineEdit* run_name_;
     QLineEdit* tz_;
+    QLineEdit* rules_;
     QLabel* problem_;
     QDialogButtonBox* buttons_;
 };
@@ -66,9 +69,15 @@ private:
     QLineEdit* step_;
     QCheckBox* follow_;
     QLineEdit* db_;
+    QLineEdit* rules_;
     QLabel* problem_;
     QDialogButtonBox* buttons_;
 };
+
+/// The alert rules row of both dialogs: a rules file, or empty for the built-in rules (remembered in the settings).
+QWidget* alertRulesRow(QWidget* parent, QLineEdit*& edit);
+/// Why the rules file cannot be used ("" when empty or good): its file and JSON pointer.
+QString alertRulesProblem(const QLineEdit* edit);
 
 /// "1h", "90s", "15m" as seconds (nullopt-like: negative when not a positive duration).
 double parseDurationText(const QString& text);

@@ -1,5 +1,6 @@
 #include "import_job.hpp"
 
+#include <clustertwin/importers/alert_rules.hpp>
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/runs/store.hpp>
@@ -52,6 +53,8 @@ void ImportJob::run() {
             if (!request_.scenario_file.isEmpty())
                 opt.mapped_onto_file = QFileInfo(request_.scenario_file).absoluteFilePath().toStdString();
         }
+        if (!request_.rules_file.isEmpty())  // read before anything is stored: a bad file names itself and its pointer
+            opt.alert_rules = std::make_shared<const im::AlertRuleSet>(im::loadAlertRules(request_.rules_file.toStdString()));
         im::ImportSession session(store, opt);
         std::vector<std::string> failed;
         int last = -1;

@@ -28,6 +28,7 @@ struct ImportRequest {
     /// telemetry_mapping rules); the rest keep the names the telemetry gives.
     std::optional<model::Scenario> scenario;
     QString scenario_file;  ///< its file, recorded with the run when entities were mapped onto it
+    QString rules_file;     ///< the alert rules evaluated on the run after it (importers/alert_rules.hpp); "" built-in
 };
 
 /// How an import ended (read on the GUI thread after the job's finished()).

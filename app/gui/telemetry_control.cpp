@@ -33,6 +33,7 @@ struct TelemetryControl::Follow {
     std::optional<model::Scenario> scenario;  // the scenario at connect time: every poll maps alike
     QString scenario_file;
     QString db, run_name;
+    QString rules_file;        // the alert rules every poll evaluates ("" built-in)
     bool live = true;          // false: read once, then drop the connection
     double last_to = 0;        // the newest time read (aligned to the step)
     std::size_t failures = 0;  // polls failed in a row
@@ -102,6 +103,7 @@ bool TelemetryControl::importFiles(const FileImportSettings& s) {
     r.run_name = s.run_name.isEmpty() ? tr("import %1").arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm:ss")) : s.run_name;
     r.paths = s.paths;
     r.tz_offset_s = s.tz_offset_s;
+    r.rules_file = s.rules_file;
     r.scenario = doc_.scenario();
     r.scenario_file = doc_.path();
     return start(std::move(r), false);
@@ -123,12 +125,14 @@ bool TelemetryControl::connectPrometheus(const PrometheusSettings& s) {
     f->scenario = doc_.scenario();
     f->scenario_file = doc_.path();
     f->db = s.db.isEmpty() ? runs_folder_() + "/prometheus.sqlite" : s.db;
+    f->rules_file = s.rules_file;
     const QUrl url(s.url);
     f->run_name = "prometheus " + url.host() + (url.port() > 0 ? ":" + QString::number(url.port()) : QString());
     ImportRequest r;
     r.db = f->db;
     r.run_name = f->run_name;
     r.prometheus = f->range;
+    r.rules_file = f->rules_file;
     r.scenario = f->scenario;
     r.scenario_file = f->scenario_file;
     f->live = s.follow;
@@ -241,6 +245,7 @@ void TelemetryControl::poll() {
     r.prometheus->from_s = from;
     r.prometheus->to_s = to;
     r.prometheus->retries = 0;  // the next poll is the retry
+    r.rules_file = follow_->rules_file;
     r.scenario = follow_->scenario;
     r.scenario_file = follow_->scenario_file;
     start(std::move(r), true);

@@ -1,6 +1,6 @@
+#include <clustertwin/importers/alert_rules.hpp>
 #include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/import_session.hpp>
-#include <clustertwin/importers/telemetry_alerts.hpp>
 
 #include <clustertwin/importers/mapping.hpp>
 
@@ -466,7 +466,10 @@ ImportSummary ImportSession::finish() {
         d.sum.run_removed = true;
     } else {
         // The alert rules on what was measured, with the real GPU models' limits (issue 40).
-        d.sum.alerts = raiseTelemetryAlerts(s, d.sum.run, d.sum.entities);
+        static const AlertRuleSet builtin = defaultAlertRules();
+        AlertRunResult alerts = raiseAlerts(s, d.sum.run, d.opt.alert_rules ? *d.opt.alert_rules : builtin);
+        d.sum.alerts = alerts.raised.size();
+        d.sum.alert_notes = std::move(alerts.notes);
         s.finishRun(d.sum.run, 0);
         if (d.opt.mapper && d.sum.matched > 0 && !d.opt.mapped_onto.empty()) {
             runs::RunMeta meta;

@@ -73,7 +73,8 @@ std::string formatImportSummary(const ImportSummary& s, const std::string& unit)
         out << "\n";
     }
     if (s.alerts > 0)
-        out << "  alerts: " << s.alerts << " raised on the measurements (GPUs past their model's slowdown or shutdown temperature)\n";
+        out << "  alerts: " << s.alerts << " raised on the measurements by the alert rules (clustertwin-cli alerts lists them)\n";
+    for (const auto& n : s.alert_notes) out << "  alert rule " << n << "\n";
     return out.str();
 }
 

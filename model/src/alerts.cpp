@@ -17,6 +17,8 @@ const std::vector<AlertKindInfo>& alertKinds() {
         {"throttling", "GPU throttling", S::Warning, "throttle", "the GPU runs below full clocks (heat or power)"},
         {"gpu_hot", "GPU past its slowdown temperature", S::Warning, "temp_c",
          "measured: the GPU is hotter than its model's slowdown temperature, so its clocks drop"},
+        {"gpu_power_high", "GPU above its power limit", S::Warning, "power_w",
+         "measured: the GPU draws more than its model's board power limit (a wrong limit, or the wrong model)"},
         {"breaker_high", "Breaker above 80 %", S::Warning, "breaker_utilization", "above the continuous-load limit of its breaker"},
         {"power_ramp", "Power ramp", S::Warning, "", "a feed's draw changes faster than the utility's ramp limit"},
         {"link_high", "Link above 90 %", S::Warning, "utilization", "a fabric link is nearly saturated: collectives slow down"},
@@ -48,6 +50,17 @@ const char* toString(AlertSeverity s) {
             return "critical";
     }
     return "warning";
+}
+
+std::optional<AlertSeverity> parseSeverity(std::string_view s) {
+    for (const AlertSeverity v : {AlertSeverity::Info, AlertSeverity::Warning, AlertSeverity::Critical})
+        if (s == toString(v)) return v;
+    return std::nullopt;
+}
+
+AlertSeverity severityOf(std::string_view kind, std::string_view own) {
+    if (const auto v = parseSeverity(own)) return *v;
+    return alertKind(kind).severity;
 }
 
 }  // namespace ct::model

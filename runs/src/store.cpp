@@ -19,7 +19,8 @@ namespace {
 
 // 2: events.threshold (the limit an alert crossed); a version 1 store gains the column when opened.
 // 3: samples in compressed chunks (and sources); a version 2 store's samples are moved into chunks when opened.
-constexpr int kSchemaVersion = 3;
+// 4: events.severity (an alert rule's own severity; NULL: its kind's); a version 3 store gains the column.
+constexpr int kSchemaVersion = 4;
 
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -47,7 +48,7 @@ CREATE TABLE IF NOT EXISTS sources(
   PRIMARY KEY(run_id, hash));
 CREATE TABLE IF NOT EXISTS events(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  t REAL NOT NULL, kind TEXT NOT NULL, target TEXT, value REAL, message TEXT, threshold REAL);
+  t REAL NOT NULL, kind TEXT NOT NULL, target TEXT, value REAL, message TEXT, threshold REAL, severity TEXT);
 CREATE INDEX IF NOT EXISTS events_by_time ON events(run_id, t);
 CREATE TABLE IF NOT EXISTS air_fields(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -124,16 +125,19 @@ TelemetryStore TelemetryStore::open(const std::string& path, Mode mode) {
             if (v > kSchemaVersion)
                 throw StoreError(path + ": store schema version " + std::to_string(v) + " is newer than this program's (" +
                                  std::to_string(kSchemaVersion) + ")");
-            if (v < 3) {
-                if (v < 2) {
-                    // Version 1: events without threshold. Add it (nullable: older rows have none).
+            if (v < kSchemaVersion) {
+                // Versions 1–3: events without threshold (1) or severity (1–3). Add them (nullable: older rows have none).
+                for (const char* col : {"threshold REAL", "severity TEXT"}) {
+                    const std::string def = col, name = def.substr(0, def.find(' '));
                     bool has = false;
-                    Stmt cols(impl->db, "PRAGMA table_info(events)", impl->path);
-                    while (cols.step()) has = has || cols.text(1) == "threshold";
-                    if (!has) impl->exec("ALTER TABLE events ADD COLUMN threshold REAL");
+                    {
+                        Stmt cols(impl->db, "PRAGMA table_info(events)", impl->path);
+                        while (cols.step()) has = has || cols.text(1) == name;
+                    }
+                    if (!has) impl->exec(("ALTER TABLE events ADD COLUMN " + def).c_str());
                 }
                 // Versions 1 and 2: one row per sample. Into chunks, then the old table goes.
-                detail::moveRowSamplesIntoChunks(impl->db, impl->path);
+                if (v < 3) detail::moveRowSamplesIntoChunks(impl->db, impl->path);
                 Stmt put(impl->db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'", impl->path);
                 put.bind(1, std::to_string(kSchemaVersion));
                 put.step();
@@ -252,7 +256,7 @@ void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent
     d_->transaction([&] {
         // An event already stored (same run, time, kind and target) is not stored again: re-imports add nothing.
         Stmt s(d_->db,
-               "INSERT INTO events(run_id, t, kind, target, value, message, threshold) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 "
+               "INSERT INTO events(run_id, t, kind, target, value, message, threshold, severity) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 "
                "WHERE NOT EXISTS (SELECT 1 FROM events WHERE run_id = ?1 AND t = ?2 AND kind = ?3 AND target = ?4)",
                d_->path);
         for (const auto& e : events) {
@@ -262,6 +266,8 @@ void TelemetryStore::writeEvents(std::int64_t run, const std::vector<StoredEvent
             s.bind(6, e.message);
             if (e.threshold) s.bind(7, *e.threshold);
             else s.bindNull(7);
+            if (!e.severity.empty()) s.bind(8, e.severity);
+            else s.bindNull(8);
             s.step();
             s.reset();
         }
@@ -278,13 +284,14 @@ std::int64_t TelemetryStore::eventCount(std::int64_t run, const std::string& kin
 }
 
 std::vector<StoredEvent> TelemetryStore::events(std::int64_t run) const {
-    Stmt s(d_->db, "SELECT t, kind, target, value, message, threshold FROM events WHERE run_id = ?1 ORDER BY t, rowid", d_->path);
+    Stmt s(d_->db, "SELECT t, kind, target, value, message, threshold, severity FROM events WHERE run_id = ?1 ORDER BY t, rowid", d_->path);
     s.bind(1, run);
     std::vector<StoredEvent> out;
     while (s.step()) {
         StoredEvent e{s.real(0), s.text(1), s.text(2), std::nullopt, s.text(4), std::nullopt};
         if (!s.null(3)) e.value = s.real(3);
         if (!s.null(5)) e.threshold = s.real(5);
+        if (!s.null(6)) e.severity = s.text(6);
         out.push_back(std::move(e));
     }
     return out;

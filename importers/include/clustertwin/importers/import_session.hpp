@@ -20,6 +20,7 @@
 namespace ct::importers {
 
 class EntityMapper;
+struct AlertRuleSet;
 
 struct ImportOptions {
     std::string run_name = "import";  ///< a run of this name (imported) is added to; else one is created
@@ -36,6 +37,8 @@ struct ImportOptions {
     /// so the app shows it on that scenario only (and offers to open it).
     std::string mapped_onto, mapped_onto_file;
     std::size_t flush_every = 4'000'000;
+    /// The alert rules evaluated on the run once the import is stored (alert_rules.hpp); empty: the built-in ones.
+    std::shared_ptr<const AlertRuleSet> alert_rules;
 };
 
 /// A content hash of a file (its bytes, compressed or not): 32 hex digits and the size.
@@ -69,7 +72,8 @@ struct ImportSummary {
     std::vector<SlurmJob> jobs;
     std::size_t matched = 0;
     std::set<std::string> unmatched;
-    std::size_t alerts = 0;  ///< alerts the measurements raised (raiseTelemetryAlerts)
+    std::size_t alerts = 0;                ///< alerts the measurements raised (raiseAlerts)
+    std::vector<std::string> alert_notes;  ///< limits that could not be had (AlertRunResult::notes)
     bool cancelled = false;
     /// Warnings that stand for readings or records lost (not the informational kinds: DCGM's "no data",
     /// an empty file).

@@ -55,6 +55,7 @@ struct StoredEvent {
     std::optional<double> value;
     std::string message;
     std::optional<double> threshold = std::nullopt;  ///< an alert's limit (schema version 2)
+    std::string severity = {};                       ///< "info", "warning", "critical" when a rule set its own (version 4); "" = its kind's
 };
 
 /// What a write did with its samples: each is stored, already there with the same value (a re-import), or
