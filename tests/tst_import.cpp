@@ -1,9 +1,12 @@
 // Telemetry import (issue 4, first formats): real DCGM exporter scrapes from ../shared/testdata with values
 // read by hand, malformed variants (warnings with file:line, good records kept, no crash), the long CSV.
+#include <clustertwin/importers/alert_rules.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/slurm.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QDir>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -41,6 +44,7 @@ private slots:
     void hostlistsExpand();
     void sacctJobsFromTheRealHabrokFile();
     void sacctWithAHeaderAndSteps();
+    void alertRulesOnEachPollRaiseWhatOneEvaluationDoes();
 };
 
 void TstImport::realDcgmScrapesGiveTheValuesInTheFiles() {
@@ -242,4 +246,48 @@ void TstImport::sacctWithAHeaderAndSteps() {
 }
 
 QTEST_GUILESS_MAIN(TstImport)
+void TstImport::alertRulesOnEachPollRaiseWhatOneEvaluationDoes() {
+    // A followed server's polls evaluate only what came in since the last (AlertEvaluator keeps each rule's
+    // state), so a poll costs what it adds. Evaluated poll by poll, three hours of a wandering temperature raise exactly the alerts
+    // one evaluation of the whole run raises: none twice for an episode that straddles a poll, none missed for one
+    // that begins just before a poll and completes its wait after it.
+    QTemporaryDir tmp;
+    AlertRuleSet rules;
+    AlertRule hot;
+    hot.alert = "gpu_warm";
+    hot.metric = "temp_c";
+    hot.limit = "80";
+    hot.for_s = 60;
+    hot.clear = 2;
+    AlertRule cold = hot;
+    cold.alert = "gpu_cool";
+    cold.above = false;
+    cold.limit = "70";
+    cold.for_s = 0;
+    cold.clear = 0;
+    rules.rules = {hot, cold};
+    std::vector<std::pair<double, double>> readings;  // every 15 s, a slow wander and a fast wiggle, and a gap
+    for (int k = 0; k < 720; ++k)
+        if (k < 300 || k > 330) readings.push_back({k * 15.0, 75 + 8 * std::sin(k / 23.0) + 2.5 * std::sin(k * 1.7)});
+    auto evaluate = [&](const QString& name, double poll_s) {
+        auto st = ct::runs::TelemetryStore::open(tmp.filePath(name).toStdString());
+        const auto run = st.createRun("live", "imported", "");
+        const auto id = st.series(run, {"g0", "temp_c", "degC", "prometheus"});
+        AlertEvaluator ev(rules);
+        std::size_t i = 0;
+        for (double to = poll_s; i < readings.size(); to += poll_s) {
+            std::vector<ct::runs::Sample> batch;
+            for (; i < readings.size() && readings[i].first < to; ++i) batch.push_back({id, readings[i].first, readings[i].second});
+            st.writeBatch(batch);
+            ev.evaluate(st, run);
+        }
+        QStringList got;
+        for (const auto& e : st.events(run)) got << QString("%1 %2 %3").arg(QString::fromStdString(e.kind)).arg(e.t_s).arg(*e.value);
+        return got;
+    };
+    const QStringList once = evaluate("once.sqlite", 1e9);
+    QVERIFY2(once.size() >= 8, qPrintable(once.join("; ")));
+    for (double poll : {15.0, 45.0, 300.0, 1000.0}) QCOMPARE(evaluate(QString("poll%1.sqlite").arg(poll), poll), once);
+}
+
 #include "tst_import.moc"

@@ -2,6 +2,7 @@
 
 #include "io.hpp"
 
+#include <clustertwin/importers/alert_rules.hpp>
 #include <clustertwin/importers/formats.hpp>
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
@@ -252,7 +253,7 @@ im::ImportOptions importOptions(const Args& a, const std::optional<model::Scenar
     opt.host = a.get("host");
     opt.sacct_format = a.get("sacct-format");
     opt.mapper = mapper ? &*mapper : nullptr;
-    if (a.has("rules")) opt.alert_rules = loadRulesOption(a.get("rules"));
+    if (a.has("rules")) opt.alerts = std::make_shared<im::AlertEvaluator>(*loadRulesOption(a.get("rules")));
     if (mapper) {
         opt.mapped_onto = scenario->id;
         std::error_code ec;

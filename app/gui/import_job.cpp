@@ -1,6 +1,5 @@
 #include "import_job.hpp"
 
-#include <clustertwin/importers/alert_rules.hpp>
 #include <clustertwin/importers/import_session.hpp>
 #include <clustertwin/importers/mapping.hpp>
 #include <clustertwin/runs/store.hpp>
@@ -53,8 +52,11 @@ void ImportJob::run() {
             if (!request_.scenario_file.isEmpty())
                 opt.mapped_onto_file = QFileInfo(request_.scenario_file).absoluteFilePath().toStdString();
         }
-        if (!request_.rules_file.isEmpty())  // read before anything is stored: a bad file names itself and its pointer
-            opt.alert_rules = std::make_shared<const im::AlertRuleSet>(im::loadAlertRules(request_.rules_file.toStdString()));
+        opt.alerts = request_.alerts;
+        if (!opt.alerts)  // read before anything is stored: a bad file names itself and its pointer
+            opt.alerts = std::make_shared<im::AlertEvaluator>(
+                request_.rules_file.isEmpty() ? im::defaultAlertRules() : im::loadAlertRules(request_.rules_file.toStdString()));
+        outcome_.alerts = opt.alerts;
         im::ImportSession session(store, opt);
         std::vector<std::string> failed;
         int last = -1;

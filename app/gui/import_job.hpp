@@ -3,6 +3,7 @@
 // Prometheus server) into a run database in a worker thread, through the same ImportSession as
 // clustertwin-cli import. Reports progress; cancel stops it after the record being read (what the files
 // before it gave is kept; a run that received nothing is removed).
+#include <clustertwin/importers/alert_rules.hpp>
 #include <clustertwin/importers/parse.hpp>
 #include <clustertwin/importers/prometheus_http.hpp>
 #include <clustertwin/model/scenario.hpp>
@@ -12,6 +13,7 @@
 #include <QThread>
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,8 @@ struct ImportRequest {
     std::optional<model::Scenario> scenario;
     QString scenario_file;  ///< its file, recorded with the run when entities were mapped onto it
     QString rules_file;     ///< the alert rules evaluated on the run after it (importers/alert_rules.hpp); "" built-in
+    /// A followed server's evaluator, continuing from its last poll (then rules_file is not read again).
+    std::shared_ptr<importers::AlertEvaluator> alerts;
 };
 
 /// How an import ended (read on the GUI thread after the job's finished()).
@@ -38,13 +42,14 @@ struct ImportOutcome {
     bool run_removed = false;       ///< nothing could be read: no run is left behind
     bool database_removed = false;  ///< ... and the database it created for it is gone too
     bool cancelled = false;
-    int exit_code = 0;                                ///< as clustertwin-cli import: 0 all read, 3 some failed, 2 nothing
-    QString summary;                                  ///< the summary in words, as the CLI prints it
-    QStringList failed;                               ///< what could not be read at all, each named
-    qint64 stored = 0;                                ///< samples stored by this import
-    std::size_t matched = 0;                          ///< entities mapped onto the scenario
-    std::vector<importers::ImportedEntity> entities;  ///< what the telemetry describes (for a skeleton)
-    QString error;                                    ///< the store could not be opened or written ("" otherwise)
+    int exit_code = 0;                                  ///< as clustertwin-cli import: 0 all read, 3 some failed, 2 nothing
+    QString summary;                                    ///< the summary in words, as the CLI prints it
+    QStringList failed;                                 ///< what could not be read at all, each named
+    qint64 stored = 0;                                  ///< samples stored by this import
+    std::size_t matched = 0;                            ///< entities mapped onto the scenario
+    std::vector<importers::ImportedEntity> entities;    ///< what the telemetry describes (for a skeleton)
+    QString error;                                      ///< the store could not be opened or written ("" otherwise)
+    std::shared_ptr<importers::AlertEvaluator> alerts;  ///< the rules it evaluated, with their state (for the next poll)
 };
 
 /// Whether a scenario has any node (telemetry can be mapped onto it).

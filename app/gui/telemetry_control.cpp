@@ -33,10 +33,11 @@ struct TelemetryControl::Follow {
     std::optional<model::Scenario> scenario;  // the scenario at connect time: every poll maps alike
     QString scenario_file;
     QString db, run_name;
-    QString rules_file;        // the alert rules every poll evaluates ("" built-in)
-    bool live = true;          // false: read once, then drop the connection
-    double last_to = 0;        // the newest time read (aligned to the step)
-    std::size_t failures = 0;  // polls failed in a row
+    QString rules_file;                                 // the alert rules every poll evaluates ("" built-in)
+    std::shared_ptr<importers::AlertEvaluator> alerts;  // ... with their state, from the last read
+    bool live = true;                                   // false: read once, then drop the connection
+    double last_to = 0;                                 // the newest time read (aligned to the step)
+    std::size_t failures = 0;                           // polls failed in a row
     QString last_error;
     std::vector<importers::ImportedEntity> entities;
     bool opened = false;  // the run was opened (or offered) once
@@ -213,6 +214,7 @@ void TelemetryControl::finished(ImportJob* job) {
         } else {
             follow_->last_to = read_to;
             follow_->entities = o.entities;
+            follow_->alerts = o.alerts;  // the polls go on with the rules' state
             poll_timer_.start(static_cast<int>(std::max(2.0, follow_->range.step_s) * 1000));
             extra = tr("Following %1: every %2 s the newest readings are added to this run and the view moves to them.")
                         .arg(QString::fromStdString(follow_->range.url))
@@ -246,6 +248,7 @@ void TelemetryControl::poll() {
     r.prometheus->to_s = to;
     r.prometheus->retries = 0;  // the next poll is the retry
     r.rules_file = follow_->rules_file;
+    r.alerts = follow_->alerts;  // the rules' state: this poll evaluates only what it adds
     r.scenario = follow_->scenario;
     r.scenario_file = follow_->scenario_file;
     start(std::move(r), true);

@@ -153,13 +153,14 @@ std::string fmt(double v, const std::string& metric, const std::string& unit) {
 /// A rule's limit for one series: fixed, its GPU model's or another series of the same entity.
 struct Limit {
     double fixed = kNaN;
-    const runs::SeriesValues* other = nullptr;  ///< metric:NAME
+    const runs::SeriesValues* other = nullptr;  ///< metric:NAME (its new readings)
+    double before = kNaN;                       ///< metric:NAME's reading before them
     std::string text;                           ///< "the NVIDIA H100 SXM's slowdown temperature"
     double at(double t) const {
         if (!other) return fixed;
         const auto& p = other->points;
         auto it = std::upper_bound(p.begin(), p.end(), t, [](double x, const auto& pt) { return x < pt.first; });
-        return it == p.begin() ? kNaN : std::prev(it)->second;
+        return it == p.begin() ? before : std::prev(it)->second;
     }
 };
 
@@ -173,38 +174,6 @@ std::string sentence(const AlertRule& r, const std::string& entity, double v, do
     }
     return model::alertKind(r.alert).title + ": " + entity + " read " + value + ", " + (r.above ? "above " : "below ") +
            (l.text.empty() ? limit : l.text + " of " + limit);
-}
-
-struct Evaluation {
-    std::vector<runs::StoredEvent> out;
-    std::map<std::string, int> unknown_limit;  // rule alert → entities without the limit
-};
-
-void evaluate(const AlertRule& r, const runs::SeriesValues& sv, const Limit& l, Evaluation& ev) {
-    bool armed = true;
-    double pending = kNaN, last_t = kNaN;
-    for (const auto& [t, v] : sv.points) {
-        const double lim = l.at(t);
-        if (!std::isfinite(v) || !std::isfinite(lim)) continue;
-        if (std::isfinite(last_t) && t - last_t > kStaleS) pending = kNaN;
-        last_t = t;
-        const bool crossing = r.above ? v > lim : v < lim;
-        if (armed) {
-            if (!crossing) {
-                pending = kNaN;
-                continue;
-            }
-            if (!std::isfinite(pending)) pending = t;
-            if (t - pending + 1e-9 < r.for_s) continue;
-            armed = false;
-            pending = kNaN;
-            runs::StoredEvent e{t, r.alert, sv.key.entity, v, sentence(r, sv.key.entity, v, lim, l, sv.key.unit), lim};
-            e.severity = r.severity;
-            ev.out.push_back(std::move(e));
-        } else if (r.clear > 0 ? (r.above ? v < lim - r.clear : v > lim + r.clear) : !crossing) {
-            armed = true;
-        }
-    }
 }
 
 }  // namespace
@@ -225,21 +194,54 @@ AlertRuleSet loadAlertRules(const std::string& path) {
     return parseRules(buf.str(), path);
 }
 
-AlertRunResult raiseAlerts(runs::TelemetryStore& store, std::int64_t run, const AlertRuleSet& rules) {
+AlertEvaluator::AlertEvaluator(AlertRuleSet rules) : rules_(std::move(rules)) {}
+
+void AlertEvaluator::evaluateSeries(const AlertRule& r, State& st, const runs::SeriesValues& sv, const void* limit,
+                                    std::vector<runs::StoredEvent>& out) {
+    const Limit& l = *static_cast<const Limit*>(limit);
+    for (const auto& [t, v] : sv.points) {
+        const double lim = l.at(t);
+        if (t <= until_ || !std::isfinite(v) || !std::isfinite(lim)) continue;
+        if (std::isfinite(st.last_t) && t - st.last_t > kStaleS) st.pending = kNaN;
+        st.last_t = t;
+        const bool crossing = r.above ? v > lim : v < lim;
+        if (st.armed) {
+            if (!crossing) {
+                st.pending = kNaN;
+                continue;
+            }
+            if (!std::isfinite(st.pending)) st.pending = t;
+            if (t - st.pending + 1e-9 < r.for_s) continue;
+            st.armed = false;
+            st.pending = kNaN;
+            runs::StoredEvent e{t, r.alert, sv.key.entity, v, sentence(r, sv.key.entity, v, lim, l, sv.key.unit), lim};
+            e.severity = r.severity;
+            out.push_back(std::move(e));
+        } else if (r.clear > 0 ? (r.above ? v < lim - r.clear : v > lim + r.clear) : !crossing) {
+            st.armed = true;
+        }
+    }
+}
+
+AlertRunResult AlertEvaluator::evaluate(runs::TelemetryStore& store, std::int64_t run) {
     std::map<std::string, runs::EntityInfo> entity;
     for (auto& e : store.entities()) entity[e.id] = e;
-    std::map<std::string, std::vector<runs::SeriesValues>> by_metric;  // each metric read once
+    std::map<std::string, std::vector<runs::SeriesValues>> by_metric;  // each metric's new readings, read once
     auto series = [&](const std::string& metric) -> const std::vector<runs::SeriesValues>& {
         auto it = by_metric.find(metric);
-        if (it == by_metric.end()) it = by_metric.emplace(metric, store.values(run, metric, {}, -1e300, 1e300)).first;
+        if (it == by_metric.end()) it = by_metric.emplace(metric, store.values(run, metric, {}, std::max(until_, -1e300), 1e300)).first;
         return it->second;
     };
-    Evaluation ev;
-    for (const AlertRule& r : rules.rules) {
+    std::vector<runs::StoredEvent> out;
+    std::map<std::string, int> unknown_limit;  // rule alert → entities without the limit
+    double newest = until_;
+    for (std::size_t ri = 0; ri < rules_.rules.size(); ++ri) {
+        const AlertRule& r = rules_.rules[ri];
         const bool from_catalog = r.limit.rfind("catalog:", 0) == 0, from_metric = r.limit.rfind("metric:", 0) == 0;
         for (const auto& sv : series(r.metric)) {
             const auto en = entity.find(sv.key.entity);
             if (!r.entity_kind.empty() && (en == entity.end() || en->second.kind != r.entity_kind)) continue;
+            State& st = state_[{ri, sv.key.entity}];
             Limit l;
             if (from_catalog) {
                 const CatalogField& f = *catalogField(r.limit.substr(8));
@@ -253,32 +255,41 @@ AlertRunResult raiseAlerts(runs::TelemetryStore& store, std::int64_t run, const 
                     l.text = std::string("a data-centre GPU's generic ") + f.what + " (the catalog does not know '" + name + "')";
                 }
                 if (!(l.fixed > 0)) {
-                    ++ev.unknown_limit[r.alert];
+                    ++unknown_limit[r.alert];
                     continue;
                 }
             } else if (from_metric) {
                 const std::string other = r.limit.substr(7);
                 for (const auto& o : series(other))
                     if (o.key.entity == sv.key.entity) l.other = &o;
-                if (!l.other) continue;  // no limit series for this entity: nothing to compare
+                l.before = st.limit;
+                if (!l.other && !std::isfinite(l.before)) continue;  // no limit for this entity: nothing to compare
+                if (l.other && !l.other->points.empty()) st.limit = l.other->points.back().second;
                 l.text = "its " + model::metricInfo(other).name;
             } else {
                 l.fixed = std::stod(r.limit);
             }
-            evaluate(r, sv, l, ev);
+            evaluateSeries(r, st, sv, &l, out);
+            if (!sv.points.empty()) newest = std::max(newest, sv.points.back().first);
         }
     }
-    // Alerts already stored (an earlier import of the same data, an earlier poll) are not raised again.
+    until_ = newest;
+    // Alerts already stored (an earlier import of the same data) are not raised again.
     std::set<std::tuple<long long, std::string, std::string>> known;
     for (const auto& e : store.events(run)) known.insert({std::llround(e.t_s * 1000), e.kind, e.target});
     AlertRunResult res;
-    for (auto& e : ev.out)
+    for (auto& e : out)
         if (known.insert({std::llround(e.t_s * 1000), e.kind, e.target}).second) res.raised.push_back(std::move(e));
     std::stable_sort(res.raised.begin(), res.raised.end(), [](const auto& a, const auto& b) { return a.t_s < b.t_s; });
     if (!res.raised.empty()) store.writeEvents(run, res.raised);
-    for (const auto& [alert, n] : ev.unknown_limit)
+    for (const auto& [alert, n] : unknown_limit)
         res.notes.push_back(alert + ": " + std::to_string(n) + " GPU(s) of a model whose limit the catalog does not give: not checked");
     return res;
+}
+
+AlertRunResult raiseAlerts(runs::TelemetryStore& store, std::int64_t run, const AlertRuleSet& rules) {
+    AlertEvaluator e(rules);
+    return e.evaluate(store, run);
 }
 
 }  // namespace ct::importers

@@ -466,8 +466,7 @@ ImportSummary ImportSession::finish() {
         d.sum.run_removed = true;
     } else {
         // The alert rules on what was measured, with the real GPU models' limits (issue 40).
-        static const AlertRuleSet builtin = defaultAlertRules();
-        AlertRunResult alerts = raiseAlerts(s, d.sum.run, d.opt.alert_rules ? *d.opt.alert_rules : builtin);
+        AlertRunResult alerts = d.opt.alerts ? d.opt.alerts->evaluate(s, d.sum.run) : raiseAlerts(s, d.sum.run, defaultAlertRules());
         d.sum.alerts = alerts.raised.size();
         d.sum.alert_notes = std::move(alerts.notes);
         s.finishRun(d.sum.run, 0);

@@ -7,7 +7,10 @@
 #include <clustertwin/runs/store.hpp>
 
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ct::importers {
@@ -44,9 +47,33 @@ struct AlertRunResult {
     std::vector<std::string> notes;         ///< limits that could not be had ("gpu_power_high: 3 GPUs of unknown models")
 };
 
-/// Evaluates `rules` over every series of `run` and stores the alerts it has not stored before (an earlier import
-/// of the same data, an earlier poll of a followed server). Each rule fires at the sample where its condition has
-/// held for `for_s`; a gap of more than 5 minutes between samples starts the wait again.
+/// Rules evaluated reading by reading, each rule's state (armed, waiting since, the last reading) kept per entity
+/// between calls, so a followed server's polls continue where the last one stopped and each costs what it adds.
+/// A rule fires at the reading where its condition has held for `for_s` (a gap of more than 5 minutes between
+/// readings starts the wait again) and again only once it came `clear` back inside.
+class AlertEvaluator {
+public:
+    explicit AlertEvaluator(AlertRuleSet rules);
+    /// Evaluates the readings of `run` newer than the last call's newest (every reading the first time) and
+    /// stores the alerts the run does not hold yet (an earlier import of the same data raised them).
+    AlertRunResult evaluate(runs::TelemetryStore& store, std::int64_t run);
+    const AlertRuleSet& rules() const { return rules_; }
+
+private:
+    struct State {
+        bool armed = true;
+        double pending = std::numeric_limits<double>::quiet_NaN();  ///< waiting since
+        double last_t = std::numeric_limits<double>::quiet_NaN();
+        double limit = std::numeric_limits<double>::quiet_NaN();  ///< metric:NAME's last reading
+    };
+    void evaluateSeries(const AlertRule& r, State& st, const runs::SeriesValues& sv, const void* limit,
+                        std::vector<runs::StoredEvent>& out);
+    AlertRuleSet rules_;
+    std::map<std::pair<std::size_t, std::string>, State> state_;  ///< (rule, entity)
+    double until_ = -std::numeric_limits<double>::infinity();     ///< the newest reading evaluated
+};
+
+/// All of `run` at once (AlertEvaluator's first call).
 AlertRunResult raiseAlerts(runs::TelemetryStore& store, std::int64_t run, const AlertRuleSet& rules);
 
 }  // namespace ct::importers

@@ -20,7 +20,7 @@
 namespace ct::importers {
 
 class EntityMapper;
-struct AlertRuleSet;
+class AlertEvaluator;
 
 struct ImportOptions {
     std::string run_name = "import";  ///< a run of this name (imported) is added to; else one is created
@@ -37,8 +37,10 @@ struct ImportOptions {
     /// so the app shows it on that scenario only (and offers to open it).
     std::string mapped_onto, mapped_onto_file;
     std::size_t flush_every = 4'000'000;
-    /// The alert rules evaluated on the run once the import is stored (alert_rules.hpp); empty: the built-in ones.
-    std::shared_ptr<const AlertRuleSet> alert_rules;
+    /// The alert rules evaluated on the run once the import is stored (alert_rules.hpp), with their state: a
+    /// followed server's polls hand the same evaluator on, so each evaluates only what it added. Empty: the
+    /// built-in rules over the whole run.
+    std::shared_ptr<AlertEvaluator> alerts;
 };
 
 /// A content hash of a file (its bytes, compressed or not): 32 hex digits and the size.
