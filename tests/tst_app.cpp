@@ -231,8 +231,8 @@ void TstApp::runningASimulationFromTheMenuShowsProgressAndOpensTheRun() {
     QCOMPARE(ended.first().first().toString(), QString("finished"));
     QCOMPARE(most, 100);
     QVERIFY(run->isEnabled());
-    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun(), testMs(30000));
-    QVERIFY(!w_->progressBar()->isVisible());  // the simulation's, then the run's loading
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && !w_->run()->loading(), testMs(30000));  // the finished run
+    QVERIFY(!w_->progressBar()->isVisible());                                               // the simulation's, then the run's loading
     QVERIFY(w_->run()->databasePath().startsWith(folder + "/demo-"));
     QCOMPARE(w_->run()->duration(), 600.0);
     QVERIFY(w_->timeline()->isEnabled());

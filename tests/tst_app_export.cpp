@@ -79,7 +79,7 @@ private slots:
         const QString db = dir_.filePath("demo.sqlite");
         QVERIFY(w_->runSimulation(180, db));
         QVERIFY(ended.wait(testMs(120000)));
-        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db, testMs(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db && !w_->run()->loading(), testMs(30000));
 
         QString error, note;
         const QString vtk = dir_.filePath("vtk");
@@ -328,7 +328,8 @@ private:
         QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
         const QString db = dir_.filePath(db_name);
         if (!w_->runSimulation(r, db) || !ended.wait(testMs(120000))) return false;
-        return QTest::qWaitFor([&] { return w_->run()->hasRun() && w_->run()->databasePath() == db; }, testMs(30000));
+        return QTest::qWaitFor([&] { return w_->run()->hasRun() && w_->run()->databasePath() == db && !w_->run()->loading(); },
+                               testMs(30000));
     }
     /// The table's row whose first column is `id`, or −1.
     static int rowOf(const QTableWidget* t, const QString& id) {

@@ -15,7 +15,9 @@
 #include "view3d.hpp"
 
 #include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/time.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/runs/replay.hpp>
 
 #include <QApplication>
 #include <QComboBox>
@@ -36,6 +38,9 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
+
+#include <algorithm>
+#include <cmath>
 
 #include "test_paths.hpp"
 #include "test_time.hpp"
@@ -78,6 +83,7 @@ private slots:
     void openingAnotherScenarioDropsTheRunAndEveryDockFollows();
     void anEditedScenarioKeepsItsRunWithANotice();
     void aRunFinishingAfterASwitchStaysWithItsScenario();
+    void theRunBeingComputedIsWhatEveryViewShows();
     void openingAnotherScenarioAsksBeforeDroppingEdits();
     void theShippedDemoIsNeverOverwritten();
     void aSecondInstanceLeavesTheAutosaveAlone();
@@ -263,6 +269,50 @@ void TstAppTruth::aRunFinishingAfterASwitchStaysWithItsScenario() {
     QVERIFY(!w_->run()->hasRun());
     QVERIFY2(w_->statusBar()->currentMessage().contains("not shown"), qPrintable(w_->statusBar()->currentMessage()));
     QVERIFY(QFile::exists(db));  // the run is kept for its own scenario
+}
+
+void TstAppTruth::theRunBeingComputedIsWhatEveryViewShows() {
+    // Issue 40: while a new run went, the 3D view showed its live frames and the timeline, the inspector and the
+    // alerts the previous run. Now the run being computed is what every view shows, read from its database as it
+    // grows (about every second), until the user opens another run.
+    QVERIFY(simulate(lab_, 300, lab_db_));
+    const auto previous = w_->run()->replay()->info().id;
+    const QString db = dir_.filePath("growing.sqlite");
+    QFile::remove(db);
+    ct::model::Event fail;
+    fail.time_s = 20;
+    fail.kind = "cooling_unit_fail";
+    fail.target = w_->document().scenario().halls.at(0).cooling_units.at(0).id;
+    QSignalSpy ended(w_.get(), &MainWindow::simulationEnded);
+    QVERIFY(w_->runSimulation(4 * 3600, db, {fail}));
+    QVERIFY(!w_->run()->hasRun());  // the previous run is not beside the new one
+    QCOMPARE(w_->timeline()->timeLabel()->text(), QString("no run"));
+    // The run so far, while it is computed: the timeline, the inspector and the alerts are all of it.
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == db && w_->run()->duration() > 60, testMs(60000));
+    QVERIFY(w_->simulationRunning());
+    const double first = w_->run()->duration();
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->duration() > first && !w_->run()->loading(), testMs(60000));  // it grows
+    QVERIFY(w_->simulationRunning());
+    QCOMPARE(w_->run()->time(), w_->run()->duration());  // at the newest time
+    const auto& events = w_->run()->replay()->events();
+    QVERIFY(std::any_of(events.begin(), events.end(), [&](const auto& e) { return e.kind == "unit_failed" && e.target == fail.target; }));
+    QVERIFY(w_->alerts()->shownCount() >= 1);
+    w_->select({"rack", QString::fromStdString(w_->document().scenario().halls[0].rows[0].racks[0].id)});
+    const std::string rack = w_->document().scenario().halls[0].rows[0].racks[0].id;
+    const double shown = w_->values()->value("inlet_max_c").split(' ').first().toDouble();
+    const double stored = ct::runs::valueAt(*w_->run()->replay()->series(rack, "inlet_max_c"), w_->run()->absoluteTime());
+    QVERIFY2(std::abs(shown - stored) < 0.06, qPrintable(QString("%1 vs %2").arg(shown).arg(stored)));
+    QVERIFY(w_->timeline()->timeLabel()->text().endsWith(QString::fromStdString(ct::model::formatDuration(w_->run()->duration()))));
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) w_->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/run-in-progress.png");
+    // The user opens the earlier run: it stays, however long the new one goes on.
+    w_->openRun(lab_db_);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == lab_db_ && !w_->run()->loading(), testMs(30000));
+    QCOMPARE(w_->run()->replay()->info().id, previous);
+    QTest::qWait(2500);  // a few more of the new run's seconds
+    QVERIFY(w_->simulationRunning());
+    QCOMPARE(w_->run()->databasePath(), lab_db_);
+    w_->cancelSimulation();
+    QVERIFY(ended.wait(testMs(60000)));
 }
 
 void TstAppTruth::openingAnotherScenarioAsksBeforeDroppingEdits() {

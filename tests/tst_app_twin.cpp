@@ -135,7 +135,8 @@ void TstAppTwin::drivenRunFromTheRunDialogNamesItsMeasurements() {
     QVERIFY(w_->runSimulation(d.request(), db));
     QVERIFY(ended.wait(testMs(120000)));
     QCOMPARE(ended.first().first().toString(), QString("finished"));
-    QVERIFY(QTest::qWaitFor([&] { return w_->run()->hasRun() && w_->run()->databasePath() == db; }, testMs(30000)));
+    QVERIFY(
+        QTest::qWaitFor([&] { return w_->run()->hasRun() && w_->run()->databasePath() == db && !w_->run()->loading(); }, testMs(30000)));
     // As long as the measurements (30 min, not the dialog's 15), driven by them, and the Twin dock knows it.
     const auto& info = w_->run()->replay()->info();
     QVERIFY2(std::abs(w_->run()->duration() - 1800) < 61, qPrintable(QString::number(w_->run()->duration())));
@@ -155,7 +156,8 @@ void TstAppTwin::aScoreOfARunThatChangedMeanwhileIsNotShown() {
     QVERIFY(!t->overlay());
     QVERIFY2(t->status()->text().contains("changed"), qPrintable(t->status()->text()));
     w_->openRun(db);
-    QVERIFY(QTest::qWaitFor([&] { return w_->run()->hasRun() && w_->run()->databasePath() == db; }, testMs(30000)));
+    QVERIFY(
+        QTest::qWaitFor([&] { return w_->run()->hasRun() && w_->run()->databasePath() == db && !w_->run()->loading(); }, testMs(30000)));
     QCOMPARE(t->measuredEdit()->text(), measured_);
 }
 

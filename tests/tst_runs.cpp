@@ -95,7 +95,7 @@ void TstRuns::everyRecordedSeriesIsReplayed() {
     fill(f.gpus[0], r::gpuSeries(), 100);
     f.nodes.push_back({node});
     fill(f.nodes[0], r::nodeSeries(), 200);
-    f.racks.push_back({s.halls[0].rows[0].racks[0].id});
+    f.racks.emplace_back().id = s.halls[0].rows[0].racks[0].id;
     fill(f.racks[0], r::rackSeries(), 300);
     f.cooling_units.push_back({s.halls[0].cooling_units[0].id});
     fill(f.cooling_units[0], r::coolingUnitSeries(), 400);
@@ -111,7 +111,7 @@ void TstRuns::everyRecordedSeriesIsReplayed() {
     fill(f.loops[0], r::waterLoopSeries(), 900);
     f.jobs.push_back({"job1"});
     fill(f.jobs[0], r::jobSeries(), 1000);
-    f.links.push_back({"leaf0<->spine0"});
+    f.links.emplace_back().id = "leaf0<->spine0";
     fill(f.links[0], r::linkSeries(), 0.5);
     f.sensors.push_back({"sensor1"});
     fill(f.sensors[0], r::sensorSeries(), 1200);

@@ -272,7 +272,23 @@ bool MainWindow::simulationRunning() const { return sims_->running(); }
 
 const runs::RunReplay* MainWindow::baseline() const { return sims_->baseline().get(); }
 
+void MainWindow::showRunInProgress(const QString& db_path, qint64 run) {
+    if (!follow_simulation_ || run_->loading()) return;  // a load is under way: the next second's will do
+    const bool shown = run_->hasRun() && run_->databasePath() == db_path && run_->replay()->info().id == run;
+    if (run_->hasRun() && !shown) {  // the user opened another run: leave it
+        follow_simulation_ = false;
+        return;
+    }
+    // Reloaded staying at the newest time, unless the user went back in it.
+    const double t = run_->time();
+    if (shown && t < run_->duration() - 1e-6)
+        connect(
+            run_, &RunController::runChanged, this, [this, t] { run_->setTime(t); }, Qt::SingleShotConnection);
+    run_->openAsync(db_path, run);
+}
+
 void MainWindow::endSimulation(const QString& how, const QString& message) {
+    follow_simulation_ = false;
     progress_->hide();
     run_action_->setEnabled(true);
     cancel_->hide();

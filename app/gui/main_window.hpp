@@ -234,6 +234,10 @@ private:
     NoticeBar* notice_ = nullptr;
     QMessageBox* run_mismatch_ = nullptr;
     bool run_matches_ = false;  ///< the open run belongs to the open scenario
+    /// The run being computed is what every view shows (timeline, inspector, alerts, 3D), reloaded from its
+    /// database as it grows, until the user opens another run.
+    bool follow_simulation_ = false;
+    void showRunInProgress(const QString& db_path, qint64 run);
     EntityRef selection_;
     ChecksPanel* checks_;
     EditController* edits_;

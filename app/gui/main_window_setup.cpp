@@ -121,6 +121,10 @@ void MainWindow::buildStatusBar() {
 void MainWindow::connectSimulations() {
     sims_ = new SimulationControl(*doc_, this);
     connect(sims_, &SimulationControl::started, this, [this](const QString& m) {
+        // One run on every view: the one being computed (the previous one would sit in the timeline, the
+        // inspector and the alerts beside the new one's live frames).
+        follow_simulation_ = true;
+        run_->close();
         progress_->setValue(0);
         progress_->setFormat("%p%");
         progress_->show();
@@ -140,8 +144,9 @@ void MainWindow::connectSimulations() {
         progress_->setToolTip(summary);
         statusBar()->showMessage(tr("Simulating with %1: %2").arg(label, summary));
     });
+    connect(sims_, &SimulationControl::runGrew, this, &MainWindow::showRunInProgress);
     connect(sims_, &SimulationControl::liveFrame, this, [this](const model::Frame& f) {
-        if (!run_->hasRun() || !run_->playing()) {
+        if (!run_->hasRun() && !run_->loading()) {  // until the run so far is loaded; never over another run
             view3d_->setFrame(f);
             plan_->setFrame(f, metric_box_ ? metric_box_->currentData().toString().toStdString() : std::string("inlet_c"));
         }

@@ -81,6 +81,9 @@ bool SimulationControl::launch(const RunRequest& r, const QString& db_path) {
     connect(job_, &SimulationJob::liveFrame, this, [this](const model::Frame& f) {
         if (jobMatchesDocument()) emit liveFrame(f);
     });
+    connect(job_, &SimulationJob::checkpointed, this, [this](const QString& path, qint64 run) {
+        if (jobMatchesDocument()) emit runGrew(path, run);
+    });
     connect(job_, &SimulationJob::succeeded, this, &SimulationControl::jobSucceeded);
     connect(job_, &SimulationJob::cancelled, this, [this](const QString& path, qint64) {
         const bool mine = jobMatchesDocument();

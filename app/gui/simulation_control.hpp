@@ -67,6 +67,8 @@ signals:
     void airSolver(const QString& label, const QString& summary);
     /// Live frames, only while the job's scenario is the open one.
     void liveFrame(const model::Frame& f);
+    /// The run being computed, of the open scenario, has more in its database (about every second).
+    void runGrew(const QString& db_path, qint64 run);
     /// A job ended: "finished", "cancelled" or "failed", with a message for the status bar.
     void ended(const QString& how, const QString& message);
     /// A run to show: finished or cancelled (up to where it stopped). `whatif`: the failure run of a what-if,

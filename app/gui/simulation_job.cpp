@@ -51,6 +51,8 @@ void SimulationJob::run() {
         cb.live_every_s = 0.25;
         cb.live_frame = [this](const model::Frame& f) { emit liveFrame(f); };
         cb.progress = [this](const session::RunProgress& p) { emit progress(p.percent); };
+        cb.checkpoint_every_s = 1.0;
+        cb.checkpoint = [this](std::int64_t id) { emit checkpointed(db_, id); };
         const session::RunOutcome o = run.run(cb);
         if (o.end == session::RunEnd::Cancelled) {
             emit cancelled(db_, o.run);

@@ -73,6 +73,8 @@ signals:
     void airSolver(const QString& summary, bool approximate);
     /// About four times a second, with the air field.
     void liveFrame(const ct::model::Frame& f);
+    /// About every second: what was recorded so far is in the database (RunRecorder::checkpoint).
+    void checkpointed(const QString& db_path, qint64 run);
     void succeeded(const QString& db_path, qint64 run);
     void cancelled(const QString& db_path, qint64 run);
     void failed(const QString& message);

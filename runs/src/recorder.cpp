@@ -151,6 +151,12 @@ void RunRecorder::markInterrupted(double t_s, const std::string& by) {
     addEvent({t_s, "interrupted", "", std::nullopt, "run " + (by == "cancelled" ? by : "interrupted (" + by + ")") + " before its end"});
 }
 
+void RunRecorder::checkpoint() {
+    flush();
+    store_.writeEvents(run_, events_);
+    events_.clear();
+}
+
 void RunRecorder::finish(double end_s) {
     flush();
     if (meta_.interrupted || !meta_.driven.empty()) store_.setRunMeta(run_, meta_);

@@ -97,7 +97,7 @@ RunOutcome RunSession::run(const RunCallbacks& cb) {
     sim::SteadyDetector detector(e.flowThroughTimeS());
     using clock = std::chrono::steady_clock;
     const auto wall0 = clock::now();
-    auto last_live = wall0;
+    auto last_live = wall0, last_checkpoint = wall0;
     auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     const auto steps = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(r.duration_s / step_s)));
     double next_record = d_->record_s, next_field = 0;
@@ -129,6 +129,11 @@ RunOutcome RunSession::run(const RunCallbacks& cb) {
         if (live_due && f.air) {
             cb.live_frame(f);
             last_live = clock::now();
+        }
+        if (cb.checkpoint && cb.checkpoint_every_s > 0 && seconds_since(last_checkpoint) >= cb.checkpoint_every_s && !last) {
+            rec.checkpoint();  // a reader sees the run so far
+            cb.checkpoint(out.run);
+            last_checkpoint = clock::now();
         }
         if (reached) break;
         const int pct = static_cast<int>(100 * s / steps);

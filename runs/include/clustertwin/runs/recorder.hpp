@@ -47,6 +47,9 @@ public:
     void markInterrupted(double t_s, const std::string& by);
     /// The run's metadata, to add what is known only at its end (a driven run's counts): finish() writes it.
     RunMeta& meta() { return meta_; }
+    /// Writes what is buffered and the alerts and events so far, so a reader of the database (the app showing a
+    /// run while it is computed) sees the run up to now; the run stays without an end. Throws StoreError.
+    void checkpoint();
     /// Writes what is buffered, the events, the metadata and the run's end. Throws StoreError.
     void finish(double end_s);
 

@@ -50,6 +50,10 @@ struct RunCallbacks {
     /// A frame with its air field about every `live_every_s` of wall time (0: never), for a live view.
     std::function<void(const model::Frame&)> live_frame;
     double live_every_s = 0;
+    /// About every `checkpoint_every_s` of wall time (0: never) what was recorded so far is written to the
+    /// database (RunRecorder::checkpoint), then this is told the run: a reader can show the run while it goes.
+    std::function<void(std::int64_t run)> checkpoint;
+    double checkpoint_every_s = 0;
 };
 
 enum class RunEnd {
