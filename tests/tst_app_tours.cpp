@@ -48,6 +48,11 @@ private slots:
     void aTourStepsThroughCaptionsCameraAndSelection() {
         TourPlayer* t = w_->tours();
         QString error;
+        QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+        auto* links = w_->findChild<QAction*>("overlayLinks");  // the user has the fabric's links off
+        QVERIFY(links);
+        if (links->isChecked()) links->trigger();
+        QVERIFY(!w_->view3d()->scene()->overlays().links);
         QVERIFY2(t->start(QString(CT_RESOURCE_DIR) + "/tours/how-a-gpu-cluster-is-built.json", &error), qPrintable(error));
         t->setAutoplay(false);
         QVERIFY(t->running() && t->isVisible());
@@ -72,11 +77,28 @@ private slots:
         if (auto* sc = w_->view3d()->scene()) QCOMPARE(sc->highlighted().size(), std::size_t(4));  // the rack's four servers
         t->back();
         QCOMPARE(t->step(), 2);
+        // The caption sits at the top of the view, clear of the colour bars along its bottom; the hint meant for
+        // the user ("Run a simulation (F5)") is not shown to the audience.
+        const QRect view(w_->view3d()->mapTo(w_->centralTabs(), QPoint(0, 0)), w_->view3d()->size());
+        QVERIFY2(t->geometry().bottom() < view.top() + view.height() * 0.85 && t->geometry().top() < view.center().y(),
+                 qPrintable(QString("panel %1,%2 %3x%4").arg(t->x()).arg(t->y()).arg(t->width()).arg(t->height())));
+        if (auto* sc = w_->view3d()->scene()) QVERIFY(!sc->showsHint());
+        shoot(t, "tour-built-step3");
         // Autoplay moves on by itself after the step's seconds.
         t->setAutoplay(true);
         QTRY_COMPARE_WITH_TIMEOUT(t->step(), 3, 10000);
+        t->setAutoplay(false);
+        // The fabric step turns the links on; End puts back what the user had, the toolbar with it.
+        const bool user_links = false;
+        t->showStep(5);
+        QVERIFY(w_->view3d()->scene()->overlays().links && links->isChecked());
+        t->showStep(t->stepCount() - 1);
+        shoot(t, "tour-built-last");
         t->stop();
         QVERIFY(!t->running() && !t->isVisible());
+        QCOMPARE(w_->view3d()->scene()->overlays().links, user_links);
+        QCOMPARE(links->isChecked(), user_links);
+        QVERIFY(w_->view3d()->scene()->showsHint());
     }
 
     void presentationModeIsFullScreenWithoutDocks() {
@@ -112,13 +134,40 @@ private slots:
         QCOMPARE(w_->simulationOptions()->air(), users_air);
         QVERIFY(std::abs(w_->run()->time() - 540) < 1);  // "time": "9m"
         QVERIFY(w_->run()->duration() >= 35 * 60 - 1);
+        // Every caption is true of the run it plays over (report::checkTour; tst_tours checks the claims fail
+        // when they are not).
+        QVERIFY(t->falseClaims().empty());
+        shoot(t, "tour-cooling-first");
         t->next();
         QCOMPARE(w_->selection().id, QString("crah-02"));
         QVERIFY(std::abs(w_->run()->time() - 600) < 1);
+        // Back restores the step's time: the slice step (no time of its own) starts where the step before
+        // played to, 16 minutes, however far a later step played.
+        t->showStep(5);
+        QVERIFY(std::abs(w_->run()->time() - 29 * 60) < 1);
+        t->back();  // step 5: "time" 16m, plays to 25m
+        QVERIFY(std::abs(w_->run()->time() - 16 * 60) < 1);
+        t->back();  // step 4: the slice
+        QVERIFY(std::abs(w_->run()->time() - 16 * 60) < 1);
+        QVERIFY(w_->view3d()->scene()->overlays().floor_slice);
+        t->back();  // step 3: from 10 minutes
+        QVERIFY(std::abs(w_->run()->time() - 10 * 60) < 1);
+        QVERIFY(!w_->view3d()->scene()->overlays().floor_slice);  // the slice is step 4's
+        t->showStep(t->stepCount() - 1);
+        shoot(t, "tour-cooling-last");
         t->stop();
     }
 
 private:
+    /// The window (the caption panel; the 3D pane is black in a window grab under Xvfb) and the 3D view.
+    void shoot(TourPlayer* t, const QString& name) {
+        if (qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) return;
+        const QString dir = qEnvironmentVariable("CT_SHOT_DIR");
+        QApplication::processEvents();
+        w_->grab().save(dir + "/" + name + "-window.png");
+        w_->view3d()->saveScreenshot(dir + "/" + name + "-3d.png");
+        Q_UNUSED(t);
+    }
     QTemporaryDir dir_;
     std::unique_ptr<MainWindow> w_;
 };

@@ -5,7 +5,9 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/render/scene.hpp>
+#include <clustertwin/report/tour.hpp>
 #include <clustertwin/report/video.hpp>
+#include <clustertwin/runs/replay.hpp>
 #include <clustertwin/session/run_session.hpp>
 #include <clustertwin/sim/collectives.hpp>
 
@@ -24,11 +26,12 @@ namespace m = ct::model;
 namespace {
 
 /// The tour's run, simulated here with the quick air model into a temporary store (fields every 30 s).
-std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double seconds, const std::string& db, bool quiet) {
+std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double seconds, const std::string& air, const std::string& db,
+                             bool quiet) {
     session::RunRequest r;
     r.scenario = s;
     r.catalog = c;
-    r.engine.air = "quick";
+    r.engine.air = air;  // the air model the tour's captions were written for
     r.duration_s = seconds;
     r.record_every_s = 10;
     r.field_every_s = 30;
@@ -36,7 +39,7 @@ std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double s
     r.run_name = "tour";
     r.meta.source = "clustertwin-cli export --tour";
     const session::RunOutcome o = session::RunSession(std::move(r)).run();
-    if (!quiet) std::cerr << "simulated " << m::formatDuration(seconds) << " for the tour (quick air)\n";
+    if (!quiet) std::cerr << "simulated " << m::formatDuration(seconds) << " for the tour (" << air << " air)\n";
     return o.run;
 }
 
@@ -81,8 +84,12 @@ int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string
         run = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
     } else if (tour && tour->simulate_s) {
         tmp_db = (std::filesystem::temp_directory_path() / ("clustertwin-tour-" + std::to_string(::getpid()) + ".sqlite")).string();
-        run = simulateForTour(rep.scenario, rep.catalog, *tour->simulate_s, tmp_db, quiet);
+        run = simulateForTour(rep.scenario, rep.catalog, *tour->simulate_s, tour->air, tmp_db, quiet);
         store.emplace(runs::TelemetryStore::open(tmp_db, runs::TelemetryStore::Mode::Existing));
+    }
+    if (tour && store) {  // a caption the run does not bear out is said, as the app's tour player says it
+        for (const auto& f : report::checkTour(*tour, runs::RunReplay::load(*store, run)))
+            std::cerr << "warning: tour step " << f.step + 1 << " claims " << f.claim << ": not so in this run: " << f.found << "\n";
     } else if (!tour) {
         throw UsageError("--format video records a run (--run DB) or a tour (--tour FILE)");
     }

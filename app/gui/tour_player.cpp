@@ -37,16 +37,25 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace ct::app {
 
 namespace {}  // namespace
 
 TourPlayer::TourPlayer(MainWindow& w) : QFrame(w.centralTabs()), w_(w) {
     setObjectName("tourPlayer");
+    // Opaque: a translucent panel over the OpenGL view kept the previous step's caption showing through (the
+    // view does not repaint under a child that changed).
+    setAutoFillBackground(true);
     setStyleSheet(
-        "#tourPlayer { background: rgba(12, 14, 20, 215); border-radius: 8px; } QLabel { color: white; } "
-        "QPushButton { padding: 4px 12px; }");
+        "#tourPlayer { background: rgb(24, 27, 36); border-radius: 8px; } QLabel { color: white; } "
+        "#tourNote { color: rgb(255, 190, 90); } #tourCounter { color: rgb(170, 178, 195); } QPushButton { padding: 4px 12px; }");
     auto* l = new QVBoxLayout(this);
+    counter_ = new QLabel(this);  // the tour's title and where in it: a line of its own above the caption
+    counter_->setObjectName("tourCounter");
+    counter_->setWordWrap(true);
+    l->addWidget(counter_);
     caption_ = new QLabel(this);
     caption_->setObjectName("tourCaption");
     caption_->setWordWrap(true);
@@ -54,13 +63,16 @@ TourPlayer::TourPlayer(MainWindow& w) : QFrame(w.centralTabs()), w_(w) {
     f.setPointSizeF(f.pointSizeF() * 1.7);
     caption_->setFont(f);
     l->addWidget(caption_);
+    note_ = new QLabel(this);  // what the run does not bear out of this caption, when anything
+    note_->setObjectName("tourNote");
+    note_->setWordWrap(true);
+    note_->hide();
+    l->addWidget(note_);
     auto* row = new QHBoxLayout;
-    counter_ = new QLabel(this);
     back_ = new QPushButton(tr("◀ Back"), this);
     pause_ = new QPushButton(tr("Pause"), this);
     next_ = new QPushButton(tr("Next ▶"), this);
     auto* stop = new QPushButton(tr("End tour"), this);
-    row->addWidget(counter_);
     row->addStretch(1);
     for (QPushButton* b : {back_, pause_, next_, stop}) row->addWidget(b);
     l->addLayout(row);
@@ -96,13 +108,15 @@ bool TourPlayer::eventFilter(QObject* o, QEvent* e) {
 }
 
 void TourPlayer::place() {
-    // Across the bottom of the central view, above the timeline.
+    // At the top of the central view, in its middle three fifths: the colour bars run along the bottom, the
+    // equipment legend stands at the top right.
     QWidget* host = tabs_;
     if (!host) return;
-    const int width = std::min(host->width() - 40, 1100);
+    const int width = std::min({host->width() * 3 / 5, host->width() - 40, 1000});
+    setFixedWidth(std::max(width, 200));
     adjustSize();
-    const int height = std::max(sizeHint().height(), 90);
-    setGeometry((host->width() - width) / 2, host->height() - height - 16, width, height);
+    const int height = std::max(heightForWidth(width), std::max(sizeHint().height(), 90));
+    setGeometry((host->width() - width) / 2, 34, width, height);  // below the tab bar
     raise();
 }
 
@@ -121,6 +135,13 @@ bool TourPlayer::start(const QString& path, QString* error) {
         return false;
     }
     step_ = -1;
+    false_claims_.clear();
+    before_ = {};
+    before_.metric_index = w_.metricBox()->currentIndex();
+    if (const render::Scene* sc = w_.view3d()->scene()) {
+        before_.overlays = sc->overlays();
+        before_.camera = sc->cameraState();
+    }
     show();
     place();
     if (tour_->simulate_s) {
@@ -143,16 +164,19 @@ bool TourPlayer::start(const QString& path, QString* error) {
                     [this] {
                         waiting_ = false;
                         for (QPushButton* b : {back_, next_, pause_}) b->setEnabled(true);
-                        if (tour_) showStep(0);
+                        if (!tour_) return;
+                        // The captions against the run they play over: a claim it does not bear out is said so.
+                        if (const auto* rp = w_.run()->replay()) false_claims_ = report::checkTour(*tour_, *rp);
+                        showStep(0);
                     },
                     Qt::SingleShotConnection);
             },
             Qt::SingleShotConnection);
-        // Quick air for the tour's run, named in the request: the user's own choice in Simulation > Room air is
-        // left as it is.
+        // The air model the tour was written for, named in the request: the user's own choice in Simulation >
+        // Room air is left as it is.
         RunRequest request;
         request.duration_s = *tour_->simulate_s;
-        request.air = "quick";
+        request.air = tour_->air;
         if (!w_.runSimulation(request)) {
             if (error) *error = tr("Cannot start the tour's simulation (one is running already?)");
             stop();
@@ -167,10 +191,21 @@ bool TourPlayer::start(const QString& path, QString* error) {
 void TourPlayer::stop() {
     timer_->stop();
     if (w_.run()->playing()) w_.run()->pause();
+    const bool was = tour_.has_value();
     tour_.reset();
     step_ = -1;
     waiting_ = false;
     hide();
+    if (was) {  // the view as the user had it: colouring, overlays (and the toolbar with them), camera, hint
+        if (before_.metric_index >= 0) w_.metricBox()->setCurrentIndex(before_.metric_index);
+        if (render::Scene* sc = w_.view3d()->scene()) {
+            if (before_.overlays) setOverlays(*before_.overlays);
+            if (!before_.camera.empty()) sc->setCameraState(before_.camera);
+            sc->setHighlighted({});
+            sc->setShowHint(true);
+        }
+        w_.view3d()->update();
+    }
     emit finished();
 }
 
@@ -204,35 +239,56 @@ void TourPlayer::showStep(int i) {
     counter_->setText(tr("%1 · %2 of %3").arg(qs(tour_->title)).arg(i + 1).arg(stepCount()));
     back_->setEnabled(i > 0);
     next_->setText(i + 1 < stepCount() ? tr("Next ▶") : tr("Finish"));
-    apply(st);
+    QStringList notes;
+    for (const auto& f : false_claims_)
+        if (f.step == static_cast<std::size_t>(i)) notes << qs(f.found);
+    note_->setText(notes.isEmpty() ? QString() : tr("Not so in this run: %1").arg(notes.join("; ")));
+    note_->setVisible(!notes.isEmpty());
+    apply(i);
     place();
     timer_->stop();
     if (autoplay_) timer_->start(static_cast<int>(1000 * st.seconds));
 }
 
-void TourPlayer::apply(const report::TourStep& st) {
+void TourPlayer::setOverlays(const render::Overlays& o) {
+    render::Scene* sc = w_.view3d()->scene();
+    if (!sc) return;
+    sc->setOverlays(o);
+    // The toolbar shows what is set (its toggles and spin boxes, found by their object names).
+    for (const render::OverlayInfo& info : render::overlayTable()) {
+        if (auto* a = w_.findChild<QAction*>(QString::fromStdString(info.object_name))) {
+            const QSignalBlocker quiet(a);
+            a->setChecked(o.*info.flag);
+        }
+        if (auto* box = info.value ? w_.findChild<QDoubleSpinBox*>(QString::fromStdString(info.object_name) + "Value") : nullptr) {
+            const QSignalBlocker quiet(box);
+            box->setValue(o.*info.value);
+        }
+    }
+}
+
+void TourPlayer::apply(int i) {
+    const auto& steps = tour_->steps;
+    const report::TourStep& st = steps[static_cast<std::size_t>(i)];
     w_.centralTabs()->setCurrentWidget(w_.view3d());
     render::Scene* sc = w_.view3d()->scene();
-    if (!st.metric.empty()) {
-        const int k = w_.metricBox()->findData(qs(st.metric));
+    // What the steps up to this one left: the last metric and camera any of them set, every overlay they set.
+    std::string metric, camera;
+    render::Overlays o = before_.overlays ? *before_.overlays : (sc ? sc->overlays() : render::Overlays{});
+    for (int k = 0; k <= i; ++k) {
+        const report::TourStep& s = steps[static_cast<std::size_t>(k)];
+        if (!s.metric.empty()) metric = s.metric;
+        if (!s.camera.empty()) camera = s.camera;
+        render::applyOverlaySettings(o, s.overlays);
+    }
+    if (!metric.empty()) {
+        const int k = w_.metricBox()->findData(qs(metric));
         if (k >= 0) w_.metricBox()->setCurrentIndex(k);
     }
     if (sc) {
-        if (!st.camera.empty()) sc->setCamera(st.camera);
-        render::Overlays o = sc->overlays();
-        render::applyOverlaySettings(o, st.overlays);
-        sc->setOverlays(o);
-        // The toolbar shows what the step set (its toggles and spin boxes, found by their object names).
-        for (const render::OverlayInfo& info : render::overlayTable()) {
-            if (auto* a = w_.findChild<QAction*>(QString::fromStdString(info.object_name))) {
-                const QSignalBlocker quiet(a);
-                a->setChecked(o.*info.flag);
-            }
-            if (auto* box = info.value ? w_.findChild<QDoubleSpinBox*>(QString::fromStdString(info.object_name) + "Value") : nullptr) {
-                const QSignalBlocker quiet(box);
-                box->setValue(o.*info.value);
-            }
-        }
+        if (!camera.empty()) sc->setCamera(camera);
+        setOverlays(o);
+        sc->setShowHint(false);  // "Run a simulation (F5)" and the like are for the user, not the audience
     }
     if (!st.select.empty()) {
         const EntityRef ref = w_.tree()->refFor(qs(st.select));
@@ -245,14 +301,15 @@ void TourPlayer::apply(const report::TourStep& st) {
     RunController* run = w_.run();
     if (run->hasRun()) {
         if (run->playing()) run->pause();
-        if (st.time_s) run->setTime(*st.time_s);
+        if (const auto at = report::stepStartS(*tour_, static_cast<std::size_t>(i))) run->setTime(*at);
         if (st.play_to_s && *st.play_to_s > run->time()) {
             run->setSpeed(std::clamp((*st.play_to_s - run->time()) / st.seconds, 1.0, 3600.0));
             run->play();
             const double stop_at = *st.play_to_s;
-            QTimer::singleShot(static_cast<int>(1000 * st.seconds), this, [this, stop_at] {
+            QTimer::singleShot(static_cast<int>(1000 * st.seconds), this, [this, stop_at, i] {
+                if (!tour_ || step_ != i) return;  // the user moved on (or back) meanwhile
                 if (w_.run()->playing()) w_.run()->pause();
-                if (tour_) w_.run()->setTime(stop_at);
+                w_.run()->setTime(stop_at);
             });
         }
     }

@@ -6,11 +6,14 @@
 // no docks.
 #include <clustertwin/report/tour.hpp>
 
+#include <clustertwin/render/overlays.hpp>
+
 #include <QFrame>
 #include <QPointer>
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 class QLabel;
 class QMenu;
@@ -38,6 +41,8 @@ public:
     void back();
     void setAutoplay(bool on);
     bool autoplay() const { return autoplay_; }
+    /// What the run the tour plays over contradicts in its captions (report::checkTour), once it is shown.
+    const std::vector<report::TourCheckFailure>& falseClaims() const { return false_claims_; }
 
 signals:
     void finished();
@@ -47,7 +52,19 @@ protected:
 
 private:
     void place();
-    void apply(const report::TourStep& st);
+    /// Shows step `i` as if the tour had played up to it: the metric, camera and overlays the steps so far left
+    /// (so Back restores them), the step's start time, then what the step itself does.
+    void apply(int i);
+    void setOverlays(const render::Overlays& o);  ///< on the scene and the toolbar alike
+    /// What the user had before the tour (colouring, overlays, camera), put back by stop().
+    struct Before {
+        int metric_index = -1;
+        std::optional<render::Overlays> overlays;
+        std::vector<double> camera;
+    };
+    Before before_;
+    std::vector<report::TourCheckFailure> false_claims_;
+    QLabel* note_;
     MainWindow& w_;
     std::optional<report::Tour> tour_;
     int step_ = -1;

@@ -173,6 +173,8 @@ void Scene::render() { d_->win->Render(); }
 
 const std::string& Scene::hint() const { return d_->hint; }
 
+bool Scene::showsHint() const { return d_->show_hint; }
+
 void Scene::setShowHint(bool on) {
     d_->show_hint = on;
     d_->hint_actor->SetVisibility(on && !d_->hint.empty());

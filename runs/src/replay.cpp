@@ -120,6 +120,11 @@ std::vector<std::string> RunReplay::entities() const {
     return out;
 }
 
+std::string RunReplay::kindOf(const std::string& entity) const {
+    const auto it = kind_.find(entity);
+    return it == kind_.end() ? std::string() : it->second;
+}
+
 std::vector<std::string> RunReplay::metricsOf(const std::string& entity) const {
     auto it = metrics_.find(entity);
     return it == metrics_.end() ? std::vector<std::string>{} : it->second;

@@ -106,6 +106,7 @@ public:
     const std::string& hint() const;
     /// Whether the hint is drawn (the app: yes; clustertwin-cli render: no). The text is kept either way.
     void setShowHint(bool on);
+    bool showsHint() const;
     /// A caption across the top centre in large type (tours, videos); "" hides it.
     void setCaption(const std::string& text);
     /// Renders and returns the picture as rows of RGB bytes, top row first (a video's frame). Throws RenderError.

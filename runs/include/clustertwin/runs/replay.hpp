@@ -35,6 +35,8 @@ public:
     std::size_t seriesCount() const { return series_.size(); }
     /// The entities that have at least one series in the run.
     std::vector<std::string> entities() const;
+    /// An entity's kind ("rack", "gpu", ...), "" when the run does not say.
+    std::string kindOf(const std::string& entity) const;
 
     /// Imported telemetry names hosts as the tools do ("cp-bm14r7", "cp-bm14r7/gpu0"); a scenario may give
     /// its nodes other ids with that host name (an `import --skeleton` scenario: node n0001, hostname
