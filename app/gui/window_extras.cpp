@@ -1,4 +1,5 @@
 #include "window_extras.hpp"
+#include "docs_viewer.hpp"
 
 #include <clustertwin/model/data_paths.hpp>
 #include <clustertwin/render/scene.hpp>
@@ -70,9 +71,10 @@ void populateHelpMenu(QMenu* help, QMainWindow* window) {
                                                   {QObject::tr("What the models compute"), "models.md"},
                                                   {QObject::tr("Architecture"), "architecture.md"},
                                                   {QObject::tr("Contributing"), "contributing.md"}};
-    for (const auto& [title, file] : pages) {
+    for (const auto& [title, file] : pages) {  // NOLINT(performance-for-range-copy): captured by the action
         const QString path = QDir(docs).filePath(file);
-        QAction* a = topics->addAction(title, window, [path] { QDesktopServices::openUrl(QUrl::fromLocalFile(path)); });
+        // In the app's own viewer: nothing outside it is needed to read them.
+        QAction* a = topics->addAction(title, window, [window, docs, file] { showDocumentation(window, docs, file); });
         a->setData(path);
         a->setEnabled(!docs.isEmpty() && QFileInfo::exists(path));
     }
