@@ -2,6 +2,7 @@
 // tour that replays a run simulates it first) and presentation mode (full screen, large type, no docks).
 #include "main_window.hpp"
 #include "run_controller.hpp"
+#include "run_panels.hpp"
 #include "scenario_document.hpp"
 #include "simulation_options.hpp"
 #include "tour_player.hpp"
@@ -19,6 +20,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "app_test_window.hpp"
@@ -155,6 +157,27 @@ private slots:
         QVERIFY(!w_->view3d()->scene()->overlays().floor_slice);  // the slice is step 4's
         t->showStep(t->stepCount() - 1);
         shoot(t, "tour-cooling-last");
+        t->stop();
+    }
+
+    void thePowerTourFollowsAFeedFailureWithTrueCaptions() {
+        // Issue 40's power tour: feed A of the demo's 2N chain fails at 5 minutes (an event the tour adds to its
+        // run); the B-side PDUs carry each rack, their breakers near 60 %.
+        TourPlayer* t = w_->tours();
+        QString error;
+        QVERIFY2(t->start(QString(CT_RESOURCE_DIR) + "/tours/a-power-feed-fails.json", &error), qPrintable(error));
+        t->setAutoplay(false);
+        QTRY_VERIFY_WITH_TIMEOUT(t->step() == 0 && w_->run()->hasRun() && !w_->run()->loading(), testMs(240000));
+        QVERIFY(t->falseClaims().empty());
+        const auto& ev = w_->run()->replay()->events();
+        QVERIFY(std::any_of(ev.begin(), ev.end(), [](const auto& e) { return e.kind == "event" && e.message == "feed_fail"; }));
+        shoot(t, "tour-power-first");
+        t->showStep(2);
+        QCOMPARE(w_->selection().id, QString("r01-01-pdu-b"));
+        const double load = w_->values()->value("breaker_utilization").split(' ').first().toDouble();
+        QVERIFY2(load > 55 && load < 70, qPrintable(w_->values()->value("breaker_utilization")));  // the inspector says it
+        t->showStep(t->stepCount() - 1);
+        shoot(t, "tour-power-last");
         t->stop();
     }
 

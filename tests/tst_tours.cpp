@@ -25,6 +25,7 @@ runs::RunReplay simulate(const report::Tour& t, const QString& db) {
     r.scenario = rep.scenario;
     r.catalog = rep.catalog;
     r.engine.air = t.air;
+    r.extra_events = t.events;
     r.duration_s = *t.simulate_s;
     r.field_every_s = 0;
     r.db_path = db.toStdString();
@@ -56,6 +57,9 @@ private slots:
             std::size_t claims = 0;
             for (const auto& st : t.steps) claims += st.checks.size();
             QVERIFY2(claims > 0, qPrintable(f + ": a tour that replays a run states what its captions claim"));
+            const model::ValidationReport rep = model::loadAndValidate(t.scenario);
+            for (const auto& d : model::validateEvents(rep.scenario, rep.catalog, t.events, "/events", *t.simulate_s))
+                QVERIFY2(d.severity != model::Severity::Error, qPrintable(f + ": " + QString::fromStdString(d.toString())));
             const runs::RunReplay run = simulate(t, tmp.filePath(f + ".sqlite"));
             const auto failures = report::checkTour(t, run);
             QVERIFY2(failures.empty(), qPrintable(f + ": " + describe(failures)));

@@ -26,9 +26,11 @@ namespace m = ct::model;
 namespace {
 
 /// The tour's run, simulated here with the quick air model into a temporary store (fields every 30 s).
-std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, double seconds, const std::string& air, const std::string& db,
-                             bool quiet) {
+std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, const report::Tour& t, const std::string& db, bool quiet) {
+    const double seconds = *t.simulate_s;
+    const std::string& air = t.air;
     session::RunRequest r;
+    r.extra_events = t.events;
     r.scenario = s;
     r.catalog = c;
     r.engine.air = air;  // the air model the tour's captions were written for
@@ -84,7 +86,7 @@ int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string
         run = a.has("run-id") ? a.getInt("run-id", 0) : runs.back().id;
     } else if (tour && tour->simulate_s) {
         tmp_db = (std::filesystem::temp_directory_path() / ("clustertwin-tour-" + std::to_string(::getpid()) + ".sqlite")).string();
-        run = simulateForTour(rep.scenario, rep.catalog, *tour->simulate_s, tour->air, tmp_db, quiet);
+        run = simulateForTour(rep.scenario, rep.catalog, *tour, tmp_db, quiet);
         store.emplace(runs::TelemetryStore::open(tmp_db, runs::TelemetryStore::Mode::Existing));
     }
     if (tour && store) {  // a caption the run does not bear out is said, as the app's tour player says it

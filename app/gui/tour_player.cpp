@@ -177,6 +177,7 @@ bool TourPlayer::start(const QString& path, QString* error) {
         RunRequest request;
         request.duration_s = *tour_->simulate_s;
         request.air = tour_->air;
+        request.extra_events = tour_->events;  // what the tour's run adds to the scenario's own events
         if (!w_.runSimulation(request)) {
             if (error) *error = tr("Cannot start the tour's simulation (one is running already?)");
             stop();

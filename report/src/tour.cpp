@@ -1,3 +1,4 @@
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/render/overlays.hpp>
 #include <clustertwin/render/scene.hpp>
@@ -147,6 +148,13 @@ Tour loadTour(const std::string& path, const std::string& scenarios_dir) {
     else if (!scenarios_dir.empty() && fs::exists(fs::path(scenarios_dir) / sc)) t.scenario = (fs::path(scenarios_dir) / sc).string();
     else r.fail("/scenario", "no scenario '" + sc + "' beside the tour or among the samples");
     t.simulate_s = r.duration(j, "simulate", "");
+    if (j.contains("events")) {
+        if (!t.simulate_s) r.fail("/events", "events need a run: give the tour a \"simulate\" duration");
+        const model::EventsResult ev = model::parseEvents(j["events"].dump(), path);
+        for (const auto& d : ev.diagnostics)
+            if (d.severity == model::Severity::Error) r.fail("/events" + d.location, d.message);
+        t.events = ev.events;
+    }
     if (j.contains("air")) {
         t.air = r.str(j, "air", "");
         if (t.air != "quick" && t.air != "lbm") r.fail("/air", "quick or lbm");

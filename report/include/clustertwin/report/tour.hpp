@@ -11,6 +11,9 @@
 // A step may set any overlay of render::overlayTable() by its id: true/false, or the number of one that has a
 // number (the slice's height; negative: off).
 //
+// A tour's run may add events to the scenario's own: "events": [{"time_s": 300, "kind": "feed_fail",
+// "target": "util-a"}] (the events file format, docs/scenario-format.md).
+//
 // A tour that replays a run names the air model its captions were written for ("air": "quick" or "lbm";
 // default quick), and a step states what its caption claims as "checks", verified against the run the tour
 // plays over (checkTour): a caption that says "inlets are inside 18–27 °C" fails its test when they are not.
@@ -21,6 +24,8 @@
 // "of" takes every entity of that kind with the metric, "entities" names them; "stat" is "each" (every entity,
 // or at least "share" of them, within min..max), "max", "min" or "mean" (that statistic within min..max); with
 // "from" and "to" the values compared are the changes between the two times. "at" defaults to the step's time.
+#include <clustertwin/model/scenario.hpp>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -53,6 +58,7 @@ struct Tour {
     std::string scenario;              ///< resolved path of the scenario file
     std::optional<double> simulate_s;  ///< simulate this long first (the steps' times are in that run)
     std::string air = "quick";         ///< the air model of that run: the one the captions were written for
+    std::vector<model::Event> events;  ///< what happens in that run besides the scenario's own events ("events")
     std::vector<TourStep> steps;
     double seconds() const;  ///< all steps
 };
