@@ -11,6 +11,8 @@
 #include "view3d.hpp"
 #include "whatif_dialog.hpp"
 
+#include <clustertwin/model/edit.hpp>
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/render/scene.hpp>
 
 #include <clustertwin/runs/store.hpp>
@@ -301,6 +303,26 @@ private slots:
         QVERIFY(failed.wait(testMs(60000)));
         QVERIFY2(failed.last().first().toString().contains("nothere.sqlite"), qPrintable(failed.last().first().toString()));
         QCOMPARE(w_->baseline()->info().id, 2);
+        // A run of another version of the demo (crah-02 set to 18 °C, rack r04-05 taken out): the comparison
+        // says what changed in the layout, from that version to the shown run's.
+        const QString edited = dir_.filePath("demo-edited.json"), db2 = dir_.filePath("edited.sqlite");
+        {
+            auto s = ct::model::loadScenarioFile(MainWindow::demoScenarioPath().toStdString()).scenario;
+            ct::model::setProperty(s, "crah-02", "supply_setpoint_c", "18");
+            ct::model::removeEntities(s, {"r04-05"});
+            ct::model::saveScenarioFile(s, edited.toStdString());
+        }
+        QProcess sim;
+        sim.start(CT_CLI_PATH, {"simulate", edited, "--air", "quick", "--duration", "3min", "--field-every", "0", "--out", db2, "-q"});
+        QVERIFY(sim.waitForFinished(testMs(120000)));
+        QVERIFY2(sim.exitCode() == 0, sim.readAllStandardError().constData());
+        ready.clear();
+        w_->compareWithRun(db2, 1);
+        QVERIFY(ready.wait(testMs(60000)));
+        const QString layout = cv->summaryLabel()->text();
+        QVERIFY2(layout.contains("Layout changed") && layout.contains("racks added (1): r04-05") &&
+                     layout.contains("crah-02: supply setpoint 18.0 → 20.0 °C"),
+                 qPrintable(layout));
         if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {  // the window (its GL views grab black) and each view
             const QString shots = qEnvironmentVariable("CT_SHOT_DIR");
             w_->grab().save(shots + "/compare-two-runs.png");

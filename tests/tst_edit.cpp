@@ -5,6 +5,7 @@
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/error.hpp>
 #include <clustertwin/model/layout_checks.hpp>
+#include <clustertwin/model/scenario_diff.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/sim/impact.hpp>
 
@@ -56,6 +57,7 @@ private slots:
     void impactSingleFedNodesLosePower();
     void impactCoolingUnitAndCdu();
     void impactUnknownIdIsAnError();
+    void twoVersionsSayWhatChangedInTheLayout();
 };
 
 void TstEdit::everyEditUndoneAndRedoneGivesIdenticalJson_data() {
@@ -367,6 +369,29 @@ void TstEdit::impactCoolingUnitAndCdu() {
 void TstEdit::impactUnknownIdIsAnError() {
     const auto l = fixtures::sample("demo");
     QVERIFY_THROWS_EXCEPTION(ct::sim::SimError, ct::sim::impactOf(l.scenario, l.catalog, "no-such-thing"));
+}
+
+void TstEdit::twoVersionsSayWhatChangedInTheLayout() {
+    // Issue 40: two runs of two versions of a scenario compared — before and after a layout change — list what
+    // changed. Edits a planner makes, each found once and said the way a planner says it.
+    const auto l = fixtures::sample("demo");
+    QVERIFY(ct::model::scenarioChanges(l.scenario, l.scenario).empty());
+    namespace m = ct::model;
+    m::Scenario after = l.scenario;
+    after.name = "renamed";  // not a change of the layout
+    QVERIFY(ct::model::scenarioChanges(l.scenario, after).empty());
+    const std::string row = after.halls[0].rows[0].id;
+    const std::string added = m::addRack(after, l.catalog, row, "rack-48u-600x1200", "dgx-h100", 2, {0.9, 2.4}, m::Facing::North);
+    m::removeEntities(after, {"r04-05"});
+    m::setProperty(after, "r01-01", "x_m", std::to_string(after.halls[0].rows[0].racks[0].position_m.x_m + 0.6));
+    m::setProperty(after, "crah-02", "supply_setpoint_c", "18");
+    after.jobs.pop_back();
+    const auto lines = ct::model::scenarioChanges(l.scenario, after);
+    QStringList got;
+    for (const auto& x : lines) got << QString::fromStdString(x);
+    const QStringList want = {QString("racks added (1): %1").arg(QString::fromStdString(added)), "racks removed (1): r04-05",
+                              "racks moved (1): r01-01 0.6 m", "crah-02: supply setpoint 20.0 → 18.0 °C", "jobs removed (1): job2"};
+    QCOMPARE(got, want);
 }
 
 QTEST_GUILESS_MAIN(TstEdit)

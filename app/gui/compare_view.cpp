@@ -3,6 +3,9 @@
 
 #include "run_controller.hpp"
 #include "scenario_document.hpp"
+
+#include <clustertwin/model/scenario_diff.hpp>
+#include <clustertwin/model/scenario_io.hpp>
 #include "table_util.hpp"
 #include "view3d.hpp"
 
@@ -12,6 +15,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -62,7 +66,16 @@ CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, 
                                     tr("Power, baseline (kW)"), tr("Power, what-if (kW)"), tr("Alerts")});
     table_->setObjectName("compareTable");
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    bl->addWidget(summary_);
+    // The summary scrolls when it is longer than a few lines (a layout change lists what changed): clipped, the
+    // last line — the layout's — went unseen.
+    auto* scroll = new QScrollArea(bottom);
+    scroll->setObjectName("compareSummaryArea");
+    scroll->setWidget(summary_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMaximumHeight(7 * summary_->fontMetrics().lineSpacing() + 8);
+    scroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    bl->addWidget(scroll);
     bl->addWidget(table_, 1);
     vsplit->setStretchFactor(0, 3);
     vsplit->setStretchFactor(1, 2);
@@ -131,6 +144,24 @@ void CompareView::setBaseline(std::shared_ptr<const runs::RunReplay> baseline) {
             text += "<br>" + tr("The shown run adds no events to run %1's.").arg(baseline_->info().id);
             right_title_->setText(tr("Shown: %1").arg(qs(what->info().name)));
             left_title_->setText(tr("Compared with run %1: %2").arg(baseline_->info().id).arg(qs(baseline_->info().name)));
+        }
+        // Two versions of the scenario (before and after a layout change, say): what changed, from the compared
+        // run's version to the shown one's.
+        const auto& mb = baseline_->info().meta;
+        const auto& mw = what->info().meta;
+        if (!mb.scenario_json.empty() && !mw.scenario_json.empty() && mb.scenario_hash != mw.scenario_hash) {
+            QStringList layout;
+            try {
+                for (const auto& c : model::scenarioChanges(model::parseScenario(mb.scenario_json).scenario,
+                                                            model::parseScenario(mw.scenario_json).scenario))
+                    layout << qs(c).toHtmlEscaped();
+            } catch (const std::exception& e) {
+                layout << tr("(a version could not be read: %1)").arg(qs(e.what()).toHtmlEscaped());
+            }
+            text += "<br>" + (layout.isEmpty() ? tr("The runs are of two versions of the scenario; its layout is the same.")
+                                               : tr("<b>Layout changed</b> from run %1's version to the shown run's: %2")
+                                                     .arg(baseline_->info().id)
+                                                     .arg(layout.join(" · ")));
         }
         // The columns name the two runs as the titles do.
         const bool whatif = !added.isEmpty() || !changes.isEmpty();
