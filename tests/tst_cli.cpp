@@ -14,6 +14,7 @@
 #include "test_time.hpp"
 
 #include <clustertwin/importers/nccl_tests.hpp>
+#include <clustertwin/model/capacity.hpp>
 #include <clustertwin/model/error.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/validate.hpp>
@@ -37,6 +38,7 @@ class TstCli : public QObject {
     Q_OBJECT
 private slots:
     void helpAndUsage();
+    void capacityAnswersAsThePlannerModelDoes();
     void validateAcceptsEverySample_data();
     void validateAcceptsEverySample();
     void validateRejectsMalformedFilesNamingThePointer();
@@ -582,6 +584,32 @@ void TstCli::ncclTestsOutputInAndOut() {
     for (const auto& row : rows)
         QVERIFY2(std::fabs(row.toObject()["ratio"].toDouble() - 1) < 2e-3, qPrintable(QString::number(row.toObject()["ratio"].toDouble())));
     QCOMPARE(cli({"compare-nccl", tmp.filePath("missing.txt"), pod}).code, 2);
+}
+
+void TstCli::capacityAnswersAsThePlannerModelDoes() {
+    // clustertwin-cli capacity (issue 40): the headroom and the placement query from the command line, as
+    // model::capacityHeadroom and placeRacks give them (tst_edit works those by hand).
+    const QString demo = QString(CT_RESOURCE_DIR) + "/scenarios/demo.json";
+    const auto l = ct::model::loadAndValidate(demo.toStdString());
+    double hall_left = 0;
+    for (const auto& h : ct::model::capacityHeadroom(l.scenario, l.catalog))
+        if (h.kind == "hall") hall_left = h.left();
+    CliRun r = cli({"capacity", demo, "--kind", "hall", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonArray halls = r.json()["headroom"].toArray();
+    QCOMPARE(halls.size(), 1);
+    QCOMPARE(halls[0].toObject()["left"].toDouble(), hall_left);
+    QVERIFY(halls[0].toObject()["basis"].toString().contains("largest unit out"));
+    r = cli({"capacity", demo, "--place", "1", "--rack-model", "rack-48u-600x1200", "--server", "dgx-h100", "--servers", "1", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(r.json()["fits"].toArray().size(), 5);
+    QCOMPARE(r.json()["fits"].toArray()[0].toObject()["tightest"].toString(), QString("floor PDU pdu-row01-a"));
+    r = cli({"capacity", demo, "--place", "2", "--rack-model", "rack-48u-600x1200", "--server", "dgx-h100", "--servers", "4"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("fit nowhere") && r.out.contains("could not carry them"), qPrintable(r.out));
+    QCOMPARE(cli({"capacity", demo, "--kind", "shelf"}).code, 2);
+    QCOMPARE(cli({"capacity", demo, "--place", "0", "--rack-model", "rack-48u-600x1200"}).code, 2);
+    QCOMPARE(cli({"capacity", demo, "--place", "1", "--rack-model", "no-such-rack"}).code, 2);
 }
 
 QTEST_GUILESS_MAIN(TstCli)

@@ -2,6 +2,7 @@
 // layouts, atomic saves under a write error, and the impact query against hand-worked answers.
 #include "sim_fixtures.hpp"
 
+#include <clustertwin/model/capacity.hpp>
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/error.hpp>
 #include <clustertwin/model/layout_checks.hpp>
@@ -17,6 +18,7 @@
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <map>
 
 namespace m = ct::model;
 
@@ -58,6 +60,7 @@ private slots:
     void impactCoolingUnitAndCdu();
     void impactUnknownIdIsAnError();
     void twoVersionsSayWhatChangedInTheLayout();
+    void headroomAndPlacementAsWorkedByHand();
 };
 
 void TstEdit::everyEditUndoneAndRedoneGivesIdenticalJson_data() {
@@ -392,6 +395,55 @@ void TstEdit::twoVersionsSayWhatChangedInTheLayout() {
     const QStringList want = {QString("racks added (1): %1").arg(QString::fromStdString(added)), "racks removed (1): r04-05",
                               "racks moved (1): r01-01 0.6 m", "crah-02: supply setpoint 20.0 → 18.0 °C", "jobs removed (1): job2"};
     QCOMPARE(got, want);
+}
+
+void TstEdit::headroomAndPlacementAsWorkedByHand() {
+    // Issue 40: capacity for planners. The demo, worked from its file and the catalog: 20 racks of four DGX H100
+    // on 2N power (rack PDUs 3 × 230 V × 100 A × 0.95 each side), floor PDUs of 250 kW per row and side, eight
+    // CRAHs.
+    namespace m = ct::model;
+    const auto l = fixtures::sample("demo");
+    const auto& c = l.catalog;
+    const double server = c.server("dgx-h100")->max_power_w, rack = 4 * server;
+    const auto& pdu = l.scenario.halls[0].rows[0].racks[0].pdus[0];
+    const double breakers = 0.8 * pdu.phases * pdu.voltage_v * pdu.breaker_a * pdu.power_factor;
+    double units = 0, largest = 0;
+    for (const auto& u : l.scenario.halls[0].cooling_units) {
+        units += c.coolingUnit(u.model)->capacity_w;
+        largest = std::max(largest, c.coolingUnit(u.model)->capacity_w);
+    }
+    const double cooling_left = units - largest - 20 * rack;
+    std::map<std::string, m::Headroom> got;
+    for (const auto& h : m::capacityHeadroom(l.scenario, c)) got[h.id + "/" + h.what] = h;
+    QCOMPARE(got.at("r01-01/space").used, 32.0);  // four 8U servers in a 48U rack
+    QCOMPARE(got.at("r01-01/space").capacity, 48.0);
+    QVERIFY(std::abs(got.at("r01-01/power").capacity - breakers) < 1e-6 && std::abs(got.at("r01-01/power").used - rack) < 1e-6);
+    QVERIFY(std::abs(got.at("pdu-row01-a/power").left() - (250e3 - 5 * rack)) < 1e-6);  // its five racks, side B failed
+    const auto* ups = c.upsModel(l.scenario.power.ups[0].model);
+    QVERIFY(std::abs(got.at("ups-a/power").left() - (ups->capacity_w * l.scenario.power.ups[0].modules - 20 * rack)) < 1e-6);
+    QVERIFY(std::abs(got.at("hall1/cooling").left() - cooling_left) < 1e-6);
+    // One rack with one server fits in every row and in a new one; what it leaves is the row's floor PDU less
+    // the server, and the hall's cooling at N+1 less the server.
+    auto one = m::placeRacks(l.scenario, c, 1, "rack-48u-600x1200", "dgx-h100", 1);
+    QCOMPARE(one.fits.size(), std::size_t(5));
+    QVERIFY(one.refused.empty());
+    for (const auto& p : one.fits) {
+        QVERIFY(std::abs(p.power_left_w - (250e3 - 5 * rack - server)) < 1e-6);
+        QVERIFY(std::abs(p.cooling_left_w - (cooling_left - server)) < 1e-6);
+        QCOMPARE(p.positions.size(), std::size_t(1));
+    }
+    QCOMPARE(one.fits.back().row_id, std::string());  // a new row too
+    // Two full racks: no floor PDU has room for them with its other side failed.
+    auto two = m::placeRacks(l.scenario, c, 2, "rack-48u-600x1200", "dgx-h100", 4);
+    QVERIFY(two.fits.empty());
+    QCOMPARE(two.refused.size(), std::size_t(5));
+    QVERIFY2(two.refused[0].find("floor PDU pdu-row01-a could not carry them") != std::string::npos, two.refused[0].c_str());
+    // Three servers: the floor PDUs have room (46 kW), the hall's cooling at N+1 not (24 kW).
+    auto three = m::placeRacks(l.scenario, c, 1, "rack-48u-600x1200", "dgx-h100", 3);
+    QVERIFY(three.fits.empty());
+    QVERIFY2(three.refused[0].find("air cooling could not carry them with its largest unit out") != std::string::npos,
+             three.refused[0].c_str());
+    QVERIFY_THROWS_EXCEPTION(m::ModelError, m::placeRacks(l.scenario, c, 1, "no-such-rack", "", 0));
 }
 
 QTEST_GUILESS_MAIN(TstEdit)

@@ -88,13 +88,12 @@ int exportVideo(const m::ValidationReport& rep, const Args& a, const std::string
         tmp_db = (std::filesystem::temp_directory_path() / ("clustertwin-tour-" + std::to_string(::getpid()) + ".sqlite")).string();
         run = simulateForTour(rep.scenario, rep.catalog, *tour, tmp_db, quiet);
         store.emplace(runs::TelemetryStore::open(tmp_db, runs::TelemetryStore::Mode::Existing));
-    }
-    if (tour && store) {  // a caption the run does not bear out is said, as the app's tour player says it
-        for (const auto& f : report::checkTour(*tour, runs::RunReplay::load(*store, run)))
-            std::cerr << "warning: tour step " << f.step + 1 << " claims " << f.claim << ": not so in this run: " << f.found << "\n";
     } else if (!tour) {
         throw UsageError("--format video records a run (--run DB) or a tour (--tour FILE)");
     }
+    if (tour && store)  // a caption the run does not bear out is said, as the app's tour player says it
+        for (const auto& f : report::checkTour(*tour, runs::RunReplay::load(*store, run)))
+            std::cerr << "warning: tour step " << f.step + 1 << " claims " << f.claim << ": not so in this run: " << f.found << "\n";
     std::vector<m::FabricLink> links;
     try {
         links = sim::net::fabricLinks(rep.scenario, rep.catalog);

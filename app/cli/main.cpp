@@ -3,6 +3,7 @@
 #include "alerts.hpp"
 #include "args.hpp"
 #include "calibrate.hpp"
+#include "capacity.hpp"
 #include "collective.hpp"
 #include "export.hpp"
 #include "flows.hpp"
@@ -262,6 +263,13 @@ const std::vector<Command>& commands() {
          {"json", "help"},
          {"db", "run"},
          text(ct::cli::kRunsHelp)},
+        {"capacity",
+         "capacity FILE",
+         "headroom per rack, row, PDU, UPS, feed and hall (redundancy respected); --place N: where N racks could go",
+         ct::cli::cmdCapacity,
+         {"json", "help"},
+         {"kind", "place", "rack-model", "server", "servers"},
+         text(ct::cli::kCapacityHelp)},
         {"impact",
          "impact FILE",
          "what loses power, cooling or connectivity if --fail ID fails",

@@ -1,0 +1,53 @@
+#pragma once
+// Capacity for planners (issue 40): how much more each rack, row, floor PDU, UPS, feed and hall can take — space,
+// power with its redundancy respected (2N: each side carries the whole load when the other fails), cooling at
+// N+1 (the largest unit out) — and where N more racks of a model could go.
+#include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/scenario.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ct::model {
+
+struct Headroom {
+    std::string id;
+    std::string kind;  ///< "rack", "row", "floor_pdu", "ups", "feed", "hall"
+    std::string what;  ///< "space", "power", "cooling"
+    double capacity = 0, used = 0;
+    std::string unit;   ///< "U", "W"
+    std::string basis;  ///< how capacity and use are counted ("80 % of the B-side breakers, the A side failed")
+    double left() const { return capacity - used; }
+};
+
+/// Every entity's headroom at nameplate load (servers at their published maximum): racks (space in U; power: the
+/// weakest side's breakers at 80 % carrying the whole rack, as when the other side has failed), rows (their
+/// racks' sums), floor PDUs, UPSs and feeds (their capacity against their load with the other side failed),
+/// halls (air cooling with the largest unit out against the heat the racks give the air; liquid likewise with the
+/// largest CDU out). Entities whose capacity the scenario or catalog does not give are left out.
+std::vector<Headroom> capacityHeadroom(const Scenario& s, const Catalog& c);
+
+struct Placement {
+    std::string hall_id, row_id;  ///< row_id "": a new row of the hall
+    std::string new_row_name;
+    std::vector<Vec2> positions;  ///< where the racks would stand
+    std::string floor_pdu_a, floor_pdu_b;
+    double power_left_w = 0;    ///< the least headroom left on the floor PDUs, UPSs and feeds that carry them
+    std::string tightest;       ///< which of them ("floor PDU pdu-row01-a")
+    double cooling_left_w = 0;  ///< the hall's air cooling left at N+1 once they run
+    std::string warning;        ///< a redundancy it would cost, when it can be placed all the same
+};
+
+struct PlacementAnswer {
+    std::vector<Placement> fits;       ///< most headroom left first
+    std::vector<std::string> refused;  ///< "row01: no room for 4 racks (...)", one line per row tried
+};
+
+/// Where `count` racks of `rack_model`, each with `servers` × `server_model`, could go: each row of each hall (and
+/// a new row per hall), the racks added side by side as Edit > Add rack would place and power them; a place fits
+/// when every rack has room and power (plan without a problem), the floor PDUs, UPSs and feeds still carry their
+/// load with the other side failed, and the hall's air cooling still covers its heat with its largest unit out.
+PlacementAnswer placeRacks(const Scenario& s, const Catalog& c, int count, const std::string& rack_model, const std::string& server_model,
+                           int servers);
+
+}  // namespace ct::model
