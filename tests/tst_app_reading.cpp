@@ -2,6 +2,7 @@
 // the inspector and the charts name metrics and units from one table, put power first, and label axes with
 // round ticks; alerts carry severity, value and threshold, and a click on one moves the timeline to it.
 #include "alerts_panel.hpp"
+#include "capacity_dialog.hpp"
 #include "compare_view.hpp"
 #include "main_window.hpp"
 #include "notice_bar.hpp"
@@ -15,6 +16,7 @@
 #include "timeline.hpp"
 #include "view3d.hpp"
 
+#include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/metrics.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/report/report.hpp>
@@ -35,8 +37,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QListWidget>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -79,6 +83,7 @@ private slots:
     void aResultOutsidePhysicsShowsABannerWithItsCause();
     void theRunDialogTakesJobsEventsStepSolverAndSteady();
     void aFinishedRunSaysTheLatticeStartedAgain();
+    void theCapacityDialogShowsHeadroomAndWhereRacksFit();
 
 private:
     QTemporaryDir dir_;
@@ -511,6 +516,46 @@ void TstAppReading::aFinishedRunSaysTheLatticeStartedAgain() {
     o.last_change_k = 0.2;
     QVERIFY2(SimulationJob::runNote(o, st).startsWith("not steady after") && SimulationJob::runNote(o, st).contains("; the room air"),
              qPrintable(SimulationJob::runNote(o, st)));
+}
+
+void TstAppReading::theCapacityDialogShowsHeadroomAndWhereRacksFit() {
+    // Issue 40: a planner's headroom view and "where can N racks of this model go", in the app as in
+    // clustertwin-cli capacity (the numbers are model::capacityHeadroom's, worked by hand in tst_edit).
+    QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+    w_->findChild<QAction*>("actionCapacity")->trigger();
+    auto* d = w_->findChild<CapacityDialog*>("capacityDialog");
+    QVERIFY(d && d->isVisible());
+    QTableWidget* t = d->table();
+    QVERIFY(t->rowCount() > 40);
+    auto leftOf = [&](const QString& id, const QString& what) {
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->item(r, 0)->text() == id && t->item(r, 2)->text() == what) return t->item(r, 5)->text();
+        return QString();
+    };
+    QCOMPARE(leftOf("hall1", "cooling"), QString("24.0 kW"));
+    QCOMPARE(leftOf("pdu-row01-a", "power"), QString("46.0 kW"));
+    QCOMPARE(leftOf("r01-01", "space"), QString("16 U"));
+    // One rack of one DGX H100: every row and a new one; a click on a place selects its row.
+    d->countBox()->setValue(1);
+    d->serversBox()->setValue(1);
+    d->serverBox()->setCurrentIndex(d->serverBox()->findData("dgx-h100"));
+    QVERIFY(d->serverBox()->currentIndex() > 0);
+    d->findPlaces();
+    QCOMPARE(d->places()->count(), 5);
+    QVERIFY2(d->places()->item(0)->text().startsWith("Fits in hall1/row01"), qPrintable(d->places()->item(0)->text()));
+    emit d->places()->itemClicked(d->places()->item(0));
+    QCOMPARE(w_->selection().id, QString("row01"));
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) d->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/capacity.png");
+    // Two full racks fit nowhere, and each place says why.
+    d->countBox()->setValue(2);
+    d->serversBox()->setValue(4);
+    d->findPlaces();
+    QCOMPARE(d->places()->item(0)->text(), QString("They fit nowhere."));
+    QVERIFY(d->places()->item(1)->text().contains("could not carry them"));
+    // An edit shows at once: a rack taken out leaves more cooling.
+    QVERIFY(w_->document().apply("remove r04-05", [](ct::model::Scenario& s) { ct::model::removeEntities(s, {"r04-05"}); }));
+    QCOMPARE(leftOf("hall1", "cooling"), QString("64.8 kW"));
+    d->close();
 }
 
 QTEST_MAIN(TstAppReading)

@@ -27,6 +27,7 @@
 #include <clustertwin/sim/impact.hpp>
 #include <cmath>
 #include "alerts_panel.hpp"
+#include "capacity_dialog.hpp"
 #include "checks_panel.hpp"
 #include "document_guard.hpp"
 #include "edit_controller.hpp"
@@ -113,6 +114,21 @@ void MainWindow::buildMenus() {
     steady->setObjectName("actionSteadyState");
     steady->setToolTip(
         tr("Simulate until no rack inlet drifts more than 0.05 K per flow-through time of the room air (averaged over at least four)"));
+    QAction* capacity = analysis->addAction(tr("C&apacity and where racks fit…"), this, [this] {
+        auto* d = findChild<CapacityDialog*>("capacityDialog");
+        if (!d) {
+            d = new CapacityDialog(*doc_, this);
+            connect(d, &CapacityDialog::entityPicked, this, [this](const QString&, const QString& id) {
+                const EntityRef ref = tree_->refFor(id);
+                if (ref.isValid()) select(ref);
+            });
+        }
+        d->refresh();
+        d->show();
+        d->raise();
+    });
+    capacity->setObjectName("actionCapacity");
+    capacity->setToolTip(tr("Headroom per rack, row, PDU, UPS, feed and hall, redundancy respected; where N racks of a model fit"));
     analysis->addAction(tr("&Clear highlights"), this, [this] {
         if (auto* sc = view3d_->scene()) sc->setHighlighted({});
         view3d_->update();
