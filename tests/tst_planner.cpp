@@ -338,6 +338,35 @@ void TstPlanner::addRackDialogPreviewsWhereAndHowItIsPowered() {
             accent += c.red() > 200 && c.green() > 90 && c.green() < 150 && c.blue() < 60 ? 1 : 0;
         }
     QVERIFY2(accent > 4, "the planned rack is not drawn on the preview");
+    // Issue 40: Add row adds a row — as long as the hall's last (five racks), planned one beside the other — and
+    // the dialog says what redundancy they would have.
+    AddRackDialog row(sc, w_->document().catalog(), sc.halls[0].id, "", w_.get());
+    QCOMPARE(row.windowTitle(), QString("Add row"));
+    QCOMPARE(row.racks(), 5);
+    QCOMPARE(row.plans().racks.size(), std::size_t(5));
+    QVERIFY2(row.previewText().contains("in a new row") && row.previewText().contains("and 4 more beside it"),
+             qPrintable(row.previewText()));
+    // Five more racks of four DGX H100: no floor PDU can take 204 kW more on failover, nor the cooling at N+1.
+    QVERIFY2(row.previewText().contains("Redundancy: lost") && row.previewText().contains("falls short at N+1"),
+             qPrintable(row.previewText()));
+    // Two racks of one server each keep 2N and N+1.
+    row.findChild<QSpinBox*>("addRackRacks")->setValue(2);
+    row.findChild<QSpinBox*>("addRackCount")->setValue(1);
+    QVERIFY2(row.previewText().contains("Redundancy: 2N: side A from") && row.previewText().contains("holds at N+1"),
+             qPrintable(row.previewText()));
+    QCOMPARE(row.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->text(), QString("Add 2 racks"));
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) row.grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/add-row.png");
+    // Added in one undo step, in one new row.
+    QUndoStack* undo = w_->document().undoStack();
+    const int before = undo->index();
+    const std::size_t rows = sc.halls[0].rows.size();
+    const QStringList ids = w_->edits()->placeAll(row.plans(), row.rackModel(), row.serverModel(), row.nodes());
+    QCOMPARE(ids.size(), 2);
+    QCOMPARE(undo->index(), before + 1);
+    QCOMPARE(w_->document().scenario().halls[0].rows.size(), rows + 1);
+    QCOMPARE(w_->document().scenario().halls[0].rows.back().racks.size(), std::size_t(2));
+    undo->undo();
+    QCOMPARE(w_->document().scenario().halls[0].rows.size(), rows);
 }
 
 void TstPlanner::aSensorIsPlacedWithAClickOnThePlan() {

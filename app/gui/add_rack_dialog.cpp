@@ -20,8 +20,8 @@ namespace {
 /// The hall from above: what stands in it in grey, the planned rack in the accent colour with its front marked.
 class PlanPicture : public QWidget {
 public:
-    PlanPicture(const model::Scenario& s, const model::Catalog& c, const model::RackPlan& p, QWidget* parent)
-        : QWidget(parent), s_(s), c_(c), p_(p) {
+    PlanPicture(const model::Scenario& s, const model::Catalog& c, const model::RackPlan& p, const model::RowPlan& all, QWidget* parent)
+        : QWidget(parent), s_(s), c_(c), p_(p), all_(all) {
         setMinimumSize(320, 200);
         setObjectName("addRackPreviewPlan");
     }
@@ -51,6 +51,10 @@ protected:
         if (!p_.problem.empty()) return;
         const auto* rm = c_.rack(rack_);
         if (!rm) return;
+        for (std::size_t i = 1; i < all_.racks.size(); ++i) {  // the others of a row, lighter
+            g.setBrush(QColor(240, 170, 90));
+            g.drawRect(box(model::footprint(all_.racks[i].position_m, rm->width_m, rm->depth_m, all_.racks[i].facing)));
+        }
         const model::Box2 b = model::footprint(p_.position_m, rm->width_m, rm->depth_m, p_.facing);
         g.setBrush(QColor(230, 120, 20));
         g.drawRect(box(b));
@@ -80,6 +84,7 @@ private:
     const model::Scenario& s_;
     const model::Catalog& c_;
     const model::RackPlan& p_;
+    const model::RowPlan& all_;
 };
 
 QString kw(double w) { return QString::number(w / 1000.0, 'f', 1) + " kW"; }
@@ -101,6 +106,9 @@ AddRackDialog::AddRackDialog(const model::Scenario& s, const model::Catalog& c, 
     rack_->setObjectName("addRackModel");
     server_->setObjectName("addRackServer");
     count_->setObjectName("addRackCount");
+    racks_ = new QSpinBox(this);
+    racks_->setObjectName("addRackRacks");
+    racks_->setRange(1, 40);
     for (const auto& h : s.halls) hall_->addItem(QString::fromStdString(h.name.empty() ? h.id : h.name), QString::fromStdString(h.id));
     hall_->setCurrentIndex(std::max(0, hall_->findData(QString::fromStdString(hall_id))));
     for (const auto& r : c.racks) rack_->addItem(QString::fromStdString(r.name), QString::fromStdString(r.id));
@@ -122,6 +130,11 @@ AddRackDialog::AddRackDialog(const model::Scenario& s, const model::Catalog& c, 
     count_->setValue(like_nodes);
     fillRows();
     row_->setCurrentIndex(std::max(0, row_->findData(QString::fromStdString(row_id))));
+    // A new row is as long as the hall's last one (Add row used to add one rack); a row gets one more rack.
+    if (row_id.empty())
+        for (const auto& h : s.halls)
+            if (h.id == hall_id && !h.rows.empty()) racks_->setValue(std::max<int>(1, static_cast<int>(h.rows.back().racks.size())));
+    setWindowTitle(row_id.empty() ? tr("Add row") : tr("Add rack"));
 
     preview_ = new QLabel(this);
     preview_->setObjectName("addRackPreview");
@@ -130,7 +143,7 @@ AddRackDialog::AddRackDialog(const model::Scenario& s, const model::Catalog& c, 
     // Where, how it is powered, and a warning: room for all of it (a wrapped label's height is not negotiated).
     preview_->setMinimumHeight(6 * preview_->fontMetrics().lineSpacing());
     setMinimumWidth(480);
-    auto* picture = new PlanPicture(s, c, plan_, this);
+    auto* picture = new PlanPicture(s, c, plan_, plans_, this);
     picture_ = picture;
     buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons_->button(QDialogButtonBox::Ok)->setText(tr("Add rack"));
@@ -140,6 +153,7 @@ AddRackDialog::AddRackDialog(const model::Scenario& s, const model::Catalog& c, 
     auto* form = new QFormLayout;
     form->addRow(tr("Hall:"), hall_);
     form->addRow(tr("Row:"), row_);
+    form->addRow(tr("Racks:"), racks_);
     form->addRow(tr("Rack model:"), rack_);
     form->addRow(tr("Servers:"), server_);
     form->addRow(tr("How many:"), count_);
@@ -154,7 +168,7 @@ AddRackDialog::AddRackDialog(const model::Scenario& s, const model::Catalog& c, 
         replan();
     });
     for (QComboBox* box : {row_, rack_, server_}) connect(box, &QComboBox::currentIndexChanged, this, [this] { replan(); });
-    connect(count_, &QSpinBox::valueChanged, this, [this] { replan(); });
+    for (QSpinBox* box : {count_, racks_}) connect(box, &QSpinBox::valueChanged, this, [this] { replan(); });
     replan();
 }
 
@@ -172,11 +186,15 @@ void AddRackDialog::fillRows() {
 std::string AddRackDialog::rackModel() const { return rack_->currentData().toString().toStdString(); }
 std::string AddRackDialog::serverModel() const { return count_->value() > 0 ? server_->currentData().toString().toStdString() : ""; }
 int AddRackDialog::nodes() const { return serverModel().empty() ? 0 : count_->value(); }
+int AddRackDialog::racks() const { return racks_->value(); }
 
 void AddRackDialog::replan() {
     count_->setEnabled(!server_->currentData().toString().isEmpty());
-    plan_ = model::planRack(s_, c_, hall_->currentData().toString().toStdString(), row_->currentData().toString().toStdString(),
-                            rackModel(), serverModel(), nodes());
+    plans_ = model::planRacks(s_, c_, hall_->currentData().toString().toStdString(), row_->currentData().toString().toStdString(), racks(),
+                              rackModel(), serverModel(), nodes());
+    plan_ = !plans_.racks.empty() ? plans_.racks.front() : model::RackPlan{};
+    if (!plans_.problem.empty()) plan_.problem = plans_.problem;
+    buttons_->button(QDialogButtonBox::Ok)->setText(racks() == 1 ? tr("Add rack") : tr("Add %1 racks").arg(racks()));
     static_cast<PlanPicture*>(picture_)->rack_ = rackModel();
     preview_->setText(previewText());
     preview_->setStyleSheet(!plan_.problem.empty()   ? QStringLiteral("color: #b00020")
@@ -197,13 +215,18 @@ QString AddRackDialog::previewText() const {
                            .arg(QString::fromStdString(std::string(model::toString(plan_.facing))));
     QString power = tr("no servers");
     if (nodes() > 0)
-        power = tr("%1 on %2 × 3-phase %3 A PDU per side (A from %4, B from %5)")
+        power = tr("%1%2 on %3 × 3-phase %4 A PDU per side (A from %5, B from %6)")
+                    .arg(racks() > 1 ? tr("each ") : QString())
                     .arg(kw(plan_.load_w))
                     .arg(plan_.pdus_per_side)
                     .arg(plan_.breaker_a, 0, 'f', 0)
                     .arg(QString::fromStdString(plan_.upstream_a), QString::fromStdString(plan_.upstream_b));
-    const QString warning = plan_.warning.empty() ? QString() : tr("\nWarning: %1").arg(QString::fromStdString(plan_.warning));
-    return where + " " + at + "; " + power + warning;
+    const QString more = racks() > 1 ? tr(", and %1 more beside it").arg(racks() - 1) : QString();
+    const QString warning =
+        plans_.place.warning.empty() ? QString() : tr("\nWarning: %1").arg(QString::fromStdString(plans_.place.warning));
+    const QString redundancy =
+        plans_.redundancy.empty() ? QString() : tr("\nRedundancy: %1").arg(QString::fromStdString(plans_.redundancy));
+    return where + " " + at + more + "; " + power + warning + redundancy;
 }
 
 }  // namespace ct::app

@@ -1,6 +1,8 @@
 #pragma once
-// Edit > Add rack… (issue 18): one dialog — hall, row (or a new row), rack model, servers and how many — with a
-// live preview of where the rack goes and how it is powered (model::planRack), drawn on a small plan of the hall.
+// Edit > Add rack… and Add row… (issues 18, 40): one dialog — hall, row (or a new row), how many racks, rack model,
+// servers and how many — with a live preview of where the racks go, how they are powered and what redundancy they
+// have (model::planRacks), drawn on a small plan of the hall. Add row starts with a new row as long as the last.
+#include <clustertwin/model/capacity.hpp>
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/scenario.hpp>
@@ -23,6 +25,9 @@ public:
     std::string rackModel() const;
     std::string serverModel() const;  ///< "" = empty rack
     int nodes() const;
+    int racks() const;
+    /// The racks' plans, in order (plan() is the first's).
+    const model::RowPlan& plans() const { return plans_; }
     const model::RackPlan& plan() const { return plan_; }
     /// The preview line (also the accessible description of the plan picture), for tests.
     QString previewText() const;
@@ -34,10 +39,12 @@ private:
     const model::Catalog& c_;
     QComboBox *hall_, *row_, *rack_, *server_;
     QSpinBox* count_;
+    QSpinBox* racks_;
     QLabel* preview_;
     QWidget* picture_;
     QDialogButtonBox* buttons_;
     model::RackPlan plan_;
+    model::RowPlan plans_;
 };
 
 }  // namespace ct::app

@@ -3,6 +3,7 @@
 #include "add_rack_dialog.hpp"
 #include "scenario_document.hpp"
 
+#include <clustertwin/model/capacity.hpp>
 #include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/edit.hpp>
 
@@ -150,8 +151,14 @@ QString EditController::addRow() {
                 nodes = static_cast<int>(r.racks.back().nodes.size());
                 server = nodes ? r.racks.back().nodes.front().model : "";
             }
-    const QString id = place(model::planRack(sc, doc_.catalog(), hall, "", rack_model, server, nodes), rack_model, server, nodes);
-    if (id.isEmpty()) return {};
+    // As long as the last row: Add row used to add a single rack.
+    int count = 1;
+    for (const auto& h : sc.halls)
+        if (h.id == hall && !h.rows.empty()) count = std::max<int>(1, static_cast<int>(h.rows.back().racks.size()));
+    const QStringList ids =
+        placeAll(model::planRacks(sc, doc_.catalog(), hall, "", count, rack_model, server, nodes), rack_model, server, nodes);
+    if (ids.isEmpty()) return {};
+    const QString id = ids.front();
     for (const auto& h : doc_.scenario().halls)
         for (const auto& r : h.rows)
             for (const auto& k : r.racks)
@@ -295,7 +302,36 @@ void EditController::addRackDialog(bool new_row) {
             if (h.id == hall && !h.rows.empty()) row = h.rows.back().id;
     AddRackDialog d(doc_.scenario(), doc_.catalog(), hall, new_row ? "" : row, window_);
     if (d.exec() != QDialog::Accepted) return;
-    place(d.plan(), d.rackModel(), d.serverModel(), d.nodes());
+    placeAll(d.plans(), d.rackModel(), d.serverModel(), d.nodes());
+}
+
+QStringList EditController::placeAll(const model::RowPlan& plans, const std::string& rack_model, const std::string& server_model,
+                                     int nodes) {
+    if (!plans.problem.empty() || plans.racks.empty()) {
+        error_ = QString::fromStdString(plans.problem);
+        report(false);
+        return {};
+    }
+    if (plans.racks.size() == 1) return {place(plans.racks.front(), rack_model, server_model, nodes)};
+    std::vector<std::string> ids;
+    const bool ok = doc_.apply(
+        tr("Add %1 racks").arg(plans.racks.size()),
+        [&](model::Scenario& s) {
+            for (const auto& p : plans.racks) ids.push_back(model::addPlannedRack(s, doc_.catalog(), p, rack_model, server_model, nodes));
+        },
+        &error_);
+    report(ok);
+    if (!ok) return {};
+    QStringList out;
+    for (const auto& id : ids) out << QString::fromStdString(id);
+    for (const auto& h : doc_.scenario().halls)  // the row they stand in
+        for (const auto& r : h.rows)
+            for (const auto& k : r.racks)
+                if (k.id == ids.front()) emit selectRequested({"row", QString::fromStdString(r.id)});
+    const bool lost = plans.redundancy.rfind("2N", 0) != 0 || plans.redundancy.find("falls short") != std::string::npos;
+    warning_ = lost ? QString::fromStdString(plans.redundancy) : QString();
+    if (lost) emit notice(tr("Added %1 racks; redundancy: %2").arg(ids.size()).arg(warning_));
+    return out;
 }
 
 void EditController::containmentDialog() {

@@ -10,6 +10,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QStringList>
 
 class QAction;
 class QMenu;
@@ -17,7 +18,8 @@ class QWidget;
 
 namespace ct::model {
 struct RackPlan;
-}
+struct RowPlan;
+}  // namespace ct::model
 
 namespace ct::app {
 class ScenarioDocument;
@@ -40,6 +42,8 @@ public:
     /// Adds a rack at the next free slot of the target's row (else the hall's last row, else a new row), on feeds
     /// that carry it. Returns its id ("" on failure).
     QString addRack(const QString& rack_model, const QString& server_model, int nodes);
+    /// Adds the planned racks in one undo step (a row of them); selects their row and says a redundancy lost.
+    QStringList placeAll(const model::RowPlan& plans, const std::string& rack_model, const std::string& server_model, int nodes);
     /// A new row across an aisle from the last one, starting with a rack like the last row's. Returns the row's id.
     QString addRow();
     /// Closes the `kind` ("hot"/"cold") aisle of the target rows (one row: with the row across that aisle).

@@ -121,6 +121,52 @@ void leftAfter(const Scenario& s, const Catalog& c, const std::string& hall_id, 
 
 }  // namespace
 
+RowPlan planRacks(const Scenario& s, const Catalog& c, const std::string& hall_id, const std::string& row_id, int count,
+                  const std::string& rack_model, const std::string& server_model, int servers) {
+    RowPlan rp;
+    Placement& p = rp.place;
+    p.hall_id = hall_id;
+    p.row_id = row_id;
+    Scenario t = s;
+    std::string target = row_id;
+    for (int k = 0; k < count; ++k) {
+        RackPlan plan = planRack(t, c, hall_id, target, rack_model, server_model, servers);
+        if (!plan.problem.empty()) {
+            rp.problem =
+                (count > 1 ? "rack " + std::to_string(k + 1) + " of " + std::to_string(count) + ": " : std::string()) + plan.problem;
+            break;
+        }
+        if (!plan.warning.empty() && p.warning.empty()) p.warning = plan.warning;
+        if (k == 0) {
+            p.new_row_name = plan.new_row_name;
+            p.floor_pdu_a = plan.upstream_a;
+            p.floor_pdu_b = plan.upstream_b;
+        }
+        p.positions.push_back(plan.position_m);
+        const std::string id = addPlannedRack(t, c, plan, rack_model, server_model, servers);
+        if (target.empty())  // the racks after the first join the new row
+            for (const auto& h : t.halls)
+                for (const auto& row : h.rows)
+                    for (const auto& r : row.racks)
+                        if (r.id == id) target = row.id;
+        rp.racks.push_back(std::move(plan));
+    }
+    if (!rp.problem.empty()) return rp;
+    leftAfter(t, c, hall_id, p);
+    auto kw = [](double w) { return std::to_string(static_cast<long long>(std::llround(w / 1e3))) + " kW"; };
+    if (p.floor_pdu_a == p.floor_pdu_b) rp.redundancy = "none: both sides from floor PDU " + p.floor_pdu_a;
+    else if (p.power_left_w < 0)
+        rp.redundancy =
+            "lost: " + p.tightest + " could not carry everything with the other side failed (short by " + kw(-p.power_left_w) + ")";
+    else if (!p.warning.empty()) rp.redundancy = "lost: " + p.warning;
+    else
+        rp.redundancy = "2N: side A from " + p.floor_pdu_a + " and side B from " + p.floor_pdu_b + ", each able to carry them alone (" +
+                        kw(p.power_left_w) + " left on " + p.tightest + " with the other side failed)";
+    rp.redundancy += p.cooling_left_w < 0 ? "; the hall's air cooling falls short at N+1 by " + kw(-p.cooling_left_w)
+                                          : "; the hall's air cooling holds at N+1 (" + kw(p.cooling_left_w) + " left)";
+    return rp;
+}
+
 PlacementAnswer placeRacks(const Scenario& s, const Catalog& c, int count, const std::string& rack_model, const std::string& server_model,
                            int servers) {
     PlacementAnswer a;
@@ -132,48 +178,20 @@ PlacementAnswer placeRacks(const Scenario& s, const Catalog& c, int count, const
         for (const auto& row : h.rows) rows.push_back(row.id);
         rows.push_back("");  // a new row
         for (const std::string& row_id : rows) {
-            Scenario t = s;
-            Placement p;
-            p.hall_id = h.id;
-            p.row_id = row_id;
-            std::string why, target = row_id;
-            for (int k = 0; k < count && why.empty(); ++k) {
-                const RackPlan plan = planRack(t, c, h.id, target, rack_model, server_model, servers);
-                if (!plan.problem.empty()) {
-                    why = "rack " + std::to_string(k + 1) + ": " + plan.problem;
-                    break;
-                }
-                if (!plan.warning.empty() && p.warning.empty()) p.warning = plan.warning;
-                if (k == 0) {
-                    p.new_row_name = plan.new_row_name;
-                    p.floor_pdu_a = plan.upstream_a;
-                    p.floor_pdu_b = plan.upstream_b;
-                }
-                p.positions.push_back(plan.position_m);
-                const std::string id = addPlannedRack(t, c, plan, rack_model, server_model, servers);
-                if (target.empty())  // the racks after the first join the new row
-                    for (const auto& hh : t.halls)
-                        for (const auto& row : hh.rows)
-                            for (const auto& r : row.racks)
-                                if (r.id == id) target = row.id;
-            }
+            RowPlan rp = planRacks(s, c, h.id, row_id, count, rack_model, server_model, servers);
             const std::string where = h.id + "/" + (row_id.empty() ? std::string("a new row") : row_id);
-            if (!why.empty()) {
-                a.refused.push_back(where + ": " + why);
-                continue;
-            }
-            leftAfter(t, c, h.id, p);
-            if (p.power_left_w < 0) {
+            Placement& p = rp.place;
+            if (!rp.problem.empty()) {
+                a.refused.push_back(where + ": " + rp.problem);
+            } else if (p.power_left_w < 0) {
                 a.refused.push_back(where + ": " + p.tightest + " could not carry them with the other side failed (short by " +
                                     std::to_string(static_cast<long long>(std::llround(-p.power_left_w / 1e3))) + " kW)");
-                continue;
-            }
-            if (p.cooling_left_w < 0) {
+            } else if (p.cooling_left_w < 0) {
                 a.refused.push_back(where + ": the hall's air cooling could not carry them with its largest unit out (short by " +
                                     std::to_string(static_cast<long long>(std::llround(-p.cooling_left_w / 1e3))) + " kW)");
-                continue;
+            } else {
+                a.fits.push_back(std::move(p));
             }
-            a.fits.push_back(std::move(p));
         }
     }
     std::stable_sort(a.fits.begin(), a.fits.end(), [](const Placement& x, const Placement& y) {

@@ -3,6 +3,7 @@
 // power with its redundancy respected (2N: each side carries the whole load when the other fails), cooling at
 // N+1 (the largest unit out) — and where N more racks of a model could go.
 #include <clustertwin/model/catalog.hpp>
+#include <clustertwin/model/edit.hpp>
 #include <clustertwin/model/scenario.hpp>
 
 #include <string>
@@ -37,6 +38,19 @@ struct Placement {
     double cooling_left_w = 0;  ///< the hall's air cooling left at N+1 once they run
     std::string warning;        ///< a redundancy it would cost, when it can be placed all the same
 };
+
+/// `count` racks side by side in one row (row_id "": a new row of the hall), each planned on the scenario with the
+/// ones before it added, as Edit > Add rack plans one: where each goes and how it is powered, and what they leave.
+struct RowPlan {
+    std::vector<RackPlan> racks;  ///< in order; apply them in order (addPlannedRack) to add the row
+    std::string problem;          ///< why they cannot all be added ("" = they can: racks.size() == count)
+    Placement place;              ///< positions, floor PDUs, headroom left, the first redundancy warning
+    /// The new racks' redundancy in words: "2N: ..." when each side carries them alone and the chain and the
+    /// cooling (N+1) still carry everything, else what is lost.
+    std::string redundancy;
+};
+RowPlan planRacks(const Scenario& s, const Catalog& c, const std::string& hall_id, const std::string& row_id, int count,
+                  const std::string& rack_model, const std::string& server_model, int servers);
 
 struct PlacementAnswer {
     std::vector<Placement> fits;       ///< most headroom left first
