@@ -126,9 +126,10 @@ std::vector<std::string> scenarioChanges(const Scenario& before, const Scenario&
     addedRemoved("utility feeds", byId(before.power.feeds), byId(after.power.feeds), out);
     addedRemoved("UPSs", byId(before.power.ups), byId(after.power.ups), out);
     addedRemoved("floor PDUs", byId(before.power.pdus), byId(after.power.pdus), out);
+    const auto ups_before = byId(before.power.ups);  // held: an iterator into a temporary map was used after it went
     for (const auto& [id, ub] : byId(after.power.ups)) {
-        const auto ua = byId(before.power.ups).find(id);
-        if (ua != byId(before.power.ups).end() && (ua->second->model != ub->model || ua->second->modules != ub->modules))
+        const auto ua = ups_before.find(id);
+        if (ua != ups_before.end() && (ua->second->model != ub->model || ua->second->modules != ub->modules))
             out.push_back(id + ": " + std::to_string(ua->second->modules) + " × " + ua->second->model + " → " +
                           std::to_string(ub->modules) + " × " + ub->model);
     }
