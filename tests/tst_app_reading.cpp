@@ -41,6 +41,7 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -84,6 +85,7 @@ private slots:
     void theRunDialogTakesJobsEventsStepSolverAndSteady();
     void aFinishedRunSaysTheLatticeStartedAgain();
     void theCapacityDialogShowsHeadroomAndWhereRacksFit();
+    void aPathIsTracedAndLitFromOneGpuToAnother();
 
 private:
     QTemporaryDir dir_;
@@ -556,6 +558,22 @@ void TstAppReading::theCapacityDialogShowsHeadroomAndWhereRacksFit() {
     QVERIFY(w_->document().apply("remove r04-05", [](ct::model::Scenario& s) { ct::model::removeEntities(s, {"r04-05"}); }));
     QCOMPARE(leftOf("hall1", "cooling"), QString("64.8 kW"));
     d->close();
+}
+
+void TstAppReading::aPathIsTracedAndLitFromOneGpuToAnother() {
+    // Issue 40, the network you can point at: Analysis > Trace path lights the cables the fabric's routing gives
+    // traffic from one GPU to another (sim::net::tracePath, clustertwin-cli path) and says them in the status bar.
+    QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
+    QVERIFY(w_->findChild<QAction*>("actionTracePath"));
+    std::size_t lit = 0;
+    QString error;
+    QVERIFY2(w_->tracePath("n0001/gpu0", "n0080/gpu0", &error, &lit), qPrintable(error));
+    QVERIFY(lit >= 2);  // at least the two GPUs' own cables are drawn
+    const QString said = w_->statusBar()->currentMessage();
+    QVERIFY2(said.startsWith("n0001/gpu0 → n0080/gpu0") && said.contains("dmodk routing") && said.contains("400 Gb/s"), qPrintable(said));
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) w_->view3d()->saveScreenshot(qEnvironmentVariable("CT_SHOT_DIR") + "/trace-path.png");
+    QVERIFY(!w_->tracePath("n0001/gpu0", "nowhere", &error));
+    QVERIFY2(error.contains("'nowhere' is no GPU"), qPrintable(error));
 }
 
 QTEST_MAIN(TstAppReading)

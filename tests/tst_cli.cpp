@@ -39,6 +39,7 @@ class TstCli : public QObject {
 private slots:
     void helpAndUsage();
     void capacityAnswersAsThePlannerModelDoes();
+    void aPathIsTracedFromOneGpuToAnother();
     void validateAcceptsEverySample_data();
     void validateAcceptsEverySample();
     void validateRejectsMalformedFilesNamingThePointer();
@@ -610,6 +611,38 @@ void TstCli::capacityAnswersAsThePlannerModelDoes() {
     QCOMPARE(cli({"capacity", demo, "--kind", "shelf"}).code, 2);
     QCOMPARE(cli({"capacity", demo, "--place", "0", "--rack-model", "rack-48u-600x1200"}).code, 2);
     QCOMPARE(cli({"capacity", demo, "--place", "1", "--rack-model", "no-such-rack"}).code, 2);
+}
+
+void TstCli::aPathIsTracedFromOneGpuToAnother() {
+    // clustertwin-cli path (issue 40: the network you can point at): the route the fabric's routing gives
+    // traffic between two GPUs. Inside a server over its NVSwitch; between servers out through each GPU's NIC
+    // and up the fat tree; every cable named as the 3D view and runs name it, its ends the hops either side.
+    const QString lab = QString(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json";
+    CliRun r = cli({"path", lab, "--from", "n0001/gpu0", "--to", "n0001/gpu3", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(r.json()["hops"].toArray().first().toString(), QString("n0001/gpu0"));
+    QCOMPARE(r.json()["hops"].toArray().last().toString(), QString("n0001/gpu3"));
+    QCOMPARE(r.json()["cables"].toArray().size(), 2);  // up to the NVSwitch and down
+    QVERIFY(r.json()["hops"].toArray()[1].toString().contains("nvswitch"));
+    r = cli({"path", lab, "--from", "n0001/gpu0", "--to", "n0008/gpu5", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonArray hops = r.json()["hops"].toArray(), cables = r.json()["cables"].toArray();
+    QCOMPARE(cables.size(), hops.size() - 1);
+    QVERIFY(hops.size() >= 3);
+    for (int i = 0; i < cables.size(); ++i) {  // each cable joins the hops either side of it
+        const QString c = cables[i].toString().section('#', 0, 0);
+        QVERIFY2(c == hops[i].toString() + "<->" + hops[i + 1].toString() || c == hops[i + 1].toString() + "<->" + hops[i].toString(),
+                 qPrintable(c));
+    }
+    QCOMPARE(r.json()["bottleneck_gbps"].toDouble(), 400.0);  // the ConnectX-7 ports of the DGX H100
+    QVERIFY(r.json()["latency_s"].toDouble() > 0);
+    // The same pair always takes the same path (D-mod-k), and its text form lists the cables.
+    const CliRun text = cli({"path", lab, "--from", "n0001/gpu0", "--to", "n0008/gpu5"});
+    QCOMPARE(text.code, 0);
+    QVERIFY2(text.out.contains("dmodk routing") && text.out.contains(cables[0].toString()), qPrintable(text.out));
+    QCOMPARE(cli({"path", lab, "--from", "n0001/gpu0", "--to", "n9999/gpu0"}).code, 2);
+    QCOMPARE(cli({"path", lab, "--from", "n0001/gpu0", "--to", "n0001/gpu0"}).code, 2);
+    QCOMPARE(cli({"path", lab, "--from", "n0001/gpu0"}).code, 2);
 }
 
 QTEST_GUILESS_MAIN(TstCli)

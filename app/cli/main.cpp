@@ -11,6 +11,7 @@
 #include "inference.hpp"
 #include "inventory.hpp"
 #include "io.hpp"
+#include "path.hpp"
 #include "reliability.hpp"
 #include "render.hpp"
 #include "runs.hpp"
@@ -270,6 +271,13 @@ const std::vector<Command>& commands() {
          {"json", "help"},
          {"kind", "place", "rack-model", "server", "servers"},
          text(ct::cli::kCapacityHelp)},
+        {"path",
+         "path FILE",
+         "the route the fabric gives traffic from one GPU to another: switches, cables, latency",
+         ct::cli::cmdPath,
+         {"json", "help"},
+         {"from", "to"},
+         text(ct::cli::kPathHelp)},
         {"impact",
          "impact FILE",
          "what loses power, cooling or connectivity if --fail ID fails",

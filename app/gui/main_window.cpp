@@ -34,6 +34,7 @@
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/runs/replay.hpp>
 #include <clustertwin/sim/impact.hpp>
+#include <clustertwin/sim/path_trace.hpp>
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -297,6 +298,30 @@ void MainWindow::endSimulation(const QString& how, const QString& message) {
 }
 
 void MainWindow::cancelSimulation() { sims_->cancel(); }
+
+bool MainWindow::tracePath(const QString& from, const QString& to, QString* error, std::size_t* lit) {
+    try {
+        const sim::net::PathTrace t = sim::net::tracePath(doc_->scenario(), doc_->catalog(), from.toStdString(), to.toStdString());
+        std::size_t n = 0;
+        if (auto* sc = view3d_->scene()) {
+            n = sc->setHighlightedLinks(t.cables);
+            view3d_->update();
+        }
+        if (lit) *lit = n;
+        QStringList via;
+        for (std::size_t i = 1; i + 1 < t.hops.size(); ++i) via << QString::fromStdString(t.hops[i]);
+        statusBar()->showMessage(tr("%1 → %2: %3 cable(s) via %4 (%5 routing), %6 µs, narrowest %7 Gb/s")
+                                     .arg(from, to)
+                                     .arg(t.cables.size())
+                                     .arg(via.join(", "), QString::fromStdString(t.routing))
+                                     .arg(t.latency_s * 1e6, 0, 'f', 1)
+                                     .arg(t.bottleneck_gbps, 0, 'f', 0));
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
 
 bool MainWindow::showImpact(const EntityRef& target, QString* error) {
     try {

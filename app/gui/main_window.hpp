@@ -102,6 +102,10 @@ public:
     const runs::RunReplay* baseline() const;
     /// Impact query on an entity: lists it in the checks dock and highlights what is affected in 3D.
     bool showImpact(const EntityRef& target, QString* error = nullptr);
+    /// Analysis > Trace path (issue 40): the route the fabric gives traffic from GPU `from` to GPU `to` (a node id
+    /// stands for its first GPU), its cables lit in the 3D view and the path said in the status bar. False with
+    /// why when there is no such GPU or route. Returns the number of cables lit through `lit`.
+    bool tracePath(const QString& from, const QString& to, QString* error = nullptr, std::size_t* lit = nullptr);
     /// Saves the scenario (atomically); "" = its current file.
     bool saveScenario(const QString& path = {}, QString* error = nullptr);
     void setAutosaveInterval(int ms);

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -114,6 +115,17 @@ void MainWindow::buildMenus() {
     steady->setObjectName("actionSteadyState");
     steady->setToolTip(
         tr("Simulate until no rack inlet drifts more than 0.05 K per flow-through time of the room air (averaged over at least four)"));
+    QAction* trace = analysis->addAction(tr("&Trace path from the selected GPU…"), this, [this] {
+        bool ok = false;
+        const QString from = selection_.id;
+        const QString to =
+            QInputDialog::getText(this, tr("Trace path"), tr("From %1 to the GPU (or node):").arg(from), QLineEdit::Normal, {}, &ok)
+                .trimmed();
+        if (!ok || to.isEmpty()) return;
+        QString error;
+        if (!tracePath(from, to, &error)) QMessageBox::information(this, tr("Trace path"), error);
+    });
+    trace->setObjectName("actionTracePath");
     QAction* capacity = analysis->addAction(tr("C&apacity and where racks fit…"), this, [this] {
         auto* d = findChild<CapacityDialog*>("capacityDialog");
         if (!d) {
