@@ -557,6 +557,9 @@ void TstAppReading::theCapacityDialogShowsHeadroomAndWhereRacksFit() {
     // An edit shows at once: a rack taken out leaves more cooling.
     QVERIFY(w_->document().apply("remove r04-05", [](ct::model::Scenario& s) { ct::model::removeEntities(s, {"r04-05"}); }));
     QCOMPARE(leftOf("hall1", "cooling"), QString("64.8 kW"));
+    w_->document().undoStack()->undo();  // unedited again: opening a scenario next would ask to save it
+    QCOMPARE(leftOf("hall1", "cooling"), QString("24.0 kW"));
+    QVERIFY(!w_->document().isModified());
     d->close();
 }
 
