@@ -18,6 +18,7 @@
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/runs/replay.hpp>
+#include <clustertwin/runs/store.hpp>
 
 #include <QApplication>
 #include <QComboBox>
@@ -308,9 +309,19 @@ void TstAppTruth::theRunBeingComputedIsWhatEveryViewShows() {
     w_->openRun(lab_db_);
     QTRY_VERIFY_WITH_TIMEOUT(w_->run()->hasRun() && w_->run()->databasePath() == lab_db_ && !w_->run()->loading(), testMs(30000));
     QCOMPARE(w_->run()->replay()->info().id, previous);
-    QTest::qWait(2500);  // a few more of the new run's seconds
+    // The new run goes on growing in its database (read here beside the app) while the window stays on the
+    // user's choice.
+    auto grown = [&] {
+        auto st = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
+        const auto span = st.timeSpan(st.runs().back().id);
+        return span ? span->second : 0.0;
+    };
+    const double then = grown();
+    QTRY_VERIFY_WITH_TIMEOUT(grown() > then + 30, testMs(60000));
     QVERIFY(w_->simulationRunning());
+    QTest::qWait(50);  // any reload it would have started has had its event loop turn
     QCOMPARE(w_->run()->databasePath(), lab_db_);
+    QVERIFY(!w_->run()->loading());
     w_->cancelSimulation();
     QVERIFY(ended.wait(testMs(60000)));
 }

@@ -21,6 +21,26 @@
 
 namespace ct::importers {
 
+namespace detail {
+
+/// A rule's limit for one series: fixed, its GPU model's or another series of the same entity.
+struct AlertLimit {
+    double fixed = std::numeric_limits<double>::quiet_NaN();
+    const runs::SeriesValues* other = nullptr;                 ///< metric:NAME (its new readings)
+    double before = std::numeric_limits<double>::quiet_NaN();  ///< metric:NAME's reading before them
+    std::string text;                                          ///< "the NVIDIA H100 SXM's slowdown temperature"
+    double at(double t) const {
+        if (!other) return fixed;
+        const auto& p = other->points;
+        auto it = std::upper_bound(p.begin(), p.end(), t, [](double x, const auto& pt) { return x < pt.first; });
+        return it == p.begin() ? before : std::prev(it)->second;
+    }
+};
+
+}  // namespace detail
+
+using Limit = detail::AlertLimit;
+
 namespace {
 
 using nlohmann::json;
@@ -150,20 +170,6 @@ std::string fmt(double v, const std::string& metric, const std::string& unit) {
     return model::formatMetric(v, model::metricInfo(metric, unit));
 }
 
-/// A rule's limit for one series: fixed, its GPU model's or another series of the same entity.
-struct Limit {
-    double fixed = kNaN;
-    const runs::SeriesValues* other = nullptr;  ///< metric:NAME (its new readings)
-    double before = kNaN;                       ///< metric:NAME's reading before them
-    std::string text;                           ///< "the NVIDIA H100 SXM's slowdown temperature"
-    double at(double t) const {
-        if (!other) return fixed;
-        const auto& p = other->points;
-        auto it = std::upper_bound(p.begin(), p.end(), t, [](double x, const auto& pt) { return x < pt.first; });
-        return it == p.begin() ? before : std::prev(it)->second;
-    }
-};
-
 std::string sentence(const AlertRule& r, const std::string& entity, double v, double lim, const Limit& l, const std::string& unit) {
     const std::string value = fmt(v, r.metric, unit), limit = fmt(lim, r.metric, unit);
     if (!r.summary.empty()) {
@@ -196,9 +202,8 @@ AlertRuleSet loadAlertRules(const std::string& path) {
 
 AlertEvaluator::AlertEvaluator(AlertRuleSet rules) : rules_(std::move(rules)) {}
 
-void AlertEvaluator::evaluateSeries(const AlertRule& r, State& st, const runs::SeriesValues& sv, const void* limit,
+void AlertEvaluator::evaluateSeries(const AlertRule& r, State& st, const runs::SeriesValues& sv, const detail::AlertLimit& l,
                                     std::vector<runs::StoredEvent>& out) {
-    const Limit& l = *static_cast<const Limit*>(limit);
     for (const auto& [t, v] : sv.points) {
         const double lim = l.at(t);
         if (t <= until_ || !std::isfinite(v) || !std::isfinite(lim)) continue;
@@ -269,7 +274,7 @@ AlertRunResult AlertEvaluator::evaluate(runs::TelemetryStore& store, std::int64_
             } else {
                 l.fixed = std::stod(r.limit);
             }
-            evaluateSeries(r, st, sv, &l, out);
+            evaluateSeries(r, st, sv, l, out);
             if (!sv.points.empty()) newest = std::max(newest, sv.points.back().first);
         }
     }

@@ -15,6 +15,10 @@
 
 namespace ct::importers {
 
+namespace detail {
+struct AlertLimit;  ///< a rule's limit for one series (alert_rules.cpp)
+}
+
 struct AlertRule {
     std::string alert;        ///< the kind of alert it raises ("gpu_hot"; a new name is a kind of its own)
     std::string entity_kind;  ///< only series of entities of this kind ("gpu", "node", "rack", "link"); "" any
@@ -66,7 +70,7 @@ private:
         double last_t = std::numeric_limits<double>::quiet_NaN();
         double limit = std::numeric_limits<double>::quiet_NaN();  ///< metric:NAME's last reading
     };
-    void evaluateSeries(const AlertRule& r, State& st, const runs::SeriesValues& sv, const void* limit,
+    void evaluateSeries(const AlertRule& r, State& st, const runs::SeriesValues& sv, const detail::AlertLimit& l,
                         std::vector<runs::StoredEvent>& out);
     AlertRuleSet rules_;
     std::map<std::pair<std::size_t, std::string>, State> state_;  ///< (rule, entity)
