@@ -336,6 +336,7 @@ void TstContainment::newPartsRoundTripExactly() {
     h.site_position_m = {120, 40};
     h.rows[0].racks[0].rear_door = model::RearDoor{"rdhx-active-75kw", "chw-a", {}};
     h.rows[0].racks[1].blanking = "partial";
+    h.rows[0].racks[1].floor_gap_m = 0.04;
     h.rows[0].racks[2].recirculation_fraction = 0.1;
     h.cooling_units[0].loop = "chw-a";
     l.scenario.plant.loops = {{"chw-a", "Chilled water A", 16, 500000, {}}};

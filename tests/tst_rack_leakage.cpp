@@ -16,6 +16,7 @@
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/engine.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -68,6 +69,7 @@ class TstRackLeakage : public QObject {
 private slots:
     void openAreaFollowsTheRackAndItsBlanking();
     void quickModeLeaksInProportionToTheOpenArea();
+    void theGapUnderTheRackFeedsItsLowestServers();
     void fixedRecirculationIsUsedAsItIs();
     void latticeBackPressureDrivesMoreBack();
 };
@@ -79,17 +81,32 @@ void TstRackLeakage::openAreaFollowsTheRackAndItsBlanking() {
     QCOMPARE(r.nodes[1].u_position, 10);
     QVERIFY(model::rackOpenings(r, l.catalog).empty());  // no blanking said: sealed
     QCOMPARE(r.model, std::string("rack-48u-600x1200"));
-    // No blanking: 32 empty U open, and the sides: 0.6 m less 2 × 20 mm of panel less the 482.6 mm flanges, over 48 U.
+    // No blanking: 32 empty U open, the sides: 0.6 m less 2 × 20 mm of panel less the 482.6 mm flanges, over 48 U,
+    // and the 25 mm under the cabinet over its 0.6 m.
     r.blanking = "none";
-    const double sides = (0.6 - 0.04 - 0.4826) * 48 * 0.04445;
-    QVERIFY(std::fabs(model::rackOpenArea(r, l.catalog) - (32 * kUOpening + sides)) < 1e-9);
+    const double sides = (0.6 - 0.04 - 0.4826) * 48 * 0.04445, under = 0.025 * 0.6;
+    QVERIFY(std::fabs(model::rackOpenArea(r, l.catalog) - (32 * kUOpening + sides + under)) < 1e-9);
     // Full blanking: 1/16 in of each empty U's 1.75 in left open between the panels, the sides sealed; two bands
-    // (U 9, and U 18–48).
+    // (U 9, and U 18–48), and the gap under the rack, a 25 mm channel 1.2 m long: 1/√(0.5 + 1 + 0.04 · 1.2 / 0.05).
     r.blanking = "full";
-    const auto bands = model::rackOpenings(r, l.catalog);
-    QCOMPARE(bands.size(), std::size_t(2));
+    auto bands = model::rackOpenings(r, l.catalog);
+    QCOMPARE(bands.size(), std::size_t(3));
     QVERIFY(std::fabs(bands[0].z0_m - 8 * 0.04445) < 1e-9 && std::fabs(bands[0].z1_m - 9 * 0.04445) < 1e-9);
     QVERIFY(std::fabs(bands[1].z0_m - 17 * 0.04445) < 1e-9 && std::fabs(bands[1].z1_m - 48 * 0.04445) < 1e-9);
+    QCOMPARE(bands[0].discharge, 0.61);
+    QVERIFY(bands[2].z0_m == 0 && std::fabs(bands[2].z1_m - 0.025) < 1e-12 && std::fabs(bands[2].area_m2 - under) < 1e-12);
+    QVERIFY(std::fabs(bands[2].discharge - 1 / std::sqrt(2.46)) < 1e-12);
+    QVERIFY(std::fabs(model::rackOpenArea(r, l.catalog) - (32 * kUOpening * 0.036 + under)) < 1e-9);
+    // A measured clearance of the rack's own: 50 mm, a shorter channel for its height (1/√(0.5 + 1 + 0.48)).
+    r.floor_gap_m = 0.05;
+    bands = model::rackOpenings(r, l.catalog);
+    QVERIFY(std::fabs(bands[2].area_m2 - 0.03) < 1e-12 && std::fabs(bands[2].discharge - 1 / std::sqrt(1.98)) < 1e-12);
+    r.floor_gap_m = 0.0;
+    QCOMPARE(model::rackOpenings(r, l.catalog).size(), std::size_t(2));
+    r.floor_gap_m.reset();
+    // Sealed: as full, with the gap under the rack closed.
+    r.blanking = "sealed";
+    QCOMPARE(model::rackOpenings(r, l.catalog).size(), std::size_t(2));
     QVERIFY(std::fabs(model::rackOpenArea(r, l.catalog) - 32 * kUOpening * 0.036) < 1e-9);
     // A chassis's empty slots are open too: one sled of three in U 20 leaves two thirds of that U.
     auto cat = l.catalog;
@@ -105,6 +122,12 @@ void TstRackLeakage::openAreaFollowsTheRackAndItsBlanking() {
     n.slot = 2;
     r.nodes.push_back(n);
     QVERIFY(std::fabs(model::rackOpenArea(r, cat) - (31 + 2.0 / 3.0) * kUOpening * 0.036) < 1e-9);
+    // A clearance the validation refuses.
+    l.scenario.halls[0].rows[0].racks[0].floor_gap_m = -0.01;
+    const auto diags = model::validateScenario(l.scenario, l.catalog);
+    QVERIFY(std::any_of(diags.begin(), diags.end(), [](const model::Diagnostic& d) {
+        return d.severity == model::Severity::Error && d.location.find("/floor_gap_m") != std::string::npos;
+    }));
     // A fixed share (the rack's own, or a blanking's measured one) is used as it is: no openings.
     r.recirculation_fraction = 0.1;
     QVERIFY(model::rackOpenings(r, cat).empty());
@@ -114,15 +137,15 @@ void TstRackLeakage::openAreaFollowsTheRackAndItsBlanking() {
 void TstRackLeakage::quickModeLeaksInProportionToTheOpenArea() {
     // Without the aisles' pressure the servers draw through their face F and the openings C_d·A in parallel: a
     // level's share back is C_d·A/(F + C_d·A), nearly proportional to the open area while it is small. Rack 1
-    // has twice the open share of rack 2 (3.6 % of each empty U); rack 0 is sealed.
+    // has twice the open share of rack 2 (3.6 % of each empty U, the gap under both sealed); rack 0 is sealed.
     auto l = hall();
-    model::BlankingModel twice = *l.catalog.blanking("full");
+    model::BlankingModel twice = *l.catalog.blanking("sealed");
     twice.id = "twice";
     twice.open_share = 2 * 0.036;
     l.catalog.blankings.push_back(twice);
     auto& racks = l.scenario.halls[0].rows[0].racks;
     racks[1].blanking = "twice";
-    racks[2].blanking = "full";
+    racks[2].blanking = "sealed";
     requireValid(l);
     sim::Engine e(l.scenario, l.catalog, options("quick"));
     const model::Frame& f = runTo(e, 900);
@@ -143,6 +166,29 @@ void TstRackLeakage::quickModeLeaksInProportionToTheOpenArea() {
         QVERIFY(r.inlet_mean_c - sup >= g * rise - 0.01);
         QVERIFY(r.inlet_mean_c - sup <= 1.25 * g * rise);
     }
+}
+
+void TstRackLeakage::theGapUnderTheRackFeedsItsLowestServers() {
+    // Rack 1 is blanked with the gap under it open (25 mm, the catalog's), rack 2 has the same blanking on a
+    // rack whose measured clearance is 0, rack 3 is sealed: 2 and 3 take back exactly the same, rack 1 more, all
+    // of it at its lowest level (0–0.25 m): that level's share C_d·A/(F + C_d·A) with C_d·A = 0.6376 · 0.015 m²
+    // and F = 0.45 · 0.25 m² is 0.07835, and the level carries 0.25/0.3556 of the lower DGX's air (U 1–8), half
+    // the rack's: 0.0275 more on the rack.
+    auto l = hall();
+    auto& racks = l.scenario.halls[0].rows[0].racks;
+    racks[1].blanking = "full";
+    racks[2].blanking = "full";
+    racks[2].floor_gap_m = 0.0;
+    racks[3].blanking = "sealed";
+    requireValid(l);
+    sim::Engine e(l.scenario, l.catalog, options("quick"));
+    const model::Frame& f = runTo(e, 900);
+    qInfo("recirculation: open under %.4f, no gap %.4f, sealed %.4f", f.racks[1].recirculation, f.racks[2].recirculation,
+          f.racks[3].recirculation);
+    QVERIFY(std::fabs(f.racks[2].recirculation - f.racks[3].recirculation) < 1e-12);
+    const double more = f.racks[1].recirculation - f.racks[3].recirculation;
+    QVERIFY2(std::fabs(more - 0.0275) < 0.001, "the gap under the rack: its lowest level's share on the level's air");
+    QVERIFY(f.racks[1].inlet_mean_c > f.racks[3].inlet_mean_c + 0.05);
 }
 
 void TstRackLeakage::fixedRecirculationIsUsedAsItIs() {

@@ -90,6 +90,7 @@ void read(ObjReader& r, RackModel& m) {
     r.get("height_m", m.height_m);
     r.get("weight_kg", m.weight_kg);
     r.get("max_static_load_kg", m.max_static_load_kg);
+    r.get("floor_gap_m", m.floor_gap_m);
 }
 
 void read(ObjReader& r, FloorTileModel& m) {
@@ -142,6 +143,7 @@ void read(ObjReader& r, BlankingModel& m) {
     readCommon(r, m.name, m.source);
     r.get("open_share", m.open_share);
     r.get("sides_sealed", m.sides_sealed);
+    r.get("floor_sealed", m.floor_sealed);
     r.get("recirculation_fraction", m.recirculation_fraction);
 }
 
@@ -378,6 +380,7 @@ void checkRack(Checker& c, const RackModel& r, const Catalog& /*cat*/) {
     c.positive("weight_kg", r.weight_kg);
     c.positive("max_static_load_kg", r.max_static_load_kg);
     if (r.height_u * units::kRackUnitM > r.height_m) c.err("height_u", "more U than fit in height_m");
+    if (!(r.floor_gap_m >= 0 && r.floor_gap_m <= 0.2)) c.err("floor_gap_m", "must be within 0..0.2 m");
 }
 
 void checkFloorTile(Checker& c, const FloorTileModel& t, const Catalog& /*cat*/) {

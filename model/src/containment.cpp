@@ -164,7 +164,15 @@ std::vector<RackOpening> rackOpenings(const Rack& r, const Catalog& cat) {
     }
     const double gap = rm->width_m - 2 * kSidePanelM - kRailFlangesM;
     if (!b->sides_sealed && gap > 0) out.push_back({0.0, rm->height_u * units::kRackUnitM, gap * rm->height_u * units::kRackUnitM});
+    const double under = r.floor_gap_m.value_or(rm->floor_gap_m);
+    if (!b->floor_sealed && under > 0) out.push_back({0.0, under, under * rm->width_m, floorGapDischarge(under, rm->depth_m)});
     return out;
+}
+
+double floorGapDischarge(double gap_m, double depth_m) {
+    constexpr double kEntry = 0.5, kExit = 1.0, kFriction = 0.04;
+    if (gap_m <= 0) return 0;
+    return 1.0 / std::sqrt(kEntry + kExit + kFriction * std::max(0.0, depth_m) / (2 * gap_m));
 }
 
 double rackOpenArea(const Rack& r, const Catalog& cat) {

@@ -58,6 +58,7 @@ void read(ObjReader& r, Rack& k, Diagnostics& d) {
     }
     r.get("blanking", k.blanking);
     r.get("recirculation_fraction", k.recirculation_fraction);
+    r.get("floor_gap_m", k.floor_gap_m);
     r.forEach("nodes", false, [&](const json& e, const std::string& p) {
         ObjReader nr(e, p, d);
         if (!nr.valid()) return;
@@ -230,6 +231,7 @@ ojson write(const Rack& k) {
     }
     putIfNotEmpty(o, "blanking", k.blanking);
     if (k.recirculation_fraction) o["recirculation_fraction"] = num(*k.recirculation_fraction);
+    if (k.floor_gap_m) o["floor_gap_m"] = num(*k.floor_gap_m);
     ojson pdus = ojson::array();
     for (const auto& p : k.pdus) pdus.push_back(write(p));
     o["pdus"] = std::move(pdus);

@@ -103,10 +103,15 @@ private:
     }
 
     void rack(const Rack& r, const std::string& kp) {
-        if (!r.blanking.empty() && !c_.blanking(r.blanking))
-            err(kp + "/blanking", "unknown blanking '" + r.blanking + "' (the catalog's blankings: full, partial, none)");
+        if (!r.blanking.empty() && !c_.blanking(r.blanking)) {
+            std::string known;
+            for (const auto& b : c_.blankings) known += (known.empty() ? "" : ", ") + b.id;
+            err(kp + "/blanking", "unknown blanking '" + r.blanking + "' (the catalog's blankings: " + known + ")");
+        }
         if (r.recirculation_fraction && !(*r.recirculation_fraction >= 0 && *r.recirculation_fraction <= 0.9))
             err(kp + "/recirculation_fraction", "must be within 0..0.9 (is " + fmtNum(*r.recirculation_fraction) + ")");
+        if (r.floor_gap_m && !(*r.floor_gap_m >= 0 && *r.floor_gap_m <= 0.2))
+            err(kp + "/floor_gap_m", "must be within 0..0.2 m (is " + fmtNum(*r.floor_gap_m) + ")");
         if (!r.rear_door) return;
         loop(r.rear_door->loop, kp + "/rear_door/loop");
         const RearDoorModel* m = c_.rearDoor(r.rear_door->model);

@@ -4,6 +4,7 @@
 // exactly what it gives out), and at every air sub-step the temperatures the racks and units set on their ports.
 #include "engine/passes.hpp"
 
+#include <clustertwin/model/containment.hpp>
 #include <clustertwin/sim/air/air_solver.hpp>
 
 #include <algorithm>
@@ -74,7 +75,7 @@ struct HallFlows {
 /// and half the servers' air in bypass, the most the lattice's jets were sized for.
 double leakFlow(const RackLevel& lv, const AirSolver& air) {
     if (lv.open_m2 <= 0 || lv.q_m3s <= 0 || lv.face_m2 <= 0) return 0.0;
-    constexpr double kDischarge = 0.61, kRho = model::units::kAirDensityKgM3;
+    constexpr double kDischarge = model::kOrificeDischarge, kRho = model::units::kAirDensityKgM3;
     const double back = air.probePressurePa(lv.back_probe), front = air.probePressurePa(lv.front_probe);
     const double dp = std::isfinite(back) && std::isfinite(front) ? back - front : 0.0;
     const double ca = kDischarge * lv.open_m2, q = lv.q_m3s;

@@ -45,7 +45,8 @@ void placeOpenings(RackRt& rr, const std::vector<model::RackOpening>& openings, 
         double a = 0;
         for (const auto& o : openings) {
             const double lo = std::max(o.z0_m, lv.z_m - cell / 2), hi = std::min(o.z1_m, lv.z_m + cell / 2);
-            if (hi > lo) a += o.area_m2 * (hi - lo) / (o.z1_m - o.z0_m) / cols;
+            // As an orifice's area: the level's air through it is kOrificeDischarge · open_m2 · √(2Δp/ρ).
+            if (hi > lo) a += o.area_m2 * o.discharge / model::kOrificeDischarge * (hi - lo) / (o.z1_m - o.z0_m) / cols;
         }
         if (a <= 0) continue;
         if (served[e]) {

@@ -75,6 +75,9 @@ struct RackModel {
     double height_m = 2.0;
     double weight_kg = 0;           ///< empty
     double max_static_load_kg = 0;  ///< equipment it may carry
+    /// The clearance under the cabinet on its levelling feet or casters (m), open from its back to its front
+    /// unless a blanking seals it (models.md §3); 0 = none.
+    double floor_gap_m = 0;
     bool operator==(const RackModel&) const = default;
 };
 
@@ -147,8 +150,9 @@ struct ContainmentModel {
 /// the pressure between the rack's back and front.
 struct BlankingModel {
     std::string id, name, source;
-    double open_share = 0;     ///< share of each empty U's opening (450 × 44.45 mm) left open
-    bool sides_sealed = true;  ///< the gaps between the 19" rails and the cabinet's sides are closed
+    double open_share = 0;      ///< share of each empty U's opening (450 × 44.45 mm) left open
+    bool sides_sealed = true;   ///< the gaps between the 19" rails and the cabinet's sides are closed
+    bool floor_sealed = false;  ///< the gap under the cabinet is closed (a brush or foam strip along its base)
     /// A measured share of the exhaust that returns to the intake inside the rack, used as it is instead.
     std::optional<double> recirculation_fraction;
     bool operator==(const BlankingModel&) const = default;

@@ -43,16 +43,26 @@ double leakageFraction(const Containment& c, const Catalog& cat);
 /// one; nullopt when the air through its openings follows the pressure across it (rackOpenings()).
 std::optional<double> fixedRecirculation(const Rack& r, const Catalog& cat);
 
+/// The discharge coefficient of a sharp-edged orifice (Idelchik, Handbook of Hydraulic Resistance; ISO 5167-2).
+inline constexpr double kOrificeDischarge = 0.61;
+
 /// An opening through a rack besides its servers, over a band of height (m from the rack's floor).
 struct RackOpening {
     double z0_m = 0, z1_m = 0;
     double area_m2 = 0;
+    double discharge = kOrificeDischarge;  ///< Q = discharge · area · √(2Δp/ρ)
 };
+/// The discharge coefficient of the gap under a cabinet: a flat channel `gap_m` high and `depth_m` long,
+/// 1/√(K_in + K_out + λ·L/D_h) with a sharp entry (K 0.5) and the exit's dynamic pressure lost (K 1; Idelchik),
+/// D_h = 2 · gap, λ = 0.04 (smooth channel, Re 2,000–10,000: laminar 64/Re 0.032 at 2,000, Blasius 0.043 at 3,000).
+double floorGapDischarge(double gap_m, double depth_m);
 /// The open area from a rack's back to its front (models.md §3): every empty U (or empty share of a chassis's
 /// slots) a 450 × 44.45 mm opening (EIA-310: the clear width between the rails) times its blanking's open
-/// share, and where the blanking leaves the sides open, the gaps between the 482.6 mm rail flanges and the
-/// cabinet's sides (its width less 20 mm of side panel each side) over the rails' height. Empty for a rack
-/// without a blanking, with a fixed recirculation, or of an unknown model.
+/// share; where the blanking leaves the sides open, the gaps between the 482.6 mm rail flanges and the
+/// cabinet's sides (its width less 20 mm of side panel each side) over the rails' height; and unless the
+/// blanking seals it, the gap under the cabinet (the rack's `floor_gap_m`, else its model's) over its width, a
+/// channel as deep as the rack (floorGapDischarge). Empty for a rack without a blanking, with a fixed
+/// recirculation, or of an unknown model.
 std::vector<RackOpening> rackOpenings(const Rack& r, const Catalog& cat);
 /// Their total area (m²).
 double rackOpenArea(const Rack& r, const Catalog& cat);

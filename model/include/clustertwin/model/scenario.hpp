@@ -85,6 +85,7 @@ struct Rack {
     /// empty = perfectly sealed. Sets the share of exhaust that recirculates inside the rack to the intake.
     std::string blanking;
     std::optional<double> recirculation_fraction;  ///< overrides the blanking's figure (0..0.9)
+    std::optional<double> floor_gap_m;             ///< measured clearance under the cabinet; overrides its model's
     Extras extra;
     std::string row_id, hall_id;  ///< parents (derived)
     bool operator==(const Rack&) const = default;
