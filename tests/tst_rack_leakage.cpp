@@ -70,6 +70,7 @@ private slots:
     void openAreaFollowsTheRackAndItsBlanking();
     void quickModeLeaksInProportionToTheOpenArea();
     void theGapUnderTheRackFeedsItsLowestServers();
+    void gapsBetweenCabinetsPassAir();
     void fixedRecirculationIsUsedAsItIs();
     void latticeBackPressureDrivesMoreBack();
 };
@@ -189,6 +190,46 @@ void TstRackLeakage::theGapUnderTheRackFeedsItsLowestServers() {
     const double more = f.racks[1].recirculation - f.racks[3].recirculation;
     QVERIFY2(std::fabs(more - 0.0275) < 0.001, "the gap under the rack: its lowest level's share on the level's air");
     QVERIFY(f.racks[1].inlet_mean_c > f.racks[3].inlet_mean_c + 0.05);
+}
+
+void TstRackLeakage::gapsBetweenCabinetsPassAir() {
+    // Row 1's racks 2–4 moved 20 mm along the row: a 20 mm gap between racks 1 and 2, as high as the racks
+    // (2.258 m) and as deep (1.2 m), a slot whose discharge coefficient is 1/√(0.5 + 1 + 0.04 · 1.2 / 0.04).
+    // Each rack beside it takes half its area; narrower than the 0.25 m grid, the grid closes it.
+    auto l = hall();
+    auto& row = l.scenario.halls[0].rows[0];
+    const bool ns = row.racks[0].facing == model::Facing::North || row.racks[0].facing == model::Facing::South;
+    for (std::size_t i = 1; i < row.racks.size(); ++i) (ns ? row.racks[i].position_m.x_m : row.racks[i].position_m.y_m) += 0.02;
+    const auto gaps = model::cabinetGaps(row, l.catalog);
+    QCOMPARE(gaps.size(), std::size_t(1));
+    QVERIFY(std::fabs(gaps[0].width_m - 0.02) < 1e-9 && std::fabs(gaps[0].height_m - 2.258) < 1e-9 &&
+            std::fabs(gaps[0].depth_m - 1.2) < 1e-9);
+    QCOMPARE(std::min(gaps[0].a, gaps[0].b) * 10 + std::max(gaps[0].a, gaps[0].b), std::size_t(1));
+    QVERIFY(model::cabinetGaps(l.scenario.halls[0].rows[1], l.catalog).empty());  // the other row stands closed
+    for (auto& r : row.racks) {
+        r.blanking = "full";
+        r.floor_gap_m = 0.0;
+    }
+    const auto bands = model::rackOpenings(row.racks[0], l.catalog, gaps);
+    QCOMPARE(bands.size(), std::size_t(3));
+    QVERIFY(std::fabs(bands[2].area_m2 - 0.5 * 0.02 * 2.258) < 1e-12 && std::fabs(bands[2].discharge - 1 / std::sqrt(2.7)) < 1e-12);
+    row.racks[0].blanking = "sealed";
+    QCOMPARE(model::rackOpenings(row.racks[0], l.catalog, gaps).size(), std::size_t(2));
+    // Quick air: racks 1 and 2 (beside the gap) blanked "full", racks 3 and 4 "sealed" (the same, the gaps
+    // closed); no floor gaps. Racks 1 and 4 end the row, 2 and 3 stand inside it, so each pair differs only by
+    // the gap: the orifice area C_d·A = 0.6086 · 0.0226 m² per rack spread over the servers' faces (F = 0.1125 m²
+    // a level, about four levels) takes back 0.02–0.035 of the rack's air, the same on both sides of it.
+    row.racks[0].blanking = "full";
+    row.racks[2].blanking = "sealed";
+    row.racks[3].blanking = "sealed";
+    requireValid(l);
+    sim::Engine e(l.scenario, l.catalog, options("quick"));
+    const model::Frame& f = runTo(e, 900);
+    const double end = f.racks[0].recirculation - f.racks[3].recirculation, inner = f.racks[1].recirculation - f.racks[2].recirculation;
+    qInfo("recirculation %.4f %.4f %.4f %.4f: the gap adds %.4f at the row's end, %.4f inside it", f.racks[0].recirculation,
+          f.racks[1].recirculation, f.racks[2].recirculation, f.racks[3].recirculation, end, inner);
+    QVERIFY(end > 0.02 && end < 0.035);
+    QVERIFY(std::fabs(end - inner) < 0.05 * end);
 }
 
 void TstRackLeakage::fixedRecirculationIsUsedAsItIs() {

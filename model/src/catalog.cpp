@@ -143,7 +143,7 @@ void read(ObjReader& r, BlankingModel& m) {
     readCommon(r, m.name, m.source);
     r.get("open_share", m.open_share);
     r.get("sides_sealed", m.sides_sealed);
-    r.get("floor_sealed", m.floor_sealed);
+    r.get("gaps_sealed", m.gaps_sealed);
     r.get("recirculation_fraction", m.recirculation_fraction);
 }
 

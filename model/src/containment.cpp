@@ -133,7 +133,7 @@ constexpr double kRailFlangesM = 0.4826;  // EIA-310: the 19" panel width over t
 constexpr double kSidePanelM = 0.020;     // a cabinet's side panel with its frame, each side
 }  // namespace
 
-std::vector<RackOpening> rackOpenings(const Rack& r, const Catalog& cat) {
+std::vector<RackOpening> rackOpenings(const Rack& r, const Catalog& cat, const std::vector<CabinetGap>& beside) {
     std::vector<RackOpening> out;
     const BlankingModel* b = r.blanking.empty() ? nullptr : cat.blanking(r.blanking);
     const RackModel* rm = cat.rack(r.model);
@@ -165,19 +165,55 @@ std::vector<RackOpening> rackOpenings(const Rack& r, const Catalog& cat) {
     const double gap = rm->width_m - 2 * kSidePanelM - kRailFlangesM;
     if (!b->sides_sealed && gap > 0) out.push_back({0.0, rm->height_u * units::kRackUnitM, gap * rm->height_u * units::kRackUnitM});
     const double under = r.floor_gap_m.value_or(rm->floor_gap_m);
-    if (!b->floor_sealed && under > 0) out.push_back({0.0, under, under * rm->width_m, floorGapDischarge(under, rm->depth_m)});
+    if (!b->gaps_sealed && under > 0) out.push_back({0.0, under, under * rm->width_m, slotDischarge(under, rm->depth_m)});
+    if (!b->gaps_sealed)
+        for (const auto& g : beside)
+            if (g.width_m > 0 && g.height_m > 0)
+                out.push_back({0.0, g.height_m, 0.5 * g.width_m * g.height_m, slotDischarge(g.width_m, g.depth_m)});
     return out;
 }
 
-double floorGapDischarge(double gap_m, double depth_m) {
+std::vector<CabinetGap> cabinetGaps(const Row& row, const Catalog& cat) {
+    std::vector<CabinetGap> out;
+    std::vector<Box2> box(row.racks.size());
+    std::vector<const RackModel*> model(row.racks.size());
+    for (std::size_t i = 0; i < row.racks.size(); ++i) {
+        const Rack& r = row.racks[i];
+        model[i] = cat.rack(r.model);
+        if (model[i]) box[i] = footprint(r.position_m, model[i]->width_m, model[i]->depth_m, r.facing);
+    }
+    for (std::size_t i = 0; i < row.racks.size(); ++i) {
+        if (!model[i]) continue;
+        const bool ns = row.racks[i].facing == Facing::North || row.racks[i].facing == Facing::South;
+        // The nearest cabinet on the high side of i along the row, facing the same way and overlapping in depth.
+        std::size_t best = row.racks.size();
+        double gap = kMaxCabinetGapM + 1e-9, depth = 0;
+        for (std::size_t j = 0; j < row.racks.size(); ++j) {
+            if (j == i || !model[j] || row.racks[j].facing != row.racks[i].facing) continue;
+            const Box2 &a = box[i], &b = box[j];
+            const double w = ns ? b.x0 - a.x1 : b.y0 - a.y1;
+            const double d = ns ? std::min(a.y1, b.y1) - std::max(a.y0, b.y0) : std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
+            if (w > -1e-9 && w < gap && d > 0) {
+                best = j;
+                gap = w;
+                depth = d;
+            }
+        }
+        if (best < row.racks.size() && gap > 1e-6)
+            out.push_back({i, best, gap, std::min(model[i]->height_m, model[best]->height_m), depth});
+    }
+    return out;
+}
+
+double slotDischarge(double gap_m, double depth_m) {
     constexpr double kEntry = 0.5, kExit = 1.0, kFriction = 0.04;
     if (gap_m <= 0) return 0;
     return 1.0 / std::sqrt(kEntry + kExit + kFriction * std::max(0.0, depth_m) / (2 * gap_m));
 }
 
-double rackOpenArea(const Rack& r, const Catalog& cat) {
+double rackOpenArea(const Rack& r, const Catalog& cat, const std::vector<CabinetGap>& beside) {
     double a = 0;
-    for (const auto& o : rackOpenings(r, cat)) a += o.area_m2;
+    for (const auto& o : rackOpenings(r, cat, beside)) a += o.area_m2;
     return a;
 }
 

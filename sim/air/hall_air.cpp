@@ -123,11 +123,25 @@ private:
 
     void solids() {
         auto box = [&](const model::Box2& b, double height) { solver_.addSolidBox(b.x0, b.y0, 0, b.x1, b.y1, height); };
-        for (const auto& row : hall_.rows)
+        for (const auto& row : hall_.rows) {
             for (const auto& r : row.racks) {
                 const auto& rm = rackModel(r);
                 box(model::footprint(r.position_m, rm.width_m, rm.depth_m, r.facing), rm.height_m);
             }
+            // A gap between cabinets narrower than a cell is closed here (a cell centre in it would open a whole
+            // cell's width); the engine passes its air as an opening of both racks (model::cabinetGaps).
+            for (const auto& g : model::cabinetGaps(row, cat_)) {
+                if (g.width_m >= c_) continue;
+                const model::Rack &a = row.racks[g.a], &b = row.racks[g.b];
+                const auto &ma = rackModel(a), &mb = rackModel(b);
+                const model::Box2 fa = model::footprint(a.position_m, ma.width_m, ma.depth_m, a.facing);
+                const model::Box2 fb = model::footprint(b.position_m, mb.width_m, mb.depth_m, b.facing);
+                const bool ns = a.facing == Facing::North || a.facing == Facing::South;
+                const double lo = ns ? std::max(fa.y0, fb.y0) : std::max(fa.x0, fb.x0),
+                             hi = ns ? std::min(fa.y1, fb.y1) : std::min(fa.x1, fb.x1);
+                box(ns ? model::Box2{fa.x1, lo, fb.x0, hi} : model::Box2{lo, fa.y1, hi, fb.y0}, g.height_m);
+            }
+        }
         for (const auto& u : hall_.cooling_units) {
             const auto* m = cat_.coolingUnit(u.model);
             if (!m) throw SimError("cooling unit " + u.id + ": unknown model " + u.model);
@@ -270,7 +284,8 @@ private:
             node_cells.push_back(std::move(share));
         }
         RackAirPorts ra;
-        probing_ = !model::rackOpenings(r, cat_).empty();                     // only a rack with openings needs the pressure across it
+        // Only a rack with openings (its own, or a gap beside it) needs the pressure across it.
+        probing_ = !r.blanking.empty() && !model::fixedRecirculation(r, cat_);
         std::vector<int> entry(static_cast<std::size_t>(levels * cols), -1);  // (level, column) → its port pair
         std::vector<std::size_t> exhaust_cells;                               // per port pair
         for (int kk = 0; kk < levels; ++kk) rackLevel(r, b, kk, cols, cell_q, entry, exhaust_cells, ra);

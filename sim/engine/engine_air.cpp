@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <map>
 
 #include "air/hall_air.hpp"
 
@@ -94,6 +95,14 @@ void Engine::Impl::buildAir(int h) {
     const HallAirPorts ports = buildHallAir(hall, catalog, *hr.solver, opt.unit_airflow_margin);
     // The fastest air sets the lattice's step (Mach 0.15 there by default); a floor keeps a still hall from a huge step.
     hr.solver->setFastestJet(std::max(ports.fastest_jet_ms, 0.5));
+    // Gaps between cabinets narrower than a cell (the grid closes them: buildHallAir) pass air as openings.
+    std::map<const model::Rack*, std::vector<model::CabinetGap>> beside;
+    for (const auto& row : hall.rows)
+        for (const auto& g : model::cabinetGaps(row, catalog))
+            if (g.width_m < hr.air->cellM()) {
+                beside[&row.racks[g.a]].push_back(g);
+                beside[&row.racks[g.b]].push_back(g);
+            }
     for (std::size_t q = 0; q < hr.racks.size(); ++q) {
         RackRt& rr = racks[hr.racks[q]];
         const RackAirPorts& rp = ports.racks[q];
@@ -106,7 +115,9 @@ void Engine::Impl::buildAir(int h) {
             lv.back_probe = rp.back_probe[kk];
             rr.levels.push_back(lv);
         }
-        placeOpenings(rr, model::rackOpenings(*rr.rack, catalog), rp, hr.air->cellM());
+        const auto gaps = beside.find(rr.rack);
+        placeOpenings(rr, model::rackOpenings(*rr.rack, catalog, gaps == beside.end() ? std::vector<model::CabinetGap>{} : gaps->second),
+                      rp, hr.air->cellM());
         for (std::size_t n = 0; n < rr.nodes.size(); ++n) nodes[rr.nodes[n]].levels = rp.node_levels[n];
     }
     for (std::size_t q = 0; q < hr.units.size(); ++q) {

@@ -150,9 +150,10 @@ struct ContainmentModel {
 /// the pressure between the rack's back and front.
 struct BlankingModel {
     std::string id, name, source;
-    double open_share = 0;      ///< share of each empty U's opening (450 × 44.45 mm) left open
-    bool sides_sealed = true;   ///< the gaps between the 19" rails and the cabinet's sides are closed
-    bool floor_sealed = false;  ///< the gap under the cabinet is closed (a brush or foam strip along its base)
+    double open_share = 0;     ///< share of each empty U's opening (450 × 44.45 mm) left open
+    bool sides_sealed = true;  ///< the gaps between the 19" rails and the cabinet's sides are closed
+    /// The gaps under the cabinet and between it and the cabinets beside it are closed (brush or foam strips).
+    bool gaps_sealed = false;
     /// A measured share of the exhaust that returns to the intake inside the rack, used as it is instead.
     std::optional<double> recirculation_fraction;
     bool operator==(const BlankingModel&) const = default;
