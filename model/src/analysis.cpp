@@ -8,6 +8,27 @@
 
 namespace ct::model {
 
+ChainLoads chainLoads(const Scenario& s, const Catalog& c) {
+    ChainLoads l;
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& rack : row.racks) {
+                const double load = rackNameplatePowerW(rack, c);
+                std::map<std::string, int> per_side;
+                for (const auto& p : rack.pdus) per_side[p.feed]++;
+                for (const auto& p : rack.pdus) {
+                    l.normal.pdu[p.upstream] += load / static_cast<double>(rack.pdus.size());
+                    l.failover.pdu[p.upstream] += load / per_side[p.feed];
+                }
+            }
+    for (ChainLoad* k : {&l.normal, &l.failover}) {
+        for (const auto& p : s.power.pdus) k->ups[p.ups] += k->pdu[p.id];
+        for (const auto& u : s.power.ups) k->feed[u.feed] += k->ups[u.id];
+        for (const auto& t : s.power.transformers) k->feed[t.feed] += k->feed[t.id] / (t.efficiency > 0 ? t.efficiency : 1);
+    }
+    return l;
+}
+
 double rackNameplatePowerW(const Rack& r, const Catalog& c) {
     double w = 0;
     for (const Node& n : r.nodes)

@@ -13,28 +13,6 @@ namespace ct::model {
 
 namespace {
 
-/// Loads with one side failed: each rack's nameplate spread over the PDUs of its surviving side, summed up the
-/// chain (floor PDU, UPS, feed), as the validator's failover check counts them.
-struct ChainLoad {
-    std::map<std::string, double> pdu, ups, feed;
-};
-
-ChainLoad failoverLoads(const Scenario& s, const Catalog& c) {
-    ChainLoad l;
-    for (const auto& h : s.halls)
-        for (const auto& row : h.rows)
-            for (const auto& rack : row.racks) {
-                const double load = rackNameplatePowerW(rack, c);
-                std::map<std::string, int> per_side;
-                for (const auto& p : rack.pdus) per_side[p.feed]++;
-                for (const auto& p : rack.pdus) l.pdu[p.upstream] += load / per_side[p.feed];
-            }
-    for (const auto& p : s.power.pdus) l.ups[p.ups] += l.pdu[p.id];
-    for (const auto& u : s.power.ups) l.feed[u.feed] += l.ups[u.id];
-    for (const auto& t : s.power.transformers) l.feed[t.feed] += l.feed[t.id] / (t.efficiency > 0 ? t.efficiency : 1);
-    return l;
-}
-
 /// Hall air cooling at N+1: the units' capacity less the largest, against the heat its racks give the air.
 Headroom hallCooling(const Hall& h, const Catalog& c) {
     Headroom r{h.id, "hall", "cooling", 0, 0, "W", "air cooling with the largest unit out (N+1) against the racks' nameplate heat to air"};
@@ -92,7 +70,7 @@ std::vector<Headroom> capacityHeadroom(const Scenario& s, const Catalog& c) {
         const Headroom cool = hallCooling(h, c);
         if (cool.capacity > 0 || cool.used > 0) out.push_back(cool);
     }
-    const ChainLoad l = failoverLoads(s, c);
+    const ChainLoad l = chainLoads(s, c).failover;
     const std::string basis = "its capacity against its load with the other side failed";
     for (const auto& p : s.power.pdus)
         if (p.capacity_w > 0) out.push_back({p.id, "floor_pdu", "power", p.capacity_w, l.pdu.count(p.id) ? l.pdu.at(p.id) : 0, "W", basis});

@@ -74,24 +74,14 @@ bool slotInRow(const Hall& h, const Catalog& c, const Row& row, double width_m, 
 
 namespace {
 
-/// What floor PDU `id` carries when the other side fails: the nameplate of every rack it feeds.
-double failoverLoadW(const Scenario& s, const Catalog& c, const std::string& id) {
-    double w = 0;
-    for (const auto& h : s.halls)
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                if (std::any_of(r.pdus.begin(), r.pdus.end(), [&](const RackPdu& p) { return p.upstream == id; }))
-                    w += rackNameplatePowerW(r, c);
-    return w;
-}
-
 /// The floor PDU with the most room left on failover for side A, and for side B the roomiest on another UPS
 /// (else any other one).
 void roomiestFloorPdus(const Scenario& s, const Catalog& c, std::string& a, std::string& b) {
+    std::map<std::string, double> failover = chainLoads(s, c).failover.pdu;
     const Pdu* best_a = nullptr;
     double room_a = -1e300;
     for (const auto& p : s.power.pdus)
-        if (const double room = p.capacity_w - failoverLoadW(s, c, p.id); room > room_a) {
+        if (const double room = p.capacity_w - failover[p.id]; room > room_a) {
             best_a = &p;
             room_a = room;
         }
@@ -102,7 +92,7 @@ void roomiestFloorPdus(const Scenario& s, const Catalog& c, std::string& a, std:
     for (const auto& p : s.power.pdus) {
         if (p.id == a) continue;
         const bool other = p.ups != best_a->ups;
-        const double room = p.capacity_w - failoverLoadW(s, c, p.id);
+        const double room = p.capacity_w - failover[p.id];
         if ((other && !other_ups) || (other == other_ups && room > room_b)) {
             b = p.id;
             room_b = room;
@@ -116,10 +106,11 @@ void roomiestFloorPdus(const Scenario& s, const Catalog& c, std::string& a, std:
 std::string failoverWarning(const Scenario& s, const Catalog& c, const RackPlan& p) {
     if (p.upstream_a == p.upstream_b) return "both sides from floor PDU " + p.upstream_a + ": no redundancy if it fails";
     std::string out;
+    std::map<std::string, double> failover = chainLoads(s, c).failover.pdu;
     for (const std::string& id : {p.upstream_a, p.upstream_b}) {
         const auto it = std::find_if(s.power.pdus.begin(), s.power.pdus.end(), [&](const Pdu& x) { return x.id == id; });
         if (it == s.power.pdus.end() || !(it->capacity_w > 0)) continue;
-        const double load = failoverLoadW(s, c, id) + p.load_w;
+        const double load = failover[id] + p.load_w;
         if (load <= it->capacity_w) continue;
         char b[200];
         std::snprintf(b, sizeof b,

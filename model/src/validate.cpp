@@ -350,44 +350,24 @@ private:
             if (!isKind(u.ups, EntityKind::Ups)) err(p + "/ups", "unknown UPS '" + u.ups + "'");
             positive(p + "/capacity_w", u.capacity_w);
         }
-        // Load on each level of the chain, in normal operation (every rack's load spread over all its PDUs)
-        // and with one side failed (spread over that side's PDUs only).
-        std::unordered_map<std::string, double> normal, failover;
-        for (const Hall& h : s_.halls)
-            for (const Row& row : h.rows)
-                for (const Rack& rack : row.racks) {
-                    const double load = rackNameplatePowerW(rack, c_);
-                    std::map<std::string, int> per_side;
-                    for (const RackPdu& p : rack.pdus) per_side[p.feed]++;
-                    for (const RackPdu& p : rack.pdus) {
-                        normal[p.upstream] += load / static_cast<double>(rack.pdus.size());
-                        failover[p.upstream] += load / per_side[p.feed];
-                    }
-                }
-        std::unordered_map<std::string, double> ups_normal, ups_fail, feed_normal, feed_fail;
+        // Load on each level of the chain, in normal operation and with one side failed (chainLoads).
+        ChainLoads l = chainLoads(s_, c_);
         for (std::size_t i = 0; i < pc.pdus.size(); ++i) {
             const Pdu& u = pc.pdus[i];
-            checkLoad(ptrJoin("/power/pdus", i), "PDU", u.capacity_w, normal[u.id], failover[u.id]);
-            ups_normal[u.ups] += normal[u.id];
-            ups_fail[u.ups] += failover[u.id];
+            checkLoad(ptrJoin("/power/pdus", i), "PDU", u.capacity_w, l.normal.pdu[u.id], l.failover.pdu[u.id]);
         }
         for (std::size_t i = 0; i < pc.ups.size(); ++i) {
             const Ups& u = pc.ups[i];
-            const UpsModel* m = c_.upsModel(u.model);
-            if (m) checkLoad(ptrJoin("/power/ups", i), "UPS", m->capacity_w * u.modules, ups_normal[u.id], ups_fail[u.id]);
-            feed_normal[u.feed] += ups_normal[u.id];
-            feed_fail[u.feed] += ups_fail[u.id];
+            if (const UpsModel* m = c_.upsModel(u.model))
+                checkLoad(ptrJoin("/power/ups", i), "UPS", m->capacity_w * u.modules, l.normal.ups[u.id], l.failover.ups[u.id]);
         }
         for (std::size_t i = 0; i < pc.transformers.size(); ++i) {
             const Transformer& t = pc.transformers[i];
-            checkLoad(ptrJoin("/power/transformers", i), "transformer", t.capacity_w, feed_normal[t.id], feed_fail[t.id]);
-            const double eta = t.efficiency > 0 ? t.efficiency : 1;
-            feed_normal[t.feed] += feed_normal[t.id] / eta;
-            feed_fail[t.feed] += feed_fail[t.id] / eta;
+            checkLoad(ptrJoin("/power/transformers", i), "transformer", t.capacity_w, l.normal.feed[t.id], l.failover.feed[t.id]);
         }
         for (std::size_t i = 0; i < pc.feeds.size(); ++i) {
             const UtilityFeed& f = pc.feeds[i];
-            checkLoad(ptrJoin("/power/feeds", i), "feed", f.capacity_w, feed_normal[f.id], feed_fail[f.id]);
+            checkLoad(ptrJoin("/power/feeds", i), "feed", f.capacity_w, l.normal.feed[f.id], l.failover.feed[f.id]);
             if (!(f.ramp_limit_w_per_s >= 0)) err(ptrJoin("/power/feeds", i) + "/ramp_limit_w_per_s", "must be >= 0 (0 = no limit)");
         }
     }

@@ -15,6 +15,19 @@ double rackNameplatePowerW(const Rack& r, const Catalog& c);
 /// Share of a rack's nameplate heat that goes to liquid (weighted by server power).
 double rackLiquidPowerW(const Rack& r, const Catalog& c);
 
+/// Every rack at its nameplate, summed up the power chain: per floor PDU (by the racks' PDUs' upstream), UPS and
+/// feed (a transformer by its id, its load over its efficiency added to its own feed).
+struct ChainLoad {
+    std::map<std::string, double> pdu, ups, feed;
+};
+/// The chain's loads in normal operation (a rack's load spread over all its PDUs) and with one side failed (over
+/// the PDUs of its own side only, so each side's floor PDU carries the rack alone): what the validator checks,
+/// capacity reports and the editor plans against.
+struct ChainLoads {
+    ChainLoad normal, failover;
+};
+ChainLoads chainLoads(const Scenario& s, const Catalog& c);
+
 struct RedundancyResult {
     bool survives = true;          ///< load still carried after losing any one unit
     std::string worst_unit;        ///< the unit whose loss hurts most ("" when none)
