@@ -365,6 +365,13 @@ void TstFabric::parallelCablesAndOverrides() {
     ScenarioFabric f = buildScenarioFabric(s, model::Catalog::builtin());
     QCOMPARE(f.topology.cablesByName("S1<->S2").size(), std::size_t(2));
     QCOMPARE(f.topology.cableId(f.topology.cableByName("S1<->S2#2")), std::string("S1<->S2#2"));
+    // The names people read (the Fabric dock, the inspector): the ends and which of the parallel cables.
+    const model::CableName c = model::parseCableId(f.topology.cableId(f.topology.cableByName("S1<->S2#2")));
+    QVERIFY(c.valid && c.a == "S1" && c.b == "S2" && c.ordinal == 2);
+    QCOMPARE(model::cableLabel("leaf3<->spine0#30"), std::string("leaf3 ↔ spine0, cable 30"));
+    QCOMPARE(model::cableLabel("n0001/gpu0<->leaf0"), std::string("n0001/gpu0 ↔ leaf0"));
+    QCOMPARE(model::cableLabel("leaf#a<->spine#x"), std::string("leaf#a ↔ spine#x"));
+    QCOMPARE(model::cableLabel("crah-01"), std::string("crah-01"));
     s.network.link_overrides = {{"S2<->S1#2", 200, std::nullopt, {}}};
     QVERIFY(!model::hasErrors(model::validateScenario(s, model::Catalog::builtin())));
     f = buildScenarioFabric(s, model::Catalog::builtin());

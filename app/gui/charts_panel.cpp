@@ -154,6 +154,8 @@ ChartsPanel::ChartsPanel(const RunController& run, QWidget* parent) : QWidget(pa
     x_->setTitleText(tr("time (min)"));
     y_ = new QValueAxis;
     y2_ = new QValueAxis;
+    // Labels in full: the value axis showed a steady rack power's labels (38.8–39.8 kW) as "…".
+    for (QValueAxis* a : {x_, y_, y2_}) a->setTruncateLabels(false);
     chart->addAxis(x_, Qt::AlignBottom);
     chart->addAxis(y_, Qt::AlignLeft);
     chart->addAxis(y2_, Qt::AlignRight);

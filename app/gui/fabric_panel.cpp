@@ -2,6 +2,8 @@
 
 #include "run_controller.hpp"
 
+#include <clustertwin/model/fabric.hpp>
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
@@ -111,7 +113,7 @@ void FabricPanel::setLinks(const std::vector<model::LinkFrame>& links) {
         if (!std::isfinite(v.first)) {
             it->setText(tr("failed"));
             it->setBackground(QColor(200, 40, 200));
-            it->setToolTip(QString::fromStdString(v.second) + tr(": failed"));
+            it->setToolTip(QString::fromStdString(model::cableLabel(v.second)) + tr(": failed"));
             continue;
         }
         hottest = std::max(hottest, v.first);
@@ -120,7 +122,7 @@ void FabricPanel::setLinks(const std::vector<model::LinkFrame>& links) {
         // White (idle) to red (saturated), as the 3D view's link colours.
         it->setBackground(QColor::fromRgbF(1.0f, static_cast<float>(1 - 0.8 * f), static_cast<float>(1 - 0.85 * f)));
         it->setForeground(f > 0.6 ? Qt::white : Qt::black);
-        it->setToolTip(tr("%1: %2 % utilized").arg(QString::fromStdString(v.second)).arg(100 * v.first, 0, 'f', 1));
+        it->setToolTip(tr("%1: %2 % utilized").arg(QString::fromStdString(model::cableLabel(v.second))).arg(100 * v.first, 0, 'f', 1));
     }
     if (leaves.empty())
         note_->setText(run_.hasRun()

@@ -1,6 +1,7 @@
 #include "properties_panel.hpp"
 
 #include <clustertwin/model/containment.hpp>
+#include <clustertwin/model/fabric.hpp>
 
 #include "scenario_document.hpp"
 
@@ -205,14 +206,16 @@ void addSitePart(Props& p, const model::Scenario& sc, const model::Catalog& cat,
                                {"utilization", QString::number(j.utilization)}});
 }
 
-/// A link picked in the 3D view: "a<->b".
+/// A link picked in the 3D view: "a<->b", "a<->b#k" for the k-th parallel cable (model::parseCableId).
 void addLink(Props& p, const model::Scenario& sc, const std::string& id) {
-    const auto sep = id.find("<->");
+    const model::CableName c = model::parseCableId(id);
     const bool nvlink = id.find("nvsw") != std::string::npos;
-    p.insert(p.end(), {{"end A", s(id.substr(0, sep))},
-                       {"end B", sep == std::string::npos ? QString() : s(id.substr(sep + 3))},
-                       {"link speed", nvlink ? QString("NVLink (the server's)") : QString("%1 Gb/s").arg(sc.network.link_speed_gbps)},
-                       {"utilization", "below, and over the run in the Charts dock (recorded for the 50 busiest links)"}});
+    p.insert(p.end(), {{"end A", s(c.valid ? c.a : id)}, {"end B", s(c.b)}});
+    if (c.ordinal > 1) p.push_back({"cable", QString("%1 of the parallel cables between them").arg(c.ordinal)});
+    p.insert(p.end(), {{"link speed", nvlink ? QString("NVLink (the server's)") : QString("%1 Gb/s").arg(sc.network.link_speed_gbps)},
+                       {"utilization",
+                        "below, and over the run in the Charts dock (a run records the 50 busiest links and up to "
+                        "2,000 switch-to-switch ones)"}});
 }
 
 void addEvent(Props& p, const model::Scenario& sc, const EntityRef& ref) {

@@ -112,4 +112,28 @@ std::vector<NodeRef> nodesInCablingOrder(const Scenario& s) {
     return out;
 }
 
+CableName parseCableId(const std::string& id) {
+    CableName c;
+    const auto sep = id.find("<->");
+    if (sep == std::string::npos) return c;
+    c.a = id.substr(0, sep);
+    c.b = id.substr(sep + 3);
+    const auto hash = c.b.rfind('#');
+    if (hash != std::string::npos && hash + 1 < c.b.size() && hash + 9 > c.b.size() &&
+        c.b.find_first_not_of("0123456789", hash + 1) == std::string::npos) {
+        c.ordinal = std::stoi(c.b.substr(hash + 1));
+        c.b.resize(hash);
+    }
+    c.valid = !c.a.empty() && !c.b.empty();
+    return c;
+}
+
+std::string cableLabel(const std::string& id) {
+    const CableName c = parseCableId(id);
+    if (!c.valid) return id;
+    std::string out = c.a + " ↔ " + c.b;
+    if (c.ordinal > 1) out += ", cable " + std::to_string(c.ordinal);
+    return out;
+}
+
 }  // namespace ct::model

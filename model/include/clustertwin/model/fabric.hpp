@@ -33,4 +33,15 @@ struct NodeRef {
 };
 std::vector<NodeRef> nodesInCablingOrder(const Scenario& s);
 
+/// A cable as the fabric names it in runs: "a<->b", or "a<->b#k" for the k-th of the parallel cables between
+/// the same two ends (k ≥ 2).
+struct CableName {
+    std::string a, b;
+    int ordinal = 1;
+    bool valid = false;  ///< the id had the form
+};
+CableName parseCableId(const std::string& id);
+/// The same for people: "leaf3 ↔ spine0", "leaf3 ↔ spine0, cable 30"; an id of another form as it is.
+std::string cableLabel(const std::string& id);
+
 }  // namespace ct::model
