@@ -473,9 +473,7 @@ void TstAirSolver::aStoppedPortSettlesTheLatticeOnce() {
         room.advance(1.0, {});
         if (room.stats().lattice_steps > before) ran.push_back(s);
     }
-    auto runs = [&](int from, int to) {
-        return std::count_if(ran.begin(), ran.end(), [&](int s) { return s >= from && s < to; });
-    };
+    auto runs = [&](int from, int to) { return std::count_if(ran.begin(), ran.end(), [&](int s) { return s >= from && s < to; }); };
     // The stop is seen and settled (every step for a while after it); the moves that count end when the stopped
     // pair's smoothed flow has less than 1 % of the ports' largest total left to fall (151 s here), the settling
     // 20 s later (two flow-throughs of the 8 m³ box at 0.8 m³/s), and then the lattice
