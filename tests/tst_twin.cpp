@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <sstream>
 #include "test_paths.hpp"
 
@@ -53,6 +54,7 @@ private slots:
     void calibrationRefusesBadParameters();
     void manifoldMappingReproducesALinearFineModel();
     void leastSquaresConvergesFromARoughJacobian();
+    void leastSquaresSeesAcrossAHinge();
     void realCapturesRunEndToEnd();
 
 private:
@@ -433,7 +435,8 @@ void TstTwin::leastSquaresConvergesFromARoughJacobian() {
             ++expensive;
             return residuals(u, 1.0);
         };
-        p.jacobian = [&](const std::vector<double>& u, const std::vector<double>&, int& runs) -> std::optional<ct::session::Jacobian> {
+        p.jacobian = [&](const std::vector<double>& u, const std::vector<double>&, int& runs,
+                         std::vector<ct::session::Evaluation>&) -> std::optional<ct::session::Jacobian> {
             runs = 0;  // on the cheap model
             ct::session::Jacobian j(3);
             const std::vector<double> base = residuals(u, 1.3);
@@ -468,6 +471,70 @@ void TstTwin::leastSquaresConvergesFromARoughJacobian() {
     const auto d = ct::session::boundedStep(j, {0.5, -0.5}, {0.0, 0.5}, 0.0);
     QCOMPARE(d[0], 0.0);
     QVERIFY(std::abs(d[1] - 0.5) < 1e-12);
+}
+
+/// A parameter that does nothing on one side of a kink, as a cooling unit's airflow scale does nothing while its
+/// rating exceeds what its airflow rule asks of it: r = a·max(0, 0.45 − u0) + b·u1 − measured, from u0 = 0.6 on
+/// the flat side, the measurements made at u0 = 0.35. A forward difference there sees nothing; the secant to a
+/// quarter of the range the other way does, the search goes on from that run (it is better), and ends at the
+/// truth. With per-run noise (a lattice's eddies) the flat step moves every residual as much as the other
+/// parameter's step does, and still the sum of squares tells it apart and takes the secant.
+void TstTwin::leastSquaresSeesAcrossAHinge() {
+    for (const double noise : {0.0, 0.01}) {
+        std::mt19937 rng(7);
+        std::normal_distribution<double> eddies(0.0, noise > 0 ? noise : 1.0);
+        auto model = [&](const std::vector<double>& u) {
+            std::vector<double> y(40);
+            for (std::size_t i = 0; i < y.size(); ++i) {
+                const double t = static_cast<double>(i) / 39.0;
+                y[i] = (1.0 + t) * std::max(0.0, 0.45 - u[0]) + 0.4 * (1.5 - t) * u[1];
+            }
+            return y;
+        };
+        const std::vector<double> measured = model({0.35, 0.7});
+        int runs = 0;
+        auto residuals = [&](const std::vector<double>& u) -> std::optional<std::vector<double>> {
+            ++runs;
+            std::vector<double> r = model(u);
+            for (std::size_t i = 0; i < r.size(); ++i) r[i] += (noise > 0 ? eddies(rng) : 0.0) - measured[i];
+            return r;
+        };
+        ct::session::DifferenceProblem dp;
+        dp.run = residuals;
+        const std::vector<double> u0{0.6, 0.5};
+        const std::vector<double> r0 = *residuals(u0);
+        runs = 0;
+        const auto dj = ct::session::differenceJacobian(dp, u0, r0);
+        QVERIFY(dj.has_value());
+        QCOMPARE(static_cast<int>(dj->runs.size()), runs);
+        QCOMPARE(runs, 3);  // two forward differences and the hinge's secant
+        QCOMPARE(dj->runs.back().u[0], 0.35);
+        if (noise > 0) continue;
+        QVERIFY(std::abs(dj->jac[0][0] + 0.1 / 0.35) < 1e-9);  // the secant from 0.7 to 0.35: -0.1 / 0.35 at t = 0
+        ct::session::LeastSquaresProblem p;
+        p.n = 2;
+        p.max_runs = 15;
+        p.xtol = 1e-7;
+        p.ftol_rel = 1e-12;
+        p.residuals = residuals;
+        p.jacobian = [&](const std::vector<double>& u, const std::vector<double>& r, int& n,
+                         std::vector<ct::session::Evaluation>& seen) -> std::optional<ct::session::Jacobian> {
+            const int before = runs;
+            auto j = ct::session::differenceJacobian(dp, u, r);
+            n = runs - before;
+            if (!j) return std::nullopt;
+            seen = j->runs;
+            return j->jac;
+        };
+        runs = 0;
+        const auto res = ct::session::levenbergMarquardt(p, u0, r0);
+        QCOMPARE(res.runs, runs);
+        QVERIFY(res.moved >= 1);
+        QVERIFY2(std::abs(res.u[0] - 0.35) < 1e-4 && std::abs(res.u[1] - 0.7) < 1e-4,
+                 qPrintable(QString("%1 %2 after %3 runs (%4)").arg(res.u[0]).arg(res.u[1]).arg(res.runs).arg(res.stop.c_str())));
+        qInfo("hinge: (%.5f, %.5f) in %d runs, %d Jacobians, moved %d: %s", res.u[0], res.u[1], res.runs, res.jacobians, res.moved,
+              res.stop.c_str());
+    }
 }
 
 void TstTwin::manifoldMappingReproducesALinearFineModel() {

@@ -125,9 +125,9 @@ void printResult(const session::CalibResult& res, const std::string& out) {
                 res.stop.c_str());
     if (res.iterations > 0)
         std::printf(
-            "calibrate: least squares, %d steps and %d Jacobians; %d runs on the runs' grid besides the start's, %d on the coarse "
-            "grid (%.0f s)\n",
-            res.iterations, res.jacobians, res.fine_runs, res.coarse_runs, res.coarse_wall_s);
+            "calibrate: least squares, %d steps and %d Jacobians (%d of them went on from one of their own runs); %d runs on the "
+            "runs' grid besides the start's, %d on the coarse grid (%.0f s)\n",
+            res.iterations, res.jacobians, res.moved, res.fine_runs, res.coarse_runs, res.coarse_wall_s);
     else if (res.coarse_runs > 0)
         std::printf("calibrate: %d of them on the coarse grid (%.0f s), corrected by %d on the runs' grid (manifold mapping, %.0f s)\n",
                     res.coarse_runs, res.coarse_wall_s, res.fine_runs, res.space_mapping_s - res.coarse_wall_s);
@@ -204,6 +204,7 @@ int cmdCalibrate(const Args& a) {
                           {"method", req.method == session::CalibMethod::LeastSquares ? "lm" : "bobyqa"},
                           {"iterations", res.iterations},
                           {"jacobians", res.jacobians},
+                          {"moved", res.moved},
                           {"stop", res.stop},
                           {"parameters", params},
                           {"train", {{"before", statsJson(res.train_before)}, {"after", statsJson(res.train_after)}}},

@@ -422,78 +422,58 @@ FineRun spaceMapped(Evaluator& ev, FineRun start, CalibResult& out, nlopt_result
     return best;
 }
 
-/// A Jacobian of the training residuals at u (parameters scaled to [0, 1]), where the runs' grid gives `res`:
-/// differences of a tenth of each range, on the coarse grid when there is one (its own base run there), a
-/// secant to a quarter of the range the other way where that is flat; the scoring's own parameters
-/// (sensor_offset) exact. `fine_runs`: the runs it took on the runs' grid.
+/// A Jacobian of the training residuals at u (parameters scaled to [0, 1]), where the runs' grid gives `res`
+/// (least_squares.hpp's differenceJacobian): on the coarse grid when there is one (its own base run there, a
+/// secant for every parameter), the scoring's own parameters (sensor_offset) exact. On the runs' grid its runs
+/// are scored like any other and `keep` offered each (the best run so far may be one of them) with `seen`
+/// their residuals; `fine_runs`: the runs it took on the runs' grid.
 std::optional<Jacobian> differences(Evaluator& ev, const std::vector<double>& u, const std::vector<double>& res, CalibResult& out,
-                                    int& fine_runs) {
+                                    int& fine_runs, std::vector<Evaluation>& seen, const std::function<void(FineRun&&)>& keep) {
     const CalibRequest& r = ev.r;
     const bool coarse = r.coarse_cell_m > r.engine.cell_m;
     const auto c0 = Clock::now();
     const int before = ev.runs;
-    Jacobian jac(r.params.size());
-    auto run = [&](const std::vector<double>& at) -> std::optional<std::vector<double>> {
+    DifferenceProblem dp;
+    dp.secant_always = coarse;
+    dp.run = [&](const std::vector<double>& at) -> std::optional<std::vector<double>> {
         ev.mapping = nullptr;
-        ev.simulate(at, r.train.to_s);
+        if (coarse) {
+            ev.simulate(fromUnit(r.params, at), r.train.to_s);
+            if (ev.stopped) return std::nullopt;
+            ev.report(fromUnit(r.params, at), ev.score(r.train).rmse);
+            return ev.residuals(r.train);
+        }
+        FineRun f = fineRun(ev, fromUnit(r.params, at), r.train.to_s);
         if (ev.stopped) return std::nullopt;
-        ev.report(at, ev.score(r.train).rmse);
-        return ev.residuals(r.train);
+        std::vector<double> rr = ev.residuals(r.train);
+        keep(std::move(f));
+        return rr;
+    };
+    for (const auto& prm : r.params) dp.exact.push_back(scoringOnly(prm));
+    dp.exact_column = [&](std::size_t k) {
+        std::vector<double> col = ev.offsetColumn(k, r.train);
+        for (double& v : col) v *= r.params[k].max - r.params[k].min;
+        return col;
     };
     ev.engine.cell_m = coarse ? r.coarse_cell_m : r.engine.cell_m;
     std::vector<double> base = res;
     if (coarse) {
-        auto b = run(fromUnit(r.params, u));
+        auto b = dp.run(u);
         if (!b) return std::nullopt;
         base = std::move(*b);
     }
-    // Forward differences of a tenth of each range, towards the inside.
-    std::vector<double> effect(r.params.size(), 0.0), step(r.params.size(), 0.0);
-    for (std::size_t k = 0; k < r.params.size(); ++k) {
-        if (scoringOnly(r.params[k])) {
-            jac[k] = ev.offsetColumn(k, r.train);
-            for (double& v : jac[k]) v *= r.params[k].max - r.params[k].min;
-            continue;
-        }
-        step[k] = u[k] + 0.1 <= 1 ? 0.1 : -0.1;
-        std::vector<double> uk = u;
-        uk[k] += step[k];
-        auto rf = run(fromUnit(r.params, uk));
-        if (!rf) return std::nullopt;
-        jac[k].resize(base.size());
-        double ss = 0;
-        for (std::size_t i = 0; i < base.size(); ++i) {
-            ss += ((*rf)[i] - base[i]) * ((*rf)[i] - base[i]);
-            jac[k][i] = ((*rf)[i] - base[i]) / step[k];
-        }
-        effect[k] = std::sqrt(ss / std::max<std::size_t>(1, base.size()));
-    }
-    // A secant across the point where that step did next to nothing (on the coarse grid, always): from there to
-    // a quarter of the range the other way. The model can be flat on one side of a kink — a unit's airflow scale
-    // does nothing while its rating exceeds what the airflow rule asks of it, and matters once below — and a
-    // difference taken on the flat side alone would never move that parameter (the lattice's eddies would also
-    // hide a small one).
-    const double largest = *std::max_element(effect.begin(), effect.end());
-    for (std::size_t k = 0; k < r.params.size(); ++k) {
-        if (scoringOnly(r.params[k]) || (!coarse && effect[k] >= 0.2 * largest)) continue;
-        const double back = step[k] > 0 ? -std::min(0.25, u[k]) : std::min(0.25, 1 - u[k]);
-        if (std::abs(back) < 0.05) continue;
-        std::vector<double> uk = u;
-        uk[k] += back;
-        auto rb = run(fromUnit(r.params, uk));
-        if (!rb) return std::nullopt;
-        // The forward point is base + step·column; the secant joins it to the far point.
-        for (std::size_t i = 0; i < base.size(); ++i) jac[k][i] = (base[i] + step[k] * jac[k][i] - (*rb)[i]) / (step[k] - back);
-    }
+    auto dj = differenceJacobian(dp, u, base);
     ev.engine.cell_m = r.engine.cell_m;
+    if (!dj) return std::nullopt;
     fine_runs = coarse ? 0 : ev.runs - before;
     if (coarse) {
         out.coarse_runs += ev.runs - before;
         out.coarse_wall_s += std::chrono::duration<double>(Clock::now() - c0).count();
     } else {
         out.fine_runs += fine_runs;
+        seen = std::move(dj->runs);
     }
-    return jac;
+    return std::move(dj->jac);
 }
 
 /// The default method (least_squares.hpp): Levenberg–Marquardt on the training window's residuals, each
@@ -517,13 +497,17 @@ FineRun leastSquares(Evaluator& ev, FineRun start, CalibResult& out) {
         if (cur.train.rmse < best.train.rmse) best = std::move(cur);
         return res;
     };
-    p.jacobian = [&](const std::vector<double>& u, const std::vector<double>& res, int& fine_runs) {
-        return differences(ev, u, res, out, fine_runs);
+    auto keep = [&](FineRun&& f) {
+        if (f.train.rmse < best.train.rmse) best = std::move(f);
+    };
+    p.jacobian = [&](const std::vector<double>& u, const std::vector<double>& res, int& fine_runs, std::vector<Evaluation>& seen) {
+        return differences(ev, u, res, out, fine_runs, seen, keep);
     };
     const LeastSquaresResult lsq = levenbergMarquardt(p, toUnit(r.params, best.run.x), r0);
     out.stop = lsq.stop;
     out.iterations = lsq.iterations;
     out.jacobians = lsq.jacobians;
+    out.moved = lsq.moved;
     out.space_mapping_s = std::chrono::duration<double>(Clock::now() - t0).count();
     return best;
 }

@@ -102,6 +102,53 @@ std::vector<double> boundedStep(const Jacobian& jac, const std::vector<double>& 
     return d;
 }
 
+std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p, const std::vector<double>& u,
+                                                     const std::vector<double>& base) {
+    const std::size_t n = u.size();
+    DifferenceJacobian out;
+    out.jac.resize(n);
+    const double sse0 = dot(base, base);
+    std::vector<double> effect(n, 0.0), change(n, 0.0), step(n, 0.0);
+    for (std::size_t k = 0; k < n; ++k) {
+        if (k < p.exact.size() && p.exact[k]) {
+            out.jac[k] = p.exact_column(k);
+            continue;
+        }
+        step[k] = u[k] + 0.1 <= 1 ? 0.1 : -0.1;
+        std::vector<double> uk = u;
+        uk[k] += step[k];
+        auto rf = p.run(uk);
+        if (!rf) return std::nullopt;
+        if (rf->size() != base.size()) throw std::invalid_argument("differenceJacobian: the residuals changed in number");
+        out.jac[k].resize(base.size());
+        double ss = 0;
+        for (std::size_t i = 0; i < base.size(); ++i) {
+            ss += ((*rf)[i] - base[i]) * ((*rf)[i] - base[i]);
+            out.jac[k][i] = ((*rf)[i] - base[i]) / step[k];
+        }
+        effect[k] = std::sqrt(ss / static_cast<double>(std::max<std::size_t>(1, base.size())));
+        change[k] = std::abs(dot(*rf, *rf) - sse0);
+        out.runs.push_back({std::move(uk), std::move(*rf)});
+    }
+    const double most_effect = *std::max_element(effect.begin(), effect.end());
+    const double most_change = *std::max_element(change.begin(), change.end());
+    for (std::size_t k = 0; k < n; ++k) {
+        if (k < p.exact.size() && p.exact[k]) continue;
+        if (!p.secant_always && effect[k] >= 0.2 * most_effect && change[k] >= 0.2 * most_change) continue;
+        const double back = step[k] > 0 ? -std::min(0.25, u[k]) : std::min(0.25, 1 - u[k]);
+        if (std::abs(back) < 0.05) continue;
+        std::vector<double> uk = u;
+        uk[k] += back;
+        auto rb = p.run(uk);
+        if (!rb) return std::nullopt;
+        if (rb->size() != base.size()) throw std::invalid_argument("differenceJacobian: the residuals changed in number");
+        // The forward point is base + step·column; the secant joins it to the far point.
+        for (std::size_t i = 0; i < base.size(); ++i) out.jac[k][i] = (base[i] + step[k] * out.jac[k][i] - (*rb)[i]) / (step[k] - back);
+        out.runs.push_back({std::move(uk), std::move(*rb)});
+    }
+    return out;
+}
+
 LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<double> u0, std::vector<double> r0) {
     if (u0.size() != p.n) throw std::invalid_argument("levenbergMarquardt: the start has the wrong number of parameters");
     LeastSquaresResult out;
@@ -111,14 +158,27 @@ LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<
     std::vector<bool> exact = p.exact;
     exact.resize(p.n, false);
     const int per_jacobian = static_cast<int>(std::count(exact.begin(), exact.end(), false));
+    // A fresh Jacobian; when one of its runs beat the current point, the search goes on from there (the
+    // Jacobian a little off there, as Broyden's updates leave it anyway).
     auto newJacobian = [&](Jacobian& jac) {
         int runs = 0;
-        auto j = p.jacobian(out.u, r, runs);
+        std::vector<Evaluation> seen;
+        auto j = p.jacobian(out.u, r, runs, seen);
         out.runs += runs;
         if (!j) return false;
         if (j->size() != p.n) throw std::invalid_argument("levenbergMarquardt: a Jacobian with the wrong number of columns");
         jac = std::move(*j);
         ++out.jacobians;
+        for (auto& e : seen) {
+            if (e.r.size() != r.size() || e.u.size() != p.n) continue;
+            const double sse = dot(e.r, e.r);
+            if (sse < out.sse) {
+                out.u = std::move(e.u);
+                r = std::move(e.r);
+                out.sse = sse;
+                ++out.moved;
+            }
+        }
         return true;
     };
     Jacobian jac;

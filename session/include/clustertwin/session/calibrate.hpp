@@ -98,6 +98,7 @@ struct CalibResult {
     double space_mapping_s = 0;         ///< the coarse searches and the fine runs between them
     double wall_s = 0, run_wall_s = 0;  ///< the whole calibration; the longest evaluation
     int iterations = 0, jacobians = 0;  ///< least squares: its steps, and the Jacobians it took
+    int moved = 0;                      ///< least squares: times a Jacobian's own run was better and the search went on from it
     std::string stop;                   ///< why the optimiser stopped
     bool cancelled = false;
     model::Scenario calibrated;  ///< the scenario with the fitted values and its "calibration" block

@@ -20,13 +20,21 @@ namespace ct::session {
 /// Column-major: jac[j] is the residuals' derivative by parameter j.
 using Jacobian = std::vector<std::vector<double>>;
 
+/// A run of the model: the parameters (scaled to [0, 1]) and its residuals.
+struct Evaluation {
+    std::vector<double> u, r;
+};
+
 struct LeastSquaresProblem {
     std::size_t n = 0;  ///< parameters, each scaled to [0, 1]
     /// The residuals at u (one run of the expensive model); nullopt when cancelled. Their count never changes.
     std::function<std::optional<std::vector<double>>(const std::vector<double>& u)> residuals;
     /// A Jacobian at u, where the residuals are r (finite differences, exact columns where known); nullopt when
-    /// cancelled. `runs` is set to the expensive runs it took (0 on a cheaper model).
-    std::function<std::optional<Jacobian>(const std::vector<double>& u, const std::vector<double>& r, int& runs)> jacobian;
+    /// cancelled. `runs` is set to the expensive runs it took (0 on a cheaper model), and `seen` to those runs'
+    /// points and residuals: the search moves to the best of them when it beats u.
+    std::function<std::optional<Jacobian>(const std::vector<double>& u, const std::vector<double>& r, int& runs,
+                                          std::vector<Evaluation>& seen)>
+        jacobian;
     /// Columns that are exact (a parameter the residuals depend on linearly, known in closed form): Broyden's
     /// update leaves them alone.
     std::vector<bool> exact;
@@ -40,9 +48,32 @@ struct LeastSquaresResult {
     double sse = 0;         ///< their sum of squared residuals
     int runs = 0;           ///< expensive runs (the start's not counted), the Jacobians' among them
     int iterations = 0, rejected = 0, jacobians = 0;
+    int moved = 0;  ///< times a Jacobian's own run beat the point it was taken at, and the search moved there
     std::string stop;
     bool cancelled = false;
 };
+
+/// A Jacobian by differences (calibrate's, exposed for tests): forward differences of a tenth of each range
+/// towards the inside of the box, and where that step did next to nothing — its residuals moved, or their sum of
+/// squares changed, by less than a fifth of what the most effective parameter's did — a secant from there to a
+/// quarter of the range the other way. A model can be flat on one side of a kink (a cooling unit's airflow
+/// scale does nothing while its rating exceeds what its airflow rule asks of it, and matters once it is below),
+/// and a difference taken on the flat side alone would never move that parameter; chaotic noise (a lattice's
+/// eddies, realised anew by each run) moves every residual a little and hides such a parameter from the first
+/// test, not from the second.
+struct DifferenceProblem {
+    /// The residuals at u (one run); nullopt when cancelled.
+    std::function<std::optional<std::vector<double>>(const std::vector<double>& u)> run;
+    std::vector<bool> exact;                                       ///< parameters whose column is known in closed form
+    std::function<std::vector<double>(std::size_t)> exact_column;  ///< that column
+    bool secant_always = false;  ///< a secant for every parameter (a cheap model whose noise hides small effects)
+};
+struct DifferenceJacobian {
+    Jacobian jac;
+    std::vector<Evaluation> runs;  ///< every run it took
+};
+std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p, const std::vector<double>& u,
+                                                     const std::vector<double>& base);
 
 /// From u0, whose residuals are r0. The bounds are kept by fixing a parameter at the bound its step would cross
 /// and solving again for the others.
