@@ -344,6 +344,16 @@ private slots:
         QVERIFY2(layout.contains("Layout changed") && layout.contains("racks added (1): r04-05") &&
                      layout.contains("crah-02: supply setpoint 18.0 → 20.0 °C"),
                  qPrintable(layout));
+        // The charts' dashed curves follow the new comparison.
+        QTRY_VERIFY2(w_->charts()->findChild<QChartView*>()->chart()->title().contains("dashed: run 1, simulate demo"),
+                     qPrintable(w_->charts()->findChild<QChartView*>()->chart()->title()));
+        // Each pane draws its run's own layout: the compared version has no r04-05, the shown run is the open
+        // demo's.
+        if (View3D::available()) {
+            QVERIFY(cv->baselineView()->showsVersion());
+            QVERIFY(!cv->whatIfView()->showsVersion());
+            QCOMPARE(cv->baselineView()->scene()->rackCount() + 1, cv->whatIfView()->scene()->rackCount());
+        }
         if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {  // the window (its GL views grab black) and each view
             const QString shots = qEnvironmentVariable("CT_SHOT_DIR");
             w_->grab().save(shots + "/compare-two-runs.png");

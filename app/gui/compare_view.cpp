@@ -6,6 +6,7 @@
 
 #include <clustertwin/model/scenario_diff.hpp>
 #include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/validate.hpp>
 #include "table_util.hpp"
 #include "view3d.hpp"
 
@@ -31,7 +32,7 @@ QString num(double v, int d = 1) { return std::isfinite(v) ? QString::number(v, 
 QString when(double s) { return s < 0 ? QObject::tr("never") : qs(model::formatDuration(s)); }
 }  // namespace
 
-CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, QWidget* parent) : QWidget(parent), run_(run) {
+CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, QWidget* parent) : QWidget(parent), doc_(doc), run_(run) {
     setObjectName("compareView");
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
@@ -178,7 +179,25 @@ void CompareView::setBaseline(std::shared_ptr<const runs::RunReplay> baseline) {
         left_->clearFrame();
         right_->clearFrame();
     }
+    showVersions();
     if (isVisible()) refresh();
+}
+
+void CompareView::showVersions() {
+    const std::string open = model::scenarioHash(doc_.scenario());
+    auto versionOf = [&](const runs::RunReplay* r) -> std::shared_ptr<const model::ValidationReport> {
+        if (!r || r->info().meta.scenario_json.empty() || r->info().meta.scenario_hash == open) return nullptr;
+        try {
+            return std::make_shared<const model::ValidationReport>(
+                model::parseAndValidate(r->info().meta.scenario_json, "run " + std::to_string(r->info().id)));
+        } catch (const std::exception&) {
+            return nullptr;  // a kept scenario that cannot be read: the open one (the summary says so)
+        }
+    };
+    left_->setVersion(baseline_ ? versionOf(baseline_.get()) : nullptr);
+    right_->setVersion(baseline_ ? versionOf(run_.replay()) : nullptr);
+    for (auto [view, title] : {std::pair{left_, left_title_}, std::pair{right_, right_title_}})
+        if (view->showsVersion()) title->setText(tr("%1 (its own version)").arg(title->text()));
 }
 
 void CompareView::showEvent(QShowEvent* e) {

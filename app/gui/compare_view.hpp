@@ -44,6 +44,9 @@ protected:
 
 private:
     void link(View3D* from, View3D* to);
+    /// Each pane on the layout its run was computed for (the run's kept scenario, where it is not the open one).
+    void showVersions();
+    const ScenarioDocument& doc_;
     const RunController& run_;
     std::shared_ptr<const runs::RunReplay> baseline_;
     CompareSummary sum_;

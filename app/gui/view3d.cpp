@@ -2,6 +2,7 @@
 
 #include "scenario_document.hpp"
 
+#include <clustertwin/model/validate.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/sim/collectives.hpp>
 
@@ -66,14 +67,23 @@ View3D::View3D(const ScenarioDocument& doc, QWidget* parent) : QWidget(parent), 
 
 View3D::~View3D() = default;
 
+void View3D::setVersion(std::shared_ptr<const model::ValidationReport> version) {
+    if (version == version_) return;
+    version_ = std::move(version);
+    keep_camera_ = true;  // the same camera on the other layout: the Compare tab's panes stay linked
+    rebuild();
+}
+
 QPaintEngine* View3D::paintEngine() const { return available() ? nullptr : QWidget::paintEngine(); }
 
 void View3D::rebuild() {
     if (!available()) return;
     fast_ = false;  // a new scene draws at full quality
+    const model::Scenario& scenario = version_ ? version_->scenario : doc_.scenario();
+    const model::Catalog& catalog = version_ ? version_->catalog : doc_.catalog();
     std::vector<model::FabricLink> links;
     try {
-        links = sim::net::fabricLinks(doc_.scenario(), doc_.catalog());
+        links = sim::net::fabricLinks(scenario, catalog);
     } catch (const std::exception&) {
         // A fabric the network model cannot build is drawn without links; the simulation reports why.
     }
@@ -92,15 +102,16 @@ void View3D::rebuild() {
         windowHandle()->setVisible(false);
         windowHandle()->setVisible(true);
     }
-    if (doc_.scenario().halls.empty()) return;
-    scene_ = std::make_unique<render::Scene>(doc_.scenario(), doc_.catalog(), std::move(links), render::Scene::Target::Window);
+    if (scenario.halls.empty()) return;
+    scene_ = std::make_unique<render::Scene>(scenario, catalog, std::move(links), render::Scene::Target::Window);
     scene_->setOverlays(ov);
     scene_->setMetric(metric);
     setSceneSize();
     if (!camera.empty()) scene_->setCameraState(camera);
     if (!selected.empty()) scene_->setSelected(selected);
-    std::vector<std::pair<std::string, int>> marks;
-    for (const auto& f : doc_.findings()) marks.push_back({f.entity, f.severity == model::Severity::Error ? 2 : 1});
+    std::vector<std::pair<std::string, int>> marks;  // the document's findings, not another version's
+    if (!version_)
+        for (const auto& f : doc_.findings()) marks.push_back({f.entity, f.severity == model::Severity::Error ? 2 : 1});
     scene_->setMarkers(marks);
     if (isVisible()) {
         scene_->setWindowId(static_cast<std::uintptr_t>(winId()));
@@ -162,6 +173,11 @@ bool View3D::saveScreenshot(const QString& path, QString* error) {
     if (!scene_ || !window_set_) {
         if (error) *error = tr("There is no 3D scene to save.");
         return false;
+    }
+    if (fast_) {  // a picture that stays: drawn at full quality (labels, multisampling), as the settled view is
+        settle_->stop();
+        fast_ = false;
+        scene_->setFastRendering(false);
     }
     try {
         scene_->savePng(path.toStdString());

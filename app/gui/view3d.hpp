@@ -15,6 +15,9 @@ class QTimer;
 namespace ct::render {
 class Scene;
 }
+namespace ct::model {
+struct ValidationReport;
+}
 
 namespace ct::app {
 class ScenarioDocument;
@@ -44,6 +47,10 @@ public:
     void renderNow();
     /// Text, lines and colour bars this much larger than usual (presentation mode: 1.8).
     void setTextScale(double k);
+    /// Draws `version` (a run's own scenario with its effective catalog) instead of the open document: the
+    /// Compare tab shows each run on the layout it was computed for. nullptr: the document again.
+    void setVersion(std::shared_ptr<const model::ValidationReport> version);
+    bool showsVersion() const { return version_ != nullptr; }
 
     QPaintEngine* paintEngine() const override;
 
@@ -72,6 +79,7 @@ private:
     /// without one, then once at full quality (render::Scene::setFastRendering).
     void busy();
     const ScenarioDocument& doc_;
+    std::shared_ptr<const model::ValidationReport> version_;
     QTimer* settle_ = nullptr;
     bool fast_ = false;
     EntityRef selected_;
