@@ -181,6 +181,37 @@ private slots:
         t->stop();
     }
 
+    void theNetworkTourFollowsACableFailureWithTrueCaptions() {
+        // Issue 40's network tour: a training job the tour adds to the lab (its "jobs") loses one of the spine
+        // cables its all-reduce crosses; the next cable carries two rings and every step waits for it.
+        TourPlayer* t = w_->tours();
+        QString error;
+        QVERIFY2(t->start(QString(CT_RESOURCE_DIR) + "/tours/a-cable-fails-under-an-all-reduce.json", &error), qPrintable(error));
+        t->setAutoplay(false);
+        QTRY_VERIFY_WITH_TIMEOUT(t->step() == 0 && w_->run()->hasRun() && !w_->run()->loading(), testMs(240000));
+        QVERIFY(w_->document().path().endsWith("lab-8node.json"));
+        QVERIFY(t->falseClaims().empty());
+        const auto* run = w_->run()->replay();
+        QVERIFY(run->series("llama3-70b", "step_time_s"));  // the tour's job ran
+        shoot(t, "tour-network-first");
+        t->showStep(2);
+        QCOMPARE(w_->selection().id, QString("leaf0<->spine0#3"));
+        if (View3D::available()) {
+            QVERIFY(w_->view3d()->scene() && w_->view3d()->scene()->overlays().links);
+            // Once the step has played to 90 s, the line of leaf 0's spine cables is named with its busiest, the
+            // one carrying two rings.
+            w_->run()->setTime(90);
+            QApplication::processEvents();
+            const auto& labels = w_->view3d()->scene()->linkLabels();
+            QVERIFY(!labels.empty());
+            QVERIFY2(labels.front().rfind("leaf0 – spine0, cable 3: 2", 0) == 0, labels.front().c_str());
+        }
+        shoot(t, "tour-network-failed");
+        t->showStep(t->stepCount() - 1);
+        shoot(t, "tour-network-last");
+        t->stop();
+    }
+
 private:
     /// The window (the caption panel; the 3D pane is black in a window grab under Xvfb) and the 3D view.
     void shoot(TourPlayer* t, const QString& name) {

@@ -78,6 +78,7 @@ private slots:
     void aHintSaysWhyTheColoursSayNothing();
     void linksBundleAboveTheLimit();
     void busyLinksAreDrawnThick();
+    void hotLinksAreLabelledWithTheirLoad();
     void fastFramesLeaveLabelsToTheFullFrame();
     void farRacksShowTheirWorstNodeInFastFrames();
     void fastFramesOfLargeHallsDrawOnlyBusyLinks();
@@ -291,6 +292,39 @@ void TstRender::busyLinksAreDrawnThick() {
     f.links.clear();
     scene.setFrame(f);
     QCOMPARE(scene.busyLinkLineCount(), std::size_t(0));
+}
+
+void TstRender::hotLinksAreLabelledWithTheirLoad() {
+    // Issue 40 (the SU's 8 leaves and 4 spines, 8 cables between each pair): the busiest lines of the fabric name their busiest cable and its load, busiest first, at most six;
+    // a failed link and one under 1 % get none.
+    const auto l = fixtures::sample("superpod-h100-su");
+    const auto links = ct::sim::net::fabricLinks(l.scenario, l.catalog);
+    r::Scene scene(l.scenario, l.catalog, links);
+    scene.setSize(1000, 640);
+    scene.setMetric("power_kw");
+    r::Overlays o;
+    o.max_link_lines = 100000;
+    o.links = true;
+    scene.setOverlays(o);
+    ct::model::Frame f;
+    f.links = {{"leaf0<->spine0", "infiniband", 0.42, false},  {"leaf1<->spine1", "infiniband", 0.95, false},
+               {"leaf1<->spine1#2", "infiniband", 0.3, false}, {"leaf2<->spine2", "infiniband", 0.12, false},
+               {"leaf3<->spine3", "infiniband", 0.99, true},   {"leaf4<->spine0", "infiniband", 0.004, false},
+               {"leaf5<->spine1", "infiniband", 0.2, false},   {"leaf6<->spine2", "infiniband", 0.25, false},
+               {"leaf7<->spine3", "infiniband", 0.15, false},  {"leaf0<->spine1", "infiniband", 0.05, false}};
+    scene.setFrame(f);
+    const auto& labels = scene.linkLabels();
+    // Parallel cables share a line: leaf1 – spine1's names its busiest; 5 % is the seventh, left out.
+    QCOMPARE(labels.size(), std::size_t(6));
+    QVERIFY2(QString::fromStdString(labels[0]).startsWith("leaf1 – spine1: 95 % (busiest of "), labels[0].c_str());
+    QVERIFY2(QString::fromStdString(labels[1]).startsWith("leaf0 – spine0: 42 %"), labels[1].c_str());
+    QVERIFY2(QString::fromStdString(labels[2]).startsWith("leaf6 – spine2: 25 %"), labels[2].c_str());
+    QVERIFY2(QString::fromStdString(labels[5]).startsWith("leaf2 – spine2: 12 %"), labels[5].c_str());
+    for (const auto& t : labels) QVERIFY2(t.find("leaf3") == std::string::npos && t.find("leaf4") == std::string::npos, t.c_str());
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) scene.savePng(qEnvironmentVariable("CT_SHOT_DIR").toStdString() + "/hot-links.png");
+    f.links.clear();
+    scene.setFrame(f);
+    QVERIFY(scene.linkLabels().empty());
 }
 
 void TstRender::fastFramesLeaveLabelsToTheFullFrame() {

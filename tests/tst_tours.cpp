@@ -14,6 +14,9 @@
 
 #include "test_paths.hpp"
 
+#include <stdexcept>
+#include <tuple>
+
 using namespace ct;
 
 namespace {
@@ -23,6 +26,7 @@ runs::RunReplay simulate(const report::Tour& t, const QString& db) {
     const model::ValidationReport rep = model::loadAndValidate(t.scenario);
     session::RunRequest r;
     r.scenario = rep.scenario;
+    r.scenario.jobs.insert(r.scenario.jobs.end(), t.jobs.begin(), t.jobs.end());
     r.catalog = rep.catalog;
     r.engine.air = t.air;
     r.extra_events = t.events;
@@ -57,8 +61,11 @@ private slots:
             std::size_t claims = 0;
             for (const auto& st : t.steps) claims += st.checks.size();
             QVERIFY2(claims > 0, qPrintable(f + ": a tour that replays a run states what its captions claim"));
-            const model::ValidationReport rep = model::loadAndValidate(t.scenario);
+            model::ValidationReport rep = model::loadAndValidate(t.scenario);
             for (const auto& d : model::validateEvents(rep.scenario, rep.catalog, t.events, "/events", *t.simulate_s))
+                QVERIFY2(d.severity != model::Severity::Error, qPrintable(f + ": " + QString::fromStdString(d.toString())));
+            rep.scenario.jobs.insert(rep.scenario.jobs.end(), t.jobs.begin(), t.jobs.end());  // the tour's jobs, checked with the scenario
+            for (const auto& d : model::validateScenario(rep.scenario, rep.catalog))
                 QVERIFY2(d.severity != model::Severity::Error, qPrintable(f + ": " + QString::fromStdString(d.toString())));
             const runs::RunReplay run = simulate(t, tmp.filePath(f + ".sqlite"));
             const auto failures = report::checkTour(t, run);
@@ -113,6 +120,42 @@ private slots:
                 QFAIL(claim.c_str());
             } catch (const std::exception& e) {
                 QVERIFY2(std::string(e.what()).find(pointer) != std::string::npos, e.what());
+            }
+        }
+    }
+
+    void aTourAddsJobsFromAFileOrInline() {
+        // "jobs": a jobs file beside the tour or among the workload files (resources/jobs), or an array; bad ones
+        // are refused with the file and the JSON pointer.
+        QTemporaryDir tmp;
+        QVERIFY(QFile::copy(QString(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json", tmp.filePath("lab.json")));
+        const std::string samples = (QString(CT_RESOURCE_DIR) + "/scenarios").toStdString();
+        auto load = [&](const std::string& jobs, const std::string& simulate = R"("simulate": "1m", )") {
+            QFile f(tmp.filePath("t.json"));
+            if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) throw std::runtime_error("cannot write");
+            f.write((R"({"title": "t", "scenario": "lab.json", )" + simulate + R"("jobs": )" + jobs + R"(, "steps": [{"caption": "c"}]})")
+                        .c_str());
+            f.close();
+            return report::loadTour(tmp.filePath("t.json").toStdString(), samples);
+        };
+        const report::Tour shared = load(R"("llama3-70b-8-nodes.json")");  // from resources/jobs
+        QCOMPARE(shared.jobs.size(), std::size_t(1));
+        QVERIFY(shared.jobs[0].training.has_value());
+        QCOMPARE(shared.jobs[0].gpus, 64);
+        const report::Tour inline_jobs = load(R"([{"id": "j", "nodes": ["n0001", "n0002"], "utilization": 0.5}])");
+        QCOMPARE(inline_jobs.jobs.size(), std::size_t(1));
+        QCOMPARE(inline_jobs.jobs[0].nodes.size(), std::size_t(2));
+        for (const auto& [jobs, simulate, found] : std::vector<std::tuple<std::string, std::string, std::string>>{
+                 {R"("nothere.json")", R"("simulate": "1m", )", "/jobs: no jobs file 'nothere.json'"},
+                 {R"([{"id": "j", "utilization": "high"}])", R"("simulate": "1m", )", "t.json: /jobs/0/utilization"},
+                 {"3", R"("simulate": "1m", )", "/jobs: a jobs file's name or an array of jobs"},
+                 {R"([{"id": "j"}])", "", "/jobs: jobs need a run"},
+             }) {
+            try {
+                load(jobs, simulate);
+                QFAIL(jobs.c_str());
+            } catch (const std::exception& e) {
+                QVERIFY2(std::string(e.what()).find(found) != std::string::npos, e.what());
             }
         }
     }

@@ -32,6 +32,7 @@ std::int64_t simulateForTour(const m::Scenario& s, const m::Catalog& c, const re
     session::RunRequest r;
     r.extra_events = t.events;
     r.scenario = s;
+    r.scenario.jobs.insert(r.scenario.jobs.end(), t.jobs.begin(), t.jobs.end());  // the tour's own, besides the scenario's
     r.catalog = c;
     r.engine.air = air;  // the air model the tour's captions were written for
     r.duration_s = seconds;

@@ -177,7 +177,8 @@ bool TourPlayer::start(const QString& path, QString* error) {
         RunRequest request;
         request.duration_s = *tour_->simulate_s;
         request.air = tour_->air;
-        request.extra_events = tour_->events;  // what the tour's run adds to the scenario's own events
+        request.extra_events = tour_->events;  // what the tour's run adds to the scenario's own events and jobs
+        request.extra_jobs = tour_->jobs;
         if (!w_.runSimulation(request)) {
             if (error) *error = tr("Cannot start the tour's simulation (one is running already?)");
             stop();
@@ -292,7 +293,9 @@ void TourPlayer::apply(int i) {
         sc->setShowHint(false);  // "Run a simulation (F5)" and the like are for the user, not the audience
     }
     if (!st.select.empty()) {
-        const EntityRef ref = w_.tree()->refFor(qs(st.select));
+        EntityRef ref = w_.tree()->refFor(qs(st.select));
+        // A fabric cable is no entity of the tree: selected as a click on its line selects it.
+        if (!ref.isValid() && st.select.find("<->") != std::string::npos) ref = {"link", qs(st.select)};
         if (ref.isValid()) w_.select(ref);
     }
     if (sc) {

@@ -189,6 +189,7 @@ void Scene::setFastRendering(bool fast) {
     // 0.18 s against 0.05 s a fast frame of a 320-rack hall. Labels wait for the frame that stays.
     d_->fast = fast;
     d_->label_actor->SetVisibility(d_->ov.labels && !fast);
+    d_->showLinkLabels();
     // Large halls: far racks as one box each while frames follow each other (scene_lod.cpp); every node again
     // in the frame that stays.
     d_->updateLod();
@@ -228,6 +229,7 @@ std::size_t Scene::nodeCount() const { return d_->nodes.size(); }
 std::size_t Scene::rackCount() const { return d_->racks.size(); }
 std::size_t Scene::linkLineCount() const { return d_->lines.size(); }
 std::size_t Scene::busyLinkLineCount() const { return d_->busy_links; }
+const std::vector<std::string>& Scene::linkLabels() const { return d_->link_labels; }
 
 bool Scene::idleLinksShown() const { return d_->ov.links && !d_->lines.empty() && d_->link_actor->GetVisibility() != 0; }
 std::size_t Scene::farRackCount() const { return d_->far_racks; }

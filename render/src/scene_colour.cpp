@@ -108,6 +108,7 @@ void Scene::Impl::recolour(const model::Frame* f) {
     link_actor->SetVisibility(ov.links && !idleLinksHidden());
     switches->actor->SetVisibility(ov.links);
     label_actor->SetVisibility(ov.labels && !fast);
+    showLinkLabels();
     updateBars();
 }
 
@@ -187,12 +188,17 @@ void Scene::Impl::recolourLinks(const model::Frame* f) {
     // Links: the busiest link of each line; links the frame does not list carry nothing; failed ones red.
     std::vector<double> lv(lines.size(), f ? 0.0 : kNaN);
     std::vector<char> failed(lines.size(), 0);
+    std::vector<std::string> busiest(lines.size());
     if (f)
         for (const auto& l : f->links) {
             auto it = line_of_link.find(l.id);
             if (it == line_of_link.end()) continue;
-            if (l.failed) failed[it->second] = 1;
-            else if (!std::isnan(l.utilization)) lv[it->second] = std::max(lv[it->second], 100 * l.utilization);
+            if (l.failed) {
+                failed[it->second] = 1;
+            } else if (!std::isnan(l.utilization) && (busiest[it->second].empty() || 100 * l.utilization > lv[it->second])) {
+                lv[it->second] = 100 * l.utilization;
+                busiest[it->second] = l.id;
+            }
         }
     for (std::size_t i = 0; i < lines.size(); ++i) link_value->SetValue(static_cast<vtkIdType>(i), failed[i] ? kNaN : lv[i]);
     link_value->Modified();
@@ -213,6 +219,9 @@ void Scene::Impl::recolourLinks(const model::Frame* f) {
     busy_link_value->Modified();
     busy_link_pd->Modified();
     busy_link_actor->SetVisibility(ov.links && busy_links > 0);
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (failed[i]) lv[i] = kNaN;
+    labelHotLinks(lv, busiest);
 }
 
 void Scene::Impl::updateBars() {

@@ -211,6 +211,10 @@ struct Scene::Impl {
     std::unordered_map<std::string, int> line_of_link;
 
     vtkNew<vtkActor2D> label_actor;
+    // The hottest lines named with their load ("leaf0 ↔ spine0, cable 3: 27 %"), placed like the labels.
+    vtkNew<vtkActor2D> link_label_actor;
+    std::vector<std::string> link_labels;
+    static constexpr std::size_t kHotLinkLabels = 6;
     bool fast = false;                   ///< setFastRendering: no multisampling, no labels
     vtkNew<vtkTextActor> hint_actor;     // top left: why the colours say nothing (no run yet, all equal)
     vtkNew<vtkTextActor> caption_actor;  // bottom centre: a tour's or a video's caption
@@ -285,6 +289,9 @@ struct Scene::Impl {
     void recolourSensors(const model::Frame* f);
     void recolourUnits(const model::Frame* f);  ///< failed cooling units and CDUs, rear doors of failed loops
     void recolourLinks(const model::Frame* f);  ///< each line's busiest link, failed ones, the thick busy overlay
+    /// Names the kHotLinkLabels busiest lines (1 % or more) with their busiest link and its load (scene_link_labels.cpp).
+    void labelHotLinks(const std::vector<double>& percent, const std::vector<std::string>& busiest);
+    void showLinkLabels() { link_label_actor->SetVisibility(ov.links && !fast && !link_labels.empty()); }
     void updateHint(const MetricInfo& m, const model::Frame* f, const std::vector<double>& nv);
     void rebuildAir();
     /// One hall's air overlays, its grid shifted by (ox, oy) from the first hall's origin.

@@ -1,3 +1,4 @@
+#include <clustertwin/model/error.hpp>
 #include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/model/time.hpp>
 #include <clustertwin/render/overlays.hpp>
@@ -128,6 +129,36 @@ private:
     std::string path_;
 };
 
+/// The tour's "jobs": a jobs file's, or an array's; every problem a RenderError with its pointer.
+std::vector<model::Job> tourJobs(const TourReader& r, const json& v, const std::string& path, const std::string& scenarios_dir,
+                                 bool timed) {
+    if (!timed) r.fail("/jobs", "jobs need a run: give the tour a \"simulate\" duration");
+    model::JobsResult jr;
+    std::string where = path;
+    try {
+        if (v.is_string()) {
+            const std::string name = v.get<std::string>();
+            const fs::path beside = fs::path(path).parent_path() / name;
+            const fs::path shared = scenarios_dir.empty() ? fs::path() : fs::path(scenarios_dir).parent_path() / "jobs" / name;
+            if (fs::exists(beside)) where = beside.string();
+            else if (!shared.empty() && fs::exists(shared)) where = shared.string();
+            else r.fail("/jobs", "no jobs file '" + name + "' beside the tour or among the workload files");
+            jr = model::loadJobsFile(where);
+        } else if (v.is_array()) {
+            jr = model::parseJobs(v.dump(), path);
+        } else {
+            r.fail("/jobs", "a jobs file's name or an array of jobs");
+        }
+    } catch (const model::ModelError& e) {  // not JSON, not readable
+        throw render::RenderError(e.what());
+    }
+    // A file's findings point into it; an array's into the tour, under /jobs.
+    for (const auto& d : jr.diagnostics)
+        if (d.severity == model::Severity::Error)
+            throw render::RenderError(where + ": " + (v.is_string() ? "" : "/jobs") + d.location + ": " + d.message);
+    return jr.jobs;
+}
+
 }  // namespace
 
 Tour loadTour(const std::string& path, const std::string& scenarios_dir) {
@@ -155,6 +186,7 @@ Tour loadTour(const std::string& path, const std::string& scenarios_dir) {
             if (d.severity == model::Severity::Error) r.fail("/events" + d.location, d.message);
         t.events = ev.events;
     }
+    if (j.contains("jobs")) t.jobs = tourJobs(r, j["jobs"], path, scenarios_dir, t.simulate_s.has_value());
     if (j.contains("air")) {
         t.air = r.str(j, "air", "");
         if (t.air != "quick" && t.air != "lbm") r.fail("/air", "quick or lbm");

@@ -128,6 +128,9 @@ public:
     /// Racks drawn as one box in the last frame (level of detail: fast frames of halls of 1,000 nodes or more).
     std::size_t farRackCount() const;
     std::size_t busyLinkLineCount() const;  ///< of those, drawn thick: at 50 % of capacity or more
+    /// The hottest lines' labels in the last frame (with the links overlay): up to six, busiest first, each its
+    /// busiest cable and load ("leaf0 – spine0, cable 3: 27 %"); lines under 1 % and failed ones have none.
+    const std::vector<std::string>& linkLabels() const;
     /// Whether the thin lines of links under half their capacity are drawn: not in fast frames of halls of 1,000
     /// nodes or more (the busy ones stay; the frame that stays draws all).
     bool idleLinksShown() const;

@@ -12,7 +12,9 @@
 // number (the slice's height; negative: off).
 //
 // A tour's run may add events to the scenario's own: "events": [{"time_s": 300, "kind": "feed_fail",
-// "target": "util-a"}] (the events file format, docs/scenario-format.md).
+// "target": "util-a"}] (the events file format, docs/scenario-format.md), and jobs: "jobs": a jobs file
+// (clustertwin-cli simulate --jobs: beside the tour, else resources/jobs) or an array of jobs as in a
+// scenario's "jobs".
 //
 // A tour that replays a run names the air model its captions were written for ("air": "quick" or "lbm";
 // default quick), and a step states what its caption claims as "checks", verified against the run the tour
@@ -59,12 +61,14 @@ struct Tour {
     std::optional<double> simulate_s;  ///< simulate this long first (the steps' times are in that run)
     std::string air = "quick";         ///< the air model of that run: the one the captions were written for
     std::vector<model::Event> events;  ///< what happens in that run besides the scenario's own events ("events")
+    std::vector<model::Job> jobs;      ///< jobs that run besides the scenario's own ("jobs")
     std::vector<TourStep> steps;
     double seconds() const;  ///< all steps
 };
 
 /// Reads a tour; errors (render::RenderError) name the file and the JSON pointer. `scenario` is resolved against the
-/// tour's folder first, then `scenarios_dir` (resources/scenarios).
+/// tour's folder first, then `scenarios_dir` (resources/scenarios); a jobs file against the tour's folder, then
+/// `scenarios_dir`'s sibling "jobs" (resources/jobs).
 Tour loadTour(const std::string& path, const std::string& scenarios_dir = {});
 
 /// Where step `i` starts in the run: its "time", else where the step before it ended (its "play_to" or start);
