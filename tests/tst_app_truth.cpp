@@ -278,6 +278,7 @@ void TstAppTruth::theRunBeingComputedIsWhatEveryViewShows() {
     // grows (about every second), until the user opens another run.
     QVERIFY(simulate(lab_, 300, lab_db_));
     const auto previous = w_->run()->replay()->info().id;
+    const int loads = w_->run()->loads();
     const QString db = dir_.filePath("growing.sqlite");
     QFile::remove(db);
     ct::model::Event fail;
@@ -294,6 +295,9 @@ void TstAppTruth::theRunBeingComputedIsWhatEveryViewShows() {
     const double first = w_->run()->duration();
     QTRY_VERIFY_WITH_TIMEOUT(w_->run()->duration() > first && !w_->run()->loading(), testMs(60000));  // it grows
     QVERIFY(w_->simulationRunning());
+    // Read as it grows: loaded whole once, then only what each checkpoint added (RunReplay::extend).
+    QCOMPARE(w_->run()->loads(), loads + 1);
+    QVERIFY(w_->run()->growths() >= 1);
     QCOMPARE(w_->run()->time(), w_->run()->duration());  // at the newest time
     const auto& events = w_->run()->replay()->events();
     QVERIFY(std::any_of(events.begin(), events.end(), [&](const auto& e) { return e.kind == "unit_failed" && e.target == fail.target; }));

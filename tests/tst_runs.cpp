@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
+
 #include <cmath>
 #include <set>
 #include <string>
@@ -30,6 +32,7 @@ private slots:
     void aCancelledSessionIsKeptAndMarkedInterrupted();
     void aSessionThatRunsToItsEndIsComplete();
     void theFrameAtAnAlertsMomentShowsWhatRaisedIt();
+    void aRunInProgressIsReadAsItGrows();
 };
 
 namespace {
@@ -300,3 +303,62 @@ void TstRuns::theFrameAtAnAlertsMomentShowsWhatRaisedIt() {
 
 QTEST_GUILESS_MAIN(TstRuns)
 #include "tst_runs.moc"
+
+void TstRuns::aRunInProgressIsReadAsItGrows() {
+    // Issue 40: the app showed a run in progress by loading it whole at every checkpoint. A replay extended at
+    // each checkpoint with what was written since reads only the new chunks, and at the end is what a fresh load
+    // of the finished run is: every series point for point, the events, the end.
+    QTemporaryDir tmp;
+    const std::string db = tmp.filePath("growing.sqlite").toStdString();
+    ct::session::RunRequest q = sampleRun(db, 600, "demo", 0.5);
+    q.record_every_s = 10;
+    std::optional<r::RunReplay> grown;
+    std::optional<r::TelemetryStore> reader;
+    int checkpoints = 0, extended = 0;
+    std::size_t added = 0;
+    ct::session::RunCallbacks cb;
+    cb.checkpoint_every_s = 1e-9;  // after every step: the reader sees the run in many pieces
+    cb.checkpoint = [&](std::int64_t run) {
+        if (++checkpoints % 7 != 0) return;
+        if (!reader) reader.emplace(r::TelemetryStore::open(db, r::TelemetryStore::Mode::Existing));
+        if (!grown) {
+            grown.emplace(r::RunReplay::load(*reader, run));
+            return;
+        }
+        added += grown->extend(*reader);
+        ++extended;
+    };
+    ct::session::RunSession(std::move(q)).run(cb);
+    QVERIFY(grown.has_value());
+    QVERIFY2(extended >= 5, qPrintable(QString::number(extended)));
+    QVERIFY(added > 0);
+    const double before_end = grown->endS();
+    grown->extend(*reader);  // what the end wrote: the last samples, events and the run's end
+    QVERIFY(grown->endS() >= before_end);
+    auto store = r::TelemetryStore::open(db, r::TelemetryStore::Mode::Existing);
+    const r::RunReplay fresh = r::RunReplay::load(store, grown->info().id);
+    QCOMPARE(grown->startS(), fresh.startS());
+    QCOMPARE(grown->endS(), fresh.endS());
+    QCOMPARE(grown->seriesCount(), fresh.seriesCount());
+    QCOMPARE(grown->events().size(), fresh.events().size());
+    QCOMPARE(grown->info().end_s.value_or(-1), fresh.info().end_s.value_or(-2));
+    std::size_t points = 0;
+    for (const auto& e : fresh.entities()) {
+        QCOMPARE(grown->kindOf(e), fresh.kindOf(e));
+        for (const auto& m : fresh.metricsOf(e)) {
+            const auto* a = grown->series(e, m);
+            const auto* b = fresh.series(e, m);
+            QVERIFY2(a && *a == *b, qPrintable(QString::fromStdString(e + " " + m)));
+            points += b->size();
+        }
+    }
+    QVERIFY(points > 1000);
+    // An import merges sources and is read whole.
+    QVERIFY_THROWS_EXCEPTION(r::StoreError, [] {
+        QTemporaryDir t2;
+        auto st = r::TelemetryStore::open(t2.filePath("i.sqlite").toStdString());
+        const auto id = st.createRun("import", "imported", "s");
+        r::RunReplay rp = r::RunReplay::load(st, id);
+        rp.extend(st);
+    }());
+}

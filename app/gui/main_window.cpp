@@ -280,12 +280,10 @@ void MainWindow::showRunInProgress(const QString& db_path, qint64 run) {
         follow_simulation_ = false;
         return;
     }
-    // Reloaded staying at the newest time, unless the user went back in it.
-    const double t = run_->time();
-    if (shown && t < run_->duration() - 1e-6)
-        connect(
-            run_, &RunController::runChanged, this, [this, t] { run_->setTime(t); }, Qt::SingleShotConnection);
-    run_->openAsync(db_path, run);
+    // What was written since, read into the shown run (at the newest time, unless the user went back in it); the
+    // first time, the run so far.
+    if (shown) run_->growAsync(db_path, run);
+    else run_->openAsync(db_path, run);
 }
 
 void MainWindow::endSimulation(const QString& how, const QString& message) {

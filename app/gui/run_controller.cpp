@@ -19,13 +19,76 @@ RunController::RunController(QObject* parent) : QObject(parent) {
 
 RunController::~RunController() = default;
 
-void RunController::openAsync(const QString& db_path, std::int64_t run) {
+std::shared_ptr<std::atomic<bool>> RunController::beginLoad() {
     cancelLoad();  // the newest request wins
     loading_ = true;
     emit loadingChanged(true);
-    emit loadProgress(0);
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     cancel_load_ = cancel;
+    return cancel;
+}
+
+void RunController::growAsync(const QString& db_path, std::int64_t run) {
+    if (!replay_ || db_path_ != db_path || replay_->info().id != run || replay_->info().kind != "simulated") {
+        openAsync(db_path, run);
+        return;
+    }
+    auto cancel = beginLoad();
+    QPointer<RunController> self(this);
+    // The worker copies the shown replay (the GUI thread only reads it meanwhile: a simulated run is never renamed)
+    // and reads what was written since into the copy.
+    std::shared_ptr<const runs::RunReplay> base = replay_;
+    QThread* worker = QThread::create([self, db_path, base, cancel] {
+        std::shared_ptr<runs::RunReplay> grown;
+        std::vector<double> fields;
+        QString error;
+        try {
+            auto store = runs::TelemetryStore::open(db_path.toStdString(), runs::TelemetryStore::Mode::Existing);
+            grown = std::make_shared<runs::RunReplay>(*base);
+            grown->extend(store);
+            fields = store.airFieldTimes(grown->info().id);
+        } catch (const std::exception& e) {
+            grown.reset();
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, grown, fields, error, cancel] {
+                if (!self || *cancel) return;
+                self->loading_ = false;
+                self->cancel_load_.reset();
+                emit self->loadingChanged(false);
+                if (!grown) emit self->loadFailed(error);
+                else self->grow(grown, fields);
+            },
+            Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start();
+}
+
+void RunController::grow(std::shared_ptr<runs::RunReplay> replay, std::vector<double> field_times) {
+    const bool at_end = t_ >= duration() - 1e-6;
+    replay_ = std::move(replay);
+    ++growths_;
+    if (store_ == nullptr && !field_times.empty()) {
+        try {
+            store_ = std::make_unique<runs::TelemetryStore>(
+                runs::TelemetryStore::open(db_path_.toStdString(), runs::TelemetryStore::Mode::Existing));
+        } catch (const std::exception&) {
+            field_times.clear();
+        }
+    }
+    field_times_ = std::move(field_times);
+    if (at_end) t_ = duration();  // following the newest time; a user who went back stays there
+    updateFrame();
+    emit runChanged();
+    emit timeChanged(t_);
+}
+
+void RunController::openAsync(const QString& db_path, std::int64_t run) {
+    auto cancel = beginLoad();
+    emit loadProgress(0);
     QPointer<RunController> self(this);
     QThread* worker = QThread::create([self, db_path, run, cancel] {
         std::shared_ptr<runs::RunReplay> replay;
@@ -110,6 +173,7 @@ void RunController::close() {
 void RunController::adopt(std::shared_ptr<runs::RunReplay> replay, std::vector<double> field_times, const QString& db) {
     pause();
     replay_ = std::move(replay);
+    ++loads_;
     field_times_ = std::move(field_times);
     field_.reset();
     field_loaded_at_ = -1e300;

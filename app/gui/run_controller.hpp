@@ -30,6 +30,12 @@ public:
     /// Loads the newest run that holds samples (or `run`) of a database in a worker thread; emits runChanged or loadFailed (or
     /// nothing when the gate turns it away or the load is cancelled). Reports loadProgress on the way.
     void openAsync(const QString& db_path, std::int64_t run = 0);
+    /// A simulated run being recorded, shown as it grows: when it is the shown run, only what was written since is
+    /// read, in a worker (RunReplay::extend), and shown at the newest time if the user was there, else at the same
+    /// time; otherwise as openAsync. `growths()` counts the extensions shown, `loads()` the whole loads.
+    void growAsync(const QString& db_path, std::int64_t run);
+    int growths() const { return growths_; }
+    int loads() const { return loads_; }
     /// Stops a load in progress (its result is dropped; the shown run stays).
     void cancelLoad();
     /// Asked before a loaded run is shown: false keeps the current one (the gate says why to the user).
@@ -78,6 +84,9 @@ private:
     void tick();
     void updateFrame();
     void adopt(std::shared_ptr<runs::RunReplay> replay, std::vector<double> field_times, const QString& db);
+    void grow(std::shared_ptr<runs::RunReplay> replay, std::vector<double> field_times);
+    /// A new load's cancel flag (the newest request wins), loading() and loadingChanged(true).
+    std::shared_ptr<std::atomic<bool>> beginLoad();
     std::shared_ptr<runs::RunReplay> replay_;
     std::unique_ptr<runs::TelemetryStore> store_;  // for air fields, read on demand
     std::vector<double> field_times_;
@@ -88,6 +97,7 @@ private:
     model::Frame frame_;
     double t_ = 0, speed_ = 60;
     bool loading_ = false;
+    int growths_ = 0, loads_ = 0;
     std::shared_ptr<std::atomic<bool>> cancel_load_;
     std::function<bool(runs::RunReplay&, const QString&)> gate_;
     QTimer timer_;

@@ -66,6 +66,56 @@ RunReplay RunReplay::load(const TelemetryStore& store, std::int64_t run, const s
     return r;
 }
 
+std::size_t RunReplay::extend(const TelemetryStore& store) {
+    if (info_.kind != "simulated")
+        throw StoreError(store.path() + ": only a simulated run is read as it grows; run " + std::to_string(info_.id) + " is " +
+                         info_.kind);
+    std::string scenario = std::move(info_.meta.scenario_json);
+    bool found = false;
+    for (const auto& ri : store.runs())
+        if (ri.id == info_.id) {
+            info_ = ri;
+            found = true;
+        }
+    if (!found) throw StoreError(store.path() + ": there is no run " + std::to_string(info_.id));
+    info_.meta.scenario_json = std::move(scenario);
+    for (const auto& e : store.entities()) kind_[e.id] = e.kind;
+    // Every point after the earliest last point of any series is in the chunks reaching past it.
+    double after = series_.empty() ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    for (const auto& [key, s] : series_)
+        after = std::min(after, s.points.empty() ? -std::numeric_limits<double>::infinity() : s.points.back().first);
+    std::size_t added = 0;
+    bool any = !series_.empty();
+    double t0 = any ? t0_ : std::numeric_limits<double>::infinity(), t1 = any ? t1_ : -std::numeric_limits<double>::infinity();
+    for (auto& sv : store.seriesSince(info_.id, after)) {
+        auto& s = series_[{sv.key.entity, sv.key.metric}];
+        if (s.points.empty() && s.unit.empty()) {
+            auto& m = metrics_[sv.key.entity];
+            if (std::find(m.begin(), m.end(), sv.key.metric) == m.end()) m.push_back(sv.key.metric);
+            s.unit = sv.key.unit;
+        }
+        const double last = s.points.empty() ? -std::numeric_limits<double>::infinity() : s.points.back().first;
+        for (const auto& p : sv.points)
+            if (p.first > last) {
+                s.points.push_back(p);
+                ++added;
+            }
+        if (!s.points.empty()) {
+            t0 = std::min(t0, s.points.front().first);
+            t1 = std::max(t1, s.points.back().first);
+        }
+        if (!kind_.count(sv.key.entity)) {
+            const std::string k = sv.key.metric == "step_time_s" || sv.key.metric == "mfu" ? "job" : guessKind(sv.key.entity);
+            if (!k.empty()) kind_[sv.key.entity] = k;
+        }
+    }
+    t0_ = std::isfinite(t0) ? t0 : 0;
+    t1_ = std::isfinite(t1) ? t1 : 0;
+    events_ = store.events(info_.id);
+    if (info_.end_s && *info_.end_s > t1_) t1_ = *info_.end_s;
+    return added;
+}
+
 std::size_t RunReplay::mapHosts(const std::map<std::string, std::string>& host_to_node) {
     if (info_.kind == "simulated") return 0;
     auto raw = [&](const std::string& name) {

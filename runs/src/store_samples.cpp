@@ -304,6 +304,12 @@ std::int64_t TelemetryStore::diskBytes() {
 }
 
 std::vector<SeriesValues> TelemetryStore::allSeries(std::int64_t run, const std::function<bool(double)>& progress) const {
+    return readSeries(run, -std::numeric_limits<double>::infinity(), progress);
+}
+
+std::vector<SeriesValues> TelemetryStore::seriesSince(std::int64_t run, double after_s) const { return readSeries(run, after_s, {}); }
+
+std::vector<SeriesValues> TelemetryStore::readSeries(std::int64_t run, double after_s, const std::function<bool(double)>& progress) const {
     Stmt ser(d_->db, "SELECT id, entity, metric, unit, source FROM series WHERE run_id = ?1 ORDER BY id", d_->path);
     ser.bind(1, run);
     std::vector<SeriesValues> out;
@@ -313,8 +319,9 @@ std::vector<SeriesValues> TelemetryStore::allSeries(std::int64_t run, const std:
         out.push_back({ser.integer(0), {ser.text(1), ser.text(2), ser.text(3), ser.text(4)}, {}});
     }
     if (out.empty()) return out;
-    Stmt pts(d_->db, "SELECT series_id, data FROM chunks WHERE series_id >= ?1 AND series_id <= ?2 ORDER BY series_id, t0", d_->path);
-    pts.bind(1, out.front().series).bind(2, out.back().series);
+    Stmt pts(d_->db, "SELECT series_id, data FROM chunks WHERE series_id >= ?1 AND series_id <= ?2 AND t1 > ?3 ORDER BY series_id, t0",
+             d_->path);
+    pts.bind(1, out.front().series).bind(2, out.back().series).bind(3, after_s);
     std::size_t rows = 0;
     while (pts.step()) {
         // Chunks come by series: the series reached is a fair measure of the way done.

@@ -17,6 +17,12 @@ public:
     /// StoreCancelled when `progress` (told the fraction read) returns false.
     static RunReplay load(const TelemetryStore& store, std::int64_t run, const std::function<bool(double)>& progress = {});
 
+    /// What a simulated run being recorded added since this replay was loaded or last extended: the new points of
+    /// every series (and new series), its events, entities and info read again. Equals a fresh load of the run
+    /// as it is now, for a fraction of the reading (a run in progress is shown growing this way). Returns the
+    /// points added. Throws StoreError for a run that is not simulated (imports merge sources: load them again).
+    std::size_t extend(const TelemetryStore& store);
+
     const RunInfo& info() const { return info_; }
     double startS() const { return t0_; }
     double endS() const { return t1_; }

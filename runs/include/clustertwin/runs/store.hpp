@@ -163,6 +163,10 @@ public:
     /// Every series of a run with all its points (for replay, which scrubs back and forth). `progress`, when
     /// given, is told the fraction read now and then; returning false stops the read with StoreCancelled.
     std::vector<SeriesValues> allSeries(std::int64_t run, const std::function<bool(double)>& progress = {}) const;
+    /// Every series of a run with the points of its chunks that reach past `after_s` (a chunk holds consecutive
+    /// points of one series, so every point after `after_s` is among them, and some before it): what a run being
+    /// recorded added since a reader last read it up to `after_s` (RunReplay::extend).
+    std::vector<SeriesValues> seriesSince(std::int64_t run, double after_s) const;
 
     /// Snapshots of the 3D air field of simulated runs (telemetry has none): written at the run's field
     /// interval, one per hall (AirField::hall), read back as the hall's latest snapshot at or before `t_s`.
@@ -182,6 +186,7 @@ public:
 private:
     struct Impl;
     explicit TelemetryStore(std::unique_ptr<Impl> impl);
+    std::vector<SeriesValues> readSeries(std::int64_t run, double after_s, const std::function<bool(double)>& progress) const;
     std::unique_ptr<Impl> d_;
 };
 
