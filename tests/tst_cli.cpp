@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -585,6 +586,21 @@ void TstCli::ncclTestsOutputInAndOut() {
     for (const auto& row : rows)
         QVERIFY2(std::fabs(row.toObject()["ratio"].toDouble() - 1) < 2e-3, qPrintable(QString::number(row.toObject()["ratio"].toDouble())));
     QCOMPARE(cli({"compare-nccl", tmp.filePath("missing.txt"), pod}).code, 2);
+    // reduce_perf: the twin's reduce to rank 0, printed with root 0 and read back from a file named for it.
+    r = cli({"collective", pod, "--op", "reduce", "--sweep", "1M:16M:4", "--ranks", "16"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(QRegularExpression(R"(\s1048576\s+262144\s+float\s+sum\s+0\s)")), qPrintable(r.out));
+    const QString reduce = tmp.filePath("reduce_perf.txt");
+    QFile rf(reduce);
+    QVERIFY(rf.open(QIODevice::WriteOnly));
+    rf.write(r.out.toUtf8());
+    rf.close();
+    r = cli({"compare-nccl", reduce, pod, "--ranks", "16", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonArray reduced = QJsonDocument::fromJson(r.out.toUtf8()).object()["rows"].toArray();
+    QCOMPARE(reduced.size(), 3);
+    for (const auto& row : reduced)
+        QVERIFY2(std::fabs(row.toObject()["ratio"].toDouble() - 1) < 2e-3, qPrintable(QString::number(row.toObject()["ratio"].toDouble())));
 }
 
 void TstCli::capacityAnswersAsThePlannerModelDoes() {

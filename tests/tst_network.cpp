@@ -374,6 +374,18 @@ void TstNetwork::ncclAlgorithmsEqualTheirFormulas() {
         const auto bc = runNcclCollective(t, r, CollectiveOp::Broadcast, ranks, node_of, S, {Algo::Ring, Proto::Simple, 0});
         QVERIFY2(within(bc.time_s, 8.4e-6 + 7 * 14e-6 + S / B, 1e-6), qPrintable(QString::number(bc.time_s, 'g', 12)));
         QCOMPARE(bc.busbw_Bps, bc.algbw_Bps);
+        // Reduce: the same chain run towards rank 0 (NCCL's ring reduce), the same formula on this symmetric
+        // switch; the link into the root carries the buffer, the one out of it nothing.
+        const auto rd = runNcclCollective(t, r, CollectiveOp::Reduce, ranks, node_of, S, {Algo::Ring, Proto::Simple, 0});
+        QVERIFY2(within(rd.time_s, 8.4e-6 + 7 * 14e-6 + S / B, 1e-6), qPrintable(QString::number(rd.time_s, 'g', 12)));
+        QCOMPARE(rd.busbw_Bps, rd.algbw_Bps);
+        double into_root = 0, out_of_root = 0;
+        for (int a = 0; a < t.arcCount(); ++a) {
+            if (t.arc(a).to == ranks.front()) into_root += rd.arc_bytes[static_cast<std::size_t>(a)];
+            if (t.arc(a).from == ranks.front()) out_of_root += rd.arc_bytes[static_cast<std::size_t>(a)];
+        }
+        QVERIFY2(within(into_root, S, 1e-9) && out_of_root == 0, qPrintable(QString("%1 in, %2 out").arg(into_root).arg(out_of_root)));
+        QCOMPARE(collectiveFromString("reduce"), CollectiveOp::Reduce);
     }
     // A path slower than the protocol's hop (40 µs host to host) sets the hop's latency.
     Topology slow = star(8, 50 * GB, 40e-6);

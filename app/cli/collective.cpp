@@ -25,7 +25,7 @@ const char* kCollectiveHelp = R"(Usage: clustertwin-cli collective SCENARIO --op
 
 Runs one collective on the scenario's fabric (NVLink inside nodes, the InfiniBand fat tree between them) and
 reports the completion time, the bus bandwidth (as nccl-tests defines it) and the busiest links.
-  --op OP             allreduce | hierarchical-allreduce | allgather | reducescatter | alltoall | broadcast
+  --op OP             allreduce | hierarchical-allreduce | allgather | reducescatter | alltoall | broadcast | reduce
                       (from the first rank, pipelined along each channel's ring)
   --bytes SIZE        buffer size: 1GiB, 256MiB, 4MB, 1e9 ...
   --sweep MIN:MAX:F   every size from MIN to MAX, each F times the last (nccl-tests' -b MIN -e MAX -f F;

@@ -82,7 +82,8 @@ net::NcclChoice ncclChoice(const Args& a, int channels) {
 }
 
 void printNcclTable(const std::vector<SweepRow>& rows, net::CollectiveOp op, int ranks) {
-    const bool reduces = op == net::CollectiveOp::AllReduce || op == net::CollectiveOp::ReduceScatter;
+    const bool reduces = op == net::CollectiveOp::AllReduce || op == net::CollectiveOp::ReduceScatter || op == net::CollectiveOp::Reduce;
+    const int root = op == net::CollectiveOp::Broadcast || op == net::CollectiveOp::Reduce ? 0 : -1;  // as nccl-tests prints it
     std::printf("# clustertwin-cli collective --op %s over %d GPUs: simulated; in place as out of place (one answer)\n", net::toString(op),
                 ranks);
     const char* kHead = "#%12s %13s %9s %7s %7s %8s %7s %7s %6s %8s %7s %7s %6s\n";
@@ -93,7 +94,7 @@ void printNcclTable(const std::vector<SweepRow>& rows, net::CollectiveOp op, int
     for (const SweepRow& r : rows) {
         const double t = r.result.time_s * 1e6, alg = r.result.algbw_Bps / 1e9, bus = r.result.busbw_Bps / 1e9;
         std::printf(" %12.0f %13.0f %9s %7s %7d %8.2f %7.2f %7.2f %6s %8.2f %7.2f %7.2f %6s\n", r.bytes, std::floor(r.bytes / 4), "float",
-                    reduces ? "sum" : "none", -1, t, alg, bus, "N/A", t, alg, bus, "N/A");
+                    reduces ? "sum" : "none", root, t, alg, bus, "N/A", t, alg, bus, "N/A");
         sum += bus;
     }
     std::printf("# Out of bounds values : 0 OK (nothing validated: simulated)\n# Avg bus bandwidth    : %g \n#\n",
@@ -113,10 +114,11 @@ namespace {
 
 net::CollectiveOp opOf(const std::string& name, const std::string& file) {
     if (name.empty()) throw UsageError("compare-nccl: " + file + " does not say which program printed it; give --op");
-    if (name == "allreduce" || name == "allgather" || name == "reducescatter" || name == "alltoall" || name == "broadcast")
+    if (name == "allreduce" || name == "allgather" || name == "reducescatter" || name == "alltoall" || name == "broadcast" ||
+        name == "reduce")
         return net::collectiveFromString(name);
     throw UsageError("compare-nccl: " + file + " is " + name +
-                     "_perf output; the twin models allreduce, allgather, reducescatter, alltoall and broadcast");
+                     "_perf output; the twin models allreduce, allgather, reducescatter, alltoall, broadcast and reduce");
 }
 
 }  // namespace

@@ -15,7 +15,9 @@ CollectiveOp collectiveFromString(const std::string& s) {
     if (s == "reducescatter" || s == "reduce-scatter") return CollectiveOp::ReduceScatter;
     if (s == "alltoall" || s == "all-to-all") return CollectiveOp::AllToAll;
     if (s == "broadcast") return CollectiveOp::Broadcast;
-    throw SimError("unknown collective '" + s + "' (allreduce, hierarchical-allreduce, allgather, reducescatter, alltoall, broadcast)");
+    if (s == "reduce") return CollectiveOp::Reduce;
+    throw SimError("unknown collective '" + s +
+                   "' (allreduce, hierarchical-allreduce, allgather, reducescatter, alltoall, broadcast, reduce)");
 }
 
 const char* toString(CollectiveOp op) {
@@ -32,6 +34,8 @@ const char* toString(CollectiveOp op) {
             return "alltoall";
         case CollectiveOp::Broadcast:
             return "broadcast";
+        case CollectiveOp::Reduce:
+            return "reduce";
     }
     return "?";
 }
@@ -122,6 +126,11 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
         case CollectiveOp::Broadcast:
             // A pipelined chain from the first rank along the ring: every hop carries the whole buffer at once.
             acc.step(chainOf(ranks, bytes), 1);
+            break;
+        case CollectiveOp::Reduce:
+            // The broadcast's chain run backwards: from the last rank along the ring to the first, each hop
+            // carrying the whole (partly reduced) buffer at once.
+            acc.step(chainTo(ranks, bytes), 1);
             break;
         case CollectiveOp::AllToAll: {
             if (n > 4096) throw SimError("collective: all-to-all is limited to 4096 ranks (n² flows)");
@@ -228,10 +237,11 @@ CollectiveResult runGroupedCollective(const Topology& t, Router& r, CollectiveOp
             ring(N - 1);
             factor = static_cast<double>(N - 1) / N;
             break;
-        case CollectiveOp::Broadcast: {
+        case CollectiveOp::Broadcast:
+        case CollectiveOp::Reduce: {
             std::vector<std::tuple<int, int, double>> x;
             for (const auto& g : groups) {
-                auto s = chainOf(g, bytes);
+                auto s = op == CollectiveOp::Broadcast ? chainOf(g, bytes) : chainTo(g, bytes);
                 x.insert(x.end(), s.begin(), s.end());
             }
             acc.step(x, 1);

@@ -158,7 +158,8 @@ std::vector<std::vector<std::pair<std::vector<std::pair<int, int>>, bool>>> ring
     return out;
 }
 
-/// The hops a chunk crosses: 2(n − 1) for all-reduce, n − 1 otherwise (a broadcast's chain from the root).
+/// The hops a chunk crosses: 2(n − 1) for all-reduce, n − 1 otherwise (a broadcast's chain from the root, a
+/// reduce's to it).
 int ringSteps(const Setup& s) {
     const int n = static_cast<int>(s.ranks.size());
     return s.op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
@@ -186,14 +187,15 @@ CollectiveResult runRing(const Setup& s, Proto p) {
     res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
     Xfers x = ch == 1 ? ringStepOf(s.ranks, s.bytes / n) : channelStep(s.seg, ch, s.bytes / n / ch);
     int repeat = times;
-    if (s.op == CollectiveOp::Broadcast) {
-        // Pipelined along each channel's ring from the root: every hop but the one back into the root carries the
-        // channel's share once.
+    if (s.op == CollectiveOp::Broadcast || s.op == CollectiveOp::Reduce) {
+        // Pipelined along each channel's ring: a broadcast from the root, every hop but the one back into the root
+        // carrying the channel's share once; a reduce (NCCL's ring reduce) from the root's successor round to the
+        // root, every hop but the one out of the root.
         const Xfers all = ch == 1 ? ringStepOf(s.ranks, s.bytes) : channelStep(s.seg, ch, s.bytes / ch);
         x.clear();
         const int root = s.ranks.front();
         for (const auto& h : all)
-            if (std::get<1>(h) != root) x.push_back(h);
+            if ((s.op == CollectiveOp::Broadcast ? std::get<1>(h) : std::get<0>(h)) != root) x.push_back(h);
         repeat = 1;
     }
     const double bw = drain(s.t, s.r, x, cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs);
@@ -332,7 +334,7 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
     if (algos.size() * protos.size() == 1) return runOne(s, algos.front(), protos.front());
     const int n = static_cast<int>(s.ranks.size());
     // NCCL's steps per algorithm bandwidth: 2(n − 1) for all-reduce, n − 1 for all-gather and reduce-scatter, n
-    // for the rest (a broadcast's algorithm bandwidth is its bus bandwidth).
+    // for the rest (a broadcast's and a reduce's algorithm bandwidth is their bus bandwidth).
     const double steps = s.op == CollectiveOp::AllReduce                                          ? 2.0 * (n - 1)
                          : s.op == CollectiveOp::AllGather || s.op == CollectiveOp::ReduceScatter ? n - 1.0
                                                                                                   : n;
@@ -411,9 +413,9 @@ CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op
     best.ranks = static_cast<int>(ranks.size());
     best.bytes = bytes;
     const int n = best.ranks;
-    const double factor = op == CollectiveOp::AllReduce   ? 2.0 * (n - 1) / n
-                          : op == CollectiveOp::Broadcast ? 1.0
-                                                          : static_cast<double>(n - 1) / n;
+    const double factor = op == CollectiveOp::AllReduce                                 ? 2.0 * (n - 1) / n
+                          : op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? 1.0
+                                                                                        : static_cast<double>(n - 1) / n;
     best.algbw_Bps = best.time_s > 0 ? bytes / best.time_s : 0;
     best.busbw_Bps = best.algbw_Bps * factor;
     best.busiest = linkLoads(t, best.arc_bytes, best.time_s, false);

@@ -24,6 +24,13 @@ inline std::vector<std::tuple<int, int, double>> chainOf(const std::vector<int>&
     return x;
 }
 
+/// The same chain run backwards, towards ranks[0] (a reduce to it): every hop carries `bytes`.
+inline std::vector<std::tuple<int, int, double>> chainTo(const std::vector<int>& ranks, double bytes) {
+    std::vector<std::tuple<int, int, double>> x;
+    for (std::size_t i = ranks.size(); i-- > 1;) x.emplace_back(ranks[i], ranks[i - 1], bytes);
+    return x;
+}
+
 /// Each node's ranks in ring order, nodes in the order the ring reaches them; throws when a node's ranks are
 /// not next to each other.
 inline std::vector<std::vector<int>> nodeSegments(const std::vector<int>& ranks, const std::vector<int>& node_of_rank) {

@@ -12,9 +12,9 @@
 
 namespace ct::sim::net {
 
-enum class CollectiveOp { AllReduce, HierarchicalAllReduce, AllGather, ReduceScatter, AllToAll, Broadcast };
+enum class CollectiveOp { AllReduce, HierarchicalAllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce };
 /// "allreduce", "hierarchical-allreduce", "allgather", "reducescatter", "alltoall", "broadcast" (from the first
-/// rank); throws SimError otherwise.
+/// rank), "reduce" (to the first rank); throws SimError otherwise.
 CollectiveOp collectiveFromString(const std::string& s);
 const char* toString(CollectiveOp op);
 
