@@ -437,6 +437,40 @@ void TstNetwork::ncclTunerPicksAsNcclDoes() {
     const auto ll128 = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, {Algo::Ring, Proto::LL128, 8});
     for (std::size_t a = 0; a < plain.arc_bytes.size(); ++a)
         QVERIFY(within(ll128.arc_bytes[a], plain.arc_bytes[a] / 0.92, 1e-12) || plain.arc_bytes[a] == 0);
+    // A small message runs on fewer channels, as NCCL sets them: one fewer while the bytes are under channels ×
+    // threads × bytes a thread (Simple 512 × 64 B = 32 KiB a channel; LL on a ring 512 × 8 B × 16 ranks = 64 KiB;
+    // LL128 640 × 8 B = 5 KiB; tree LL 4 KiB); all-gather counts a rank's part.
+    struct Case {
+        CollectiveOp op;
+        Algo a;
+        Proto p;
+        double bytes;
+        int channels;
+    };
+    for (const Case& c :
+         {Case{CollectiveOp::AllReduce, Algo::Ring, Proto::Simple, 8, 1},
+          Case{CollectiveOp::AllReduce, Algo::Ring, Proto::Simple, 65536, 2},
+          Case{CollectiveOp::AllReduce, Algo::Ring, Proto::Simple, 200000, 6},
+          Case{CollectiveOp::AllReduce, Algo::Ring, Proto::Simple, 262144, 8},
+          Case{CollectiveOp::AllReduce, Algo::Ring, Proto::LL, 131071, 1}, Case{CollectiveOp::AllReduce, Algo::Ring, Proto::LL, 1048576, 8},
+          Case{CollectiveOp::AllReduce, Algo::Ring, Proto::LL128, 8192, 1},
+          Case{CollectiveOp::AllReduce, Algo::Ring, Proto::LL128, 40960, 8}, Case{CollectiveOp::AllReduce, Algo::Tree, Proto::LL, 8192, 2},
+          Case{CollectiveOp::AllGather, Algo::Ring, Proto::Simple, 16 * 65536.0, 2}}) {
+        const auto res = runNcclCollective(f.topology, r, c.op, ranks, node_of, c.bytes, {c.a, c.p, 8});
+        QVERIFY2(res.channels == c.channels, qPrintable(QString("%1 %2/%3 of %4 B: %5 channels, NCCL takes %6")
+                                                            .arg(toString(c.op), toString(c.a), toString(c.p))
+                                                            .arg(c.bytes)
+                                                            .arg(res.channels)
+                                                            .arg(c.channels)));
+    }
+    // On fewer channels, fewer rails: the 64 KiB ring at Simple crosses two NICs a node, not eight.
+    const auto two = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 65536, {Algo::Ring, Proto::Simple, 8});
+    int nics = 0;
+    for (int a = 0; a < f.topology.arcCount(); ++a)
+        if (two.arc_bytes[static_cast<std::size_t>(a)] > 0 && f.topology.node(f.topology.arc(a).from).kind == NodeKind::Host &&
+            f.topology.node(f.topology.arc(a).to).kind == NodeKind::Switch)
+            ++nics;
+    QCOMPARE(nics, 2 * 2);  // two per node, two nodes
 }
 
 void TstNetwork::upDownRoutesAreShortestPaths() {

@@ -103,7 +103,9 @@ void printNcclTable(const std::vector<SweepRow>& rows, net::CollectiveOp op, int
     for (std::size_t i = 0; i < rows.size();) {
         std::size_t j = i;
         const auto& r = rows[i].result;
-        while (j + 1 < rows.size() && rows[j + 1].result.algorithm == r.algorithm && rows[j + 1].result.protocol == r.protocol) ++j;
+        while (j + 1 < rows.size() && rows[j + 1].result.algorithm == r.algorithm && rows[j + 1].result.protocol == r.protocol &&
+               rows[j + 1].result.channels == r.channels)
+            ++j;
         std::printf("# twin: %s/%s, %d channel%s, for %.0f to %.0f B\n", r.algorithm.c_str(), r.protocol.empty() ? "-" : r.protocol.c_str(),
                     r.channels, r.channels == 1 ? "" : "s", rows[i].bytes, rows[j].bytes);
         i = j + 1;

@@ -318,7 +318,31 @@ CollectiveResult runAlltoall(const Setup& s, Proto p) {
     return res;
 }
 
-CollectiveResult runOne(const Setup& s, Algo a, Proto p) {
+/// The channels NCCL runs a collective of this size on (enqueue.cc, where it sets a collective's channels and
+/// threads): from the communicator's, one fewer while the bytes are under channels × threads × the protocol's
+/// bytes per thread (comm.h's thread thresholds: Simple 64 with 512 threads, LL 8 times the ranks on a ring with
+/// 512, LL128 8 with 640; tuning.cc). Its bytes are a rank's buffer: the whole for all-reduce, broadcast and
+/// reduce, a rank's part for all-gather and reduce-scatter (their count is per rank). The tuner picked the
+/// algorithm with every channel; a small message then runs on fewer, and so on fewer rails.
+int ncclChannels(const Setup& s, Algo a, Proto p) {
+    if (s.op == CollectiveOp::AllToAll) return s.channels;
+    const double n = static_cast<double>(s.ranks.size());
+    const double bytes = s.op == CollectiveOp::AllGather || s.op == CollectiveOp::ReduceScatter ? s.bytes / n : s.bytes;
+    const double threads = p == Proto::LL128 ? 640 : 512;
+    const double per_thread = p == Proto::Simple ? 64 : a == Algo::Ring && p == Proto::LL ? 8 * n : 8;
+    int nc = s.channels;
+    while (nc >= 2 && bytes < nc * threads * per_thread) --nc;
+    return nc;
+}
+
+CollectiveResult runOne(const Setup& s, Algo a, Proto p, bool as_nccl = true) {
+    if (as_nccl) {  // on the channels NCCL takes for this size
+        if (const int nc = ncclChannels(s, a, p); nc != s.channels) {
+            Setup fewer = s;
+            fewer.channels = nc;
+            return runOne(fewer, a, p, false);
+        }
+    }
     CollectiveResult res = s.op == CollectiveOp::AllToAll ? runAlltoall(s, p) : a == Algo::Tree ? runTree(s, p) : runRing(s, p);
     res.algorithm = s.op == CollectiveOp::AllToAll ? "pairwise" : toString(a);
     res.protocol = toString(p);
@@ -338,7 +362,7 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
     const double steps = s.op == CollectiveOp::AllReduce                                          ? 2.0 * (n - 1)
                          : s.op == CollectiveOp::AllGather || s.op == CollectiveOp::ReduceScatter ? n - 1.0
                                                                                                   : n;
-    CollectiveResult simple = runOne(s, Algo::Ring, Proto::Simple);
+    CollectiveResult simple = runOne(s, Algo::Ring, Proto::Simple, false);  // what every channel moves
     const double bw_time = simple.time_s - simple.latency_s;
     const double bus = bw_time > 0 ? s.bytes / bw_time * steps / n : 0.0;
     double best_t = std::numeric_limits<double>::infinity();
@@ -359,7 +383,7 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
                 best_p = p;
             }
         }
-    if (best_a == Algo::Ring && best_p == Proto::Simple) return simple;
+    if (best_a == Algo::Ring && best_p == Proto::Simple && ncclChannels(s, best_a, best_p) == s.channels) return simple;
     return runOne(s, best_a, best_p);
 }
 
