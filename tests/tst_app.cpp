@@ -7,6 +7,8 @@
 #include "timeline.hpp"
 #include "view3d.hpp"
 
+#include <clustertwin/model/containment.hpp>
+#include <clustertwin/model/scenario_io.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/runs/run_overview.hpp>
 #include <clustertwin/runs/store.hpp>
@@ -63,6 +65,7 @@ private slots:
     void cancellingASimulationStopsIt();
     void exportWritesTheSelectionsSeries();
     void openingAnotherScenarioRebuildsThe3DView();
+    void aRacksOpenAreaCountsTheGapsBesideIt();
 
 private:
     std::unique_ptr<MainWindow> w_;
@@ -344,6 +347,31 @@ void TstApp::openingAnotherScenarioRebuildsThe3DView() {
     }
     QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
     if (View3D::available()) QCOMPARE(w_->view3d()->scene()->rackCount(), std::size_t(20));
+}
+
+void TstApp::aRacksOpenAreaCountsTheGapsBesideIt() {
+    // Issue 44: the air through a fully blanked rack's gaps follows the pressure across it, half of each gap beside
+    // it the rack's own; the inspector's figure counted the gaps under and inside it but not those beside it.
+    auto s = ct::model::loadScenarioFile(MainWindow::demoScenarioPath().toStdString()).scenario;
+    auto& row = s.halls.at(0).rows.at(1);
+    row.racks.at(2).blanking = "full";       // r02-03
+    row.racks.at(3).position_m.x_m += 0.02;  // r02-04 20 mm further along the row
+    row.racks.at(4).position_m.x_m += 0.02;
+    QTemporaryDir dir;
+    const QString file = dir.filePath("gap.json");
+    ct::model::saveScenarioFile(s, file.toStdString());
+    QVERIFY(w_->openScenario(file));
+    const auto& doc = w_->document();
+    const auto& r = doc.scenario().halls.at(0).rows.at(1).racks.at(2);
+    const auto gaps = ct::model::cabinetGaps(doc.scenario().halls.at(0).rows.at(1), doc.catalog());
+    QCOMPARE(gaps.size(), std::size_t(1));
+    QVERIFY(std::abs(gaps[0].width_m - 0.02) < 1e-9);
+    const double with = ct::model::rackOpenArea(r, doc.catalog(), gaps), without = ct::model::rackOpenArea(r, doc.catalog());
+    QVERIFY2(with - without > 0.01, qPrintable(QString("%1 %2").arg(with).arg(without)));  // half of 20 mm over ~2 m
+    w_->tree()->setCurrentItem(w_->tree()->itemFor({"rack", "r02-03"}));
+    const QString shown = w_->properties()->value("open area");
+    QVERIFY2(shown.startsWith(QString::number(with, 'f', 3) + " m²"), qPrintable(shown + " vs " + QString::number(with, 'f', 3)));
+    QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
 }
 
 QTEST_MAIN(TstApp)

@@ -57,7 +57,8 @@ void addRow(Props& p, const model::Row& row, const model::Catalog& cat) {
              {{"name", s(row.name)}, {"hall", s(row.hall_id)}, {"racks", QString::number(row.racks.size())}, {"nameplate power", kw(w)}});
 }
 
-void addRack(Props& p, const model::Rack& r, const model::Catalog& cat) {
+/// `row`: the rack's row (the gaps beside it count towards its open area).
+void addRack(Props& p, const model::Rack& r, const model::Row& row, const model::Catalog& cat) {
     const auto* rm = cat.rack(r.model);
     p.insert(p.end(), {{"name", s(r.name)},
                        {"model", s(r.model) + (rm ? " (" + s(rm->name) + ")" : "")},
@@ -77,10 +78,16 @@ void addRack(Props& p, const model::Rack& r, const model::Catalog& cat) {
     const QString blanking = r.blanking.empty() ? QString() : " (blanking " + s(r.blanking) + ")";
     if (const auto f = model::fixedRecirculation(r, cat))
         p.push_back({"recirculation", QString("%1 % of its exhaust, fixed").arg(100 * *f, 0, 'f', 0) + blanking});
-    else if (!r.blanking.empty())
-        p.push_back({"open area",
-                     QString("%1 m² back to front, its air driven by the pressure across it").arg(model::rackOpenArea(r, cat), 0, 'f', 3) +
-                         blanking});
+    else if (!r.blanking.empty()) {
+        // Half of each gap between it and a cabinet beside it is its own (models.md §3), whatever the air grid.
+        std::vector<model::CabinetGap> beside;
+        for (const auto& g : model::cabinetGaps(row, cat))
+            if (&row.racks[g.a] == &r || &row.racks[g.b] == &r) beside.push_back(g);
+        p.push_back(
+            {"open area",
+             QString("%1 m² back to front, its air driven by the pressure across it").arg(model::rackOpenArea(r, cat, beside), 0, 'f', 3) +
+                 blanking});
+    }
     for (const auto& pdu : r.pdus)
         p.push_back({"PDU " + s(pdu.id), QString("feed %1, %2-phase %3 V, %4 A → %5")
                                              .arg(s(pdu.feed))
@@ -230,8 +237,9 @@ void addEvent(Props& p, const model::Scenario& sc, const EntityRef& ref) {
 }
 
 /// What a rack holds: the rack itself, its rack PDUs, nodes and their GPUs. True when `ref` is one of them.
-bool describeInRack(Props& p, const model::Rack& r, const model::Catalog& cat, const EntityRef& ref, const std::string& id) {
-    if (ref.kind == "rack" && r.id == id) return addRack(p, r, cat), true;
+bool describeInRack(Props& p, const model::Rack& r, const model::Row& row, const model::Catalog& cat, const EntityRef& ref,
+                    const std::string& id) {
+    if (ref.kind == "rack" && r.id == id) return addRack(p, r, row, cat), true;
     for (const auto& pdu : r.pdus)
         if (ref.kind == "rack_pdu" && pdu.id == id) return addRackPdu(p, pdu), true;
     for (const auto& n : r.nodes) {
@@ -249,7 +257,7 @@ bool describeInHall(Props& p, const model::Hall& h, const model::Catalog& cat, c
     for (const auto& row : h.rows) {
         if (ref.kind == "row" && row.id == id) return addRow(p, row, cat), true;
         for (const auto& r : row.racks)
-            if (describeInRack(p, r, cat, ref, id)) return true;
+            if (describeInRack(p, r, row, cat, ref, id)) return true;
     }
     for (const auto& u : h.cooling_units)
         if (ref.kind == "cooling_unit" && u.id == id) return addCoolingUnit(p, u, cat), true;
