@@ -14,8 +14,9 @@ namespace ct::cli {
 const char* kPathHelp = R"(Usage: clustertwin-cli path SCENARIO --from GPU --to GPU [--json]
 
 The route the fabric's routing gives traffic from one GPU to another (D-mod-k on fat trees, ECMP on Ethernet,
-as the flows and collectives take it): every switch and cable on the way, named as the 3D view, the Fabric dock
-and a run's series name them, the path's latency and its narrowest cable. GPU ids as in the scenario
+as the flows and collectives take it): every switch and cable on the way, cables by the ids a run's series give
+them (leaf0<->spine0#25, which the 3D view and the Fabric dock label "leaf0 ↔ spine0, cable 25"), the path's
+latency and its narrowest cable. GPU ids as in the scenario
 (n0001/gpu0); a node id stands for its first GPU.
   --json   {"from", "to", "routing", "hops": [...], "cables": [...], "latency_s", "bottleneck_gbps"}
 Exit codes: 0 traced, 2 usage error, invalid scenario, an id that is no GPU, or no route.
