@@ -504,31 +504,36 @@ void Scene::Impl::buildLabels() {
             const auto& b = units.bounds[i];
             add(units.ids[i], (b.lo[0] + b.hi[0]) / 2, (b.lo[1] + b.hi[1]) / 2, b.hi[2] + 0.05, 2);
         }
+    label_actor->SetMapper(placedLabels(pts, names, priority, {0.95, 0.95, 0.95}, false, true));
+    if (pts->GetNumberOfPoints() > 0) ren->AddActor2D(label_actor);
+}
+
+vtkSmartPointer<vtkLabelPlacementMapper> detail::placedLabels(vtkPoints* pts, vtkStringArray* names, vtkIntArray* priority,
+                                                              const std::array<double, 3>& rgb, bool bold, bool behind_hidden) {
     vtkNew<vtkPolyData> pd;
     pd->SetPoints(pts);
     pd->GetPointData()->AddArray(names);
     pd->GetPointData()->AddArray(priority);
     vtkNew<vtkPointSetToLabelHierarchy> hierarchy;
     hierarchy->SetInputData(pd);
-    hierarchy->SetLabelArrayName("labels");
-    hierarchy->SetPriorityArrayName("priority");
+    hierarchy->SetLabelArrayName(names->GetName());
+    hierarchy->SetPriorityArrayName(priority->GetName());
     vtkTextProperty* text = hierarchy->GetTextProperty();
     text->SetFontSize(12);
-    text->SetColor(0.95, 0.95, 0.95);
-    text->SetBold(0);
+    text->SetColor(rgb[0], rgb[1], rgb[2]);
+    text->SetBold(bold ? 1 : 0);
     text->SetItalic(0);
     text->SetShadow(1);
     text->SetJustificationToCentered();
     text->SetVerticalJustificationToBottom();
-    vtkNew<vtkLabelPlacementMapper> placer;
+    auto placer = vtkSmartPointer<vtkLabelPlacementMapper>::New();
     placer->SetInputConnection(hierarchy->GetOutputPort());
     placer->SetShapeToNone();
     placer->SetMaximumLabelFraction(0.4);  // the default 5 % of the screen drops most names of a small hall
     placer->SetIteratorType(vtkLabelHierarchy::FULL_SORT);
-    placer->UseDepthBufferOn();
+    if (behind_hidden) placer->UseDepthBufferOn();
     placer->SetMargin(2);
-    label_actor->SetMapper(placer);
-    if (pts->GetNumberOfPoints() > 0) ren->AddActor2D(label_actor);
+    return placer;
 }
 
 }  // namespace ct::render

@@ -126,6 +126,12 @@ struct Boxes {
 vtkSmartPointer<vtkLookupTable> makeLut(double lo, double hi, double nan_r, double nan_g, double nan_b);
 /// Links: idle faint grey, busy yellow to opaque red; NaN (failed) magenta-red.
 vtkSmartPointer<vtkLookupTable> makeLinkLut();
+/// Labels at points (`names` and `priority` arrays of the points), placed by VTK's label placer: a label that would
+/// overlap one of higher priority is left out for this view; `behind_hidden`: one whose anchor is hidden behind
+/// something is not drawn over it (the depth buffer).
+vtkSmartPointer<vtkLabelPlacementMapper> placedLabels(vtkPoints* pts, vtkStringArray* names, vtkIntArray* priority,
+                                                      const std::array<double, 3>& rgb, bool bold, bool behind_hidden);
+
 /// Round labels at round values, each with the decimals that tell them apart.
 void niceLabels(vtkScalarBarActor* bar, double lo, double hi);
 /// A horizontal scalar bar along the bottom edge at x (normalized viewport).

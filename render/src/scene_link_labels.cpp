@@ -43,28 +43,8 @@ void Scene::Impl::labelHotLinks(const std::vector<double>& percent, const std::v
         link_label_actor->SetVisibility(0);
         return;
     }
-    vtkNew<vtkPolyData> pd;
-    pd->SetPoints(pts);
-    pd->GetPointData()->AddArray(names);
-    pd->GetPointData()->AddArray(priority);
-    vtkNew<vtkPointSetToLabelHierarchy> hierarchy;
-    hierarchy->SetInputData(pd);
-    hierarchy->SetLabelArrayName("labels");
-    hierarchy->SetPriorityArrayName("priority");
-    vtkTextProperty* text = hierarchy->GetTextProperty();
-    text->SetFontSize(12);
-    text->SetColor(1.0, 0.85, 0.45);  // the link colour bar's warm end: a link's note, not a rack's name
-    text->SetBold(1);
-    text->SetShadow(1);
-    text->SetJustificationToCentered();
-    text->SetVerticalJustificationToBottom();
-    vtkNew<vtkLabelPlacementMapper> placer;
-    placer->SetInputConnection(hierarchy->GetOutputPort());
-    placer->SetShapeToNone();
-    placer->SetMaximumLabelFraction(0.4);
-    placer->SetIteratorType(vtkLabelHierarchy::FULL_SORT);
-    placer->SetMargin(2);
-    link_label_actor->SetMapper(placer);
+    // The link colour bar's warm end, bold: a link's note, not a rack's name; drawn over what is in front of it.
+    link_label_actor->SetMapper(placedLabels(pts, names, priority, {1.0, 0.85, 0.45}, true, false));
     if (!ren->HasViewProp(link_label_actor)) ren->AddActor2D(link_label_actor);
     showLinkLabels();
 }
