@@ -33,6 +33,7 @@ void RunController::growAsync(const QString& db_path, std::int64_t run) {
         openAsync(db_path, run);
         return;
     }
+    if (since_growth_.isValid() && since_growth_.elapsed() < 4 * growth_cost_ms_) return;  // the views are still busy
     auto cancel = beginLoad();
     QPointer<RunController> self(this);
     // The worker copies the shown replay (the GUI thread only reads it meanwhile: a simulated run is never renamed)
@@ -81,9 +82,13 @@ void RunController::grow(std::shared_ptr<runs::RunReplay> replay, std::vector<do
     }
     field_times_ = std::move(field_times);
     if (at_end) t_ = duration();  // following the newest time; a user who went back stays there
+    QElapsedTimer cost;
+    cost.start();
     updateFrame();
     emit runChanged();
     emit timeChanged(t_);
+    growth_cost_ms_ = cost.elapsed();
+    since_growth_.start();
 }
 
 void RunController::openAsync(const QString& db_path, std::int64_t run) {

@@ -32,7 +32,10 @@ public:
     void openAsync(const QString& db_path, std::int64_t run = 0);
     /// A simulated run being recorded, shown as it grows: when it is the shown run, only what was written since is
     /// read, in a worker (RunReplay::extend), and shown at the newest time if the user was there, else at the same
-    /// time; otherwise as openAsync. `growths()` counts the extensions shown, `loads()` the whole loads.
+    /// time; otherwise as openAsync. Showing a grown run costs the GUI thread what the views take to redraw it,
+    /// which grows with the run: a request that comes sooner after the last than four times that cost is let go
+    /// (the next checkpoint's brings it all), so the window stays responsive. `growths()` counts the extensions
+    /// shown, `loads()` the whole loads.
     void growAsync(const QString& db_path, std::int64_t run);
     int growths() const { return growths_; }
     int loads() const { return loads_; }
@@ -98,6 +101,8 @@ private:
     double t_ = 0, speed_ = 60;
     bool loading_ = false;
     int growths_ = 0, loads_ = 0;
+    QElapsedTimer since_growth_;  ///< since the last grown run was shown
+    qint64 growth_cost_ms_ = 0;   ///< what showing it took the GUI thread
     std::shared_ptr<std::atomic<bool>> cancel_load_;
     std::function<bool(runs::RunReplay&, const QString&)> gate_;
     QTimer timer_;

@@ -157,6 +157,7 @@ void Scene::setSize(int width, int height) {
         d_->narrow = narrow;
         d_->metric_bar->SetPosition(narrow ? 0.05 : 0.70, 0.015);
         d_->metric_bar->SetWidth(narrow ? 0.9 : 0.27);
+        d_->buildLabels();  // fewer names in a narrow view
         d_->updateBars();
     }
     if (d_->target == Target::Window) d_->iren->SetSize(std::max(1, width), std::max(1, height));

@@ -474,7 +474,8 @@ void Scene::Impl::switchBoxes() {
 void Scene::Impl::buildLabels() {
     // Row names above their first rack; rack names when there are few enough to read; unit names. Placed by
     // VTK's label placer: a label that would overlap one of higher priority is left out for this view (zoom in
-    // to see it), and a label whose anchor is hidden behind something (depth buffer) is not drawn over it.
+    // to see it), and a label whose anchor is hidden behind something (depth buffer) is not drawn over it. A
+    // narrow view (the Compare tab's panes) names the rows only: rack and unit names covered its hall.
     vtkNew<vtkPoints> pts;
     vtkNew<vtkStringArray> names;
     names->SetName("labels");
@@ -485,7 +486,7 @@ void Scene::Impl::buildLabels() {
         names->InsertNextValue(text);
         priority->InsertNextValue(prio);
     };
-    const bool rack_names = racks.size() <= 400;
+    const bool rack_names = racks.size() <= 400 && !narrow;
     for (const auto& h : scenario.halls)
         for (const auto& row : h.rows) {
             if (row.racks.empty()) continue;
@@ -499,13 +500,13 @@ void Scene::Impl::buildLabels() {
             const auto& b = racks.bounds[i];
             add(racks.ids[i], (b.lo[0] + b.hi[0]) / 2, (b.lo[1] + b.hi[1]) / 2, b.hi[2] + 0.05, 1);
         }
-    if (units.size() <= 400)
+    if (units.size() <= 400 && !narrow)
         for (std::size_t i = 0; i < units.size(); ++i) {
             const auto& b = units.bounds[i];
             add(units.ids[i], (b.lo[0] + b.hi[0]) / 2, (b.lo[1] + b.hi[1]) / 2, b.hi[2] + 0.05, 2);
         }
     label_actor->SetMapper(placedLabels(pts, names, priority, {0.95, 0.95, 0.95}, false, true));
-    if (pts->GetNumberOfPoints() > 0) ren->AddActor2D(label_actor);
+    if (pts->GetNumberOfPoints() > 0 && !ren->HasViewProp(label_actor)) ren->AddActor2D(label_actor);
 }
 
 vtkSmartPointer<vtkLabelPlacementMapper> detail::placedLabels(vtkPoints* pts, vtkStringArray* names, vtkIntArray* priority,
