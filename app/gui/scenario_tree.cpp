@@ -135,7 +135,13 @@ EntityRef ScenarioTree::refFor(const QString& id) const {
 
 bool ScenarioTree::select(const EntityRef& ref) {
     QTreeWidgetItem* it = itemFor(ref);
-    if (!it) return false;
+    if (!it) {  // a cable, a job of the run: nothing of the tree is selected, rather than what was before
+        syncing_ = true;
+        clearSelection();
+        setCurrentItem(nullptr);
+        syncing_ = false;
+        return false;
+    }
     syncing_ = true;
     setCurrentItem(it);
     scrollToItem(it);

@@ -12,7 +12,8 @@ class ScenarioTree : public QTreeWidget {
 public:
     explicit ScenarioTree(const ScenarioDocument& doc, QWidget* parent = nullptr);
 
-    /// Selects the item of `ref` (no signal loop: emits entitySelected only on user changes).
+    /// Selects the item of `ref` (no signal loop: emits entitySelected only on user changes); without one (a cable,
+    /// a job of the run) nothing stays selected. False then.
     bool select(const EntityRef& ref);
     QTreeWidgetItem* itemFor(const EntityRef& ref) const;
     /// The first entity with this id, of any kind (invalid when none).
