@@ -35,6 +35,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidgetItem>
+#include <QUndoStack>
 #include <QValueAxis>
 #include <QWheelEvent>
 
@@ -353,6 +354,13 @@ private slots:
             QVERIFY(cv->baselineView()->showsVersion());
             QVERIFY(!cv->whatIfView()->showsVersion());
             QCOMPARE(cv->baselineView()->scene()->rackCount() + 1, cv->whatIfView()->scene()->rackCount());
+            // An edit of the open demo (r01-01 taken out) leaves the shown run on its own version: all its racks.
+            const std::size_t shown_racks = cv->whatIfView()->scene()->rackCount();
+            QVERIFY(w_->document().apply("remove r01-01", [](ct::model::Scenario& s) { ct::model::removeEntities(s, {"r01-01"}); }));
+            QVERIFY(cv->whatIfView()->showsVersion());
+            QCOMPARE(cv->whatIfView()->scene()->rackCount(), shown_racks);
+            w_->document().undoStack()->undo();
+            QVERIFY(!cv->whatIfView()->showsVersion());
         }
         if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {  // the window (its GL views grab black) and each view
             const QString shots = qEnvironmentVariable("CT_SHOT_DIR");

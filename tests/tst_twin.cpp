@@ -529,7 +529,7 @@ void TstTwin::leastSquaresSeesAcrossAHinge() {
         runs = 0;
         const auto res = ct::session::levenbergMarquardt(p, u0, r0);
         QCOMPARE(res.runs, runs);
-        QVERIFY(res.moved >= 1);
+        QVERIFY(res.moved >= 1 && res.moved <= res.jacobians);
         QVERIFY2(std::abs(res.u[0] - 0.35) < 1e-4 && std::abs(res.u[1] - 0.7) < 1e-4,
                  qPrintable(QString("%1 %2 after %3 runs (%4)").arg(res.u[0]).arg(res.u[1]).arg(res.runs).arg(res.stop.c_str())));
         qInfo("hinge: (%.5f, %.5f) in %d runs, %d Jacobians, moved %d: %s", res.u[0], res.u[1], res.runs, res.jacobians, res.moved,

@@ -90,6 +90,11 @@ CompareView::CompareView(const ScenarioDocument& doc, const RunController& run, 
     connect(&run_, &RunController::timeChanged, this, [this] {
         if (isVisible()) refresh();
     });
+    // An edit makes the open scenario another version than the one a run was computed for.
+    connect(&doc, &ScenarioDocument::edited, this, [this] {
+        showVersions();
+        if (isVisible()) refresh();
+    });
 }
 
 void CompareView::link(View3D* from, View3D* to) {
@@ -196,8 +201,12 @@ void CompareView::showVersions() {
     };
     left_->setVersion(baseline_ ? versionOf(baseline_.get()) : nullptr);
     right_->setVersion(baseline_ ? versionOf(run_.replay()) : nullptr);
-    for (auto [view, title] : {std::pair{left_, left_title_}, std::pair{right_, right_title_}})
-        if (view->showsVersion()) title->setText(tr("%1 (its own version)").arg(title->text()));
+    const QString own = tr(" (its own version)");
+    for (auto [view, title] : {std::pair{left_, left_title_}, std::pair{right_, right_title_}}) {
+        QString text = title->text();
+        if (text.endsWith(own)) text.chop(own.size());
+        title->setText(view->showsVersion() ? text + own : text);
+    }
 }
 
 void CompareView::showEvent(QShowEvent* e) {

@@ -44,7 +44,8 @@ protected:
 
 private:
     void link(View3D* from, View3D* to);
-    /// Each pane on the layout its run was computed for (the run's kept scenario, where it is not the open one).
+    /// Each pane on the layout its run was computed for (the run's kept scenario, where it is not the open one);
+    /// again after every edit of the open one.
     void showVersions();
     const ScenarioDocument& doc_;
     const RunController& run_;

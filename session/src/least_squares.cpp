@@ -169,15 +169,18 @@ LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<
         if (j->size() != p.n) throw std::invalid_argument("levenbergMarquardt: a Jacobian with the wrong number of columns");
         jac = std::move(*j);
         ++out.jacobians;
-        for (auto& e : seen) {
-            if (e.r.size() != r.size() || e.u.size() != p.n) continue;
-            const double sse = dot(e.r, e.r);
-            if (sse < out.sse) {
-                out.u = std::move(e.u);
-                r = std::move(e.r);
-                out.sse = sse;
-                ++out.moved;
+        Evaluation* best = nullptr;
+        double best_sse = out.sse;
+        for (auto& e : seen)
+            if (e.r.size() == r.size() && e.u.size() == p.n && dot(e.r, e.r) < best_sse) {
+                best_sse = dot(e.r, e.r);
+                best = &e;
             }
+        if (best) {
+            out.u = std::move(best->u);
+            r = std::move(best->r);
+            out.sse = best_sse;
+            ++out.moved;
         }
         return true;
     };

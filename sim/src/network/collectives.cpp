@@ -128,8 +128,8 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
             acc.step(chainOf(ranks, bytes), 1);
             break;
         case CollectiveOp::Reduce:
-            // The broadcast's chain run backwards: from the last rank along the ring to the first, each hop
-            // carrying the whole (partly reduced) buffer at once.
+            // Pipelined round the ring to the first rank from its successor, each hop carrying the whole (partly
+            // reduced) buffer at once: the broadcast's chain, ending at the root instead of starting there.
             acc.step(chainTo(ranks, bytes), 1);
             break;
         case CollectiveOp::AllToAll: {

@@ -24,10 +24,11 @@ inline std::vector<std::tuple<int, int, double>> chainOf(const std::vector<int>&
     return x;
 }
 
-/// The same chain run backwards, towards ranks[0] (a reduce to it): every hop carries `bytes`.
+/// A pipelined chain round the ring to ranks[0], from its successor ranks[1] (NCCL's ring reduce to ranks[0]):
+/// every hop but the one out of ranks[0] carries `bytes`.
 inline std::vector<std::tuple<int, int, double>> chainTo(const std::vector<int>& ranks, double bytes) {
     std::vector<std::tuple<int, int, double>> x;
-    for (std::size_t i = ranks.size(); i-- > 1;) x.emplace_back(ranks[i], ranks[i - 1], bytes);
+    for (std::size_t i = 1; i < ranks.size(); ++i) x.emplace_back(ranks[i], ranks[(i + 1) % ranks.size()], bytes);
     return x;
 }
 

@@ -48,7 +48,7 @@ struct LeastSquaresResult {
     double sse = 0;         ///< their sum of squared residuals
     int runs = 0;           ///< expensive runs (the start's not counted), the Jacobians' among them
     int iterations = 0, rejected = 0, jacobians = 0;
-    int moved = 0;  ///< times a Jacobian's own run beat the point it was taken at, and the search moved there
+    int moved = 0;  ///< Jacobians one of whose own runs beat the point they were taken at: the search went on from the best
     std::string stop;
     bool cancelled = false;
 };
