@@ -79,7 +79,7 @@ std::size_t RunReplay::extend(const TelemetryStore& store) {
         }
     if (!found) throw StoreError(store.path() + ": there is no run " + std::to_string(info_.id));
     info_.meta.scenario_json = std::move(scenario);
-    for (const auto& e : store.entities()) kind_[e.id] = e.kind;
+    // The entities' kinds are those load() read: a run lists its entities when it starts (RunRecorder).
     // Every point after the earliest last point of any series is in the chunks reaching past it.
     double after = series_.empty() ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
     for (const auto& [key, s] : series_)
