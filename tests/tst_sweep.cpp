@@ -1,6 +1,7 @@
 // clustertwin-cli sweep (issue 42): N-1, settings varied and what-ifs as one run each in one database, in one
 // process and spread over MPI ranks (mpirun -np 2 and -np 3, a count that does not divide the variants) with
-// the same answers; commands that do not spread refuse to run N times over.
+// the same answers; simulate with a campus's halls over ranks, recording what one process records; commands
+// that do not spread refuse to run N times over.
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -63,6 +64,7 @@ private slots:
     void varyRunsEveryCombinationAndReportsABadSetting();
     void whatIfFilesAreVariants();
     void mpiRanksGiveTheAnswersOfOneProcess();
+    void simulateSpreadsACampussHallsOverRanks();
     void otherCommandsRefuseToRunOnManyRanks();
 
 private:
@@ -207,14 +209,54 @@ void TstSweep::mpiRanksGiveTheAnswersOfOneProcess() {
     }
 }
 
+void TstSweep::simulateSpreadsACampussHallsOverRanks() {
+    if (QStandardPaths::findExecutable("mpirun").isEmpty()) QSKIP("no mpirun (openmpi-bin)");
+    // The campus sample's three halls (of different sizes) on 2 ranks and on 3, one thread each: the same run to
+    // the bit as one process records (the halls' sums taken in the same order wherever they are stepped).
+    const QStringList opts{"--air",     "quick", "--duration",    "5min", "--step", "10s",
+                           "--threads", "1",     "--field-every", "2min", "--json", "-q"};
+    const QString one_db = tmp_.filePath("campus-1.sqlite");
+    const CliRun one = cli(QStringList{"simulate", sample("campus-3-halls"), "--out", one_db} + opts);
+    QVERIFY2(one.code == 0, qPrintable(one.err));
+    const QJsonObject a = one.json();
+    QCOMPARE(a["ranks"].toInt(), 1);
+    const auto want = queryRows(one_db, "inlet_c"), want_power = queryRows(one_db, "power_w");
+    for (int ranks : {2, 3}) {
+        const QString db = tmp_.filePath(QString("campus-np%1.sqlite").arg(ranks));
+        const CliRun r = mpirun(ranks, QStringList{"simulate", sample("campus-3-halls"), "--out", db} + opts);
+        QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
+        QCOMPARE(r.out.count("\"ranks\""), 1);  // rank 0 alone speaks
+        const QJsonObject b = r.json();
+        QCOMPARE(b["ranks"].toInt(), ranks);
+        QSet<int> used;
+        for (const auto& h : b["hall_ranks"].toArray()) used.insert(h.toInt());
+        QCOMPARE(used.size(), std::min(ranks, 3));  // every rank steps a hall
+        for (const QString& k : a.keys()) {
+            if (k == "database" || k == "wall_s" || k == "flow_s" || k == "ranks" || k == "hall_ranks") continue;
+            QVERIFY2(b[k] == a[k], qPrintable(QString("np %1: %2 differs").arg(ranks).arg(k)));
+        }
+        const auto inlets = queryRows(db, "inlet_c"), power = queryRows(db, "power_w");
+        QCOMPARE(inlets.size(), want.size());
+        QCOMPARE(power.size(), want_power.size());
+        for (std::size_t i = 0; i < inlets.size(); ++i) QCOMPARE(inlets[i].value, want[i].value);
+        for (std::size_t i = 0; i < power.size(); ++i) QCOMPARE(power[i].value, want_power[i].value);
+        // Every hall's air field is in the database, as one process stores them.
+        const auto store = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
+        const auto ref = ct::runs::TelemetryStore::open(one_db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
+        QCOMPARE(store.runs().size(), 1u);
+        QCOMPARE(store.airFieldHalls(store.runs()[0].id), ref.airFieldHalls(ref.runs()[0].id));
+        QCOMPARE(store.airFieldHalls(store.runs()[0].id).size(), 3u);
+        QCOMPARE(store.airFieldTimes(store.runs()[0].id, 2), ref.airFieldTimes(ref.runs()[0].id, 2));
+    }
+}
+
 void TstSweep::otherCommandsRefuseToRunOnManyRanks() {
     if (QStandardPaths::findExecutable("mpirun").isEmpty()) QSKIP("no mpirun (openmpi-bin)");
-    const CliRun r =
-        mpirun(2, {"simulate", sample("lab-8node"), "--air", "quick", "--duration", "1min", "--out", tmp_.filePath("no.sqlite")});
+    const CliRun r = mpirun(2, {"export", "--db", tmp_.filePath("no.sqlite"), "--run", "1", "--out", tmp_.filePath("no.csv")});
     QVERIFY(r.code != 0);
-    QVERIFY2(r.err.contains("only sweep spreads"), qPrintable(r.err));
-    QCOMPARE(r.err.count("only sweep spreads"), 1);  // said once, by rank 0
-    QVERIFY(!QFile::exists(tmp_.filePath("no.sqlite")));
+    QVERIFY2(r.err.contains("only simulate and sweep spread"), qPrintable(r.err));
+    QCOMPARE(r.err.count("only simulate and sweep spread"), 1);  // said once, by rank 0
+    QVERIFY(!QFile::exists(tmp_.filePath("no.csv")));
 }
 
 QTEST_MAIN(TstSweep)

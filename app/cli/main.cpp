@@ -166,7 +166,7 @@ const std::vector<Command>& commands() {
         {"simulate",
          "simulate FILE",
          "run the coupled power/heat/air model and record the run (SQLite)",
-         ct::cli::cmdSimulate,
+         [](const ct::cli::Args& a) { return ct::cli::cmdSimulate(a, world()); },
          {"json", "help", "steady", "quiet"},
          simulateOptions(),
          ct::cli::simulateHelp},
@@ -393,10 +393,10 @@ int main(int argc, char** argv) {
     }
     if (ct::ranks::launchedByMpi()) {
         try {
-            if (world().size() > 1 && c->name != "sweep") {
+            if (world().size() > 1 && c->name != "sweep" && c->name != "simulate") {
                 if (world().rank() == 0)
-                    std::cerr << "clustertwin-cli " << cmd << ": runs as one process; of the commands only sweep spreads its work over "
-                              << world().size() << " MPI ranks (docs/scale-out.md)\n";
+                    std::cerr << "clustertwin-cli " << cmd << ": runs as one process; of the commands only simulate and sweep spread "
+                              << "their work over " << world().size() << " MPI ranks (docs/scale-out.md)\n";
                 return kInvalid;
             }
         } catch (const std::exception& e) {

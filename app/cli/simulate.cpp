@@ -10,6 +10,7 @@
 #include <clustertwin/runs/run_checks.hpp>
 #include <clustertwin/session/run_session.hpp>
 #include <clustertwin/sim/air/air_solver.hpp>
+#include <clustertwin/sim/hall_ranks.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -372,6 +373,8 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"lattice_restarts", st.lattice_restarts},
            {"lattice_rescales", st.lattice_rescales},
            {"lattice_mean_step_ms", st.lattice_steps > 0 ? 1e3 * st.lattice_seconds / static_cast<double>(st.lattice_steps) : 0.0},
+           {"ranks", st.ranks},
+           {"hall_ranks", st.hall_ranks},
            {"alerts", alerts},
            {"findings", findings}};
     addEntities(j, o);
@@ -384,13 +387,28 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
     return j;
 }
 
+/// The halls over MPI ranks (sim::HallRanks) through the command's ranks::World.
+class WorldHallRanks : public sim::HallRanks {
+public:
+    explicit WorldHallRanks(const ranks::World& w) : w_(w) {}
+    int rank() const override { return w_.rank(); }
+    int size() const override { return w_.size(); }
+    std::vector<std::string> allGather(const std::string& mine) const override { return w_.allGather(mine); }
+    std::vector<std::string> gather(const std::string& mine) const override { return w_.gather(mine); }
+
+private:
+    const ranks::World& w_;
+};
+
 }  // namespace
 
-int cmdSimulate(const Args& a) {
+int cmdSimulate(const Args& a, const ranks::World& w) {
     if (a.positional().size() != 1) throw UsageError("expected exactly one scenario file");
     const std::string file = a.positional()[0];
     session::RunRequest req = simulateRequest(a);
-    const bool quiet = a.flag("quiet"), steady = req.steady;
+    if (w.size() > 1) req.engine.hall_ranks = std::make_shared<WorldHallRanks>(w);
+    const bool root = w.rank() == 0;  // the other ranks step their halls and say nothing (rank 0 speaks for all)
+    const bool quiet = a.flag("quiet") || !root, steady = req.steady;
     std::ostringstream discard;
     std::ostream& note = quiet ? static_cast<std::ostream&>(discard) : std::cerr;  // informational lines
     if (!loadSimulateInputs(a, file, req, note)) {
@@ -405,7 +423,7 @@ int cmdSimulate(const Args& a) {
     try {
         run = std::make_unique<session::RunSession>(std::move(req));
     } catch (const sim::SimError& e) {
-        std::cerr << "simulate: " << e.what() << "\n";
+        if (root) std::cerr << "simulate: " << e.what() << "\n";
         return 2;
     }
     const sim::EngineStats& st = run->stats();
@@ -426,8 +444,15 @@ int cmdSimulate(const Args& a) {
             progress.update(p.percent, std::to_string(p.percent) + "% (" + m::formatDuration(p.sim_time_s) + " of " +
                                            m::formatDuration(duration_s) + "), " + m::formatDuration(p.wall_s) + " wall");
     };
-    const session::RunOutcome o = run->run(cb);
+    session::RunOutcome o;
+    try {
+        o = run->run(cb);
+    } catch (const sim::SimError&) {  // every rank raises a hall's failure at the same step: rank 0 says it
+        if (root) throw;
+        return 1;  // main's runtime error
+    }
     progress.finish();
+    if (!root) return o.end == session::RunEnd::Cancelled ? 130 : o.end == session::RunEnd::NotSteady ? 1 : 0;
     if (o.end == session::RunEnd::Cancelled) {
         std::cerr << "simulate: interrupted after " << m::formatDuration(o.sim_time_s) << " of " << m::formatDuration(duration_s)
                   << " simulated; the partial run " << o.run << " is kept in " << out << ", marked interrupted\n";

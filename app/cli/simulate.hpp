@@ -2,6 +2,8 @@
 // clustertwin-cli simulate: runs the engine over a scenario and records the run into the telemetry store.
 #include "args.hpp"
 
+#include <clustertwin/ranks/ranks.hpp>
+
 #include <clustertwin/session/run_session.hpp>
 
 #include <iosfwd>
@@ -15,7 +17,9 @@ std::string simulateHelp();
 /// The options of the solvers' own settings ("lattice-stride", "quick-substep").
 std::vector<std::string> simulateSolverOptions();
 /// Returns the exit code; throws UsageError / model::ModelError for bad input.
-int cmdSimulate(const Args& a);
+/// Over MPI ranks (mpirun, srun) the halls are spread over them: rank 0 records and prints, the others step
+/// their halls in lockstep (docs/scale-out.md).
+int cmdSimulate(const Args& a, const ranks::World& w);
 /// A run's request from simulate's options (duration, step, air and its settings, grid, recording); throws
 /// UsageError. Also sweep's, for each of its variants.
 session::RunRequest simulateRequest(const Args& a);

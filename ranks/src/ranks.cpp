@@ -102,6 +102,30 @@ std::vector<std::string> World::gather(const std::string& mine) const {
 #endif
 }
 
+std::vector<std::string> World::allGather(const std::string& mine) const {
+    if (!mpi_) return {mine};
+#ifdef CT_HAVE_MPI
+    const int len = static_cast<int>(mine.size());
+    std::vector<int> lens(static_cast<std::size_t>(size_));
+    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::vector<int> displs(lens.size());
+    long long total = 0;
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+        displs[i] = static_cast<int>(total);
+        total += lens[i];
+    }
+    if (total > 0x7fffffffLL) throw std::runtime_error("rank " + std::to_string(rank_) + ": over 2 GiB to share among the ranks at once");
+    std::string all(static_cast<std::size_t>(total), '\0');
+    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < lens.size(); ++i)
+        out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+    return out;
+#else
+    return {mine};
+#endif
+}
+
 int World::broadcast(int value) const {
 #ifdef CT_HAVE_MPI
     if (mpi_) MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -2,6 +2,7 @@
 
 #include <clustertwin/runs/recorder.hpp>
 #include <clustertwin/runs/store.hpp>
+#include <clustertwin/sim/hall_ranks.hpp>
 #include <clustertwin/sim/steady.hpp>
 
 #include <algorithm>
@@ -21,6 +22,9 @@ struct RunSession::Impl {
     double record_s = 10, field_s = 0;
     bool fields = false;
     bool ran = false;
+    /// Rank 0 records; the other ranks of a run spread over processes (EngineOptions::hall_ranks) step their
+    /// halls in lockstep and write nothing.
+    bool records = true;
 };
 
 RunSession::RunSession(RunRequest request) : d_(std::make_unique<Impl>()) {
@@ -28,7 +32,8 @@ RunSession::RunSession(RunRequest request) : d_(std::make_unique<Impl>()) {
     RunRequest& r = d_->req;
     d_->engine = std::make_unique<sim::Engine>(r.scenario, r.catalog, r.engine);
     d_->engine->addEvents(r.extra_events);
-    d_->store.emplace(runs::TelemetryStore::open(r.db_path));
+    d_->records = !r.engine.hall_ranks || r.engine.hall_ranks->rank() == 0;
+    if (d_->records) d_->store.emplace(runs::TelemetryStore::open(r.db_path));
     d_->record_s = std::max(r.engine.step_s, r.record_every_s);
     d_->field_s = r.field_every_s > 0 ? std::max(r.field_every_s, r.engine.step_s) : 0;
     d_->fields = d_->field_s > 0 && d_->engine->stats().grid_cells <= r.max_field_cells;
@@ -86,13 +91,14 @@ RunOutcome RunSession::run(const RunCallbacks& cb) {
     d_->ran = true;
     const RunRequest& r = d_->req;
     sim::Engine& e = *d_->engine;
-    runs::TelemetryStore& store = *d_->store;
     const double step_s = r.engine.step_s;
-    runs::RunRecorder rec(store, r.scenario, r.catalog, r.run_name, metaOf(r, e.stats()), &e.jobs());
+    std::optional<runs::RunRecorder> rec;  // rank 0's (every run's without ranks)
+    if (d_->records) rec.emplace(*d_->store, r.scenario, r.catalog, r.run_name, metaOf(r, e.stats()), &e.jobs());
+    const sim::HallRanks* ranks = r.engine.hall_ranks.get();
     RunOutcome out;
-    out.run = rec.run();
+    out.run = rec ? rec->run() : 0;
     out.peak_inlet_c = -std::numeric_limits<double>::infinity();
-    rec.record(e.frame());
+    if (rec) rec->record(e.frame());
     Tally tally{out, {}};
     sim::SteadyDetector detector(e.flowThroughTimeS());
     using clock = std::chrono::steady_clock;
@@ -104,34 +110,36 @@ RunOutcome RunSession::run(const RunCallbacks& cb) {
     bool reached = false, stopped = false;
     int last_pct = -1;
     for (std::int64_t s = 1; s <= steps; ++s) {
-        if (cb.cancelled && cb.cancelled()) {
+        // Every rank stops at the same step when any was asked to (mpirun passes SIGINT on to each).
+        if (sim::anyRank(ranks, cb.cancelled && cb.cancelled())) {
             stopped = true;
             break;
         }
         const bool last = s == steps;
         const bool field_due = d_->fields && (e.timeS() + step_s + 1e-9 >= next_field || last);
-        const bool live_due = cb.live_frame && cb.live_every_s > 0 && seconds_since(last_live) >= cb.live_every_s;
+        // A live view follows the wall clock, which ranks do not share: not over ranks.
+        const bool live_due = !ranks && cb.live_frame && cb.live_every_s > 0 && seconds_since(last_live) >= cb.live_every_s;
         // Steady mode asks for the field every step: the step that turns out steady stores it.
         const model::Frame& f = e.step(field_due || (r.steady && d_->fields) || live_due);
         if (r.steady) reached = detector.update(f);
-        if (f.air && d_->fields && (field_due || reached)) {
-            store.writeAirFields(out.run, f);
+        if (d_->fields && (field_due || reached)) {  // every rank alike: the next field is asked of all at once
+            if (f.air && rec) d_->store->writeAirFields(out.run, f);
             next_field = f.time_s + d_->field_s;
         }
         tally.add(f, step_s);
-        rec.collectAlerts(f);
+        if (rec) rec->collectAlerts(f);
         if (f.time_s + 1e-9 >= next_record || last || reached) {
-            rec.record(f);
+            if (rec) rec->record(f);
             next_record += d_->record_s;
-        } else if (!f.alerts.empty()) {
-            rec.recordAlerted(f);  // the alerting entities at the alert's moment, between the regular samples
+        } else if (rec && !f.alerts.empty()) {
+            rec->recordAlerted(f);  // the alerting entities at the alert's moment, between the regular samples
         }
         if (live_due && f.air) {
             cb.live_frame(f);
             last_live = clock::now();
         }
-        if (cb.checkpoint && cb.checkpoint_every_s > 0 && seconds_since(last_checkpoint) >= cb.checkpoint_every_s && !last) {
-            rec.checkpoint();  // a reader sees the run so far
+        if (rec && cb.checkpoint && cb.checkpoint_every_s > 0 && seconds_since(last_checkpoint) >= cb.checkpoint_every_s && !last) {
+            rec->checkpoint();  // a reader sees the run so far
             cb.checkpoint(out.run);
             last_checkpoint = clock::now();
         }
@@ -140,12 +148,14 @@ RunOutcome RunSession::run(const RunCallbacks& cb) {
         if (pct != last_pct && cb.progress) cb.progress({pct, f.time_s, seconds_since(wall0)});
         last_pct = pct;
     }
-    if (stopped) rec.markInterrupted(e.timeS(), cb.cancel_reason);
     for (const auto& c : e.driveCounts())
-        rec.meta().driven.push_back({sim::driveInputInfo(c.input).id, static_cast<std::int64_t>(c.series),
-                                     static_cast<std::int64_t>(c.samples), c.driven_steps, c.model_steps, c.gaps});
-    out.driven = rec.meta().driven;
-    rec.finish(e.timeS());
+        out.driven.push_back({sim::driveInputInfo(c.input).id, static_cast<std::int64_t>(c.series), static_cast<std::int64_t>(c.samples),
+                              c.driven_steps, c.model_steps, c.gaps});
+    if (rec) {
+        if (stopped) rec->markInterrupted(e.timeS(), cb.cancel_reason);
+        rec->meta().driven = out.driven;
+        rec->finish(e.timeS());
+    }
     out.end = stopped ? RunEnd::Cancelled : reached ? RunEnd::Steady : r.steady ? RunEnd::NotSteady : RunEnd::Finished;
     out.sim_time_s = e.timeS();
     out.wall_s = seconds_since(wall0);

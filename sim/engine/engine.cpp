@@ -30,7 +30,30 @@ void Engine::Impl::build() {
             for (const auto& r : row.racks) buildRack(h, r);
         buildCooling(h);
     }
-    for (int h = 0; h < static_cast<int>(halls.size()); ++h) buildAir(h);
+    assignRanks();
+    for (int h = 0; h < static_cast<int>(halls.size()); ++h) {
+        // The air starts at the mean of the hall's units' setpoints, as do the plenum and the ceiling return.
+        HallRt& hr = halls[static_cast<std::size_t>(h)];
+        double t0 = 0;
+        for (int ui : hr.units) t0 += units[static_cast<std::size_t>(ui)].setpoint_c;
+        hr.fill_c = hr.plenum_c = hr.return_c = hr.units.empty() ? 22.0 : t0 / static_cast<double>(hr.units.size());
+        if (!mine(static_cast<std::size_t>(h))) continue;
+        if (!spread()) {
+            buildAir(h);
+            continue;
+        }
+        try {  // over ranks every rank must hear of it (shareLayout), or the others wait for this one forever
+            buildAir(h);
+        } catch (const std::exception& e) {
+            hr.error = e.what();
+        }
+    }
+    if (spread()) shareLayout();  // throws SimError for the first hall whose air could not be built
+    for (int h = 0; h < static_cast<int>(halls.size()); ++h)
+        for (const auto& id : halls[static_cast<std::size_t>(h)].unsealed)
+            frame.alerts.push_back({0, "containment_open", id,
+                                    "containment " + id + " does not seal its aisle at a " + std::to_string(opt.cell_m).substr(0, 4) +
+                                        " m grid (no roof or end doors, or a gap): its aisle is simulated as part of the room"});
 
     drive.build(*this, scenario.jobs, std::move(opt.drive));
     opt.drive.clear();
@@ -236,13 +259,15 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     : d_(std::make_unique<Impl>(s, c, opt, std::move(w))) {
     d_->build();
     std::uint64_t cells = 0;
-    for (const auto& h : d_->halls) cells += h.air->cellCount();
+    for (const auto& h : d_->halls) cells += h.cells;
     d_->stats.grid_cells = cells;
     d_->stats.air_solver = d_->air_solver;
+    d_->stats.ranks = d_->spread() ? d_->opt.hall_ranks->size() : 1;
+    d_->stats.hall_ranks = d_->hall_rank;
     for (const auto& h : d_->halls) {
-        d_->stats.air_approximate = d_->stats.air_approximate || h.solver->approximate();
+        d_->stats.air_approximate = d_->stats.air_approximate || h.approximate;
         if (!d_->stats.air_summary.empty()) d_->stats.air_summary += '\n';
-        d_->stats.air_summary += h.solver->summary();
+        d_->stats.air_summary += h.summary;
     }
     // Initial state: the room at rest, GPUs at the temperature of their power, flows solved, frame at t = 0.
     d_->applyEvents();
@@ -253,11 +278,13 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     d_->drive.nodes(*d_, 0, false);
     detail::powerChain(*d_);
     for (auto& n : d_->nodes) {
-        n.inlet_c = d_->halls[d_->racks[n.rack].hall].air->temperature(0);  // the room starts uniform
+        // The room starts uniform, at its fill temperature as the grid stores it (a float).
+        n.inlet_c = static_cast<float>(d_->halls[static_cast<std::size_t>(d_->racks[static_cast<std::size_t>(n.rack)].hall)].fill_c);
         for (auto& g : n.gpus) g.temp_c = n.inlet_c;
     }
     d_->drive.cooling(*d_, 0, false);
     d_->airflowTargets();
+    d_->afterAir();  // the units' airflow and the sensors of halls on other ranks
     detail::liquid(*d_, d_->alerts);
     // GPUs start at the temperature of their initial power on that air or coolant, not at the air's own: real
     // H100s read 41 °C idle (issue 44's real captures, where a twin starting them at the inlet read 24 K cold).
@@ -337,16 +364,17 @@ const std::vector<DriveCount>& Engine::driveCounts() const { return d_->drive.co
 
 double Engine::flowThroughTimeS() const {
     double volume = 0, q = 0;
-    for (const auto& h : d_->halls) {
-        const double c = h.air->cellM();
-        volume += static_cast<double>(h.air->cellCount() - h.air->solidCount()) * c * c * c;
-    }
+    for (const auto& h : d_->halls) volume += static_cast<double>(h.cells - h.solids) * h.cell_m * h.cell_m * h.cell_m;
     for (const auto& u : d_->units) q += u.q_m3s;
     return q > 0 ? volume / q : std::numeric_limits<double>::infinity();
 }
 
 double Engine::airTemperatureAt(double x, double y, double z, int hall) const {
-    const AirModel& air = *d_->halls.at(static_cast<std::size_t>(hall)).air;
+    const HallRt& hr = d_->halls.at(static_cast<std::size_t>(hall));
+    if (!hr.air)
+        throw SimError("hall " + d_->scenario.halls[static_cast<std::size_t>(hall)].id + "'s air is stepped on rank " +
+                       std::to_string(d_->hall_rank[static_cast<std::size_t>(hall)]) + ", not on this one");
+    const AirModel& air = *hr.air;
     int i, j, k;
     air.cellOf(x, y, z, i, j, k);
     const int c = air.index(i, j, k);

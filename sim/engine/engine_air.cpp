@@ -128,18 +128,20 @@ void Engine::Impl::buildAir(int h) {
     hr.grille_ports = ports.grilles;
     hr.regions = ports.regions;
     hr.port_region = ports.port_region;
-    for (const auto& id : ports.unsealed)
-        frame.alerts.push_back({0, "containment_open", id,
-                                "containment " + id + " does not seal its aisle at a " + std::to_string(opt.cell_m).substr(0, 4) +
-                                    " m grid (no roof or end doors, or a gap): its aisle is simulated as part of the room"});
-    double t0 = 0;
-    int n0 = 0;
-    for (int ui : hr.units) {
-        t0 += units[ui].setpoint_c;
-        ++n0;
-    }
-    hr.air->fill(n0 ? t0 / n0 : 22.0);
-    hr.plenum_c = hr.return_c = n0 ? t0 / n0 : 22.0;
+    hr.unsealed = ports.unsealed;  // build() raises their alerts, every hall's in hall order
+    hr.cells = hr.air->cellCount();
+    hr.solids = hr.air->solidCount();
+    hr.cell_m = hr.air->cellM();
+    hr.approximate = hr.solver->approximate();
+    hr.summary = hr.solver->summary();
+    for (const auto& x : hall.sensors)
+        if (x.rack.empty()) {
+            int i = 0, j = 0, k = 0;
+            hr.air->cellOf(x.position_m.x_m, x.position_m.y_m, x.height_m, i, j, k);
+            hr.sensor_cells.push_back(hr.air->index(i, j, k));
+        }
+    hr.sensor_c.assign(hr.sensor_cells.size(), std::nan(""));
+    hr.air->fill(hr.fill_c);
     // Capture Index: a tracer at 1 in what the units supply (directly or through the tiles) and 0 in what racks
     // exhaust; the room starts full of supply air, as its temperature does.
     hr.air->enableTracer(1.0);
@@ -152,7 +154,7 @@ void Engine::Impl::buildAir(int h) {
 void Engine::Impl::collectAirStats() {
     AirSolverStats sum;
     for (const auto& hr : halls) {
-        const AirSolverStats& s = hr.solver->stats();
+        const AirSolverStats& s = hr.stats;
         sum.flow_solves += s.flow_solves;
         sum.flow_iterations += s.flow_iterations;
         sum.lattice_steps += s.lattice_steps;
@@ -178,10 +180,14 @@ void Engine::Impl::collectAirStats() {
 
 void Engine::Impl::airflowTargets() {
     rackAirflow(*this);
-    // Halls are independent here (each sets its own ports and units): a campus's eight across the pool.
-    if (halls.size() > 1 && parallel(halls.size(), 2)) pool.run(halls.size(), [&](std::size_t h) { hallAirflow(*this, halls[h]); });
+    // Halls are independent here (each sets its own ports and units): a campus's eight across the pool. Only
+    // this process's halls: another rank's send their units' airflow with their air (afterAir).
+    std::vector<std::size_t> own;
+    for (std::size_t h = 0; h < halls.size(); ++h)
+        if (mine(h)) own.push_back(h);
+    if (own.size() > 1 && parallel(own.size(), 2)) pool.run(own.size(), [&](std::size_t k) { hallAirflow(*this, halls[own[k]]); });
     else
-        for (auto& hr : halls) hallAirflow(*this, hr);
+        for (std::size_t h : own) hallAirflow(*this, halls[h]);
 }
 
 int Engine::Impl::advanceHall(HallRt& hr, double dt) {
@@ -199,31 +205,61 @@ int Engine::Impl::advanceHall(HallRt& hr, double dt) {
 void Engine::Impl::advanceAir(double dt) {
     for (auto& ur : units) ur.load_accum_j = 0;
     for (auto& rr : racks) rr.door_accum_j = 0;
+    std::vector<std::size_t> own;  // the halls this process steps (all of them without ranks)
+    for (std::size_t h = 0; h < halls.size(); ++h)
+        if (mine(h)) own.push_back(h);
     // A campus's halls side by side where their solvers allow it (quick mode on a device: each hall queues on its
     // own thread's stream, and the host's coupling of one hall overlaps the device's work for another). A hall's
     // coupling touches only its own racks, units and ports.
-    bool side_by_side = halls.size() > 1 && parallel(halls.size(), 2);
-    for (const auto& hr : halls) side_by_side = side_by_side && hr.solver->advancesSideBySide();
+    bool side_by_side = own.size() > 1 && parallel(own.size(), 2);
+    for (std::size_t h : own) side_by_side = side_by_side && halls[h].solver->advancesSideBySide();
+    std::vector<std::exception_ptr> failed(own.size());  // the pool does not carry exceptions: each hall keeps its own
+    auto advance = [&](std::size_t k) {
+        try {
+            halls[own[k]].substeps = advanceHall(halls[own[k]], dt);
+            if (side_by_side) halls[own[k]].solver->finish();
+        } catch (...) {
+            failed[k] = std::current_exception();
+        }
+    };
     if (side_by_side) {
-        for (auto& hr : halls) hr.solver->prepare();  // flow re-solves use the pool: before, not inside it
-        std::vector<int> n(halls.size(), 0);
-        std::vector<std::exception_ptr> failed(halls.size());  // the pool does not carry exceptions: each hall keeps its own
-        pool.run(halls.size(), [&](std::size_t h) {
-            try {
-                n[h] = advanceHall(halls[h], dt);
-                halls[h].solver->finish();
-            } catch (...) {
-                failed[h] = std::current_exception();
-            }
-        });
-        for (const auto& e : failed)
-            if (e) std::rethrow_exception(e);  // the first hall's failure, as the one-after-another loop would raise it
-        for (int k : n) stats.air_substeps += k;
+        for (std::size_t h : own) halls[h].solver->prepare();  // flow re-solves use the pool: before, not inside it
+        pool.run(own.size(), advance);
     } else {
-        for (auto& hr : halls) stats.air_substeps += advanceHall(hr, dt);
+        for (std::size_t k = 0; k < own.size() && !(k > 0 && failed[k - 1] && !spread()); ++k) advance(k);
+    }
+    for (std::size_t k = 0; k < own.size(); ++k) {
+        if (!failed[k]) continue;
+        if (!spread()) std::rethrow_exception(failed[k]);  // the first hall's failure, as one after another raises it
+        try {
+            std::rethrow_exception(failed[k]);
+        } catch (const std::exception& e) {
+            halls[own[k]].error = e.what();  // every rank raises it after the exchange (afterAir)
+        } catch (...) {
+            halls[own[k]].error = "an unknown failure";
+        }
+    }
+    afterAir();
+    airLoads(*this, dt);
+}
+
+void Engine::Impl::afterAir() {
+    for (std::size_t h = 0; h < halls.size(); ++h) {
+        HallRt& hr = halls[h];
+        if (!mine(h)) continue;
+        hr.stats = hr.solver->stats();
+        for (std::size_t k = 0; k < hr.sensor_cells.size(); ++k)  // inside equipment: no air to read
+            hr.sensor_c[k] = hr.air->solid(hr.sensor_cells[k]) ? std::nan("") : hr.air->temperature(hr.sensor_cells[k]);
+    }
+    if (spread()) shareAir();
+    for (std::size_t h = 0; h < halls.size(); ++h)
+        if (!halls[h].error.empty())
+            throw SimError("hall " + scenario.halls[h].id + " (rank " + std::to_string(hall_rank[h]) + "): " + halls[h].error);
+    for (auto& hr : halls) {
+        stats.air_substeps += hr.substeps;
+        hr.substeps = 0;
     }
     collectAirStats();
-    airLoads(*this, dt);
 }
 
 }  // namespace ct::sim

@@ -119,7 +119,9 @@ void Engine::Impl::finishFrame(bool with_air) {
 
     f.air.reset();
     f.other_halls_air.clear();
-    if (with_air && !halls.empty()) {
+    if (with_air && spread()) {
+        gatherAirFields(f);
+    } else if (with_air && !halls.empty()) {
         f.air = hallAirField(0);
         for (std::size_t h = 1; h < halls.size(); ++h) f.other_halls_air.push_back(hallAirField(h));
     }
@@ -207,7 +209,8 @@ double rackSensorReading(const RackRt& rr, bool rear, double z) {
 void Engine::Impl::frameSensors(model::Frame& f) {
     if (!sensors_built) {
         sensors_built = true;
-        for (std::size_t h = 0; h < scenario.halls.size() && h < halls.size(); ++h)
+        for (std::size_t h = 0; h < scenario.halls.size() && h < halls.size(); ++h) {
+            int point = 0;
             for (const auto& x : scenario.halls[h].sensors) {
                 SensorRt sr;
                 sr.sensor = &x;
@@ -215,14 +218,13 @@ void Engine::Impl::frameSensors(model::Frame& f) {
                 if (!x.rack.empty()) {
                     for (std::size_t ri = 0; ri < racks.size(); ++ri)
                         if (racks[ri].rack->id == x.rack) sr.rack = static_cast<int>(ri);
-                } else if (const AirModel* air = halls[h].air) {
-                    int i = 0, j = 0, k = 0;
-                    air->cellOf(x.position_m.x_m, x.position_m.y_m, x.height_m, i, j, k);
+                } else {
                     sr.hall = static_cast<int>(h);
-                    sr.cell = air->index(i, j, k);
+                    sr.cell = point++;  // its reading in the hall's sensor_c (afterAir)
                 }
                 sensors.push_back(sr);
             }
+        }
     }
     f.sensors.resize(sensors.size());
     for (std::size_t i = 0; i < sensors.size(); ++i) {
@@ -233,8 +235,8 @@ void Engine::Impl::frameSensors(model::Frame& f) {
         if (sr.rack >= 0) {
             sf.temp_c = rackSensorReading(racks[static_cast<std::size_t>(sr.rack)], sr.rear, sr.sensor->height_m);
         } else if (sr.hall >= 0) {
-            const AirModel& air = *halls[static_cast<std::size_t>(sr.hall)].air;
-            if (!air.solid(sr.cell)) sf.temp_c = air.temperature(sr.cell);  // inside equipment: no air to read
+            const HallRt& hr = halls[static_cast<std::size_t>(sr.hall)];
+            if (static_cast<std::size_t>(sr.cell) < hr.sensor_c.size()) sf.temp_c = hr.sensor_c[static_cast<std::size_t>(sr.cell)];
         }
     }
 }

@@ -4,6 +4,7 @@
 // power_chain.cpp, equipment.cpp, liquid.cpp, air_coupling.cpp, alerts.cpp); engine_air.cpp builds and advances
 // the room air through an AirSolver; engine_frame.cpp writes the frame and its metrics. Private to ct_sim.
 #include <clustertwin/sim/engine.hpp>
+#include <clustertwin/sim/hall_ranks.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
 
 #include "engine/drive_pass.hpp"
@@ -36,6 +37,8 @@ struct Engine::Impl : Site {
     std::size_t next_event = 0;
     bool physics_alerted = false;  ///< physics_range raised and not yet back in range
     DriveState drive;              ///< measured inputs (EngineOptions::drive)
+    std::vector<int> hall_rank;    ///< which rank steps each hall (hall_ranks.hpp); all 0 in one process
+    int my_rank = 0;
 
     Impl(const model::Scenario& s, const model::Catalog& c, const EngineOptions& o, std::shared_ptr<Workload> w)
         : scenario(s), catalog(c), opt(o), workload(std::move(w)), pool(o.threads) {
@@ -50,6 +53,21 @@ struct Engine::Impl : Site {
     void buildCooling(int h);                     ///< hall h's cooling units and CDUs
     int loopOf(const std::string& id) const;      ///< a water loop's index; −1: the plant's facility water
     void buildAir(int h);
+    /// Whether this process steps hall h's air.
+    bool mine(std::size_t h) const { return hall_rank.empty() || hall_rank[h] == my_rank; }
+    /// Whether the halls are spread over ranks.
+    bool spread() const { return opt.hall_ranks != nullptr && opt.hall_ranks->size() > 1; }
+    /// hall_ranks.cpp: assigns the halls to ranks (every hall this process's without ranks).
+    void assignRanks();
+    /// hall_ranks.cpp: every hall's grid and its racks' levels at every rank (after buildAir of this rank's).
+    void shareLayout();
+    /// After this rank's halls moved their air (or set their port flows): their sensors read, what they give the
+    /// site sent to every rank, the halls' figures summed. Throws SimError for the first hall that failed.
+    void afterAir();
+    /// hall_ranks.cpp: what this rank's halls give the site, to every rank.
+    void shareAir();
+    /// hall_ranks.cpp: at rank 0 every hall's air field in the frame (f.air, f.other_halls_air); elsewhere none.
+    void gatherAirFields(model::Frame& f) const;
     void collectAirStats();
     void applyEvents();
     void applyEvent(const model::Event& e);
@@ -70,7 +88,7 @@ struct Engine::Impl : Site {
         const model::Sensor* sensor = nullptr;
         int rack = -1;      ///< RackRt index of a rack sensor
         int hall = -1;      ///< HallRt index of a point sensor
-        int cell = -1;      ///< its cell of the hall's air
+        int cell = -1;      ///< a point sensor's place among its hall's (HallRt::sensor_c)
         bool rear = false;  ///< a rack's rear (its exhaust) rather than its front
     };
     std::vector<SensorRt> sensors;  ///< built at the first frame

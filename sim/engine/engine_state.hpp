@@ -155,6 +155,19 @@ struct HallRt {
     std::vector<int> port_region;    ///< region of each port
     std::vector<int> racks, units;
     double plenum_c = 18, return_c = 20;  ///< mixed supply under the floor, mixed return above the ceiling
+    // What the rest of the engine reads of the hall's air, kept here so that a hall stepped on another rank
+    // (hall_ranks.hpp) has it too: its grid, its solver's figures, its point sensors' cells and readings.
+    std::uint64_t cells = 0, solids = 0;
+    double cell_m = 0;
+    double fill_c = 22;  ///< the air it starts with
+    bool approximate = false;
+    std::string summary;
+    std::vector<std::string> unsealed;  ///< containment that does not seal at this grid
+    AirSolverStats stats;               ///< the solver's, as of the last step
+    int substeps = 0;                   ///< air sub-steps of the last step
+    std::vector<int> sensor_cells;      ///< each point sensor of the hall (Hall::sensors order, racks' left out): its cell
+    std::vector<double> sensor_c;       ///< what each reads (NaN in a solid)
+    std::string error;                  ///< its air failed this step (why)
 };
 
 }  // namespace ct::sim::detail

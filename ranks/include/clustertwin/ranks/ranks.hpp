@@ -32,6 +32,8 @@ public:
     void barrier() const;
     /// At rank 0, every rank's text in rank order (its own first); elsewhere empty.
     std::vector<std::string> gather(const std::string& mine) const;
+    /// Every rank's text in rank order, at every rank.
+    std::vector<std::string> allGather(const std::string& mine) const;
     /// Rank 0's value at every rank.
     int broadcast(int value) const;
     /// The largest of every rank's value, at every rank.

@@ -15,6 +15,8 @@
 
 namespace ct::sim {
 
+class HallRanks;  // hall_ranks.hpp
+
 struct EngineOptions {
     double step_s = 1.0;          ///< engine step; the air model sub-steps within it
     double cell_m = 0.25;         ///< air grid cell, 0.1–0.5 m
@@ -40,6 +42,10 @@ struct EngineOptions {
     int lattice_levels = 6;  ///< lbm: how far the lattice step may lengthen while the ports blow slower (LbmAirSpec)
     /// Measured series that drive inputs in place of the model (drive.hpp); each names a scenario entity.
     std::vector<DriveSeries> drive;
+    /// The processes the halls are spread over (hall_ranks.hpp); null or one rank: this process steps them all.
+    /// Every rank builds its engine with the same scenario and options and steps it in lockstep; rank 0's
+    /// frames carry every hall's air field.
+    std::shared_ptr<const HallRanks> hall_ranks;
 };
 
 /// The phases of Engine::step() outside the room air, as EngineStats::phase_seconds orders them.
@@ -70,6 +76,8 @@ struct EngineStats {
     std::string air_solver;        ///< the room-air solver in use ("lbm", "quick")
     bool air_approximate = false;  ///< quick mode: label results approximate
     std::string air_summary;       ///< one line per hall: method, grid, time step
+    int ranks = 1;                 ///< the processes the halls were spread over (EngineOptions::hall_ranks)
+    std::vector<int> hall_ranks;   ///< which of them stepped each hall's air (scenario order)
 };
 
 class Engine {

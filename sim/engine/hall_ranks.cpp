@@ -1,0 +1,304 @@
+// A campus's halls over ranks (hall_ranks.hpp, docs/scale-out.md): which rank steps which hall's air, and what
+// goes between them: once, every hall's grid and its racks' levels; at every step, what each hall's air gives
+// the site; at a frame with air, every hall's field to rank 0. Values travel as their bytes, so every rank
+// holds exactly what the hall's own rank computed.
+#include "engine/engine_impl.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <type_traits>
+
+namespace ct::sim {
+
+std::vector<int> assignHalls(const std::vector<std::uint64_t>& weights, int ranks) {
+    std::vector<int> owner(weights.size(), 0);
+    if (ranks <= 1) return owner;
+    std::vector<std::size_t> order(weights.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+    std::vector<std::uint64_t> load(static_cast<std::size_t>(ranks), 0);
+    for (std::size_t h : order) {
+        const auto least = std::min_element(load.begin(), load.end());  // the first of equals: the lower rank
+        owner[h] = static_cast<int>(least - load.begin());
+        *least += std::max<std::uint64_t>(weights[h], 1);
+    }
+    return owner;
+}
+
+bool anyRank(const HallRanks* ranks, bool mine) {
+    if (!ranks || ranks->size() <= 1) return mine;
+    for (const auto& s : ranks->allGather(mine ? "1" : "0"))
+        if (s == "1") return true;
+    return false;
+}
+
+namespace {
+
+/// Values into bytes, in order.
+class Packer {
+public:
+    template <class T>
+    void put(T v) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    void text(const std::string& s) {
+        put<std::uint64_t>(s.size());
+        bytes_ += s;
+    }
+    void floats(const std::vector<float>& v) {
+        put<std::uint64_t>(v.size());
+        bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+    }
+    std::string take() { return std::move(bytes_); }
+
+private:
+    std::string bytes_;
+};
+
+/// Values out of bytes, in the order Packer put them; a message that ends early is a SimError.
+class Unpacker {
+public:
+    Unpacker(const std::string& bytes, int from) : bytes_(bytes), from_(from) {}
+    template <class T>
+    T get() {
+        static_assert(std::is_trivially_copyable_v<T>);
+        T v;
+        std::memcpy(&v, take(sizeof v), sizeof v);
+        return v;
+    }
+    std::string text() {
+        const auto n = static_cast<std::size_t>(get<std::uint64_t>());
+        return std::string(take(n), n);
+    }
+    std::vector<float> floats() {
+        const auto n = static_cast<std::size_t>(get<std::uint64_t>());
+        std::vector<float> v(n);
+        if (n > 0) std::memcpy(v.data(), take(n * sizeof(float)), n * sizeof(float));
+        return v;
+    }
+    bool done() const { return at_ == bytes_.size(); }
+
+private:
+    const char* take(std::size_t n) {
+        if (n > bytes_.size() - at_)
+            throw SimError("rank " + std::to_string(from_) + " sent a hall's air short (" + std::to_string(bytes_.size()) + " bytes)");
+        const char* p = bytes_.data() + at_;
+        at_ += n;
+        return p;
+    }
+    const std::string& bytes_;
+    std::size_t at_ = 0;
+    int from_;
+};
+
+/// Each rank's message, unpacked hall by hall: `read(h, in)` for every hall it names.
+template <class Read>
+void eachHall(const std::vector<std::string>& messages, std::size_t halls, Read&& read) {
+    for (std::size_t r = 0; r < messages.size(); ++r) {
+        Unpacker in(messages[r], static_cast<int>(r));
+        while (!in.done()) {
+            const auto h = static_cast<std::size_t>(in.get<std::int32_t>());
+            if (h >= halls)
+                throw SimError("rank " + std::to_string(r) + " sent hall " + std::to_string(h) + " of " + std::to_string(halls));
+            read(h, in);
+        }
+    }
+}
+
+}  // namespace
+
+void Engine::Impl::assignRanks() {
+    my_rank = spread() ? opt.hall_ranks->rank() : 0;
+    std::vector<std::uint64_t> weights;
+    for (const auto& hall : scenario.halls)
+        weights.push_back(airSolverBytes(air_solver, AirGridSpec{hall.width_m, hall.depth_m, hall.height_m, opt.cell_m, opt.kappa_m2s}));
+    hall_rank = assignHalls(weights, spread() ? opt.hall_ranks->size() : 1);
+}
+
+void Engine::Impl::shareLayout() {
+    Packer out;
+    for (std::size_t h = 0; h < halls.size(); ++h) {
+        if (!mine(h)) continue;
+        const HallRt& hr = halls[h];
+        out.put<std::int32_t>(static_cast<std::int32_t>(h));
+        out.text(hr.error);
+        if (!hr.error.empty()) continue;  // nothing else was built
+        out.put(hr.cells);
+        out.put(hr.solids);
+        out.put(hr.cell_m);
+        out.put(hr.approximate);
+        out.text(hr.summary);
+        out.put<std::uint64_t>(hr.unsealed.size());
+        for (const auto& id : hr.unsealed) out.text(id);
+        out.put<std::uint64_t>(hr.sensor_cells.size());
+        for (int ri : hr.racks) {
+            const RackRt& rr = racks[static_cast<std::size_t>(ri)];
+            out.put<std::uint64_t>(rr.levels.size());
+            for (const auto& lv : rr.levels) out.put(lv.z_m);
+            for (int ni : rr.nodes) {
+                const auto& lv = nodes[static_cast<std::size_t>(ni)].levels;
+                out.put<std::uint64_t>(lv.size());
+                for (const auto& [level, share] : lv) {
+                    out.put<std::int32_t>(level);
+                    out.put(share);
+                }
+            }
+        }
+    }
+    eachHall(opt.hall_ranks->allGather(out.take()), halls.size(), [&](std::size_t h, Unpacker& in) {
+        HallRt& hr = halls[h];
+        const bool own = mine(h);  // its own values come back as they went: read past them
+        hr.error = in.text();
+        if (!hr.error.empty()) return;
+        hr.cells = in.get<std::uint64_t>();
+        hr.solids = in.get<std::uint64_t>();
+        hr.cell_m = in.get<double>();
+        hr.approximate = in.get<bool>();
+        hr.summary = in.text();
+        std::vector<std::string> unsealed(static_cast<std::size_t>(in.get<std::uint64_t>()));
+        for (auto& id : unsealed) id = in.text();
+        hr.unsealed = unsealed;
+        const auto points = static_cast<std::size_t>(in.get<std::uint64_t>());
+        if (!own) hr.sensor_c.assign(points, std::nan(""));
+        for (int ri : hr.racks) {
+            RackRt& rr = racks[static_cast<std::size_t>(ri)];
+            const auto n = static_cast<std::size_t>(in.get<std::uint64_t>());
+            if (!own) rr.levels.assign(n, RackLevel{});
+            for (std::size_t k = 0; k < n; ++k) {
+                const double z = in.get<double>();
+                if (!own) rr.levels[k].z_m = z;
+            }
+            for (int ni : rr.nodes) {
+                std::vector<std::pair<int, double>> lv(static_cast<std::size_t>(in.get<std::uint64_t>()));
+                for (auto& [level, share] : lv) {
+                    level = in.get<std::int32_t>();
+                    share = in.get<double>();
+                }
+                if (!own) nodes[static_cast<std::size_t>(ni)].levels = std::move(lv);
+            }
+        }
+    });
+    for (std::size_t h = 0; h < halls.size(); ++h)
+        if (!halls[h].error.empty()) throw SimError(halls[h].error + " (on rank " + std::to_string(hall_rank[h]) + ")");
+}
+
+namespace {
+
+void putStats(Packer& out, const AirSolverStats& s) {
+    out.put(s.flow_solves);
+    out.put(s.flow_iterations);
+    out.put(s.lattice_steps);
+    out.put(s.lattice_restarts);
+    out.put(s.lattice_rescales);
+    out.put(s.lattice_seconds);
+    out.put(s.max_speed_ms);
+    out.put(s.last_flow_residual);
+    out.put(s.max_divergence_error);
+    out.put(s.flow_seconds);
+}
+
+AirSolverStats getStats(Unpacker& in) {
+    AirSolverStats s;
+    s.flow_solves = in.get<std::int64_t>();
+    s.flow_iterations = in.get<std::int64_t>();
+    s.lattice_steps = in.get<std::int64_t>();
+    s.lattice_restarts = in.get<int>();
+    s.lattice_rescales = in.get<int>();
+    s.lattice_seconds = in.get<double>();
+    s.max_speed_ms = in.get<double>();
+    s.last_flow_residual = in.get<double>();
+    s.max_divergence_error = in.get<double>();
+    s.flow_seconds = in.get<double>();
+    return s;
+}
+
+}  // namespace
+
+void Engine::Impl::shareAir() {
+    Packer out;
+    for (std::size_t h = 0; h < halls.size(); ++h) {
+        if (!mine(h)) continue;
+        const HallRt& hr = halls[h];
+        out.put<std::int32_t>(static_cast<std::int32_t>(h));
+        out.text(hr.error);
+        out.put(hr.substeps);
+        putStats(out, hr.stats);
+        out.put(hr.return_c);
+        out.put(hr.plenum_c);
+        for (double c : hr.sensor_c) out.put(c);
+        for (int ri : hr.racks) {
+            const RackRt& rr = racks[static_cast<std::size_t>(ri)];
+            out.put(rr.door_at_capacity);
+            out.put(rr.door_accum_j);
+            for (const auto& lv : rr.levels) {
+                for (double v : {lv.leak_m3s, lv.air_in_c, lv.inlet_c, lv.exhaust_c, lv.capture}) out.put(v);
+            }
+        }
+        for (int ui : hr.units) {
+            const UnitRt& ur = units[static_cast<std::size_t>(ui)];
+            for (double v : {ur.q_m3s, ur.return_c, ur.supply_c, ur.load_accum_j, ur.control_supply_c}) out.put(v);
+            out.put(ur.over_capacity);
+        }
+    }
+    eachHall(opt.hall_ranks->allGather(out.take()), halls.size(), [&](std::size_t h, Unpacker& in) {
+        HallRt& hr = halls[h];
+        hr.error = in.text();
+        hr.substeps = in.get<int>();
+        hr.stats = getStats(in);
+        hr.return_c = in.get<double>();
+        hr.plenum_c = in.get<double>();
+        for (double& c : hr.sensor_c) c = in.get<double>();
+        for (int ri : hr.racks) {
+            RackRt& rr = racks[static_cast<std::size_t>(ri)];
+            rr.door_at_capacity = in.get<bool>();
+            rr.door_accum_j = in.get<double>();
+            for (auto& lv : rr.levels)
+                for (double* v : {&lv.leak_m3s, &lv.air_in_c, &lv.inlet_c, &lv.exhaust_c, &lv.capture}) *v = in.get<double>();
+        }
+        for (int ui : hr.units) {
+            UnitRt& ur = units[static_cast<std::size_t>(ui)];
+            for (double* v : {&ur.q_m3s, &ur.return_c, &ur.supply_c, &ur.load_accum_j, &ur.control_supply_c}) *v = in.get<double>();
+            ur.over_capacity = in.get<bool>();
+        }
+    });
+}
+
+void Engine::Impl::gatherAirFields(model::Frame& f) const {
+    Packer out;
+    for (std::size_t h = 0; h < halls.size(); ++h) {
+        if (!mine(h)) continue;
+        const model::AirField a = hallAirField(h);
+        out.put<std::int32_t>(static_cast<std::int32_t>(h));
+        for (int n : {a.nx, a.ny, a.nz}) out.put(n);
+        out.put(a.cell_m);
+        out.floats(a.temp_c);
+        out.floats(a.velocity_ms);
+        out.floats(a.supply_points_m);
+    }
+    const auto messages = opt.hall_ranks->gather(out.take());
+    if (messages.empty()) return;  // not rank 0: its frames carry no field
+    std::vector<std::optional<model::AirField>> fields(halls.size());
+    eachHall(messages, halls.size(), [&](std::size_t h, Unpacker& in) {
+        model::AirField a;
+        a.nx = in.get<int>();
+        a.ny = in.get<int>();
+        a.nz = in.get<int>();
+        a.cell_m = in.get<double>();
+        a.temp_c = in.floats();
+        a.velocity_ms = in.floats();
+        a.supply_points_m = in.floats();
+        a.hall = static_cast<int>(h);
+        fields[h] = std::move(a);
+    });
+    for (std::size_t h = 0; h < halls.size(); ++h) {
+        if (!fields[h]) throw SimError("no rank sent hall " + scenario.halls[h].id + "'s air field");
+        if (h == 0) f.air = std::move(*fields[h]);
+        else f.other_halls_air.push_back(std::move(*fields[h]));
+    }
+}
+
+}  // namespace ct::sim

@@ -1,0 +1,33 @@
+#pragma once
+// A run's halls spread over processes (issue 42, docs/scale-out.md): each rank steps the room air of its own
+// halls, and every rank steps the rest of the site (power chain, equipment, liquid, plant, network, jobs,
+// alerts) from the same inputs in the same order, so every rank holds the same site; what a hall's air gives
+// the site (its racks' inlets and exhausts, its units' returns, loads and airflow, its sensors) goes from its
+// rank to every other once per engine step. No MPI here: a front end gives an implementation (the CLI's, over
+// ranks::World).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ct::sim {
+
+class HallRanks {
+public:
+    virtual ~HallRanks() = default;
+    virtual int rank() const = 0;
+    virtual int size() const = 0;
+    /// Every rank's bytes, in rank order, at every rank (a collective: every rank calls it).
+    virtual std::vector<std::string> allGather(const std::string& mine) const = 0;
+    /// At rank 0 every rank's bytes in rank order; elsewhere empty (a collective).
+    virtual std::vector<std::string> gather(const std::string& mine) const = 0;
+};
+
+/// Which rank steps each hall, balanced by the halls' air grids (`weights`, e.g. their bytes): the halls
+/// largest first (the lower index first among equals), each to the rank with the least weight so far (the
+/// lower rank among equals). A rank may be left without a hall when there are more ranks than halls.
+std::vector<int> assignHalls(const std::vector<std::uint64_t>& weights, int ranks);
+
+/// Whether `mine` holds on any rank (a collective); `mine` itself without ranks.
+bool anyRank(const HallRanks* ranks, bool mine);
+
+}  // namespace ct::sim
