@@ -219,7 +219,7 @@ int benchThermalCuda(bool as_json) {
 /// One simulated hour (or `minutes`) of the generated 100k-GPU campus (`generate --gpus 100000`: eight halls of
 /// 400 DGX H100 racks, in-row cooled with hot-aisle containment, 102,400 GPUs) on a backend (issue 21 target on a
 /// GPU: the hour in <= 60 s in quick mode).
-int benchCampus(bool as_json, const std::string& backend, const std::string& air, double minutes) {
+ct::model::Scenario campusScenario() {
     ct::model::HallParams p;
     p.gpus = 100000;
     p.racks_per_row = 20;
@@ -227,6 +227,11 @@ int benchCampus(bool as_json, const std::string& backend, const std::string& air
     p.topology = "none";
     ct::model::Scenario s = ct::model::buildHall(p);
     ct::bench::runEveryNode(s, "campus", 0.8);
+    return s;
+}
+
+int benchCampus(bool as_json, const std::string& backend, const std::string& air, double minutes) {
+    const ct::model::Scenario s = campusScenario();
     const auto& cat = ct::model::Catalog::builtin();
     sim::EngineOptions o;
     o.backend = backend;
@@ -403,6 +408,8 @@ int benchScore(bool as_json);                // score_bench.cpp
 
 namespace ct::bench {
 int benchAir(bool as_json, double minutes, sim::Backend backend);  // air_bench.cpp
+int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& label, const std::string& backend, const std::string& air,
+                     double minutes, const std::vector<int>& counts, int threads);  // ranks_bench.cpp
 double triadBandwidthOf(sim::ThreadPool& pool) { return triadBandwidth(pool); }
 }  // namespace ct::bench
 
@@ -420,17 +427,47 @@ Benchmarks:
   network    max-min flow sharing and collectives on growing fat trees
   import     DCGM scrape parsing and storing (--scrapes, 360): samples/s
   render     3D frame time of growing halls (needs a display; a private Xvfb is started without one)
-  campus     a 100k-GPU campus (--backend, --air, --minutes)
+  campus     a 100k-GPU campus (--backend, --air, --minutes); with --ranks 1,2,...: its halls over that many
+             MPI ranks each (clustertwin-cli simulate under mpirun; --threads per rank, 1; --scenario FILE for
+             another site): wall time per simulated hour, speed-up, parallel efficiency, bytes exchanged
   score      scoring 1,000 simulated series against 10,000 measured samples each, against a memory roofline
 Options:
   --json             one JSON object per figure on stdout
   --backend B        cpu (default), cuda or auto, for thermal, air and campus
   --minutes M        simulated minutes for air and campus
   --air A            room air for campus: lbm (default) or quick
+  --ranks LIST       campus: the rank counts to run it on, e.g. 1,2
+  --threads N        campus --ranks: threads per rank (1)
+  --scenario FILE    campus --ranks: this site rather than the generated campus
   --scrapes N        scrapes for import
   -h, --help         this help
 Exit codes: 0 done, 1 runtime error, 2 usage error (nothing is run).
 )";
+
+/// campus --ranks LIST: the generated campus, or --scenario's site, over each count of ranks.
+int campusOverRanks(const ct::cli::Args& a, bool as_json, const std::string& backend, double minutes) {
+    std::vector<int> counts;
+    std::stringstream list(a.get("ranks"));
+    for (std::string x; std::getline(list, x, ',');) {
+        char* end = nullptr;
+        const long n = std::strtol(x.c_str(), &end, 10);
+        if (x.empty() || *end != '\0' || n < 1 || n > 4096) throw ct::cli::UsageError("--ranks takes counts like 1,2,4 (got '" + a.get("ranks") + "')");
+        counts.push_back(static_cast<int>(n));
+    }
+    const int threads = a.getInt("threads", 1);
+    if (threads < 1) throw ct::cli::UsageError("--threads must be >= 1");
+    ct::model::Scenario s;
+    std::string label = "campus";
+    if (a.has("scenario")) {
+        auto rep = ct::model::loadAndValidate(a.get("scenario"));
+        if (ct::model::hasErrors(rep.diagnostics)) throw std::runtime_error(a.get("scenario") + ": invalid (clustertwin-cli validate says why)");
+        s = rep.scenario;
+        label = std::filesystem::path(a.get("scenario")).stem().string();
+    } else {
+        s = campusScenario();
+    }
+    return ct::bench::benchCampusRanks(as_json, s, label, backend, a.get("air", "lbm"), minutes, counts, threads);
+}
 
 }  // namespace
 
@@ -438,7 +475,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> argv_list(argv + 1, argv + argc);
     std::optional<ct::cli::Args> parsed;
     try {
-        parsed.emplace(argv_list, std::set<std::string>{"json", "help"}, std::set<std::string>{"backend", "minutes", "scrapes", "air"});
+        parsed.emplace(argv_list, std::set<std::string>{"json", "help"}, std::set<std::string>{"backend", "minutes", "scrapes", "air", "ranks", "threads", "scenario"});
     } catch (const ct::cli::UsageError& e) {
         std::cerr << "clustertwin-bench: " << e.what() << "\n\n" << kBenchHelp;
         return 2;
@@ -471,6 +508,7 @@ int main(int argc, char** argv) {
             const sim::Backend b = sim::chooseBackend(backend);  // says why when CUDA is asked for and absent
             return b == sim::Backend::Cuda ? benchThermalCuda(as_json) : benchThermal(as_json);
         }
+        if (what == "campus" && a.has("ranks")) return campusOverRanks(a, as_json, backend, minutes);
         if (what == "campus") return benchCampus(as_json, backend, a.get("air", "lbm"), minutes);
         if (what == "air") return ct::bench::benchAir(as_json, minutes, sim::chooseBackend(backend));
         if (what == "simulate") {

@@ -375,6 +375,7 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"lattice_mean_step_ms", st.lattice_steps > 0 ? 1e3 * st.lattice_seconds / static_cast<double>(st.lattice_steps) : 0.0},
            {"ranks", st.ranks},
            {"hall_ranks", st.hall_ranks},
+           {"exchanged_bytes_per_step", st.steps > 0 ? static_cast<double>(st.exchanged_bytes) / static_cast<double>(st.steps) : 0.0},
            {"alerts", alerts},
            {"findings", findings}};
     addEntities(j, o);

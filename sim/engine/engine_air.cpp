@@ -182,9 +182,7 @@ void Engine::Impl::airflowTargets() {
     rackAirflow(*this);
     // Halls are independent here (each sets its own ports and units): a campus's eight across the pool. Only
     // this process's halls: another rank's send their units' airflow with their air (afterAir).
-    std::vector<std::size_t> own;
-    for (std::size_t h = 0; h < halls.size(); ++h)
-        if (mine(h)) own.push_back(h);
+    const std::vector<std::size_t> own = ownHalls();
     if (own.size() > 1 && parallel(own.size(), 2)) pool.run(own.size(), [&](std::size_t k) { hallAirflow(*this, halls[own[k]]); });
     else
         for (std::size_t h : own) hallAirflow(*this, halls[h]);
@@ -205,9 +203,7 @@ int Engine::Impl::advanceHall(HallRt& hr, double dt) {
 void Engine::Impl::advanceAir(double dt) {
     for (auto& ur : units) ur.load_accum_j = 0;
     for (auto& rr : racks) rr.door_accum_j = 0;
-    std::vector<std::size_t> own;  // the halls this process steps (all of them without ranks)
-    for (std::size_t h = 0; h < halls.size(); ++h)
-        if (mine(h)) own.push_back(h);
+    const std::vector<std::size_t> own = ownHalls();
     // A campus's halls side by side where their solvers allow it (quick mode on a device: each hall queues on its
     // own thread's stream, and the host's coupling of one hall overlaps the device's work for another). A hall's
     // coupling touches only its own racks, units and ports.

@@ -55,6 +55,13 @@ struct Engine::Impl : Site {
     void buildAir(int h);
     /// Whether this process steps hall h's air.
     bool mine(std::size_t h) const { return hall_rank.empty() || hall_rank[h] == my_rank; }
+    /// The halls this process steps, in order (all of them without ranks).
+    std::vector<std::size_t> ownHalls() const {
+        std::vector<std::size_t> own;
+        for (std::size_t h = 0; h < halls.size(); ++h)
+            if (mine(h)) own.push_back(h);
+        return own;
+    }
     /// Whether the halls are spread over ranks.
     bool spread() const { return opt.hall_ranks != nullptr && opt.hall_ranks->size() > 1; }
     /// hall_ranks.cpp: assigns the halls to ranks (every hall this process's without ranks).
@@ -67,7 +74,9 @@ struct Engine::Impl : Site {
     /// hall_ranks.cpp: what this rank's halls give the site, to every rank.
     void shareAir();
     /// hall_ranks.cpp: at rank 0 every hall's air field in the frame (f.air, f.other_halls_air); elsewhere none.
-    void gatherAirFields(model::Frame& f) const;
+    void gatherAirFields(model::Frame& f);
+    /// Every rank's message to every rank, the bytes from the others counted (EngineStats::exchanged_bytes).
+    std::vector<std::string> allGather(std::string mine);
     void collectAirStats();
     void applyEvents();
     void applyEvent(const model::Event& e);

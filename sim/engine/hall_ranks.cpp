@@ -111,6 +111,13 @@ void eachHall(const std::vector<std::string>& messages, std::size_t halls, Read&
 
 }  // namespace
 
+std::vector<std::string> Engine::Impl::allGather(std::string mine) {
+    auto all = opt.hall_ranks->allGather(mine);
+    for (std::size_t r = 0; r < all.size(); ++r)
+        if (static_cast<int>(r) != my_rank) stats.exchanged_bytes += all[r].size();
+    return all;
+}
+
 void Engine::Impl::assignRanks() {
     my_rank = spread() ? opt.hall_ranks->rank() : 0;
     std::vector<std::uint64_t> weights;
@@ -149,7 +156,7 @@ void Engine::Impl::shareLayout() {
             }
         }
     }
-    eachHall(opt.hall_ranks->allGather(out.take()), halls.size(), [&](std::size_t h, Unpacker& in) {
+    eachHall(allGather(out.take()), halls.size(), [&](std::size_t h, Unpacker& in) {
         HallRt& hr = halls[h];
         const bool own = mine(h);  // its own values come back as they went: read past them
         hr.error = in.text();
@@ -244,7 +251,7 @@ void Engine::Impl::shareAir() {
             out.put(ur.over_capacity);
         }
     }
-    eachHall(opt.hall_ranks->allGather(out.take()), halls.size(), [&](std::size_t h, Unpacker& in) {
+    eachHall(allGather(out.take()), halls.size(), [&](std::size_t h, Unpacker& in) {
         HallRt& hr = halls[h];
         hr.error = in.text();
         hr.substeps = in.get<int>();
@@ -267,7 +274,7 @@ void Engine::Impl::shareAir() {
     });
 }
 
-void Engine::Impl::gatherAirFields(model::Frame& f) const {
+void Engine::Impl::gatherAirFields(model::Frame& f) {
     Packer out;
     for (std::size_t h = 0; h < halls.size(); ++h) {
         if (!mine(h)) continue;
@@ -281,6 +288,7 @@ void Engine::Impl::gatherAirFields(model::Frame& f) const {
     }
     const auto messages = opt.hall_ranks->gather(out.take());
     if (messages.empty()) return;  // not rank 0: its frames carry no field
+    for (std::size_t r = 1; r < messages.size(); ++r) stats.exchanged_bytes += messages[r].size();
     std::vector<std::optional<model::AirField>> fields(halls.size());
     eachHall(messages, halls.size(), [&](std::size_t h, Unpacker& in) {
         model::AirField a;

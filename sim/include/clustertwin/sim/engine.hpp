@@ -78,6 +78,9 @@ struct EngineStats {
     std::string air_summary;       ///< one line per hall: method, grid, time step
     int ranks = 1;                 ///< the processes the halls were spread over (EngineOptions::hall_ranks)
     std::vector<int> hall_ranks;   ///< which of them stepped each hall's air (scenario order)
+    /// Over ranks: the bytes this rank received from the others (their halls' layout once, their halls' air
+    /// every step, at rank 0 their air fields).
+    std::uint64_t exchanged_bytes = 0;
 };
 
 class Engine {
