@@ -16,8 +16,11 @@
 
 #include <clustertwin/runs/store.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+
+#include <signal.h>
 #include "test_paths.hpp"
 
 namespace {
@@ -65,6 +68,7 @@ private slots:
     void whatIfFilesAreVariants();
     void mpiRanksGiveTheAnswersOfOneProcess();
     void simulateSpreadsACampussHallsOverRanks();
+    void aRankThatDiesLeavesTheRunReadable();
     void otherCommandsRefuseToRunOnManyRanks();
 
 private:
@@ -249,6 +253,67 @@ void TstSweep::simulateSpreadsACampussHallsOverRanks() {
         QCOMPARE(store.airFieldHalls(store.runs()[0].id).size(), 3u);
         QCOMPARE(store.airFieldTimes(store.runs()[0].id, 2), ref.airFieldTimes(ref.runs()[0].id, 2));
     }
+}
+
+namespace {
+/// The processes whose parent is `parent` (from /proc), lowest pid first.
+QList<qint64> childrenOf(qint64 parent) {
+    QList<qint64> out;
+    for (const QString& d : QDir("/proc").entryList(QDir::Dirs)) {
+        bool ok = false;
+        const qint64 pid = d.toLongLong(&ok);
+        if (!ok) continue;
+        QFile f("/proc/" + d + "/stat");
+        if (!f.open(QIODevice::ReadOnly)) continue;
+        const QString stat = QString::fromUtf8(f.readAll());
+        const QStringList rest = stat.mid(stat.lastIndexOf(')') + 2).split(' ');  // state, ppid, ...
+        if (rest.size() > 1 && rest[1].toLongLong() == parent) out.append(pid);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+}  // namespace
+
+void TstSweep::aRankThatDiesLeavesTheRunReadable() {
+    if (QStandardPaths::findExecutable("mpirun").isEmpty()) QSKIP("no mpirun (openmpi-bin)");
+    // A long run of the campus on 2 ranks; once rank 0 has stored samples, the other rank is killed (as the
+    // kernel's OOM killer or a failed node would). mpirun ends the job naming the rank, and the run recorded so
+    // far is readable, listed as incomplete.
+    const QString db = tmp_.filePath("dies.sqlite");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
+    env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    if (env.contains("ASAN_OPTIONS")) env.insert("ASAN_OPTIONS", env.value("ASAN_OPTIONS") + ":detect_leaks=0");
+    p.setProcessEnvironment(env);
+    p.start(QStandardPaths::findExecutable("mpirun"),
+            {"--oversubscribe", "-np", "2", QString(CT_CLI_PATH), "simulate", sample("campus-3-halls"), "--air", "quick", "--duration", "24h",
+             "--threads", "1", "--field-every", "0", "--out", db, "-q"});
+    QVERIFY(p.waitForStarted());
+    auto samples = [&] {
+        if (!QFile::exists(db)) return 0LL;
+        const CliRun r = cli({"runs", "--db", db, "--json"});
+        const QJsonDocument d = QJsonDocument::fromJson(r.out.toUtf8());
+        const QJsonArray runs = d.isArray() ? d.array() : d.object()["runs"].toArray();
+        return runs.isEmpty() ? 0LL : runs[0].toObject()["samples"].toInteger();
+    };
+    // Rank 0 writes its samples in batches (of 200,000); a 24-hour run is far from its end by then.
+    QTRY_VERIFY_WITH_TIMEOUT(samples() > 0, testMs(240000));
+    const QList<qint64> ranks = childrenOf(p.processId());
+    QCOMPARE(ranks.size(), 2);
+    // Open MPI starts rank 0 first; either way one rank dies and the other must not wait for it for ever.
+    QVERIFY(::kill(static_cast<pid_t>(ranks.last()), SIGKILL) == 0);
+    QVERIFY2(p.waitForFinished(testMs(120000)), "mpirun did not end the job after a rank died");
+    QVERIFY(p.exitCode() != 0);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains("rank") && err.contains("signal 9"), qPrintable(err));
+    const CliRun r = cli({"runs", "--db", db, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonDocument d = QJsonDocument::fromJson(r.out.toUtf8());
+    const QJsonObject run = (d.isArray() ? d.array() : d.object()["runs"].toArray())[0].toObject();
+    QVERIFY(!run["complete"].toBool());
+    QVERIFY(run["samples"].toInteger() > 0);
+    QVERIFY(run["t1_s"].toDouble() > 0 && run["t1_s"].toDouble() < 24 * 3600);
 }
 
 void TstSweep::otherCommandsRefuseToRunOnManyRanks() {
