@@ -451,7 +451,8 @@ int campusOverRanks(const ct::cli::Args& a, bool as_json, const std::string& bac
     for (std::string x; std::getline(list, x, ',');) {
         char* end = nullptr;
         const long n = std::strtol(x.c_str(), &end, 10);
-        if (x.empty() || *end != '\0' || n < 1 || n > 4096) throw ct::cli::UsageError("--ranks takes counts like 1,2,4 (got '" + a.get("ranks") + "')");
+        if (x.empty() || *end != '\0' || n < 1 || n > 4096)
+            throw ct::cli::UsageError("--ranks takes counts like 1,2,4 (got '" + a.get("ranks") + "')");
         counts.push_back(static_cast<int>(n));
     }
     const int threads = a.getInt("threads", 1);
@@ -460,7 +461,8 @@ int campusOverRanks(const ct::cli::Args& a, bool as_json, const std::string& bac
     std::string label = "campus";
     if (a.has("scenario")) {
         auto rep = ct::model::loadAndValidate(a.get("scenario"));
-        if (ct::model::hasErrors(rep.diagnostics)) throw std::runtime_error(a.get("scenario") + ": invalid (clustertwin-cli validate says why)");
+        if (ct::model::hasErrors(rep.diagnostics))
+            throw std::runtime_error(a.get("scenario") + ": invalid (clustertwin-cli validate says why)");
         s = rep.scenario;
         label = std::filesystem::path(a.get("scenario")).stem().string();
     } else {
@@ -475,7 +477,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> argv_list(argv + 1, argv + argc);
     std::optional<ct::cli::Args> parsed;
     try {
-        parsed.emplace(argv_list, std::set<std::string>{"json", "help"}, std::set<std::string>{"backend", "minutes", "scrapes", "air", "ranks", "threads", "scenario"});
+        parsed.emplace(argv_list, std::set<std::string>{"json", "help"},
+                       std::set<std::string>{"backend", "minutes", "scrapes", "air", "ranks", "threads", "scenario"});
     } catch (const ct::cli::UsageError& e) {
         std::cerr << "clustertwin-bench: " << e.what() << "\n\n" << kBenchHelp;
         return 2;

@@ -5,10 +5,13 @@
 // temporary file first (the generated campus, or --scenario's); the runs store no air field and only their first
 // and last samples, so that rank 0's recording weighs as little as it can.
 #include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/sim/air/air_solver.hpp>
+#include <clustertwin/sim/hall_ranks.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -47,6 +50,95 @@ std::string cliBeside() {
     return cli.string();
 }
 
+/// One count's run, as simulate --json said it.
+struct Measured {
+    int ranks = 1;
+    double wall_s = 0, air_s = 0, steps = 0, bytes_per_step = 0;
+    std::vector<int> hall_ranks;
+};
+
+/// The time of a step on N ranks (docs/performance.md): every rank does what is not the halls' air (`other`),
+/// the busiest rank's halls' air (each hall's share of the one-rank air time by its grid, halls assigned as the
+/// engine assigns them), and an allgather of every hall's state, a ring: (N − 1) messages of latency α and
+/// (N − 1)/N of the bytes at bandwidth β.
+struct StepModel {
+    std::vector<std::uint64_t> weights;  ///< each hall's grid (its solver's bytes)
+    double other_s = 0, air_s = 0;       ///< per step on one rank
+    double bytes_all = 0;                ///< every hall's state, per step
+    double step(int n, double latency_s, double bandwidth) const {
+        const std::vector<int> owner = sim::assignHalls(weights, n);
+        std::vector<double> load(static_cast<std::size_t>(n), 0);
+        double total = 0;
+        for (auto w : weights) total += static_cast<double>(w);
+        for (std::size_t h = 0; h < weights.size(); ++h)
+            load[static_cast<std::size_t>(owner[h])] += air_s * static_cast<double>(weights[h]) / total;
+        const double exchange = n > 1 ? (n - 1) * latency_s + bytes_all * (n - 1) / n / bandwidth : 0.0;
+        return other_s + *std::max_element(load.begin(), load.end()) + exchange;
+    }
+};
+
+/// From the 1-rank run (and a 2-rank one for the bytes): the model checked against every measured count, then
+/// predicted for 8, 64 and 512 ranks on a cluster's network.
+void printModel(bool as_json, const model::Scenario& s, const std::string& air, const std::vector<Measured>& runs) {
+    const Measured* one = nullptr;
+    const Measured* two = nullptr;
+    for (const auto& m : runs) {
+        if (m.ranks == 1 && !one) one = &m;
+        if (m.ranks == 2 && !two) two = &m;
+    }
+    if (!one || one->steps <= 0) return;
+    StepModel model;
+    for (const auto& h : s.halls)
+        model.weights.push_back(sim::airSolverBytes(air, sim::AirGridSpec{h.width_m, h.depth_m, h.height_m, 0.25, 0.01}));
+    model.air_s = one->air_s / one->steps;
+    model.other_s = one->wall_s / one->steps - model.air_s;
+    if (two) {  // rank 0 received rank 1's halls: scale to all of them by their grids
+        double on1 = 0, all = 0;
+        for (std::size_t h = 0; h < model.weights.size(); ++h) {
+            all += static_cast<double>(model.weights[h]);
+            if (h < two->hall_ranks.size() && two->hall_ranks[h] == 1) on1 += static_cast<double>(model.weights[h]);
+        }
+        model.bytes_all = on1 > 0 ? two->bytes_per_step * all / on1 : 0;
+    }
+    // This machine: ranks share its memory (Open MPI's vader transport); a cluster: one 200 Gb/s InfiniBand port
+    // per rank. Both stated, not measured.
+    constexpr double kLocalLatency = 1e-6, kLocalBandwidth = 5e9, kNetLatency = 5e-6, kNetBandwidth = 25e9;
+    for (const auto& m : runs) {
+        const double predicted = model.step(m.ranks, kLocalLatency, kLocalBandwidth) * m.steps;
+        if (as_json)
+            std::cout << nlohmann::json{{"name", "campus_ranks_model"},
+                                        {"ranks", m.ranks},
+                                        {"measured_s", m.wall_s},
+                                        {"predicted_s", predicted},
+                                        {"ratio", predicted / m.wall_s}}
+                             .dump()
+                      << "\n";
+        else
+            std::printf(
+                "model (one rank: %.1f ms of air and %.1f ms of everything else a step, %.0f bytes of every hall's state a step): "
+                "%d rank(s) predicted %.1f s, measured %.1f s (ratio %.2f)\n",
+                1e3 * model.air_s, 1e3 * model.other_s, model.bytes_all, m.ranks, predicted, m.wall_s, predicted / m.wall_s);
+    }
+    const double t1 = model.step(1, kNetLatency, kNetBandwidth);
+    for (int n : {8, 64, 512}) {
+        const double t = model.step(n, kNetLatency, kNetBandwidth);
+        if (as_json)
+            std::cout << nlohmann::json{{"name", "campus_ranks_prediction"},
+                                        {"ranks", n},
+                                        {"step_s", t},
+                                        {"speedup", t1 / t},
+                                        {"efficiency", t1 / t / n}}
+                             .dump()
+                      << "\n";
+        else
+            std::printf(
+                "model, %d ranks on 200 Gb/s InfiniBand (5 us, 25 GB/s): %.1f ms a step (one rank %.1f ms), speed-up %.2f, "
+                "efficiency %.0f %%%s\n",
+                n, 1e3 * t, 1e3 * t1, t1 / t, 100 * t1 / t / n,
+                n > static_cast<int>(s.halls.size()) ? " (more ranks than halls: the rest idle until a hall splits into slabs)" : "");
+    }
+}
+
 }  // namespace
 
 int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& label, const std::string& backend, const std::string& air,
@@ -62,13 +154,14 @@ int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& 
     }
     double wall1 = 0;
     int count1 = 0;
+    std::vector<Measured> runs;
     try {
         for (int n : counts) {
             const std::string db = (dir / ("run-np" + std::to_string(n) + ".sqlite")).string();
             std::string cmd = n > 1 ? "mpirun --oversubscribe -np " + std::to_string(n) + " " : "";
             cmd += shellQuote(cli) + " simulate " + shellQuote(file) + " --air " + air + " --backend " + backend + " --duration " +
-                   std::to_string(minutes * 60) + "s --threads " + std::to_string(threads) +
-                   " --field-every 0 --record-every " + std::to_string(minutes * 60) + "s --json -q --out " + shellQuote(db) + " 2>&1 >" + shellQuote(db + ".json");
+                   std::to_string(minutes * 60) + "s --threads " + std::to_string(threads) + " --field-every 0 --record-every " +
+                   std::to_string(minutes * 60) + "s --json -q --out " + shellQuote(db) + " 2>&1 >" + shellQuote(db + ".json");
             if (!as_json) std::printf("%s over ranks: %d rank(s), %d thread(s) each...\n", label.c_str(), n, threads), std::fflush(stdout);
             const std::string said = capture(cmd);
             nlohmann::json j;
@@ -84,19 +177,29 @@ int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& 
             }
             const double speedup = wall1 / wall, efficiency = speedup * count1 / n;
             const double bytes = j.value("exchanged_bytes_per_step", 0.0);
+            runs.push_back({n, wall, j.value("air_s", 0.0), j.value("steps", 0.0), bytes, j.at("hall_ranks").get<std::vector<int>>()});
             if (as_json) {
-                std::cout << nlohmann::json{{"name", "campus_ranks"}, {"scenario", label},    {"air", air},
-                                            {"backend", backend},     {"ranks", n},           {"threads_per_rank", threads},
-                                            {"grid_cells", j.at("grid_cells")},              {"hall_ranks", j.at("hall_ranks")},
-                                            {"simulated_s", minutes * 60},                   {"wall_s", wall},
-                                            {"wall_per_simulated_hour_s", per_hour},         {"speedup", speedup},
-                                            {"efficiency", efficiency},                     {"exchanged_bytes_per_step", bytes}}
+                std::cout << nlohmann::json{{"name", "campus_ranks"},
+                                            {"scenario", label},
+                                            {"air", air},
+                                            {"backend", backend},
+                                            {"ranks", n},
+                                            {"threads_per_rank", threads},
+                                            {"grid_cells", j.at("grid_cells")},
+                                            {"hall_ranks", j.at("hall_ranks")},
+                                            {"simulated_s", minutes * 60},
+                                            {"wall_s", wall},
+                                            {"wall_per_simulated_hour_s", per_hour},
+                                            {"speedup", speedup},
+                                            {"efficiency", efficiency},
+                                            {"exchanged_bytes_per_step", bytes}}
                                  .dump()
                           << "\n";
             } else {
-                std::printf("%s over ranks: %d rank(s) (halls on ranks %s): %.1f s for %.0f simulated min (%.1f s per simulated hour), "
-                            "speed-up %.2f over %d, parallel efficiency %.0f %%, %.0f bytes received per step by rank 0\n",
-                            label.c_str(), n, j.at("hall_ranks").dump().c_str(), wall, minutes, per_hour, speedup, count1, 100 * efficiency, bytes);
+                std::printf(
+                    "%s over ranks: %d rank(s) (halls on ranks %s): %.1f s for %.0f simulated min (%.1f s per simulated hour), "
+                    "speed-up %.2f over %d, parallel efficiency %.0f %%, %.0f bytes received per step by rank 0\n",
+                    label.c_str(), n, j.at("hall_ranks").dump().c_str(), wall, minutes, per_hour, speedup, count1, 100 * efficiency, bytes);
             }
             std::fflush(stdout);
         }
@@ -105,6 +208,7 @@ int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& 
         throw;
     }
     std::filesystem::remove_all(dir);
+    printModel(as_json, s, air, runs);
     return 0;
 }
 

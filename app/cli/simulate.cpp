@@ -365,6 +365,8 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"flow_solves", st.flow_solves},
            {"flow_iterations", st.flow_iterations},
            {"flow_s", st.flow_seconds},
+           {"steps", st.steps},
+           {"air_s", st.air_seconds},
            {"air", st.air_solver},
            {"air_approximate", st.air_approximate},
            {"air_summary", st.air_summary},

@@ -30,6 +30,29 @@ std::string hostName() {
     return buf;
 }
 
+#ifdef CT_HAVE_MPI
+/// Where each rank's piece starts when they are laid end to end (MPI's displacements); throws when they would
+/// pass the 2 GiB an int counts.
+std::vector<int> offsetsOf(const std::vector<int>& lens, int rank) {
+    std::vector<int> displs(lens.size());
+    long long total = 0;
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+        if (total + lens[i] > 0x7fffffffLL) throw std::runtime_error("rank " + std::to_string(rank) + ": over 2 GiB to gather at once");
+        displs[i] = static_cast<int>(total);
+        total += lens[i];
+    }
+    return displs;
+}
+
+/// The pieces laid end to end in `all`, one per rank.
+std::vector<std::string> piecesOf(const std::string& all, const std::vector<int>& lens, const std::vector<int>& displs) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < lens.size(); ++i)
+        out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+    return out;
+}
+#endif
+
 }  // namespace
 
 bool launchedByMpi() {
@@ -85,18 +108,10 @@ std::vector<std::string> World::gather(const std::string& mine) const {
     const int len = static_cast<int>(mine.size());
     std::vector<int> lens(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
     MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::vector<int> displs(lens.size());
-    int total = 0;
-    for (std::size_t i = 0; i < lens.size(); ++i) {
-        displs[i] = total;
-        total += lens[i];
-    }
-    std::string all(static_cast<std::size_t>(total), '\0');
+    const std::vector<int> displs = offsetsOf(lens, rank_);
+    std::string all(static_cast<std::size_t>(lens.empty() ? 0 : displs.back() + lens.back()), '\0');
     MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < lens.size(); ++i)
-        out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
-    return out;
+    return piecesOf(all, lens, displs);
 #else
     return {mine};
 #endif
@@ -108,19 +123,10 @@ std::vector<std::string> World::allGather(const std::string& mine) const {
     const int len = static_cast<int>(mine.size());
     std::vector<int> lens(static_cast<std::size_t>(size_));
     MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    std::vector<int> displs(lens.size());
-    long long total = 0;
-    for (std::size_t i = 0; i < lens.size(); ++i) {
-        displs[i] = static_cast<int>(total);
-        total += lens[i];
-    }
-    if (total > 0x7fffffffLL) throw std::runtime_error("rank " + std::to_string(rank_) + ": over 2 GiB to share among the ranks at once");
-    std::string all(static_cast<std::size_t>(total), '\0');
+    const std::vector<int> displs = offsetsOf(lens, rank_);
+    std::string all(static_cast<std::size_t>(displs.back() + lens.back()), '\0');
     MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD);
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < lens.size(); ++i)
-        out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
-    return out;
+    return piecesOf(all, lens, displs);
 #else
     return {mine};
 #endif

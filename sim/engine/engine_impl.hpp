@@ -76,7 +76,7 @@ struct Engine::Impl : Site {
     /// hall_ranks.cpp: at rank 0 every hall's air field in the frame (f.air, f.other_halls_air); elsewhere none.
     void gatherAirFields(model::Frame& f);
     /// Every rank's message to every rank, the bytes from the others counted (EngineStats::exchanged_bytes).
-    std::vector<std::string> allGather(std::string mine);
+    std::vector<std::string> allGather(const std::string& mine);
     void collectAirStats();
     void applyEvents();
     void applyEvent(const model::Event& e);

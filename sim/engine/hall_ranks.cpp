@@ -111,7 +111,7 @@ void eachHall(const std::vector<std::string>& messages, std::size_t halls, Read&
 
 }  // namespace
 
-std::vector<std::string> Engine::Impl::allGather(std::string mine) {
+std::vector<std::string> Engine::Impl::allGather(const std::string& mine) {
     auto all = opt.hall_ranks->allGather(mine);
     for (std::size_t r = 0; r < all.size(); ++r)
         if (static_cast<int>(r) != my_rank) stats.exchanged_bytes += all[r].size();
@@ -128,8 +128,7 @@ void Engine::Impl::assignRanks() {
 
 void Engine::Impl::shareLayout() {
     Packer out;
-    for (std::size_t h = 0; h < halls.size(); ++h) {
-        if (!mine(h)) continue;
+    for (std::size_t h : ownHalls()) {
         const HallRt& hr = halls[h];
         out.put<std::int32_t>(static_cast<std::int32_t>(h));
         out.text(hr.error);
@@ -227,8 +226,7 @@ AirSolverStats getStats(Unpacker& in) {
 
 void Engine::Impl::shareAir() {
     Packer out;
-    for (std::size_t h = 0; h < halls.size(); ++h) {
-        if (!mine(h)) continue;
+    for (std::size_t h : ownHalls()) {
         const HallRt& hr = halls[h];
         out.put<std::int32_t>(static_cast<std::int32_t>(h));
         out.text(hr.error);
@@ -276,8 +274,7 @@ void Engine::Impl::shareAir() {
 
 void Engine::Impl::gatherAirFields(model::Frame& f) {
     Packer out;
-    for (std::size_t h = 0; h < halls.size(); ++h) {
-        if (!mine(h)) continue;
+    for (std::size_t h : ownHalls()) {
         const model::AirField a = hallAirField(h);
         out.put<std::int32_t>(static_cast<std::int32_t>(h));
         for (int n : {a.nx, a.ny, a.nz}) out.put(n);
