@@ -256,6 +256,8 @@ void TstSweep::simulateSpreadsACampussHallsOverRanks() {
         const auto store = ct::runs::TelemetryStore::open(db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
         const auto ref = ct::runs::TelemetryStore::open(one_db.toStdString(), ct::runs::TelemetryStore::Mode::Existing);
         QCOMPARE(store.runs().size(), 1u);
+        QVERIFY2(store.runs()[0].meta.run_options_json.find("\"ranks\":" + std::to_string(ranks)) != std::string::npos,
+                 store.runs()[0].meta.run_options_json.c_str());
         QCOMPARE(store.airFieldHalls(store.runs()[0].id), ref.airFieldHalls(ref.runs()[0].id));
         QCOMPARE(store.airFieldHalls(store.runs()[0].id).size(), 3u);
         QCOMPARE(store.airFieldTimes(store.runs()[0].id, 2), ref.airFieldTimes(ref.runs()[0].id, 2));

@@ -418,6 +418,11 @@ int cmdSimulate(const Args& a, const ranks::World& w) {
         std::cerr << "simulate: invalid input; nothing was run\n";
         return 2;
     }
+    if (w.size() > 1) {  // the run's options say how many processes made it
+        json opts = req.meta.run_options_json.empty() ? json::object() : json::parse(req.meta.run_options_json);
+        opts["ranks"] = w.size();
+        req.meta.run_options_json = opts.dump();
+    }
     const double duration_s = req.duration_s;
     const bool want_fields = req.field_every_s > 0;
     const double time_origin = req.meta.time_origin_unix.value_or(0);
