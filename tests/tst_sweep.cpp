@@ -262,6 +262,15 @@ void TstSweep::simulateSpreadsACampussHallsOverRanks() {
         QCOMPARE(store.airFieldHalls(store.runs()[0].id).size(), 3u);
         QCOMPARE(store.airFieldTimes(store.runs()[0].id, 2), ref.airFieldTimes(ref.runs()[0].id, 2));
     }
+    // Steady mode: every rank sees the same inlets, so all stop at the same step, as one process does.
+    const QStringList steady{"--air", "quick", "--steady", "--duration", "3h", "--threads", "1", "--json", "-q"};
+    const CliRun s1 = cli(QStringList{"simulate", sample("campus-3-halls"), "--out", tmp_.filePath("steady-1.sqlite")} + steady);
+    const CliRun s2 = mpirun(2, QStringList{"simulate", sample("campus-3-halls"), "--out", tmp_.filePath("steady-2.sqlite")} + steady);
+    QVERIFY2(s1.code == 0 && s2.code == 0, qPrintable(s1.err + s2.err));
+    QVERIFY(s1.json()["steady"].toObject()["reached"].toBool());
+    QCOMPARE(s2.json()["steady"], s1.json()["steady"]);
+    QVERIFY(!s1.json()["rack_inlets"].toArray().isEmpty());
+    QCOMPARE(s2.json()["rack_inlets"], s1.json()["rack_inlets"]);
 }
 
 namespace {
