@@ -95,10 +95,12 @@ private:
     int from_;
 };
 
-/// Each rank's message, unpacked hall by hall: `read(h, in)` for every hall it names.
+/// Each rank's message but `skip`'s (this rank's own, which it holds already; −1: none), unpacked hall by
+/// hall: `read(h, in)` for every hall it names.
 template <class Read>
-void eachHall(const std::vector<std::string>& messages, std::size_t halls, Read&& read) {
+void eachHall(const std::vector<std::string>& messages, std::size_t halls, int skip, Read&& read) {
     for (std::size_t r = 0; r < messages.size(); ++r) {
+        if (static_cast<int>(r) == skip) continue;
         Unpacker in(messages[r], static_cast<int>(r));
         while (!in.done()) {
             const auto h = static_cast<std::size_t>(in.get<std::int32_t>());
@@ -155,9 +157,8 @@ void Engine::Impl::shareLayout() {
             }
         }
     }
-    eachHall(allGather(out.take()), halls.size(), [&](std::size_t h, Unpacker& in) {
+    eachHall(allGather(out.take()), halls.size(), my_rank, [&](std::size_t h, Unpacker& in) {
         HallRt& hr = halls[h];
-        const bool own = mine(h);  // its own values come back as they went: read past them
         hr.error = in.text();
         if (!hr.error.empty()) return;
         hr.cells = in.get<std::uint64_t>();
@@ -165,26 +166,20 @@ void Engine::Impl::shareLayout() {
         hr.cell_m = in.get<double>();
         hr.approximate = in.get<bool>();
         hr.summary = in.text();
-        std::vector<std::string> unsealed(static_cast<std::size_t>(in.get<std::uint64_t>()));
-        for (auto& id : unsealed) id = in.text();
-        hr.unsealed = unsealed;
-        const auto points = static_cast<std::size_t>(in.get<std::uint64_t>());
-        if (!own) hr.sensor_c.assign(points, std::nan(""));
+        hr.unsealed.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
+        for (auto& id : hr.unsealed) id = in.text();
+        hr.sensor_c.assign(static_cast<std::size_t>(in.get<std::uint64_t>()), std::nan(""));
         for (int ri : hr.racks) {
             RackRt& rr = racks[static_cast<std::size_t>(ri)];
-            const auto n = static_cast<std::size_t>(in.get<std::uint64_t>());
-            if (!own) rr.levels.assign(n, RackLevel{});
-            for (std::size_t k = 0; k < n; ++k) {
-                const double z = in.get<double>();
-                if (!own) rr.levels[k].z_m = z;
-            }
+            rr.levels.assign(static_cast<std::size_t>(in.get<std::uint64_t>()), RackLevel{});
+            for (auto& lv : rr.levels) lv.z_m = in.get<double>();
             for (int ni : rr.nodes) {
-                std::vector<std::pair<int, double>> lv(static_cast<std::size_t>(in.get<std::uint64_t>()));
+                auto& lv = nodes[static_cast<std::size_t>(ni)].levels;
+                lv.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
                 for (auto& [level, share] : lv) {
                     level = in.get<std::int32_t>();
                     share = in.get<double>();
                 }
-                if (!own) nodes[static_cast<std::size_t>(ni)].levels = std::move(lv);
             }
         }
     });
@@ -249,7 +244,7 @@ void Engine::Impl::shareAir() {
             out.put(ur.over_capacity);
         }
     }
-    eachHall(allGather(out.take()), halls.size(), [&](std::size_t h, Unpacker& in) {
+    eachHall(allGather(out.take()), halls.size(), my_rank, [&](std::size_t h, Unpacker& in) {
         HallRt& hr = halls[h];
         hr.error = in.text();
         hr.substeps = in.get<int>();
@@ -287,7 +282,7 @@ void Engine::Impl::gatherAirFields(model::Frame& f) {
     if (messages.empty()) return;  // not rank 0: its frames carry no field
     for (std::size_t r = 1; r < messages.size(); ++r) stats.exchanged_bytes += messages[r].size();
     std::vector<std::optional<model::AirField>> fields(halls.size());
-    eachHall(messages, halls.size(), [&](std::size_t h, Unpacker& in) {
+    eachHall(messages, halls.size(), -1, [&](std::size_t h, Unpacker& in) {  // rank 0's own fields too
         model::AirField a;
         a.nx = in.get<int>();
         a.ny = in.get<int>();
