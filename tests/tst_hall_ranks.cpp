@@ -3,6 +3,7 @@
 // are threads of one process with an in-memory exchange, so the engine's side is checked without MPI (and
 // leak-checked under ASan); tst_sweep starts the real thing under mpirun.
 #include "sim_fixtures.hpp"
+#include "thread_ranks.hpp"
 
 #include <clustertwin/sim/hall_ranks.hpp>
 
@@ -17,53 +18,11 @@
 #include <thread>
 
 using namespace ct;
+using thread_ranks::Exchange;
+using thread_ranks::SlabGroups;
+using thread_ranks::ThreadRanks;
 
 namespace {
-
-/// Every rank's bytes to every rank, through memory: a round completes when all ranks have given theirs.
-class Exchange {
-public:
-    explicit Exchange(int ranks) : slots_(static_cast<std::size_t>(ranks)) {}
-    std::vector<std::string> all(int rank, const std::string& mine) {
-        std::unique_lock<std::mutex> lock(m_);
-        const long round = round_;
-        slots_[static_cast<std::size_t>(rank)] = mine;
-        if (++arrived_ == static_cast<int>(slots_.size())) {
-            result_ = slots_;
-            arrived_ = 0;
-            ++round_;
-            cv_.notify_all();
-            return result_;
-        }
-        // A rank that failed leaves the others waiting: give up rather than hang the test.
-        if (!cv_.wait_for(lock, std::chrono::minutes(5), [&] { return round_ != round; }))
-            throw std::runtime_error("rank " + std::to_string(rank) + ": the other ranks never came");
-        return result_;
-    }
-
-private:
-    std::mutex m_;
-    std::condition_variable cv_;
-    std::vector<std::string> slots_, result_;
-    int arrived_ = 0;
-    long round_ = 0;
-};
-
-class ThreadRanks : public sim::HallRanks {
-public:
-    ThreadRanks(int rank, int size, std::shared_ptr<Exchange> ex) : rank_(rank), size_(size), ex_(std::move(ex)) {}
-    int rank() const override { return rank_; }
-    int size() const override { return size_; }
-    std::vector<std::string> allGather(const std::string& mine) const override { return ex_->all(rank_, mine); }
-    std::vector<std::string> gather(const std::string& mine) const override {
-        auto all = ex_->all(rank_, mine);
-        return rank_ == 0 ? all : std::vector<std::string>{};
-    }
-
-private:
-    int rank_, size_;
-    std::shared_ptr<Exchange> ex_;
-};
 
 /// Every number of a frame (its air fields aside) as exact text: equal texts, equal frames to the bit.
 std::string digest(const model::Frame& f) {
@@ -121,6 +80,7 @@ Steps run(const fixtures::Loaded& l, const sim::EngineOptions& o, int steps, int
 /// The same run on `ranks` thread-ranks at once.
 std::vector<Steps> runSpread(const fixtures::Loaded& l, const sim::EngineOptions& o, int ranks, int steps, int field_step) {
     auto ex = std::make_shared<Exchange>(ranks);
+    auto groups = std::make_shared<SlabGroups>();
     std::vector<Steps> out(static_cast<std::size_t>(ranks));
     std::vector<std::string> failed(static_cast<std::size_t>(ranks));
     std::vector<std::thread> threads;
@@ -128,7 +88,7 @@ std::vector<Steps> runSpread(const fixtures::Loaded& l, const sim::EngineOptions
         threads.emplace_back([&, r] {
             try {
                 sim::EngineOptions x = o;
-                x.hall_ranks = std::make_shared<ThreadRanks>(r, ranks, ex);
+                x.hall_ranks = std::make_shared<ThreadRanks>(r, ranks, ex, groups);
                 out[static_cast<std::size_t>(r)] = run(l, x, steps, field_step);
             } catch (const std::exception& e) {
                 failed[static_cast<std::size_t>(r)] = e.what();
@@ -196,6 +156,46 @@ private slots:
         QCOMPARE(sim::assignHalls({}, 4), std::vector<int>{});
     }
 
+    void spareRanksSplitTheLargestHalls() {
+        using V = std::vector<std::vector<int>>;
+        QCOMPARE(sim::assignHallRanks({5, 3, 3, 1}, {4, 4, 4, 4}, 2), (V{{0}, {1}, {1}, {0}}));  // no more ranks than halls
+        QCOMPARE(sim::assignHallRanks({9, 1}, {4, 4}, 4), (V{{0, 1, 2}, {3}}));                  // 9/3 against 1/1
+        QCOMPARE(sim::assignHallRanks({2, 6}, {4, 4}, 3), (V{{2}, {0, 1}}));                     // largest first
+        QCOMPARE(sim::assignHallRanks({4, 4}, {1, 1}, 3), (V{{0}, {1}}));                        // quick air: rank 2 idle
+        QCOMPARE(sim::assignHallRanks({8}, {2}, 4), (V{{0, 1}}));                                // two slabs at most
+    }
+
+    void aHallSplitInSlabsIsOneProcessToTheBit() {
+        // A generated hall in lattice air on 2 and 3 ranks: its lattice in slabs, its heat on every rank from
+        // the gathered flow; then two equal halls on 3 ranks (the first in two slabs). Every frame and field is one
+        // process's.
+        model::HallParams p;
+        p.rows = 2;
+        p.racks_per_row = 3;
+        fixtures::Loaded l{model::buildHall(p), model::Catalog::builtin()};
+        addSensors(l);
+        sim::EngineOptions o;
+        o.air = "lbm";
+        o.threads = 1;
+        const Steps one = run(l, o, 12, 12);
+        QVERIFY(one.stats.lattice_steps > 0);
+        for (int ranks : {2, 3}) {
+            const auto spread = runSpread(l, o, ranks, 12, 12);
+            checkAlike(one, spread, 12);
+            if (QTest::currentTestFailed()) return;
+            QCOMPARE(spread[0].stats.hall_slabs, std::vector<int>{ranks});
+        }
+        p.halls = 2;
+        p.racks_per_row = 4;
+        fixtures::Loaded two{model::buildHall(p), model::Catalog::builtin()};
+        addSensors(two);
+        const Steps whole = run(two, o, 8, 8);
+        const auto spread = runSpread(two, o, 3, 8, 8);
+        checkAlike(whole, spread, 8);
+        QCOMPARE(spread[2].stats.hall_slabs, (std::vector<int>{2, 1}));
+        QCOMPARE(spread[2].stats.hall_ranks, (std::vector<int>{0, 2}));
+    }
+
     void aCampusOverRanksIsOneProcessToTheBit() {
         // The campus sample (three halls of different sizes) with a probe in each hall, quick air: on 2 ranks
         // and on 4 (one with no hall), every frame equals one process's, and rank 0 gets every hall's field.
@@ -245,13 +245,14 @@ private slots:
         o.cell_m = 0.4;
         o.threads = 1;
         auto ex = std::make_shared<Exchange>(2);
+        auto groups = std::make_shared<SlabGroups>();
         std::vector<std::string> said(2);
         std::vector<std::thread> threads;
         for (int r = 0; r < 2; ++r)
             threads.emplace_back([&, r] {
                 try {
                     sim::EngineOptions x = o;
-                    x.hall_ranks = std::make_shared<ThreadRanks>(r, 2, ex);
+                    x.hall_ranks = std::make_shared<ThreadRanks>(r, 2, ex, groups);
                     sim::Engine e(l.scenario, l.catalog, x);
                     for (int s = 0; s < 60; ++s) e.step();
                 } catch (const sim::SimError& e) {

@@ -10,6 +10,7 @@
 #include <clustertwin/runs/run_checks.hpp>
 #include <clustertwin/session/run_session.hpp>
 #include <clustertwin/sim/air/air_solver.hpp>
+#include <clustertwin/sim/air/lattice.hpp>
 #include <clustertwin/sim/hall_ranks.hpp>
 
 #include <nlohmann/json.hpp>
@@ -377,6 +378,7 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"lattice_mean_step_ms", st.lattice_steps > 0 ? 1e3 * st.lattice_seconds / static_cast<double>(st.lattice_steps) : 0.0},
            {"ranks", st.ranks},
            {"hall_ranks", st.hall_ranks},
+           {"hall_slabs", st.hall_slabs},
            {"exchanged_bytes_per_step", st.steps > 0 ? static_cast<double>(st.exchanged_bytes) / static_cast<double>(st.steps) : 0.0},
            {"alerts", alerts},
            {"findings", findings}};
@@ -391,6 +393,26 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
 }
 
 /// The halls over MPI ranks (sim::HallRanks) through the command's ranks::World.
+/// A hall's lattice split over a group of ranks: its edge rows between neighbours without blocking.
+class GroupSlabs : public sim::LatticeSlabs {
+public:
+    explicit GroupSlabs(std::unique_ptr<ranks::Group> g) : g_(std::move(g)) {}
+    int index() const override { return g_->rank(); }
+    int count() const override { return g_->size(); }
+    void start(const int peer[2], const std::vector<float>* const out[2], std::vector<float>* const in[2]) override {
+        for (int s = 0; s < 2; ++s) {
+            if (peer[s] < 0) continue;
+            g_->receive(in[s]->data(), in[s]->size(), peer[s], 1 - s);
+            g_->send(out[s]->data(), out[s]->size(), peer[s], s);
+        }
+    }
+    void finish() override { g_->wait(); }
+    std::vector<std::string> allGather(const std::string& mine) override { return g_->allGather(mine); }
+
+private:
+    std::unique_ptr<ranks::Group> g_;
+};
+
 class WorldHallRanks : public sim::HallRanks {
 public:
     explicit WorldHallRanks(const ranks::World& w) : w_(w) {}
@@ -398,6 +420,11 @@ public:
     int size() const override { return w_.size(); }
     std::vector<std::string> allGather(const std::string& mine) const override { return w_.allGather(mine); }
     std::vector<std::string> gather(const std::string& mine) const override { return w_.gather(mine); }
+    std::unique_ptr<sim::LatticeSlabs> slabs(const std::vector<int>& members) const override {
+        const auto at = std::find(members.begin(), members.end(), w_.rank());
+        auto g = w_.split(at == members.end() ? -1 : 0, static_cast<int>(at - members.begin()));
+        return g ? std::make_unique<GroupSlabs>(std::move(g)) : nullptr;
+    }
 
 private:
     const ranks::World& w_;

@@ -191,6 +191,97 @@ void World::sendFileToRoot(int from, const std::string& from_path, const std::st
 #endif
 }
 
+#ifdef CT_HAVE_MPI
+struct Group::Comm {
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::vector<MPI_Request> pending;
+};
+#else
+struct Group::Comm {};
+#endif
+
+Group::Group(std::unique_ptr<Comm> comm, int rank, int size) : comm_(std::move(comm)), rank_(rank), size_(size) {}
+
+Group::~Group() {
+#ifdef CT_HAVE_MPI
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done && comm_ && comm_->comm != MPI_COMM_NULL) MPI_Comm_free(&comm_->comm);
+#endif
+}
+
+namespace {
+[[noreturn]] void noMpi() { throw std::runtime_error("this build has no MPI: a group of ranks needs it"); }
+
+#ifdef CT_HAVE_MPI
+int countOf(std::size_t n) {
+    if (n > 0x7fffffffULL) throw std::runtime_error("over 2^31 floats in one message");
+    return static_cast<int>(n);
+}
+#endif
+}  // namespace
+
+void Group::send(const float* data, std::size_t n, int to, int tag) {
+#ifdef CT_HAVE_MPI
+    MPI_Request r;
+    MPI_Isend(data, countOf(n), MPI_FLOAT, to, tag, comm_->comm, &r);
+    comm_->pending.push_back(r);
+#else
+    (void)data, (void)n, (void)to, (void)tag;
+    noMpi();
+#endif
+}
+
+void Group::receive(float* into, std::size_t n, int from, int tag) {
+#ifdef CT_HAVE_MPI
+    MPI_Request r;
+    MPI_Irecv(into, countOf(n), MPI_FLOAT, from, tag, comm_->comm, &r);
+    comm_->pending.push_back(r);
+#else
+    (void)into, (void)n, (void)from, (void)tag;
+    noMpi();
+#endif
+}
+
+void Group::wait() {
+#ifdef CT_HAVE_MPI
+    if (comm_->pending.empty()) return;
+    const int rc = MPI_Waitall(static_cast<int>(comm_->pending.size()), comm_->pending.data(), MPI_STATUSES_IGNORE);
+    comm_->pending.clear();
+    if (rc != MPI_SUCCESS) throw std::runtime_error("rank " + std::to_string(rank_) + " of a group: an exchange failed");
+#endif
+}
+
+std::vector<std::string> Group::allGather(const std::string& mine) const {
+#ifdef CT_HAVE_MPI
+    const int len = static_cast<int>(mine.size());
+    std::vector<int> lens(static_cast<std::size_t>(size_));
+    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm_->comm);
+    const std::vector<int> displs = offsetsOf(lens, rank_);
+    std::string all(static_cast<std::size_t>(displs.back() + lens.back()), '\0');
+    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm_->comm);
+    return piecesOf(all, lens, displs);
+#else
+    return {mine};
+#endif
+}
+
+std::unique_ptr<Group> World::split(int color, int key) const {
+#ifdef CT_HAVE_MPI
+    if (!mpi_) noMpi();
+    auto comm = std::make_unique<Group::Comm>();
+    MPI_Comm_split(MPI_COMM_WORLD, color < 0 ? MPI_UNDEFINED : color, key, &comm->comm);
+    if (comm->comm == MPI_COMM_NULL) return nullptr;
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm->comm, &rank);
+    MPI_Comm_size(comm->comm, &size);
+    return std::unique_ptr<Group>(new Group(std::move(comm), rank, size));
+#else
+    (void)color, (void)key;
+    noMpi();
+#endif
+}
+
 void World::abort(const std::string& message, int code) const {
     std::cerr << message << std::endl;
 #ifdef CT_HAVE_MPI

@@ -264,6 +264,7 @@ Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOp
     d_->stats.air_solver = d_->air_solver;
     d_->stats.ranks = d_->spread() ? d_->opt.hall_ranks->size() : 1;
     d_->stats.hall_ranks = d_->hall_rank;
+    for (const auto& m : d_->hall_members) d_->stats.hall_slabs.push_back(static_cast<int>(m.size()));
     for (const auto& h : d_->halls) {
         d_->stats.air_approximate = d_->stats.air_approximate || h.approximate;
         if (!d_->stats.air_summary.empty()) d_->stats.air_summary += '\n';

@@ -84,6 +84,7 @@ void Engine::Impl::buildAir(int h) {
     spec.lattice_stride = opt.lattice_stride;
     spec.lattice_stride_max_s = opt.lattice_stride_max_s;
     spec.lattice_mach = opt.lattice_mach;
+    spec.lattice_slabs = halls[static_cast<std::size_t>(h)].slabs.get();
     const std::uint64_t need = airSolverBytes(air_solver, spec.grid);
     const std::uint64_t limit = opt.max_grid_bytes ? opt.max_grid_bytes : physicalMemory() / 10 * 8;
     if (need > limit)

@@ -10,6 +10,7 @@
 #include "engine/drive_pass.hpp"
 #include "engine/passes.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,9 +36,10 @@ struct Engine::Impl : Site {
     std::vector<double> feed_ramp_limit_w_per_s;  ///< each feed's utility ramp limit (0: none)
     std::vector<model::Event> timeline;           // sorted by time
     std::size_t next_event = 0;
-    bool physics_alerted = false;  ///< physics_range raised and not yet back in range
-    DriveState drive;              ///< measured inputs (EngineOptions::drive)
-    std::vector<int> hall_rank;    ///< which rank steps each hall (hall_ranks.hpp); all 0 in one process
+    bool physics_alerted = false;                ///< physics_range raised and not yet back in range
+    DriveState drive;                            ///< measured inputs (EngineOptions::drive)
+    std::vector<int> hall_rank;                  ///< which rank leads each hall (hall_ranks.hpp); all 0 in one process
+    std::vector<std::vector<int>> hall_members;  ///< every rank that steps each hall (more than one: its lattice in slabs)
     int my_rank = 0;
 
     Impl(const model::Scenario& s, const model::Catalog& c, const EngineOptions& o, std::shared_ptr<Workload> w)
@@ -53,8 +55,12 @@ struct Engine::Impl : Site {
     void buildCooling(int h);                     ///< hall h's cooling units and CDUs
     int loopOf(const std::string& id) const;      ///< a water loop's index; −1: the plant's facility water
     void buildAir(int h);
-    /// Whether this process steps hall h's air.
-    bool mine(std::size_t h) const { return hall_rank.empty() || hall_rank[h] == my_rank; }
+    /// Whether this process steps hall h's air (alone, or a slab of its lattice).
+    bool mine(std::size_t h) const {
+        return hall_members.empty() || std::find(hall_members[h].begin(), hall_members[h].end(), my_rank) != hall_members[h].end();
+    }
+    /// Whether this process speaks for hall h in the exchange (its only or first rank).
+    bool leads(std::size_t h) const { return hall_rank.empty() || hall_rank[h] == my_rank; }
     /// The halls this process steps, in order (all of them without ranks).
     std::vector<std::size_t> ownHalls() const {
         std::vector<std::size_t> own;

@@ -4,6 +4,7 @@
 #include <clustertwin/model/frame.hpp>
 #include <clustertwin/model/scenario.hpp>
 #include <clustertwin/sim/air/air_solver.hpp>
+#include <clustertwin/sim/air/lattice.hpp>
 
 #include "air/hall_air.hpp"
 
@@ -162,12 +163,13 @@ struct HallRt {
     double fill_c = 22;  ///< the air it starts with
     bool approximate = false;
     std::string summary;
-    std::vector<std::string> unsealed;  ///< containment that does not seal at this grid
-    AirSolverStats stats;               ///< the solver's, as of the last step
-    int substeps = 0;                   ///< air sub-steps of the last step
-    std::vector<int> sensor_cells;      ///< each point sensor of the hall (Hall::sensors order, racks' left out): its cell
-    std::vector<double> sensor_c;       ///< what each reads (NaN in a solid)
-    std::string error;                  ///< its air failed this step (why)
+    std::vector<std::string> unsealed;    ///< containment that does not seal at this grid
+    AirSolverStats stats;                 ///< the solver's, as of the last step
+    int substeps = 0;                     ///< air sub-steps of the last step
+    std::vector<int> sensor_cells;        ///< each point sensor of the hall (Hall::sensors order, racks' left out): its cell
+    std::vector<double> sensor_c;         ///< what each reads (NaN in a solid)
+    std::string error;                    ///< its air failed this step (why)
+    std::unique_ptr<LatticeSlabs> slabs;  ///< this rank's slab of its lattice, when it is split over ranks
 };
 
 }  // namespace ct::sim::detail

@@ -28,6 +28,35 @@ std::vector<int> assignHalls(const std::vector<std::uint64_t>& weights, int rank
     return owner;
 }
 
+std::vector<std::vector<int>> assignHallRanks(const std::vector<std::uint64_t>& weights, const std::vector<int>& max_slabs, int ranks) {
+    const std::size_t halls = weights.size();
+    std::vector<std::vector<int>> members(halls);
+    const bool splits = std::any_of(max_slabs.begin(), max_slabs.end(), [](int m) { return m > 1; });
+    if (ranks <= static_cast<int>(halls) || !splits) {
+        const std::vector<int> owner = assignHalls(weights, ranks);
+        for (std::size_t h = 0; h < halls; ++h) members[h] = {owner[h]};
+        return members;
+    }
+    std::vector<int> count(halls, 1);
+    for (int spare = ranks - static_cast<int>(halls); spare > 0; --spare) {
+        std::size_t best = halls;
+        for (std::size_t h = 0; h < halls; ++h) {
+            if (count[h] >= std::max(1, max_slabs[h])) continue;
+            // weight / count, compared without division: w_h · c_best > w_best · c_h
+            if (best == halls || static_cast<double>(weights[h]) * count[best] > static_cast<double>(weights[best]) * count[h]) best = h;
+        }
+        if (best == halls) break;
+        ++count[best];
+    }
+    std::vector<std::size_t> order(halls);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+    int next = 0;
+    for (std::size_t h : order)
+        for (int k = 0; k < count[h]; ++k) members[h].push_back(next++);
+    return members;
+}
+
 bool anyRank(const HallRanks* ranks, bool mine) {
     if (!ranks || ranks->size() <= 1) return mine;
     for (const auto& s : ranks->allGather(mine ? "1" : "0"))
@@ -95,10 +124,17 @@ private:
     int from_;
 };
 
+/// One hall's record in a rank's message: its index, then its bytes (so a rank that holds the hall itself,
+/// a slab of its lattice, passes over it).
+void putHall(Packer& out, std::size_t h, Packer& record) {
+    out.put<std::int32_t>(static_cast<std::int32_t>(h));
+    out.text(record.take());
+}
+
 /// Each rank's message but `skip`'s (this rank's own, which it holds already; −1: none), unpacked hall by
-/// hall: `read(h, in)` for every hall it names.
-template <class Read>
-void eachHall(const std::vector<std::string>& messages, std::size_t halls, int skip, Read&& read) {
+/// hall: `read(h, in)` for every hall it names that `held(h)` does not say this rank holds already.
+template <class Held, class Read>
+void eachHall(const std::vector<std::string>& messages, std::size_t halls, int skip, Held&& held, Read&& read) {
     for (std::size_t r = 0; r < messages.size(); ++r) {
         if (static_cast<int>(r) == skip) continue;
         Unpacker in(messages[r], static_cast<int>(r));
@@ -106,7 +142,11 @@ void eachHall(const std::vector<std::string>& messages, std::size_t halls, int s
             const auto h = static_cast<std::size_t>(in.get<std::int32_t>());
             if (h >= halls)
                 throw SimError("rank " + std::to_string(r) + " sent hall " + std::to_string(h) + " of " + std::to_string(halls));
-            read(h, in);
+            const std::string record = in.text();
+            if (held(h)) continue;
+            Unpacker rec(record, static_cast<int>(r));
+            read(h, rec);
+            if (!rec.done()) throw SimError("rank " + std::to_string(r) + " sent hall " + std::to_string(h) + "'s air long");
         }
     }
 }
@@ -123,66 +163,92 @@ std::vector<std::string> Engine::Impl::allGather(const std::string& mine) {
 void Engine::Impl::assignRanks() {
     my_rank = spread() ? opt.hall_ranks->rank() : 0;
     std::vector<std::uint64_t> weights;
-    for (const auto& hall : scenario.halls)
+    std::vector<int> max_slabs;
+    for (const auto& hall : scenario.halls) {
         weights.push_back(airSolverBytes(air_solver, AirGridSpec{hall.width_m, hall.depth_m, hall.height_m, opt.cell_m, opt.kappa_m2s}));
-    hall_rank = assignHalls(weights, spread() ? opt.hall_ranks->size() : 1);
+        // The lattice splits along y into slabs of at least two rows (one is all edge: nothing left to overlap),
+        // on the CPU (slabs on devices are not built: a device's hall stays whole on one rank).
+        const int rows = std::max(1, static_cast<int>(std::lround(hall.depth_m / opt.cell_m)));
+        max_slabs.push_back(air_solver == "lbm" && air_backend == Backend::Cpu ? rows / 2 : 1);
+    }
+    hall_members = assignHallRanks(weights, max_slabs, spread() ? opt.hall_ranks->size() : 1);
+    hall_rank.clear();
+    for (const auto& m : hall_members) hall_rank.push_back(m.front());
+    if (!spread()) return;
+    for (std::size_t h = 0; h < halls.size(); ++h)  // a collective, hall by hall: every rank asks for every split hall
+        if (hall_members[h].size() > 1) halls[h].slabs = opt.hall_ranks->slabs(hall_members[h]);
 }
 
-void Engine::Impl::shareLayout() {
-    Packer out;
-    for (std::size_t h : ownHalls()) {
-        const HallRt& hr = halls[h];
-        out.put<std::int32_t>(static_cast<std::int32_t>(h));
-        out.text(hr.error);
-        if (!hr.error.empty()) continue;  // nothing else was built
-        out.put(hr.cells);
-        out.put(hr.solids);
-        out.put(hr.cell_m);
-        out.put(hr.approximate);
-        out.text(hr.summary);
-        out.put<std::uint64_t>(hr.unsealed.size());
-        for (const auto& id : hr.unsealed) out.text(id);
-        out.put<std::uint64_t>(hr.sensor_cells.size());
-        for (int ri : hr.racks) {
-            const RackRt& rr = racks[static_cast<std::size_t>(ri)];
-            out.put<std::uint64_t>(rr.levels.size());
-            for (const auto& lv : rr.levels) out.put(lv.z_m);
-            for (int ni : rr.nodes) {
-                const auto& lv = nodes[static_cast<std::size_t>(ni)].levels;
-                out.put<std::uint64_t>(lv.size());
-                for (const auto& [level, share] : lv) {
-                    out.put<std::int32_t>(level);
-                    out.put(share);
-                }
+namespace {
+
+/// Hall h's grid and its racks' levels (and each node's share of them), as built.
+void writeLayout(Packer& out, const Site& site, std::size_t h) {
+    const HallRt& hr = site.halls[h];
+    out.put(hr.cells);
+    out.put(hr.solids);
+    out.put(hr.cell_m);
+    out.put(hr.approximate);
+    out.text(hr.summary);
+    out.put<std::uint64_t>(hr.unsealed.size());
+    for (const auto& id : hr.unsealed) out.text(id);
+    out.put<std::uint64_t>(hr.sensor_cells.size());
+    for (int ri : hr.racks) {
+        const RackRt& rr = site.racks[static_cast<std::size_t>(ri)];
+        out.put<std::uint64_t>(rr.levels.size());
+        for (const auto& lv : rr.levels) out.put(lv.z_m);
+        for (int ni : rr.nodes) {
+            const auto& lv = site.nodes[static_cast<std::size_t>(ni)].levels;
+            out.put<std::uint64_t>(lv.size());
+            for (const auto& [level, share] : lv) {
+                out.put<std::int32_t>(level);
+                out.put(share);
             }
         }
     }
-    eachHall(allGather(out.take()), halls.size(), my_rank, [&](std::size_t h, Unpacker& in) {
-        HallRt& hr = halls[h];
-        hr.error = in.text();
-        if (!hr.error.empty()) return;
-        hr.cells = in.get<std::uint64_t>();
-        hr.solids = in.get<std::uint64_t>();
-        hr.cell_m = in.get<double>();
-        hr.approximate = in.get<bool>();
-        hr.summary = in.text();
-        hr.unsealed.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
-        for (auto& id : hr.unsealed) id = in.text();
-        hr.sensor_c.assign(static_cast<std::size_t>(in.get<std::uint64_t>()), std::nan(""));
-        for (int ri : hr.racks) {
-            RackRt& rr = racks[static_cast<std::size_t>(ri)];
-            rr.levels.assign(static_cast<std::size_t>(in.get<std::uint64_t>()), RackLevel{});
-            for (auto& lv : rr.levels) lv.z_m = in.get<double>();
-            for (int ni : rr.nodes) {
-                auto& lv = nodes[static_cast<std::size_t>(ni)].levels;
-                lv.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
-                for (auto& [level, share] : lv) {
-                    level = in.get<std::int32_t>();
-                    share = in.get<double>();
-                }
+}
+
+void readLayout(Unpacker& in, Site& site, std::size_t h) {
+    HallRt& hr = site.halls[h];
+    hr.cells = in.get<std::uint64_t>();
+    hr.solids = in.get<std::uint64_t>();
+    hr.cell_m = in.get<double>();
+    hr.approximate = in.get<bool>();
+    hr.summary = in.text();
+    hr.unsealed.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
+    for (auto& id : hr.unsealed) id = in.text();
+    hr.sensor_c.assign(static_cast<std::size_t>(in.get<std::uint64_t>()), std::nan(""));
+    for (int ri : hr.racks) {
+        RackRt& rr = site.racks[static_cast<std::size_t>(ri)];
+        rr.levels.assign(static_cast<std::size_t>(in.get<std::uint64_t>()), RackLevel{});
+        for (auto& lv : rr.levels) lv.z_m = in.get<double>();
+        for (int ni : rr.nodes) {
+            auto& lv = site.nodes[static_cast<std::size_t>(ni)].levels;
+            lv.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
+            for (auto& [level, share] : lv) {
+                level = in.get<std::int32_t>();
+                share = in.get<double>();
             }
         }
-    });
+    }
+}
+
+}  // namespace
+
+void Engine::Impl::shareLayout() {
+    Packer all;
+    for (std::size_t h : ownHalls()) {
+        if (!leads(h)) continue;  // the hall's first rank speaks for its slabs, which hold the same hall
+        Packer out;
+        out.text(halls[h].error);
+        if (halls[h].error.empty()) writeLayout(out, *this, h);  // nothing else was built
+        putHall(all, h, out);
+    }
+    eachHall(
+        allGather(all.take()), halls.size(), my_rank, [&](std::size_t h) { return mine(h); },
+        [&](std::size_t h, Unpacker& in) {
+            halls[h].error = in.text();
+            if (halls[h].error.empty()) readLayout(in, *this, h);
+        });
     for (std::size_t h = 0; h < halls.size(); ++h)
         if (!halls[h].error.empty()) throw SimError(halls[h].error + " (on rank " + std::to_string(hall_rank[h]) + ")");
 }
@@ -220,10 +286,11 @@ AirSolverStats getStats(Unpacker& in) {
 }  // namespace
 
 void Engine::Impl::shareAir() {
-    Packer out;
+    Packer all;
     for (std::size_t h : ownHalls()) {
+        if (!leads(h)) continue;
         const HallRt& hr = halls[h];
-        out.put<std::int32_t>(static_cast<std::int32_t>(h));
+        Packer out;
         out.text(hr.error);
         out.put(hr.substeps);
         putStats(out, hr.stats);
@@ -243,57 +310,63 @@ void Engine::Impl::shareAir() {
             for (double v : {ur.q_m3s, ur.return_c, ur.supply_c, ur.load_accum_j, ur.control_supply_c}) out.put(v);
             out.put(ur.over_capacity);
         }
+        putHall(all, h, out);
     }
-    eachHall(allGather(out.take()), halls.size(), my_rank, [&](std::size_t h, Unpacker& in) {
-        HallRt& hr = halls[h];
-        hr.error = in.text();
-        hr.substeps = in.get<int>();
-        hr.stats = getStats(in);
-        hr.return_c = in.get<double>();
-        hr.plenum_c = in.get<double>();
-        for (double& c : hr.sensor_c) c = in.get<double>();
-        for (int ri : hr.racks) {
-            RackRt& rr = racks[static_cast<std::size_t>(ri)];
-            rr.door_at_capacity = in.get<bool>();
-            rr.door_accum_j = in.get<double>();
-            for (auto& lv : rr.levels)
-                for (double* v : {&lv.leak_m3s, &lv.air_in_c, &lv.inlet_c, &lv.exhaust_c, &lv.capture}) *v = in.get<double>();
-        }
-        for (int ui : hr.units) {
-            UnitRt& ur = units[static_cast<std::size_t>(ui)];
-            for (double* v : {&ur.q_m3s, &ur.return_c, &ur.supply_c, &ur.load_accum_j, &ur.control_supply_c}) *v = in.get<double>();
-            ur.over_capacity = in.get<bool>();
-        }
-    });
+    eachHall(
+        allGather(all.take()), halls.size(), my_rank, [&](std::size_t h) { return mine(h); },
+        [&](std::size_t h, Unpacker& in) {
+            HallRt& hr = halls[h];
+            hr.error = in.text();
+            hr.substeps = in.get<int>();
+            hr.stats = getStats(in);
+            hr.return_c = in.get<double>();
+            hr.plenum_c = in.get<double>();
+            for (double& c : hr.sensor_c) c = in.get<double>();
+            for (int ri : hr.racks) {
+                RackRt& rr = racks[static_cast<std::size_t>(ri)];
+                rr.door_at_capacity = in.get<bool>();
+                rr.door_accum_j = in.get<double>();
+                for (auto& lv : rr.levels)
+                    for (double* v : {&lv.leak_m3s, &lv.air_in_c, &lv.inlet_c, &lv.exhaust_c, &lv.capture}) *v = in.get<double>();
+            }
+            for (int ui : hr.units) {
+                UnitRt& ur = units[static_cast<std::size_t>(ui)];
+                for (double* v : {&ur.q_m3s, &ur.return_c, &ur.supply_c, &ur.load_accum_j, &ur.control_supply_c}) *v = in.get<double>();
+                ur.over_capacity = in.get<bool>();
+            }
+        });
 }
 
 void Engine::Impl::gatherAirFields(model::Frame& f) {
-    Packer out;
+    Packer all;
     for (std::size_t h : ownHalls()) {
+        if (!leads(h)) continue;
         const model::AirField a = hallAirField(h);
-        out.put<std::int32_t>(static_cast<std::int32_t>(h));
+        Packer out;
         for (int n : {a.nx, a.ny, a.nz}) out.put(n);
         out.put(a.cell_m);
         out.floats(a.temp_c);
         out.floats(a.velocity_ms);
         out.floats(a.supply_points_m);
+        putHall(all, h, out);
     }
-    const auto messages = opt.hall_ranks->gather(out.take());
+    const auto messages = opt.hall_ranks->gather(all.take());
     if (messages.empty()) return;  // not rank 0: its frames carry no field
     for (std::size_t r = 1; r < messages.size(); ++r) stats.exchanged_bytes += messages[r].size();
     std::vector<std::optional<model::AirField>> fields(halls.size());
-    eachHall(messages, halls.size(), -1, [&](std::size_t h, Unpacker& in) {  // rank 0's own fields too
-        model::AirField a;
-        a.nx = in.get<int>();
-        a.ny = in.get<int>();
-        a.nz = in.get<int>();
-        a.cell_m = in.get<double>();
-        a.temp_c = in.floats();
-        a.velocity_ms = in.floats();
-        a.supply_points_m = in.floats();
-        a.hall = static_cast<int>(h);
-        fields[h] = std::move(a);
-    });
+    eachHall(
+        messages, halls.size(), -1, [](std::size_t) { return false; }, [&](std::size_t h, Unpacker& in) {  // rank 0's own too
+            model::AirField a;
+            a.nx = in.get<int>();
+            a.ny = in.get<int>();
+            a.nz = in.get<int>();
+            a.cell_m = in.get<double>();
+            a.temp_c = in.floats();
+            a.velocity_ms = in.floats();
+            a.supply_points_m = in.floats();
+            a.hall = static_cast<int>(h);
+            fields[h] = std::move(a);
+        });
     for (std::size_t h = 0; h < halls.size(); ++h) {
         if (!fields[h]) throw SimError("no rank sent hall " + scenario.halls[h].id + "'s air field");
         if (h == 0) f.air = std::move(*fields[h]);

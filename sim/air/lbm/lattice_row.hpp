@@ -16,12 +16,13 @@ struct RowArgs {
     const float* src;
     float* dst;
     const float* fluid;  ///< padded: 1 fluid, 0 solid or halo (float, so the loop vectorises 8 cells wide)
-    const float* temp;   ///< interior layout, or null
+    const float* temp;   ///< the whole box's layout (rows t_ny, this slab's first t_j0), or null
     float* sum_u;        ///< ux of every interior cell, then uy, then uz; or null when not sampling
     float* sum_nu;
     std::size_t n;  ///< padded cell count (stride between directions)
     int px, py;     ///< padded dims x, y
     int nx, ny;
+    int t_j0, t_ny;
     std::size_t cells;  ///< interior cell count
     int off[lbm::kQ];
     float tau0, smag2, fx, fy, fz, buoy, t_ref;

@@ -77,7 +77,8 @@ struct EngineStats {
     bool air_approximate = false;  ///< quick mode: label results approximate
     std::string air_summary;       ///< one line per hall: method, grid, time step
     int ranks = 1;                 ///< the processes the halls were spread over (EngineOptions::hall_ranks)
-    std::vector<int> hall_ranks;   ///< which of them stepped each hall's air (scenario order)
+    std::vector<int> hall_ranks;   ///< which of them stepped each hall's air (scenario order): its first rank
+    std::vector<int> hall_slabs;   ///< over how many ranks each hall's lattice was split (1: whole on one)
     /// Over ranks: the bytes this rank received from the others (their halls' layout once, their halls' air
     /// every step, at rank 0 their air fields).
     std::uint64_t exchanged_bytes = 0;

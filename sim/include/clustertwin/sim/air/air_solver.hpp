@@ -16,16 +16,19 @@
 
 namespace ct::sim {
 
+class LatticeSlabs;
+
 struct AirSolverSpec {
     AirGridSpec grid;
     /// lbm: the fastest air speed expected anywhere (the strongest jet at the equipment's maximum airflow); the
     /// lattice's time step follows from it (lattice_mach there).
     double max_speed_ms = 2.0;
-    int lattice_stride = 4;              ///< lbm: LbmAirSpec::lattice_stride
-    double lattice_stride_max_s = 16.0;  ///< lbm: LbmAirSpec::lattice_stride_max_s
-    double lattice_mach = 0.15;          ///< lbm: LbmAirSpec::mach
-    double heat_substep_s = 0.05;        ///< lbm: the heat transport's sub-step (AirGridSpec::substep_s)
-    int lattice_levels = 6;              ///< lbm: LbmAirSpec::step_levels
+    int lattice_stride = 4;                 ///< lbm: LbmAirSpec::lattice_stride
+    double lattice_stride_max_s = 16.0;     ///< lbm: LbmAirSpec::lattice_stride_max_s
+    double lattice_mach = 0.15;             ///< lbm: LbmAirSpec::mach
+    double heat_substep_s = 0.05;           ///< lbm: the heat transport's sub-step (AirGridSpec::substep_s)
+    int lattice_levels = 6;                 ///< lbm: LbmAirSpec::step_levels
+    LatticeSlabs* lattice_slabs = nullptr;  ///< lbm: LbmAirSpec::slabs (the lattice split over ranks)
     /// quick: relative residual of the flow solve, and the share of the hall's airflow that port flows must move
     /// by before the flow is solved again.
     double flow_residual = 1e-6;

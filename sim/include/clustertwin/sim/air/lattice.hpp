@@ -10,11 +10,34 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ct::sim {
 
 class ThreadPool;
+
+/// The ranks one lattice is split over (issue 42, docs/scale-out.md), in slab order along y: each holds whole
+/// rows [first, first + count) (slabRows) and exchanges the populations that cross its edges with the slabs
+/// below and above at every step. No MPI here: a front end gives an implementation (the CLI's over ranks).
+class LatticeSlabs {
+public:
+    virtual ~LatticeSlabs() = default;
+    virtual int index() const = 0;  ///< this rank's slab, 0 at y = 0
+    virtual int count() const = 0;
+    /// Starts sending out[s] to slab peer[s] and receiving in[s] (sized by the caller) from it, for s = 0 (the
+    /// slab below) and 1 (above); −1: none. What goes down carries tag 0, up tag 1, so a slab that is both
+    /// neighbours (two slabs on a periodic axis) keeps them apart. Does not wait: finish() does.
+    virtual void start(const int peer[2], const std::vector<float>* const out[2], std::vector<float>* const in[2]) = 0;
+    virtual void finish() = 0;
+    /// Every slab's bytes in slab order, at every slab (a collective).
+    virtual std::vector<std::string> allGather(const std::string& mine) = 0;
+};
+
+/// The first row and the number of rows of `ny` that slab `index` of `slabs` holds: even, the lower slabs
+/// taking one more where they do not divide.
+std::pair<int, int> slabRows(int ny, int slabs, int index);
 
 struct LatticeSpec {
     int nx = 1, ny = 1, nz = 1;
@@ -23,6 +46,10 @@ struct LatticeSpec {
     double smagorinsky_cs = 0;  ///< C_s (the filter width is one cell); 0 for laminar runs
     std::size_t min_parallel_cells = 100000;
     Backend backend = Backend::Cpu;
+    /// Split over these ranks along y (null or one slab: the whole box here). Every slab builds the same
+    /// lattice (the whole geometry, every port) and calls the same methods in the same order; the ones that
+    /// read the state (step, meanVelocity, meanEddyViscosity, densities, totalMass, maxSpeed) are collectives.
+    LatticeSlabs* slabs = nullptr;
 };
 
 /// The lattice went unstable: NaN, a density far from 1 or a speed beyond what the lattice can carry.
@@ -36,7 +63,8 @@ public:
 
 class Lattice {
 public:
-    /// Throws SimError for an empty box, τ ≤ ½ or a CUDA request this build or machine cannot run.
+    /// Throws SimError for an empty box, τ ≤ ½, a CUDA request this build or machine cannot run, or more slabs
+    /// than rows.
     Lattice(const LatticeSpec& spec, ThreadPool& pool);
     ~Lattice();
     Lattice(const Lattice&) = delete;
@@ -45,7 +73,12 @@ public:
     int nx() const;
     int ny() const;
     int nz() const;
+    /// The whole box's cells; cells are numbered over it, split or not.
     std::size_t cellCount() const;
+    /// The rows along y this slab steps (0 and ny() without slabs), and whether it holds a cell.
+    int firstRow() const;
+    int rowCount() const;
+    bool holds(int cell) const;
     int index(int i, int j, int k) const { return i + nx_ * (j + ny_ * k); }
 
     /// Solid cells are bounce-back walls. Set the geometry before ports and the first step.
@@ -75,7 +108,8 @@ public:
     /// velocity (lattice units) scales by r, its density deviation (the pressure, ∝ u²) by r², its non-equilibrium
     /// part (the stress, ∝ the velocity gradient) by r. Port flows and forces are the caller's to set again.
     void rescaleTime(double r, double tau);
-    /// Advances `steps` steps. Throws LatticeUnstable (naming the cell and step) the step the lattice fails.
+    /// Advances `steps` steps. Throws LatticeUnstable (naming the cell and step) the step the lattice fails; in
+    /// slabs at the end of the batch, on every slab, naming the first slab's failure.
     void step(int steps = 1);
     std::int64_t steps() const;
 
@@ -88,8 +122,10 @@ public:
     /// Mean Smagorinsky eddy viscosity per cell since resetMeans() (lattice units).
     std::vector<float> meanEddyViscosity() const;
 
-    /// The current density and velocity of a cell (from its populations).
+    /// The current density and velocity of a cell (from its populations); SimError for a cell of another slab.
     void moments(int cell, double& rho, double& ux, double& uy, double& uz) const;
+    /// The current density of each cell (of any slab).
+    std::vector<double> densities(const std::vector<int>& cells) const;
     /// Σ ρ over fluid cells (lattice mass).
     double totalMass() const;
     /// Largest |u| of the current state over fluid cells.

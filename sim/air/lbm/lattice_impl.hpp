@@ -1,0 +1,168 @@
+#pragma once
+// The CPU lattice's state (lattice.cpp: geometry and the step; lattice_api.cpp: the public calls; lattice_slab.cpp:
+// a lattice split into slabs over ranks). Private to ct_sim.
+//
+// Populations are FP32 deviations in a structure-of-arrays layout f[q][cell] over a grid padded by one halo cell
+// on every side, so that the 19 neighbour loads of a row are 19 contiguous streams the compiler vectorises. Halo
+// cells are walls, moving walls or, on a periodic axis, copies of the opposite layer; in a slab, the rows at its
+// edges along y are the neighbouring slabs' rows, received every step.
+#include <clustertwin/sim/air/lattice.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include "lattice_row.hpp"
+#include "lbm_kernel.hpp"
+#ifdef CT_HAVE_CUDA
+#include "lattice_device.hpp"
+#endif
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ct::sim {
+
+namespace lattice_detail {
+constexpr int kQ = lbm::kQ;
+constexpr int kMaxWallKinds = 8;  ///< flag 0 fluid, 1 still wall, 2.. moving faces
+}  // namespace lattice_detail
+
+struct Lattice::Impl {
+    static constexpr int kQ = lattice_detail::kQ;
+    LatticeSpec spec;
+    ThreadPool& pool;
+    int nx, ny, nz, px, py, pz;        ///< this slab's rows (ny) and its padded box
+    int gny = 0, j0 = 0;               ///< the whole box's rows along y and this slab's first
+    LatticeSlabs* slabs = nullptr;     ///< set when the lattice is split over more than one rank
+    int peer[2] = {-1, -1};            ///< the slabs below and above (−1: a wall there)
+    std::size_t n;                     ///< padded cells
+    std::vector<float> a, b;           ///< populations, [q][padded cell]
+    std::vector<unsigned char> flag;   ///< padded
+    std::vector<float> fluid;          ///< padded: 1 where flag is 0
+    std::vector<unsigned char> solid;  ///< every cell of the whole box (nx · gny · nz)
+    float wall[lattice_detail::kMaxWallKinds * kQ] = {};
+    /// Bounce-back links: population q of solid (or halo) cell `solid` is the one the fluid cell `solid + c_q`
+    /// pulls; before each step it is set to that fluid cell's opposite population plus the wall's motion term.
+    struct Links {
+        std::vector<int> solid, fluid;
+        std::vector<unsigned char> q;
+        std::vector<float> term;
+        std::size_t size() const { return solid.size(); }
+        void clear();
+        void push(int s, int f, int qd, float t);
+        void sortByDirection();
+    };
+    Links links;
+    /// In a slab, the links whose solid cell lies in an edge row received from a neighbour: set after it arrives.
+    Links edge_links;
+    double face_u[6][3] = {};
+    bool face_moving[6] = {};
+    bool geometry_dirty = true;
+    struct Port {
+        std::vector<int> cells;     ///< padded indices of this slab's cells
+        std::size_t all_cells = 0;  ///< over every slab: the flow spreads over all of them
+        bool source;
+        double dir[3];
+        double q = 0, jet = 0;
+    };
+    std::vector<Port> ports;
+    double body[3] = {0, 0, 0};
+    const float* temp = nullptr;
+    double buoy = 0, t_ref = 0;
+    bool sampling = false;
+    int samples = 0;
+    std::vector<float> sum_u, sum_nu;
+    std::int64_t steps = 0;
+    std::vector<float> halo_out[2], halo_in[2];  ///< a slab's edge rows, to and from the slabs below and above
+#ifdef CT_HAVE_CUDA
+    // CUDA: the device holds the state; the host copies are refreshed only when read.
+    std::unique_ptr<detail::LatticeDevice> dev;
+    bool dev_ports_stale = true, dev_state_stale = true, host_stale = false;
+#endif
+    bool onDevice() const {
+#ifdef CT_HAVE_CUDA
+        return dev != nullptr;
+#else
+        return false;
+#endif
+    }
+    bool split() const { return slabs != nullptr; }
+
+    Impl(const LatticeSpec& s, ThreadPool& p) : spec(s), pool(p) {}
+
+    int pad(int i, int j, int k) const { return (i + 1) + px * ((j + 1) + py * (k + 1)); }
+    /// A cell of the whole box (i + nx·(j + gny·k)) as a padded index of this slab (its row must be here).
+    int padOf(int cell) const { return pad(cell % nx, (cell / nx) % gny - j0, cell / (nx * gny)); }
+    /// Whether this slab holds a cell of the whole box.
+    bool holds(int cell) const {
+        const int j = (cell / nx) % gny;
+        return j >= j0 && j < j0 + ny;
+    }
+    /// This slab's cell (i, j, k) in the whole box.
+    std::size_t global(int i, int j, int k) const {
+        return static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (j + j0 + static_cast<std::size_t>(gny) * k);
+    }
+    /// This slab's cells (the whole box's when it is not split).
+    std::size_t interior() const { return static_cast<std::size_t>(nx) * ny * nz; }
+    bool solidAt(int i, int j, int k) const { return solid[global(i, j, k)] != 0; }
+
+    void run(std::size_t chunks, const std::function<void(std::size_t)>& fn) {
+        if (interior() < spec.min_parallel_cells) {
+            for (std::size_t c = 0; c < chunks; ++c) fn(c);
+        } else {
+            pool.run(chunks, fn);
+        }
+    }
+
+    // lattice.cpp
+    void syncHost();
+    void buildFlags();
+    void buildLinks();
+    void bounceBack(float* f, const Links& l);
+    template <class T>
+    void copyPeriodic(T* base, int count);
+    lattice_detail::RowArgs rowArgs();
+    /// One step on the CPU; the plane of a cell that failed the stability check, or −1.
+    int cpuStep();
+    void applyPorts(float* f);
+    void cellMoments(int p, double& rho, double& ux, double& uy, double& uz) const;
+    [[noreturn]] void reportInstability(int k) const;
+#ifdef CT_HAVE_CUDA
+    void deviceSteps(int count, bool flags_changed);
+#endif
+    /// f(ρ, ux, uy, uz) for every fluid cell of this slab's current (host) state.
+    template <class F>
+    void forFluidCells(F&& f) {
+        syncHost();
+        for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    if (solidAt(i, j, k)) continue;
+                    double rho, ux, uy, uz;
+                    cellMoments(pad(i, j, k), rho, ux, uy, uz);
+                    f(rho, ux, uy, uz);
+                }
+    }
+
+    // lattice_slab.cpp
+    /// This slab's rows and neighbours from spec.slabs (no-op without one).
+    void placeSlab();
+    /// The flags of the edge rows that hold a neighbour's cells (from the whole box's solids).
+    void flagEdgeRows();
+    /// One step of a slab: its edge rows sent and received while the rows inside are updated.
+    void slabStep(const lattice_detail::RowArgs& r, lattice_detail::RowFn row, std::vector<unsigned char>& bad);
+    /// Agrees with the other slabs whether a step of the batch failed; throws LatticeUnstable on every slab if so.
+    void agreeStable(std::int64_t failed_step, int failed_plane, std::int64_t end_step);
+    /// A field of this slab's cells (`per_cell` values a cell, in cell order) as the whole box's, at every slab.
+    std::vector<float> wholeField(const std::vector<float>& mine, int per_cell) const;
+    /// `rho` (one per cell of `cells`, set where this slab holds the cell) with every slab's values, at every slab.
+    std::vector<double> wholeDensities(const std::vector<int>& cells, const std::vector<double>& rho) const;
+    double sumOverSlabs(double mine) const;
+    double maxOverSlabs(double mine) const;
+    /// Edge rows: this slab's row next to slab side s (0 below, 1 above) into halo_out[s]; halo_in[s] into the
+    /// padded row beyond that side (its fluid cells only); the periodic images of such a row.
+    void packEdge(int s);
+    void unpackEdge(int s);
+    void copyPeriodicRow(int jp);
+};
+
+}  // namespace ct::sim

@@ -1,0 +1,235 @@
+// A lattice split into slabs of whole rows along y over ranks (issue 42, docs/scale-out.md): each slab updates its
+// own rows; every step it sends the populations its edge rows give the neighbouring slabs (the five directions
+// that cross the edge) and updates the rows inside while they travel, then its edge rows. A cell's update is
+// the same arithmetic on the same numbers as in the whole lattice, so the slabs' fields equal the whole
+// lattice's bit for bit.
+#include "lattice_impl.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+namespace ct::sim {
+
+namespace {
+
+constexpr int kQ = lattice_detail::kQ;
+
+std::string bytesOf(const void* p, std::size_t n) { return std::string(static_cast<const char*>(p), n); }
+
+template <class T>
+std::vector<T> valuesOf(const std::string& s) {
+    std::vector<T> v(s.size() / sizeof(T));
+    if (!v.empty()) std::memcpy(v.data(), s.data(), v.size() * sizeof(T));
+    return v;
+}
+
+}  // namespace
+
+std::pair<int, int> slabRows(int ny, int slabs, int index) {
+    const int base = ny / slabs, extra = ny % slabs;
+    return {index * base + std::min(index, extra), base + (index < extra ? 1 : 0)};
+}
+
+void Lattice::Impl::placeSlab() {
+    LatticeSlabs* s = spec.slabs;
+    if (!s || s->count() <= 1) return;
+    if (spec.backend == Backend::Cuda)
+        throw SimError("lattice: a lattice split into slabs runs on the CPU (slabs on GPUs, one a rank, are not built yet)");
+    if (gny < s->count())
+        throw SimError("lattice: " + std::to_string(gny) + " rows along y cannot split into " + std::to_string(s->count()) + " slabs");
+    const auto [first, rows] = slabRows(gny, s->count(), s->index());
+    j0 = first;
+    ny = rows;
+    slabs = s;
+    const int me = s->index(), last = s->count() - 1;
+    peer[0] = me > 0 ? me - 1 : (spec.periodic_y ? last : -1);
+    peer[1] = me < last ? me + 1 : (spec.periodic_y ? 0 : -1);
+}
+
+void Lattice::Impl::flagEdgeRows() {
+    for (int s = 0; s < 2; ++s) {
+        if (peer[s] < 0) continue;
+        const int jp = s == 0 ? 0 : py - 1;
+        const int gj = ((s == 0 ? j0 - 1 : j0 + ny) + gny) % gny;
+        for (int k = 0; k < nz; ++k)
+            for (int i = 0; i < nx; ++i)
+                flag[static_cast<std::size_t>((i + 1) + px * (jp + py * (k + 1)))] =
+                    solid[static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (gj + static_cast<std::size_t>(gny) * k)] ? 1 : 0;
+    }
+}
+
+// Side 0 (below) pulls, from this slab's first row, the directions with cy = −1; side 1 (above), from its last row,
+// those with cy = +1. What arrives from below is what the slab below's last row sends up (cy = +1), and so on.
+void Lattice::Impl::packEdge(int s) {
+    const int jp = s == 0 ? 1 : ny, sign = s == 0 ? -1 : 1;
+    std::vector<float>& out = halo_out[s];
+    out.resize(static_cast<std::size_t>(5) * nx * nz);
+    std::size_t o = 0;
+    for (int q = 1; q < kQ; ++q) {
+        if (lbm::cy(q) != sign) continue;
+        for (int k = 1; k <= nz; ++k) {
+            const float* row = a.data() + static_cast<std::size_t>(q) * n + static_cast<std::size_t>(1 + px * (jp + py * k));
+            std::copy(row, row + nx, out.data() + o);
+            o += static_cast<std::size_t>(nx);
+        }
+    }
+}
+
+void Lattice::Impl::unpackEdge(int s) {
+    const int jp = s == 0 ? 0 : py - 1, sign = s == 0 ? 1 : -1;
+    const std::vector<float>& in = halo_in[s];
+    if (in.size() != static_cast<std::size_t>(5) * nx * nz)
+        throw SimError("lattice: slab " + std::to_string(peer[s]) + " sent an edge row of " + std::to_string(in.size()) + " values");
+    std::size_t o = 0;
+    for (int q = 1; q < kQ; ++q) {
+        if (lbm::cy(q) != sign) continue;
+        for (int k = 1; k <= nz; ++k) {
+            const std::size_t r = static_cast<std::size_t>(1 + px * (jp + py * k));
+            float* row = a.data() + static_cast<std::size_t>(q) * n + r;
+            for (int i = 0; i < nx; ++i)  // a solid cell there keeps the bounce-back value edge_links give it
+                if (fluid[r + static_cast<std::size_t>(i)] != 0.f) row[i] = in[o + static_cast<std::size_t>(i)];
+            o += static_cast<std::size_t>(nx);
+        }
+    }
+}
+
+void Lattice::Impl::copyPeriodicRow(int jp) {
+    for (int q = 0; q < kQ; ++q) {
+        float* v = a.data() + static_cast<std::size_t>(q) * n;
+        if (spec.periodic_x)
+            for (int k = 0; k < pz; ++k) {
+                const int r = px * (jp + py * k);
+                v[r] = v[r + nx];
+                v[r + nx + 1] = v[r + 1];
+            }
+        if (spec.periodic_z)
+            for (int i = 0; i < px; ++i) {
+                v[i + px * jp] = v[i + px * (jp + py * nz)];
+                v[i + px * (jp + py * (nz + 1))] = v[i + px * (jp + py)];
+            }
+    }
+}
+
+void Lattice::Impl::slabStep(const lattice_detail::RowArgs& r, lattice_detail::RowFn row, std::vector<unsigned char>& bad) {
+    for (int s = 0; s < 2; ++s) {
+        if (peer[s] < 0) continue;
+        packEdge(s);
+        halo_in[s].resize(halo_out[s].size());
+    }
+    const std::vector<float>* out[2] = {&halo_out[0], &halo_out[1]};
+    std::vector<float>* in[2] = {&halo_in[0], &halo_in[1]};
+    slabs->start(peer, out, in);
+    // The rows inside need nothing from the neighbours: they run while the edge rows travel.
+    copyPeriodic(a.data(), kQ);
+    bounceBack(a.data(), links);
+    if (ny > 2)
+        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+            bool any = false;
+            for (int j = 1; j < ny - 1; ++j) any |= row(r, j, static_cast<int>(kc));
+            bad[kc] |= any ? 1 : 0;
+        });
+    slabs->finish();
+    for (int s = 0; s < 2; ++s) {
+        if (peer[s] < 0) continue;
+        unpackEdge(s);
+        copyPeriodicRow(s == 0 ? 0 : py - 1);
+    }
+    bounceBack(a.data(), edge_links);
+    run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
+        const int k = static_cast<int>(kc);
+        bool any = row(r, 0, k);
+        if (ny > 1) any |= row(r, ny - 1, k);
+        bad[kc] |= any ? 1 : 0;
+    });
+}
+
+void Lattice::Impl::agreeStable(std::int64_t failed_step, int failed_plane, std::int64_t end_step) {
+    const auto failed = slabs->allGather(failed_step >= 0 ? std::to_string(failed_step) : std::string());
+    int first = -1;
+    std::int64_t at = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t s = 0; s < failed.size(); ++s)
+        if (!failed[s].empty() && std::stoll(failed[s]) < at) {
+            at = std::stoll(failed[s]);
+            first = static_cast<int>(s);
+        }
+    if (first < 0) return;
+    // The slab that failed first names the cell (in the state at the batch's end, as a device does); every
+    // slab throws its words.
+    std::string report;
+    if (first == slabs->index()) {
+        steps = failed_step;
+        try {
+            reportInstability(failed_plane);
+        } catch (const LatticeUnstable& e) {
+            std::ostringstream o;
+            o << e.i << ' ' << e.j << ' ' << e.k << ' ' << e.step << '\n'
+              << e.what() << " (slab " << first << " of " << slabs->count() << ", rows " << j0 << "–" << j0 + ny - 1 << ")";
+            report = o.str();
+        }
+        steps = end_step;
+    }
+    const std::string words = slabs->allGather(report)[static_cast<std::size_t>(first)];
+    std::istringstream in(words);
+    int i = 0, j = 0, k = 0;
+    std::int64_t step = 0;
+    in >> i >> j >> k >> step;
+    in.get();
+    std::string what;
+    std::getline(in, what, '\0');
+    throw LatticeUnstable(what, i, j, k, step);
+}
+
+std::vector<float> Lattice::Impl::wholeField(const std::vector<float>& mine, int per_cell) const {
+    const auto all = slabs->allGather(bytesOf(mine.data(), mine.size() * sizeof(float)));
+    const std::size_t per = static_cast<std::size_t>(per_cell), row = per * static_cast<std::size_t>(nx);
+    std::vector<float> out(row * static_cast<std::size_t>(gny) * static_cast<std::size_t>(nz), 0.f);
+    for (std::size_t s = 0; s < all.size(); ++s) {
+        const auto [first, rows] = slabRows(gny, static_cast<int>(all.size()), static_cast<int>(s));
+        const std::vector<float> v = valuesOf<float>(all[s]);
+        if (v.size() != row * static_cast<std::size_t>(rows) * static_cast<std::size_t>(nz))
+            throw SimError("lattice: slab " + std::to_string(s) + " sent a field of " + std::to_string(v.size()) + " values");
+        for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < rows; ++j)
+                std::copy_n(v.data() + row * (static_cast<std::size_t>(j) + static_cast<std::size_t>(rows) * k), row,
+                            out.data() + row * (static_cast<std::size_t>(first + j) + static_cast<std::size_t>(gny) * k));
+    }
+    return out;
+}
+
+std::vector<double> Lattice::Impl::wholeDensities(const std::vector<int>& cells, const std::vector<double>& rho) const {
+    std::vector<double> mine;
+    for (std::size_t e = 0; e < cells.size(); ++e)
+        if (holds(cells[e])) mine.push_back(rho[e]);
+    const auto all = slabs->allGather(bytesOf(mine.data(), mine.size() * sizeof(double)));
+    std::vector<double> out(cells.size(), 0.0);
+    for (std::size_t s = 0; s < all.size(); ++s) {
+        const auto [first, rows] = slabRows(gny, static_cast<int>(all.size()), static_cast<int>(s));
+        const std::vector<double> v = valuesOf<double>(all[s]);
+        std::size_t at = 0;
+        for (std::size_t e = 0; e < cells.size(); ++e) {
+            const int j = (cells[e] / nx) % gny;
+            if (j < first || j >= first + rows) continue;
+            if (at >= v.size()) throw SimError("lattice: slab " + std::to_string(s) + " sent too few densities");
+            out[e] = v[at++];
+        }
+    }
+    return out;
+}
+
+double Lattice::Impl::sumOverSlabs(double mine) const {
+    double sum = 0;
+    for (const auto& s : slabs->allGather(bytesOf(&mine, sizeof mine)))
+        for (double v : valuesOf<double>(s)) sum += v;
+    return sum;
+}
+
+double Lattice::Impl::maxOverSlabs(double mine) const {
+    double m = mine;
+    for (const auto& s : slabs->allGather(bytesOf(&mine, sizeof mine)))
+        for (double v : valuesOf<double>(s)) m = std::max(m, v);
+    return m;
+}
+
+}  // namespace ct::sim

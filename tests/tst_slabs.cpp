@@ -1,0 +1,228 @@
+// One lattice split into slabs over ranks (issue 42, sim/air/lattice.hpp): the slabs' fields equal the whole
+// lattice's to the bit (a cell's update is the same arithmetic on the same numbers), on walls and periodic axes,
+// with solids, ports and a moving lid across the slabs' edges; a failure stops every slab at once; and the lattice
+// air of a room split in slabs is the whole room's. Ranks are threads here (thread_ranks.hpp); tst_sweep runs
+// a hall split over mpirun's ranks.
+#include "thread_ranks.hpp"
+
+#include <clustertwin/sim/air/lattice.hpp>
+#include <clustertwin/sim/air/lbm_air.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
+
+#include <QTest>
+
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <thread>
+
+using namespace ct::sim;
+
+namespace {
+
+struct Box {
+    int ny = 16;
+    bool periodic_x = false, periodic_y = false, periodic_z = false;
+};
+
+struct Fields {
+    std::vector<float> u, nu;
+    std::vector<double> rho;
+    double mass = 0, speed = 0;
+    std::int64_t steps = 0;
+};
+
+/// A box with a solid block, two ports and a wide source that cross the slabs' edges, buoyancy from a hot
+/// spot, LES and, without a periodic z, a moving lid; 150 steps, the step rescaled, 150 more.
+Fields runBox(const Box& b, LatticeSlabs* slabs) {
+    ThreadPool pool(1);
+    LatticeSpec spec;
+    spec.nx = 20;
+    spec.ny = b.ny;
+    spec.nz = 12;
+    spec.periodic_x = b.periodic_x;
+    spec.periodic_y = b.periodic_y;
+    spec.periodic_z = b.periodic_z;
+    spec.tau = 0.52;
+    spec.smagorinsky_cs = 0.12;
+    spec.min_parallel_cells = 0;
+    spec.slabs = slabs;
+    Lattice l(spec, pool);
+    for (int k = 0; k < 6; ++k)
+        for (int j = 5; j < 11; ++j) l.setSolid(l.index(10, j, k), true);
+    std::vector<float> temp(l.cellCount(), 20.f);
+    for (int k = 0; k < 3; ++k)
+        for (int j = 6; j < 10; ++j) temp[static_cast<std::size_t>(l.index(5, j, k))] = 40.f;
+    l.setBuoyancy(temp.data(), 1e-4, 20);
+    if (!b.periodic_z) l.setWallVelocity(GridFace::ZHigh, 0.03, 0.01, 0);
+    if (b.periodic_x) l.setBodyForce(2e-6, 0, 0);
+    const int in = l.addPort({l.index(9, 7, 2), l.index(9, 8, 2)}, false);
+    const int out = l.addPort({l.index(11, 7, 2), l.index(11, 8, 2)}, true, 1, 0, 0);
+    std::vector<int> wide;
+    for (int j = 2; j < b.ny - 2; ++j) wide.push_back(l.index(15, j, 8));
+    const int up = l.addPort(wide, true, 0, 0.3, 1);
+    const int down = l.addPort({l.index(17, 1, 9), l.index(17, 2, 9)}, false);
+    l.reset();
+    l.setPortFlow(in, 0.03);
+    l.setPortFlow(out, 0.03, 0.06);
+    l.setPortFlow(up, 0.02, 0.01);
+    l.setPortFlow(down, 0.02);
+    l.setSampling(true);
+    l.step(150);
+    l.rescaleTime(0.8, 0.515);
+    l.setSampling(true);
+    l.step(100);
+    l.step(50);
+    Fields f;
+    f.u = l.meanVelocity();
+    f.nu = l.meanEddyViscosity();
+    std::vector<int> all(l.cellCount());
+    for (std::size_t c = 0; c < all.size(); ++c) all[c] = static_cast<int>(c);
+    f.rho = l.densities(all);
+    f.mass = l.totalMass();
+    f.speed = l.maxSpeed();
+    f.steps = l.steps();
+    return f;
+}
+
+/// `body(slabs)` on `count` thread-ranks at once; each rank's result, or the test fails with a rank's error.
+template <class T>
+std::vector<T> onSlabs(int count, const std::function<T(LatticeSlabs*)>& body) {
+    thread_ranks::SlabGroups groups;
+    std::vector<int> members;
+    for (int r = 0; r < count; ++r) members.push_back(r);
+    std::vector<T> out(static_cast<std::size_t>(count));
+    std::vector<std::string> failed(static_cast<std::size_t>(count));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < count; ++r)
+        threads.emplace_back([&, r] {
+            try {
+                auto slabs = groups.join(members, r);
+                out[static_cast<std::size_t>(r)] = body(slabs.get());
+            } catch (const std::exception& e) {
+                failed[static_cast<std::size_t>(r)] = e.what();
+            }
+        });
+    for (auto& t : threads) t.join();
+    for (int r = 0; r < count; ++r)
+        if (!failed[static_cast<std::size_t>(r)].empty()) qFatal("slab %d: %s", r, failed[static_cast<std::size_t>(r)].c_str());
+    return out;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+class TstSlabs : public QObject {
+    Q_OBJECT
+private slots:
+    void rowsSplitEvenly() {
+        QCOMPARE(slabRows(16, 3, 0), std::make_pair(0, 6));
+        QCOMPARE(slabRows(16, 3, 1), std::make_pair(6, 5));
+        QCOMPARE(slabRows(16, 3, 2), std::make_pair(11, 5));
+        QCOMPARE(slabRows(7, 7, 6), std::make_pair(6, 1));
+        QCOMPARE(slabRows(8, 1, 0), std::make_pair(0, 8));
+    }
+
+    void slabsAreTheWholeLatticeToTheBit_data() {
+        QTest::addColumn<int>("slabs");
+        QTest::addColumn<bool>("px");
+        QTest::addColumn<bool>("py");
+        QTest::addColumn<bool>("pz");
+        QTest::newRow("2 slabs, walls, a lid") << 2 << false << false << false;
+        QTest::newRow("3 slabs of 6, 5 and 5 rows") << 3 << false << false << false;
+        QTest::newRow("2 slabs, periodic y (each both neighbours)") << 2 << false << true << false;
+        QTest::newRow("4 slabs, periodic x, y and z") << 4 << true << true << true;
+        QTest::newRow("16 slabs of one row") << 16 << false << false << false;
+    }
+
+    void slabsAreTheWholeLatticeToTheBit() {
+        QFETCH(int, slabs);
+        QFETCH(bool, px);
+        QFETCH(bool, py);
+        QFETCH(bool, pz);
+        const Box box{16, px, py, pz};
+        const Fields whole = runBox(box, nullptr);
+        QVERIFY(whole.speed > 1e-3);  // the air moves
+        const auto parts = onSlabs<Fields>(slabs, [&](LatticeSlabs* s) { return runBox(box, s); });
+        for (std::size_t r = 0; r < parts.size(); ++r) {
+            const Fields& f = parts[r];
+            QVERIFY2(sameBits(f.u, whole.u), qPrintable(QString("slab %1: mean velocity differs").arg(r)));
+            QVERIFY2(sameBits(f.nu, whole.nu), qPrintable(QString("slab %1: eddy viscosity differs").arg(r)));
+            QVERIFY2(f.rho == whole.rho, qPrintable(QString("slab %1: densities differ").arg(r)));
+            QCOMPARE(f.speed, whole.speed);
+            QCOMPARE(f.steps, whole.steps);
+            // Summed slab by slab: another order of the same sum.
+            QVERIFY(std::fabs(f.mass - whole.mass) <= 1e-12 * whole.mass);
+        }
+    }
+
+    void aFailingSlabStopsEverySlabAtTheSamePoint() {
+        // A force far beyond what the lattice carries, one step a batch: every slab throws the words of the
+        // slab that failed first, which names the cell and step the whole lattice names.
+        auto fail = [](LatticeSlabs* s) -> std::string {
+            ThreadPool pool(1);
+            LatticeSpec spec;
+            spec.nx = spec.ny = spec.nz = 8;
+            spec.periodic_x = true;
+            spec.tau = 0.5001;
+            spec.slabs = s;
+            Lattice l(spec, pool);
+            std::vector<float> temp(l.cellCount(), 20.f);
+            for (int k = 0; k < 8; ++k) temp[static_cast<std::size_t>(l.index(3, 6, k))] = 3000.f;  // in the upper slab
+            l.setBuoyancy(temp.data(), 1e-3, 20);
+            l.reset();
+            try {
+                for (int i = 0; i < 1000; ++i) l.step(1);
+            } catch (const LatticeUnstable& e) {
+                return std::to_string(e.i) + " " + std::to_string(e.j) + " " + std::to_string(e.k) + " " + std::to_string(e.step) + " " +
+                       e.what();
+            }
+            return "no failure";
+        };
+        const std::string whole = fail(nullptr);
+        QVERIFY2(whole != "no failure", "the whole lattice did not fail");
+        const auto parts = onSlabs<std::string>(2, fail);
+        for (const auto& p : parts) {
+            QVERIFY2(p.rfind(whole.substr(0, whole.find(':')), 0) == 0, qPrintable(QString::fromStdString(p + "\nwhole: " + whole)));
+            QVERIFY2(p.find("(slab 1 of 2, rows 4–7)") != std::string::npos, p.c_str());
+        }
+        QCOMPARE(parts[0], parts[1]);
+    }
+
+    void refusesWhatItCannotSplit() {
+        ThreadPool pool(1);
+        const auto msgs = onSlabs<std::string>(3, [&](LatticeSlabs* s) -> std::string {
+            LatticeSpec spec;
+            spec.nx = spec.nz = 4;
+            spec.ny = 2;  // three slabs, two rows
+            spec.slabs = s;
+            try {
+                Lattice l(spec, pool);
+            } catch (const SimError& e) {
+                return e.what();
+            }
+            return "built";
+        });
+        for (const auto& m : msgs) QVERIFY2(m.find("2 rows along y cannot split into 3 slabs") != std::string::npos, m.c_str());
+        const auto other = onSlabs<std::string>(2, [&](LatticeSlabs* s) -> std::string {
+            LatticeSpec spec;
+            spec.nx = spec.ny = spec.nz = 4;
+            spec.slabs = s;
+            Lattice l(spec, pool);
+            double rho, ux, uy, uz;
+            try {
+                l.moments(l.index(1, s->index() == 0 ? 3 : 0, 1), rho, ux, uy, uz);
+            } catch (const SimError& e) {
+                return e.what();
+            }
+            return "read";
+        });
+        for (const auto& m : other) QVERIFY2(m.find("lies in another slab") != std::string::npos, m.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstSlabs)
+#include "tst_slabs.moc"
