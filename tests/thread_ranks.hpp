@@ -85,9 +85,17 @@ public:
     }
     void finish() override {
         for (int s = 0; s < 2; ++s)
-            if (pending_[s].first >= 0) *pending_[s].second = mail_->take(index_, pending_[s].first, 1 - s);
+            if (pending_[s].first >= 0) {
+                *pending_[s].second = mail_->take(index_, pending_[s].first, 1 - s);
+                received_ += pending_[s].second->size() * sizeof(float);
+            }
     }
-    std::vector<std::string> allGather(const std::string& mine) override { return ex_->all(index_, mine); }
+    std::vector<std::string> allGather(const std::string& mine) override {
+        auto all = ex_->all(index_, mine);
+        for (std::size_t s = 0; s < all.size(); ++s)
+            if (static_cast<int>(s) != index_) received_ += all[s].size();
+        return all;
+    }
 
 private:
     int index_, count_;

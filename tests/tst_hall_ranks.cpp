@@ -184,6 +184,8 @@ private slots:
             checkAlike(one, spread, 12);
             if (QTest::currentTestFailed()) return;
             QCOMPARE(spread[0].stats.hall_slabs, std::vector<int>{ranks});
+            // One hall and no other: all that crossed between ranks was its slabs' rows and gathers.
+            QVERIFY(spread[0].stats.exchanged_bytes > 0 && spread[1].stats.exchanged_bytes > 0);
         }
         p.halls = 2;
         p.racks_per_row = 4;

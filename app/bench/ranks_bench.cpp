@@ -146,6 +146,45 @@ void printModel(bool as_json, const model::Scenario& s, const std::string& air, 
     }
 }
 
+/// One `simulate` of the site on `ranks` ranks (under mpirun when more than one) of `threads` threads each:
+/// what it said with --json.
+nlohmann::json simulateOn(const std::string& cli, const std::string& file, const std::filesystem::path& dir, const std::string& backend,
+                          const std::string& air, double minutes, int ranks, int threads) {
+    const std::string db = (dir / ("run-np" + std::to_string(ranks) + "-t" + std::to_string(threads) + ".sqlite")).string();
+    std::string cmd = ranks > 1 ? "mpirun --oversubscribe -np " + std::to_string(ranks) + " " : "";
+    cmd += shellQuote(cli) + " simulate " + shellQuote(file) + " --air " + air + " --backend " + backend + " --duration " +
+           std::to_string(minutes * 60) + "s --threads " + std::to_string(threads) + " --field-every 0 --record-every " +
+           std::to_string(minutes * 60) + "s --json -q --out " + shellQuote(db) + " 2>&1 >" + shellQuote(db + ".json");
+    const std::string said = capture(cmd);
+    try {
+        return nlohmann::json::parse(std::ifstream(db + ".json"));
+    } catch (const std::exception&) {
+        throw std::runtime_error("simulate said no JSON: " + said);
+    }
+}
+
+/// The reference in the same run: one process on as many threads as the most ranks (`wall` s), sharing the
+/// machine's cores and memory bandwidth as the ranks do, against the ranks.
+void threadsReference(bool as_json, const std::string& label, double wall, int most, double wall1, const std::vector<Measured>& runs) {
+    double ranks_wall = wall;
+    for (const Measured& m : runs)
+        if (m.ranks == most) ranks_wall = m.wall_s;
+    if (as_json)
+        std::cout << nlohmann::json{{"name", "campus_ranks_threads_reference"},
+                                    {"scenario", label},
+                                    {"threads", most},
+                                    {"wall_s", wall},
+                                    {"speedup", wall1 / wall},
+                                    {"ranks_over_threads", wall / ranks_wall}}
+                         .dump()
+                  << "\n";
+    else
+        std::printf(
+            "%s reference: one process on %d threads: %.1f s, speed-up %.2f over 1 (efficiency %.0f %%); %d ranks ran %.2f times as "
+            "fast as %d threads\n",
+            label.c_str(), most, wall, wall1 / wall, 100 * wall1 / wall / most, most, wall / ranks_wall, most);
+}
+
 }  // namespace
 
 int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& label, const std::string& backend, const std::string& air,
@@ -164,19 +203,8 @@ int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& 
     std::vector<Measured> runs;
     try {
         for (int n : counts) {
-            const std::string db = (dir / ("run-np" + std::to_string(n) + ".sqlite")).string();
-            std::string cmd = n > 1 ? "mpirun --oversubscribe -np " + std::to_string(n) + " " : "";
-            cmd += shellQuote(cli) + " simulate " + shellQuote(file) + " --air " + air + " --backend " + backend + " --duration " +
-                   std::to_string(minutes * 60) + "s --threads " + std::to_string(threads) + " --field-every 0 --record-every " +
-                   std::to_string(minutes * 60) + "s --json -q --out " + shellQuote(db) + " 2>&1 >" + shellQuote(db + ".json");
             if (!as_json) std::printf("%s over ranks: %d rank(s), %d thread(s) each...\n", label.c_str(), n, threads), std::fflush(stdout);
-            const std::string said = capture(cmd);
-            nlohmann::json j;
-            try {
-                j = nlohmann::json::parse(std::ifstream(db + ".json"));
-            } catch (const std::exception&) {
-                throw std::runtime_error("simulate said no JSON: " + said);
-            }
+            const nlohmann::json j = simulateOn(cli, file, dir, backend, air, minutes, n, threads);
             const double wall = j.at("wall_s").get<double>(), per_hour = wall * 60 / minutes;
             if (count1 == 0) {
                 wall1 = wall;
@@ -213,6 +241,10 @@ int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& 
             }
             std::fflush(stdout);
         }
+        const int most = *std::max_element(counts.begin(), counts.end());
+        if (threads == 1 && count1 == 1 && most > 1)
+            threadsReference(as_json, label, simulateOn(cli, file, dir, backend, air, minutes, 1, most).at("wall_s").get<double>(), most,
+                             wall1, runs);
     } catch (...) {
         std::filesystem::remove_all(dir);
         throw;

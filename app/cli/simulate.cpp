@@ -403,14 +403,25 @@ public:
         for (int s = 0; s < 2; ++s) {
             if (peer[s] < 0) continue;
             g_->receive(in[s]->data(), in[s]->size(), peer[s], 1 - s);
+            bytes_in_ += in[s]->size() * sizeof(float);
             g_->send(out[s]->data(), out[s]->size(), peer[s], s);
         }
     }
-    void finish() override { g_->wait(); }
-    std::vector<std::string> allGather(const std::string& mine) override { return g_->allGather(mine); }
+    void finish() override {
+        g_->wait();
+        received_ += bytes_in_;
+        bytes_in_ = 0;
+    }
+    std::vector<std::string> allGather(const std::string& mine) override {
+        auto all = g_->allGather(mine);
+        for (std::size_t s = 0; s < all.size(); ++s)
+            if (static_cast<int>(s) != g_->rank()) received_ += all[s].size();
+        return all;
+    }
 
 private:
     std::unique_ptr<ranks::Group> g_;
+    std::uint64_t bytes_in_ = 0;  ///< posted, counted once they arrive
 };
 
 class WorldHallRanks : public sim::HallRanks {

@@ -248,6 +248,8 @@ void Engine::Impl::afterAir() {
         for (std::size_t k = 0; k < hr.sensor_cells.size(); ++k)  // inside equipment: no air to read
             hr.sensor_c[k] = hr.air->solid(hr.sensor_cells[k]) ? std::nan("") : hr.air->temperature(hr.sensor_cells[k]);
     }
+    for (auto& hr : halls)  // a hall's lattice and heat split over ranks: what its slabs received this step
+        if (hr.slabs) stats.exchanged_bytes += hr.slabs->takeReceivedBytes();
     if (spread()) shareAir();
     for (std::size_t h = 0; h < halls.size(); ++h)
         if (!halls[h].error.empty())

@@ -541,9 +541,11 @@ void AirModel::Impl::stepTvd(double dt, bool tracer) {
               static_cast<float>(spec.kappa_m2s),
               dt_v,
               spec.tvd};
+    const int j1 = rows < 0 ? ny : row0 + rows;  // a hall split over ranks: this rank's rows, then every rank's
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-        for (int j = 0; j < ny; ++j) tvdRow(a, j, static_cast<int>(kc));
+        for (int j = row0; j < j1; ++j) tvdRow(a, j, static_cast<int>(kc));
     });
+    if (row_slabs) gatherRows(t2.data() + kPad);
     // Fixed-temperature faces: conduction across the half cell to the wall.
     const float* tc = T();
     float* t2c = t2.data() + kPad;

@@ -266,6 +266,11 @@ struct AirModel::Impl {
     void stepTracer(double dt);
     /// The TVD / variable-diffusivity step (CPU).
     void stepTvd(double dt, bool tracer);
+    /// A hall split over ranks (AirModel::splitRows): the TVD step updates rows [row0, row0 + rows) here (all:
+    /// rows < 0) and gathers the others' from row_slabs, so every rank holds the whole field.
+    LatticeSlabs* row_slabs = nullptr;
+    int row0 = 0, rows = -1;
+    void gatherRows(float* field);
     /// Port exchanges onto `out` (the new field) from `in` (the old one): T's or, with `tracer`, the tracer's.
     void applyPorts(const float* in, float* out, float dt_v, bool tracer);
     /// TVD, eddy diffusivity or fixed-temperature walls: the stencil step (stepTvd); else the coefficients'.

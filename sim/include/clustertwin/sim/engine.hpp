@@ -80,7 +80,7 @@ struct EngineStats {
     std::vector<int> hall_ranks;   ///< which of them stepped each hall's air (scenario order): its first rank
     std::vector<int> hall_slabs;   ///< over how many ranks each hall's lattice was split (1: whole on one)
     /// Over ranks: the bytes this rank received from the others (their halls' layout once, their halls' air
-    /// every step, at rank 0 their air fields).
+    /// every step, at rank 0 their air fields; in a hall split over ranks, its slabs' edge rows and gathers).
     std::uint64_t exchanged_bytes = 0;
 };
 

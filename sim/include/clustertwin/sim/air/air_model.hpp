@@ -16,6 +16,7 @@
 namespace ct::sim {
 
 class ThreadPool;
+class LatticeSlabs;  // lattice.hpp
 
 struct AirGridSpec {
     double width_m = 0, depth_m = 0, height_m = 0;  ///< the box
@@ -97,6 +98,10 @@ public:
     /// cell's net outflow equal its port source exactly, so heat is carried with exact mass. Walls and solids
     /// keep zero flux. Throws SimError when sizes do not match or the correction solve does not converge.
     FlowSolveStats setFluxes(std::vector<float> fx, std::vector<float> fy, std::vector<float> fz, double relative_residual = 1e-6);
+    /// Splits the TVD step's rows along y over the ranks of `slabs` (as the lattice's slabs, slabRows): each
+    /// updates its own rows and every rank gathers the others' after each step, so each holds the whole field,
+    /// equal to the bit to one process's. On the CPU; null or one slab: every row here.
+    void splitRows(LatticeSlabs* slabs);
     /// Eddy diffusivity per cell (m²/s, added to κ; e.g. ν_t / Pr_t from LES); empty to clear.
     void setEddyDiffusivity(const std::vector<float>& kappa_t_m2s);
     /// A domain face held at a temperature (a validation case's heated wall); halls have adiabatic walls.

@@ -33,6 +33,15 @@ public:
     virtual void finish() = 0;
     /// Every slab's bytes in slab order, at every slab (a collective).
     virtual std::vector<std::string> allGather(const std::string& mine) = 0;
+    /// The bytes received from the other slabs since the last call (EngineStats::exchanged_bytes).
+    std::uint64_t takeReceivedBytes() {
+        const std::uint64_t r = received_;
+        received_ = 0;
+        return r;
+    }
+
+protected:
+    std::uint64_t received_ = 0;  ///< implementations add what they receive
 };
 
 /// The first row and the number of rows of `ny` that slab `index` of `slabs` holds: even, the lower slabs

@@ -48,8 +48,9 @@ struct LbmAirSpec {
     /// max_speed_ms / √2^k (k ≤ step_levels) at or above 1.2 × the fastest port's air, the running lattice's
     /// populations rescaled (Lattice::rescaleTime); back at once when a port speeds up. 0: the step stays.
     int step_levels = 6;
-    /// The lattice split over these ranks along y (Lattice, issue 42); the heat, which is cheap beside it, is
-    /// carried whole on every rank from the lattice's gathered mean flow, so every rank holds the same room.
+    /// The lattice split over these ranks along y (Lattice, issue 42), and the heat's transport by the same rows
+    /// (AirModel::splitRows); the lattice's mean flow and the heat's field are gathered whole on every rank, so
+    /// every rank holds the same room.
     LatticeSlabs* slabs = nullptr;
 };
 
