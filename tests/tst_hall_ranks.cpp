@@ -117,6 +117,24 @@ void addSensors(fixtures::Loaded& l) {
     l.scenario.linkParents();
 }
 
+/// A generated site of `halls` halls of two rows of `racks` racks, with addSensors' sensors.
+fixtures::Loaded generated(int halls, int racks) {
+    model::HallParams p;
+    p.halls = halls;
+    p.rows = 2;
+    p.racks_per_row = racks;
+    fixtures::Loaded l{model::buildHall(p), model::Catalog::builtin()};
+    addSensors(l);
+    return l;
+}
+
+sim::EngineOptions latticeOneThread() {
+    sim::EngineOptions o;
+    o.air = "lbm";
+    o.threads = 1;
+    return o;
+}
+
 void checkAlike(const Steps& one, const std::vector<Steps>& spread, int field_step) {
     for (std::size_t r = 0; r < spread.size(); ++r) {
         const Steps& s = spread[r];
@@ -169,14 +187,8 @@ private slots:
         // A generated hall in lattice air on 2 and 3 ranks: its lattice in slabs, its heat on every rank from
         // the gathered flow; then two equal halls on 3 ranks (the first in two slabs). Every frame and field is one
         // process's.
-        model::HallParams p;
-        p.rows = 2;
-        p.racks_per_row = 3;
-        fixtures::Loaded l{model::buildHall(p), model::Catalog::builtin()};
-        addSensors(l);
-        sim::EngineOptions o;
-        o.air = "lbm";
-        o.threads = 1;
+        const fixtures::Loaded l = generated(1, 3);
+        const sim::EngineOptions o = latticeOneThread();
         const Steps one = run(l, o, 12, 12);
         QVERIFY(one.stats.lattice_steps > 0);
         for (int ranks : {2, 3}) {
@@ -187,10 +199,7 @@ private slots:
             // One hall and no other: all that crossed between ranks was its slabs' rows and gathers.
             QVERIFY(spread[0].stats.exchanged_bytes > 0 && spread[1].stats.exchanged_bytes > 0);
         }
-        p.halls = 2;
-        p.racks_per_row = 4;
-        fixtures::Loaded two{model::buildHall(p), model::Catalog::builtin()};
-        addSensors(two);
+        const fixtures::Loaded two = generated(2, 4);
         const Steps whole = run(two, o, 8, 8);
         const auto spread = runSpread(two, o, 3, 8, 8);
         checkAlike(whole, spread, 8);
@@ -222,15 +231,8 @@ private slots:
 
     void twoLatticeHallsOverRanksAreOneProcessToTheBit() {
         // A generated two-hall site in lattice air: each rank steps one hall's lattice.
-        model::HallParams p;
-        p.halls = 2;
-        p.rows = 2;
-        p.racks_per_row = 3;
-        fixtures::Loaded l{model::buildHall(p), model::Catalog::builtin()};
-        addSensors(l);
-        sim::EngineOptions o;
-        o.air = "lbm";
-        o.threads = 1;
+        const fixtures::Loaded l = generated(2, 3);
+        const sim::EngineOptions o = latticeOneThread();
         const Steps one = run(l, o, 20, 20);
         const auto spread = runSpread(l, o, 2, 20, 20);
         checkAlike(one, spread, 20);

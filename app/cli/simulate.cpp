@@ -69,6 +69,10 @@ Runs the coupled power / equipment heat / liquid / room-air model and records th
 Progress is redrawn in place on a terminal and printed as plain lines every 10 % otherwise. Ctrl-C (SIGINT)
 or SIGTERM stops the run after the current step: what ran is kept in the database, marked interrupted
 (its metadata and an "interrupted" event), and the command exits 130.
+Over MPI ranks (mpirun -np N or srun, a build with Open MPI; docs/scale-out.md): the halls go to ranks by the
+size of their air grid; with more ranks than halls, in lattice air on the CPU, the largest halls' lattices and
+heat split into slabs of rows over several ranks. The run is the one process's to the bit; rank 0 records and
+prints, and --json adds "ranks", "hall_ranks", "hall_slabs" and "exchanged_bytes_per_step".
 Exit codes: 0 the run finished (even when cooling could not carry the load: see alerts), 1 runtime error (or
 --steady not reached), 2 usage error or invalid input (scenario, events, a grid too fine for memory), 130
 interrupted.

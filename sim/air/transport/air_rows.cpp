@@ -27,7 +27,8 @@ void AirModel::Impl::gatherRows(float* field) {
     const std::size_t row = static_cast<std::size_t>(nx), plane = row * static_cast<std::size_t>(ny);
     std::string mine(sizeof(float) * row * static_cast<std::size_t>(rows) * static_cast<std::size_t>(nz), '\0');
     for (int k = 0; k < nz; ++k)
-        std::copy_n(field + plane * static_cast<std::size_t>(k) + row * static_cast<std::size_t>(row0), row * static_cast<std::size_t>(rows),
+        std::copy_n(field + plane * static_cast<std::size_t>(k) + row * static_cast<std::size_t>(row0),
+                    row * static_cast<std::size_t>(rows),
                     reinterpret_cast<float*>(mine.data()) + row * static_cast<std::size_t>(rows) * static_cast<std::size_t>(k));
     const auto all = row_slabs->allGather(mine);
     for (std::size_t s = 0; s < all.size(); ++s) {
@@ -38,7 +39,8 @@ void AirModel::Impl::gatherRows(float* field) {
             throw SimError("air: rank " + std::to_string(s) + " of the hall sent " + std::to_string(all[s].size()) + " bytes of rows");
         const auto* v = reinterpret_cast<const float*>(all[s].data());
         for (int k = 0; k < nz; ++k)
-            std::copy_n(v + block * static_cast<std::size_t>(k), block, field + plane * static_cast<std::size_t>(k) + row * static_cast<std::size_t>(first));
+            std::copy_n(v + block * static_cast<std::size_t>(k), block,
+                        field + plane * static_cast<std::size_t>(k) + row * static_cast<std::size_t>(first));
     }
 }
 
