@@ -350,6 +350,7 @@ int AirModel::advance(double duration, const std::function<void(double)>& before
         if (before) before(dt);
         step(dt);
     }
+    if (d_->row_slabs) d_->gatherWhole();  // split by rows: each rank had only what the sub-steps read
     return n;
 }
 
@@ -545,7 +546,7 @@ void AirModel::Impl::stepTvd(double dt, bool tracer) {
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         for (int j = row0; j < j1; ++j) tvdRow(a, j, static_cast<int>(kc));
     });
-    if (row_slabs) gatherRows(t2.data() + kPad);
+    if (row_slabs) gatherRows(t2.data() + kPad, walls_fixed());
     // Fixed-temperature faces: conduction across the half cell to the wall.
     const float* tc = T();
     float* t2c = t2.data() + kPad;

@@ -270,7 +270,20 @@ struct AirModel::Impl {
     /// rows < 0) and gathers the others' from row_slabs, so every rank holds the whole field.
     LatticeSlabs* row_slabs = nullptr;
     int row0 = 0, rows = -1;
-    void gatherRows(float* field);
+    /// Between sub-steps a rank needs of the others' rows only what its stencil and the coupling read: their two
+    /// rows at each edge and their port cells (share_cells[s], ascending, for slab s; built with the ports
+    /// counted in share_ports). The whole field is gathered after each advance (AirModel::advance).
+    std::vector<std::vector<int>> share_cells;
+    std::size_t share_ports = 0;
+    void gatherRows(float* field, bool whole);
+    void buildShares();
+    /// After an advance: the whole field (and tracer) at every rank.
+    void gatherWhole();
+    bool walls_fixed() const {
+        for (const Wall& w : walls)
+            if (w.fixed) return true;  // a fixed face reads and sums all of its cells each sub-step
+        return false;
+    }
     /// Port exchanges onto `out` (the new field) from `in` (the old one): T's or, with `tracer`, the tracer's.
     void applyPorts(const float* in, float* out, float dt_v, bool tracer);
     /// TVD, eddy diffusivity or fixed-temperature walls: the stencil step (stepTvd); else the coefficients'.
