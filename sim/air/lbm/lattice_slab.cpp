@@ -55,7 +55,7 @@ void Lattice::Impl::flagEdgeRows() {
         const int gj = ((s == 0 ? j0 - 1 : j0 + ny) + gny) % gny;
         for (int k = 0; k < nz; ++k)
             for (int i = 0; i < nx; ++i)
-                flag[static_cast<std::size_t>((i + 1) + px * (jp + py * (k + 1)))] =
+                flag[static_cast<std::size_t>(pad(i, jp - 1, k))] =
                     solid[static_cast<std::size_t>(i) + static_cast<std::size_t>(nx) * (gj + static_cast<std::size_t>(gny) * k)] ? 1 : 0;
     }
 }
@@ -70,7 +70,7 @@ void Lattice::Impl::packEdge(int s) {
     for (int q = 1; q < kQ; ++q) {
         if (lbm::cy(q) != sign) continue;
         for (int k = 1; k <= nz; ++k) {
-            const float* row = a.data() + static_cast<std::size_t>(q) * n + static_cast<std::size_t>(1 + px * (jp + py * k));
+            const float* row = a.data() + static_cast<std::size_t>(q) * n + static_cast<std::size_t>(pad(0, jp - 1, k - 1));
             std::copy(row, row + nx, out.data() + o);
             o += static_cast<std::size_t>(nx);
         }
@@ -86,7 +86,7 @@ void Lattice::Impl::unpackEdge(int s) {
     for (int q = 1; q < kQ; ++q) {
         if (lbm::cy(q) != sign) continue;
         for (int k = 1; k <= nz; ++k) {
-            const std::size_t r = static_cast<std::size_t>(1 + px * (jp + py * k));
+            const auto r = static_cast<std::size_t>(pad(0, jp - 1, k - 1));
             float* row = a.data() + static_cast<std::size_t>(q) * n + r;
             for (int i = 0; i < nx; ++i)  // a solid cell there keeps the bounce-back value edge_links give it
                 if (fluid[r + static_cast<std::size_t>(i)] != 0.f) row[i] = in[o + static_cast<std::size_t>(i)];
