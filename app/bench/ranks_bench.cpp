@@ -55,24 +55,53 @@ struct Measured {
     int ranks = 1;
     double wall_s = 0, air_s = 0, steps = 0, bytes_per_step = 0;
     std::vector<int> hall_ranks;
-    std::vector<int> hall_slabs;  ///< over how many ranks each hall's lattice was split
+    std::vector<int> hall_slabs;                         ///< over how many ranks each hall's lattice was split
+    double flow_s = 0, lattice_steps = 0, substeps = 0;  ///< the flux projections' time; every hall's lattice steps and heat sub-steps
+    bool split() const {
+        return std::any_of(hall_slabs.begin(), hall_slabs.end(), [](int n) { return n > 1; });
+    }
 };
 
 /// The time of a step on N ranks (docs/performance.md): every rank does what is not the halls' air (`other`),
 /// the busiest rank's halls' air (each hall's share of the one-rank air time by its grid, halls assigned as the
 /// engine assigns them), and an allgather of every hall's state, a ring: (N − 1) messages of latency α and
-/// (N − 1)/N of the bytes at bandwidth β.
+/// (N − 1)/N of the bytes at bandwidth β. A hall split over s ranks (more ranks than halls, lattice air): its air
+/// less its flux projections over s, the projections on each of its ranks, and its slabs' exchange — each
+/// lattice step the edge rows (5 populations of nx · nz cells a side), each heat sub-step the others' two edge
+/// rows a side of heat and tracer, each step the whole field of both.
 struct StepModel {
-    std::vector<std::uint64_t> weights;  ///< each hall's grid (its solver's bytes)
-    double other_s = 0, air_s = 0;       ///< per step on one rank
-    double bytes_all = 0;                ///< every hall's state, per step
+    struct Hall {
+        std::uint64_t weight = 0;  ///< its grid (its solver's bytes)
+        int max_slabs = 1;
+        double plane_cells = 0, cells = 0;  ///< an x-z plane of its grid (nx · nz), all its cells
+    };
+    std::vector<Hall> halls;
+    double other_s = 0, air_s = 0, flow_s = 0;  ///< per step on one rank
+    double lattice_steps = 0, substeps = 0;     ///< per step and hall
+    double bytes_all = 0;                       ///< every hall's state, per step
     double step(int n, double latency_s, double bandwidth) const {
-        const std::vector<int> owner = sim::assignHalls(weights, n);
-        std::vector<double> load(static_cast<std::size_t>(n), 0);
+        std::vector<std::uint64_t> weights;
+        std::vector<int> max_slabs;
         double total = 0;
-        for (auto w : weights) total += static_cast<double>(w);
-        for (std::size_t h = 0; h < weights.size(); ++h)
-            load[static_cast<std::size_t>(owner[h])] += air_s * static_cast<double>(weights[h]) / total;
+        for (const Hall& h : halls) {
+            weights.push_back(h.weight);
+            max_slabs.push_back(h.max_slabs);
+            total += static_cast<double>(h.weight);
+        }
+        const auto members = sim::assignHallRanks(weights, max_slabs, n);
+        std::vector<double> load(static_cast<std::size_t>(n), 0);
+        for (std::size_t h = 0; h < halls.size(); ++h) {
+            const double share = static_cast<double>(halls[h].weight) / total, air = air_s * share, flow = flow_s * share;
+            const double s = static_cast<double>(members[h].size());
+            double t = air;
+            if (s > 1) {
+                const double edge = lattice_steps * (latency_s + 2 * 5 * 4 * halls[h].plane_cells / bandwidth);
+                const double rows = 2 * substeps * (s - 1) * (latency_s + 4 * 4 * halls[h].plane_cells / bandwidth);
+                const double whole = 2 * (s - 1) * (latency_s + 4 * halls[h].cells / s / bandwidth);
+                t = (air - flow) / s + flow + edge + rows + whole;
+            }
+            for (int r : members[h]) load[static_cast<std::size_t>(r)] += t;
+        }
         const double exchange = n > 1 ? (n - 1) * latency_s + bytes_all * (n - 1) / n / bandwidth : 0.0;
         return other_s + *std::max_element(load.begin(), load.end()) + exchange;
     }
@@ -81,12 +110,6 @@ struct StepModel {
 /// From the 1-rank run (and a 2-rank one for the bytes): the model checked against every measured count, then
 /// predicted for 8, 64 and 512 ranks on a cluster's network.
 void printModel(bool as_json, const model::Scenario& s, const std::string& air, const std::vector<Measured>& runs) {
-    for (const Measured& m : runs)
-        for (int slabs : m.hall_slabs)
-            if (slabs > 1) {  // its lattice over ranks, its heat on each: not what the model below describes
-                if (!as_json) std::printf("model: a hall split in slabs is measured only, not modelled\n");
-                return;
-            }
     const Measured* one = nullptr;
     const Measured* two = nullptr;
     for (const auto& m : runs) {
@@ -95,15 +118,27 @@ void printModel(bool as_json, const model::Scenario& s, const std::string& air, 
     }
     if (!one || one->steps <= 0) return;
     StepModel model;
-    for (const auto& h : s.halls)
-        model.weights.push_back(sim::airSolverBytes(air, sim::AirGridSpec{h.width_m, h.depth_m, h.height_m, 0.25, 0.01}));
+    constexpr double kCell = 0.25;
+    auto cellsAlong = [&](double m) { return std::max(1.0, std::round(m / kCell)); };
+    for (const auto& h : s.halls) {
+        StepModel::Hall mh;
+        mh.weight = sim::airSolverBytes(air, sim::AirGridSpec{h.width_m, h.depth_m, h.height_m, kCell, 0.01});
+        mh.max_slabs = air == "lbm" ? static_cast<int>(cellsAlong(h.depth_m)) / 2 : 1;  // as the engine splits
+        mh.plane_cells = cellsAlong(h.width_m) * cellsAlong(h.height_m);
+        mh.cells = mh.plane_cells * cellsAlong(h.depth_m);
+        model.halls.push_back(mh);
+    }
+    const double halls = static_cast<double>(std::max<std::size_t>(1, s.halls.size()));
     model.air_s = one->air_s / one->steps;
+    model.flow_s = std::min(one->flow_s, one->air_s) / one->steps;
+    model.lattice_steps = one->lattice_steps / one->steps / halls;
+    model.substeps = one->substeps / one->steps / halls;
     model.other_s = one->wall_s / one->steps - model.air_s;
-    if (two) {  // rank 0 received rank 1's halls: scale to all of them by their grids
+    if (two && !two->split()) {  // rank 0 received rank 1's halls: scale to all of them by their grids
         double on1 = 0, all = 0;
-        for (std::size_t h = 0; h < model.weights.size(); ++h) {
-            all += static_cast<double>(model.weights[h]);
-            if (h < two->hall_ranks.size() && two->hall_ranks[h] == 1) on1 += static_cast<double>(model.weights[h]);
+        for (std::size_t h = 0; h < model.halls.size(); ++h) {
+            all += static_cast<double>(model.halls[h].weight);
+            if (h < two->hall_ranks.size() && two->hall_ranks[h] == 1) on1 += static_cast<double>(model.halls[h].weight);
         }
         model.bytes_all = on1 > 0 ? two->bytes_per_step * all / on1 : 0;
     }
@@ -122,9 +157,10 @@ void printModel(bool as_json, const model::Scenario& s, const std::string& air, 
                       << "\n";
         else
             std::printf(
-                "model (one rank: %.1f ms of air and %.1f ms of everything else a step, %.0f bytes of every hall's state a step): "
-                "%d rank(s) predicted %.1f s, measured %.1f s (ratio %.2f)\n",
-                1e3 * model.air_s, 1e3 * model.other_s, model.bytes_all, m.ranks, predicted, m.wall_s, predicted / m.wall_s);
+                "model (one rank: %.1f ms of air, %.1f of it flux projections, and %.1f ms of everything else a step, %.0f bytes of "
+                "every hall's state a step): %d rank(s) predicted %.1f s, measured %.1f s (ratio %.2f)\n",
+                1e3 * model.air_s, 1e3 * model.flow_s, 1e3 * model.other_s, model.bytes_all, m.ranks, predicted, m.wall_s,
+                predicted / m.wall_s);
     }
     const double t1 = model.step(1, kNetLatency, kNetBandwidth);
     for (int n : {8, 64, 512}) {
@@ -142,7 +178,9 @@ void printModel(bool as_json, const model::Scenario& s, const std::string& air, 
                 "model, %d ranks on 200 Gb/s InfiniBand (5 us, 25 GB/s): %.1f ms a step (one rank %.1f ms), speed-up %.2f, "
                 "efficiency %.0f %%%s\n",
                 n, 1e3 * t, 1e3 * t1, t1 / t, 100 * t1 / t / n,
-                n > static_cast<int>(s.halls.size()) ? " (more ranks than halls: the rest idle until a hall splits into slabs)" : "");
+                n > static_cast<int>(s.halls.size())
+                    ? (air == "lbm" ? " (more ranks than halls: halls split in slabs)" : " (more ranks than halls: the rest idle)")
+                    : "");
     }
 }
 
@@ -213,7 +251,8 @@ int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& 
             const double speedup = wall1 / wall, efficiency = speedup * count1 / n;
             const double bytes = j.value("exchanged_bytes_per_step", 0.0);
             runs.push_back({n, wall, j.value("air_s", 0.0), j.value("steps", 0.0), bytes, j.at("hall_ranks").get<std::vector<int>>(),
-                            j.value("hall_slabs", std::vector<int>{})});
+                            j.value("hall_slabs", std::vector<int>{}), j.value("flow_s", 0.0), j.value("lattice_steps", 0.0),
+                            j.value("air_substeps", 0.0)});
             if (as_json) {
                 std::cout << nlohmann::json{{"name", "campus_ranks"},
                                             {"scenario", label},
