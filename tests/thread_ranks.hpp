@@ -12,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -45,6 +46,25 @@ private:
     int arrived_ = 0;
     long round_ = 0;
 };
+
+/// body(r) for r = 0 … count − 1, each on a thread of its own, all at once: their results, and in `failed` what
+/// each threw (empty where it returned).
+template <class T, class Body>
+std::vector<T> onThreads(int count, Body&& body, std::vector<std::string>& failed) {
+    std::vector<T> out(static_cast<std::size_t>(count));
+    failed.assign(static_cast<std::size_t>(count), {});
+    std::vector<std::thread> threads;
+    for (int r = 0; r < count; ++r)
+        threads.emplace_back([&, r] {
+            try {
+                out[static_cast<std::size_t>(r)] = body(r);
+            } catch (const std::exception& e) {
+                failed[static_cast<std::size_t>(r)] = e.what();
+            }
+        });
+    for (auto& t : threads) t.join();
+    return out;
+}
 
 /// Point-to-point messages of floats, by (to, from, tag), in the order sent.
 class Mailbox {

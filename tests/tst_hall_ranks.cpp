@@ -81,20 +81,15 @@ Steps run(const fixtures::Loaded& l, const sim::EngineOptions& o, int steps, int
 std::vector<Steps> runSpread(const fixtures::Loaded& l, const sim::EngineOptions& o, int ranks, int steps, int field_step) {
     auto ex = std::make_shared<Exchange>(ranks);
     auto groups = std::make_shared<SlabGroups>();
-    std::vector<Steps> out(static_cast<std::size_t>(ranks));
-    std::vector<std::string> failed(static_cast<std::size_t>(ranks));
-    std::vector<std::thread> threads;
-    for (int r = 0; r < ranks; ++r)
-        threads.emplace_back([&, r] {
-            try {
-                sim::EngineOptions x = o;
-                x.hall_ranks = std::make_shared<ThreadRanks>(r, ranks, ex, groups);
-                out[static_cast<std::size_t>(r)] = run(l, x, steps, field_step);
-            } catch (const std::exception& e) {
-                failed[static_cast<std::size_t>(r)] = e.what();
-            }
-        });
-    for (auto& t : threads) t.join();
+    std::vector<std::string> failed;
+    auto out = thread_ranks::onThreads<Steps>(
+        ranks,
+        [&](int r) {
+            sim::EngineOptions x = o;
+            x.hall_ranks = std::make_shared<ThreadRanks>(r, ranks, ex, groups);
+            return run(l, x, steps, field_step);
+        },
+        failed);
     for (int r = 0; r < ranks; ++r)
         if (!failed[static_cast<std::size_t>(r)].empty()) qFatal("rank %d: %s", r, failed[static_cast<std::size_t>(r)].c_str());
     return out;

@@ -14,7 +14,6 @@
 #include <cstring>
 #include <functional>
 #include <optional>
-#include <thread>
 
 using namespace ct::sim;
 
@@ -91,19 +90,9 @@ std::vector<T> onSlabs(int count, const std::function<T(LatticeSlabs*)>& body) {
     thread_ranks::SlabGroups groups;
     std::vector<int> members;
     for (int r = 0; r < count; ++r) members.push_back(r);
-    std::vector<T> out(static_cast<std::size_t>(count));
-    std::vector<std::string> failed(static_cast<std::size_t>(count));
-    std::vector<std::thread> threads;
-    for (int r = 0; r < count; ++r)
-        threads.emplace_back([&, r] {
-            try {
-                auto slabs = groups.join(members, r);
-                out[static_cast<std::size_t>(r)] = body(slabs.get());
-            } catch (const std::exception& e) {
-                failed[static_cast<std::size_t>(r)] = e.what();
-            }
-        });
-    for (auto& t : threads) t.join();
+    std::vector<std::string> failed;
+    auto out = thread_ranks::onThreads<T>(
+        count, [&](int r) { return body(groups.join(members, r).get()); }, failed);
     for (int r = 0; r < count; ++r)
         if (!failed[static_cast<std::size_t>(r)].empty()) qFatal("slab %d: %s", r, failed[static_cast<std::size_t>(r)].c_str());
     return out;

@@ -51,6 +51,17 @@ std::vector<std::string> piecesOf(const std::string& all, const std::vector<int>
         out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
     return out;
 }
+
+/// Every rank's bytes of `comm` in rank order, at every rank.
+std::vector<std::string> allGatherOn(MPI_Comm comm, int rank, int size, const std::string& mine) {
+    const int len = static_cast<int>(mine.size());
+    std::vector<int> lens(static_cast<std::size_t>(size));
+    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
+    const std::vector<int> displs = offsetsOf(lens, rank);
+    std::string all(static_cast<std::size_t>(displs.back() + lens.back()), '\0');
+    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm);
+    return piecesOf(all, lens, displs);
+}
 #endif
 
 }  // namespace
@@ -120,13 +131,7 @@ std::vector<std::string> World::gather(const std::string& mine) const {
 std::vector<std::string> World::allGather(const std::string& mine) const {
     if (!mpi_) return {mine};
 #ifdef CT_HAVE_MPI
-    const int len = static_cast<int>(mine.size());
-    std::vector<int> lens(static_cast<std::size_t>(size_));
-    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    const std::vector<int> displs = offsetsOf(lens, rank_);
-    std::string all(static_cast<std::size_t>(displs.back() + lens.back()), '\0');
-    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD);
-    return piecesOf(all, lens, displs);
+    return allGatherOn(MPI_COMM_WORLD, rank_, size_, mine);
 #else
     return {mine};
 #endif
@@ -254,13 +259,7 @@ void Group::wait() {
 
 std::vector<std::string> Group::allGather(const std::string& mine) const {
 #ifdef CT_HAVE_MPI
-    const int len = static_cast<int>(mine.size());
-    std::vector<int> lens(static_cast<std::size_t>(size_));
-    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm_->comm);
-    const std::vector<int> displs = offsetsOf(lens, rank_);
-    std::string all(static_cast<std::size_t>(displs.back() + lens.back()), '\0');
-    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm_->comm);
-    return piecesOf(all, lens, displs);
+    return allGatherOn(comm_->comm, rank_, size_, mine);
 #else
     return {mine};
 #endif

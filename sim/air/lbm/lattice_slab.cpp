@@ -32,6 +32,20 @@ std::pair<int, int> slabRows(int ny, int slabs, int index) {
     return {index * base + std::min(index, extra), base + (index < extra ? 1 : 0)};
 }
 
+void gatherSlabRows(LatticeSlabs& slabs, const std::vector<float>& mine, float* whole, int nx, int ny, int nz, int per_cell) {
+    const auto all = slabs.allGather(bytesOf(mine.data(), mine.size() * sizeof(float)));
+    const std::size_t row = static_cast<std::size_t>(per_cell) * static_cast<std::size_t>(nx);
+    for (std::size_t s = 0; s < all.size(); ++s) {
+        const auto [first, rows] = slabRows(ny, static_cast<int>(all.size()), static_cast<int>(s));
+        const std::size_t block = row * static_cast<std::size_t>(rows);
+        if (all[s].size() != sizeof(float) * block * static_cast<std::size_t>(nz))
+            throw SimError("slab " + std::to_string(s) + " sent " + std::to_string(all[s].size()) + " bytes of its rows");
+        for (int k = 0; k < nz; ++k)  // its rows of plane k lie side by side in the whole box too
+            std::memcpy(whole + row * (static_cast<std::size_t>(first) + static_cast<std::size_t>(ny) * static_cast<std::size_t>(k)),
+                        all[s].data() + sizeof(float) * block * static_cast<std::size_t>(k), sizeof(float) * block);
+    }
+}
+
 void Lattice::Impl::placeSlab() {
     LatticeSlabs* s = spec.slabs;
     if (!s || s->count() <= 1) return;
@@ -182,19 +196,8 @@ void Lattice::Impl::agreeStable(std::int64_t failed_step, int failed_plane, std:
 }
 
 std::vector<float> Lattice::Impl::wholeField(const std::vector<float>& mine, int per_cell) const {
-    const auto all = slabs->allGather(bytesOf(mine.data(), mine.size() * sizeof(float)));
-    const std::size_t per = static_cast<std::size_t>(per_cell), row = per * static_cast<std::size_t>(nx);
-    std::vector<float> out(row * static_cast<std::size_t>(gny) * static_cast<std::size_t>(nz), 0.f);
-    for (std::size_t s = 0; s < all.size(); ++s) {
-        const auto [first, rows] = slabRows(gny, static_cast<int>(all.size()), static_cast<int>(s));
-        const std::vector<float> v = valuesOf<float>(all[s]);
-        if (v.size() != row * static_cast<std::size_t>(rows) * static_cast<std::size_t>(nz))
-            throw SimError("lattice: slab " + std::to_string(s) + " sent a field of " + std::to_string(v.size()) + " values");
-        for (int k = 0; k < nz; ++k)
-            for (int j = 0; j < rows; ++j)
-                std::copy_n(v.data() + row * (static_cast<std::size_t>(j) + static_cast<std::size_t>(rows) * k), row,
-                            out.data() + row * (static_cast<std::size_t>(first + j) + static_cast<std::size_t>(gny) * k));
-    }
+    std::vector<float> out(static_cast<std::size_t>(per_cell) * nx * static_cast<std::size_t>(gny) * nz, 0.f);
+    gatherSlabRows(*slabs, mine, out.data(), nx, gny, nz, per_cell);
     return out;
 }
 

@@ -41,14 +41,13 @@ struct LbmAir::Impl {
     std::vector<float> interval_u, interval_kt;  // the last lattice run's mean flow, for the stride between runs
     bool interval_pending = false;               // not yet the heat's flow
     std::vector<std::vector<int>> probes;        // pressure probes' cells
+    std::vector<int> probe_cells;                // all of them, probe after probe: in slabs, one exchange a sample
     std::vector<double> probe_sum, probe_p;      // Σ of their mean density − 1 this run; the last run's pressure (Pa)
     int probe_samples = 0;
 
     /// Adds each probe's mean density less the rest density (only differences between probes carry meaning).
     void sampleProbes() {
-        std::vector<int> cells;  // every probe's cells at once: in slabs, one exchange
-        for (const auto& p : probes) cells.insert(cells.end(), p.begin(), p.end());
-        const std::vector<double> rho = lat->densities(cells);
+        const std::vector<double> rho = lat->densities(probe_cells);
         for (std::size_t i = 0, at = 0; i < probes.size(); ++i) {
             double sum = 0;
             for (std::size_t e = 0; e < probes[i].size(); ++e) sum += rho[at++];
@@ -451,6 +450,7 @@ int LbmAir::addProbe(const std::vector<int>& cells) {
         if (c < 0 || static_cast<std::size_t>(c) >= d.air->cellCount() || d.air->solid(c))
             throw SimError("lattice air: a pressure probe on a solid or outside cell");
     d.probes.push_back(cells);
+    d.probe_cells.insert(d.probe_cells.end(), cells.begin(), cells.end());
     return static_cast<int>(d.probes.size()) - 1;
 }
 

@@ -68,24 +68,12 @@ void AirModel::Impl::gatherRows(float* field, bool whole) {
         }
         return;
     }
-    const std::size_t row = static_cast<std::size_t>(nx), plane = row * static_cast<std::size_t>(ny);
-    std::string mine(sizeof(float) * row * static_cast<std::size_t>(rows) * static_cast<std::size_t>(nz), '\0');
+    const std::size_t row = static_cast<std::size_t>(nx), block = row * static_cast<std::size_t>(rows);
+    std::vector<float> mine(block * static_cast<std::size_t>(nz));
     for (int k = 0; k < nz; ++k)
-        std::copy_n(field + plane * static_cast<std::size_t>(k) + row * static_cast<std::size_t>(row0),
-                    row * static_cast<std::size_t>(rows),
-                    reinterpret_cast<float*>(mine.data()) + row * static_cast<std::size_t>(rows) * static_cast<std::size_t>(k));
-    const auto all = row_slabs->allGather(mine);
-    for (std::size_t s = 0; s < all.size(); ++s) {
-        if (static_cast<int>(s) == me) continue;
-        const auto [first, count] = slabRows(ny, static_cast<int>(all.size()), static_cast<int>(s));
-        const std::size_t block = row * static_cast<std::size_t>(count);
-        if (all[s].size() != sizeof(float) * block * static_cast<std::size_t>(nz))
-            throw SimError("air: rank " + std::to_string(s) + " of the hall sent " + std::to_string(all[s].size()) + " bytes of rows");
-        const auto* v = reinterpret_cast<const float*>(all[s].data());
-        for (int k = 0; k < nz; ++k)
-            std::copy_n(v + block * static_cast<std::size_t>(k), block,
-                        field + plane * static_cast<std::size_t>(k) + row * static_cast<std::size_t>(first));
-    }
+        std::copy_n(field + row * (static_cast<std::size_t>(row0) + static_cast<std::size_t>(ny) * static_cast<std::size_t>(k)), block,
+                    mine.data() + block * static_cast<std::size_t>(k));
+    gatherSlabRows(*row_slabs, mine, field, nx, ny, nz);
 }
 
 void AirModel::Impl::gatherWhole() {

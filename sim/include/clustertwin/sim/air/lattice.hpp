@@ -48,6 +48,11 @@ protected:
 /// taking one more where they do not divide.
 std::pair<int, int> slabRows(int ny, int slabs, int index);
 
+/// Every slab's rows of a field over the whole box (`per_cell` floats a cell, cells i + nx·(j + ny·k)) into
+/// `whole`, from each slab's own rows (`mine`, laid out the same over its rows alone): a collective. Throws
+/// SimError for a slab whose rows come with the wrong size.
+void gatherSlabRows(LatticeSlabs& slabs, const std::vector<float>& mine, float* whole, int nx, int ny, int nz, int per_cell = 1);
+
 struct LatticeSpec {
     int nx = 1, ny = 1, nz = 1;
     bool periodic_x = false, periodic_y = false, periodic_z = false;
