@@ -206,7 +206,7 @@ private slots:
             QApplication::processEvents();
             const auto& labels = w_->view3d()->scene()->linkLabels();
             QVERIFY(!labels.empty());
-            QVERIFY2(labels.front().rfind("leaf0 – spine0, cable 3: 2", 0) == 0, labels.front().c_str());
+            QVERIFY2(labels.front().rfind("leaf0 – spine0, cable 3: 3", 0) == 0, labels.front().c_str());
         }
         shoot(t, "tour-network-failed");
         t->showStep(t->stepCount() - 1);

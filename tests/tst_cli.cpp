@@ -401,7 +401,7 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
     const QJsonObject job = o["jobs"].toArray().at(0).toObject();
     QCOMPARE(job["id"].toString(), QString("llm"));
     QVERIFY(job["step_time_s"].toDouble() > 0);
-    QVERIFY(job["mfu"].toDouble() > 0 && job["mfu"].toDouble() < 0.4);
+    QVERIFY(job["mfu"].toDouble() > 0 && job["mfu"].toDouble() < 0.803);  // no shape: at most the H100's matmul share
     auto store = ct::runs::TelemetryStore::open(tmp.filePath("run.sqlite").toStdString());
     QCOMPARE(store.values(store.runs()[0].id, "step_time_s", {"llm"}, 0, 1e9).size(), std::size_t(1));
     // The run is of the unedited file, its jobs its own (issue 40: with them in its fingerprint the app said the

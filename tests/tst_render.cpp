@@ -138,6 +138,7 @@ void TstRender::imageNetworkLinks() {
     t.model_params = 7e9;
     t.tokens_per_step = 131072;
     t.tensor_parallel = 8;
+    t.efficiency = 0.4;  // the picture's load, whatever the H100's measured matmul share
     j.training = t;
     l.scenario.jobs = {j};
     const m::Frame f = simulate(l, 30);

@@ -19,17 +19,48 @@ const char* kTrainingHelp = R"(Usage: clustertwin-cli training SCENARIO [--jobs 
 One step of a training job on the scenario's fabric, without the air model: its parallel layout (TP, CP, PP, DP,
 EP over its GPUs in cabling order), the 1F1B pipeline and its bubble, the traffic of each kind on the critical
 path (TP, CP, EP, stage sends) and the data-parallel reduction with what compute hides of it, the step time, MFU
-and TFLOP/s per GPU. The same model `simulate` couples to power and heat (docs/workloads.md).
+and TFLOP/s per GPU, and where one GPU's compute goes kernel by kernel: each operator timed from its FLOPs and
+bytes against the GPU's peaks and the shares of them the catalog says its kernels reach (a job's `efficiency`
+and `attention_efficiency` override those and are named; warnings on stderr name what the model was not
+checked on). The same model `simulate` couples to power and heat (docs/workloads.md).
   --job ID    the training job (the first one with a training spec)
   --jobs FILE more jobs, as in a scenario's "jobs" (e.g. resources/jobs/*.json); theirs come first
   --json      the result as JSON
 )";
 
+namespace {
+
+json opsJson(const sim::TrainingStep& st) {
+    json ops = json::array();
+    for (const sim::OpTime& o : st.ops)
+        ops.push_back({{"name", o.name},
+                       {"kind", o.kind},
+                       {"seconds", o.seconds},
+                       {"share", st.compute_full_s > 0 ? o.seconds / st.compute_full_s : 0.0},
+                       {"achieved", o.achieved},
+                       {"flops", o.flops},
+                       {"bytes", o.bytes},
+                       {"kernels", o.kernels}});
+    return ops;
+}
+
+/// Where one GPU's compute in a step goes, kernel by kernel, at full clock.
+void printOps(const sim::TrainingStep& st) {
+    if (st.ops.empty() || st.compute_full_s <= 0) return;
+    std::printf("  compute %.4f s a step at full clock (the slowest stage), by kernel:\n", st.compute_full_s);
+    for (const sim::OpTime& o : st.ops) {
+        const char* of = o.kind == "memory" ? "of HBM bandwidth" : "of peak";
+        std::printf("    %-30s %9.4f s %5.1f %%  %-9s at %3.0f %% %s\n", o.name.c_str(), o.seconds, 100 * o.seconds / st.compute_full_s,
+                    o.kind.c_str(), 100 * o.achieved, of);
+    }
+}
+
+}  // namespace
+
 int cmdTraining(const Args& a) {
     const std::optional<JobInput> in = loadJob(a, "training", "training");
     if (!in) return 2;
     const m::Job* job = &in->job();
-    const double peak = in->gpu->peak_bf16_tflops * 1e12;
     // The job's GPUs in cabling order; without a network, every transfer is free (an empty topology).
     sim::net::ScenarioFabric f;
     std::vector<int> ranks;
@@ -41,7 +72,7 @@ int cmdTraining(const Args& a) {
         ranks.assign(static_cast<std::size_t>(in->gpus), 0);
     }
     sim::net::Router router(f.topology);
-    const sim::TrainingStep st = sim::trainingStep(f.topology, router, *job->training, ranks, peak);
+    const sim::TrainingStep st = sim::trainingStep(f.topology, router, *job->training, ranks, sim::gpuRoofline(*in->gpu));
     const auto& L = st.layout;
     if (a.flag("json")) {
         std::cout << json{{"job", job->id},
@@ -59,6 +90,10 @@ int cmdTraining(const Args& a) {
                           {"dp_exposed_s", st.dp_exposed_s},
                           {"mfu", st.mfu},
                           {"hardware_tflops_per_gpu", st.hardware_tflops},
+                          {"optimizer_s", st.optimizer_s},
+                          {"ops", opsJson(st)},
+                          {"overrides", st.overrides},
+                          {"warnings", st.warnings},
                           {"stalled", st.stalled}}
                          .dump(2)
                   << "\n";
@@ -70,7 +105,10 @@ int cmdTraining(const Args& a) {
             "  data-parallel reduction %.4f s, %.4f s of it exposed\n",
             st.step_s, st.compute_s, st.bubble_s, st.tp_s, st.cp_s, st.ep_s, st.pp_s, st.dp_s, st.dp_exposed_s);
         std::printf("  MFU %.1f %%, %.0f TFLOP/s per GPU (with recomputation)\n", 100 * st.mfu, st.hardware_tflops);
+        for (const std::string& o : st.overrides) std::printf("  the job's %s\n", o.c_str());
+        printOps(st);
     }
+    for (const std::string& w : st.warnings) std::cerr << "clustertwin-cli training: warning: " << w << "\n";
     if (st.stalled) std::cerr << "clustertwin-cli training: some of the job's GPUs have no route to each other; it cannot run\n";
     return st.stalled ? 1 : 0;
 }

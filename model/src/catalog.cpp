@@ -53,6 +53,11 @@ void read(ObjReader& r, GpuModel& m) {
     r.get("shutdown_temp_c", m.shutdown_temp_c);
     r.get("thermal_resistance_k_per_w", m.thermal_resistance_k_per_w);
     r.get("thermal_time_constant_s", m.thermal_time_constant_s);
+    r.get("architecture", m.architecture);
+    r.get("sm_count", m.sm_count);
+    r.get("matmul_efficiency", m.matmul_efficiency);
+    r.get("attention_efficiency", m.attention_efficiency);
+    r.get("memory_efficiency", m.memory_efficiency);
 }
 
 void read(ObjReader& r, ServerModel& m) {
@@ -338,6 +343,11 @@ void checkGpu(Checker& c, const GpuModel& g, const Catalog& /*cat*/) {
     if (g.shutdown_temp_c <= g.slowdown_temp_c) c.err("shutdown_temp_c", "must be above slowdown_temp_c");
     c.positive("thermal_resistance_k_per_w", g.thermal_resistance_k_per_w);
     c.positive("thermal_time_constant_s", g.thermal_time_constant_s);
+    if (g.sm_count < 0) c.err("sm_count", "must be >= 0 (0 = unknown)");
+    for (const auto& [key, v] :
+         {std::pair{"matmul_efficiency", g.matmul_efficiency}, std::pair{"attention_efficiency", g.attention_efficiency},
+          std::pair{"memory_efficiency", g.memory_efficiency}})
+        if (v < 0 || v > 1) c.err(key, "must be within 0..1 (0 = unknown)");
 }
 
 void checkServer(Checker& c, const ServerModel& s, const Catalog& cat) {

@@ -116,6 +116,9 @@ void readTraining(ObjReader& r, TrainingSpec& t) {
     r.get("recompute", t.recompute);
     r.get("rank_order", t.rank_order);
     r.get("attention_efficiency", t.attention_efficiency);
+    r.get("ffn_hidden_size", t.ffn_hidden_size);
+    r.get("vocab_size", t.vocab_size);
+    r.get("mlp", t.mlp);
     r.get("checkpoint_interval_s", t.checkpoint_interval_s);
     r.get("checkpoint_bytes", t.checkpoint_bytes);
     r.get("storage_gbytes_per_s", t.storage_gbytes_per_s);
@@ -129,7 +132,7 @@ ojson writeTraining(const TrainingSpec& t) {
     o["tokens_per_step"] = num(t.tokens_per_step);
     o["tensor_parallel"] = t.tensor_parallel;
     o["pipeline_parallel"] = t.pipeline_parallel;
-    o["efficiency"] = num(t.efficiency);
+    if (t.efficiency) o["efficiency"] = num(t.efficiency);
     o["comm_overlap"] = num(t.comm_overlap);
     o["bytes_per_param"] = num(t.bytes_per_param);
     if (t.hidden_size) o["hidden_size"] = t.hidden_size;
@@ -149,6 +152,9 @@ ojson writeTraining(const TrainingSpec& t) {
     if (t.recompute) o["recompute"] = num(t.recompute);
     if (t.rank_order != d.rank_order) o["rank_order"] = t.rank_order;
     if (t.attention_efficiency) o["attention_efficiency"] = num(t.attention_efficiency);
+    if (t.ffn_hidden_size) o["ffn_hidden_size"] = t.ffn_hidden_size;
+    if (t.vocab_size) o["vocab_size"] = t.vocab_size;
+    if (t.mlp != d.mlp) o["mlp"] = t.mlp;
     if (t.checkpoint_interval_s) o["checkpoint_interval_s"] = num(t.checkpoint_interval_s);
     if (t.checkpoint_bytes) o["checkpoint_bytes"] = num(t.checkpoint_bytes);
     if (t.storage_gbytes_per_s != d.storage_gbytes_per_s) o["storage_gbytes_per_s"] = num(t.storage_gbytes_per_s);

@@ -18,8 +18,12 @@ void checkTraining(const TrainingSpec& t, const std::string& p, int gpus, int gp
           std::pair{"context_parallel", t.context_parallel}, std::pair{"expert_parallel", t.expert_parallel},
           std::pair{"micro_batch", t.micro_batch}, std::pair{"virtual_stages", t.virtual_stages}, std::pair{"top_k", t.top_k}})
         if (v < 1) err(p + "/" + key, "must be >= 1");
-    if (!(t.efficiency > 0 && t.efficiency <= 1)) err(p + "/efficiency", "must be within (0, 1]");
-    if (t.attention_efficiency < 0 || t.attention_efficiency > 1) err(p + "/attention_efficiency", "must be within 0..1 (0 = efficiency)");
+    if (t.efficiency < 0 || t.efficiency > 1) err(p + "/efficiency", "must be within 0..1 (0 = the GPU's matmul share from the catalog)");
+    if (t.attention_efficiency < 0 || t.attention_efficiency > 1)
+        err(p + "/attention_efficiency", "must be within 0..1 (0 = the GPU's attention share from the catalog)");
+    if (t.ffn_hidden_size < 0) err(p + "/ffn_hidden_size", "must be >= 0 (0 = what the parameters leave)");
+    if (t.vocab_size < 0) err(p + "/vocab_size", "must be >= 0");
+    if (t.mlp != "gelu" && t.mlp != "swiglu") err(p + "/mlp", "must be 'gelu' or 'swiglu', got '" + t.mlp + "'");
     if (t.comm_overlap < 0 || t.comm_overlap > 1) err(p + "/comm_overlap", "must be within 0..1");
     if (t.recompute < 0 || t.recompute > 1) err(p + "/recompute", "must be within 0..1 (1 = full activation recomputation)");
     positive(p + "/bytes_per_param", t.bytes_per_param);

@@ -139,13 +139,13 @@ void JobWorkload::solveComm(JobRt& j) {
         std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return pos[a] < pos[b]; });
         for (int n : nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
         for (std::size_t i = 0; i < nodes.size(); ++i) j.position[nodes[i]] = static_cast<int>(i);
-        j.step = trainingStep(fabric_.topology, *router_, *j.job->training, ranks, j.peak_flops);
+        j.step = trainingStep(fabric_.topology, *router_, *j.job->training, ranks, gpuRoofline(*j.gpu));
     } else {
         for (std::size_t i = 0; i < j.nodes.size(); ++i) j.position[j.nodes[i]] = static_cast<int>(i);
         // No fabric described: compute and pipeline only (every transfer free).
         net::Topology none;
         net::Router r(none);
-        j.step = trainingStep(none, r, *j.job->training, std::vector<int>(static_cast<std::size_t>(j.gpus), 0), j.peak_flops);
+        j.step = trainingStep(none, r, *j.job->training, std::vector<int>(static_cast<std::size_t>(j.gpus), 0), gpuRoofline(*j.gpu));
     }
     j.stalled = j.step.stalled;
     if (router_) j.arc_bytes = j.step.arc_bytes;

@@ -54,13 +54,13 @@ TrainingStep retimed(const TrainingStep& base, const model::TrainingSpec& s, dou
     TrainingStep out = base;
     const double m = base.layout.micro_batches;
     const double G = static_cast<double>(base.layout.tp) * base.layout.cp * base.layout.pp * base.layout.dp;
-    const double attn_eff = s.attention_efficiency > 0 ? s.attention_efficiency : s.efficiency;
-    const double full = ((base.hardware_flops - base.attention_flops) / s.efficiency + base.attention_flops / attn_eff) / G / peak;
-    out.compute_s = full / std::max(throttle, 1e-3);
-    out.slot_s = out.compute_s / m + base.comm_mb_s;
+    const double clock = std::max(throttle, 1e-3);
+    out.compute_s = base.compute_full_s / clock;
+    const double optimizer = base.optimizer_s / clock;
+    out.slot_s = (out.compute_s - optimizer) / m + base.comm_mb_s;
     out.bubble_s = (out.pipeline_slots - m) * out.slot_s;
     out.dp_exposed_s = std::max(0.0, base.dp_s - s.comm_overlap * out.compute_s);
-    out.step_s = out.pipeline_slots * out.slot_s + out.dp_exposed_s;
+    out.step_s = out.pipeline_slots * out.slot_s + out.dp_exposed_s + optimizer;
     out.mfu = out.step_s > 0 ? out.model_flops / (out.step_s * G * peak) : 0;
     out.hardware_tflops = out.step_s > 0 ? out.hardware_flops / (out.step_s * G) / 1e12 : 0;
     return out;
@@ -191,7 +191,7 @@ private:
 }  // namespace
 
 TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const model::TrainingSpec& s, const std::vector<int>& ranks,
-                          double peak, double throttle) {
+                          const GpuRoofline& gpu, double throttle) {
     TrainingStep out;
     const int G = static_cast<int>(ranks.size());
     const TrainingLayout L = trainingLayout(s, G);
@@ -206,10 +206,7 @@ TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const 
     out.hardware_flops = out.model_flops * (1.0 + s.recompute / 3.0);  // forward = 1/3 of forward + backward
     out.attention_flops = attention * s.tokens_per_step * (1.0 + s.recompute / 3.0);
     const int m = L.micro_batches;
-    const double attn_eff = s.attention_efficiency > 0 ? s.attention_efficiency : s.efficiency;
-    const double compute_mb = ((out.hardware_flops - out.attention_flops) / s.efficiency + out.attention_flops / attn_eff) / G / m / peak;
-    out.compute_s = compute_mb * m;
-    // (the clock factor is applied by retimed() at the end, so a cached step can follow the clocks)
+    trainingCompute(s, gpu, out);  // at full clock: retimed() applies the clocks, so a cached step can follow them
     double tp_mb = 0, cp_mb = 0, ep_mb = 0, pp_mb = 0;
     if (net) {
         StepComm comm(topo, router, s, L, ranks, tally);
@@ -228,7 +225,7 @@ TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const 
     out.cp_s = cp_mb * out.pipeline_slots;
     out.ep_s = ep_mb * out.pipeline_slots;
     out.pp_s = pp_mb * out.pipeline_slots;
-    return retimed(out, s, throttle, peak);
+    return retimed(out, s, throttle, gpu.peak_flops);
 }
 
 }  // namespace ct::sim

@@ -35,6 +35,13 @@ struct GpuModel {
     double shutdown_temp_c = 0;             ///< the GPU stops above this
     double thermal_resistance_k_per_w = 0;  ///< die-to-inlet at full fan speed
     double thermal_time_constant_s = 0;
+    // What its kernels achieve in a training step (docs/workloads.md "Compute"), each with its source; 0 where
+    // nothing is published, and the training model then says its figures are unchecked.
+    std::string architecture;         ///< "ampere", "hopper", "blackwell", ... (NCCL's tuning tables, the checks)
+    int sm_count = 0;                 ///< streaming multiprocessors: a matmul's tiles run in waves of them
+    double matmul_efficiency = 0;     ///< the best large BF16 matmul's share of peak (maximum achievable matmul FLOPS)
+    double attention_efficiency = 0;  ///< flash attention's share of peak, forward and backward, long sequences
+    double memory_efficiency = 0;     ///< elementwise kernels' share of HBM bandwidth
     bool operator==(const GpuModel&) const = default;
 };
 

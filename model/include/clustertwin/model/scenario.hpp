@@ -351,8 +351,8 @@ struct TrainingSpec {
     int pipeline_parallel = 1;
     int context_parallel = 1;         ///< the sequence split over CP GPUs (ring attention: K and V exchanged)
     int expert_parallel = 1;          ///< MoE: experts spread over EP GPUs of the data-parallel dimension
-    double efficiency = 0.4;          ///< achieved share of the GPU's peak while computing
-    double attention_efficiency = 0;  ///< the same for attention kernels (0 = efficiency)
+    double efficiency = 0;            ///< override: matmuls' share of peak (0 = the GPU's, from the catalog)
+    double attention_efficiency = 0;  ///< override: attention kernels' share of peak (0 = the GPU's)
     double comm_overlap = 0;          ///< share of compute time that hides the data-parallel reduction (0..1)
     double bytes_per_param = 2;       ///< gradient precision (bf16)
     int hidden_size = 0;              ///< optional: with `layers`, TP, CP, EP and PP traffic are modelled
@@ -362,6 +362,9 @@ struct TrainingSpec {
     int virtual_stages = 1;                  ///< interleaved 1F1B: model chunks per pipeline rank (bubble / v)
     int zero_stage = 1;                      ///< 0..2: gradients all-reduced (RS + AG); 3 (FSDP): RS + AG forward + AG backward
     int heads = 0, kv_heads = 0;             ///< attention heads and K/V heads (GQA); CP traffic scales with kv/heads
+    int ffn_hidden_size = 0;                 ///< the MLP's (an expert's) inner size; 0 = what the parameters leave
+    int vocab_size = 0;                      ///< the output layer's width (0 = no output layer modelled)
+    std::string mlp = "gelu";                ///< "gelu" (two matrices) or "swiglu" (three: gate, up, down)
     int experts = 0;                         ///< MoE experts per layer (0 = dense)
     int top_k = 2;                           ///< experts per token
     double active_params = 0;                ///< MoE: parameters a token passes through (0 = model_params)

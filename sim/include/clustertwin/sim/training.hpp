@@ -5,9 +5,42 @@
 #include <clustertwin/model/scenario.hpp>
 #include <clustertwin/sim/network.hpp>
 
+#include <string>
 #include <vector>
 
+namespace ct::model {
+struct GpuModel;
+}
+
 namespace ct::sim {
+
+/// What one GPU's kernels achieve (docs/workloads.md "Compute"): its peaks and the catalog's measured shares
+/// of them, or a job's overrides. A share of 0 is unknown: the model then takes a stated stand-in and warns.
+struct GpuRoofline {
+    std::string gpu;           ///< its name, for the warnings
+    std::string architecture;  ///< as the catalog says ("hopper", ...)
+    double peak_flops = 0;     ///< dense BF16, FLOP/s
+    double memory_bw = 0;      ///< HBM, bytes/s (0: memory-bound kernels are free)
+    double matmul = 0;         ///< the best large matmul's share of peak
+    double attention = 0;      ///< flash attention's share of peak (forward and backward)
+    double memory = 0;         ///< elementwise kernels' share of HBM bandwidth
+    int sms = 0;               ///< a matmul's 128 × 256 tiles run in waves of this many (0: no waves)
+    double kernel_gap_s = 0;   ///< between two dependent kernels (launch, ramp and tail)
+};
+
+/// The catalog's figures for one GPU model.
+GpuRoofline gpuRoofline(const model::GpuModel& g);
+
+/// One kind of kernel in a training step on one GPU, summed over the step.
+struct OpTime {
+    std::string name;     ///< "QKV projection", "attention", "MLP activation", ...
+    std::string kind;     ///< "matmul", "attention" or "memory"
+    double flops = 0;     ///< executed, per step
+    double bytes = 0;     ///< moved to and from HBM, per step
+    double seconds = 0;   ///< per step at full clock
+    double achieved = 0;  ///< share of peak FLOP/s (matmul, attention) or of bandwidth (memory) over its time
+    double kernels = 0;   ///< launches per step
+};
 
 /// Where each rank sits in the layout: rank = tp + T·(cp + C·(dp + D·pp)) for "tp-cp-dp-pp", with pp and dp
 /// swapped for "tp-cp-pp-dp". Ranks are the job's GPUs in cabling order, so TP fills the NVLink domain first.
@@ -24,14 +57,19 @@ TrainingLayout trainingLayout(const model::TrainingSpec& t, int gpus);
 
 struct TrainingStep {
     TrainingLayout layout;
-    double model_flops = 0;      ///< per step: (6 · active params + 6 · layers · hidden · seq) · tokens (causal attention)
-    double hardware_flops = 0;   ///< with the recomputed forward
-    double attention_flops = 0;  ///< the part of hardware_flops in attention (its own kernel efficiency)
-    double compute_s = 0;        ///< one GPU's compute in a step (no bubble)
-    double slot_s = 0;           ///< one micro-batch's forward and backward on one stage, with its exposed traffic
-    double comm_mb_s = 0;        ///< the traffic in one slot (TP, CP, EP, stage sends)
-    double pipeline_slots = 1;   ///< m + (p − 1)/v slots make the pipeline
-    double bubble_s = 0;         ///< (p − 1)/v slots of the 1F1B pipeline
+    double model_flops = 0;              ///< per step: (6 · active params + 6 · layers · hidden · seq) · tokens (causal attention)
+    double hardware_flops = 0;           ///< with the recomputed forward
+    double attention_flops = 0;          ///< the part of hardware_flops in attention (its own kernel efficiency)
+    double compute_s = 0;                ///< one GPU's compute in a step (no bubble)
+    double compute_full_s = 0;           ///< the same at full clock: Σ ops (micro-batches on the slowest stage, optimizer)
+    double optimizer_s = 0;              ///< the optimizer's step (once per step, after the pipeline), at full clock
+    std::vector<OpTime> ops;             ///< where compute_full_s goes, largest first
+    std::vector<std::string> overrides;  ///< the job's efficiency keys that replaced the GPU's shares
+    std::vector<std::string> warnings;   ///< where the prediction leaves what the model was checked on
+    double slot_s = 0;                   ///< one micro-batch's forward and backward on one stage, with its exposed traffic
+    double comm_mb_s = 0;                ///< the traffic in one slot (TP, CP, EP, stage sends)
+    double pipeline_slots = 1;           ///< m + (p − 1)/v slots make the pipeline
+    double bubble_s = 0;                 ///< (p − 1)/v slots of the 1F1B pipeline
     double tp_s = 0, cp_s = 0, ep_s = 0, pp_s = 0;  ///< per step, on the critical path (every slot carries its share)
     double dp_s = 0;                                ///< the data-parallel reduction's duration
     double dp_exposed_s = 0;                        ///< the part compute does not hide: max(0, dp − overlap · compute)
@@ -42,14 +80,22 @@ struct TrainingStep {
     std::vector<double> arc_bytes;  ///< bytes per arc in one step
 };
 
+/// The useful share of the work a matmul's M × N output tiles (128 × 256, either way round) take in their
+/// waves on `sms` SMs: a last partial wave leaves SMs idle, edge tiles compute padding (1 when sms is 0).
+double matmulWaveShare(double M, double N, int sms);
+
+/// One GPU's compute in a step, kernel by kernel (training_compute.cpp): fills compute_full_s, optimizer_s,
+/// ops, overrides and warnings of `out`, whose layout and FLOPs are set.
+void trainingCompute(const model::TrainingSpec& spec, const GpuRoofline& gpu, TrainingStep& out);
+
 /// The same step with the GPUs at another clock factor: compute scales, the traffic stays.
 TrainingStep retimed(const TrainingStep& at_full_clock, const model::TrainingSpec& spec, double throttle, double peak_flops);
 
-/// One step of `spec` on `ranks` (host node indices, in cabling order) of the fabric; `peak_flops` per GPU,
-/// `throttle` the mean clock factor of the job's GPUs. Every collective of one kind runs in all its groups at
-/// once, as synchronous SPMD training does. An empty topology makes every transfer free. Throws SimError as
+/// One step of `spec` on `ranks` (host node indices, in cabling order) of the fabric on `gpu`s, `throttle`
+/// the mean clock factor of the job's GPUs. Every collective of one kind runs in all its groups at once, as
+/// synchronous SPMD training does. An empty topology makes every transfer free. Throws SimError as
 /// trainingLayout.
 TrainingStep trainingStep(const net::Topology& t, net::Router& r, const model::TrainingSpec& spec, const std::vector<int>& ranks,
-                          double peak_flops, double throttle = 1.0);
+                          const GpuRoofline& gpu, double throttle = 1.0);
 
 }  // namespace ct::sim
