@@ -61,6 +61,7 @@ private slots:
     void importAndQueryDcgmScrapesWithoutDuplicates();
     void importKilledMidwayLeavesAConsistentDatabase();
     void ncclTestsOutputInAndOut();
+    void collectiveSaysWhereItIsUnchecked();
 };
 
 void TstCli::helpAndUsage() {
@@ -508,6 +509,27 @@ void TstCli::importKilledMidwayLeavesAConsistentDatabase() {
 
 // Issue 41: nccl-tests' output read (the layout since 2.11 with mpirun's tags and NCCL's log, the one before),
 // the twin's sweep printed in that layout, and compare-nccl setting one against the other.
+void TstCli::collectiveSaysWhereItIsUnchecked() {
+    // Hopper GPUs: NCCL's ceilings apply, nothing to warn about. The same servers with GPUs NCCL has no tuning row
+    // for (a scenario's catalog override): the figures run without ceilings, and stderr says so.
+    CliRun r = cli({"collective", sample("superpod-h100-su"), "--op", "allreduce", "--bytes", "1GiB", "--ranks", "16", "--json"});
+    QVERIFY2(r.code == 0 && r.err.isEmpty(), qPrintable(r.err));
+    const double capped = r.json()["busbw_GBps"].toDouble();
+    QFile in(sample("superpod-h100-su"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject doc = QJsonDocument::fromJson(in.readAll()).object();
+    doc["catalog"] = QJsonObject{{"gpus", QJsonArray{QJsonObject{{"id", "h100-sxm5-80gb"}, {"architecture", "ada"}}}}};
+    QTemporaryDir tmp;
+    QFile out(tmp.filePath("ada.json"));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(doc).toJson());
+    out.close();
+    r = cli({"collective", out.fileName(), "--op", "allreduce", "--bytes", "1GiB", "--ranks", "16", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("warning: NCCL has no tuning row for ada GPUs"), qPrintable(r.err));
+    QVERIFY(r.json()["busbw_GBps"].toDouble() >= capped);
+}
+
 void TstCli::ncclTestsOutputInAndOut() {
     using ct::importers::parseNcclTests;
     std::istringstream text(

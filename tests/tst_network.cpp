@@ -46,6 +46,7 @@ private slots:
     void channelsLoadEveryRail();
     void ncclAlgorithmsEqualTheirFormulas();
     void ncclTunerPicksAsNcclDoes();
+    void ncclPerChannelCeilings();
     void upDownRoutesAreShortestPaths();
 };
 
@@ -399,6 +400,49 @@ void TstNetwork::ncclAlgorithmsEqualTheirFormulas() {
     QCOMPARE(algoFromString("tree"), Algo::Tree);
     QCOMPARE(protoFromString("LL128"), Proto::LL128);
     QVERIFY_THROWS_EXCEPTION(SimError, protoFromString("ll64"));
+}
+
+void TstNetwork::ncclPerChannelCeilings() {
+    // NCCL's measured ceilings for Hopper over 2 nodes (tuning.cc): LL128 ring 36.7 GB/s a channel, tree 41.4 GB/s
+    // a channel (its algorithm gets half), LL 39 GB/s in all. The superpod's 2 × 8 rails carry more: the ceilings
+    // set the bandwidth part exactly.
+    auto rep = ct::model::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json");
+    const ScenarioFabric f = buildScenarioFabric(rep.scenario, rep.catalog);
+    QCOMPARE(f.gpu_architecture, std::string("hopper"));
+    const ChannelCaps caps = channelCaps("hopper", 2);
+    QCOMPARE(caps.ring_ll128, 36.7e9);
+    QCOMPARE(caps.tree, 41.4e9);
+    QCOMPARE(caps.ll, 39.0e9);
+    QCOMPARE(channelCaps("ampere", 1).tree, 24.0e9);
+    QCOMPARE(channelCaps("blackwell", 5).tree, 72.0e9);
+    QCOMPARE(channelCaps("ada", 2).tree, 0.0);  // NCCL has no row: no ceiling
+    Router r(f.topology);
+    std::vector<int> ranks, node_of;
+    for (int n = 0; n < 2; ++n)
+        for (int g = 0; g < 8; ++g) {
+            ranks.push_back(f.gpus_of_node[n][g]);
+            node_of.push_back(n);
+        }
+    const double S = std::pow(2.0, 30);
+    NcclChoice how{Algo::Ring, Proto::LL128, 8, "hopper"};
+    const auto ring = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, how);
+    QVERIFY(within(ring.time_s - ring.latency_s, S * (2.0 * 15 / 16) / (8 * 36.7e9), 1e-9));
+    how.algo = Algo::Tree;
+    how.proto = Proto::Simple;
+    const auto tree = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, how);
+    QVERIFY(within(tree.time_s - tree.latency_s, 2 * S / (8 * 41.4e9), 1e-9));
+    how.proto = Proto::LL;
+    const auto ll = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, how);
+    QVERIFY(within(ll.time_s - ll.latency_s, 2 * S / 39e9, 1e-9));
+    // Without the architecture the fabric alone sets them, faster.
+    const auto free = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, {Algo::Ring, Proto::LL128, 8});
+    QVERIFY(free.time_s < ring.time_s);
+    // The tuner sees the ceilings: at 128 MiB LL128's ring is capped below Simple's, so Simple runs.
+    const auto tuned =
+        runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 128 * std::pow(2.0, 20), {{}, {}, 0, "hopper"});
+    QCOMPARE(tuned.algorithm + "/" + tuned.protocol, std::string("ring/Simple"));
+    const auto untuned = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 128 * std::pow(2.0, 20), {});
+    QCOMPARE(untuned.algorithm + "/" + untuned.protocol, std::string("ring/LL128"));
 }
 
 void TstNetwork::ncclTunerPicksAsNcclDoes() {

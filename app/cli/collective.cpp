@@ -179,7 +179,12 @@ int cmdCollective(const Args& a) {
     const int n = static_cast<int>(rk.ranks.size());
     net::Router router(f.topology);
     const int channels = a.getInt("channels", order == "linear" ? net::defaultChannels(rk.node_of) : 1);
-    const net::NcclChoice how = ncclChoice(a, channels);
+    net::NcclChoice how = ncclChoice(a, channels);
+    how.architecture = f.gpu_architecture;  // NCCL's per-channel ceilings for these GPUs
+    if (!how.fabric_only && net::channelCaps(how.architecture, 1).tree <= 0)
+        std::cerr << "collective: warning: NCCL has no tuning row for "
+                  << (how.architecture.empty() ? std::string("these GPUs (unknown or mixed)") : how.architecture + " GPUs")
+                  << ": no per-channel ceilings, and no published nccl-tests run checks these figures\n";
     if (!sweep.empty()) {
         std::vector<SweepRow> rows;
         try {

@@ -149,7 +149,8 @@ int cmdCompareNccl(const Args& a) {
     if (placement != "packed" && placement != "spread") throw UsageError("--placement must be packed or spread");
     const Ranks rk = ranksByPlacement(*fab, n, placement, "linear");
     const int channels = a.getInt("channels", net::defaultChannels(rk.node_of));
-    const net::NcclChoice how = ncclChoice(a, channels);
+    net::NcclChoice how = ncclChoice(a, channels);
+    how.architecture = fab->gpu_architecture;  // NCCL's per-channel ceilings for these GPUs
     std::vector<double> sizes;
     for (const auto& r : m.rows) sizes.push_back(r.size_B);
     std::vector<SweepRow> sim;

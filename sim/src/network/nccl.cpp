@@ -68,9 +68,29 @@ ProtocolCost protocolCost(Algo a, Proto p, CollectiveOp op, int nodes, int ranks
     return c;
 }
 
+ChannelCaps channelCaps(const std::string& arch, int nodes) {
+    const int a = arch == "ampere" ? 0 : arch == "hopper" ? 1 : arch == "blackwell" ? 2 : -1;
+    if (a < 0 || nodes < 1) return {};
+    const int i = nodes <= 2 ? nodes - 1 : 2;
+    static constexpr double kRingLL128[3][3] = {{20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {2 * 36.7, 2 * 36.7, 2 * 36.7}};
+    static constexpr double kTree[3][3] = {{24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}};
+    static constexpr double kTreeLL128[3][3] = {{20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {2 * 36.7, 2 * 36.7, 2 * 29.0}};
+    static constexpr double kLLOneNode[3] = {87.7, 141.0, 2 * 141.0};  // by GPU
+    static constexpr double kLLIntelHosts[3] = {39.0, 39.0, 20.4};     // across nodes: by CPU
+    const double GB = 1e9;
+    return {kRingLL128[a][i] * GB, kTree[a][i] * GB, kTreeLL128[a][i] * GB, (nodes == 1 ? kLLOneNode[a] : kLLIntelHosts[i]) * GB};
+}
+
 namespace {
 
 using Xfers = std::vector<std::tuple<int, int, double>>;
+
+/// The ceiling NCCL's tuner puts on a candidate's bus bandwidth over `channels` channels (0: none).
+double busCap(const ChannelCaps& c, Algo a, Proto p, int channels) {
+    if (p == Proto::LL) return c.ll;
+    if (a == Algo::Ring) return p == Proto::LL128 ? channels * c.ring_ll128 : 0.0;
+    return p == Proto::LL128 ? channels * c.tree_ll128 : channels * c.tree;
+}
 
 /// One step's bandwidth time: the transfers drain from the step's start (their path latency counted elsewhere),
 /// `bytes / efficiency` each; adds the arcs' bytes `times` times. Returns the time, or NaN when a pair has no route.
@@ -123,7 +143,15 @@ struct Setup {
     int channels;
     std::vector<std::vector<int>> seg;  ///< each node's ranks in ring order; empty when not contiguous
     int nodes = 1, per_node = 1;
+    ChannelCaps caps;  ///< NCCL's ceilings for these GPUs (none when unknown)
 };
+
+/// A collective's bus bandwidth over its algorithm bandwidth, as nccl-tests reports it.
+double busFactor(CollectiveOp op, int n) {
+    if (op == CollectiveOp::AllReduce) return 2.0 * (n - 1) / n;
+    if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) return 1.0;
+    return static_cast<double>(n - 1) / n;
+}
 
 /// Rings laid over the rails (PXN), one per channel; else one ring exactly in the ranks' order, as
 /// runChannelCollective runs a single channel.
@@ -198,7 +226,9 @@ CollectiveResult runRing(const Setup& s, Proto p) {
             if ((s.op == CollectiveOp::Broadcast ? std::get<1>(h) : std::get<0>(h)) != root) x.push_back(h);
         repeat = 1;
     }
-    const double bw = drain(s.t, s.r, x, cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs);
+    double bw = drain(s.t, s.r, x, cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs);
+    // No faster than NCCL's measured ceiling for the protocol on these channels.
+    if (const double cap = busCap(s.caps, Algo::Ring, p, ch); cap > 0 && n > 1) bw = std::max(bw, s.bytes * busFactor(s.op, n) / cap);
     res.latency_s = ringLatency(s, cost);
     res.time_s = n > 1 ? bw + res.latency_s : 0.0;
     res.steps = times;
@@ -277,7 +307,9 @@ CollectiveResult runTree(const Setup& s, Proto p) {
         x.emplace_back(a, b, part);  // and down again
     };
     forTreeEdges(s, both, both);
-    const double bw = drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
+    double bw = drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
+    // NCCL's ceiling is on the tree's bus bandwidth, of which the algorithm gets half (every byte goes up and down).
+    if (const double cap = busCap(s.caps, Algo::Tree, p, s.channels); cap > 0) bw = std::max(bw, 2 * s.bytes / cap);
     res.latency_s = treeLatency(s, cost);
     res.time_s = bw + res.latency_s;
     res.steps = 1;
@@ -372,7 +404,8 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
         for (Proto p : protos) {
             const ProtocolCost c = protocolCost(a, p, s.op, s.nodes, s.per_node);
             const double eff = c.efficiency;
-            const double alg = bus * eff * (a == Algo::Ring ? n / steps : 0.5);
+            const double cap = busCap(s.caps, a, p, s.channels);
+            const double alg = (cap > 0 ? std::min(bus * eff, cap) : bus * eff) * (a == Algo::Ring ? n / steps : 0.5);
             const double lat = s.op == CollectiveOp::AllToAll ? alltoallLatency(s, c)
                                : a == Algo::Ring              ? ringLatency(s, c)
                                                               : treeLatency(s, c);
@@ -423,6 +456,7 @@ CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op
     for (int node : node_of_rank) ++per[node];
     s.nodes = static_cast<int>(per.size());
     for (const auto& [node, k] : per) s.per_node = std::max(s.per_node, k);
+    s.caps = channelCaps(how.architecture, s.nodes);
     const bool tree_ok = op == CollectiveOp::AllReduce && s.nodes > 1 && !s.seg.empty();
     if (how.algo == Algo::Tree && !tree_ok)
         throw SimError(op != CollectiveOp::AllReduce ? "collective: tree runs all-reduce only (NCCL's other collectives are rings)"

@@ -108,6 +108,7 @@ ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalo
     p.latency_s = n.link_latency_s;
     int gpn = -1;
     double nvlink = 0;
+    bool mixed_gpus = false;
     ScenarioFabric f;
     std::map<std::string, int> index_of;
     for (const auto& h : s.halls)
@@ -124,12 +125,17 @@ ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalo
         if (gpn >= 0 && sm.gpu_count != gpn)
             throw SimError("network: servers with different GPU counts in one fabric are not supported yet");
         gpn = sm.gpu_count;
-        if (const auto* g = c.gpu(sm.gpu_model)) nvlink = g->nvlink_gbs * 1e9;
+        if (const auto* g = c.gpu(sm.gpu_model)) {
+            nvlink = g->nvlink_gbs * 1e9;
+            if (f.cabling_order.empty()) f.gpu_architecture = g->architecture;
+            mixed_gpus = mixed_gpus || f.gpu_architecture != g->architecture;
+        }
         p.node_ids.push_back(node.id);
         p.node_racks.push_back(r.id);
         f.cabling_order.push_back(index_of[node.id]);
     }
     if (gpn <= 0) throw SimError("network: the scenario has no GPU servers");
+    if (mixed_gpus) f.gpu_architecture.clear();
     p.nodes = static_cast<int>(p.node_ids.size());
     p.gpus_per_node = gpn;
     if (nvlink > 0) p.nvlink_Bps = nvlink;

@@ -87,6 +87,7 @@ struct ScenarioFabric {
     std::vector<std::vector<int>> gpus_of_node;  ///< host node indices, scenario node order
     std::vector<std::string> node_ids;           ///< scenario node order
     std::vector<int> cabling_order;              ///< scenario node indices in the order they are cabled and ranked
+    std::string gpu_architecture;                ///< the servers' GPUs' ("hopper", ...; empty when unknown or mixed)
 };
 /// Generated fabrics are cabled in model::nodesInCablingOrder; explicit ones as listed. Routing is the
 /// network's (default D-mod-k, ECMP when the switch model is Ethernet); link overrides are applied. Throws

@@ -33,6 +33,16 @@ struct ProtocolCost {
 /// `nodes`: how many servers the collective spans; `ranks_per_node` its GPUs per server.
 ProtocolCost protocolCost(Algo a, Proto p, CollectiveOp op, int nodes, int ranks_per_node);
 
+/// NCCL's measured ceilings (src/graph/tuning.cc of NCCL 2.2x: perChMaxRingLL128Bws, perChMaxTreeBws,
+/// perChMaxTreeLL128Bws per channel, llMaxBws for LL over all channels), bytes/s, for GPUs of `architecture` over
+/// `nodes` servers (NCCL's columns: 1, 2, more). LL across nodes takes Intel hosts' row (DGX H100's). All 0 for an
+/// architecture NCCL has no row for.
+struct ChannelCaps {
+    double ring_ll128 = 0, tree = 0, tree_ll128 = 0;  ///< per channel
+    double ll = 0;                                    ///< LL, all channels together
+};
+ChannelCaps channelCaps(const std::string& architecture, int nodes);
+
 /// How to run a collective: unset algorithm or protocol are chosen as NCCL's tuner does (the fastest by its cost
 /// model: latency plus bytes over the algorithm bandwidth, fed by what this fabric carries); channels 0 takes
 /// defaultChannels.
@@ -40,6 +50,9 @@ struct NcclChoice {
     std::optional<Algo> algo;
     std::optional<Proto> proto;
     int channels = 0;
+    /// The GPUs' architecture ("ampere", "hopper", "blackwell"): NCCL's measured ceilings per channel for it
+    /// (channelCaps) bound each protocol's bandwidth; empty: no ceilings.
+    std::string architecture;
     /// The bare fabric instead (runChannelCollective): synchronous steps, each paying its links' latency, no
     /// protocol; what the SimGrid references check (docs/network.md).
     bool fabric_only = false;
