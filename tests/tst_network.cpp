@@ -27,6 +27,15 @@ Topology star(int n, double bw = 50 * GB, double lat = 1e-6) {
     for (int i = 0; i < n; ++i) t.addLink(i, s, bw, lat / 2, LinkKind::InfiniBand);
     return t;
 }
+
+/// Every GPU of the first `nodes` servers of a fabric as ranks, node by node, and each rank's node.
+void firstNodes(const ScenarioFabric& f, int nodes, std::vector<int>& ranks, std::vector<int>& node_of) {
+    for (int n = 0; n < nodes; ++n)
+        for (int g : f.gpus_of_node[static_cast<std::size_t>(n)]) {
+            ranks.push_back(g);
+            node_of.push_back(n);
+        }
+}
 }  // namespace
 
 class TstNetwork : public QObject {
@@ -258,11 +267,7 @@ void TstNetwork::scenarioFabricAndHierarchicalAllReduce() {
     QCOMPARE(static_cast<int>(f.topology.hosts().size()), 256);
     Router r(f.topology);
     std::vector<int> ranks, node_of;
-    for (int n = 0; n < 32; ++n)
-        for (int g = 0; g < 8; ++g) {
-            ranks.push_back(f.gpus_of_node[n][g]);
-            node_of.push_back(n);
-        }
+    firstNodes(f, 32, ranks, node_of);
     const double S = std::pow(2.0, 30);
     const auto flat = runCollective(f.topology, r, CollectiveOp::AllReduce, ranks, S);
     const auto hier = runCollective(f.topology, r, CollectiveOp::HierarchicalAllReduce, ranks, S, node_of);
@@ -418,11 +423,7 @@ void TstNetwork::ncclPerChannelCeilings() {
     QCOMPARE(channelCaps("ada", 2).tree, 0.0);  // NCCL has no row: no ceiling
     Router r(f.topology);
     std::vector<int> ranks, node_of;
-    for (int n = 0; n < 2; ++n)
-        for (int g = 0; g < 8; ++g) {
-            ranks.push_back(f.gpus_of_node[n][g]);
-            node_of.push_back(n);
-        }
+    firstNodes(f, 2, ranks, node_of);
     const double S = std::pow(2.0, 30);
     NcclChoice how{Algo::Ring, Proto::LL128, 8, "hopper"};
     const auto ring = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, how);
@@ -450,11 +451,7 @@ void TstNetwork::ncclTunerPicksAsNcclDoes() {
     const ScenarioFabric f = buildScenarioFabric(rep.scenario, rep.catalog);
     Router r(f.topology);
     std::vector<int> ranks, node_of;
-    for (int n = 0; n < 2; ++n)
-        for (int g = 0; g < 8; ++g) {
-            ranks.push_back(f.gpus_of_node[n][g]);
-            node_of.push_back(n);
-        }
+    firstNodes(f, 2, ranks, node_of);
     // NCCL's tuner: latency-bound sizes go by the tree and LL (log-depth, the cheapest hops), bandwidth-bound ones by
     // the ring and Simple (every byte of the tree goes up and down: half the ring's algorithm bandwidth); what it
     // picks is then run exactly as if forced.
