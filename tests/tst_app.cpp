@@ -9,6 +9,7 @@
 
 #include <clustertwin/model/containment.hpp>
 #include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/validate.hpp>
 #include <clustertwin/render/scene.hpp>
 #include <clustertwin/runs/run_overview.hpp>
 #include <clustertwin/runs/store.hpp>
@@ -52,6 +53,7 @@ private slots:
     void initTestCase();
     void opensTheDemoAndShowsTheTree();
     void selectingARackInTheTreeShowsItsProperties();
+    void aTrainingJobShowsWhereItsComputeGoes();
     void clickingARackOnTheFloorPlanSelectsItInTheTree();
     void anInvalidFileListsItsProblemsAndKeepsTheScenario();
     void aSyntaxErrorNamesTheLine();
@@ -111,6 +113,30 @@ void TstApp::opensTheDemoAndShowsTheTree() {
     QVERIFY(!w_->view3d()->scene()->overlays().labels);
     labels->toggle();
     QVERIFY(w_->view3d()->scene()->overlays().labels);
+}
+
+void TstApp::aTrainingJobShowsWhereItsComputeGoes() {
+    // lab-8node with the network tour's job (Llama 3 70B on its 64 H100): the inspector lays the job out and says
+    // where one GPU's compute goes, from the kernels' rooflines with the H100's shares from the catalog.
+    auto rep = ct::model::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/lab-8node.json");
+    const auto jobs = ct::model::loadJobsFile(std::string(CT_RESOURCE_DIR) + "/jobs/llama3-70b-8-nodes.json");
+    QVERIFY(jobs.diagnostics.empty() && jobs.jobs.size() == 1);
+    rep.scenario.jobs = jobs.jobs;
+    QTemporaryDir dir;
+    const QString path = dir.filePath("lab-llama.json");
+    ct::model::saveScenarioFile(rep.scenario, path.toStdString());
+    QVERIFY(w_->openScenario(path));
+    w_->select({"job", "llama3-70b"});
+    QCOMPARE(w_->properties()->value("nodes"), QString("placed when it runs (64 GPUs)"));
+    QCOMPARE(w_->properties()->value("utilization"), QString());  // set by the training model, not the file
+    QCOMPARE(w_->properties()->value("layout"), QString("TP 8 × CP 1 × PP 1 × DP 8, 4 micro-batches"));
+    QVERIFY2(w_->properties()->value("compute a step").endsWith("s on one GPU at full clock (the slowest stage)"),
+             qPrintable(w_->properties()->value("compute a step")));
+    QVERIFY2(w_->properties()->value("where it goes").startsWith("MLP gate and up"), qPrintable(w_->properties()->value("where it goes")));
+    QCOMPARE(w_->properties()->value("kernel shares"), QString("the NVIDIA H100 SXM5 80GB's, from the catalog"));
+    QCOMPARE(w_->properties()->value("unchecked"), QString());
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) w_->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/inspector-training-job.png");
+    QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
 }
 
 void TstApp::selectingARackInTheTreeShowsItsProperties() {

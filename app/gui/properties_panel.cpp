@@ -6,6 +6,9 @@
 #include "scenario_document.hpp"
 
 #include <clustertwin/model/analysis.hpp>
+#include <clustertwin/sim/training.hpp>
+
+#include <algorithm>
 
 #include <QHeaderView>
 #include <QMap>
@@ -180,6 +183,47 @@ void addCdu(Props& p, const model::Cdu& c, const model::Catalog& cat) {
     if (m) p.insert(p.end(), {{"capacity", kw(m->capacity_w)}, {"coolant flow", QString("%1 L/min").arg(m->coolant_flow_lpm)}});
 }
 
+/// A training job's compute from the kernels' rooflines (sim::trainingStep without a fabric: compute only, fast):
+/// one GPU's compute a step, where it goes, and whose kernel shares it used.
+void addTrainingCompute(Props& p, const model::Scenario& sc, const model::Catalog& cat, const model::Job& j) {
+    if (!j.training) return;
+    const model::GpuModel* gpu = nullptr;
+    int gpus = 0;
+    for (const auto& h : sc.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) {
+                    const auto* sm = cat.server(n.model);
+                    const auto* g = sm ? cat.gpu(sm->gpu_model) : nullptr;
+                    if (!g) continue;
+                    const bool mine = std::find(j.nodes.begin(), j.nodes.end(), n.id) != j.nodes.end();
+                    if (mine) gpus += sm->gpu_count;
+                    if (mine || !gpu) gpu = g;
+                }
+    if (j.nodes.empty()) gpus = j.gpus;
+    if (!gpu || gpus <= 0) return;
+    try {
+        sim::net::Topology none;
+        sim::net::Router router(none);
+        const sim::TrainingStep st =
+            sim::trainingStep(none, router, *j.training, std::vector<int>(static_cast<std::size_t>(gpus), 0), sim::gpuRoofline(*gpu));
+        const auto& L = st.layout;
+        p.push_back(
+            {"layout",
+             QString("TP %1 × CP %2 × PP %3 × DP %4, %5 micro-batches").arg(L.tp).arg(L.cp).arg(L.pp).arg(L.dp).arg(L.micro_batches)});
+        p.push_back({"compute a step", QString("%1 s on one GPU at full clock (the slowest stage)").arg(st.compute_full_s, 0, 'f', 3)});
+        QStringList top;
+        for (std::size_t i = 0; i < st.ops.size() && i < 4; ++i)
+            top << QString("%1 %2 %").arg(s(st.ops[i].name)).arg(100 * st.ops[i].seconds / st.compute_full_s, 0, 'f', 0);
+        p.push_back({"where it goes", top.join(", ")});
+        p.push_back({"kernel shares", st.overrides.empty() ? QString("the %1's, from the catalog").arg(s(gpu->name))
+                                                           : s(st.overrides.front()) + (st.overrides.size() > 1 ? " (and more)" : "")});
+        for (const auto& w : st.warnings) p.push_back({"unchecked", s(w)});
+    } catch (const std::exception& e) {
+        p.push_back({"compute a step", QString("cannot lay out: %1").arg(e.what())});
+    }
+}
+
 /// The site-wide parts: the power chain, water loops and jobs.
 void addSitePart(Props& p, const model::Scenario& sc, const model::Catalog& cat, const EntityRef& ref, const std::string& id) {
     for (const auto& f : sc.power.feeds)
@@ -204,13 +248,15 @@ void addSitePart(Props& p, const model::Scenario& sc, const model::Catalog& cat,
     for (const auto& d : sc.power.pdus)
         if (ref.kind == "pdu" && d.id == id) p.insert(p.end(), {{"name", s(d.name)}, {"UPS", s(d.ups)}, {"capacity", kw(d.capacity_w)}});
     for (const auto& j : sc.jobs)
-        if (ref.kind == "job" && j.id == id)
-            p.insert(p.end(), {{"name", s(j.name)},
-                               {"kind", s(j.kind)},
-                               {"nodes", QString::number(j.nodes.size())},
-                               {"start", QString("%1 s").arg(j.start_s)},
-                               {"end", j.end_s ? QString("%1 s").arg(*j.end_s) : "open"},
-                               {"utilization", QString::number(j.utilization)}});
+        if (ref.kind == "job" && j.id == id) {
+            const QString nodes = !j.nodes.empty() ? QString::number(j.nodes.size())
+                                  : j.gpus > 0     ? QString("placed when it runs (%1 GPUs)").arg(j.gpus)
+                                                   : QString("none");
+            p.insert(p.end(), {{"name", s(j.name)}, {"kind", s(j.kind)}, {"nodes", nodes}});
+            addTrainingCompute(p, sc, cat, j);
+            p.insert(p.end(), {{"start", QString("%1 s").arg(j.start_s)}, {"end", j.end_s ? QString("%1 s").arg(*j.end_s) : "open"}});
+            if (!j.training && !j.inference) p.push_back({"utilization", QString::number(j.utilization)});
+        }
 }
 
 /// A link picked in the 3D view: "a<->b", "a<->b#k" for the k-th parallel cable (model::parseCableId).

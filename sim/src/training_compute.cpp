@@ -16,8 +16,8 @@ constexpr double kKernelGap = 2e-6;     ///< between dependent kernels: launch, 
 constexpr double kMatmulStandIn = 0.7;  ///< when the catalog has no measured matmul share (its GPUs span 0.73–0.87)
 constexpr double kMemoryStandIn = 0.8;  ///< when it has no memory share
 constexpr double kBf16 = 2;             ///< bytes per activation element
-constexpr double kAdamBytesPerParam =
-    30;  ///< reads fp32 gradient, master weight, two moments (16 B); writes those three and the bf16 weight (14 B)
+/// Adam reads the fp32 gradient, master weight and two moments (16 B) and writes those three and the bf16 weight (14 B).
+constexpr double kAdamBytesPerParam = 30;
 constexpr double kBackwardAttention = 2.5;  ///< flash attention's backward does 2.5 × its forward's work (it recomputes QKᵀ)
 
 std::string fixed(double v, int digits) {
@@ -74,7 +74,7 @@ public:
         const double t = std::max(flops / (g_.peak_flops * k_.matmul * matmulWaveShare(M, N, g_.sms)), memoryTime(bytes));
         add(name, "matmul", flops, bytes, t, times);
     }
-    /// Flash attention: `flops` forward (the backward is kBackwardAttention times its work), Q, K, V, O moved once.
+    /// Flash attention doing `flops` of work (its backward kBackwardAttention times its forward's), moving `bytes`.
     void attention(const std::string& name, double flops, double bytes, double times) {
         add(name, "attention", flops, bytes, std::max(flops / (g_.peak_flops * k_.attention), memoryTime(bytes)), times);
     }
