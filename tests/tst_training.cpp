@@ -12,6 +12,7 @@
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/fabric.hpp>
 #include <clustertwin/model/scenario_io.hpp>
+#include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/jobs.hpp>
 #include <clustertwin/sim/training.hpp>
@@ -87,6 +88,7 @@ private slots:
     void overridesAndWarningsAreNamed();
     void publishedRunsFromRooflines();
     void badLayoutsAreClearErrors();
+    void theModelShapeRoundTripsAndIsChecked();
     void theCliRunsTheSameStep();
 };
 
@@ -366,6 +368,39 @@ void TstTraining::publishedRunsFromRooflines() {
         if (gpt) QCOMPARE(st.layout.dp, 6);
         QVERIFY2(std::fabs(got - k.published) <= 0.15, qPrintable(QString("%1 vs %2").arg(got).arg(k.published)));
     }
+}
+
+void TstTraining::theModelShapeRoundTripsAndIsChecked() {
+    // ffn_hidden_size, vocab_size and mlp are saved and read back; an efficiency left at 0 (the GPU's shares) is
+    // not written; bad values are refused at their JSON pointer.
+    auto l = fixtures::sample("superpod-h100-su");
+    model::Job j;
+    j.id = "llm";
+    j.gpus = 64;
+    model::TrainingSpec t = smallModel();
+    t.tensor_parallel = 8;
+    t.pipeline_parallel = 1;
+    t.tokens_per_step = 2048.0 * 64;
+    t.vocab_size = 32000;
+    j.training = t;
+    l.scenario.jobs = {j};
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("llm.json").toStdString();
+    model::saveScenarioFile(l.scenario, path);
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray text = f.readAll();
+    QVERIFY(!text.contains("\"efficiency\""));
+    const auto back = model::loadAndValidate(path);
+    for (const auto& d : back.diagnostics) QVERIFY2(d.severity != model::Severity::Error, d.toString().c_str());
+    QVERIFY(back.scenario.jobs.at(0).training == t);
+    l.scenario.jobs[0].training->mlp = "relu";
+    l.scenario.jobs[0].training->ffn_hidden_size = -1;
+    l.scenario.jobs[0].training->efficiency = 1.5;
+    std::set<std::string> at;
+    for (const auto& d : model::validateScenario(l.scenario, l.catalog))
+        if (d.severity == model::Severity::Error) at.insert(d.location);
+    QVERIFY(at.count("/jobs/0/training/mlp") && at.count("/jobs/0/training/ffn_hidden_size") && at.count("/jobs/0/training/efficiency"));
 }
 
 void TstTraining::badLayoutsAreClearErrors() {
