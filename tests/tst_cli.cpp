@@ -403,6 +403,11 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
     QCOMPARE(job["id"].toString(), QString("llm"));
     QVERIFY(job["step_time_s"].toDouble() > 0);
     QVERIFY(job["mfu"].toDouble() > 0 && job["mfu"].toDouble() < 0.803);  // no shape: at most the H100's matmul share
+    // How its compute was timed, and that the model had no shape to go on.
+    QVERIFY2(job["compute"].toObject()["compute_from"].toString().startsWith("the kernels' rooflines with the NVIDIA H100"),
+             qPrintable(job["compute"].toObject()["compute_from"].toString()));
+    QVERIFY(job["compute"].toObject()["warnings"].toArray().at(0).toString().startsWith("no model shape"));
+    QVERIFY2(r.err.contains("simulate: warning: job llm: no model shape"), qPrintable(r.err));
     auto store = ct::runs::TelemetryStore::open(tmp.filePath("run.sqlite").toStdString());
     QCOMPARE(store.values(store.runs()[0].id, "step_time_s", {"llm"}, 0, 1e9).size(), std::size_t(1));
     // The run is of the unedited file, its jobs its own (issue 40: with them in its fingerprint the app said the

@@ -12,6 +12,7 @@
 #include <clustertwin/sim/air/air_solver.hpp>
 #include <clustertwin/sim/air/lattice.hpp>
 #include <clustertwin/sim/hall_ranks.hpp>
+#include <clustertwin/sim/training.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -334,6 +335,26 @@ void addEntities(json& j, const session::RunOutcome& o) {
     }
 }
 
+/// How each training job's compute is timed (docs/workloads.md): from the kernels' rooflines with the GPU's
+/// shares, or with the job's overrides; and where the model is unchecked (on stderr, as `training` says it).
+json jobComputeNotes(const m::Scenario& sc, const m::Catalog& cat, std::ostream& note) {
+    json out = json::object();
+    for (const m::Job& job : sc.jobs) {
+        std::optional<sim::TrainingStep> st;
+        try {
+            st = sim::jobCompute(sc, cat, job);
+        } catch (const sim::SimError&) {
+            continue;  // the run itself says why the job cannot be laid out
+        }
+        if (!st) continue;
+        const std::string from = st->overrides.empty() ? "the kernels' rooflines with the " + st->gpu + "'s shares" : st->overrides.front();
+        note << "simulate: job " << job.id << ": compute from " << from << "\n";
+        for (const auto& w : st->warnings) std::cerr << "simulate: warning: job " << job.id << ": " << w << "\n";
+        out[job.id] = {{"compute_from", from}, {"warnings", st->warnings}};
+    }
+    return out;
+}
+
 /// The summary object of --json: the site at the end, the air solver's figures, the first alerts.
 json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const std::string& out, bool steady, const json& findings) {
     const m::Frame& f = o.last;
@@ -460,6 +481,7 @@ int cmdSimulate(const Args& a, const ranks::World& w) {
         std::cerr << "simulate: invalid input; nothing was run\n";
         return 2;
     }
+    const json compute = root ? jobComputeNotes(req.scenario, req.catalog, note) : json::object();
     if (w.size() > 1) {  // the run's options say how many processes made it
         json opts = req.meta.run_options_json.empty() ? json::object() : json::parse(req.meta.run_options_json);
         opts["ranks"] = w.size();
@@ -523,6 +545,8 @@ int cmdSimulate(const Args& a, const ranks::World& w) {
     printDriven(o.driven, note);
     if (a.flag("json")) {
         json j = outcomeJson(o, st, out, steady, findings);
+        for (json& job : j["jobs"])
+            if (compute.contains(job["id"].get<std::string>())) job["compute"] = compute[job["id"].get<std::string>()];
         if (!o.driven.empty()) {  // as the run's metadata says it (RunMeta::toJson), one shape for both
             runs::RunMeta m;
             m.time_origin_unix = time_origin;

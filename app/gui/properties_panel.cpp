@@ -8,8 +8,6 @@
 #include <clustertwin/model/analysis.hpp>
 #include <clustertwin/sim/training.hpp>
 
-#include <algorithm>
-
 #include <QHeaderView>
 #include <QMap>
 
@@ -186,27 +184,10 @@ void addCdu(Props& p, const model::Cdu& c, const model::Catalog& cat) {
 /// A training job's compute from the kernels' rooflines (sim::trainingStep without a fabric: compute only, fast):
 /// one GPU's compute a step, where it goes, and whose kernel shares it used.
 void addTrainingCompute(Props& p, const model::Scenario& sc, const model::Catalog& cat, const model::Job& j) {
-    if (!j.training) return;
-    const model::GpuModel* gpu = nullptr;
-    int gpus = 0;
-    for (const auto& h : sc.halls)
-        for (const auto& row : h.rows)
-            for (const auto& r : row.racks)
-                for (const auto& n : r.nodes) {
-                    const auto* sm = cat.server(n.model);
-                    const auto* g = sm ? cat.gpu(sm->gpu_model) : nullptr;
-                    if (!g) continue;
-                    const bool mine = std::find(j.nodes.begin(), j.nodes.end(), n.id) != j.nodes.end();
-                    if (mine) gpus += sm->gpu_count;
-                    if (mine || !gpu) gpu = g;
-                }
-    if (j.nodes.empty()) gpus = j.gpus;
-    if (!gpu || gpus <= 0) return;
     try {
-        sim::net::Topology none;
-        sim::net::Router router(none);
-        const sim::TrainingStep st =
-            sim::trainingStep(none, router, *j.training, std::vector<int>(static_cast<std::size_t>(gpus), 0), sim::gpuRoofline(*gpu));
+        const std::optional<sim::TrainingStep> step = sim::jobCompute(sc, cat, j);
+        if (!step) return;
+        const sim::TrainingStep& st = *step;
         const auto& L = st.layout;
         p.push_back(
             {"layout",
@@ -216,7 +197,7 @@ void addTrainingCompute(Props& p, const model::Scenario& sc, const model::Catalo
         for (std::size_t i = 0; i < st.ops.size() && i < 4; ++i)
             top << QString("%1 %2 %").arg(s(st.ops[i].name)).arg(100 * st.ops[i].seconds / st.compute_full_s, 0, 'f', 0);
         p.push_back({"where it goes", top.join(", ")});
-        p.push_back({"kernel shares", st.overrides.empty() ? QString("the %1's, from the catalog").arg(s(gpu->name))
+        p.push_back({"kernel shares", st.overrides.empty() ? QString("the %1's, from the catalog").arg(s(st.gpu))
                                                            : s(st.overrides.front()) + (st.overrides.size() > 1 ? " (and more)" : "")});
         for (const auto& w : st.warnings) p.push_back({"unchecked", s(w)});
     } catch (const std::exception& e) {

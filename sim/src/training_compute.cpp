@@ -242,10 +242,33 @@ GpuRoofline gpuRoofline(const model::GpuModel& g) {
     return r;
 }
 
+std::optional<TrainingStep> jobCompute(const model::Scenario& sc, const model::Catalog& cat, const model::Job& j) {
+    if (!j.training) return std::nullopt;
+    const model::GpuModel* gpu = nullptr;
+    int gpus = 0;
+    for (const auto& h : sc.halls)
+        for (const auto& row : h.rows)
+            for (const auto& r : row.racks)
+                for (const auto& n : r.nodes) {
+                    const auto* sm = cat.server(n.model);
+                    const auto* g = sm ? cat.gpu(sm->gpu_model) : nullptr;
+                    if (!g) continue;
+                    const bool mine = std::find(j.nodes.begin(), j.nodes.end(), n.id) != j.nodes.end();
+                    if (mine) gpus += sm->gpu_count;
+                    if (mine || !gpu) gpu = g;
+                }
+    if (j.nodes.empty()) gpus = j.gpus;
+    if (!gpu || gpus <= 0) return std::nullopt;
+    net::Topology none;
+    net::Router router(none);
+    return trainingStep(none, router, *j.training, std::vector<int>(static_cast<std::size_t>(gpus), 0), gpuRoofline(*gpu));
+}
+
 void trainingCompute(const model::TrainingSpec& s, const GpuRoofline& g, TrainingStep& out) {
     const TrainingLayout& L = out.layout;
     const double G = static_cast<double>(L.tp) * L.cp * L.pp * L.dp;
     const bool shaped = s.hidden_size > 0 && s.layers > 0;
+    out.gpu = g.gpu;
     const Shares k = shares(s, g, shaped, out);
     if (!shaped) {
         // No shape: 6 · N (plus recomputation) FLOPs per token as one dense matmul at the matmul share.

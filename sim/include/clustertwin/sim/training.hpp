@@ -5,12 +5,14 @@
 #include <clustertwin/model/scenario.hpp>
 #include <clustertwin/sim/network.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ct::model {
 struct GpuModel;
-}
+class Catalog;
+}  // namespace ct::model
 
 namespace ct::sim {
 
@@ -64,6 +66,7 @@ struct TrainingStep {
     double compute_full_s = 0;           ///< the same at full clock: Σ ops (micro-batches on the slowest stage, optimizer)
     double optimizer_s = 0;              ///< the optimizer's step (once per step, after the pipeline), at full clock
     std::vector<OpTime> ops;             ///< where compute_full_s goes, largest first
+    std::string gpu;                     ///< whose kernels (the GPU model's name)
     std::vector<std::string> overrides;  ///< the job's efficiency keys that replaced the GPU's shares
     std::vector<std::string> warnings;   ///< where the prediction leaves what the model was checked on
     double slot_s = 0;                   ///< one micro-batch's forward and backward on one stage, with its exposed traffic
@@ -87,6 +90,11 @@ double matmulWaveShare(double M, double N, int sms);
 /// One GPU's compute in a step, kernel by kernel (training_compute.cpp): fills compute_full_s, optimizer_s,
 /// ops, overrides and warnings of `out`, whose layout and FLOPs are set.
 void trainingCompute(const model::TrainingSpec& spec, const GpuRoofline& gpu, TrainingStep& out);
+
+/// A job's compute alone, as `training` and the app explain it (no fabric: every transfer free): on its nodes'
+/// GPUs, or on `gpus` of the scenario's first GPU model when it is placed when it runs. nullopt for a job without
+/// a training spec or GPUs. Throws SimError as trainingLayout.
+std::optional<TrainingStep> jobCompute(const model::Scenario& s, const model::Catalog& c, const model::Job& j);
 
 /// The same step with the GPUs at another clock factor: compute scales, the traffic stays.
 TrainingStep retimed(const TrainingStep& at_full_clock, const model::TrainingSpec& spec, double throttle, double peak_flops);
