@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_set>
 
 namespace ct::sim {
 
@@ -246,6 +247,7 @@ std::optional<TrainingStep> jobCompute(const model::Scenario& sc, const model::C
     if (!j.training) return std::nullopt;
     const model::GpuModel* gpu = nullptr;
     int gpus = 0;
+    const std::unordered_set<std::string> mine(j.nodes.begin(), j.nodes.end());  // a 100k-GPU job lists thousands
     for (const auto& h : sc.halls)
         for (const auto& row : h.rows)
             for (const auto& r : row.racks)
@@ -253,9 +255,9 @@ std::optional<TrainingStep> jobCompute(const model::Scenario& sc, const model::C
                     const auto* sm = cat.server(n.model);
                     const auto* g = sm ? cat.gpu(sm->gpu_model) : nullptr;
                     if (!g) continue;
-                    const bool mine = std::find(j.nodes.begin(), j.nodes.end(), n.id) != j.nodes.end();
-                    if (mine) gpus += sm->gpu_count;
-                    if (mine || !gpu) gpu = g;
+                    const bool in_job = mine.count(n.id) > 0;
+                    if (in_job) gpus += sm->gpu_count;
+                    if (in_job || !gpu) gpu = g;
                 }
     if (j.nodes.empty()) gpus = j.gpus;
     if (!gpu || gpus <= 0) return std::nullopt;
@@ -282,7 +284,7 @@ void trainingCompute(const model::TrainingSpec& s, const GpuRoofline& g, Trainin
     }
     Shape x;
     x.b = L.micro_tokens;
-    x.s = s.seq_len > 0 ? s.seq_len : 0;
+    x.s = s.seq_len;
     x.h = s.hidden_size;
     x.t = L.tp;
     x.qkv = s.heads > 0 && s.kv_heads > 0 ? x.h * (1.0 + 2.0 * s.kv_heads / s.heads) : 3 * x.h;

@@ -61,7 +61,7 @@ struct TrainingStep {
     TrainingLayout layout;
     double model_flops = 0;              ///< per step: (6 · active params + 6 · layers · hidden · seq) · tokens (causal attention)
     double hardware_flops = 0;           ///< with the recomputed forward
-    double attention_flops = 0;          ///< the part of hardware_flops in attention (its own kernel efficiency)
+    double attention_flops = 0;          ///< the part of hardware_flops in attention (information: trainingCompute times the kernels)
     double compute_s = 0;                ///< one GPU's compute in a step (no bubble)
     double compute_full_s = 0;           ///< the same at full clock: Σ ops (micro-batches on the slowest stage, optimizer)
     double optimizer_s = 0;              ///< the optimizer's step (once per step, after the pipeline), at full clock
