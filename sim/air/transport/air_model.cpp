@@ -455,6 +455,9 @@ struct TvdArgs {
     bool tvd;
 };
 
+/// Cells per vector block of a row: one AVX-512 vector of floats (two AVX2 ones).
+constexpr int kBlock = 16;
+
 /// One row of the TVD / variable-diffusivity step. Rows and planes beyond the grid are replaced by the row
 /// itself (their bits are clear, so they never count), as in upwindRow.
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(const TvdArgs& a, int j, int kk) {
@@ -478,8 +481,9 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(
     const float h = a.h, kappa = a.kappa, dt_v = a.dt_v;
     const std::uint32_t far_mask = a.tvd ? 0xFFu : 0u;
     const float* __restrict held = a.cap ? a.cap + row : nullptr;
-#pragma GCC ivdep
-    for (int i = 0; i < a.nx; ++i) {
+    // One cell; the row runs in whole vector blocks, the last shifted back over cells already done (they are
+    // written again with the same value: t2 is not read here), so no cell falls to a scalar remainder loop.
+    auto cell = [&](int i) __attribute__((always_inline)) {
         const std::uint32_t m = nbw[i] & 0xFFu;
         const float kc = k0[i];
         // Conductance κ_eff·A/h per face, zero towards walls and solids.
@@ -494,6 +498,16 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(
         const std::uint32_t far = (nbw[i] >> 8) & far_mask;  // no control flow in the loop
         const float dv = held ? dt_v * held[i] : dt_v;       // a held cell's step, per its raised capacity
         t2[i] = k::advectDiffuseTvd(v, fxr[i], fxr[i + 1], fys[i], fyn[i], fzd[i], fzu[i], m, far, gw, ge, gs, gn, gd, gu, dv);
+    };
+    if (a.nx < kBlock) {
+#pragma GCC ivdep
+        for (int i = 0; i < a.nx; ++i) cell(i);
+        return;
+    }
+    for (int base = 0; base < a.nx; base += kBlock) {
+        const int from = std::min(base, a.nx - kBlock);
+#pragma GCC ivdep
+        for (int c = 0; c < kBlock; ++c) cell(from + c);
     }
 }
 
