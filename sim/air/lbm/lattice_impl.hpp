@@ -65,6 +65,9 @@ struct Lattice::Impl {
         double q = 0, jet = 0;
     };
     std::vector<Port> ports;
+    std::vector<unsigned char> port_cell;  ///< per padded cell: 1 where a port has it (grown by addPort)
+    bool ports_disjoint = true;            ///< no cell in two ports: they may be applied in parallel
+    std::size_t port_cells = 0;            ///< this slab's port cells, all ports together
     double body[3] = {0, 0, 0};
     const float* temp = nullptr;
     double buoy = 0, t_ref = 0;
