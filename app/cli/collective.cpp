@@ -117,13 +117,13 @@ Ranks ranksFromFile(const net::ScenarioFabric& f, const std::string& order) {
 }  // namespace
 
 Ranks ranksByPlacement(const net::ScenarioFabric& f, int n, const std::string& placement, const std::string& order) {
-    const int nodes = static_cast<int>(f.gpus_of_node.size()), gpn = static_cast<int>(f.gpus_of_node[0].size());
     Ranks out;
-    for (int i = 0; i < n; ++i) {
-        const int node = f.cabling_order[placement == "packed" ? i / gpn : i % nodes];
-        const int gpu = placement == "packed" ? i % gpn : i / nodes;
-        out.ranks.push_back(f.gpus_of_node[node][gpu]);
-        out.node_of.push_back(node);
+    try {
+        net::PlacedRanks placed = net::placeRanks(f, n, placement == "spread");
+        out.ranks = std::move(placed.ranks);
+        out.node_of = std::move(placed.node_of);
+    } catch (const sim::SimError& e) {
+        throw UsageError(e.what());
     }
     if (order == "linear") return out;
     int k = 0;

@@ -4,6 +4,7 @@
 
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/nccl.hpp>
+#include <clustertwin/sim/nccl_sweep.hpp>
 
 #include <string>
 #include <vector>

@@ -58,10 +58,10 @@ std::vector<double> parseSweep(const std::string& text) {
 
 std::vector<SweepRow> runSweep(const net::ScenarioFabric& f, net::CollectiveOp op, const Ranks& rk, const net::NcclChoice& how,
                                const std::vector<double>& sizes) {
-    net::Router router(f.topology);
+    const std::vector<net::CollectiveResult> results = net::ncclSweep(f, op, {rk.ranks, rk.node_of}, how, sizes);
     std::vector<SweepRow> rows;
     rows.reserve(sizes.size());
-    for (double s : sizes) rows.push_back({s, net::runNcclCollective(f.topology, router, op, rk.ranks, rk.node_of, s, how)});
+    for (std::size_t i = 0; i < sizes.size(); ++i) rows.push_back({sizes[i], results[i]});
     return rows;
 }
 

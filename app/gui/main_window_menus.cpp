@@ -36,6 +36,7 @@
 #include "floor_plan_view.hpp"
 #include "inventory_import.hpp"
 #include "main_window.hpp"
+#include "nccl_compare_dialog.hpp"
 
 #include "navigator.hpp"
 #include "notice_bar.hpp"
@@ -141,6 +142,14 @@ void MainWindow::buildMenus() {
     });
     capacity->setObjectName("actionCapacity");
     capacity->setToolTip(tr("Headroom per rack, row, PDU, UPS, feed and hall, redundancy respected; where N racks of a model fit"));
+    QAction* nccl = analysis->addAction(tr("Compare with &nccl-tests output…"), this, [this] {
+        auto* d = findChild<NcclCompareDialog*>("ncclCompareDialog");
+        if (!d) d = new NcclCompareDialog(*doc_, this);
+        d->show();
+        d->raise();
+    });
+    nccl->setObjectName("actionCompareNccl");
+    nccl->setToolTip(tr("What nccl-tests measured on a cluster against the twin's collective on this fabric, size by size"));
     analysis->addAction(tr("&Clear highlights"), this, [this] {
         if (auto* sc = view3d_->scene()) sc->setHighlighted({});
         view3d_->update();
