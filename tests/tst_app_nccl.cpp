@@ -106,6 +106,14 @@ private slots:
         QVERIFY(done.wait(testMs(60000)));
         QVERIFY2(d.summary().contains("allreduce over 2 GPUs on 2 node(s), spread"), qPrintable(d.summary()));
         QVERIFY(d.table()->item(1, 2)->text().toDouble() < inside);
+        QVERIFY2(!d.summary().contains("across GPUs"), qPrintable(d.summary()));  // H100 in the file and the scenario
+        // The same run on A100s: compared, and the summary says the GPUs differ.
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray a100 = f.readAll().replace("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB");
+        QVERIFY(d.load(write("a100_all_reduce_perf.txt", a100)));
+        QVERIFY(done.wait(testMs(60000)));
+        QVERIFY2(d.summary().contains("the file ran on NVIDIA A100-SXM4-80GB, the scenario's servers have"), qPrintable(d.summary()));
     }
 
     void whatCannotBeComparedSaysWhy() {

@@ -19,6 +19,7 @@
 #include <QLineSeries>
 #include <QPen>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -46,7 +47,8 @@ struct NcclCompareDialog::Result {
     int ranks = 0, nodes = 0;
     QString placement;
     std::vector<net::CollectiveResult> twin;
-    QString error;  ///< why there is no answer
+    QString error;         ///< why there is no answer
+    QString gpu_mismatch;  ///< the file ran on other GPUs than the scenario's servers have (empty when alike)
 };
 
 namespace {
@@ -67,6 +69,34 @@ std::optional<net::CollectiveOp> modelledOp(const std::string& op) {
     for (const char* o : {"allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce"})
         if (op == o) return net::collectiveFromString(op);
     return std::nullopt;
+}
+
+/// The GPU family a name gives ("A100", "H100", "H200", "B200", "GB200", "L40", "T4"), upper case; empty if none.
+QString gpuFamily(const QString& name) {
+    static const QRegularExpression family(QStringLiteral("\\b(GB\\d{3}|[ABHLT]\\d{1,3})"));
+    const auto m = family.match(name.toUpper());
+    return m.hasMatch() ? m.captured(1) : QString();
+}
+
+/// Names the mismatch when the file's devices are of another GPU family than the catalog model of the first
+/// ranked node's servers.
+QString gpuMismatch(const std::vector<std::string>& devices, const model::Scenario& s, const model::Catalog& c,
+                    const std::string& node_id) {
+    if (devices.empty()) return {};
+    for (const auto& h : s.halls)
+        for (const auto& row : h.rows)
+            for (const auto& rack : row.racks)
+                for (const auto& n : rack.nodes) {
+                    if (n.id != node_id) continue;
+                    const auto* sm = c.server(n.model);
+                    const auto* g = sm ? c.gpu(sm->gpu_model) : nullptr;
+                    if (!g) return {};
+                    const QString file = gpuFamily(qs(devices.front())), twin = gpuFamily(qs(g->name + " " + g->id));
+                    if (file.isEmpty() || twin.isEmpty() || file == twin) return {};
+                    return QObject::tr("the file ran on %1, the scenario's servers have %2: the comparison is across GPUs")
+                        .arg(qs(devices.front()), qs(g->name.empty() ? g->id : g->name));
+                }
+    return {};
 }
 
 QLineSeries* lineOf(const QString& name, const std::vector<std::pair<double, double>>& points, const QColor& colour, Qt::PenStyle style) {
@@ -184,6 +214,8 @@ void NcclCompareDialog::recompute() {
                                         : res->measured->run.op + "_perf is not one of the collectives the twin models");
             const net::ScenarioFabric f = net::buildScenarioFabric(scenario, catalog);
             const net::PlacedRanks r = net::placeRanks(f, res->ranks, res->placement == "spread");
+            res->gpu_mismatch =
+                gpuMismatch(res->measured->run.devices, scenario, catalog, f.node_ids[static_cast<std::size_t>(r.node_of[0])]);
             std::vector<int> nodes = r.node_of;
             std::sort(nodes.begin(), nodes.end());
             res->nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
@@ -281,6 +313,7 @@ void NcclCompareDialog::display(const Result& r) {
         text += tr(". Twin / measured bus bandwidth from 256 MiB: %1 to %2").arg(*mn, 0, 'f', 2).arg(*mx, 0, 'f', 2);
     }
     if (m.ranks > 0 && m.ranks != r.ranks) text += tr(". The file lists %1 ranks, the twin ran %2").arg(m.ranks).arg(r.ranks);
+    if (!r.gpu_mismatch.isEmpty()) text += tr(". Note: %1").arg(r.gpu_mismatch);
     summary_->setText(text + ".");
 }
 
