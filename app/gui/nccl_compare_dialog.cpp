@@ -241,6 +241,12 @@ void NcclCompareDialog::recompute() {
     worker_->start();
 }
 
+void NcclCompareDialog::replaceChart(QChart* chart) {
+    QChart* old = chart_->chart();
+    chart_->setChart(chart);
+    delete old;  // QChartView releases the chart it showed without deleting it
+}
+
 void NcclCompareDialog::display(const Result& r) {
     const auto& m = r.measured->run;
     auto* chart = new QChart;
@@ -248,7 +254,7 @@ void NcclCompareDialog::display(const Result& r) {
     table_->setRowCount(0);
     if (!r.error.isEmpty()) {
         summary_->setText(tr("Cannot compare: %1").arg(r.error));
-        chart_->setChart(chart);
+        replaceChart(chart);
         return;
     }
     std::vector<std::pair<double, double>> meas, meas_ip, twin;
@@ -298,7 +304,7 @@ void NcclCompareDialog::display(const Result& r) {
         s->attachAxis(y);
     }
     chart->legend()->setAlignment(Qt::AlignBottom);
-    chart_->setChart(chart);
+    replaceChart(chart);
     QString text = tr("%1 over %2 GPUs on %3 node(s), %4: measured in %5 (%6 sizes)")
                        .arg(qs(m.op))
                        .arg(r.ranks)

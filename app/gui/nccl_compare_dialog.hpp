@@ -8,6 +8,7 @@
 
 #include <memory>
 
+class QChart;
 class QChartView;
 class QComboBox;
 class QLabel;
@@ -43,6 +44,7 @@ private:
     struct Measured;
     struct Result;
     void display(const Result& r);
+    void replaceChart(QChart* chart);
     void pickFile();
 
     const ScenarioDocument& doc_;
