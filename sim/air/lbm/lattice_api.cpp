@@ -84,12 +84,7 @@ int Lattice::addPort(const std::vector<int>& cells, bool source, double dx, doub
         if (d_->solid[static_cast<std::size_t>(c)]) throw SimError("lattice port cell is solid");
         if (d_->holds(c)) p.cells.push_back(d_->padOf(c));  // a slab steps only its own share of the port
     }
-    d_->port_cell.resize(d_->n, 0);
-    for (int c : p.cells) {
-        if (d_->port_cell[static_cast<std::size_t>(c)]) d_->ports_disjoint = false;
-        d_->port_cell[static_cast<std::size_t>(c)] = 1;
-    }
-    d_->port_cells += p.cells.size();
+    d_->row_ports_stale = true;
     p.all_cells = cells.size();
     const double len = std::sqrt(dx * dx + dy * dy + dz * dz);
     p.source = source;

@@ -65,9 +65,22 @@ struct Lattice::Impl {
         double q = 0, jet = 0;
     };
     std::vector<Port> ports;
-    std::vector<unsigned char> port_cell;  ///< per padded cell: 1 where a port has it (grown by addPort)
-    bool ports_disjoint = true;            ///< no cell in two ports: they may be applied in parallel
-    std::size_t port_cells = 0;            ///< this slab's port cells, all ports together
+    /// The ports' cells row by row (row j + ny·k), so that a row's ports are applied right after the row is
+    /// streamed and collided, while its populations are still in cache: each row's (cell, port) pairs in cell
+    /// order and, for a cell of several ports, in the ports' order. Rebuilt after a port is added.
+    struct RowPorts {
+        std::vector<std::size_t> begin;  ///< ny·nz + 1 offsets into cell and port
+        std::vector<int> cell, port;
+    };
+    RowPorts row_ports;
+    bool row_ports_stale = true;
+    /// Each port's state for the step, as the exchange takes it; a source's 19 increments worked out once.
+    struct PortNow {
+        float q;
+        bool source;
+        float add[kQ];
+    };
+    std::vector<PortNow> port_now;
     double body[3] = {0, 0, 0};
     const float* temp = nullptr;
     double buoy = 0, t_ref = 0;
@@ -126,7 +139,16 @@ struct Lattice::Impl {
     lattice_detail::RowArgs rowArgs();
     /// One step on the CPU; the plane of a cell that failed the stability check, or −1.
     int cpuStep();
-    void applyPorts(float* f);
+    /// Before a step: the rows' port index (when stale) and every port's state.
+    void preparePorts();
+    /// The ports' exchange on row (j, k) of the populations just collided into `f`.
+    void rowPorts(float* f, int j, int k) const;
+    /// A row's update and then its ports; true when a cell failed the stability check.
+    bool rowStep(const lattice_detail::RowArgs& r, lattice_detail::RowFn row, int j, int k) {
+        const bool bad = row(r, j, k);
+        rowPorts(r.dst, j, k);
+        return bad;
+    }
     void cellMoments(int p, double& rho, double& ux, double& uy, double& uz) const;
     [[noreturn]] void reportInstability(int k) const;
 #ifdef CT_HAVE_CUDA

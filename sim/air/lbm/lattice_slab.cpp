@@ -141,7 +141,7 @@ void Lattice::Impl::slabStep(const lattice_detail::RowArgs& r, lattice_detail::R
     if (ny > 2)
         run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
             bool any = false;
-            for (int j = 1; j < ny - 1; ++j) any |= row(r, j, static_cast<int>(kc));
+            for (int j = 1; j < ny - 1; ++j) any |= rowStep(r, row, j, static_cast<int>(kc));
             bad[kc] |= any ? 1 : 0;
         });
     slabs->finish();
@@ -153,8 +153,8 @@ void Lattice::Impl::slabStep(const lattice_detail::RowArgs& r, lattice_detail::R
     bounceBack(a.data(), edge_links);
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         const int k = static_cast<int>(kc);
-        bool any = row(r, 0, k);
-        if (ny > 1) any |= row(r, ny - 1, k);
+        bool any = rowStep(r, row, 0, k);
+        if (ny > 1) any |= rowStep(r, row, ny - 1, k);
         bad[kc] |= any ? 1 : 0;
     });
 }

@@ -156,19 +156,27 @@ CT_LBM CellMoments collide(float* f, float tau0, float smag2, CellForce force) {
     return m;
 }
 
+/// What a source port adds to population i of its cell: `q` of air at rest density moving with (jx, jy, jz).
+CT_LBM float portInflow(int i, float q, float jx, float jy, float jz) { return q * (weight(i) + equilibriumDeviation(i, 0.f, jx, jy, jz)); }
+
+/// A sink port removes `q` of its cell's own air, in proportion to each population.
+CT_LBM void portOutflow(float* f, float q) {
+    float drho = 0;
+    CT_UNROLL
+    for (int i = 0; i < kQ; ++i) drho += f[i];
+    const float share = q / (1.f + drho);
+    CT_UNROLL
+    for (int i = 0; i < kQ; ++i) f[i] -= share * (f[i] + weight(i));
+}
+
 /// A port cell over one step: a source adds `q` (lattice volume, ≪ 1) of air at rest density moving with
 /// (jx, jy, jz); a sink removes `q` of the cell's own air, in proportion to each population. Mass is exact.
 CT_LBM void portExchange(float* f, float q, bool source, float jx, float jy, float jz) {
     if (source) {
         CT_UNROLL
-        for (int i = 0; i < kQ; ++i) f[i] += q * (weight(i) + equilibriumDeviation(i, 0.f, jx, jy, jz));
+        for (int i = 0; i < kQ; ++i) f[i] += portInflow(i, q, jx, jy, jz);
     } else {
-        float drho = 0;
-        CT_UNROLL
-        for (int i = 0; i < kQ; ++i) drho += f[i];
-        const float share = q / (1.f + drho);
-        CT_UNROLL
-        for (int i = 0; i < kQ; ++i) f[i] -= share * (f[i] + weight(i));
+        portOutflow(f, q);
     }
 }
 
