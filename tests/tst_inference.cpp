@@ -10,6 +10,7 @@
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/inference.hpp>
 #include <clustertwin/sim/jobs.hpp>
+#include <clustertwin/sim/nccl.hpp>
 
 #include <cmath>
 #include <set>
@@ -91,6 +92,18 @@ void TstInference::kvHandOffIsSizeOverBandwidthPlusLatency() {
     const double bytes = 2048 * sim::kvBytesPerToken(s) / 8;
     QVERIFY2(within(hw.kv_transfer_s, bytes / 50e9 + 2e-6, 1e-6), qPrintable(QString::number(hw.kv_transfer_s)));
     QVERIFY(hw.tp_decode_s > 0 && hw.tp_prefill_s > hw.tp_decode_s);  // all-reduces on NVLink
+    // As NCCL runs them: a decode step's all-reduce of one token's activations (16 KB) is latency-bound, LL on
+    // the 8 GPUs' NVLink: NCCL's base and 14 hops, 2 per layer.
+    const net::JobComm comm = net::jobComm(f);
+    const auto nccl = sim::inferenceHardware(s, h100(), &f.topology, &r, ranks, &comm);
+    net::NcclChoice how;
+    how.architecture = "hopper";
+    const std::vector<int> first(ranks.begin(), ranks.begin() + 8);
+    const auto one = net::runNcclCollective(f.topology, r, net::CollectiveOp::AllReduce, first, std::vector<int>(8, 0), 8192 * 2.0, how);
+    QCOMPARE(one.protocol, std::string("LL"));
+    QVERIFY(within(nccl.tp_decode_s, 2.0 * s.layers * one.time_s, 1e-9));
+    qInfo("Llama 70B decode: TP all-reduces %.3f ms a token as NCCL runs them (%s/%s, %.1f us each), %.3f ms as plain rings",
+          1e3 * nccl.tp_decode_s, one.algorithm.c_str(), one.protocol.c_str(), 1e6 * one.time_s, 1e3 * hw.tp_decode_s);
 }
 
 void TstInference::throughputFollowsTheArrivals() {
@@ -198,7 +211,8 @@ void TstInference::theCliServesTheSameModel() {
     std::vector<int> ranks;
     for (const auto& g : f.gpus_of_node) ranks.insert(ranks.end(), g.begin(), g.end());  // the job lists every node in scenario order
     net::Router router(f.topology);
-    const auto want = sim::simulateInference(s, 256, sim::inferenceHardware(s, h100(), &f.topology, &router, ranks), 120.0);
+    const net::JobComm comm = net::jobComm(f);
+    const auto want = sim::simulateInference(s, 256, sim::inferenceHardware(s, h100(), &f.topology, &router, ranks, &comm), 120.0);
     QCOMPARE(r.json()["completed"].toInt(), want.completed);
     QVERIFY(within(r.json()["tokens_per_s"].toDouble(), want.tokens_per_s, 1e-9));
     QVERIFY(within(r.json()["tpot_s"].toObject()["p99"].toDouble(), want.tpot_p99_s, 1e-9));

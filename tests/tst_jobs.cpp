@@ -61,9 +61,10 @@ void TstJobs::stepTimeIsComputePlusExposedCommunication() {
     const double compute = 6 * 7e9 * 131072 / (256 * 989e12 * 0.4);
     QVERIFY(std::fabs(j.compute_time_s - compute) / compute < 1e-9);
     // Communication: TP = 8 fills the node, so data parallelism is one ring per rail over 32 nodes: each rail's
-    // GPUs share their leaf and the ring runs at the NIC's 50 GB/s: 2·31/32 · (2 · 7e9 / 8) / 50e9 + latencies.
-    const double comm = 2.0 * 31 / 32 * (2 * 7e9 / 8) / 50e9;
-    QVERIFY2(std::fabs(j.comm_time_s - comm) / comm < 0.01, qPrintable(QString::number(j.comm_time_s)));
+    // GPUs share their leaf and the ring runs at the NIC's 50 GB/s, as NCCL runs it (ring, Simple: its base latency
+    // and 2 · 31 hops of 14 µs): 2·31/32 · (2 · 7e9 / 8) / 50e9 + 8.4 µs + 62 · 14 µs.
+    const double comm = 2.0 * 31 / 32 * (2 * 7e9 / 8) / 50e9 + 8.4e-6 + 62 * 14e-6;
+    QVERIFY2(std::fabs(j.comm_time_s - comm) / comm < 1e-6, qPrintable(QString::number(j.comm_time_s, 'g', 12)));
     const double exposed = std::max(0.0, j.comm_time_s - 0.25 * j.compute_time_s);
     QVERIFY(std::fabs(j.step_time_s - (j.compute_time_s + exposed)) < 1e-12);
     QVERIFY(std::fabs(j.utilization - j.compute_time_s / j.step_time_s) < 1e-12);
@@ -73,8 +74,10 @@ void TstJobs::stepTimeIsComputePlusExposedCommunication() {
 }
 
 void TstJobs::failedSpineLinkLengthensTheStepAndLowersGpuPower() {
-    // TP = 4: two data-parallel replicas per node, so the rings cross rails, hence the spines.
+    // TP = 4 on a fat tree (every node's NICs on its rack's leaf; NCCL's rings keep to rails only on a
+    // rail-optimized fabric): the data-parallel rings cross racks, hence the spines.
     auto l = trainingPod(4, 0.0, 1048576);
+    l.scenario.network.topology = "fat-tree";
     sim::EngineOptions o;
     o.air = "quick";
     o.step_s = 2;

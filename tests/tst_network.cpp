@@ -56,6 +56,7 @@ private slots:
     void ncclAlgorithmsEqualTheirFormulas();
     void ncclTunerPicksAsNcclDoes();
     void ncclPerChannelCeilings();
+    void groupsRunAsEachAloneSharingLinks();
     void upDownRoutesAreShortestPaths();
 };
 
@@ -444,6 +445,62 @@ void TstNetwork::ncclPerChannelCeilings() {
     QCOMPARE(tuned.algorithm + "/" + tuned.protocol, std::string("ring/Simple"));
     const auto untuned = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 128 * std::pow(2.0, 20), {});
     QCOMPARE(untuned.algorithm + "/" + untuned.protocol, std::string("ring/LL128"));
+}
+
+void TstNetwork::groupsRunAsEachAloneSharingLinks() {
+    // One group runs exactly as the collective alone, for every op and size, the tuner's pick included.
+    auto rep = ct::model::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json");
+    const ScenarioFabric f = buildScenarioFabric(rep.scenario, rep.catalog);
+    Router r(f.topology);
+    const std::vector<int> server = serverOfHost(f);
+    std::vector<int> ranks, node_of;
+    firstNodes(f, 2, ranks, node_of);
+    NcclChoice how;
+    how.architecture = f.gpu_architecture;
+    for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::Broadcast,
+                            CollectiveOp::Reduce, CollectiveOp::AllToAll})
+        for (double S : {8.0, 65536.0, 16777216.0, 1073741824.0}) {
+            const auto one = runNcclCollective(f.topology, r, op, ranks, node_of, S, how);
+            const auto grouped = runGroupedNcclCollective(f.topology, r, op, {ranks}, server, S, how);
+            QVERIFY2(grouped.algorithm == one.algorithm && grouped.protocol == one.protocol && grouped.channels == one.channels &&
+                         within(grouped.time_s, one.time_s, 1e-9) && within(grouped.latency_s, one.latency_s, 1e-12),
+                     qPrintable(QString("%1 of %2 B: %3/%4/%5 %6 s alone, %7/%8/%9 %10 s grouped")
+                                    .arg(toString(op))
+                                    .arg(S)
+                                    .arg(one.algorithm.c_str(), one.protocol.c_str())
+                                    .arg(one.channels)
+                                    .arg(one.time_s, 0, 'g', 12)
+                                    .arg(grouped.algorithm.c_str(), grouped.protocol.c_str())
+                                    .arg(grouped.channels)
+                                    .arg(grouped.time_s, 0, 'g', 12)));
+        }
+    // Every server's GPUs as one group (tensor parallelism): NVLink links are the server's own, so all together
+    // take as long as one alone.
+    std::vector<std::vector<int>> tp(f.gpus_of_node.begin(), f.gpus_of_node.begin() + 4);
+    const double S = 268435456;
+    const auto alone = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, tp[0], std::vector<int>(8, 0), S, how);
+    const auto together = runGroupedNcclCollective(f.topology, r, CollectiveOp::AllReduce, tp, server, S, how);
+    QVERIFY2(within(together.time_s, alone.time_s, 1e-9), qPrintable(QString("%1 vs %2").arg(together.time_s).arg(alone.time_s)));
+    // Groups through one shared link share it: hosts 0, 1 on one switch, 2, 3 on another, one 50 GB/s link
+    // between; rings {0, 2} and {1, 3} both cross it, so together their bandwidth part takes twice as long.
+    Topology t;
+    for (int i = 0; i < 4; ++i) t.addNode("h" + std::to_string(i), NodeKind::Host);
+    const int a = t.addNode("a", NodeKind::Switch, 1), b = t.addNode("b", NodeKind::Switch, 1);
+    for (int i = 0; i < 4; ++i) t.addLink(i, i < 2 ? a : b, 100 * GB, 0.5e-6, LinkKind::InfiniBand);
+    t.addLink(a, b, 50 * GB, 0.5e-6, LinkKind::InfiniBand);
+    Router rt(t);
+    const std::vector<int> own = {0, 1, 2, 3, -1, -1};
+    NcclChoice ring;
+    ring.algo = Algo::Ring;
+    ring.proto = Proto::Simple;
+    const auto single = runGroupedNcclCollective(t, rt, CollectiveOp::AllReduce, {{0, 2}}, own, S, ring);
+    const auto pair = runGroupedNcclCollective(t, rt, CollectiveOp::AllReduce, {{0, 2}, {1, 3}}, own, S, ring);
+    QVERIFY(within(single.time_s - single.latency_s, S / (50 * GB), 1e-9));
+    QVERIFY(within(pair.time_s - pair.latency_s, 2 * S / (50 * GB), 1e-9));
+    QCOMPARE(pair.latency_s, single.latency_s);
+    QVERIFY_THROWS_EXCEPTION(SimError, runGroupedNcclCollective(t, rt, CollectiveOp::AllReduce, {{0, 2}, {1}}, own, S, ring));
+    QVERIFY_THROWS_EXCEPTION(SimError, runGroupedNcclCollective(t, rt, CollectiveOp::AllReduce, {{0, 4}}, own, S, ring));
+    QCOMPARE(runGroupedNcclCollective(t, rt, CollectiveOp::AllReduce, {{0}, {1}}, own, S, ring).time_s, 0.0);
 }
 
 void TstNetwork::ncclTunerPicksAsNcclDoes() {

@@ -15,6 +15,7 @@
 #include <clustertwin/model/validate.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/jobs.hpp>
+#include <clustertwin/sim/nccl.hpp>
 #include <clustertwin/sim/training.hpp>
 
 #include <cmath>
@@ -83,6 +84,7 @@ private slots:
     void stageSendsTakeSizeOverBandwidthPlusLatency();
     void allToAllMatchesAlphaBeta();
     void layoutFollowsTheHierarchy();
+    void collectivesRunAsNcclDoes();
     void computeIsEachKernelsRoofline();
     void memoryBoundKernelsAndTheOptimizer();
     void overridesAndWarningsAreNamed();
@@ -196,6 +198,44 @@ void TstTraining::layoutFollowsTheHierarchy() {
                 if (d > 0) QCOMPARE(gpuOf(L.rank(3, 0, d, p)), gpuOf(L.rank(3, 0, d - 1, p)));     // DP on one rail
             }
     }
+}
+
+void TstTraining::collectivesRunAsNcclDoes() {
+    // 256 GPUs, TP 8 × PP 2 × DP 16: every server's tensor-parallel all-reduce runs as NCCL runs it inside one DGX
+    // H100 (the tuner's pick on 8 channels, with its latency), all 32 at once as fast as one alone (each on its
+    // own NVLink); without the servers known, plain rings as before.
+    const Cluster c = cluster(256, "dgx-h100", 400);
+    model::TrainingSpec t;
+    t.model_params = 8e9;
+    t.layers = 32;
+    t.hidden_size = 4096;
+    t.seq_len = 4096;
+    t.tokens_per_step = 4096.0 * 64;
+    t.tensor_parallel = 8;
+    t.pipeline_parallel = 2;
+    net::Router r(c.fabric.topology);
+    const net::JobComm comm = net::jobComm(c.fabric);
+    const GpuRoofline gpu = catalogGpu("h100-sxm5-80gb");
+    const TrainingStep st = trainingStep(c.fabric.topology, r, t, c.ranks, gpu, 1.0, &comm);
+    QCOMPARE(st.collectives.size(), std::size_t(2));
+    const StepCollective& tp = st.collectives[0];
+    QCOMPARE(tp.what, std::string("TP all-reduce"));
+    QCOMPARE(tp.groups, 32);
+    const std::vector<int> server(c.ranks.begin(), c.ranks.begin() + 8);
+    net::NcclChoice how;
+    how.architecture = "hopper";
+    const auto alone = net::runNcclCollective(c.fabric.topology, r, net::CollectiveOp::AllReduce, server, std::vector<int>(8, 0), tp.bytes, how);
+    QCOMPARE(tp.algorithm + "/" + tp.protocol, alone.algorithm + "/" + alone.protocol);
+    QCOMPARE(tp.channels, 8);
+    QVERIFY2(within(tp.seconds, alone.time_s, 1e-9), qPrintable(QString("%1 vs %2").arg(tp.seconds).arg(alone.time_s)));
+    QVERIFY(tp.latency_s > 20e-6);  // NCCL's base and 14 NVLink hops
+    QCOMPARE(st.collectives[1].what, std::string("DP all-reduce"));
+    QCOMPARE(st.collectives[1].ranks, 16);
+    // Plain rings: no algorithm named, only the fabric's latency, so no slower.
+    const TrainingStep plain = trainingStep(c.fabric.topology, r, t, c.ranks, gpu);
+    QVERIFY(plain.collectives[0].algorithm.empty());
+    QVERIFY(plain.collectives[0].seconds < tp.seconds);
+    QVERIFY(plain.step_s <= st.step_s);
 }
 
 namespace {
@@ -354,7 +394,8 @@ void TstTraining::publishedRunsFromRooflines() {
         Cluster c = cluster(job.gpus, k.server, 0);
         net::Router r(c.fabric.topology);
         const GpuRoofline gpu = catalogGpu(k.gpu);
-        const TrainingStep st = trainingStep(c.fabric.topology, r, t, c.ranks, gpu);
+        const net::JobComm comm = net::jobComm(c.fabric);
+        const TrainingStep st = trainingStep(c.fabric.topology, r, t, c.ranks, gpu, 1.0, &comm);
         const bool gpt = std::string(k.server) == "dgx-a100";
         const double got = gpt ? st.hardware_tflops * 1e12 / gpu.peak_flops : st.mfu;
         qInfo(
@@ -456,8 +497,16 @@ void TstTraining::theCliRunsTheSameStep() {
     const auto r = cli({"training", path, "--json"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     net::Router router(c.fabric.topology);
-    const TrainingStep st = trainingStep(c.fabric.topology, router, t, c.ranks, catalogGpu("h100-sxm5-80gb"));
+    const net::JobComm comm = net::jobComm(c.fabric);
+    const TrainingStep st = trainingStep(c.fabric.topology, router, t, c.ranks, catalogGpu("h100-sxm5-80gb"), 1.0, &comm);
     QCOMPARE(r.json()["layout"].toObject()["dp"].toInt(), 16);
+    // Each kind of collective as it ran: TP all-reduce in the servers, the DP all-reduce across them.
+    const QJsonArray ran = r.json()["collectives"].toArray();
+    QCOMPARE(ran.size(), 2);
+    QCOMPARE(ran[0].toObject()["what"].toString(), QString("TP all-reduce"));
+    QCOMPARE(ran[0].toObject()["algorithm"].toString(), QString("ring"));
+    QCOMPARE(ran[1].toObject()["what"].toString(), QString("DP all-reduce"));
+    QCOMPARE(ran[1].toObject()["groups"].toInt(), 32);
     QVERIFY(within(r.json()["step_s"].toDouble(), st.step_s, 1e-9));
     QVERIFY(within(r.json()["mfu"].toDouble(), st.mfu, 1e-9));
 

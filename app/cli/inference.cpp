@@ -3,6 +3,7 @@
 #include "job_input.hpp"
 
 #include <clustertwin/sim/inference.hpp>
+#include <clustertwin/sim/nccl.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -52,8 +53,10 @@ int cmdInference(const Args& a) {
     }
     std::optional<sim::net::Router> router;
     if (fabric) router.emplace(fabric->topology);
-    const sim::InferenceHardware hw =
-        sim::inferenceHardware(spec, *gpu, fabric ? &fabric->topology : nullptr, router ? &*router : nullptr, ranks);
+    std::optional<sim::net::JobComm> comm;
+    if (fabric) comm = sim::net::jobComm(*fabric);
+    const sim::InferenceHardware hw = sim::inferenceHardware(spec, *gpu, fabric ? &fabric->topology : nullptr, router ? &*router : nullptr,
+                                                             ranks, comm ? &*comm : nullptr);
     const sim::InferenceResult r = sim::simulateInference(spec, gpus, hw, seconds, static_cast<std::uint64_t>(a.getInt("seed", 1)));
     if (a.flag("json")) {
         std::cout << json{{"job", job->id},

@@ -2,6 +2,7 @@
 
 #include "job_input.hpp"
 
+#include <clustertwin/sim/nccl.hpp>
 #include <clustertwin/sim/training.hpp>
 
 #include <nlohmann/json.hpp>
@@ -18,7 +19,8 @@ const char* kTrainingHelp = R"(Usage: clustertwin-cli training SCENARIO [--jobs 
 
 One step of a training job on the scenario's fabric, without the air model: its parallel layout (TP, CP, PP, DP,
 EP over its GPUs in cabling order), the 1F1B pipeline and its bubble, the traffic of each kind on the critical
-path (TP, CP, EP, stage sends) and the data-parallel reduction with what compute hides of it, the step time, MFU
+path (TP, CP, EP, stage sends) and the data-parallel reduction with what compute hides of it, each kind of
+collective as NCCL runs it (algorithm, protocol and channels as NCCL's tuner picks them), the step time, MFU
 and TFLOP/s per GPU, and where one GPU's compute goes kernel by kernel: each operator timed from its FLOPs and
 bytes against the GPU's peaks and the shares of them the catalog says its kernels reach (a job's `efficiency`
 and `attention_efficiency` override those and are named; warnings on stderr name what the model was not
@@ -42,6 +44,31 @@ json opsJson(const sim::TrainingStep& st) {
                        {"bytes", o.bytes},
                        {"kernels", o.kernels}});
     return ops;
+}
+
+json collectivesJson(const sim::TrainingStep& st) {
+    json out = json::array();
+    for (const sim::StepCollective& c : st.collectives)
+        out.push_back({{"what", c.what},
+                       {"bytes", c.bytes},
+                       {"groups", c.groups},
+                       {"ranks", c.ranks},
+                       {"algorithm", c.algorithm},
+                       {"protocol", c.protocol},
+                       {"channels", c.channels},
+                       {"seconds", c.seconds},
+                       {"latency_s", c.latency_s}});
+    return out;
+}
+
+/// Each kind of collective once, as it ran.
+void printCollectives(const sim::TrainingStep& st) {
+    if (st.collectives.empty()) return;
+    std::printf("  collectives (one run each, every group at once), as NCCL runs them:\n");
+    for (const sim::StepCollective& c : st.collectives)
+        std::printf("    %-18s %10.3f MB per rank, %5d groups of %4d: %-8s %-6s %2d channel%s %9.3f ms (latency %.1f us)\n", c.what.c_str(),
+                    c.bytes / 1e6, c.groups, c.ranks, c.algorithm.c_str(), c.protocol.c_str(), c.channels, c.channels == 1 ? ", " : "s,",
+                    1e3 * c.seconds, 1e6 * c.latency_s);
 }
 
 /// Where one GPU's compute in a step goes, kernel by kernel, at full clock.
@@ -72,7 +99,9 @@ int cmdTraining(const Args& a) {
         ranks.assign(static_cast<std::size_t>(in->gpus), 0);
     }
     sim::net::Router router(f.topology);
-    const sim::TrainingStep st = sim::trainingStep(f.topology, router, *job->training, ranks, sim::gpuRoofline(*in->gpu));
+    const sim::net::JobComm comm = sim::net::jobComm(f);
+    const sim::TrainingStep st =
+        sim::trainingStep(f.topology, router, *job->training, ranks, sim::gpuRoofline(*in->gpu), 1.0, f.topology.nodeCount() > 0 ? &comm : nullptr);
     const auto& L = st.layout;
     if (a.flag("json")) {
         std::cout << json{{"job", job->id},
@@ -92,6 +121,7 @@ int cmdTraining(const Args& a) {
                           {"hardware_tflops_per_gpu", st.hardware_tflops},
                           {"optimizer_s", st.optimizer_s},
                           {"ops", opsJson(st)},
+                          {"collectives", collectivesJson(st)},
                           {"overrides", st.overrides},
                           {"warnings", st.warnings},
                           {"stalled", st.stalled}}
@@ -106,6 +136,7 @@ int cmdTraining(const Args& a) {
             st.step_s, st.compute_s, st.bubble_s, st.tp_s, st.cp_s, st.ep_s, st.pp_s, st.dp_s, st.dp_exposed_s);
         std::printf("  MFU %.1f %%, %.0f TFLOP/s per GPU (with recomputation)\n", 100 * st.mfu, st.hardware_tflops);
         for (const std::string& o : st.overrides) std::printf("  the job's %s\n", o.c_str());
+        printCollectives(st);
         printOps(st);
     }
     for (const std::string& w : st.warnings) std::cerr << "clustertwin-cli training: warning: " << w << "\n";

@@ -1,6 +1,7 @@
 #include <clustertwin/sim/backend.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/inference.hpp>
+#include <clustertwin/sim/nccl.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,7 @@ double kvBytesPerToken(const model::InferenceSpec& s) {
 }
 
 InferenceHardware inferenceHardware(const model::InferenceSpec& s, const model::GpuModel& g, const net::Topology* t, net::Router* r,
-                                    const std::vector<int>& ranks) {
+                                    const std::vector<int>& ranks, const net::JobComm* comm) {
     InferenceHardware hw;
     hw.peak_flops = g.peak_bf16_tflops * 1e12;
     hw.hbm_Bps = g.memory_bandwidth_tbs * 1e12;
@@ -29,7 +30,11 @@ InferenceHardware inferenceHardware(const model::InferenceSpec& s, const model::
     if (tp > 1) {
         // Two all-reduces per layer (attention and MLP outputs) of the tokens' activations over the instance.
         auto allreduce = [&](double tokens) {
-            return net::runGroupedCollective(*t, *r, net::CollectiveOp::AllReduce, {first}, tokens * s.hidden_size * 2.0).time_s;
+            const double bytes = tokens * s.hidden_size * 2.0;
+            if (!comm) return net::runGroupedCollective(*t, *r, net::CollectiveOp::AllReduce, {first}, bytes).time_s;
+            net::NcclChoice how;
+            how.architecture = comm->architecture;
+            return net::runGroupedNcclCollective(*t, *r, net::CollectiveOp::AllReduce, {first}, comm->server_of_host, bytes, how).time_s;
         };
         hw.tp_decode_s = 2.0 * s.layers * allreduce(1);
         if (s.prompt_tokens > 0) hw.tp_prefill_s = 2.0 * s.layers * allreduce(s.prompt_tokens);

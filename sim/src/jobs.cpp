@@ -121,6 +121,7 @@ JobWorkload::JobWorkload(const model::Scenario& s, const model::Catalog& c) : sc
     if (any_training && s.network.topology != "none") {
         fabric_ = net::buildScenarioFabric(s, c);
         router_ = std::make_unique<net::Router>(fabric_.topology);
+        comm_ = net::jobComm(fabric_);
     }
 }
 
@@ -139,7 +140,7 @@ void JobWorkload::solveComm(JobRt& j) {
         std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return pos[a] < pos[b]; });
         for (int n : nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
         for (std::size_t i = 0; i < nodes.size(); ++i) j.position[nodes[i]] = static_cast<int>(i);
-        j.step = trainingStep(fabric_.topology, *router_, *j.job->training, ranks, gpuRoofline(*j.gpu));
+        j.step = trainingStep(fabric_.topology, *router_, *j.job->training, ranks, gpuRoofline(*j.gpu), 1.0, &comm_);
     } else {
         for (std::size_t i = 0; i < j.nodes.size(); ++i) j.position[j.nodes[i]] = static_cast<int>(i);
         // No fabric described: compute and pipeline only (every transfer free).
@@ -202,7 +203,8 @@ void JobWorkload::inferenceFrame(JobRt& j, double throttle) {
             std::vector<int> ranks;
             if (router_)
                 for (int n : j.nodes) ranks.insert(ranks.end(), fabric_.gpus_of_node[n].begin(), fabric_.gpus_of_node[n].end());
-            const InferenceHardware hw = inferenceHardware(in, *j.gpu, router_ ? &fabric_.topology : nullptr, router_.get(), ranks);
+            const InferenceHardware hw =
+                inferenceHardware(in, *j.gpu, router_ ? &fabric_.topology : nullptr, router_.get(), ranks, router_ ? &comm_ : nullptr);
             j.serving = simulateInference(in, j.gpus, hw, 300.0);
         }
         const InferenceResult& r = *j.serving;

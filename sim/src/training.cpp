@@ -1,4 +1,5 @@
 #include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/nccl.hpp>
 #include <clustertwin/sim/training.hpp>
 
 #include <algorithm>
@@ -74,7 +75,7 @@ namespace {
 class StepComm {
 public:
     StepComm(const net::Topology& topo, net::Router& router, const model::TrainingSpec& s, const TrainingLayout& L,
-             const std::vector<int>& ranks, Tally& tally)
+             const std::vector<int>& ranks, Tally& tally, const net::JobComm* comm)
         : topo_(topo),
           router_(router),
           s_(s),
@@ -84,7 +85,12 @@ public:
           layers_per_stage_(static_cast<double>(s.layers) / L.pp),
           act_(L.micro_tokens * s.hidden_size * 2.0),
           passes_(1.0 + s.recompute),
-          per_step_(L.micro_batches) {}
+          per_step_(L.micro_batches),
+          comm_(comm) {
+        if (comm_) how_.architecture = comm_->architecture;
+    }
+
+    std::vector<StepCollective> ran;  ///< each kind once, as it ran
 
     /// Two all-reduces per layer in each forward (attention, MLP), two in the backward.
     double tensor() {
@@ -97,7 +103,7 @@ public:
                     for (int t = 0; t < L_.tp; ++t) g.back().push_back(at(t, c, d, p));
                 }
         const double n = (2.0 * passes_ + 2.0) * layers_per_stage_;
-        return n * tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllReduce, g, act_), n * per_step_);
+        return n * tally_.run(collective("TP all-reduce", net::CollectiveOp::AllReduce, g, act_), n * per_step_);
     }
 
     /// Ring attention: K and V of the whole sequence gathered in each forward, their gradients reduce-scattered
@@ -113,10 +119,10 @@ public:
                 }
         const double kv_share = s_.heads > 0 && s_.kv_heads > 0 ? static_cast<double>(s_.kv_heads) / s_.heads : 1.0;
         const double kv = 2.0 * act_ * L_.cp * kv_share / L_.tp;
-        const double ag = tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllGather, g, kv),
+        const double ag = tally_.run(collective("CP all-gather", net::CollectiveOp::AllGather, g, kv),
                                      passes_ * layers_per_stage_ * per_step_);
         const double rs =
-            tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::ReduceScatter, g, kv), layers_per_stage_ * per_step_);
+            tally_.run(collective("CP reduce-scatter", net::CollectiveOp::ReduceScatter, g, kv), layers_per_stage_ * per_step_);
         return layers_per_stage_ * (passes_ * ag + rs);
     }
 
@@ -134,7 +140,7 @@ public:
                     }
         const double bytes = act_ * s_.top_k / L_.tp;
         const double n = 2.0 * (passes_ + 1.0) * layers_per_stage_;
-        return n * tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllToAll, g, bytes), n * per_step_);
+        return n * tally_.run(collective("EP all-to-all", net::CollectiveOp::AllToAll, g, bytes), n * per_step_);
     }
 
     /// Stage k sends its activations to k + 1 in the forward, k + 1 the gradients back in the backward, each TP
@@ -169,13 +175,33 @@ public:
             }
         const double grads = s_.bytes_per_param * s_.model_params / (static_cast<double>(L_.tp) * L_.pp);
         if (s_.zero_stage >= 3)
-            return tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::ReduceScatter, g, grads), 1) +
-                   2 * tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllGather, g, grads), 2);
-        return tally_.run(net::runGroupedCollective(topo_, router_, net::CollectiveOp::AllReduce, g, grads), 1);
+            return tally_.run(collective("DP reduce-scatter", net::CollectiveOp::ReduceScatter, g, grads), 1) +
+                   2 * tally_.run(collective("DP all-gather", net::CollectiveOp::AllGather, g, grads), 2);
+        return tally_.run(collective("DP all-reduce", net::CollectiveOp::AllReduce, g, grads), 1);
     }
 
 private:
     int at(int t_i, int c_i, int d_i, int p_i) const { return ranks_[static_cast<std::size_t>(L_.rank(t_i, c_i, d_i, p_i))]; }
+
+    /// One kind of collective in all its groups at once: as NCCL runs it when the servers are known.
+    net::CollectiveResult collective(const char* what, net::CollectiveOp op, const Groups& g, double bytes) {
+        net::CollectiveResult r = comm_ ? net::runGroupedNcclCollective(topo_, router_, op, g, comm_->server_of_host, bytes, how_)
+                                        : net::runGroupedCollective(topo_, router_, op, g, bytes);
+        StepCollective c;
+        c.what = what;
+        c.bytes = bytes;
+        c.groups = static_cast<int>(g.size());
+        c.ranks = g.empty() ? 0 : static_cast<int>(g.front().size());
+        if (comm_) {
+            c.algorithm = r.algorithm;
+            c.protocol = r.protocol;
+            c.channels = r.channels;
+        }
+        c.seconds = r.time_s;
+        c.latency_s = r.latency_s;
+        ran.push_back(std::move(c));
+        return r;
+    }
 
     const net::Topology& topo_;
     net::Router& router_;
@@ -186,12 +212,14 @@ private:
     const double layers_per_stage_, act_;  ///< act_: bf16 activations of one micro-batch
     const double passes_;                  ///< forwards per micro-batch (recomputation adds one)
     const double per_step_;                ///< micro-batches per GPU and step
+    const net::JobComm* comm_;                 ///< as NCCL runs them; null: plain rings
+    net::NcclChoice how_;
 };
 
 }  // namespace
 
 TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const model::TrainingSpec& s, const std::vector<int>& ranks,
-                          const GpuRoofline& gpu, double throttle) {
+                          const GpuRoofline& gpu, double throttle, const net::JobComm* job_comm) {
     TrainingStep out;
     const int G = static_cast<int>(ranks.size());
     const TrainingLayout L = trainingLayout(s, G);
@@ -209,7 +237,7 @@ TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const 
     trainingCompute(s, gpu, out);  // at full clock: retimed() applies the clocks, so a cached step can follow them
     double tp_mb = 0, cp_mb = 0, ep_mb = 0, pp_mb = 0;
     if (net) {
-        StepComm comm(topo, router, s, L, ranks, tally);
+        StepComm comm(topo, router, s, L, ranks, tally, job_comm);
         if (shaped) {
             tp_mb = comm.tensor();
             cp_mb = comm.context();
@@ -217,6 +245,7 @@ TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const 
             pp_mb = comm.pipeline();
         }
         out.dp_s = comm.data();
+        out.collectives = std::move(comm.ran);
     }
     out.comm_mb_s = tp_mb + cp_mb + ep_mb + pp_mb;
     const double v = std::max(1, s.virtual_stages);

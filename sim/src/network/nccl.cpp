@@ -3,6 +3,7 @@
 // pipeline pays it once per hop of a chunk, not once per step), its bytes divided by the protocol's efficiency.
 #include <clustertwin/sim/nccl.hpp>
 
+#include "nccl_impl.hpp"
 #include "rings.hpp"
 
 #include <algorithm>
@@ -81,10 +82,9 @@ ChannelCaps channelCaps(const std::string& arch, int nodes) {
     return {kRingLL128[a][i] * GB, kTree[a][i] * GB, kTreeLL128[a][i] * GB, (nodes == 1 ? kLLOneNode[a] : kLLIntelHosts[i]) * GB};
 }
 
+namespace nccl_detail {
+
 namespace {
-
-using Xfers = std::vector<std::tuple<int, int, double>>;
-
 /// The ceiling NCCL's tuner puts on a candidate's bus bandwidth over `channels` channels (0: none).
 double busCap(const ChannelCaps& c, Algo a, Proto p, int channels) {
     if (p == Proto::LL) return c.ll;
@@ -92,8 +92,10 @@ double busCap(const ChannelCaps& c, Algo a, Proto p, int channels) {
     return p == Proto::LL128 ? channels * c.tree_ll128 : channels * c.tree;
 }
 
-/// One step's bandwidth time: the transfers drain from the step's start (their path latency counted elsewhere),
-/// `bytes / efficiency` each; adds the arcs' bytes `times` times. Returns the time, or NaN when a pair has no route.
+}  // namespace
+
+/// The transfers drain from the step's start (their path latency counted elsewhere); NaN when a pair has no
+/// route.
 double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled) {
     if (x.empty() || times <= 0) return 0;
     std::vector<Flow> flows;
@@ -110,6 +112,7 @@ double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, in
     return std::max(0.0, res.end_s) * times;
 }
 
+namespace {
 /// The latency of one hop: the protocol's over NVLink or the network, or the fabric's own path latency where
 /// that is longer (a long cable, many switches).
 double hopLatency(Router& r, const std::vector<std::pair<int, int>>& legs, bool net, const ProtocolCost& c) {
@@ -133,26 +136,23 @@ double worstPath(const std::vector<double>& hop, std::size_t len) {
     return worst;
 }
 
-struct Setup {
-    const Topology& t;
-    Router& r;
-    CollectiveOp op;
-    const std::vector<int>& ranks;
-    const std::vector<int>& node_of;
-    double bytes;
-    int channels;
-    std::vector<std::vector<int>> seg;  ///< each node's ranks in ring order; empty when not contiguous
-    int nodes = 1, per_node = 1;
-    ChannelCaps caps;  ///< NCCL's ceilings for these GPUs (none when unknown)
-};
+}  // namespace
 
-/// A collective's bus bandwidth over its algorithm bandwidth, as nccl-tests reports it.
+double ceilingTime(const Setup& s, Algo a, Proto p, int channels) {
+    const int n = static_cast<int>(s.ranks.size());
+    const double cap = busCap(s.caps, a, p, channels);
+    if (!(cap > 0) || n < 2) return 0;
+    // On a tree the ceiling is on its bus bandwidth, of which the algorithm gets half (every byte goes up and down).
+    return a == Algo::Tree ? 2 * s.bytes / cap : s.bytes * busFactor(s.op, n) / cap;
+}
+
 double busFactor(CollectiveOp op, int n) {
     if (op == CollectiveOp::AllReduce) return 2.0 * (n - 1) / n;
     if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) return 1.0;
     return static_cast<double>(n - 1) / n;
 }
 
+namespace {
 /// Rings laid over the rails (PXN), one per channel; else one ring exactly in the ranks' order, as
 /// runChannelCollective runs a single channel.
 bool railRings(const Setup& s) { return !s.seg.empty() && s.channels > 1; }
@@ -193,6 +193,8 @@ int ringSteps(const Setup& s) {
     return s.op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
 }
 
+}  // namespace
+
 /// The base latency and the slowest chunk's path around its channel's ring.
 double ringLatency(const Setup& s, const ProtocolCost& cost) {
     if (s.ranks.size() < 2) return 0;
@@ -206,32 +208,41 @@ double ringLatency(const Setup& s, const ProtocolCost& cost) {
     return cost.base_s + lat;
 }
 
-CollectiveResult runRing(const Setup& s, Proto p) {
-    const ProtocolCost cost = protocolCost(Algo::Ring, p, s.op, s.nodes, s.per_node);
+Xfers ringXfers(const Setup& s, int& repeat) {
     const int n = static_cast<int>(s.ranks.size());
-    const int times = ringSteps(s);
     const int ch = railRings(s) ? s.channels : 1;
-    CollectiveResult res;
-    res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
-    Xfers x = ch == 1 ? ringStepOf(s.ranks, s.bytes / n) : channelStep(s.seg, ch, s.bytes / n / ch);
-    int repeat = times;
+    repeat = ringSteps(s);
     if (s.op == CollectiveOp::Broadcast || s.op == CollectiveOp::Reduce) {
         // Pipelined along each channel's ring: a broadcast from the root, every hop but the one back into the root
         // carrying the channel's share once; a reduce (NCCL's ring reduce) from the root's successor round to the
         // root, every hop but the one out of the root.
         const Xfers all = ch == 1 ? ringStepOf(s.ranks, s.bytes) : channelStep(s.seg, ch, s.bytes / ch);
-        x.clear();
+        Xfers x;
         const int root = s.ranks.front();
         for (const auto& h : all)
             if ((s.op == CollectiveOp::Broadcast ? std::get<1>(h) : std::get<0>(h)) != root) x.push_back(h);
         repeat = 1;
+        return x;
     }
+    return ch == 1 ? ringStepOf(s.ranks, s.bytes / n) : channelStep(s.seg, ch, s.bytes / n / ch);
+}
+
+namespace {
+
+CollectiveResult runRing(const Setup& s, Proto p) {
+    const ProtocolCost cost = protocolCost(Algo::Ring, p, s.op, s.nodes, s.per_node);
+    const int n = static_cast<int>(s.ranks.size());
+    const int ch = railRings(s) ? s.channels : 1;
+    CollectiveResult res;
+    res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
+    int repeat = 0;
+    const Xfers x = ringXfers(s, repeat);
     double bw = drain(s.t, s.r, x, cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs);
     // No faster than NCCL's measured ceiling for the protocol on these channels.
-    if (const double cap = busCap(s.caps, Algo::Ring, p, ch); cap > 0 && n > 1) bw = std::max(bw, s.bytes * busFactor(s.op, n) / cap);
+    bw = std::max(bw, ceilingTime(s, Algo::Ring, p, ch));
     res.latency_s = ringLatency(s, cost);
     res.time_s = n > 1 ? bw + res.latency_s : 0.0;
-    res.steps = times;
+    res.steps = ringSteps(s);
     res.channels = ch;
     return res;
 }
@@ -277,6 +288,8 @@ void forTreeEdges(const Setup& s, Chain&& chain, Net&& net) {
     }
 }
 
+}  // namespace
+
 /// A chunk climbs a node's chain and the tree to its root and comes back down (NCCL: 2·((ppn − 1)·intra +
 /// log2(nodes)·inter)), each hop at the protocol's latency or the path's where longer.
 double treeLatency(const Setup& s, const ProtocolCost& cost) {
@@ -294,10 +307,7 @@ double treeLatency(const Setup& s, const ProtocolCost& cost) {
     return cost.base_s + 2 * ((s.per_node - 1) * intra_hop + depth * net_hop);
 }
 
-CollectiveResult runTree(const Setup& s, Proto p) {
-    const ProtocolCost cost = protocolCost(Algo::Tree, p, s.op, s.nodes, s.per_node);
-    CollectiveResult res;
-    res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
+Xfers treeXfers(const Setup& s) {
     // Pipelined: in every channel both trees reduce up and broadcast down at once, each carrying half the
     // channel's share, along the chain of every node's GPUs and the tree's edges between nodes.
     const double part = s.bytes / s.channels / 2;
@@ -307,15 +317,24 @@ CollectiveResult runTree(const Setup& s, Proto p) {
         x.emplace_back(a, b, part);  // and down again
     };
     forTreeEdges(s, both, both);
-    double bw = drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
-    // NCCL's ceiling is on the tree's bus bandwidth, of which the algorithm gets half (every byte goes up and down).
-    if (const double cap = busCap(s.caps, Algo::Tree, p, s.channels); cap > 0) bw = std::max(bw, 2 * s.bytes / cap);
+    return x;
+}
+
+namespace {
+
+CollectiveResult runTree(const Setup& s, Proto p) {
+    const ProtocolCost cost = protocolCost(Algo::Tree, p, s.op, s.nodes, s.per_node);
+    CollectiveResult res;
+    res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
+    const double bw = drain(s.t, s.r, treeXfers(s), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
     res.latency_s = treeLatency(s, cost);
-    res.time_s = bw + res.latency_s;
+    res.time_s = std::max(bw, ceilingTime(s, Algo::Tree, p, s.channels)) + res.latency_s;
     res.steps = 1;
     res.channels = s.channels;
     return res;
 }
+
+}  // namespace
 
 /// Pairwise exchanges overlap: the base and the slowest pair's hop for the whole exchange, as NCCL's p2p.
 double alltoallLatency(const Setup& s, const ProtocolCost& cost) {
@@ -330,6 +349,8 @@ double alltoallLatency(const Setup& s, const ProtocolCost& cost) {
         }
     return cost.base_s + hop;
 }
+
+namespace {
 
 CollectiveResult runAlltoall(const Setup& s, Proto p) {
     const ProtocolCost cost = protocolCost(Algo::Ring, p, s.op, s.nodes, s.per_node);
@@ -350,6 +371,8 @@ CollectiveResult runAlltoall(const Setup& s, Proto p) {
     return res;
 }
 
+}  // namespace
+
 /// The channels NCCL runs a collective of this size on (enqueue.cc, where it sets a collective's channels and
 /// threads): from the communicator's, one fewer while the bytes are under channels × threads × the protocol's
 /// bytes per thread (comm.h's thread thresholds: Simple 64 with 512 threads, LL 8 times the ranks on a ring with
@@ -367,6 +390,8 @@ int ncclChannels(const Setup& s, Algo a, Proto p) {
     return nc;
 }
 
+namespace {
+
 CollectiveResult runOne(const Setup& s, Algo a, Proto p, bool as_nccl = true) {
     if (as_nccl) {  // on the channels NCCL takes for this size
         if (const int nc = ncclChannels(s, a, p); nc != s.channels) {
@@ -381,13 +406,14 @@ CollectiveResult runOne(const Setup& s, Algo a, Proto p, bool as_nccl = true) {
     return res;
 }
 
+}  // namespace
+
 /// NCCL's tuner (ncclTopoTuneModel, ncclTopoGetAlgoTime): each candidate's time is its latency plus the bytes over
 /// its algorithm bandwidth, the bus bandwidth of the channels (here: what the ring at Simple moves on this fabric)
 /// times the protocol's efficiency, turned into algorithm bandwidth by the ring's n / steps or the tree's ½ (each
-/// tree carries half and every byte goes up and down). The fastest so predicted runs on the fabric. One candidate:
-/// it runs.
-CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std::vector<Proto>& protos) {
-    if (algos.size() * protos.size() == 1) return runOne(s, algos.front(), protos.front());
+/// tree carries half and every byte goes up and down).
+std::pair<Algo, Proto> pick(const Setup& s, const std::vector<Algo>& algos, const std::vector<Proto>& protos, CollectiveResult* simple_out) {
+    if (algos.size() * protos.size() == 1) return {algos.front(), protos.front()};
     const int n = static_cast<int>(s.ranks.size());
     // NCCL's steps per algorithm bandwidth: 2(n − 1) for all-reduce, n − 1 for all-gather and reduce-scatter, n
     // for the rest (a broadcast's and a reduce's algorithm bandwidth is their bus bandwidth).
@@ -398,8 +424,7 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
     const double bw_time = simple.time_s - simple.latency_s;
     const double bus = bw_time > 0 ? s.bytes / bw_time * steps / n : 0.0;
     double best_t = std::numeric_limits<double>::infinity();
-    Algo best_a = algos.front();
-    Proto best_p = protos.front();
+    std::pair<Algo, Proto> best{algos.front(), protos.front()};
     for (Algo a : algos)
         for (Proto p : protos) {
             const ProtocolCost c = protocolCost(a, p, s.op, s.nodes, s.per_node);
@@ -412,15 +437,62 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
             const double t = lat + (alg > 0 ? s.bytes / alg : 0.0);
             if (t < best_t) {
                 best_t = t;
-                best_a = a;
-                best_p = p;
+                best = {a, p};
             }
         }
-    if (best_a == Algo::Ring && best_p == Proto::Simple && ncclChannels(s, best_a, best_p) == s.channels) return simple;
-    return runOne(s, best_a, best_p);
+    if (simple_out) *simple_out = std::move(simple);
+    return best;
+}
+
+namespace {
+
+/// The tuner's pick, run on the fabric. One candidate: it runs.
+CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std::vector<Proto>& protos) {
+    CollectiveResult simple;
+    const auto [a, p] = pick(s, algos, protos, &simple);
+    if (algos.size() * protos.size() > 1 && a == Algo::Ring && p == Proto::Simple && ncclChannels(s, a, p) == s.channels) return simple;
+    return runOne(s, a, p);
 }
 
 }  // namespace
+
+Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, const std::vector<int>& node_of,
+                double bytes, const NcclChoice& how) {
+    if (ranks.empty()) throw SimError("collective: ranks must not be empty");
+    if (!(bytes > 0)) throw SimError("collective: bytes must be > 0");
+    if (node_of.size() != ranks.size()) throw SimError("collective: every rank needs its node");
+    for (int h : ranks)
+        if (h < 0 || h >= t.nodeCount()) throw SimError("collective: rank on an unknown node");
+    const int channels = how.channels > 0 ? how.channels : defaultChannels(node_of);
+    Setup s{t, r, op, ranks, node_of, bytes, channels, {}, 1, 1, {}};
+    if (channels > 1 || how.algo == Algo::Tree || !how.algo) {
+        try {
+            s.seg = nodeSegments(ranks, node_of);
+        } catch (const SimError&) {
+            if (channels > 1 || how.algo == Algo::Tree) throw;
+        }
+    }
+    std::map<int, int> per;
+    for (int node : node_of) ++per[node];
+    s.nodes = static_cast<int>(per.size());
+    for (const auto& [node, k] : per) s.per_node = std::max(s.per_node, k);
+    s.caps = channelCaps(how.architecture, s.nodes);
+    return s;
+}
+
+void candidates(const Setup& s, const NcclChoice& how, std::vector<Algo>& algos, std::vector<Proto>& protos) {
+    const bool tree_ok = s.op == CollectiveOp::AllReduce && s.nodes > 1 && !s.seg.empty();
+    if (how.algo == Algo::Tree && !tree_ok)
+        throw SimError(s.op != CollectiveOp::AllReduce ? "collective: tree runs all-reduce only (NCCL's other collectives are rings)"
+                                                       : "collective: tree needs two or more nodes, each node's ranks next to each other");
+    algos = how.algo ? std::vector<Algo>{*how.algo} : std::vector<Algo>{Algo::Ring};
+    if (!how.algo && tree_ok) algos.push_back(Algo::Tree);
+    protos = how.proto ? std::vector<Proto>{*how.proto} : std::vector<Proto>{Proto::Simple, Proto::LL128, Proto::LL};
+}
+
+}  // namespace nccl_detail
+
+using namespace nccl_detail;
 
 CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
                                    const std::vector<int>& node_of_rank, double bytes, const NcclChoice& how) {
@@ -438,44 +510,17 @@ CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op
         res.algorithm = "hierarchical";
         return res;
     }
-    if (ranks.empty()) throw SimError("collective: ranks must not be empty");
-    if (!(bytes > 0)) throw SimError("collective: bytes must be > 0");
-    if (node_of_rank.size() != ranks.size()) throw SimError("collective: every rank needs its node");
-    for (int h : ranks)
-        if (h < 0 || h >= t.nodeCount()) throw SimError("collective: rank on an unknown node");
-    const int channels = how.channels > 0 ? how.channels : defaultChannels(node_of_rank);
-    Setup s{t, r, op, ranks, node_of_rank, bytes, channels, {}};
-    if (channels > 1 || how.algo == Algo::Tree || !how.algo) {
-        try {
-            s.seg = nodeSegments(ranks, node_of_rank);
-        } catch (const SimError&) {
-            if (channels > 1 || how.algo == Algo::Tree) throw;
-        }
-    }
-    std::map<int, int> per;
-    for (int node : node_of_rank) ++per[node];
-    s.nodes = static_cast<int>(per.size());
-    for (const auto& [node, k] : per) s.per_node = std::max(s.per_node, k);
-    s.caps = channelCaps(how.architecture, s.nodes);
-    const bool tree_ok = op == CollectiveOp::AllReduce && s.nodes > 1 && !s.seg.empty();
-    if (how.algo == Algo::Tree && !tree_ok)
-        throw SimError(op != CollectiveOp::AllReduce ? "collective: tree runs all-reduce only (NCCL's other collectives are rings)"
-                                                     : "collective: tree needs two or more nodes, each node's ranks next to each other");
-    std::vector<Algo> algos = how.algo ? std::vector<Algo>{*how.algo} : std::vector<Algo>{Algo::Ring};
-    if (!how.algo && tree_ok) algos.push_back(Algo::Tree);
-    const std::vector<Proto> protos =
-        how.proto ? std::vector<Proto>{*how.proto} : std::vector<Proto>{Proto::Simple, Proto::LL128, Proto::LL};
+    const Setup s = makeSetup(t, r, op, ranks, node_of_rank, bytes, how);
+    std::vector<Algo> algos;
+    std::vector<Proto> protos;
+    candidates(s, how, algos, protos);
     CollectiveResult best = tune(s, algos, protos);
     best.tuned = !how.algo || !how.proto;
     best.op = op;
     best.ranks = static_cast<int>(ranks.size());
     best.bytes = bytes;
-    const int n = best.ranks;
-    const double factor = op == CollectiveOp::AllReduce                                 ? 2.0 * (n - 1) / n
-                          : op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? 1.0
-                                                                                        : static_cast<double>(n - 1) / n;
     best.algbw_Bps = best.time_s > 0 ? bytes / best.time_s : 0;
-    best.busbw_Bps = best.algbw_Bps * factor;
+    best.busbw_Bps = best.algbw_Bps * busFactor(op, best.ranks);
     best.busiest = linkLoads(t, best.arc_bytes, best.time_s, false);
     if (best.busiest.size() > 10) best.busiest.resize(10);
     return best;

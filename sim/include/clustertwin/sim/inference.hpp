@@ -9,6 +9,10 @@
 #include <cstdint>
 #include <vector>
 
+namespace ct::sim::net {
+struct JobComm;
+}  // namespace ct::sim::net
+
 namespace ct::sim {
 
 /// What the instances run on: the GPU's figures and the traffic measured on the fabric.
@@ -22,9 +26,10 @@ struct InferenceHardware {
 };
 
 /// The GPU's figures and, on a fabric, the transfers timed there between the job's GPUs (`ranks`, in job order:
-/// the prefill pool first). Without a fabric every transfer is free.
+/// the prefill pool first); the tensor-parallel all-reduces as NCCL runs them with `comm` (nccl.hpp: a decode
+/// step's are latency-bound, NCCL's LL protocol). Without a fabric every transfer is free.
 InferenceHardware inferenceHardware(const model::InferenceSpec& s, const model::GpuModel& gpu, const net::Topology* t, net::Router* r,
-                                    const std::vector<int>& ranks);
+                                    const std::vector<int>& ranks, const net::JobComm* comm = nullptr);
 
 /// KV cache bytes per token: K and V of every layer, hidden · kv_heads / heads wide, in bf16.
 double kvBytesPerToken(const model::InferenceSpec& s);

@@ -4,6 +4,7 @@
 // lowers its GPUs' power. Plugs into the engine as its Workload.
 #include <clustertwin/model/catalog.hpp>
 #include <clustertwin/sim/collectives.hpp>
+#include <clustertwin/sim/nccl.hpp>
 #include <clustertwin/sim/workload.hpp>
 
 #include <memory>
@@ -45,6 +46,7 @@ private:
     const model::Catalog& catalog_;
     net::ScenarioFabric fabric_;
     std::unique_ptr<net::Router> router_;
+    net::JobComm comm_;  ///< the jobs' collectives as NCCL runs them on fabric_
     ProfileWorkload fallback_;
     std::vector<JobRt> jobs_;
     std::vector<int> job_of_node_;        ///< index into jobs_ of the coupled job running on a node, or −1

@@ -66,4 +66,28 @@ struct NcclChoice {
 CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
                                    const std::vector<int>& node_of_rank, double bytes, const NcclChoice& how);
 
+/// The same collective in several groups at once, as every tensor-, context-, expert- or data-parallel group of
+/// a job runs it together (training.cpp, inference.cpp): each group as runNcclCollective runs one alone — the
+/// algorithm and protocol NCCL's tuner picks for the first group (the groups have one shape), on the channels it
+/// takes for that size — with every group's transfers draining together, so that groups on a shared link share
+/// its bandwidth; the latency is the slowest group's. `node_of_host`: the server of every host node of the
+/// topology (the GPUs'; ScenarioFabric::gpus_of_node inverted). A group of one rank takes no time; `busiest` is
+/// left empty. Throws SimError as runNcclCollective does, for groups of different sizes, and for the
+/// hierarchical all-reduce or the bare fabric model.
+CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<std::vector<int>>& groups,
+                                          const std::vector<int>& node_of_host, double bytes, const NcclChoice& how);
+
+/// The server of every host node of a scenario's fabric (−1 for a host that is no GPU).
+std::vector<int> serverOfHost(const ScenarioFabric& f);
+
+/// How a job's collectives run (training.hpp, inference.hpp): as NCCL runs them, with runGroupedNcclCollective,
+/// when the servers of the fabric's GPUs are known; without it, plain rings that pay the fabric's latency at every
+/// step.
+struct JobComm {
+    std::vector<int> server_of_host;  ///< serverOfHost of the fabric
+    std::string architecture;         ///< the GPUs' ("hopper", ...): NCCL's ceilings per channel
+};
+/// A scenario fabric's.
+JobComm jobComm(const ScenarioFabric& f);
+
 }  // namespace ct::sim::net

@@ -13,6 +13,9 @@ namespace ct::model {
 struct GpuModel;
 class Catalog;
 }  // namespace ct::model
+namespace ct::sim::net {
+struct JobComm;
+}  // namespace ct::sim::net
 
 namespace ct::sim {
 
@@ -57,6 +60,18 @@ struct TrainingLayout {
 /// Throws SimError when the GPUs do not split as the spec asks.
 TrainingLayout trainingLayout(const model::TrainingSpec& t, int gpus);
 
+/// One kind of a step's collectives as it ran once, for the summary: "TP all-reduce", what NCCL would run it as
+/// (empty algorithm: a plain ring at the fabric's latency) and its time.
+struct StepCollective {
+    std::string what;  ///< "TP all-reduce", "CP all-gather", "EP all-to-all", "DP all-reduce", ...
+    double bytes = 0;  ///< per rank
+    int groups = 0, ranks = 0;
+    std::string algorithm, protocol;
+    int channels = 1;
+    double seconds = 0;  ///< one run, every group at once
+    double latency_s = 0;
+};
+
 struct TrainingStep {
     TrainingLayout layout;
     double model_flops = 0;              ///< per step: (6 · active params + 6 · layers · hidden · seq) · tokens (causal attention)
@@ -81,6 +96,7 @@ struct TrainingStep {
     double hardware_tflops = 0;     ///< hardware FLOPs per GPU and second, /1e12
     bool stalled = false;           ///< some transfer has no route
     std::vector<double> arc_bytes;  ///< bytes per arc in one step
+    std::vector<StepCollective> collectives;  ///< each kind once, as it ran
 };
 
 /// The useful share of the work a matmul's M × N output tiles (128 × 256, either way round) take in their
@@ -101,9 +117,9 @@ TrainingStep retimed(const TrainingStep& at_full_clock, const model::TrainingSpe
 
 /// One step of `spec` on `ranks` (host node indices, in cabling order) of the fabric on `gpu`s, `throttle`
 /// the mean clock factor of the job's GPUs. Every collective of one kind runs in all its groups at once, as
-/// synchronous SPMD training does. An empty topology makes every transfer free. Throws SimError as
-/// trainingLayout.
+/// synchronous SPMD training does; as NCCL runs them with `comm`. An empty topology makes every transfer free.
+/// Throws SimError as trainingLayout.
 TrainingStep trainingStep(const net::Topology& t, net::Router& r, const model::TrainingSpec& spec, const std::vector<int>& ranks,
-                          const GpuRoofline& gpu, double throttle = 1.0);
+                          const GpuRoofline& gpu, double throttle = 1.0, const net::JobComm* comm = nullptr);
 
 }  // namespace ct::sim

@@ -1,0 +1,59 @@
+#pragma once
+// The parts of NCCL's algorithms that one collective (nccl.cpp) and the same collective in many groups at once
+// (nccl_grouped.cpp) share: internal to the network model.
+#include <clustertwin/sim/nccl.hpp>
+
+#include <tuple>
+#include <vector>
+
+namespace ct::sim::net::nccl_detail {
+
+using Xfers = std::vector<std::tuple<int, int, double>>;
+
+/// One collective's ranks on the fabric and what NCCL knows of them.
+struct Setup {
+    const Topology& t;
+    Router& r;
+    CollectiveOp op;
+    const std::vector<int>& ranks;
+    const std::vector<int>& node_of;
+    double bytes;
+    int channels;
+    std::vector<std::vector<int>> seg;  ///< each node's ranks in ring order; empty when not contiguous
+    int nodes = 1, per_node = 1;
+    ChannelCaps caps;  ///< NCCL's ceilings for these GPUs (none when unknown)
+};
+
+/// Checks the arguments and fills the setup's channels, segments, node counts and ceilings. Throws SimError.
+Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, const std::vector<int>& node_of,
+                double bytes, const NcclChoice& how);
+/// The algorithms and protocols `how` leaves to the tuner (or the one it names); throws SimError for an
+/// algorithm the op or the rank order cannot take.
+void candidates(const Setup& s, const NcclChoice& how, std::vector<Algo>& algos, std::vector<Proto>& protos);
+
+/// A collective's bus bandwidth over its algorithm bandwidth, as nccl-tests reports it.
+double busFactor(CollectiveOp op, int n);
+/// The least bandwidth time NCCL's measured ceiling allows this algorithm and protocol on `channels` (0: none).
+double ceilingTime(const Setup& s, Algo a, Proto p, int channels);
+/// One step's bandwidth time: the transfers drain from the step's start, `bytes / efficiency` each; adds the
+/// arcs' bytes `times` times. Returns the time times `times`.
+double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled);
+
+/// The channels NCCL runs a collective of this size on (fewer than the communicator's for small messages).
+int ncclChannels(const Setup& s, Algo a, Proto p);
+/// The transfers of one ring step of every channel, and how many such steps the op takes (`repeat`); a
+/// broadcast's or reduce's pipelined chain once.
+Xfers ringXfers(const Setup& s, int& repeat);
+/// The transfers of both trees of every channel, up and down at once.
+Xfers treeXfers(const Setup& s);
+/// The latency part: the base and the slowest chunk's path.
+double ringLatency(const Setup& s, const ProtocolCost& cost);
+double treeLatency(const Setup& s, const ProtocolCost& cost);
+double alltoallLatency(const Setup& s, const ProtocolCost& cost);
+
+/// What NCCL's tuner picks among the candidates by its cost model (latency plus bytes over the algorithm
+/// bandwidth that the ring at Simple reaches on this fabric). `simple`, when given, receives that ring run.
+std::pair<Algo, Proto> pick(const Setup& s, const std::vector<Algo>& algos, const std::vector<Proto>& protos,
+                            CollectiveResult* simple = nullptr);
+
+}  // namespace ct::sim::net::nccl_detail
