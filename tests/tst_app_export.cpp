@@ -174,9 +174,26 @@ private slots:
         QVERIFY2(row >= 0, "the run's own job is listed");
         QCOMPARE(t->item(row, 1)->text(), QString("training"));  // its kind, though the scenario does not list it
         QVERIFY2(t->item(row, 4)->text().toDouble() > 0, qPrintable(t->item(row, 4)->text()));
-        QVERIFY(t->item(row, 5)->text().endsWith("%"));
+        // Where the step goes, drawn as a bar: computing, exposed communication and the bubble add up to the step.
+        const QVariantList shares = t->item(row, 5)->data(Qt::UserRole).toList();
+        QCOMPARE(shares.size(), 3);
+        QVERIFY(std::fabs(shares[0].toDouble() + shares[1].toDouble() + shares[2].toDouble() - 1) < 1e-9);
+        QVERIFY2(shares[0].toDouble() > 0 && shares[1].toDouble() > 0, qPrintable(t->item(row, 5)->text()));
+        QVERIFY(t->item(row, 5)->text().startsWith("compute "));
+        const double comm_share = t->item(row, 7)->text().chopped(2).toDouble() / 100;
+        QVERIFY2(std::fabs(shares[1].toDouble() - comm_share) <= 0.006, qPrintable(t->item(row, 5)->text()));
         QVERIFY(t->item(row, 6)->text().endsWith("%"));
-        QCOMPARE(t->horizontalHeaderItem(8)->text(), QString("Details"));  // bubble, interruptions; a served model's latencies
+        QVERIFY(t->item(row, 7)->text().endsWith("%"));
+        QCOMPARE(t->horizontalHeaderItem(9)->text(), QString("Details"));  // bubble, interruptions; a served model's latencies
+        if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {  // the dock on its own, wide enough to read
+            auto* dock = w_->findChild<QDockWidget*>("jobsDock");
+            dock->setFloating(true);
+            dock->resize(1250, 200);
+            QTRY_VERIFY(w_->jobs()->isVisible());
+            w_->jobs()->table()->resizeColumnsToContents();
+            dock->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/jobs-dock.png");
+            dock->setFloating(false);
+        }
         // Selected: the Charts dock shows its step time over the run.
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(t->item(row, 0)).center());
         QVERIFY(w_->charts()->metricBox()->findData("step_time_s") >= 0);

@@ -8,26 +8,81 @@
 #include <clustertwin/runs/replay.hpp>
 
 #include <QLabel>
+#include <QPainter>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace ct::app {
 
 namespace {
 QString pct(double v) { return std::isfinite(v) ? QString::number(100 * v, 'f', 0) + " %" : QStringLiteral("–"); }
+
+constexpr int kStepColumn = 5;
+/// Where a step's time goes, as shares of the step: the GPUs computing, waiting on communication compute does
+/// not hide, idle in the pipeline's bubble (the rest).
+struct StepShares {
+    double compute = 0, comm = 0, bubble = 0;
+};
+std::optional<StepShares> stepShares(const model::JobFrame& f) {
+    // A run records utilization (compute / step), not the compute time itself.
+    if (!(f.step_time_s > 0) || !(f.utilization > 0)) return std::nullopt;
+    StepShares s;
+    s.compute = std::clamp(f.utilization, 0.0, 1.0);
+    s.comm = std::clamp(f.comm_share, 0.0, 1.0 - s.compute);
+    s.bubble = std::max(0.0, 1.0 - s.compute - s.comm);
+    return s;
+}
+const QColor kComputeColour(46, 139, 87), kCommColour(230, 140, 30), kBubbleColour(170, 170, 170);
+
+/// Paints a job's step as one bar in three parts (compute, exposed communication, bubble), the shares in the
+/// item's UserRole as a list of three doubles; the item's text stays for sorting, copying and the tooltip.
+class StepBarDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter* p, const QStyleOptionViewItem& opt, const QModelIndex& index) const override {
+        const QVariantList v = index.data(Qt::UserRole).toList();
+        if (v.size() != 3) return QStyledItemDelegate::paint(p, opt, index);
+        QStyleOptionViewItem o = opt;
+        initStyleOption(&o, index);
+        o.text.clear();
+        o.widget->style()->drawControl(QStyle::CE_ItemViewItem, &o, p, o.widget);  // selection and background
+        const QRect bar = opt.rect.adjusted(4, 5, -4, -5);
+        const QColor colours[3] = {kComputeColour, kCommColour, kBubbleColour};
+        double x = bar.left();
+        p->save();
+        for (int i = 0; i < 3; ++i) {
+            const double w = v[i].toDouble() * bar.width();
+            p->fillRect(QRectF(x, bar.top(), w, bar.height()), colours[i]);
+            x += w;
+        }
+        p->setPen(opt.palette.color(QPalette::Mid));
+        p->drawRect(bar.adjusted(0, 0, -1, -1));
+        p->restore();
+    }
+    QSize sizeHint(const QStyleOptionViewItem& opt, const QModelIndex& index) const override {
+        return QStyledItemDelegate::sizeHint(opt, index).expandedTo(QSize(140, 0));
+    }
+};
 }  // namespace
 
 JobsPanel::JobsPanel(const ScenarioDocument& doc, const RunController& run, QWidget* parent) : QWidget(parent), doc_(doc), run_(run) {
     setObjectName("jobsPanel");
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
-    table_ = makeListTable(this, {tr("Job"), tr("Kind"), tr("Nodes"), tr("State"), tr("Step time (s)"), tr("MFU"), tr("Communication"),
-                                  tr("GPU utilization"), tr("Details")});
+    table_ = makeListTable(this, {tr("Job"), tr("Kind"), tr("Nodes"), tr("State"), tr("Step time (s)"), tr("Where the step goes"),
+                                  tr("MFU"), tr("Communication"), tr("GPU utilization"), tr("Details")});
     table_->setObjectName("jobsTable");
+    table_->setItemDelegateForColumn(kStepColumn, new StepBarDelegate(table_));
+    table_->horizontalHeaderItem(kStepColumn)
+        ->setToolTip(tr("Green: computing; orange: waiting on communication that compute does not hide; grey: idle in the "
+                        "pipeline's bubble"));
     note_ = new QLabel(this);
     note_->setWordWrap(true);
     note_->setStyleSheet("color: gray; padding: 2px;");
@@ -132,19 +187,26 @@ void JobsPanel::refresh() {
         QString state = tr("planned");
         if (f) state = f->stalled ? tr("stalled") : (f->running || f->step_time_s > 0 ? tr("running") : tr("idle"));
         else if (t >= row.start && (row.end < 0 || t < row.end)) state = rp ? tr("running") : tr("from %1 s").arg(row.start);
+        const std::optional<StepShares> shares = f && !(f->tokens_per_s > 0) ? stepShares(*f) : std::nullopt;
         const QString cells[] = {
             qs(row.id),
             qs(row.kind),
             row.nodes >= 0 ? QString::number(row.nodes) : QStringLiteral("–"),
             state,
             f && std::isfinite(f->step_time_s) && f->step_time_s > 0 ? QString::number(f->step_time_s, 'f', 3) : QStringLiteral("–"),
+            shares ? tr("compute %1, communication %2, bubble %3").arg(pct(shares->compute), pct(shares->comm), pct(shares->bubble))
+                   : QStringLiteral("–"),
             f ? pct(f->mfu) : QStringLiteral("–"),
             f ? pct(f->comm_share) : QStringLiteral("–"),
             f && std::isfinite(f->utilization) ? pct(f->utilization) : pct(row.util),
             f ? details(*f) : QStringLiteral("–")};
-        for (int c = 0; c < 9; ++c) {
+        for (int c = 0; c < 10; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (c == kStepColumn && shares) {
+                item->setData(Qt::UserRole, QVariantList{shares->compute, shares->comm, shares->bubble});
+                item->setToolTip(cells[c]);
+            }
             if (c == 3 && f && f->stalled) item->setForeground(QColor(200, 30, 30));
             table_->setItem(r, c, item);
         }
@@ -152,7 +214,8 @@ void JobsPanel::refresh() {
     note_->setText(
         rows.empty() ? tr("The scenario has no jobs.")
         : network
-            ? tr("Click a job: its nodes light up in 3D and the Charts dock shows its step time, MFU and communication share over time.")
+            ? tr("Click a job: its nodes light up in 3D and the Charts dock shows its step time, MFU and communication share over "
+                 "time. The bar: computing (green), waiting on exposed communication (orange), idle in the pipeline's bubble (grey).")
             : tr("Step time, MFU and communication share come from jobs with a training or inference description, which run on "
                  "the simulated fabric (docs/network.md); these run at their set utilization."));
 }

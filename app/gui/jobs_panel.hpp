@@ -1,6 +1,6 @@
 #pragma once
 // The Jobs dock (issue 19): the scenario's jobs and those a run recorded, with what they do at the timeline's
-// time (running, GPUs, step time, MFU, communication share, utilization). Selecting one selects it everywhere:
+// time (running, GPUs, step time and where it goes, MFU, communication share, utilization). Selecting one selects it everywhere:
 // the 3D view highlights its nodes, the Charts dock shows its step time, MFU and communication share over time.
 #include "entity_ref.hpp"
 
