@@ -185,7 +185,7 @@ private slots:
         QVERIFY(t->item(row, 6)->text().endsWith("%"));
         QVERIFY(t->item(row, 7)->text().endsWith("%"));
         QCOMPARE(t->horizontalHeaderItem(9)->text(), QString("Details"));  // bubble, interruptions; a served model's latencies
-        if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {  // the dock on its own, wide enough to read
+        if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {                 // the dock on its own, wide enough to read
             auto* dock = w_->findChild<QDockWidget*>("jobsDock");
             dock->setFloating(true);
             dock->resize(1250, 200);

@@ -11,6 +11,7 @@
 #include <clustertwin/model/fabric.hpp>
 #include <clustertwin/sim/collectives.hpp>
 #include <clustertwin/sim/jobs.hpp>
+#include <clustertwin/sim/nccl.hpp>
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -250,7 +251,8 @@ void TstFabric::routesIgnoreTheFileOrder() {
 
 void TstFabric::collectiveAndJobsAgree() {
     // One data-parallel job (TP = PP = 1) over every GPU, its nodes listed backwards: its communication per step
-    // is the ring all-reduce of its gradients that `collective` runs over the same GPUs.
+    // is the all-reduce of its gradients that `collective` runs over the same GPUs, as NCCL runs it (8 channels,
+    // one a rail; the tuner's algorithm and protocol).
     auto l = fixtures::sample("superpod-h100-su");
     l.scenario.network.routing = "ecmp";  // the hash makes any difference in rank order visible
     model::Job j;
@@ -270,9 +272,16 @@ void TstFabric::collectiveAndJobsAgree() {
     w.update(1, 1, prev, out);
     ScenarioFabric f = buildScenarioFabric(l.scenario, l.catalog);
     Router r(f.topology);
-    const auto c = runCollective(f.topology, r, CollectiveOp::AllReduce, packedRanks(f), 2 * 1e9);
-    qInfo("job %.9f s, collective %.9f s", out.jobs.at(0).comm_time_s, c.time_s);
-    QCOMPARE(out.jobs.at(0).comm_time_s, c.time_s);
+    const std::vector<int> ranks = packedRanks(f), server = serverOfHost(f);
+    std::vector<int> node_of;
+    for (int h : ranks) node_of.push_back(server[static_cast<std::size_t>(h)]);
+    NcclChoice how;
+    how.architecture = f.gpu_architecture;
+    const auto c = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 2 * 1e9, how);
+    qInfo("job %.9f s, collective %.9f s (%s/%s, %d channels)", out.jobs.at(0).comm_time_s, c.time_s, c.algorithm.c_str(),
+          c.protocol.c_str(), c.channels);
+    QVERIFY(std::fabs(out.jobs.at(0).comm_time_s - c.time_s) <= 1e-9 * c.time_s);
+    QCOMPARE(c.channels, 8);
 }
 
 void TstFabric::flowsCommandMatchesTheReference() {

@@ -42,8 +42,9 @@ reports the completion time, the bus bandwidth (as nccl-tests defines it) and th
                       GPU's NIC, so a multi-node collective loads every rail. Default: one per rail (the most
                       GPUs a node has in the collective) with --order linear when every node's GPUs are next to
                       each other in it (--placement packed), else 1 (the ring exactly as given)
-  --algo A            ring or tree (all-reduce across nodes: NCCL's double binary tree between nodes, a chain
-                      inside each); default: the faster for this size and scale, as NCCL's tuner picks
+  --algo A            ring, tree (all-reduce across nodes: NCCL's double binary tree between nodes, a chain
+                      inside each) or nvls (all-reduce inside one server whose NVSwitches reduce: NVLink SHARP on
+                      Hopper and later); default: the fastest for this size and scale, as NCCL's tuner picks
   --proto P           LL, LL128 or Simple: NCCL's protocols (the share of a link's bandwidth that carries data,
                       the latency per hop over NVLink and the network); default: the fastest, as NCCL's tuner
   --model M           nccl (the default: the algorithm, protocol and latencies above) or fabric (the bare fabric:

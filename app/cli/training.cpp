@@ -100,8 +100,8 @@ int cmdTraining(const Args& a) {
     }
     sim::net::Router router(f.topology);
     const sim::net::JobComm comm = sim::net::jobComm(f);
-    const sim::TrainingStep st =
-        sim::trainingStep(f.topology, router, *job->training, ranks, sim::gpuRoofline(*in->gpu), 1.0, f.topology.nodeCount() > 0 ? &comm : nullptr);
+    const sim::TrainingStep st = sim::trainingStep(f.topology, router, *job->training, ranks, sim::gpuRoofline(*in->gpu), 1.0,
+                                                   f.topology.nodeCount() > 0 ? &comm : nullptr);
     const auto& L = st.layout;
     if (a.flag("json")) {
         std::cout << json{{"job", job->id},

@@ -49,7 +49,9 @@ std::vector<std::pair<double, QString>> limitsOf(const std::string& metric) {
 }
 
 void niceAxis(QValueAxis* axis, double lo, double hi) {
-    if (!(hi > lo)) {
+    // A series constant but for its last bits is constant: ticks a rounding error apart would be billions once
+    // the axis takes another range.
+    if (!(hi - lo > 1e-9 * std::max({1.0, std::abs(lo), std::abs(hi)}))) {
         const double pad = std::max(0.5, 0.05 * std::abs(hi));
         lo -= pad;
         hi += pad;
@@ -384,6 +386,10 @@ void ChartsPanel::rebuild() {
         return;
     }
     double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+    // Attaching a series first sets the axes to its own range with the ticks they have: dynamic ticks of the last
+    // chart's scale over another range could be millions (a step time's 0.001 s over a power's kW). Fixed ticks
+    // until niceAxis sets them again.
+    for (QValueAxis* a : {y_, y2_}) a->setTickType(QValueAxis::TicksFixed);
     addCurves(lo, hi);
     const double t_end = std::max(run_.duration() / time_unit_s_, 1.0 / time_unit_s_);
     addLimits(t_end, lo, hi);

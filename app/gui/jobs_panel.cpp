@@ -213,11 +213,10 @@ void JobsPanel::refresh() {
     }
     note_->setText(
         rows.empty() ? tr("The scenario has no jobs.")
-        : network
-            ? tr("Click a job: its nodes light up in 3D and the Charts dock shows its step time, MFU and communication share over "
-                 "time. The bar: computing (green), waiting on exposed communication (orange), idle in the pipeline's bubble (grey).")
-            : tr("Step time, MFU and communication share come from jobs with a training or inference description, which run on "
-                 "the simulated fabric (docs/network.md); these run at their set utilization."));
+        : network    ? tr("Click a job: its nodes light up in 3D and the Charts dock shows its step time, MFU and communication share over "
+                             "time. The bar: computing (green), waiting on exposed communication (orange), idle in the pipeline's bubble (grey).")
+                     : tr("Step time, MFU and communication share come from jobs with a training or inference description, which run on "
+                             "the simulated fabric (docs/network.md); these run at their set utilization."));
 }
 
 }  // namespace ct::app

@@ -119,8 +119,8 @@ public:
                 }
         const double kv_share = s_.heads > 0 && s_.kv_heads > 0 ? static_cast<double>(s_.kv_heads) / s_.heads : 1.0;
         const double kv = 2.0 * act_ * L_.cp * kv_share / L_.tp;
-        const double ag = tally_.run(collective("CP all-gather", net::CollectiveOp::AllGather, g, kv),
-                                     passes_ * layers_per_stage_ * per_step_);
+        const double ag =
+            tally_.run(collective("CP all-gather", net::CollectiveOp::AllGather, g, kv), passes_ * layers_per_stage_ * per_step_);
         const double rs =
             tally_.run(collective("CP reduce-scatter", net::CollectiveOp::ReduceScatter, g, kv), layers_per_stage_ * per_step_);
         return layers_per_stage_ * (passes_ * ag + rs);
@@ -212,7 +212,7 @@ private:
     const double layers_per_stage_, act_;  ///< act_: bf16 activations of one micro-batch
     const double passes_;                  ///< forwards per micro-batch (recomputation adds one)
     const double per_step_;                ///< micro-batches per GPU and step
-    const net::JobComm* comm_;                 ///< as NCCL runs them; null: plain rings
+    const net::JobComm* comm_;             ///< as NCCL runs them; null: plain rings
     net::NcclChoice how_;
 };
 

@@ -298,7 +298,9 @@ void Lattice::Impl::preparePorts() {
         // Counting sort by row; a row's pairs then by cell and port (a cell in two ports gets them in order).
         const std::size_t rows = static_cast<std::size_t>(ny) * nz;
         std::vector<std::size_t> begin(rows + 1, 0);
-        auto row_of = [&](int c) { return static_cast<std::size_t>((c / px) % py - 1) + static_cast<std::size_t>(ny) * (c / (px * py) - 1); };
+        auto row_of = [&](int c) {
+            return static_cast<std::size_t>((c / px) % py - 1) + static_cast<std::size_t>(ny) * (c / (px * py) - 1);
+        };
         for (const Port& p : ports)
             for (int c : p.cells) ++begin[row_of(c) + 1];
         for (std::size_t q = 0; q < rows; ++q) begin[q + 1] += begin[q];

@@ -15,7 +15,7 @@
 
 namespace ct::sim::net {
 
-const char* toString(Algo a) { return a == Algo::Ring ? "ring" : "tree"; }
+const char* toString(Algo a) { return a == Algo::Ring ? "ring" : a == Algo::Tree ? "tree" : "nvls"; }
 
 const char* toString(Proto p) {
     switch (p) {
@@ -32,7 +32,8 @@ const char* toString(Proto p) {
 Algo algoFromString(const std::string& s) {
     if (s == "ring") return Algo::Ring;
     if (s == "tree") return Algo::Tree;
-    throw SimError("unknown algorithm '" + s + "' (ring, tree)");
+    if (s == "nvls") return Algo::Nvls;
+    throw SimError("unknown algorithm '" + s + "' (ring, tree, nvls)");
 }
 
 Proto protoFromString(const std::string& s) {
@@ -96,13 +97,19 @@ double busCap(const ChannelCaps& c, Algo a, Proto p, int channels) {
 
 /// The transfers drain from the step's start (their path latency counted elsewhere); NaN when a pair has no
 /// route.
-double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled) {
+double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled,
+             double nvlink_share) {
     if (x.empty() || times <= 0) return 0;
     std::vector<Flow> flows;
     flows.reserve(x.size());
     for (const auto& [s, d, b] : x) {
         Flow f{s, d, b / efficiency, 0.0, {}};
         if (s != d) f.path = r.route(s, d);
+        // NCCL's kernels move less than an NVLink's line rate (protocol and copy overheads); across the network
+        // the NIC binds first.
+        bool nvlink_only = !f.path.empty() && nvlink_share < 1;
+        for (int a : f.path) nvlink_only = nvlink_only && t.arc(a).kind == LinkKind::NvLink;
+        if (nvlink_only) f.bytes /= nvlink_share;
         f.start_s = f.path.empty() ? 0.0 : -r.latency(f.path);
         flows.push_back(std::move(f));
     }
@@ -237,7 +244,7 @@ CollectiveResult runRing(const Setup& s, Proto p) {
     res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
     int repeat = 0;
     const Xfers x = ringXfers(s, repeat);
-    double bw = drain(s.t, s.r, x, cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs);
+    double bw = drain(s.t, s.r, x, cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs, s.nvlink_share);
     // No faster than NCCL's measured ceiling for the protocol on these channels.
     bw = std::max(bw, ceilingTime(s, Algo::Ring, p, ch));
     res.latency_s = ringLatency(s, cost);
@@ -326,7 +333,7 @@ CollectiveResult runTree(const Setup& s, Proto p) {
     const ProtocolCost cost = protocolCost(Algo::Tree, p, s.op, s.nodes, s.per_node);
     CollectiveResult res;
     res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
-    const double bw = drain(s.t, s.r, treeXfers(s), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
+    const double bw = drain(s.t, s.r, treeXfers(s), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs, s.nvlink_share);
     res.latency_s = treeLatency(s, cost);
     res.time_s = std::max(bw, ceilingTime(s, Algo::Tree, p, s.channels)) + res.latency_s;
     res.steps = 1;
@@ -362,7 +369,7 @@ CollectiveResult runAlltoall(const Setup& s, Proto p) {
     for (int k = 1; k < n; ++k) {
         Xfers x;
         for (int i = 0; i < n; ++i) x.emplace_back(s.ranks[i], s.ranks[(i + k) % n], s.bytes / n);
-        bw += drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
+        bw += drain(s.t, s.r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs, s.nvlink_share);
     }
     res.latency_s = alltoallLatency(s, cost);
     res.time_s = bw + res.latency_s;
@@ -393,14 +400,23 @@ int ncclChannels(const Setup& s, Algo a, Proto p) {
 namespace {
 
 CollectiveResult runOne(const Setup& s, Algo a, Proto p, bool as_nccl = true) {
-    if (as_nccl) {  // on the channels NCCL takes for this size
+    if (as_nccl && a != Algo::Nvls) {  // on the channels NCCL takes for this size
         if (const int nc = ncclChannels(s, a, p); nc != s.channels) {
             Setup fewer = s;
             fewer.channels = nc;
             return runOne(fewer, a, p, false);
         }
     }
-    CollectiveResult res = s.op == CollectiveOp::AllToAll ? runAlltoall(s, p) : a == Algo::Tree ? runTree(s, p) : runRing(s, p);
+    CollectiveResult res;
+    if (a == Algo::Nvls) {
+        res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
+        res.time_s = runNvls(s, res.arc_bytes, res.stalled_pairs);
+        res.latency_s = nvlsLatency();
+        res.steps = 1;
+        res.channels = static_cast<int>(s.ranks.size());  // a head per GPU
+    } else {
+        res = s.op == CollectiveOp::AllToAll ? runAlltoall(s, p) : a == Algo::Tree ? runTree(s, p) : runRing(s, p);
+    }
     res.algorithm = s.op == CollectiveOp::AllToAll ? "pairwise" : toString(a);
     res.protocol = toString(p);
     return res;
@@ -412,7 +428,8 @@ CollectiveResult runOne(const Setup& s, Algo a, Proto p, bool as_nccl = true) {
 /// its algorithm bandwidth, the bus bandwidth of the channels (here: what the ring at Simple moves on this fabric)
 /// times the protocol's efficiency, turned into algorithm bandwidth by the ring's n / steps or the tree's ½ (each
 /// tree carries half and every byte goes up and down).
-std::pair<Algo, Proto> pick(const Setup& s, const std::vector<Algo>& algos, const std::vector<Proto>& protos, CollectiveResult* simple_out) {
+std::pair<Algo, Proto> pick(const Setup& s, const std::vector<Algo>& algos, const std::vector<Proto>& protos,
+                            CollectiveResult* simple_out) {
     if (algos.size() * protos.size() == 1) return {algos.front(), protos.front()};
     const int n = static_cast<int>(s.ranks.size());
     // NCCL's steps per algorithm bandwidth: 2(n − 1) for all-reduce, n − 1 for all-gather and reduce-scatter, n
@@ -427,6 +444,15 @@ std::pair<Algo, Proto> pick(const Setup& s, const std::vector<Algo>& algos, cons
     std::pair<Algo, Proto> best{algos.front(), protos.front()};
     for (Algo a : algos)
         for (Proto p : protos) {
+            if (a == Algo::Nvls) {  // Simple only, its own bandwidth and latency
+                if (p != Proto::Simple) continue;
+                const double t = nvlsLatency() + s.bytes / nvlsAlgorithmBandwidth(s);
+                if (t < best_t) {
+                    best_t = t;
+                    best = {a, p};
+                }
+                continue;
+            }
             const ProtocolCost c = protocolCost(a, p, s.op, s.nodes, s.per_node);
             const double eff = c.efficiency;
             const double cap = busCap(s.caps, a, p, s.channels);
@@ -456,8 +482,8 @@ CollectiveResult tune(const Setup& s, const std::vector<Algo>& algos, const std:
 
 }  // namespace
 
-Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, const std::vector<int>& node_of,
-                double bytes, const NcclChoice& how) {
+Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, const std::vector<int>& node_of, double bytes,
+                const NcclChoice& how) {
     if (ranks.empty()) throw SimError("collective: ranks must not be empty");
     if (!(bytes > 0)) throw SimError("collective: bytes must be > 0");
     if (node_of.size() != ranks.size()) throw SimError("collective: every rank needs its node");
@@ -477,6 +503,8 @@ Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector
     s.nodes = static_cast<int>(per.size());
     for (const auto& [node, k] : per) s.per_node = std::max(s.per_node, k);
     s.caps = channelCaps(how.architecture, s.nodes);
+    s.architecture = how.architecture;
+    s.nvlink_share = nvlinkShare(how.architecture);
     return s;
 }
 
@@ -485,9 +513,18 @@ void candidates(const Setup& s, const NcclChoice& how, std::vector<Algo>& algos,
     if (how.algo == Algo::Tree && !tree_ok)
         throw SimError(s.op != CollectiveOp::AllReduce ? "collective: tree runs all-reduce only (NCCL's other collectives are rings)"
                                                        : "collective: tree needs two or more nodes, each node's ranks next to each other");
+    const bool nvls_ok = nvlsPossible(s);
+    if (how.algo == Algo::Nvls && !nvls_ok)
+        throw SimError(
+            "collective: NVLS runs all-reduce inside one server whose NVSwitches reduce (Hopper or later GPUs), "
+            "every rank reaching the others through NVLink");
+    if (how.algo == Algo::Nvls && how.proto && *how.proto != Proto::Simple)
+        throw SimError("collective: NVLS runs the Simple protocol only");
     algos = how.algo ? std::vector<Algo>{*how.algo} : std::vector<Algo>{Algo::Ring};
     if (!how.algo && tree_ok) algos.push_back(Algo::Tree);
+    if (!how.algo && nvls_ok && (!how.proto || *how.proto == Proto::Simple)) algos.push_back(Algo::Nvls);
     protos = how.proto ? std::vector<Proto>{*how.proto} : std::vector<Proto>{Proto::Simple, Proto::LL128, Proto::LL};
+    if (how.algo == Algo::Nvls) protos = {Proto::Simple};
 }
 
 }  // namespace nccl_detail

@@ -72,12 +72,18 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
     const Setup& first = setups.front();
     const ProtocolCost cost = protocolCost(a, p, op, first.nodes, first.per_node);
     double bw = 0, lat = 0;
-    if (op == CollectiveOp::AllToAll) {
+    if (a == Algo::Nvls) {  // every server's NVSwitches on their own
+        for (const Setup& s : setups) bw = std::max(bw, runNvls(s, res.arc_bytes, res.stalled_pairs) - nvlsLatency());
+        lat = nvlsLatency();
+        res.steps = 1;
+        res.channels = static_cast<int>(n);
+        res.algorithm = toString(a);
+    } else if (op == CollectiveOp::AllToAll) {
         for (std::size_t k = 1; k < n; ++k) {
             Xfers x;
             for (const auto& g : groups)
                 for (std::size_t i = 0; i < n; ++i) x.emplace_back(g[i], g[(i + k) % n], bytes / static_cast<double>(n));
-            bw += drain(t, r, merged(std::move(x)), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs);
+            bw += drain(t, r, merged(std::move(x)), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs, first.nvlink_share);
         }
         for (const Setup& s : setups) lat = std::max(lat, alltoallLatency(s, cost));
         res.steps = static_cast<int>(n) - 1;
@@ -89,7 +95,8 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
             const Xfers g = treeXfers(s);
             x.insert(x.end(), g.begin(), g.end());
         }
-        bw = std::max(drain(t, r, merged(std::move(x)), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs), ceilingTime(first, a, p, nc));
+        bw = std::max(drain(t, r, merged(std::move(x)), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs, first.nvlink_share),
+                      ceilingTime(first, a, p, nc));
         for (const Setup& s : setups) lat = std::max(lat, treeLatency(s, cost));
         res.steps = 1;
         res.channels = nc;
@@ -103,7 +110,7 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
         }
         // As one collective runs them: rings over the rails on several channels, else one ring in the ranks' order.
         const int ch = !first.seg.empty() && nc > 1 ? nc : 1;
-        bw = std::max(drain(t, r, merged(std::move(x)), cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs),
+        bw = std::max(drain(t, r, merged(std::move(x)), cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs, first.nvlink_share),
                       ceilingTime(first, a, p, ch));
         for (const Setup& s : setups) lat = std::max(lat, ringLatency(s, cost));
         res.steps = op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? static_cast<int>(n) - 1 : repeat;

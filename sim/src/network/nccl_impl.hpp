@@ -21,12 +21,14 @@ struct Setup {
     int channels;
     std::vector<std::vector<int>> seg;  ///< each node's ranks in ring order; empty when not contiguous
     int nodes = 1, per_node = 1;
-    ChannelCaps caps;  ///< NCCL's ceilings for these GPUs (none when unknown)
+    ChannelCaps caps;          ///< NCCL's ceilings for these GPUs (none when unknown)
+    std::string architecture;  ///< the GPUs' (NCCL's tables)
+    double nvlink_share = 1;   ///< nvlinkShare of the architecture
 };
 
 /// Checks the arguments and fills the setup's channels, segments, node counts and ceilings. Throws SimError.
-Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, const std::vector<int>& node_of,
-                double bytes, const NcclChoice& how);
+Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks, const std::vector<int>& node_of, double bytes,
+                const NcclChoice& how);
 /// The algorithms and protocols `how` leaves to the tuner (or the one it names); throws SimError for an
 /// algorithm the op or the rank order cannot take.
 void candidates(const Setup& s, const NcclChoice& how, std::vector<Algo>& algos, std::vector<Proto>& protos);
@@ -35,9 +37,23 @@ void candidates(const Setup& s, const NcclChoice& how, std::vector<Algo>& algos,
 double busFactor(CollectiveOp op, int n);
 /// The least bandwidth time NCCL's measured ceiling allows this algorithm and protocol on `channels` (0: none).
 double ceilingTime(const Setup& s, Algo a, Proto p, int channels);
-/// One step's bandwidth time: the transfers drain from the step's start, `bytes / efficiency` each; adds the
-/// arcs' bytes `times` times. Returns the time times `times`.
-double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled);
+/// One step's bandwidth time: the transfers drain from the step's start, `bytes / efficiency` each, and a transfer
+/// that crosses only NVLink also over `nvlink_share`; adds the arcs' bytes `times` times. Returns the time times
+/// `times`.
+double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled,
+             double nvlink_share = 1);
+
+/// NVLS (nccl_nvls.cpp): whether this all-reduce can run on the NVSwitch (one server of Hopper or later GPUs,
+/// every rank reaching the others through NVLink alone).
+bool nvlsPossible(const Setup& s);
+/// NVLS's algorithm bandwidth as NCCL's model has it: a head per GPU, each at the fastest speed of NCCL's search
+/// table within its share of the GPU's effective NVLink bandwidth, times the NVLS efficiency.
+double nvlsAlgorithmBandwidth(const Setup& s);
+/// NVLS's latency: NCCL's NVLink hop for NVLS at Simple (25 µs), once.
+double nvlsLatency();
+/// Runs NVLS: every GPU sends the buffer up to the NVSwitch and receives the reduced buffer back (bytes on its
+/// uplink and downlink added to `arc_bytes`). Returns the time; channels are the heads.
+double runNvls(const Setup& s, std::vector<double>& arc_bytes, int& stalled);
 
 /// The channels NCCL runs a collective of this size on (fewer than the communicator's for small messages).
 int ncclChannels(const Setup& s, Algo a, Proto p);

@@ -13,11 +13,11 @@
 
 namespace ct::sim::net {
 
-enum class Algo { Ring, Tree };
+enum class Algo { Ring, Tree, Nvls };
 enum class Proto { LL, LL128, Simple };
 const char* toString(Algo a);
 const char* toString(Proto p);
-/// "ring", "tree"; throws SimError otherwise.
+/// "ring", "tree", "nvls"; throws SimError otherwise.
 Algo algoFromString(const std::string& s);
 /// "ll", "ll128", "simple" (any case); throws SimError otherwise.
 Proto protoFromString(const std::string& s);
@@ -58,8 +58,17 @@ struct NcclChoice {
     bool fabric_only = false;
 };
 
-/// A collective with its algorithm and protocol. All-reduce: ring or tree (tree across two or more nodes, each
-/// node's ranks next to each other in `ranks`); all-gather and reduce-scatter: ring; all-to-all: pairwise with
+/// NCCL's effective NVLink bandwidth over the line rate, what its kernels move through an NVLink (topo.h's
+/// SM80/SM90/SM100_NVLINK_BW per link, 20.0, 20.6 and 40.1 GB/s, over the link's 25, 25 and 50 GB/s); 1 for an
+/// architecture NCCL has no row for.
+double nvlinkShare(const std::string& architecture);
+/// NCCL's NVLS efficiency (NVLink SHARP: the NVSwitch reduces and multicasts; tuning: Hopper 0.85, Blackwell 0.74);
+/// 0 where the NVSwitches cannot reduce (Ampere and before, an unknown architecture).
+double nvlsEfficiency(const std::string& architecture);
+
+/// A collective with its algorithm and protocol. All-reduce: ring, tree (across two or more nodes, each node's
+/// ranks next to each other in `ranks`) or NVLS (inside one server whose NVSwitches reduce: Hopper and later, as
+/// NCCL decides by the GPUs' architecture); all-gather and reduce-scatter: ring; all-to-all: pairwise with
 /// the protocol's costs; the hierarchical all-reduce is not NCCL's and runs as runCollective (no protocol).
 /// CollectiveResult's algorithm, protocol, channels, latency_s and tuned say what ran. Throws SimError as
 /// runChannelCollective does, and for an algorithm the op or the rank order cannot take.

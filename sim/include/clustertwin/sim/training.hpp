@@ -92,10 +92,10 @@ struct TrainingStep {
     double dp_s = 0;                                ///< the data-parallel reduction's duration
     double dp_exposed_s = 0;                        ///< the part compute does not hide: max(0, dp − overlap · compute)
     double step_s = 0;
-    double mfu = 0;                 ///< model FLOPs / (step · GPUs · peak)
-    double hardware_tflops = 0;     ///< hardware FLOPs per GPU and second, /1e12
-    bool stalled = false;           ///< some transfer has no route
-    std::vector<double> arc_bytes;  ///< bytes per arc in one step
+    double mfu = 0;                           ///< model FLOPs / (step · GPUs · peak)
+    double hardware_tflops = 0;               ///< hardware FLOPs per GPU and second, /1e12
+    bool stalled = false;                     ///< some transfer has no route
+    std::vector<double> arc_bytes;            ///< bytes per arc in one step
     std::vector<StepCollective> collectives;  ///< each kind once, as it ran
 };
 
