@@ -332,7 +332,7 @@ void Lattice::Impl::preparePorts() {
 }
 
 void Lattice::Impl::rowPorts(float* f, int j, int k) const {
-    // Run port by port over the whole lattice after the step, each cell's 19 populations were a cache miss
+    // Applied port by port over the whole lattice after the step, each cell's 19 populations were a cache miss
     // apiece (8-9 % of the in-row sample's run); right after its row they are still in cache.
     const std::size_t r = static_cast<std::size_t>(j) + static_cast<std::size_t>(ny) * k;
     for (std::size_t e = row_ports.begin[r]; e < row_ports.begin[r + 1]; ++e) {
