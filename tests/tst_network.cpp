@@ -190,6 +190,23 @@ void TstNetwork::bruteForceMaxMinPropertyOnRandomGraphs() {
             }
             QVERIFY2(has_bottleneck, qPrintable(QString("trial %1 flow %2 has no bottleneck").arg(trial).arg(f)));
         }
+        // A flow weighted k gets what its k copies get together (the NCCL model merges a channel's equal
+        // transfers so): each flow repeated 1–3 times, against the same flows once with those weights.
+        std::vector<std::vector<int>> copies;
+        std::vector<double> weights;
+        for (int f = 0; f < F; ++f) {
+            weights.push_back(1 + static_cast<double>(rng() % 3));
+            for (int k = 0; k < weights.back(); ++k) copies.push_back(paths[f]);
+        }
+        const auto apart = maxMinRates(copies, cap);
+        const auto together = maxMinRates(paths, cap, &weights);
+        std::size_t c = 0;
+        for (int f = 0; f < F; ++f) {
+            double sum = 0;
+            for (int k = 0; k < weights[f]; ++k) sum += apart[c++];
+            QVERIFY2(std::fabs(together[f] - sum) <= 1e-9 * sum,
+                     qPrintable(QString("trial %1 flow %2: %3 vs %4").arg(trial).arg(f).arg(together[f]).arg(sum)));
+        }
     }
 }
 

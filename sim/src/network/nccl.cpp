@@ -97,13 +97,33 @@ double busCap(const ChannelCaps& c, Algo a, Proto p, int channels) {
 
 /// The transfers drain from the step's start (their path latency counted elsewhere); NaN when a pair has no
 /// route.
-double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled,
+namespace {
+/// Equal transfers (the same two hosts and bytes) counted: they take the same route, and one flow weighted by
+/// their count drains under max-min sharing exactly as they do apart.
+std::vector<std::pair<std::tuple<int, int, double>, int>> merged(Xfers x) {
+    std::sort(x.begin(), x.end());
+    std::vector<std::pair<std::tuple<int, int, double>, int>> out;
+    out.reserve(x.size());
+    for (const auto& t : x) {
+        if (!out.empty() && out.back().first == t) ++out.back().second;
+        else out.emplace_back(t, 1);
+    }
+    return out;
+}
+}  // namespace
+
+double drain(const Topology& t, Router& r, const Xfers& all, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled,
              double nvlink_share) {
-    if (x.empty() || times <= 0) return 0;
+    if (all.empty() || times <= 0) return 0;
+    // Channels repeat the same transfers (a ring inside a server is the same ring rotated, a tree's chain is each
+    // tree's): one flow of their weight drains exactly as they do apart, and a max-min pass costs by the flows.
     std::vector<Flow> flows;
+    const auto x = merged(all);
     flows.reserve(x.size());
-    for (const auto& [s, d, b] : x) {
-        Flow f{s, d, b / efficiency, 0.0, {}};
+    for (const auto& [transfer, count] : x) {
+        const auto& [s, d, b] = transfer;
+        Flow f{s, d, count * b / efficiency, 0.0, {}};
+        f.weight = count;
         if (s != d) f.path = r.route(s, d);
         // NCCL's kernels move less than an NVLink's line rate (protocol and copy overheads); across the network
         // the NIC binds first.

@@ -10,23 +10,6 @@ namespace ct::sim::net {
 
 using namespace nccl_detail;
 
-namespace {
-
-/// Transfers between the same two hosts take the same route: one flow of their summed bytes drains exactly as
-/// they do together, and a job's groups repeat the same pairs (the channels of a ring inside one server).
-Xfers merged(Xfers x) {
-    std::sort(x.begin(), x.end());
-    Xfers out;
-    out.reserve(x.size());
-    for (const auto& [s, d, b] : x) {
-        if (!out.empty() && std::get<0>(out.back()) == s && std::get<1>(out.back()) == d) std::get<2>(out.back()) += b;
-        else out.emplace_back(s, d, b);
-    }
-    return out;
-}
-
-}  // namespace
-
 std::vector<int> serverOfHost(const ScenarioFabric& f) {
     std::vector<int> out(static_cast<std::size_t>(f.topology.nodeCount()), -1);
     for (std::size_t n = 0; n < f.gpus_of_node.size(); ++n)
@@ -83,7 +66,7 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
             Xfers x;
             for (const auto& g : groups)
                 for (std::size_t i = 0; i < n; ++i) x.emplace_back(g[i], g[(i + k) % n], bytes / static_cast<double>(n));
-            bw += drain(t, r, merged(std::move(x)), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs, first.nvlink_share);
+            bw += drain(t, r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs, first.nvlink_share);
         }
         for (const Setup& s : setups) lat = std::max(lat, alltoallLatency(s, cost));
         res.steps = static_cast<int>(n) - 1;
@@ -95,7 +78,7 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
             const Xfers g = treeXfers(s);
             x.insert(x.end(), g.begin(), g.end());
         }
-        bw = std::max(drain(t, r, merged(std::move(x)), cost.efficiency, 1, res.arc_bytes, res.stalled_pairs, first.nvlink_share),
+        bw = std::max(drain(t, r, x, cost.efficiency, 1, res.arc_bytes, res.stalled_pairs, first.nvlink_share),
                       ceilingTime(first, a, p, nc));
         for (const Setup& s : setups) lat = std::max(lat, treeLatency(s, cost));
         res.steps = 1;
@@ -110,7 +93,7 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
         }
         // As one collective runs them: rings over the rails on several channels, else one ring in the ranks' order.
         const int ch = !first.seg.empty() && nc > 1 ? nc : 1;
-        bw = std::max(drain(t, r, merged(std::move(x)), cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs, first.nvlink_share),
+        bw = std::max(drain(t, r, x, cost.efficiency, repeat, res.arc_bytes, res.stalled_pairs, first.nvlink_share),
                       ceilingTime(first, a, p, ch));
         for (const Setup& s : setups) lat = std::max(lat, ringLatency(s, cost));
         res.steps = op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? static_cast<int>(n) - 1 : repeat;

@@ -37,7 +37,7 @@ void candidates(const Setup& s, const NcclChoice& how, std::vector<Algo>& algos,
 double busFactor(CollectiveOp op, int n);
 /// The least bandwidth time NCCL's measured ceiling allows this algorithm and protocol on `channels` (0: none).
 double ceilingTime(const Setup& s, Algo a, Proto p, int channels);
-/// One step's bandwidth time: the transfers drain from the step's start, `bytes / efficiency` each, and a transfer
+/// One step's bandwidth time: the transfers drain from the step's start (equal ones as one flow of their weight), `bytes / efficiency` each, and a transfer
 /// that crosses only NVLink also over `nvlink_share`; adds the arcs' bytes `times` times. Returns the time times
 /// `times`.
 double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled,

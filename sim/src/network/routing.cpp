@@ -235,11 +235,13 @@ double Router::latency(const std::vector<int>& path) const {
     return s;
 }
 
-std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, const std::vector<double>& cap) {
+std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, const std::vector<double>& cap,
+                                const std::vector<double>* weights) {
     const std::size_t F = paths.size(), A = cap.size();
     std::vector<double> rate(F, std::numeric_limits<double>::infinity());
     std::vector<double> fixed(A, 0.0);
-    std::vector<int> n(A, 0);
+    std::vector<double> n(A, 0.0);  ///< the unfrozen flows' weight on each arc
+    auto w = [&](std::size_t f) { return weights ? (*weights)[f] : 1.0; };
     // Flows per arc (CSR).
     std::vector<int> start(A + 1, 0);
     for (const auto& p : paths)
@@ -251,7 +253,8 @@ std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, cons
         for (std::size_t f = 0; f < F; ++f)
             for (int a : paths[f]) on[fill[a]++] = static_cast<int>(f);
     }
-    for (std::size_t a = 0; a < A; ++a) n[a] = start[a + 1] - start[a];
+    for (std::size_t f = 0; f < F; ++f)
+        for (int a : paths[f]) n[static_cast<std::size_t>(a)] += w(f);
     std::vector<char> frozen(F, 0);
     for (std::size_t f = 0; f < F; ++f)
         if (paths[f].empty()) frozen[f] = 1;
@@ -265,16 +268,17 @@ std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, cons
     while (!heap.empty()) {
         const auto [level, a, v] = heap.top();
         heap.pop();
-        if (v != ver[a] || n[a] == 0) continue;
+        if (v != ver[a] || n[a] <= 0) continue;
         const double r = std::max(0.0, level);
         for (int i = start[a]; i < start[a + 1]; ++i) {
             const int f = on[i];
             if (frozen[f]) continue;
             frozen[f] = 1;
-            rate[f] = r;
+            const double wf = w(static_cast<std::size_t>(f));
+            rate[f] = r * wf;
             for (int b : paths[f]) {
-                fixed[b] += r;
-                --n[b];
+                fixed[b] += r * wf;
+                n[b] -= wf;
                 ++ver[b];
                 if (n[b] > 0) heap.emplace((cap[b] - fixed[b]) / n[b], b, ver[b]);
             }
@@ -324,9 +328,16 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
         }
         if (active.empty()) continue;
         std::vector<std::vector<int>> paths;
+        std::vector<double> weights;
         paths.reserve(active.size());
-        for (int f : active) paths.push_back(flows[f].path);
-        const std::vector<double> rate = maxMinRates(paths, cap);
+        weights.reserve(active.size());
+        bool weighted = false;
+        for (int f : active) {
+            paths.push_back(flows[f].path);
+            weights.push_back(flows[f].weight);
+            weighted = weighted || flows[f].weight != 1;
+        }
+        const std::vector<double> rate = maxMinRates(paths, cap, weighted ? &weights : nullptr);
         ++res.rate_recomputations;
         double dt = std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i < active.size(); ++i)

@@ -164,14 +164,17 @@ private:
 
 /// Max-min fair rates (bytes/s) by progressive filling: every flow gets the largest rate such that no flow
 /// could get more without another flow that has no more than it getting less. `paths[f]` lists arc indices;
-/// `cap[a]` is each arc's capacity. A flow with an empty path gets +inf.
-std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, const std::vector<double>& cap);
+/// `cap[a]` is each arc's capacity. A flow with an empty path gets +inf. With `weights`, flow f stands for
+/// weights[f] equal flows on its path and gets their rate together (weights[f] times the fair share).
+std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, const std::vector<double>& cap,
+                                const std::vector<double>* weights = nullptr);
 
 struct Flow {
     int src = 0, dst = 0;
     double bytes = 0;
     double start_s = 0;
     std::vector<int> path;  ///< filled by the simulation when empty
+    double weight = 1;      ///< the flow stands for this many equal flows on its path, its bytes theirs together
     // results
     double finish_s = std::numeric_limits<double>::quiet_NaN();
     double rate_Bps = 0;        ///< last rate
