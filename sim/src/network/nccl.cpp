@@ -142,11 +142,15 @@ double drain(const Topology& t, Router& r, const Xfers& all, double efficiency, 
 namespace {
 /// The latency of one hop: the protocol's over NVLink or the network, or the fabric's own path latency where
 /// that is longer (a long cable, many switches).
-double hopLatency(Router& r, const std::vector<std::pair<int, int>>& legs, bool net, const ProtocolCost& c) {
+double pathLatency(Router& r, const std::vector<std::pair<int, int>>& legs) {
     double phys = 0;
     for (const auto& [s, d] : legs)
         if (s != d) phys += r.latency(r.route(s, d));
-    return std::max(net ? c.net_hop_s : c.nvlink_hop_s, phys);
+    return phys;
+}
+
+double hopLatency(Router& r, const std::vector<std::pair<int, int>>& legs, bool net, const ProtocolCost& c) {
+    return std::max(net ? c.net_hop_s : c.nvlink_hop_s, pathLatency(r, legs));
 }
 
 /// The longest run of `len` consecutive hops around a ring of hop latencies (a chunk's path).
@@ -225,11 +229,19 @@ int ringSteps(const Setup& s) {
 /// The base latency and the slowest chunk's path around its channel's ring.
 double ringLatency(const Setup& s, const ProtocolCost& cost) {
     if (s.ranks.size() < 2) return 0;
+    if (s.ring_phys_channels != s.channels) {
+        s.ring_phys.clear();
+        for (const auto& hops : ringHops(s)) {
+            s.ring_phys.emplace_back();
+            for (const auto& [legs, net] : hops) s.ring_phys.back().emplace_back(pathLatency(s.r, legs), net);
+        }
+        s.ring_phys_channels = s.channels;
+    }
     double lat = 0;
-    for (const auto& hops : ringHops(s)) {
-        std::vector<double> l;
-        l.reserve(hops.size());
-        for (const auto& [legs, net] : hops) l.push_back(hopLatency(s.r, legs, net, cost));
+    std::vector<double> l;
+    for (const auto& hops : s.ring_phys) {
+        l.clear();
+        for (const auto& [phys, net] : hops) l.push_back(std::max(net ? cost.net_hop_s : cost.nvlink_hop_s, phys));
         lat = std::max(lat, worstPath(l, static_cast<std::size_t>(ringSteps(s))));
     }
     return cost.base_s + lat;
@@ -321,15 +333,20 @@ void forTreeEdges(const Setup& s, Chain&& chain, Net&& net) {
 /// log2(nodes)·inter)), each hop at the protocol's latency or the path's where longer.
 double treeLatency(const Setup& s, const ProtocolCost& cost) {
     const int nodes = static_cast<int>(s.seg.size());
-    double intra_hop = 0, net_hop = 0;
-    forTreeEdges(
-        s,
-        [&](int a, int b) {
-            intra_hop = std::max(intra_hop, hopLatency(s.r, {{a, b}}, false, cost));
-        },
-        [&](int child, int parent) {
-            net_hop = std::max(net_hop, hopLatency(s.r, {{child, parent}}, true, cost));
-        });
+    if (s.tree_phys_channels != s.channels) {
+        s.tree_intra_phys = s.tree_net_phys = -1;
+        forTreeEdges(
+            s,
+            [&](int a, int b) {
+                s.tree_intra_phys = std::max(s.tree_intra_phys, pathLatency(s.r, {{a, b}}));
+            },
+            [&](int child, int parent) {
+                s.tree_net_phys = std::max(s.tree_net_phys, pathLatency(s.r, {{child, parent}}));
+            });
+        s.tree_phys_channels = s.channels;
+    }
+    const double intra_hop = s.tree_intra_phys < 0 ? 0.0 : std::max(cost.nvlink_hop_s, s.tree_intra_phys);
+    const double net_hop = s.tree_net_phys < 0 ? 0.0 : std::max(cost.net_hop_s, s.tree_net_phys);
     const int depth = std::max(treeDepth(0, nodes), treeDepth(1, nodes));
     return cost.base_s + 2 * ((s.per_node - 1) * intra_hop + depth * net_hop);
 }
@@ -510,7 +527,7 @@ Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector
     for (int h : ranks)
         if (h < 0 || h >= t.nodeCount()) throw SimError("collective: rank on an unknown node");
     const int channels = how.channels > 0 ? how.channels : defaultChannels(node_of);
-    Setup s{t, r, op, ranks, node_of, bytes, channels, {}, 1, 1, {}};
+    Setup s(t, r, op, ranks, node_of, bytes, channels);
     if (channels > 1 || how.algo == Algo::Tree || !how.algo) {
         try {
             s.seg = nodeSegments(ranks, node_of);

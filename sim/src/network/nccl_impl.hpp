@@ -12,6 +12,9 @@ using Xfers = std::vector<std::tuple<int, int, double>>;
 
 /// One collective's ranks on the fabric and what NCCL knows of them.
 struct Setup {
+    Setup(const Topology& topo, Router& router, CollectiveOp o, const std::vector<int>& rk, const std::vector<int>& nodes_of, double b,
+          int ch)
+        : t(topo), r(router), op(o), ranks(rk), node_of(nodes_of), bytes(b), channels(ch) {}
     const Topology& t;
     Router& r;
     CollectiveOp op;
@@ -24,6 +27,12 @@ struct Setup {
     ChannelCaps caps;          ///< NCCL's ceilings for these GPUs (none when unknown)
     std::string architecture;  ///< the GPUs' (NCCL's tables)
     double nvlink_share = 1;   ///< nvlinkShare of the architecture
+    /// The fabric's own latency of each ring hop of every channel (and whether it crosses the network), and the
+    /// longest tree hop inside and between nodes: routed once for `channels`, priced per protocol by ringLatency
+    /// and treeLatency (the tuner prices six candidates).
+    mutable int ring_phys_channels = -1, tree_phys_channels = -1;
+    mutable std::vector<std::vector<std::pair<double, bool>>> ring_phys;
+    mutable double tree_intra_phys = -1, tree_net_phys = -1;  ///< −1: no such hop
 };
 
 /// Checks the arguments and fills the setup's channels, segments, node counts and ceilings. Throws SimError.
