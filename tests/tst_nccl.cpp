@@ -10,33 +10,15 @@
 #include <QTest>
 
 #include <cmath>
+#include "fabric_fixtures.hpp"
 #include "test_paths.hpp"
 
 using namespace ct::sim;
 using namespace ct::sim::net;
 
+using namespace fabric_fixtures;
+
 namespace {
-constexpr double GB = 1e9;
-bool within(double got, double want, double rel) { return std::fabs(got - want) <= rel * std::fabs(want); }
-
-/// Hosts h0..h(n−1) on one switch, 50 GB/s links, 1 µs on the host's link only (the switch side 0).
-Topology star(int n, double bw = 50 * GB, double lat = 1e-6) {
-    Topology t;
-    for (int i = 0; i < n; ++i) t.addNode("h" + std::to_string(i), NodeKind::Host);
-    const int s = t.addNode("sw", NodeKind::Switch, 1);
-    for (int i = 0; i < n; ++i) t.addLink(i, s, bw, lat / 2, LinkKind::InfiniBand);
-    return t;
-}
-
-/// Every GPU of the first `nodes` servers of a fabric as ranks, node by node, and each rank's node.
-void firstNodes(const ScenarioFabric& f, int nodes, std::vector<int>& ranks, std::vector<int>& node_of) {
-    for (int n = 0; n < nodes; ++n)
-        for (int g : f.gpus_of_node[static_cast<std::size_t>(n)]) {
-            ranks.push_back(g);
-            node_of.push_back(n);
-        }
-}
-
 ScenarioFabric superpod() {
     auto rep = ct::model::loadAndValidate(std::string(CT_RESOURCE_DIR) + "/scenarios/superpod-h100-su.json");
     return buildScenarioFabric(rep.scenario, rep.catalog);
