@@ -95,8 +95,6 @@ double busCap(const ChannelCaps& c, Algo a, Proto p, int channels) {
 
 }  // namespace
 
-/// The transfers drain from the step's start (their path latency counted elsewhere); NaN when a pair has no
-/// route.
 namespace {
 /// Equal transfers (the same two hosts and bytes) counted: they take the same route, and one flow weighted by
 /// their count drains under max-min sharing exactly as they do apart.
@@ -127,9 +125,7 @@ double drain(const Topology& t, Router& r, const Xfers& all, double efficiency, 
         if (s != d) f.path = r.route(s, d);
         // NCCL's kernels move less than an NVLink's line rate (protocol and copy overheads); across the network
         // the NIC binds first.
-        bool nvlink_only = !f.path.empty() && nvlink_share < 1;
-        for (int a : f.path) nvlink_only = nvlink_only && t.arc(a).kind == LinkKind::NvLink;
-        if (nvlink_only) f.bytes /= nvlink_share;
+        if (nvlink_share < 1 && nvlinkOnly(t, f.path)) f.bytes /= nvlink_share;
         f.start_s = f.path.empty() ? 0.0 : -r.latency(f.path);
         flows.push_back(std::move(f));
     }
@@ -140,8 +136,7 @@ double drain(const Topology& t, Router& r, const Xfers& all, double efficiency, 
 }
 
 namespace {
-/// The latency of one hop: the protocol's over NVLink or the network, or the fabric's own path latency where
-/// that is longer (a long cable, many switches).
+/// The fabric's own latency along a hop's legs (cables and switches).
 double pathLatency(Router& r, const std::vector<std::pair<int, int>>& legs) {
     double phys = 0;
     for (const auto& [s, d] : legs)
@@ -149,6 +144,8 @@ double pathLatency(Router& r, const std::vector<std::pair<int, int>>& legs) {
     return phys;
 }
 
+/// The latency of one hop: the protocol's over NVLink or the network, or the fabric's own path latency where
+/// that is longer (a long cable, many switches).
 double hopLatency(Router& r, const std::vector<std::pair<int, int>>& legs, bool net, const ProtocolCost& c) {
     return std::max(net ? c.net_hop_s : c.nvlink_hop_s, pathLatency(r, legs));
 }
@@ -447,8 +444,8 @@ CollectiveResult runOne(const Setup& s, Algo a, Proto p, bool as_nccl = true) {
     CollectiveResult res;
     if (a == Algo::Nvls) {
         res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
-        res.time_s = runNvls(s, res.arc_bytes, res.stalled_pairs);
         res.latency_s = nvlsLatency();
+        res.time_s = runNvls(s, res.arc_bytes, res.stalled_pairs) + res.latency_s;
         res.steps = 1;
         res.channels = static_cast<int>(s.ranks.size());  // a head per GPU
     } else {

@@ -56,7 +56,7 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
     const ProtocolCost cost = protocolCost(a, p, op, first.nodes, first.per_node);
     double bw = 0, lat = 0;
     if (a == Algo::Nvls) {  // every server's NVSwitches on their own
-        for (const Setup& s : setups) bw = std::max(bw, runNvls(s, res.arc_bytes, res.stalled_pairs) - nvlsLatency());
+        for (const Setup& s : setups) bw = std::max(bw, runNvls(s, res.arc_bytes, res.stalled_pairs));
         lat = nvlsLatency();
         res.steps = 1;
         res.channels = static_cast<int>(n);

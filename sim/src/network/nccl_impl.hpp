@@ -46,11 +46,15 @@ void candidates(const Setup& s, const NcclChoice& how, std::vector<Algo>& algos,
 double busFactor(CollectiveOp op, int n);
 /// The least bandwidth time NCCL's measured ceiling allows this algorithm and protocol on `channels` (0: none).
 double ceilingTime(const Setup& s, Algo a, Proto p, int channels);
-/// One step's bandwidth time: the transfers drain from the step's start (equal ones as one flow of their weight), `bytes / efficiency` each, and a transfer
-/// that crosses only NVLink also over `nvlink_share`; adds the arcs' bytes `times` times. Returns the time times
-/// `times`.
+/// One step's bandwidth time: the transfers drain from the step's start (their path latency is counted along the
+/// chunk's path instead), `bytes / efficiency` each, those that cross only NVLink also over `nvlink_share`, equal
+/// transfers as one flow of their weight; adds the arcs' bytes `times` times. Returns the time times `times`, NaN
+/// when a pair has no route.
 double drain(const Topology& t, Router& r, const Xfers& x, double efficiency, int times, std::vector<double>& arc_bytes, int& stalled,
              double nvlink_share = 1);
+
+/// Whether a path is all NVLink (inside one server's NVLink domain); false for an empty one.
+bool nvlinkOnly(const Topology& t, const std::vector<int>& path);
 
 /// NVLS (nccl_nvls.cpp): whether this all-reduce can run on the NVSwitch (one server of Hopper or later GPUs,
 /// every rank reaching the others through NVLink alone).
@@ -61,7 +65,8 @@ double nvlsAlgorithmBandwidth(const Setup& s);
 /// NVLS's latency: NCCL's NVLink hop for NVLS at Simple (25 µs), once.
 double nvlsLatency();
 /// Runs NVLS: every GPU sends the buffer up to the NVSwitch and receives the reduced buffer back (bytes on its
-/// uplink and downlink added to `arc_bytes`). Returns the time; channels are the heads.
+/// uplink and downlink added to `arc_bytes`). Returns the bandwidth time (nvlsLatency comes on top); a head per
+/// GPU.
 double runNvls(const Setup& s, std::vector<double>& arc_bytes, int& stalled);
 
 /// The channels NCCL runs a collective of this size on (fewer than the communicator's for small messages).

@@ -38,15 +38,14 @@ const std::vector<double>& speedTable(const std::string& arch) {
     return arch == "blackwell" ? blackwell : hopper;
 }
 
-/// The GPU's uplink to the NVSwitch and the downlink back, from the route between two GPUs of the server.
+}  // namespace
+
 bool nvlinkOnly(const Topology& t, const std::vector<int>& path) {
     if (path.empty()) return false;
     for (int a : path)
         if (t.arc(a).kind != LinkKind::NvLink) return false;
     return true;
 }
-
-}  // namespace
 
 bool nvlsPossible(const Setup& s) {
     const std::size_t n = s.ranks.size();
@@ -95,7 +94,7 @@ double runNvls(const Setup& s, std::vector<double>& arc_bytes, int& stalled) {
         arc_bytes[static_cast<std::size_t>(in.back())] += s.bytes;
     }
     const double bw = nvlsAlgorithmBandwidth(s);
-    return (bw > 0 ? s.bytes / bw : 0.0) + nvlsLatency();
+    return bw > 0 ? s.bytes / bw : 0.0;
 }
 
 }  // namespace nccl_detail
