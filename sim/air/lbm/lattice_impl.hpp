@@ -16,6 +16,7 @@
 #endif
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -74,11 +75,13 @@ struct Lattice::Impl {
     };
     RowPorts row_ports;
     bool row_ports_stale = true;
-    /// Each port's state for the step, as the exchange takes it; a source's 19 increments worked out once.
+    /// Each port's state for the step, as the exchange takes it; a source's 19 increments worked out once, and
+    /// again only when the port's flow, jet or direction changed (`from`: what they were worked out of).
     struct PortNow {
         float q;
         bool source;
         float add[kQ];
+        double from[5] = {std::numeric_limits<double>::quiet_NaN(), 0, 0, 0, 0};  ///< q / cells, jet, dir (NaN: never)
     };
     std::vector<PortNow> port_now;
     double body[3] = {0, 0, 0};

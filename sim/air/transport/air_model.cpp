@@ -202,9 +202,7 @@ void AirModel::step(double dt) {
         d.stepUpwind(dt);
         return;
     }
-    d.stepCpu(dt, false);
-    std::swap(d.t, d.t2);
-    d.stepTracer(dt);
+    d.stepTvd(dt);
 }
 
 void AirModel::Impl::buildCoefficients() {
@@ -301,31 +299,6 @@ void AirModel::finishDeviceWork() {
 #ifdef CT_HAVE_CUDA
     if (d_->dev) CT_ON_DEVICE(d_->dev->synchronize());
 #endif
-}
-
-void AirModel::Impl::stepTracer(double dt) {
-    if (tr.empty()) return;
-    // The tracer takes T's place for one CPU step: the same kernels, fluxes and diffusivity.
-    std::swap(t, tr);
-    std::swap(t2, tr2);
-    stepCpu(dt, true);
-    std::swap(t, t2);
-    std::swap(t, tr);
-    std::swap(t2, tr2);
-}
-
-void AirModel::Impl::stepCpu(double dt, bool tracer) {
-    Impl& d = *this;
-    if (d.tvdPath()) {
-        d.stepTvd(dt, tracer);
-        return;
-    }
-    if (coef_stale) buildCoefficients();
-    UpwindArgs a{d.T(), d.t2.data() + Impl::kPad, nullptr, nullptr, coef.data(), n(), nx, ny, nz, nx * ny, static_cast<float>(dt / d.vol)};
-    run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-        for (int j = 0; j < ny; ++j) upwindRow(a, j, static_cast<int>(kc));
-    });
-    d.applyPorts(d.T(), d.t2.data() + kPad, a.dt_v, tracer);
 }
 
 void AirModel::Impl::applyPorts(const float* in, float* out, float dt_v, bool tracer) {
@@ -439,80 +412,6 @@ double AirModel::maxSpeedMs() const {
     return m / (d_->h * d_->h);
 }
 
-namespace {
-
-struct TvdArgs {
-    const float* t;
-    float* t2;
-    const float* kt;  ///< padded like t
-    const float* fx;
-    const float* fy;
-    const float* fz;
-    const std::uint32_t* nbw;  ///< nb | nb2 << 8
-    const float* cap;          ///< held cells' V / raised capacity per cell, or null when none is held
-    int nx, ny, nz, plane;
-    float h, kappa, dt_v;
-    bool tvd;
-};
-
-/// Cells per vector block of a row: one AVX-512 vector of floats (two AVX2 ones).
-constexpr int kBlock = 16;
-
-/// One row of the TVD / variable-diffusivity step. Rows and planes beyond the grid are replaced by the row
-/// itself (their bits are clear, so they never count), as in upwindRow.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void tvdRow(const TvdArgs& a, int j, int kk) {
-    const int row = a.nx * (j + a.ny * kk);
-    const float* __restrict t = a.t + row;
-    auto rowAt = [&](const float* base, int dj, int dk) {
-        const int jj = j + dj, kq = kk + dk;
-        if (jj < 0 || jj >= a.ny || kq < 0 || kq >= a.nz) return base + row;
-        return base + row + dj * a.nx + dk * a.plane;
-    };
-    const float* __restrict ts = rowAt(a.t, -1, 0), * __restrict tn = rowAt(a.t, 1, 0), * __restrict td = rowAt(a.t, 0, -1), * __restrict tu = rowAt(a.t, 0, 1), * __restrict tss = rowAt(a.t, -2, 0), * __restrict tnn = rowAt(a.t, 2, 0), * __restrict tdd = rowAt(a.t, 0, -2), * __restrict tuu = rowAt(a.t, 0, 2);
-    const float* __restrict k0 = a.kt + row;
-    const float* __restrict ks = rowAt(a.kt, -1, 0), * __restrict kn = rowAt(a.kt, 1, 0), * __restrict kd = rowAt(a.kt, 0, -1), * __restrict ku = rowAt(a.kt, 0, 1);
-    float* __restrict t2 = a.t2 + row;
-    const float* __restrict fxr = a.fx + (a.nx + 1) * (j + a.ny * kk);
-    const float* __restrict fys = a.fy + a.nx * (j + (a.ny + 1) * kk);
-    const float* __restrict fyn = fys + a.nx;
-    const float* __restrict fzd = a.fz + row;
-    const float* __restrict fzu = fzd + a.plane;
-    const std::uint32_t* __restrict nbw = a.nbw + row;
-    const float h = a.h, kappa = a.kappa, dt_v = a.dt_v;
-    const std::uint32_t far_mask = a.tvd ? 0xFFu : 0u;
-    const float* __restrict held = a.cap ? a.cap + row : nullptr;
-    // One cell; the row runs in whole vector blocks, the last shifted back over cells already done (they are
-    // written again with the same value: t2 is not read here), so no cell falls to a scalar remainder loop.
-    auto cell = [&](int i) __attribute__((always_inline)) {
-        const std::uint32_t m = nbw[i] & 0xFFu;
-        const float kc = k0[i];
-        // Conductance κ_eff·A/h per face, zero towards walls and solids.
-        const float gw = static_cast<float>(m & 1u) * h * (kappa + 0.5f * (kc + k0[i - 1]));
-        const float ge = static_cast<float>((m >> 1) & 1u) * h * (kappa + 0.5f * (kc + k0[i + 1]));
-        const float gs = static_cast<float>((m >> 2) & 1u) * h * (kappa + 0.5f * (kc + ks[i]));
-        const float gn = static_cast<float>((m >> 3) & 1u) * h * (kappa + 0.5f * (kc + kn[i]));
-        const float gd = static_cast<float>((m >> 4) & 1u) * h * (kappa + 0.5f * (kc + kd[i]));
-        const float gu = static_cast<float>((m >> 5) & 1u) * h * (kappa + 0.5f * (kc + ku[i]));
-        k::Stencil13 v{t[i], t[i - 1], t[i + 1], ts[i], tn[i], td[i], tu[i], t[i - 2], t[i + 2], tss[i], tnn[i], tdd[i], tuu[i]};
-        // Upwind is the limiter switched off: far values equal to the near ones give no correction.
-        const std::uint32_t far = (nbw[i] >> 8) & far_mask;  // no control flow in the loop
-        const float dv = held ? dt_v * held[i] : dt_v;       // a held cell's step, per its raised capacity
-        t2[i] = k::advectDiffuseTvd(v, fxr[i], fxr[i + 1], fys[i], fyn[i], fzd[i], fzu[i], m, far, gw, ge, gs, gn, gd, gu, dv);
-    };
-    if (a.nx < kBlock) {
-#pragma GCC ivdep
-        for (int i = 0; i < a.nx; ++i) cell(i);
-        return;
-    }
-    for (int base = 0; base < a.nx; base += kBlock) {
-        const int from = std::min(base, a.nx - kBlock);
-#pragma GCC ivdep
-        for (int c = 0; c < kBlock; ++c) cell(from + c);
-    }
-}
-
-}  // namespace
-
 bool AirModel::Impl::anyWall() const {
     for (const auto& w : walls)
         if (w.fixed) return true;
@@ -535,47 +434,6 @@ std::vector<int> AirModel::Impl::faceCells(int face) const {
             cells.push_back(idx(ijk[0], ijk[1], ijk[2]));
         }
     return cells;
-}
-
-void AirModel::Impl::stepTvd(double dt, bool tracer) {
-    if (kt.empty()) kt.assign(n() + 2 * kPad, 0.f);
-    const float dt_v = static_cast<float>(dt / vol);
-    TvdArgs a{T(),
-              t2.data() + kPad,
-              kt.data() + kPad,
-              fx.data(),
-              fy.data(),
-              fz.data(),
-              nbw.data(),
-              cap.empty() ? nullptr : cap.data(),
-              nx,
-              ny,
-              nz,
-              nx * ny,
-              static_cast<float>(h),
-              static_cast<float>(spec.kappa_m2s),
-              dt_v,
-              spec.tvd};
-    const int j1 = rows < 0 ? ny : row0 + rows;  // a hall split over ranks: this rank's rows, then every rank's
-    run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-        for (int j = row0; j < j1; ++j) tvdRow(a, j, static_cast<int>(kc));
-    });
-    if (row_slabs) gatherRows(t2.data() + kPad, walls_fixed());
-    // Fixed-temperature faces: conduction across the half cell to the wall.
-    const float* tc = T();
-    float* t2c = t2.data() + kPad;
-    for (int f = 0; f < 6; ++f) {
-        if (tracer) break;
-        wall_flow[f] = 0;
-        if (!walls[f].fixed) continue;
-        for (int c : faceCells(f)) {
-            if (solid[c]) continue;
-            const double q = wallConductance(c) * (walls[f].t_c - tc[c]);
-            t2c[c] += static_cast<float>(dt / vol * q * (cap.empty() ? 1.f : cap[static_cast<std::size_t>(c)]));
-            wall_flow[f] += q;
-        }
-    }
-    applyPorts(T(), t2.data() + kPad, dt_v, tracer);
 }
 
 void AirModel::setEddyDiffusivity(const std::vector<float>& kappa_t) {

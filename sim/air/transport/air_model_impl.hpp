@@ -31,6 +31,12 @@ namespace ct::sim {
 
 namespace k = kernels;
 
+/// One chunk of planes' face fluxes of T and the tracer (air_tvd.cpp): x the row's nx + 1 faces, y0/y1 its
+/// south and north faces, z each row's faces below the plane, up those above the row.
+struct TvdScratch {
+    std::vector<float> x, y0, y1, z, up;
+};
+
 struct AirModel::Impl {
     AirGridSpec spec;
     ThreadPool& pool;
@@ -257,15 +263,12 @@ struct AirModel::Impl {
     std::vector<int> faceCells(int face) const;
     bool anyWall() const;
     double wall_flow[6] = {0, 0, 0, 0, 0, 0};  ///< heat into the room through each fixed face, last step (m³·K/s)
-    /// One CPU step of the field in t into t2 (the caller swaps): TVD / variable diffusivity or first-order
-    /// upwind. `tracer`: the ports blow c_in and fixed-temperature walls are adiabatic to it.
-    void stepCpu(double dt, bool tracer);
     /// The first-order upwind step of T and, when on, the tracer in one pass over the coefficients.
     void stepUpwind(double dt);
-    /// Steps the tracer (when on) by dt on the current fluxes.
-    void stepTracer(double dt);
-    /// The TVD / variable-diffusivity step (CPU).
-    void stepTvd(double dt, bool tracer);
+    /// The TVD / variable-diffusivity step (CPU) of T and, when on, the tracer in one pass over the rows (the
+    /// tracer's ports blow c_in and fixed-temperature walls are adiabatic to it); swaps the fields.
+    void stepTvd(double dt);
+    std::vector<TvdScratch> tvd_scratch;  ///< one per chunk of planes
     /// A hall split over ranks (AirModel::splitRows): the TVD step updates rows [row0, row0 + rows) here (all:
     /// rows < 0) and gathers the others' from row_slabs, so every rank holds the whole field.
     LatticeSlabs* row_slabs = nullptr;
