@@ -252,35 +252,13 @@ void AirModel::Impl::stepUpwind(double dt) {
                  nz,
                  nx * ny,
                  dt_v};
-    if (plane_ports_stale) {
-        plane_ports.assign(static_cast<std::size_t>(nz), {});
-        for (std::size_t p = 0; p < ports.size(); ++p)
-            for (int cell : ports[p].cells) plane_ports[static_cast<std::size_t>(cell / (nx * ny))].emplace_back(cell, static_cast<int>(p));
-        plane_ports_stale = false;
-    }
-    // Per port and cell: the flow and what a source blows in (T, tracer).
-    struct PortNow {
-        float q, t_in, c_in;
-        bool source;
-    };
-    std::vector<PortNow> now(ports.size());
+    buildPlanePorts();
+    const std::vector<PortNow> now = portsNow();
     // Each plane's share of the port sums of the new field: (port, Σ T) in port order.
     std::vector<std::vector<std::pair<int, double>>> plane_sums(static_cast<std::size_t>(nz));
-    for (std::size_t p = 0; p < ports.size(); ++p)
-        now[p] = {static_cast<float>(ports[p].q_flow / static_cast<double>(ports[p].cells.size())), static_cast<float>(ports[p].t_in),
-                  static_cast<float>(ports[p].c_in), ports[p].source};
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         for (int j = 0; j < ny; ++j) upwindRow(a, j, static_cast<int>(kc));
-        // This plane's port exchanges, in port order as applyPorts does them.
-        for (auto [cell, p] : plane_ports[kc]) {
-            const PortNow& pn = now[static_cast<std::size_t>(p)];
-            const float dv = cap.empty() ? dt_v : dt_v * cap[static_cast<std::size_t>(cell)];
-            a.t2[cell] = pn.source ? k::portExchange(a.t2[cell], a.t[cell], pn.q, pn.t_in, 0.f, dv)
-                                   : k::portExchange(a.t2[cell], a.t[cell], 0.f, 0.f, pn.q, dv);
-            if (a.c)
-                a.c2[cell] = pn.source ? k::portExchange(a.c2[cell], a.c[cell], pn.q, pn.c_in, 0.f, dv)
-                                       : k::portExchange(a.c2[cell], a.c[cell], 0.f, 0.f, pn.q, dv);
-        }
+        planePortExchange(static_cast<int>(kc), a.t, a.t2, a.c, a.c2, now.data(), dt_v);
         auto& sums = plane_sums[kc];
         for (auto [cell, p] : plane_ports[kc]) {
             if (sums.empty() || sums.back().first != p) sums.emplace_back(p, 0.0);
@@ -293,6 +271,50 @@ void AirModel::Impl::stepUpwind(double dt) {
     port_sums_valid = true;
     std::swap(t, t2);
     if (with_tracer) std::swap(tr, tr2);
+}
+
+void AirModel::Impl::buildPlanePorts() {
+    if (!plane_ports_stale) return;
+    plane_ports.assign(static_cast<std::size_t>(nz), {});
+    for (std::size_t p = 0; p < ports.size(); ++p)
+        for (int cell : ports[p].cells) plane_ports[static_cast<std::size_t>(cell / (nx * ny))].emplace_back(cell, static_cast<int>(p));
+    const std::size_t row_count = static_cast<std::size_t>(ny) * static_cast<std::size_t>(nz);
+    std::vector<std::vector<std::pair<int, int>>> by_row(row_count);
+    for (const auto& plane : plane_ports)
+        for (auto pair : plane) by_row[static_cast<std::size_t>(pair.first / nx)].push_back(pair);
+    row_port_begin.assign(row_count + 1, 0);
+    row_port_cell.clear();
+    row_port_id.clear();
+    for (std::size_t r = 0; r < row_count; ++r) {
+        std::sort(by_row[r].begin(), by_row[r].end());
+        for (auto [cell, p] : by_row[r]) {
+            row_port_cell.push_back(cell);
+            row_port_id.push_back(p);
+        }
+        row_port_begin[r + 1] = row_port_cell.size();
+    }
+    plane_ports_stale = false;
+}
+
+std::vector<AirModel::Impl::PortNow> AirModel::Impl::portsNow() const {
+    std::vector<PortNow> now(ports.size());
+    for (std::size_t p = 0; p < ports.size(); ++p)
+        now[p] = {static_cast<float>(ports[p].q_flow / static_cast<double>(ports[p].cells.size())), static_cast<float>(ports[p].t_in),
+                  static_cast<float>(ports[p].c_in), ports[p].source};
+    return now;
+}
+
+void AirModel::Impl::planePortExchange(int kk, const float* in_t, float* out_t, const float* in_c, float* out_c, const PortNow* now,
+                                       float dt_v) const {
+    for (auto [cell, p] : plane_ports[static_cast<std::size_t>(kk)]) {
+        const PortNow& pn = now[static_cast<std::size_t>(p)];
+        const float dv = cap.empty() ? dt_v : dt_v * cap[static_cast<std::size_t>(cell)];
+        out_t[cell] = pn.source ? k::portExchange(out_t[cell], in_t[cell], pn.q, pn.t_in, 0.f, dv)
+                                : k::portExchange(out_t[cell], in_t[cell], 0.f, 0.f, pn.q, dv);
+        if (in_c)
+            out_c[cell] = pn.source ? k::portExchange(out_c[cell], in_c[cell], pn.q, pn.c_in, 0.f, dv)
+                                    : k::portExchange(out_c[cell], in_c[cell], 0.f, 0.f, pn.q, dv);
+    }
 }
 
 void AirModel::finishDeviceWork() {

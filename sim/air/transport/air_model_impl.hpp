@@ -37,6 +37,12 @@ struct TvdScratch {
     std::vector<float> x, y0, y1, z, up;
 };
 
+/// A port's exchange this step, per cell: the flow and what a source blows in (T, tracer).
+struct AirPortNow {
+    float q, t_in, c_in;
+    bool source;
+};
+
 struct AirModel::Impl {
     AirGridSpec spec;
     ThreadPool& pool;
@@ -59,6 +65,16 @@ struct AirModel::Impl {
     /// Port cells by plane (cell, port), in port order, so each plane's chunk applies its own exchanges.
     std::vector<std::vector<std::pair<int, int>>> plane_ports;
     bool plane_ports_stale = true;
+    void buildPlanePorts();
+    /// The same pairs row by row (row j + ny·k: begin offsets, then cells and ports), each row's by cell and,
+    /// for a cell of several ports, in port order: the TVD step exchanges a row's port cells right after it.
+    std::vector<std::size_t> row_port_begin;
+    std::vector<int> row_port_cell, row_port_id;
+    using PortNow = AirPortNow;
+    std::vector<PortNow> portsNow() const;
+    /// Plane kk's port exchanges onto the new fields out_t (and out_c, when in_c is not null) from the old
+    /// ones, in port order as applyPorts does them (the same arithmetic, so the same floats).
+    void planePortExchange(int kk, const float* in_t, float* out_t, const float* in_c, float* out_c, const PortNow* now, float dt_v) const;
     struct Wall {
         bool fixed = false;
         double t_c = 20;

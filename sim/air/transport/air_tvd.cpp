@@ -33,6 +33,12 @@ struct TvdArgs {
     int row0, row1;  ///< the rows this rank steps (all of them unless the hall is split by rows)
     float h, kappa, dt_v;
     bool tvd;
+    /// The ports' cells row by row (AirModel::Impl::row_port_begin …) and their exchanges this step; null
+    /// when the ports come after the walls instead.
+    const std::size_t* port_begin;
+    const int* port_cell;
+    const int* port_id;
+    const AirPortNow* now;
 };
 
 /// One field's four cells along a line of faces: the face lies between `a` and `b`; `am` is the cell before
@@ -106,6 +112,21 @@ __attribute__((always_inline)) inline void cellsRow(const TvdArgs& a, int row, c
     }
 }
 
+/// The port cells of row r (j + ny·k), in the order and with the arithmetic of AirModel::Impl::applyPorts.
+template <bool kBoth>
+__attribute__((always_inline)) inline void portsRow(const TvdArgs& a, int r) {
+    for (std::size_t e = a.port_begin[r]; e < a.port_begin[r + 1]; ++e) {
+        const int cell = a.port_cell[e];
+        const AirPortNow& pn = a.now[a.port_id[e]];
+        const float dv = a.cap ? a.dt_v * a.cap[cell] : a.dt_v;
+        a.t2[cell] = pn.source ? k::portExchange(a.t2[cell], a.t[cell], pn.q, pn.t_in, 0.f, dv)
+                               : k::portExchange(a.t2[cell], a.t[cell], 0.f, 0.f, pn.q, dv);
+        if constexpr (kBoth)
+            a.c2[cell] = pn.source ? k::portExchange(a.c2[cell], a.c[cell], pn.q, pn.c_in, 0.f, dv)
+                                   : k::portExchange(a.c2[cell], a.c[cell], 0.f, 0.f, pn.q, dv);
+    }
+}
+
 /// Planes [k0, k1) of the step. The faces between two planes, two rows or two cells are worked out once here;
 /// a chunk works out the faces below its first plane itself, so chunks never wait on each other and the result
 /// does not depend on how the planes were split (a face's flux is the same function of the same cells).
@@ -163,6 +184,7 @@ __attribute__((always_inline)) inline void tvdPlanesOf(const TvdArgs& a, int k0,
             facesAcross(j, kk, 0, 1, fzAt(j, kk + 1), k::kDown, k::kUp, zu_t, zu_t + nxs);
             float* zd = s.z.data() + nxs * static_cast<std::size_t>(j);
             cellsRow<kBoth>(a, row, xw, ys, yn, zd, zu_t, xw + nxs + 1, ys + nxs, yn + nxs, zd + zsize, zu_t + nxs);
+            if (a.now) portsRow<kBoth>(a, j + ny * kk);
             // This row's up faces are the next plane's down faces.
             std::copy_n(zu_t, nxs, zd);
             if (kBoth) std::copy_n(zu_t + nxs, nxs, zd + zsize);
@@ -200,13 +222,29 @@ void AirModel::Impl::stepTvd(double dt) {
               static_cast<float>(h),
               static_cast<float>(spec.kappa_m2s),
               dt_v,
-              spec.tvd};
+              spec.tvd,
+              nullptr,
+              nullptr,
+              nullptr,
+              nullptr};
+    // Without fixed-temperature walls (which come before the ports) each row's port cells are exchanged right
+    // after the row, side by side with the other chunks: the same floats as applyPorts after all rows.
+    const bool ports_in_rows = !walls_fixed();
+    std::vector<PortNow> now;
+    if (ports_in_rows) {
+        buildPlanePorts();
+        now = portsNow();
+        a.port_begin = row_port_begin.data();
+        a.port_cell = row_port_cell.data();
+        a.port_id = row_port_id.data();
+        a.now = now.data();
+    }
     // Chunks of whole planes: each works out the faces below its first plane once more, so a few per thread.
-    const int chunks = std::max(1, std::min(nz, 2 * pool.size()));
+    const int chunks = std::max(1, std::min(nz, 4 * pool.size()));
     tvd_scratch.resize(static_cast<std::size_t>(chunks));
     run(static_cast<std::size_t>(chunks), [&](std::size_t ch) {
-        const int c = static_cast<int>(ch);
-        tvdPlanes(a, nz * c / chunks, nz * (c + 1) / chunks, tvd_scratch[ch]);
+        const int c = static_cast<int>(ch), k0 = nz * c / chunks, k1 = nz * (c + 1) / chunks;
+        tvdPlanes(a, k0, k1, tvd_scratch[ch]);
     });
     if (row_slabs) {
         gatherRows(t2.data() + kPad, walls_fixed());
@@ -225,11 +263,12 @@ void AirModel::Impl::stepTvd(double dt) {
             wall_flow[f] += q;
         }
     }
-    applyPorts(T(), t2.data() + kPad, dt_v, false);
+    if (!ports_in_rows) {
+        applyPorts(T(), t2.data() + kPad, dt_v, false);
+        if (tracer) applyPorts(tr.data() + kPad, tr2.data() + kPad, dt_v, true);
+    }
     std::swap(t, t2);
-    if (!tracer) return;
-    applyPorts(tr.data() + kPad, tr2.data() + kPad, dt_v, true);
-    std::swap(tr, tr2);
+    if (tracer) std::swap(tr, tr2);
 }
 
 }  // namespace ct::sim
