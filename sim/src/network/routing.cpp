@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <queue>
 #include <tuple>
 
@@ -235,56 +236,89 @@ double Router::latency(const std::vector<int>& path) const {
     return s;
 }
 
-std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, const std::vector<double>& cap,
-                                const std::vector<double>* weights) {
-    const std::size_t F = paths.size(), A = cap.size();
-    std::vector<double> rate(F, std::numeric_limits<double>::infinity());
-    std::vector<double> fixed(A, 0.0);
-    std::vector<double> n(A, 0.0);  ///< the unfrozen flows' weight on each arc
-    auto w = [&](std::size_t f) { return weights ? (*weights)[f] : 1.0; };
-    // Flows per arc (CSR).
-    std::vector<int> start(A + 1, 0);
-    for (const auto& p : paths)
-        for (int a : p) ++start[a + 1];
-    for (std::size_t a = 0; a < A; ++a) start[a + 1] += start[a];
-    std::vector<int> on(static_cast<std::size_t>(start[A]));
-    {
-        std::vector<int> fill(start.begin(), start.end() - 1);
+namespace {
+
+/// Progressive filling over flows given by index (`path(f)`, `weight(f)`), its buffers kept from one call to
+/// the next: a flow simulation recomputes the rates at every start and end of a flow, and copying every active
+/// path and allocating the arrays each time was most of a big collective's run.
+class MaxMin {
+public:
+    explicit MaxMin(const std::vector<double>& cap) : cap_(cap) {}
+
+    template <class Path, class Weight>
+    const std::vector<double>& rates(std::size_t F, const Path& path, const Weight& weight) {
+        const std::size_t A = cap_.size();
+        rate_.assign(F, std::numeric_limits<double>::infinity());
+        fixed_.assign(A, 0.0);
+        n_.assign(A, 0.0);  // the unfrozen flows' weight on each arc
+        // Flows per arc (CSR).
+        start_.assign(A + 1, 0);
         for (std::size_t f = 0; f < F; ++f)
-            for (int a : paths[f]) on[fill[a]++] = static_cast<int>(f);
-    }
-    for (std::size_t f = 0; f < F; ++f)
-        for (int a : paths[f]) n[static_cast<std::size_t>(a)] += w(f);
-    std::vector<char> frozen(F, 0);
-    for (std::size_t f = 0; f < F; ++f)
-        if (paths[f].empty()) frozen[f] = 1;
-    // Each arc saturates when the common rate of its unfrozen flows reaches (cap − fixed) / n: take the arcs in
-    // that order, freezing their flows at that rate (lazy heap with versions).
-    std::vector<std::uint32_t> ver(A, 0);
-    using Item = std::tuple<double, int, std::uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-    for (std::size_t a = 0; a < A; ++a)
-        if (n[a] > 0) heap.emplace(cap[a] / n[a], static_cast<int>(a), 0u);
-    while (!heap.empty()) {
-        const auto [level, a, v] = heap.top();
-        heap.pop();
-        if (v != ver[a] || n[a] <= 0) continue;
-        const double r = std::max(0.0, level);
-        for (int i = start[a]; i < start[a + 1]; ++i) {
-            const int f = on[i];
-            if (frozen[f]) continue;
-            frozen[f] = 1;
-            const double wf = w(static_cast<std::size_t>(f));
-            rate[f] = r * wf;
-            for (int b : paths[f]) {
-                fixed[b] += r * wf;
-                n[b] -= wf;
-                ++ver[b];
-                if (n[b] > 0) heap.emplace((cap[b] - fixed[b]) / n[b], b, ver[b]);
+            for (int a : path(f)) ++start_[static_cast<std::size_t>(a) + 1];
+        for (std::size_t a = 0; a < A; ++a) start_[a + 1] += start_[a];
+        on_.resize(static_cast<std::size_t>(start_[A]));
+        fill_.assign(start_.begin(), start_.end() - 1);
+        for (std::size_t f = 0; f < F; ++f)
+            for (int a : path(f)) {
+                on_[static_cast<std::size_t>(fill_[static_cast<std::size_t>(a)]++)] = static_cast<int>(f);
+                n_[static_cast<std::size_t>(a)] += weight(f);
+            }
+        frozen_.assign(F, 0);
+        for (std::size_t f = 0; f < F; ++f)
+            if (path(f).empty()) frozen_[f] = 1;
+        // Each arc saturates when the common rate of its unfrozen flows reaches (cap − fixed) / n: take the arcs
+        // in that order, freezing their flows at that rate (lazy heap with versions).
+        ver_.assign(A, 0);
+        heap_.clear();
+        auto push = [&](double level, int a) {
+            heap_.emplace_back(level, a, ver_[static_cast<std::size_t>(a)]);
+            std::push_heap(heap_.begin(), heap_.end(), std::greater<Item>());
+        };
+        for (std::size_t a = 0; a < A; ++a)
+            if (n_[a] > 0) push(cap_[a] / n_[a], static_cast<int>(a));
+        while (!heap_.empty()) {
+            std::pop_heap(heap_.begin(), heap_.end(), std::greater<Item>());
+            const auto [level, a, v] = heap_.back();
+            heap_.pop_back();
+            const auto ua = static_cast<std::size_t>(a);
+            if (v != ver_[ua] || n_[ua] <= 0) continue;
+            const double r = std::max(0.0, level);
+            for (int i = start_[ua]; i < start_[ua + 1]; ++i) {
+                const auto f = static_cast<std::size_t>(on_[static_cast<std::size_t>(i)]);
+                if (frozen_[f]) continue;
+                frozen_[f] = 1;
+                const double wf = weight(f);
+                rate_[f] = r * wf;
+                for (int b : path(f)) {
+                    const auto ub = static_cast<std::size_t>(b);
+                    fixed_[ub] += r * wf;
+                    n_[ub] -= wf;
+                    ++ver_[ub];
+                    if (n_[ub] > 0) push((cap_[ub] - fixed_[ub]) / n_[ub], b);
+                }
             }
         }
+        return rate_;
     }
-    return rate;
+
+private:
+    using Item = std::tuple<double, int, std::uint32_t>;
+    const std::vector<double>& cap_;
+    std::vector<double> rate_, fixed_, n_;
+    std::vector<int> start_, on_, fill_;
+    std::vector<char> frozen_;
+    std::vector<std::uint32_t> ver_;
+    std::vector<Item> heap_;
+};
+
+}  // namespace
+
+std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, const std::vector<double>& cap,
+                                const std::vector<double>* weights) {
+    MaxMin mm(cap);
+    return mm.rates(
+        paths.size(), [&](std::size_t f) -> const std::vector<int>& { return paths[f]; },
+        [&](std::size_t f) { return weights ? (*weights)[f] : 1.0; });
 }
 
 FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flows) {
@@ -310,7 +344,8 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
         }
         pending.push({f.start_s + r.latency(f.path), static_cast<int>(i)});
     }
-    std::vector<int> active;
+    MaxMin mm(cap);
+    std::vector<int> active, still;
     std::vector<double> left(flows.size(), 0.0);
     std::vector<char> rated(flows.size(), 0);
     double now = 0;
@@ -327,17 +362,9 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
             active.push_back(f);
         }
         if (active.empty()) continue;
-        std::vector<std::vector<int>> paths;
-        std::vector<double> weights;
-        paths.reserve(active.size());
-        weights.reserve(active.size());
-        bool weighted = false;
-        for (int f : active) {
-            paths.push_back(flows[f].path);
-            weights.push_back(flows[f].weight);
-            weighted = weighted || flows[f].weight != 1;
-        }
-        const std::vector<double> rate = maxMinRates(paths, cap, weighted ? &weights : nullptr);
+        const std::vector<double>& rate = mm.rates(
+            active.size(), [&](std::size_t i) -> const std::vector<int>& { return flows[static_cast<std::size_t>(active[i])].path; },
+            [&](std::size_t i) { return flows[static_cast<std::size_t>(active[i])].weight; });
         ++res.rate_recomputations;
         double dt = std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i < active.size(); ++i)
@@ -345,7 +372,7 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
         if (!pending.empty()) dt = std::min(dt, pending.top().t - now);
         if (!std::isfinite(dt)) throw SimError("network: flows cannot progress (zero capacity on their path)");
         now += dt;
-        std::vector<int> still;
+        still.clear();
         for (std::size_t i = 0; i < active.size(); ++i) {
             const int f = active[i];
             const double moved = std::min(left[f], rate[i] * dt);
