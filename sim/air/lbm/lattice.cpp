@@ -138,6 +138,34 @@ void Lattice::Impl::buildLinks() {
             }
     links.sortByDirection();
     edge_links.sortByDirection();
+    if (!split()) buildRowLinks();
+}
+
+void Lattice::Impl::buildRowLinks() {
+    const std::size_t rows = static_cast<std::size_t>(ny) * static_cast<std::size_t>(nz);
+    auto rowOf = [&](int f) -> std::ptrdiff_t {  // the fluid cell's interior row, or −1 in the halo (never pulled)
+        const int i = f % px, j = (f / px) % py, k = f / (px * py);
+        if (i < 1 || i > nx || j < 1 || j > ny || k < 1 || k > nz) return -1;
+        return static_cast<std::ptrdiff_t>(j - 1) + static_cast<std::ptrdiff_t>(ny) * (k - 1);
+    };
+    row_links.begin.assign(rows + 1, 0);
+    for (std::size_t e = 0; e < links.size(); ++e)
+        if (const auto r = rowOf(links.fluid[e]); r >= 0) ++row_links.begin[static_cast<std::size_t>(r) + 1];
+    for (std::size_t r = 0; r < rows; ++r) row_links.begin[r + 1] += row_links.begin[r];
+    const std::size_t count = row_links.begin[rows];
+    row_links.dst.resize(count);
+    row_links.src.resize(count);
+    row_links.term.resize(count);
+    std::vector<std::size_t> at(row_links.begin.begin(), row_links.begin.end() - 1);
+    for (std::size_t e = 0; e < links.size(); ++e) {  // direction by direction within a row, as the links are
+        const auto r = rowOf(links.fluid[e]);
+        if (r < 0) continue;
+        const std::size_t w = at[static_cast<std::size_t>(r)]++;
+        const int q = links.q[e];
+        row_links.dst[w] = static_cast<std::size_t>(q) * n + static_cast<std::size_t>(links.solid[e]);
+        row_links.src[w] = static_cast<std::size_t>(lbm::opposite(q)) * n + static_cast<std::size_t>(links.fluid[e]);
+        row_links.term[w] = links.term[e];
+    }
 }
 
 /// The bounce-back pre-pass on the populations about to be streamed.
@@ -224,11 +252,14 @@ int Lattice::Impl::cpuStep() {
         slabStep(r, row, bad);
     } else {
         copyPeriodic(a.data(), kQ);
-        bounceBack(a.data(), links);
+        // The bounce-back row by row, each row's links right before it streams (RowLinks): no pass of its own.
         run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
             const int k = static_cast<int>(kc);
             bool any = false;
-            for (int j = 0; j < ny; ++j) any |= rowStep(r, row, j, k);
+            for (int j = 0; j < ny; ++j) {
+                rowBounceBack(a.data(), j, k);
+                any |= rowStep(r, row, j, k);
+            }
             bad[kc] = any ? 1 : 0;
         });
     }

@@ -55,6 +55,22 @@ struct Lattice::Impl {
     Links links;
     /// In a slab, the links whose solid cell lies in an edge row received from a neighbour: set after it arrives.
     Links edge_links;
+    /// One process's links by the interior row of their fluid cell (j + ny·k), as flat population offsets: a row
+    /// bounces back the populations it is about to pull from solid cells right before it streams. Each solid
+    /// population is written by one link and read by that link's fluid cell alone, and the value comes from the
+    /// fluid cell's own population of the last step, so rows side by side never touch each other's.
+    struct RowLinks {
+        std::vector<std::size_t> begin;  ///< ny·nz + 1 offsets
+        std::vector<std::size_t> dst, src;
+        std::vector<float> term;
+    };
+    RowLinks row_links;
+    void buildRowLinks();
+    void rowBounceBack(float* f, int j, int k) const {
+        const std::size_t r = static_cast<std::size_t>(j) + static_cast<std::size_t>(ny) * static_cast<std::size_t>(k);
+        for (std::size_t e = row_links.begin[r]; e < row_links.begin[r + 1]; ++e)
+            f[row_links.dst[e]] = f[row_links.src[e]] + row_links.term[e];
+    }
     double face_u[6][3] = {};
     bool face_moving[6] = {};
     bool geometry_dirty = true;
