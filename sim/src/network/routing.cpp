@@ -267,7 +267,10 @@ public:
         for (std::size_t f = 0; f < F; ++f)
             if (path(f).empty()) frozen_[f] = 1;
         // Each arc saturates when the common rate of its unfrozen flows reaches (cap − fixed) / n: take the arcs
-        // in that order, freezing their flows at that rate (lazy heap with versions).
+        // in that order, freezing their flows at that rate. Freezing a flow at the lowest level never lowers
+        // another arc's level, so an arc's key in the heap stays a lower bound after its flows change: it is
+        // brought up to date only when it comes to the top (versions say whether it changed), not at every
+        // freeze (a heap push for every arc of every frozen flow was most of a 100k-flow pass).
         ver_.assign(A, 0);
         heap_.clear();
         auto push = [&](double level, int a) {
@@ -281,7 +284,11 @@ public:
             const auto [level, a, v] = heap_.back();
             heap_.pop_back();
             const auto ua = static_cast<std::size_t>(a);
-            if (v != ver_[ua] || n_[ua] <= 0) continue;
+            if (n_[ua] <= 0) continue;
+            if (v != ver_[ua]) {
+                push((cap_[ua] - fixed_[ua]) / n_[ua], a);
+                continue;
+            }
             const double r = std::max(0.0, level);
             for (int i = start_[ua]; i < start_[ua + 1]; ++i) {
                 const auto f = static_cast<std::size_t>(on_[static_cast<std::size_t>(i)]);
@@ -294,7 +301,6 @@ public:
                     fixed_[ub] += r * wf;
                     n_[ub] -= wf;
                     ++ver_[ub];
-                    if (n_[ub] > 0) push((cap_[ub] - fixed_[ub]) / n_[ub], b);
                 }
             }
         }
