@@ -24,6 +24,7 @@
 #include <QJsonObject>
 #include <QMenu>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -332,6 +333,12 @@ private slots:
         const int row = rowOf(t, "small");
         QVERIFY2(row >= 0, "the run's placed job is listed");
         QCOMPARE(t->item(row, 2)->text(), QString("2"));  // two 8-GPU nodes
+        // How its collectives ran, kept in the run's metadata: the gradients' all-reduce over the two nodes, one
+        // ring per GPU index (the job gives no model shape, so no tensor-parallel traffic).
+        QVERIFY2(t->item(row, 9)->text().contains("DP all-reduce ring/Simple"), qPrintable(t->item(row, 9)->text()));
+        QVERIFY2(t->item(row, 9)->toolTip().contains(
+                     QRegularExpression("DP all-reduce: ring/Simple, \\d+ channels?, [0-9.]+ ms \\(8 groups of 2\\)")),
+                 qPrintable(t->item(row, 9)->toolTip()));
         const auto placed = w_->jobs()->nodesOf("small");
         QCOMPARE(placed, (std::vector<std::string>{"n0001", "n0002"}));  // packed: the first two in cabling order
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualItemRect(t->item(row, 0)).center());

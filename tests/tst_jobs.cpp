@@ -69,6 +69,10 @@ void TstJobs::stepTimeIsComputePlusExposedCommunication() {
     QVERIFY(std::fabs(j.step_time_s - (j.compute_time_s + exposed)) < 1e-12);
     QVERIFY(std::fabs(j.utilization - j.compute_time_s / j.step_time_s) < 1e-12);
     QVERIFY(std::fabs(j.mfu - 0.4 * j.utilization) < 1e-9);  // MFU = efficiency × the computing share
+    // The frame says how the collectives ran: the DP ring, 8 rails' rings over 32 nodes, at the time above.
+    QVERIFY2(j.collectives.rfind("DP all-reduce: ring/", 0) == 0, j.collectives.c_str());
+    const std::string ms = QString::number(1e3 * j.comm_time_s, 'f', 3).toStdString() + " ms (8 groups of 32)";
+    QVERIFY2(j.collectives.find(ms) != std::string::npos, j.collectives.c_str());
     QVERIFY(!out.links.empty());
     QVERIFY(out.links.front().utilization > 0 && out.links.front().utilization <= 1.0 + 1e-9);
 }

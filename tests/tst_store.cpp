@@ -87,6 +87,9 @@ void TstStore::eventsAndRunsSurviveAReopen() {
         auto st = TelemetryStore::open(path);
         const auto run = st.createRun("r", "simulated", "lab", RunMeta::parse(R"({"step_s": 1})"));
         st.writeEvents(run, {{600, "cooling_unit_fail", "crah-01", std::nullopt, "failed"}, {900, "setpoint_change", "crah-02", 22.0, ""}});
+        RunMeta later = RunMeta::parse(R"({"step_s": 1})");
+        later.job_collectives["llm"] = "TP all-reduce: nvls/Simple, 16 channels, 1.012 ms (8 groups of 8)\nDP all-reduce: ring/Simple";
+        st.setRunMeta(run, later);
         st.finishRun(run, 3600);
         st.upsertEntities({{"lab", "site", "", "Lab"}, {"r1", "rack", "lab", "Rack 1"}});
     }
@@ -100,6 +103,11 @@ void TstStore::eventsAndRunsSurviveAReopen() {
     QCOMPARE(ev[1].kind, std::string("setpoint_change"));
     QCOMPARE(*ev[1].value, 22.0);
     QCOMPARE(st.entities().size(), std::size_t(2));
+    // How a job's collectives ran comes back as it was written, beside the other keys.
+    QCOMPARE(runs[0].meta.job_collectives.size(), std::size_t(1));
+    QCOMPARE(runs[0].meta.job_collectives.at("llm"),
+             std::string("TP all-reduce: nvls/Simple, 16 channels, 1.012 ms (8 groups of 8)\nDP all-reduce: ring/Simple"));
+    QCOMPARE(*runs[0].meta.step_s, 1.0);
 }
 
 void TstStore::alertsKeepTheirValueAndThresholdAndAVersion1StoreIsUpgraded() {

@@ -25,6 +25,7 @@ namespace {
 QString pct(double v) { return std::isfinite(v) ? QString::number(100 * v, 'f', 0) + " %" : QStringLiteral("–"); }
 
 constexpr int kStepColumn = 5;
+constexpr int kDetailsColumn = 9;
 /// Where a step's time goes, as shares of the step: the GPUs computing, waiting on communication compute does
 /// not hide, idle in the pipeline's bubble (the rest).
 struct StepShares {
@@ -103,9 +104,21 @@ JobsPanel::JobsPanel(const ScenarioDocument& doc, const RunController& run, QWid
 }
 
 namespace {
+/// A job's collectives in short: "TP all-reduce NVLS/Simple, DP all-reduce ring/Simple" from the lines of
+/// sim::describeCollectives ("TP all-reduce: NVLS/Simple, 16 channels, 1.012 ms (…)").
+QString collectivesInShort(const QString& lines) {
+    QStringList out;
+    for (const QString& line : lines.split('\n', Qt::SkipEmptyParts)) {
+        const int colon = line.indexOf(QLatin1String(": "));
+        if (colon < 0) continue;
+        out << line.left(colon) + ' ' + line.mid(colon + 2).section(',', 0, 0);
+    }
+    return out.join(QStringLiteral(", "));
+}
+
 /// What else a job's frame says: a training job's pipeline bubble and interruptions, a served model's throughput
-/// and tail latencies.
-QString details(const model::JobFrame& f) {
+/// and tail latencies, and how its collectives ran (`collectives`: the run's, or the frame's own).
+QString details(const model::JobFrame& f, const QString& collectives) {
     QStringList parts;
     if (f.tokens_per_s > 0)
         parts << QObject::tr("%1 tokens/s, TTFT p99 %2 s, TPOT p99 %3 ms")
@@ -114,6 +127,7 @@ QString details(const model::JobFrame& f) {
                      .arg(1e3 * f.tpot_p99_s, 0, 'f', 1);
     if (f.bubble_share > 0) parts << QObject::tr("bubble %1 %").arg(100 * f.bubble_share, 0, 'f', 0);
     if (f.interruptions > 0) parts << QObject::tr("%n interruption(s)", nullptr, f.interruptions);
+    if (!collectives.isEmpty()) parts << collectivesInShort(collectives);
     return parts.isEmpty() ? QStringLiteral("–") : parts.join(QStringLiteral("; "));
 }
 }  // namespace
@@ -147,6 +161,16 @@ std::vector<std::string> JobsPanel::busiestLinks(const QString& job, const model
         if (out.size() >= n) break;
     }
     return out;
+}
+
+QString JobsPanel::collectivesOf(const std::string& job, const model::JobFrame* f) const {
+    if (f && !f->collectives.empty()) return qs(f->collectives);
+    // A replayed frame has no text fields: the run's metadata keeps how the collectives last ran.
+    const auto* rp = run_.replay();
+    if (!rp) return {};
+    const auto& kept = rp->info().meta.job_collectives;
+    const auto k = kept.find(job);
+    return k == kept.end() ? QString() : qs(k->second);
 }
 
 void JobsPanel::refresh() {
@@ -187,26 +211,34 @@ void JobsPanel::refresh() {
         QString state = tr("planned");
         if (f) state = f->stalled ? tr("stalled") : (f->running || f->step_time_s > 0 ? tr("running") : tr("idle"));
         else if (t >= row.start && (row.end < 0 || t < row.end)) state = rp ? tr("running") : tr("from %1 s").arg(row.start);
-        const std::optional<StepShares> shares = f && !(f->tokens_per_s > 0) ? stepShares(*f) : std::nullopt;
+        // The step bar's shares (UserRole) and text, read from the optional in one place.
+        QVariant bar;
+        QString bar_text = QStringLiteral("–");
+        if (const std::optional<StepShares> shares = f && !(f->tokens_per_s > 0) ? stepShares(*f) : std::nullopt) {
+            bar = QVariantList{shares->compute, shares->comm, shares->bubble};
+            bar_text = tr("compute %1, communication %2, bubble %3").arg(pct(shares->compute), pct(shares->comm), pct(shares->bubble));
+        }
+        const QString collectives = collectivesOf(row.id, f);
         const QString cells[] = {
             qs(row.id),
             qs(row.kind),
             row.nodes >= 0 ? QString::number(row.nodes) : QStringLiteral("–"),
             state,
             f && std::isfinite(f->step_time_s) && f->step_time_s > 0 ? QString::number(f->step_time_s, 'f', 3) : QStringLiteral("–"),
-            shares ? tr("compute %1, communication %2, bubble %3").arg(pct(shares->compute), pct(shares->comm), pct(shares->bubble))
-                   : QStringLiteral("–"),
+            bar_text,
             f ? pct(f->mfu) : QStringLiteral("–"),
             f ? pct(f->comm_share) : QStringLiteral("–"),
             f && std::isfinite(f->utilization) ? pct(f->utilization) : pct(row.util),
-            f ? details(*f) : QStringLiteral("–")};
+            f ? details(*f, collectives) : QStringLiteral("–")};
         for (int c = 0; c < 10; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (c == kStepColumn && shares) {
-                item->setData(Qt::UserRole, QVariantList{shares->compute, shares->comm, shares->bubble});
+            if (c == kStepColumn && bar.isValid()) {
+                item->setData(Qt::UserRole, bar);
                 item->setToolTip(cells[c]);
             }
+            if (c == kDetailsColumn && !collectives.isEmpty())
+                item->setToolTip(tr("Collectives, as NCCL runs them (one run each, every group at once):\n%1").arg(collectives));
             if (c == 3 && f && f->stalled) item->setForeground(QColor(200, 30, 30));
             table_->setItem(r, c, item);
         }

@@ -37,6 +37,8 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
+    /// How a job's collectives ran: its frame's lines, or the loaded run's metadata (a replayed frame has none).
+    QString collectivesOf(const std::string& job, const model::JobFrame* f) const;
     bool stale_ = false;
     const ScenarioDocument& doc_;
     const RunController& run_;

@@ -88,6 +88,12 @@ void RunRecorder::record(const model::Frame& f) {
     putRows(f.transformers, upsSeries(), put_row);
     putRows(f.loops, waterLoopSeries(), put_row);
     putRows(f.jobs, jobSeries(), put_row);
+    for (const auto& j : f.jobs)  // not a series: the run's metadata keeps the last (the app's Jobs dock shows it)
+        if (!j.collectives.empty()) {
+            auto& kept = meta_.job_collectives[j.id];
+            meta_dirty_ = meta_dirty_ || kept != j.collectives;
+            kept = j.collectives;
+        }
     putRows(f.sensors, sensorSeries(), put_row);
     // The 50 busiest links, and the switch-to-switch ones (leaf–spine and up, for the Fabric dock's matrix) up
     // to 2,000 of them, busiest first; GPU links are named by their host ("n0001/gpu0<->leaf0").
@@ -153,13 +159,15 @@ void RunRecorder::markInterrupted(double t_s, const std::string& by) {
 
 void RunRecorder::checkpoint() {
     flush();
+    if (meta_dirty_) store_.setRunMeta(run_, meta_);  // a reader of the run while it is computed sees them too
+    meta_dirty_ = false;
     store_.writeEvents(run_, events_);
     events_.clear();
 }
 
 void RunRecorder::finish(double end_s) {
     flush();
-    if (meta_.interrupted || !meta_.driven.empty()) store_.setRunMeta(run_, meta_);
+    if (meta_.interrupted || !meta_.driven.empty() || meta_dirty_) store_.setRunMeta(run_, meta_);
     store_.writeEvents(run_, events_);
     events_.clear();
     store_.finishRun(run_, end_s);

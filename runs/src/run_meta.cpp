@@ -83,6 +83,12 @@ RunMeta RunMeta::parse(const std::string& text) {
             }
         j.erase(it);
     }
+    if (auto it = j.find("job_collectives"); it != j.end()) {
+        if (it->is_object())
+            for (const auto& [id, lines] : it->items())
+                if (lines.is_string()) m.job_collectives[id] = lines.get<std::string>();
+        j.erase(it);
+    }
     if (!j.empty()) m.other_json = j.dump();
     return m;
 }
@@ -113,6 +119,7 @@ std::string RunMeta::toJson() const {
         if (o.is_object()) j["run_options"] = std::move(o);
     }
     if (!job_nodes.empty()) j["job_nodes"] = job_nodes;
+    if (!job_collectives.empty()) j["job_collectives"] = job_collectives;
     if (time_origin_unix) j["time_origin_unix"] = *time_origin_unix;
     put("driven_by", driven_by);
     put("whatif_baseline", whatif_baseline);

@@ -269,6 +269,7 @@ void JobWorkload::trainingFrame(JobRt& j, double t, const model::Frame& prev, mo
     f.mfu = stopped ? 0.0 : st.mfu;
     f.bubble_share = stopped ? 0.0 : st.bubble_s / st.step_s;
     f.interruptions = j.interruptions;
+    f.collectives = describeCollectives(j.step.collectives);
     const bool new_stall = j.stalled && stalled_alerted_.insert(job.id).second;
     if (!j.stalled) stalled_alerted_.erase(job.id);
     if (new_stall)

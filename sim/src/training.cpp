@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace ct::sim {
 
@@ -255,6 +256,19 @@ TrainingStep trainingStep(const net::Topology& topo, net::Router& router, const 
     out.ep_s = ep_mb * out.pipeline_slots;
     out.pp_s = pp_mb * out.pipeline_slots;
     return retimed(out, s, throttle, gpu.peak_flops);
+}
+
+std::string describeCollectives(const std::vector<StepCollective>& collectives) {
+    std::string out;
+    for (const StepCollective& c : collectives) {
+        if (!out.empty()) out += '\n';
+        char line[256];
+        const std::string how = c.algorithm.empty() ? std::string("ring") : c.algorithm + "/" + c.protocol;
+        std::snprintf(line, sizeof line, "%s: %s, %d channel%s, %.3f ms (%d group%s of %d)", c.what.c_str(), how.c_str(), c.channels,
+                      c.channels == 1 ? "" : "s", 1e3 * c.seconds, c.groups, c.groups == 1 ? "" : "s", c.ranks);
+        out += line;
+    }
+    return out;
 }
 
 }  // namespace ct::sim

@@ -63,6 +63,7 @@ private:
     std::vector<Sample> batch_;
     std::vector<StoredEvent> events_;
     RunMeta meta_;
+    bool meta_dirty_ = false;  ///< job_collectives changed since the metadata was last written
 };
 
 }  // namespace ct::runs

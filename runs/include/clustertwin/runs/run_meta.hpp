@@ -27,6 +27,8 @@ struct RunMeta {
     std::string run_options_json;
     /// Where the run placed jobs that the scenario does not place: job id -> node ids.
     std::map<std::string, std::vector<std::string>> job_nodes;
+    /// How each training job's collectives ran (model::JobFrame::collectives, the run's last): job id -> lines.
+    std::map<std::string, std::string> job_collectives;
     /// Stopped before its end (the app's Cancel, Ctrl-C or SIGTERM on the command line): how, and when.
     bool interrupted = false;
     std::optional<double> interrupted_at_s;

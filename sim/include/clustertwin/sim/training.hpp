@@ -72,6 +72,10 @@ struct StepCollective {
     double latency_s = 0;
 };
 
+/// The collectives one line each, as the app and the run's metadata show them: "TP all-reduce: NVLS/Simple, 16
+/// channels, 1.012 ms (8 groups of 8)"; a plain ring (no fabric known to NCCL's model) says "ring".
+std::string describeCollectives(const std::vector<StepCollective>& collectives);
+
 struct TrainingStep {
     TrainingLayout layout;
     double model_flops = 0;              ///< per step: (6 · active params + 6 · layers · hidden · seq) · tokens (causal attention)
