@@ -104,8 +104,8 @@ JobsPanel::JobsPanel(const ScenarioDocument& doc, const RunController& run, QWid
 }
 
 namespace {
-/// A job's collectives in short: "TP all-reduce NVLS/Simple, DP all-reduce ring/Simple" from the lines of
-/// sim::describeCollectives ("TP all-reduce: NVLS/Simple, 16 channels, 1.012 ms (…)").
+/// A job's collectives in short: "TP all-reduce nvls/Simple, DP all-reduce ring/Simple" from the lines of
+/// sim::describeCollectives ("TP all-reduce: nvls/Simple, 16 channels, 1.012 ms (…)").
 QString collectivesInShort(const QString& lines) {
     QStringList out;
     for (const QString& line : lines.split('\n', Qt::SkipEmptyParts)) {

@@ -105,8 +105,7 @@ __attribute__((always_inline)) inline void cellsRow(const TvdArgs& a, int row, c
     const float dt_v = a.dt_v;
 #pragma GCC ivdep
     for (int i = 0; i < a.nx; ++i) {
-        const float dv =
-            held ? dt_v * held[i] : dt_v;  // (held is the same for the whole loop)  // a held cell's step, per its raised capacity
+        const float dv = held ? dt_v * held[i] : dt_v;  // a held cell's step, per its raised capacity
         t2[i] = t[i] + dv * (xw[i] - xw[i + 1] + ys[i] - yn[i] + zd[i] - zu[i]);
         if constexpr (kBoth) c2[i] = c[i] + dv * (cxw[i] - cxw[i + 1] + cys[i] - cyn[i] + czd[i] - czu[i]);
     }

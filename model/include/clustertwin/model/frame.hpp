@@ -112,7 +112,7 @@ struct JobFrame {
     int interruptions = 0;                  ///< failures that stopped it so far (training)
     double tokens_per_s = 0;                ///< output tokens per second (a served model)
     double ttft_p99_s = 0, tpot_p99_s = 0;  ///< time to first token, per output token, 99th percentile (served)
-    /// How a training job's collectives ran, one kind a line ("TP all-reduce: NVLS/Simple, 16 channels, 1.012 ms");
+    /// How a training job's collectives ran, one kind a line ("TP all-reduce: nvls/Simple, 16 channels, 1.012 ms");
     /// not a series: a recorded run keeps the last in its metadata (runs::RunMeta::job_collectives).
     std::string collectives;
 };

@@ -72,7 +72,7 @@ struct StepCollective {
     double latency_s = 0;
 };
 
-/// The collectives one line each, as the app and the run's metadata show them: "TP all-reduce: NVLS/Simple, 16
+/// The collectives one line each, as the app and the run's metadata show them: "TP all-reduce: nvls/Simple, 16
 /// channels, 1.012 ms (8 groups of 8)"; a plain ring (no fabric known to NCCL's model) says "ring".
 std::string describeCollectives(const std::vector<StepCollective>& collectives);
 
