@@ -150,6 +150,7 @@ void JobWorkload::solveComm(JobRt& j) {
     }
     j.stalled = j.step.stalled;
     if (router_) j.arc_bytes = j.step.arc_bytes;
+    j.frame.collectives = describeCollectives(j.step.collectives);  // the traffic does not change with the clocks
 }
 
 void JobWorkload::onEvent(const model::Event& e) {
@@ -269,7 +270,6 @@ void JobWorkload::trainingFrame(JobRt& j, double t, const model::Frame& prev, mo
     f.mfu = stopped ? 0.0 : st.mfu;
     f.bubble_share = stopped ? 0.0 : st.bubble_s / st.step_s;
     f.interruptions = j.interruptions;
-    f.collectives = describeCollectives(j.step.collectives);
     const bool new_stall = j.stalled && stalled_alerted_.insert(job.id).second;
     if (!j.stalled) stalled_alerted_.erase(job.id);
     if (new_stall)
