@@ -33,6 +33,7 @@ private slots:
     void ncclTunerPicksAsNcclDoes();
     void insideOneServerAsNcclsModelAndItsMaintainersSay();
     void groupsRunAsEachAloneSharingLinks();
+    void acrossServersNvlsTreeAndCollNet();
 };
 
 void TstNccl::ncclAlgorithmsEqualTheirFormulas() {
@@ -131,10 +132,14 @@ void TstNccl::ncclPerChannelCeilings() {
     // Without the architecture the fabric alone sets them, faster.
     const auto free = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, S, {Algo::Ring, Proto::LL128, 8});
     QVERIFY(free.time_s < ring.time_s);
-    // The tuner sees the ceilings: at 128 MiB LL128's ring is capped below Simple's, so Simple runs.
+    // The tuner sees the ceilings: at 128 MiB LL128's ring is capped below Simple's, so Simple runs (the ring's
+    // protocol; over all algorithms NVLS-tree wins there, acrossServersNvlsTreeAndCollNet).
     const auto tuned =
-        runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 128 * std::pow(2.0, 20), {{}, {}, 0, "hopper"});
+        runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 128 * std::pow(2.0, 20), {Algo::Ring, {}, 0, "hopper"});
     QCOMPARE(tuned.algorithm + "/" + tuned.protocol, std::string("ring/Simple"));
+    QCOMPARE(
+        runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 128 * std::pow(2.0, 20), {{}, {}, 0, "hopper"}).algorithm,
+        std::string("nvlstree"));
     const auto untuned = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, ranks, node_of, 128 * std::pow(2.0, 20), {});
     QCOMPARE(untuned.algorithm + "/" + untuned.protocol, std::string("ring/LL128"));
 }
@@ -314,6 +319,84 @@ void TstNccl::insideOneServerAsNcclsModelAndItsMaintainersSay() {
     QVERIFY(within(S * 2 * 7 / 8 / (bare.time_s - bare.latency_s), 450e9, 1e-6));
     QCOMPARE(nvlinkShare("ampere"), 0.8);
     QCOMPARE(nvlsEfficiency("blackwell"), 0.74);
+}
+
+void TstNccl::acrossServersNvlsTreeAndCollNet() {
+    // NVLS inside every DGX H100 and NCCL's double binary tree between them (NVLSTree, NCCL's pick for large
+    // all-reduces on two servers), and CollNet's chain over switches that reduce in the network (SHARP), on the
+    // SuperPOD sample: 8 rails of 400 Gb/s (50 GB/s a GPU's NIC) to Quantum-2 leaves, NVLink at NCCL's 370.8 GB/s.
+    const ScenarioFabric f = superpod();
+    QVERIFY(f.in_network_reduction);  // the catalog's QM9700: SHARPv3
+    Router r(f.topology);
+    const double S = 8 * std::pow(2.0, 30);
+    std::vector<int> two, two_of, four, four_of, eight, eight_of;
+    firstNodes(f, 2, two, two_of);
+    firstNodes(f, 4, four, four_of);
+    firstNodes(f, 8, eight, eight_of);
+    NcclChoice how;
+    how.architecture = "hopper";
+    how.algo = Algo::NvlsTree;
+    // Two servers: a GPU heads an eighth of the buffer, both trees carry half of it each way, so each NIC moves an
+    // eighth each way (S / 400 GB/s) and NVLS inside the servers binds (S / 272 GB/s). Latency: NVLS's 25 µs and
+    // 2 · log2(2) network hops of 14 µs (the leaf's 2 µs path is shorter).
+    const auto t2 = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, two, two_of, S, how);
+    QCOMPARE(t2.algorithm, std::string("nvlstree"));
+    QCOMPARE(t2.channels, 8);
+    QVERIFY2(within(t2.time_s, S / 272e9 + 25e-6 + 2 * 14e-6, 1e-9), qPrintable(QString::number(t2.time_s * 1e3)));
+    // Four servers: every server has three tree edges (one tree's inner node, the other's leaf, or a root with
+    // two children and a leaf), so a NIC moves 1.5 eighths each way: S / 266.7 GB/s, the network binds; the trees
+    // are two deep.
+    const auto t4 = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, four, four_of, S, how);
+    QVERIFY(within(t4.latency_s, 25e-6 + 2 * 2 * 14e-6, 1e-9));
+    QVERIFY2(within(t4.time_s - t4.latency_s, 1.5 * S / 8 / 50e9, 1e-4), qPrintable(QString::number(t4.time_s * 1e3)));
+    // The tuner takes NVLS-tree on two servers and the ring beyond (its model halves NVLS-tree's network
+    // bandwidth past two servers: NCCL's bwInter / 2), as users see: NVIDIA/nccl issue #1221, 8 × 400 Gb/s H100
+    // servers, NVLS on or off changed the bus bandwidth on 2 servers (330 → 430 GB/s) and not on 4 or more.
+    NcclChoice tuned;
+    tuned.architecture = "hopper";
+    QCOMPARE(runNcclCollective(f.topology, r, CollectiveOp::AllReduce, two, two_of, S, tuned).algorithm, std::string("nvlstree"));
+    QCOMPARE(runNcclCollective(f.topology, r, CollectiveOp::AllReduce, four, four_of, S, tuned).algorithm, std::string("ring"));
+    // Not on Ampere, not inside one server, not for other ops, Simple only.
+    std::vector<int> one, one_of;
+    firstNodes(f, 1, one, one_of);
+    QVERIFY_THROWS_EXCEPTION(SimError, runNcclCollective(f.topology, r, CollectiveOp::AllReduce, one, one_of, S, how));
+    QVERIFY_THROWS_EXCEPTION(SimError, runNcclCollective(f.topology, r, CollectiveOp::AllGather, two, two_of, S, how));
+    how.proto = Proto::LL;
+    QVERIFY_THROWS_EXCEPTION(SimError, runNcclCollective(f.topology, r, CollectiveOp::AllReduce, two, two_of, S, how));
+    how.proto.reset();
+    how.architecture = "ampere";
+    QVERIFY_THROWS_EXCEPTION(SimError, runNcclCollective(f.topology, r, CollectiveOp::AllReduce, two, two_of, S, how));
+
+    // CollNet chain on eight servers: each channel's eighth climbs a chain of the 8 GPUs to the rail's GPU and
+    // comes back down, so a GPU sends 14 eighths over its NVLink (1.75 S at 370.8 GB/s); the leaf's SHARP tree moves
+    // an eighth each way on each NIC (S / 400 GB/s). Latency: 2 · 7 NVLink hops of 2.8 µs and a 30 µs network hop.
+    how.architecture = "hopper";
+    how.algo = Algo::CollNet;
+    QVERIFY_THROWS_EXCEPTION(SimError, runNcclCollective(f.topology, r, CollectiveOp::AllReduce, eight, eight_of, S, how));  // not enabled
+    how.in_network_reduction = true;
+    const auto c8 = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, eight, eight_of, S, how);
+    QCOMPARE(c8.algorithm, std::string("collnet"));
+    QVERIFY(within(c8.latency_s, 2 * 7 * 2.8e-6 + 30e-6, 1e-9));
+    QVERIFY2(within(c8.time_s - c8.latency_s, 1.75 * S / (18 * 20.6e9), 1e-4), qPrintable(QString::number(c8.time_s * 1e3)));
+    // The switches carry the eighth once each way whatever the server count: a NIC's bytes do not grow with it.
+    double nic8 = 0;
+    for (int a = 0; a < f.topology.arcCount(); ++a)
+        if (f.topology.arc(a).kind != LinkKind::NvLink) nic8 = std::max(nic8, c8.arc_bytes[static_cast<std::size_t>(a)]);
+    QVERIFY(within(nic8, S / 8, 1e-12));
+    // The tuner never takes it by itself (NCCL runs CollNet only with NCCL_COLLNET_ENABLE=1).
+    tuned.in_network_reduction = true;
+    QVERIFY(runNcclCollective(f.topology, r, CollectiveOp::AllReduce, eight, eight_of, S, tuned).algorithm != "collnet");
+    // Groups run together as each alone: two pairs of servers' NVLS-trees on separate rails' NICs.
+    std::vector<int> host_server(static_cast<std::size_t>(f.topology.nodeCount()), -1);
+    for (std::size_t i = 0; i < eight.size(); ++i) host_server[static_cast<std::size_t>(eight[i])] = eight_of[i];
+    NcclChoice grouped;
+    grouped.architecture = "hopper";
+    grouped.algo = Algo::NvlsTree;
+    const std::vector<std::vector<int>> pairs = {std::vector<int>(eight.begin(), eight.begin() + 16),
+                                                 std::vector<int>(eight.begin() + 16, eight.begin() + 32)};
+    const auto g = runGroupedNcclCollective(f.topology, r, CollectiveOp::AllReduce, pairs, host_server, S, grouped);
+    QCOMPARE(g.algorithm, std::string("nvlstree"));
+    QVERIFY2(within(g.time_s, t2.time_s, 1e-9), qPrintable(QString::number(g.time_s * 1e3)));
 }
 
 QTEST_GUILESS_MAIN(TstNccl)

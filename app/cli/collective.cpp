@@ -40,11 +40,14 @@ reports the completion time, the bus bandwidth (as nccl-tests defines it) and th
   --channels N        rings at once, each with 1/N of the buffer, as NCCL's channels (all-reduce, all-gather,
                       reduce-scatter): channel c enters and leaves every node through its local GPU c and that
                       GPU's NIC, so a multi-node collective loads every rail. Default: one per rail (the most
-                      GPUs a node has in the collective) with --order linear when every node's GPUs are next to
-                      each other in it (--placement packed), else 1 (the ring exactly as given)
+                      GPUs a node has in the collective, at most NCCL's 32) with --order linear when every
+                      node's GPUs are next to each other in it (--placement packed), else 1 (the ring as given)
   --algo A            ring, tree (all-reduce across nodes: NCCL's double binary tree between nodes, a chain
-                      inside each) or nvls (all-reduce inside one server whose NVSwitches reduce: NVLink SHARP on
-                      Hopper and later); default: the fastest for this size and scale, as NCCL's tuner picks
+                      inside each), nvls (all-reduce inside one server whose NVSwitches reduce: NVLink SHARP on
+                      Hopper and later), nvlstree (NVLS in each such server, a tree between them) or collnet
+                      (a chain in each server, the switches reduce between them: SHARP, when the catalog's
+                      switch model has in_network_reduction); default: the fastest for this size and scale, as
+                      NCCL's tuner picks (never collnet: NCCL runs it only when NCCL_COLLNET_ENABLE=1)
   --proto P           LL, LL128 or Simple: NCCL's protocols (the share of a link's bandwidth that carries data,
                       the latency per hop over NVLink and the network); default: the fastest, as NCCL's tuner
   --model M           nccl (the default: the algorithm, protocol and latencies above) or fabric (the bare fabric:
@@ -182,6 +185,7 @@ int cmdCollective(const Args& a) {
     const int channels = a.getInt("channels", order == "linear" ? net::defaultChannels(rk.node_of) : 1);
     net::NcclChoice how = ncclChoice(a, channels);
     how.architecture = f.gpu_architecture;  // NCCL's per-channel ceilings for these GPUs
+    how.in_network_reduction = f.in_network_reduction;
     if (!how.fabric_only && net::channelCaps(how.architecture, 1).tree <= 0)
         std::cerr << "collective: warning: NCCL has no tuning row for "
                   << (how.architecture.empty() ? std::string("these GPUs (unknown or mixed)") : how.architecture + " GPUs")

@@ -151,6 +151,7 @@ int cmdCompareNccl(const Args& a) {
     const int channels = a.getInt("channels", net::defaultChannels(rk.node_of));
     net::NcclChoice how = ncclChoice(a, channels);
     how.architecture = fab->gpu_architecture;  // NCCL's per-channel ceilings for these GPUs
+    how.in_network_reduction = fab->in_network_reduction;
     std::vector<double> sizes;
     for (const auto& r : m.rows) sizes.push_back(r.size_B);
     std::vector<SweepRow> sim;

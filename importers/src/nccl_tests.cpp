@@ -109,7 +109,9 @@ NcclTestsRun parseNcclTests(std::istream& in, const std::string& name) {
         }
         // "#  Rank  0 Group  0 Pid  1234 on host device  0 [0x1b] NVIDIA H100 80GB HBM3", before 2.11 without Group.
         if (w.size() >= 3 && w[1] == "Rank" && line.find(" device ") != std::string::npos) {
-            ++run.ranks;
+            // A pasted tail may list only the last ranks: the highest rank printed counts them too.
+            double rank = -1;
+            run.ranks = std::max(run.ranks + 1, number(w[2], rank) && rank >= 0 ? static_cast<int>(rank) + 1 : 0);
             const auto bracket = line.find(']', line.find(" device "));
             run.devices.push_back(bracket == std::string::npos ? std::string() : line.substr(line.find_first_not_of(' ', bracket + 1)));
         } else if (line.find("Avg bus bandwidth") != std::string::npos) {

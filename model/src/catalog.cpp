@@ -171,6 +171,7 @@ void read(ObjReader& r, SwitchModel& m) {
     r.get("max_power_w", m.max_power_w);
     r.get("height_u", m.height_u);
     r.get("weight_kg", m.weight_kg);
+    r.get("in_network_reduction", m.in_network_reduction);
     double cfm = 0;
     if (r.get("airflow_cfm", cfm)) m.airflow_m3s = units::cfmToM3s(cfm);
 }

@@ -186,7 +186,7 @@ int defaultChannels(const std::vector<int>& node_of_rank) {
         if (per_node.count(node) && node_of_rank[i - 1] != node) return 1;  // the node comes back: not rails
         most = std::max(most, ++per_node[node]);
     }
-    return most;
+    return std::min(most, kNcclMaxChannels);
 }
 
 CollectiveResult runChannelCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,

@@ -15,7 +15,10 @@
 
 namespace ct::sim::net {
 
-const char* toString(Algo a) { return a == Algo::Ring ? "ring" : a == Algo::Tree ? "tree" : "nvls"; }
+const char* toString(Algo a) {
+    static const char* const kNames[] = {"ring", "tree", "nvls", "nvlstree", "collnet"};
+    return kNames[static_cast<int>(a)];
+}
 
 const char* toString(Proto p) {
     switch (p) {
@@ -30,10 +33,11 @@ const char* toString(Proto p) {
 }
 
 Algo algoFromString(const std::string& s) {
-    if (s == "ring") return Algo::Ring;
-    if (s == "tree") return Algo::Tree;
-    if (s == "nvls") return Algo::Nvls;
-    throw SimError("unknown algorithm '" + s + "' (ring, tree, nvls)");
+    std::string l = s;
+    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (Algo a : {Algo::Ring, Algo::Tree, Algo::Nvls, Algo::NvlsTree, Algo::CollNet})
+        if (l == toString(a)) return a;
+    throw SimError("unknown algorithm '" + s + "' (ring, tree, nvls, nvlstree, collnet)");
 }
 
 Proto protoFromString(const std::string& s) {
@@ -283,8 +287,8 @@ CollectiveResult runRing(const Setup& s, Proto p) {
     return res;
 }
 
-/// NCCL's double binary tree over `n` nodes: tree 0 a heap (node i's parent (i − 1) / 2), tree 1 the same over
-/// the mirrored numbering, so that the leaves of one (about half the nodes) are inner nodes of the other.
+}  // namespace
+
 int treeParent(int tree, int i, int n) {
     const int j = tree == 0 ? i : n - 1 - i;
     if (j == 0) return -1;
@@ -301,6 +305,8 @@ int treeDepth(int tree, int n) {
     }
     return d;
 }
+
+namespace {
 
 /// Every edge of every channel's trees, once per tree that uses it: `chain(a, b)` for the chain inside a node (a
 /// nearer the GPU of the channel's rail), `net(child, parent)` for a tree edge between nodes (rail to rail).
@@ -434,7 +440,8 @@ int ncclChannels(const Setup& s, Algo a, Proto p) {
 namespace {
 
 CollectiveResult runOne(const Setup& s, Algo a, Proto p, bool as_nccl = true) {
-    if (as_nccl && a != Algo::Nvls) {  // on the channels NCCL takes for this size
+    const bool heads = a == Algo::Nvls || a == Algo::NvlsTree || a == Algo::CollNet;  // channels as the GPUs or rails
+    if (as_nccl && !heads) {                                                          // on the channels NCCL takes for this size
         if (const int nc = ncclChannels(s, a, p); nc != s.channels) {
             Setup fewer = s;
             fewer.channels = nc;
@@ -442,7 +449,9 @@ CollectiveResult runOne(const Setup& s, Algo a, Proto p, bool as_nccl = true) {
         }
     }
     CollectiveResult res;
-    if (a == Algo::Nvls) {
+    if (a == Algo::NvlsTree || a == Algo::CollNet) {
+        res = runAcross(s, a);
+    } else if (a == Algo::Nvls) {
         res.arc_bytes.assign(static_cast<std::size_t>(s.t.arcCount()), 0.0);
         res.latency_s = nvlsLatency();
         res.time_s = runNvls(s, res.arc_bytes, res.stalled_pairs) + res.latency_s;
@@ -478,9 +487,10 @@ std::pair<Algo, Proto> pick(const Setup& s, const std::vector<Algo>& algos, cons
     std::pair<Algo, Proto> best{algos.front(), protos.front()};
     for (Algo a : algos)
         for (Proto p : protos) {
-            if (a == Algo::Nvls) {  // Simple only, its own bandwidth and latency
+            if (a == Algo::Nvls || a == Algo::NvlsTree) {  // Simple only, their own bandwidth and latency
                 if (p != Proto::Simple) continue;
-                const double t = nvlsLatency() + s.bytes / nvlsAlgorithmBandwidth(s);
+                const double t = a == Algo::Nvls ? nvlsLatency() + s.bytes / nvlsAlgorithmBandwidth(s)
+                                                 : nvlsTreeLatency(s) + s.bytes / nvlsTreeTunerBandwidth(s);
                 if (t < best_t) {
                     best_t = t;
                     best = {a, p};
@@ -525,11 +535,12 @@ Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector
         if (h < 0 || h >= t.nodeCount()) throw SimError("collective: rank on an unknown node");
     const int channels = how.channels > 0 ? how.channels : defaultChannels(node_of);
     Setup s(t, r, op, ranks, node_of, bytes, channels);
-    if (channels > 1 || how.algo == Algo::Tree || !how.algo) {
+    const bool across = how.algo == Algo::Tree || how.algo == Algo::NvlsTree || how.algo == Algo::CollNet;
+    if (channels > 1 || across || !how.algo) {
         try {
             s.seg = nodeSegments(ranks, node_of);
         } catch (const SimError&) {
-            if (channels > 1 || how.algo == Algo::Tree) throw;
+            if (channels > 1 || across) throw;
         }
     }
     std::map<int, int> per;
@@ -539,26 +550,8 @@ Setup makeSetup(const Topology& t, Router& r, CollectiveOp op, const std::vector
     s.caps = channelCaps(how.architecture, s.nodes);
     s.architecture = how.architecture;
     s.nvlink_share = nvlinkShare(how.architecture);
+    s.sharp = how.in_network_reduction;
     return s;
-}
-
-void candidates(const Setup& s, const NcclChoice& how, std::vector<Algo>& algos, std::vector<Proto>& protos) {
-    const bool tree_ok = s.op == CollectiveOp::AllReduce && s.nodes > 1 && !s.seg.empty();
-    if (how.algo == Algo::Tree && !tree_ok)
-        throw SimError(s.op != CollectiveOp::AllReduce ? "collective: tree runs all-reduce only (NCCL's other collectives are rings)"
-                                                       : "collective: tree needs two or more nodes, each node's ranks next to each other");
-    const bool nvls_ok = nvlsPossible(s);
-    if (how.algo == Algo::Nvls && !nvls_ok)
-        throw SimError(
-            "collective: NVLS runs all-reduce inside one server whose NVSwitches reduce (Hopper or later GPUs), "
-            "every rank reaching the others through NVLink");
-    if (how.algo == Algo::Nvls && how.proto && *how.proto != Proto::Simple)
-        throw SimError("collective: NVLS runs the Simple protocol only");
-    algos = how.algo ? std::vector<Algo>{*how.algo} : std::vector<Algo>{Algo::Ring};
-    if (!how.algo && tree_ok) algos.push_back(Algo::Tree);
-    if (!how.algo && nvls_ok && (!how.proto || *how.proto == Proto::Simple)) algos.push_back(Algo::Nvls);
-    protos = how.proto ? std::vector<Proto>{*how.proto} : std::vector<Proto>{Proto::Simple, Proto::LL128, Proto::LL};
-    if (how.algo == Algo::Nvls) protos = {Proto::Simple};
 }
 
 }  // namespace nccl_detail

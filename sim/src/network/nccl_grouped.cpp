@@ -50,7 +50,7 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
     std::vector<Proto> protos;
     candidates(setups.front(), how, algos, protos);
     const auto [a, p] = pick(setups.front(), algos, protos);
-    const int nc = ncclChannels(setups.front(), a, p);
+    const int nc = a == Algo::NvlsTree || a == Algo::CollNet ? setups.front().channels : ncclChannels(setups.front(), a, p);
     for (Setup& s : setups) s.channels = nc;
     const Setup& first = setups.front();
     const ProtocolCost cost = protocolCost(a, p, op, first.nodes, first.per_node);
@@ -60,6 +60,21 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
         lat = nvlsLatency();
         res.steps = 1;
         res.channels = static_cast<int>(n);
+        res.algorithm = toString(a);
+    } else if (a == Algo::NvlsTree || a == Algo::CollNet) {  // every group's servers and trees at once
+        Xfers x;
+        std::vector<double> sharp(res.arc_bytes.size(), 0.0);
+        for (const Setup& s : setups) {
+            const Xfers g = a == Algo::NvlsTree ? nvlsTreeXfers(s) : collNetChainXfers(s);
+            x.insert(x.end(), g.begin(), g.end());
+            if (a == Algo::NvlsTree) bw = std::max(bw, nvlsTreeIntra(s, res.arc_bytes, res.stalled_pairs));
+            else collNetSharp(s, sharp);
+            lat = std::max(lat, a == Algo::NvlsTree ? nvlsTreeLatency(s) : collNetLatency(s));
+        }
+        for (std::size_t i = 0; i < sharp.size(); ++i) res.arc_bytes[i] += sharp[i];
+        bw = std::max({bw, sharpTime(t, sharp), drain(t, r, x, 1.0, 1, res.arc_bytes, res.stalled_pairs, first.nvlink_share)});
+        res.steps = 1;
+        res.channels = a == Algo::NvlsTree ? static_cast<int>(first.seg.front().size()) : first.channels;
         res.algorithm = toString(a);
     } else if (op == CollectiveOp::AllToAll) {
         for (std::size_t k = 1; k < n; ++k) {

@@ -27,6 +27,7 @@ struct Setup {
     ChannelCaps caps;          ///< NCCL's ceilings for these GPUs (none when unknown)
     std::string architecture;  ///< the GPUs' (NCCL's tables)
     double nvlink_share = 1;   ///< nvlinkShare of the architecture
+    bool sharp = false;        ///< the switches reduce in the network (CollNet can run)
     /// The fabric's own latency of each ring hop of every channel (and whether it crosses the network), and the
     /// longest tree hop inside and between nodes: routed once for `channels`, priced per protocol by ringLatency
     /// and treeLatency (the tuner prices six candidates).
@@ -68,6 +69,44 @@ double nvlsLatency();
 /// uplink and downlink added to `arc_bytes`). Returns the bandwidth time (nvlsLatency comes on top); a head per
 /// GPU.
 double runNvls(const Setup& s, std::vector<double>& arc_bytes, int& stalled);
+
+/// NCCL's double binary tree over `n` nodes: tree 0 a heap (node i's parent (i − 1) / 2), tree 1 the same over
+/// the mirrored numbering, so that the leaves of one (about half the nodes) are inner nodes of the other. −1: root.
+int treeParent(int tree, int i, int n);
+/// The longest path from a node to the root of that tree.
+int treeDepth(int tree, int n);
+
+/// NVLS over one server's GPUs (`gpus`, on one NVSwitch): its algorithm bandwidth (nvlsAlgorithmBandwidth's model),
+/// and the buffer once up and once down each GPU's NVLink added to `arc_bytes`.
+double nvlsBandwidthOf(const Setup& s, const std::vector<int>& gpus);
+void nvlsArcBytes(const Setup& s, const std::vector<int>& gpus, double bytes, std::vector<double>& arc_bytes, int& stalled);
+
+/// Across servers (nccl_across.cpp). NVLS-tree: NVLS inside every server, and between servers each GPU (a head,
+/// with its NIC) runs NCCL's double binary tree over its share of the buffer with the same GPU of the other
+/// servers. CollNet (chain): in each channel a chain through a server's GPUs to the channel's GPU, which sends
+/// its server's sum up the switches' reduction tree (SHARP) and receives the total, then back down the chain.
+/// Why the algorithm cannot run here ("" when it can).
+std::string nvlsTreeUnfit(const Setup& s);
+std::string collNetUnfit(const Setup& s);
+/// What NCCL's tuner expects of NVLS-tree (its heads at NVLS's speed, half that between more than two servers,
+/// as tuning.cc's bwInter / 2), bytes/s of algorithm bandwidth, and its latency (NVLS's NVLink hop, then 2 ·
+/// log2(servers) network hops of hwLat[NET][NVLS_TREE][Simple], 14 µs, or the path's where longer).
+double nvlsTreeTunerBandwidth(const Setup& s);
+double nvlsTreeLatency(const Setup& s);
+/// The bandwidth parts. NVLS-tree: the slowest server's NVLS time (its arcs' bytes added) and the trees'
+/// transfers between the servers' GPUs. CollNet: the chains' transfers; collNetSharp adds each channel's share
+/// once up and once down every link of its reduction tree (`sharp_bytes`, per arc) and returns nothing: the
+/// time is the most loaded link's (sharpTime), after every group's trees are in.
+double nvlsTreeIntra(const Setup& s, std::vector<double>& arc_bytes, int& stalled);
+Xfers nvlsTreeXfers(const Setup& s);
+Xfers collNetChainXfers(const Setup& s);
+void collNetSharp(const Setup& s, std::vector<double>& sharp_bytes);
+double sharpTime(const Topology& t, const std::vector<double>& sharp_bytes);
+/// CollNet chain's latency (tuning.cc: 2 · (GPUs a server − 1) NVLink hops of 2.8 µs and one network hop of 30 µs,
+/// or the paths' where longer).
+double collNetLatency(const Setup& s);
+/// Runs either on the fabric (time, latency, channels, arc bytes).
+CollectiveResult runAcross(const Setup& s, Algo a);
 
 /// The channels NCCL runs a collective of this size on (fewer than the communicator's for small messages).
 int ncclChannels(const Setup& s, Algo a, Proto p);

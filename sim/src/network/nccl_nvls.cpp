@@ -55,12 +55,13 @@ bool nvlsPossible(const Setup& s) {
     return true;
 }
 
-double nvlsAlgorithmBandwidth(const Setup& s) {
-    const std::size_t n = s.ranks.size();
+double nvlsBandwidthOf(const Setup& s, const std::vector<int>& gpus) {
+    const std::size_t n = gpus.size();
+    if (n < 2) return 0;
     // The slowest GPU's NVLink to the switch, at NCCL's effective rate.
     double link = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        const std::vector<int> path = s.r.route(s.ranks[i], s.ranks[(i + 1) % n]);
+        const std::vector<int> path = s.r.route(gpus[i], gpus[(i + 1) % n]);
         if (path.empty()) return 0;
         const double up = s.t.arc(path.front()).capacity_Bps;
         link = i == 0 ? up : std::min(link, up);
@@ -77,22 +78,28 @@ double nvlsAlgorithmBandwidth(const Setup& s) {
     return static_cast<double>(n) * speed * 1e9 * nvlsEfficiency(s.architecture);
 }
 
+double nvlsAlgorithmBandwidth(const Setup& s) { return nvlsBandwidthOf(s, s.ranks); }
+
 double nvlsLatency() { return 25e-6; }  // tuning.cc 2.19–2.21: hwLat[NVLINK][NVLS][Simple]
 
-double runNvls(const Setup& s, std::vector<double>& arc_bytes, int& stalled) {
-    const std::size_t n = s.ranks.size();
+void nvlsArcBytes(const Setup& s, const std::vector<int>& gpus, double bytes, std::vector<double>& arc_bytes, int& stalled) {
+    const std::size_t n = gpus.size();
     // Every GPU's buffer goes up to the switch, which reduces it with the others' (multimem loads), and the reduced
     // buffer comes back down (multicast stores): the buffer once each way on every GPU's NVLink.
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::vector<int> out = s.r.route(s.ranks[i], s.ranks[(i + 1) % n]);
-        const std::vector<int> in = s.r.route(s.ranks[(i + 1) % n], s.ranks[i]);
+    for (std::size_t i = 0; i < n && n > 1; ++i) {
+        const std::vector<int> out = s.r.route(gpus[i], gpus[(i + 1) % n]);
+        const std::vector<int> in = s.r.route(gpus[(i + 1) % n], gpus[i]);
         if (out.empty() || in.empty()) {
             ++stalled;
             continue;
         }
-        arc_bytes[static_cast<std::size_t>(out.front())] += s.bytes;
-        arc_bytes[static_cast<std::size_t>(in.back())] += s.bytes;
+        arc_bytes[static_cast<std::size_t>(out.front())] += bytes;
+        arc_bytes[static_cast<std::size_t>(in.back())] += bytes;
     }
+}
+
+double runNvls(const Setup& s, std::vector<double>& arc_bytes, int& stalled) {
+    nvlsArcBytes(s, s.ranks, s.bytes, arc_bytes, stalled);
     const double bw = nvlsAlgorithmBandwidth(s);
     return bw > 0 ? s.bytes / bw : 0.0;
 }

@@ -24,6 +24,7 @@ std::vector<CollectiveResult> ncclSweep(const ScenarioFabric& f, CollectiveOp op
                                         const std::vector<double>& sizes, const std::function<bool(std::size_t)>& keep_going) {
     if (how.channels == 0) how.channels = defaultChannels(r.node_of);
     if (how.architecture.empty()) how.architecture = f.gpu_architecture;
+    how.in_network_reduction = how.in_network_reduction || f.in_network_reduction;
     Router router(f.topology);
     std::vector<CollectiveResult> out;
     out.reserve(sizes.size());

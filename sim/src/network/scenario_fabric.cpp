@@ -15,6 +15,19 @@ Routing routingOf(const model::Network& n, const model::Catalog& c) {
     return sw && sw->kind == "ethernet" ? Routing::Ecmp : Routing::DModK;
 }
 
+/// Whether every switch reduces in the network (SHARP): the network's switch model, and each explicit switch's own
+/// where it names one.
+bool inNetworkReduction(const model::Network& n, const model::Catalog& c) {
+    auto reduces = [&](const std::string& id) {
+        const model::SwitchModel* sw = id.empty() ? nullptr : c.switchModel(id);
+        return sw && sw->in_network_reduction;
+    };
+    if (!reduces(n.switch_model)) return false;
+    for (const auto& sw : n.switches)
+        if (!sw.model.empty() && !reduces(sw.model)) return false;
+    return true;
+}
+
 LinkKind linkKindOf(const model::Network& n, const model::Catalog& c) {
     const model::SwitchModel* sw = n.switch_model.empty() ? nullptr : c.switchModel(n.switch_model);
     return sw && sw->kind == "ethernet" ? LinkKind::Ethernet : LinkKind::InfiniBand;
@@ -148,6 +161,7 @@ ScenarioFabric buildScenarioFabric(const model::Scenario& s, const model::Catalo
         for (int i = 0; i < gpn; ++i) g.push_back(f.topology.find(id + "/gpu" + std::to_string(i)));
         f.gpus_of_node.push_back(std::move(g));
     }
+    f.in_network_reduction = inNetworkReduction(n, c);
     return f;
 }
 

@@ -24,7 +24,7 @@ struct NcclTestsRun {
     /// "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv", "hypercube",
     /// from the program named in the text ("all_reduce_perf") or the file name; empty when neither says.
     std::string op;
-    int ranks = 0;                     ///< "#  Rank  N ... device" lines (0 when the text has none)
+    int ranks = 0;                     ///< "#  Rank  N ... device" lines, or the highest N + 1 (0 when none)
     std::vector<std::string> devices;  ///< each rank's device as printed ("NVIDIA H100 80GB HBM3")
     std::vector<NcclTestsRow> rows;
     double avg_busbw_GBps = -1;  ///< "# Avg bus bandwidth" (−1 when absent)

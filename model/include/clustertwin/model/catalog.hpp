@@ -185,6 +185,9 @@ struct SwitchModel {
     int height_u = 1;
     double weight_kg = 0;
     double airflow_m3s = 0;
+    /// The switch reduces in the network what its ports send (NVIDIA SHARP on InfiniBand): NCCL's CollNet
+    /// algorithms can run over a fabric of such switches.
+    bool in_network_reduction = false;
     bool operator==(const SwitchModel&) const = default;
 };
 

@@ -68,8 +68,10 @@ CollectiveResult runCollective(const Topology& t, Router& r, CollectiveOp op, co
 CollectiveResult runChannelCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
                                       const std::vector<int>& node_of_rank, double bytes, int channels);
 /// NCCL's default: one channel per rail, the most ranks any node has (1 without node_of_rank, or when a node's
-/// ranks are not next to each other in the ring order).
+/// ranks are not next to each other in the ring order), at most NCCL's 32 (MAXCHANNELS, src/include/device.h):
+/// an NVL72 rack's 72 GPUs run 32.
 int defaultChannels(const std::vector<int>& node_of_rank);
+inline constexpr int kNcclMaxChannels = 32;
 
 /// Ring all-reduces of `bytes` in several groups at once (e.g. one data-parallel ring per rail): every step
 /// carries every group's transfers together. All groups must have the same size.
@@ -88,6 +90,9 @@ struct ScenarioFabric {
     std::vector<std::string> node_ids;           ///< scenario node order
     std::vector<int> cabling_order;              ///< scenario node indices in the order they are cabled and ranked
     std::string gpu_architecture;                ///< the servers' GPUs' ("hopper", ...; empty when unknown or mixed)
+    /// Every switch of the fabric reduces in the network (the catalog's `in_network_reduction`, SHARP): NCCL's
+    /// CollNet can run on it.
+    bool in_network_reduction = false;
 };
 /// Generated fabrics are cabled in model::nodesInCablingOrder; explicit ones as listed. Routing is the
 /// network's (default D-mod-k, ECMP when the switch model is Ethernet); link overrides are applied. Throws

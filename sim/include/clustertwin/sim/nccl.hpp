@@ -13,11 +13,13 @@
 
 namespace ct::sim::net {
 
-enum class Algo { Ring, Tree, Nvls };
+/// NvlsTree: NVLS inside each server and NCCL's double binary tree between them (NCCL's NVLSTree); CollNet: a
+/// chain through each server's GPUs and the switches' in-network reduction (SHARP) between servers (CollNetChain).
+enum class Algo { Ring, Tree, Nvls, NvlsTree, CollNet };
 enum class Proto { LL, LL128, Simple };
 const char* toString(Algo a);
 const char* toString(Proto p);
-/// "ring", "tree", "nvls"; throws SimError otherwise.
+/// "ring", "tree", "nvls", "nvlstree", "collnet" (any case); throws SimError otherwise.
 Algo algoFromString(const std::string& s);
 /// "ll", "ll128", "simple" (any case); throws SimError otherwise.
 Proto protoFromString(const std::string& s);
@@ -53,6 +55,10 @@ struct NcclChoice {
     /// The GPUs' architecture ("ampere", "hopper", "blackwell"): NCCL's measured ceilings per channel for it
     /// (channelCaps) bound each protocol's bandwidth; empty: no ceilings.
     std::string architecture;
+    /// The fabric's switches reduce in the network (ScenarioFabric::in_network_reduction): CollNet can run when
+    /// asked for (NCCL runs it only with NCCL_COLLNET_ENABLE=1 and its SHARP plugin; its tuner does not pick it
+    /// otherwise, nor does this one).
+    bool in_network_reduction = false;
     /// The bare fabric instead (runChannelCollective): synchronous steps, each paying its links' latency, no
     /// protocol; what the SimGrid references check (docs/network.md).
     bool fabric_only = false;
@@ -67,8 +73,9 @@ double nvlinkShare(const std::string& architecture);
 double nvlsEfficiency(const std::string& architecture);
 
 /// A collective with its algorithm and protocol. All-reduce: ring, tree (across two or more nodes, each node's
-/// ranks next to each other in `ranks`) or NVLS (inside one server whose NVSwitches reduce: Hopper and later, as
-/// NCCL decides by the GPUs' architecture); all-gather and reduce-scatter: ring; all-to-all: pairwise with
+/// ranks next to each other in `ranks`), NVLS (inside one server whose NVSwitches reduce: Hopper and later, as
+/// NCCL decides by the GPUs' architecture), NVLS-tree (NVLS in each of two or more such servers, a tree between
+/// them) or CollNet (across servers over switches that reduce in the network, only when asked); all-gather and reduce-scatter: ring; all-to-all: pairwise with
 /// the protocol's costs; the hierarchical all-reduce is not NCCL's and runs as runCollective (no protocol).
 /// CollectiveResult's algorithm, protocol, channels, latency_s and tuned say what ran. Throws SimError as
 /// runChannelCollective does, and for an algorithm the op or the rank order cannot take.
