@@ -83,7 +83,19 @@ void Router::refreshBelow() {
         }
     if (structural) {
         parents_.assign(static_cast<std::size_t>(n), 0);
+        up_arcs_.assign(static_cast<std::size_t>(n), {});
+        down_arcs_.assign(static_cast<std::size_t>(n), {});
+        down_to_.assign(static_cast<std::size_t>(n), {});
         for (int v = 0; v < n; ++v) {
+            for (int a : t_.out(v)) {
+                const int w = t_.arc(a).to;
+                if (t_.node(w).kind != NodeKind::Switch) continue;
+                if (t_.node(w).level == t_.node(v).level + 1) up_arcs_[v].push_back(a);
+                if (t_.node(w).level == t_.node(v).level - 1) {
+                    down_arcs_[v].push_back(a);
+                    down_to_[v].push_back(w);
+                }
+            }
             std::vector<int> seen;
             for (int a : t_.out(v)) {
                 const int w = t_.arc(a).to;
@@ -134,8 +146,15 @@ std::vector<int> Router::routeUpDown(int src, int dst) {
     const int up0 = leafOf(src, true), down_last = leafOf(dst, false);
     if (up0 < 0 || down_last < 0) return {};
     const int leaf_d = t_.arc(down_last).from, bit = leaf_index_[leaf_d];
-    auto reaches = [&](int sw) { return !below_[sw].empty() && (below_[sw][bit / 64] >> (bit % 64)) & 1ull; };
-    auto reachesHealthy = [&](int sw) { return !below_all_[sw].empty() && (below_all_[sw][bit / 64] >> (bit % 64)) & 1ull; };
+    // A leaf reaches only itself (no bitset to read); above, the bitsets say.
+    auto reaches = [&](int sw) {
+        if (leaf_index_[sw] >= 0) return sw == leaf_d;
+        return !below_[sw].empty() && (below_[sw][bit / 64] >> (bit % 64)) & 1ull;
+    };
+    auto reachesHealthy = [&](int sw) {
+        if (leaf_index_[sw] >= 0) return sw == leaf_d;
+        return !below_all_[sw].empty() && (below_all_[sw][bit / 64] >> (bit % 64)) & 1ull;
+    };
     // The number of distinct switches above `sw` (its spines): parallel cables down to it are told apart by
     // the address digit above the one that chose the spine.
     auto parentsOf = [&](int sw) { return static_cast<std::uint64_t>(std::max(1, parents_[sw])); };
@@ -143,19 +162,18 @@ std::vector<int> Router::routeUpDown(int src, int dst) {
     // level; ECMP: the pair's hash); only if that one is down (or no longer leads to the destination) take the
     // next live member after it, so a failed member's pairs move together and the others stay.
     std::uint64_t digit = 1;  // D-mod-k going up: address / (product of the uplink counts below) mod uplinks
-    std::vector<int> healthy, live, any;
+    std::vector<int> down_healthy, live, any;
     auto choose = [&](int u, bool up) -> int {
-        healthy.clear();
-        live.clear();
-        any.clear();
-        for (int a : t_.out(u)) {
-            const int w = t_.arc(a).to;
-            if (t_.node(w).kind != NodeKind::Switch || t_.node(w).level != t_.node(u).level + (up ? 1 : -1)) continue;
-            if (up || reachesHealthy(w)) healthy.push_back(a);
-            if (!t_.arcUp(a)) continue;
-            if (reaches(w)) live.push_back(a);
-            else if (up) any.push_back(a);
+        // The switches one level up or down (up_arcs_, down_arcs_: the links to them, in the topology's order);
+        // going down, those with the destination's leaf below them in the healthy fabric.
+        const std::vector<int>& next = up ? up_arcs_[static_cast<std::size_t>(u)] : down_arcs_[static_cast<std::size_t>(u)];
+        if (!up) {
+            down_healthy.clear();
+            const std::vector<int>& to = down_to_[static_cast<std::size_t>(u)];
+            for (std::size_t i = 0; i < next.size(); ++i)
+                if (reachesHealthy(to[i])) down_healthy.push_back(next[i]);
         }
+        const std::vector<int>& healthy = up ? next : down_healthy;
         const std::uint64_t k = mix(h ^ static_cast<std::uint64_t>(u));
         if (!healthy.empty()) {
             std::size_t first = k % healthy.size();
@@ -171,6 +189,14 @@ std::vector<int> Router::routeUpDown(int src, int dst) {
                 const int a = healthy[(first + i) % healthy.size()];
                 if (t_.arcUp(a) && reaches(t_.arc(a).to)) return a;
             }
+        }
+        // No healthy next hop leads there any more (failures): any live one that does, else (going up) any live one.
+        live.clear();
+        any.clear();
+        for (int a : next) {
+            if (!t_.arcUp(a)) continue;
+            if (reaches(t_.arc(a).to)) live.push_back(a);
+            else if (up) any.push_back(a);
         }
         if (!live.empty()) return live[(dmodk ? addr : mix(k)) % live.size()];
         if (up && !any.empty()) return any[(dmodk ? addr : mix(k)) % any.size()];  // keep climbing

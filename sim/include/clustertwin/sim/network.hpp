@@ -157,6 +157,9 @@ private:
     std::vector<std::vector<std::uint64_t>> below_, below_all_;  ///< with the current failures / ignoring them
     std::vector<int> leaf_index_;
     std::vector<int> parents_;  ///< distinct switches one level up, per switch (the healthy fabric)
+    /// Per switch, its arcs to switches one level up and one level down, in the order of Topology::out, and the
+    /// switch each down arc leads to (read there rather than from the arcs: a route scans them all).
+    std::vector<std::vector<int>> up_arcs_, down_arcs_, down_to_;
     std::uint64_t below_version_ = ~0ull;
     std::uint64_t version_ = ~0ull;
     std::unordered_map<int, std::vector<std::int64_t>> dist_;
