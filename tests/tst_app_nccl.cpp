@@ -116,6 +116,35 @@ private slots:
         QVERIFY2(d.summary().contains("the file ran on NVIDIA A100-SXM4-80GB, the scenario's servers have"), qPrintable(d.summary()));
     }
 
+    // A published run that forced NCCL_ALGO=COLLNETCHAIN (SHARP) on 64 H100 (tests/data/nccl/SOURCES.md): the
+    // algorithm box makes the twin run the same, on the sample's SHARP-capable leaves.
+    void aSharpRunAgainstCollNet() {
+        NcclCompareDialog d(doc_);
+        d.ranksBox()->setValue(64);  // the excerpt has no "# Rank" lines
+        auto* algo = d.findChild<QComboBox*>("ncclAlgorithm");
+        QVERIFY(algo);
+        algo->setCurrentIndex(algo->findData("collnet"));
+        QSignalSpy done(&d, &NcclCompareDialog::computed);
+        QVERIFY(d.load(QString(CT_TEST_DATA_DIR) + "/nccl/coreweave-h100x64-sharp.all_reduce_perf.txt"));
+        QVERIFY(done.wait(testMs(60000)));
+        QVERIFY2(d.summary().contains("allreduce over 64 GPUs on 8 node(s)") && d.summary().contains("forced to collnet"),
+                 qPrintable(d.summary()));
+        QCOMPARE(d.table()->rowCount(), 5);
+        for (int r = 0; r < 5; ++r) QVERIFY2(d.table()->item(r, 4)->text().startsWith("collnet/Simple"), qPrintable(d.table()->item(r, 4)->text()));
+        QVERIFY2(std::fabs(d.table()->item(4, 3)->text().toDouble() - 1) <= 0.10, qPrintable(d.table()->item(4, 3)->text()));  // 8 GiB
+        if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {
+            d.resize(1000, 760);
+            d.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&d));
+            d.grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/nccl-compare-collnet.png");
+        }
+        // As NCCL's tuner picks (CollNet only when asked): the ring on eight servers.
+        algo->setCurrentIndex(0);
+        d.recompute();
+        QVERIFY(done.wait(testMs(60000)));
+        QVERIFY2(d.table()->item(4, 4)->text().startsWith("ring/"), qPrintable(d.table()->item(4, 4)->text()));
+    }
+
     void whatCannotBeComparedSaysWhy() {
         NcclCompareDialog d(doc_);
         QVERIFY(!d.load(write("empty.txt", "# nThread 1 nGpus 1\n# Avg bus bandwidth : 0\n")));

@@ -46,6 +46,7 @@ struct NcclCompareDialog::Result {
     std::shared_ptr<const Measured> measured;
     int ranks = 0, nodes = 0;
     QString placement;
+    QString algorithm;  ///< forced (net::algoFromString), empty: the tuner's
     std::vector<net::CollectiveResult> twin;
     QString error;         ///< why there is no answer
     QString gpu_mismatch;  ///< the file ran on other GPUs than the scenario's servers have (empty when alike)
@@ -130,6 +131,17 @@ NcclCompareDialog::NcclCompareDialog(const ScenarioDocument& doc, QWidget* paren
     placement_->setObjectName("ncclPlacement");
     placement_->addItem(tr("packed (node by node)"), "packed");
     placement_->addItem(tr("spread (one per node in turn)"), "spread");
+    // What the measured run set NCCL_ALGO to, if anything: CollNet runs only when asked (NCCL_COLLNET_ENABLE).
+    algorithm_ = new QComboBox(this);
+    algorithm_->setObjectName("ncclAlgorithm");
+    algorithm_->setToolTip(tr("The algorithm the twin runs: as NCCL's tuner picks by size and scale, or the one the measured "
+                              "run forced with NCCL_ALGO (CollNet needs switches that reduce in the network, SHARP)"));
+    algorithm_->addItem(tr("algorithm as NCCL's tuner picks"), QString());
+    algorithm_->addItem(tr("ring"), "ring");
+    algorithm_->addItem(tr("tree"), "tree");
+    algorithm_->addItem(tr("NVLS"), "nvls");
+    algorithm_->addItem(tr("NVLS-tree"), "nvlstree");
+    algorithm_->addItem(tr("CollNet (SHARP)"), "collnet");
     auto* run = new QPushButton(tr("Compare"), this);
     connect(run, &QPushButton::clicked, this, &NcclCompareDialog::recompute);
     form->addWidget(open);
@@ -137,6 +149,7 @@ NcclCompareDialog::NcclCompareDialog(const ScenarioDocument& doc, QWidget* paren
     form->addWidget(new QLabel(tr("GPUs:"), this));
     form->addWidget(ranks_);
     form->addWidget(placement_);
+    form->addWidget(algorithm_);
     form->addWidget(run);
     l->addLayout(form);
     summary_ = new QLabel(tr("Open the text an nccl-tests program printed (all_reduce_perf, all_gather_perf, …) to set it against "
@@ -204,6 +217,7 @@ void NcclCompareDialog::recompute() {
     res->measured = measured_;
     res->ranks = ranks_->value();
     res->placement = placement_->currentData().toString();
+    res->algorithm = algorithm_->currentData().toString();
     // The worker has its own copies: the document may be edited while it runs.
     worker_ = QThread::create([res, scenario = doc_.scenario(), catalog = doc_.catalog()] {
         try {
@@ -221,8 +235,10 @@ void NcclCompareDialog::recompute() {
             res->nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
             std::vector<double> sizes;
             for (const auto& row : res->measured->run.rows) sizes.push_back(row.size_B);
+            net::NcclChoice how;
+            if (!res->algorithm.isEmpty()) how.algo = net::algoFromString(res->algorithm.toStdString());
             res->twin =
-                net::ncclSweep(f, *op, r, {}, sizes, [](std::size_t) { return !QThread::currentThread()->isInterruptionRequested(); });
+                net::ncclSweep(f, *op, r, how, sizes, [](std::size_t) { return !QThread::currentThread()->isInterruptionRequested(); });
         } catch (const std::exception& e) {
             res->error = qs(e.what());
         }
@@ -284,13 +300,15 @@ void NcclCompareDialog::display(const Result& r) {
     chart->addSeries(lineOf(tr("measured (out of place)"), meas, QColor(30, 90, 200), Qt::SolidLine));
     if (!meas_ip.empty()) chart->addSeries(lineOf(tr("measured (in place)"), meas_ip, QColor(120, 160, 230), Qt::DotLine));
     chart->addSeries(lineOf(tr("twin"), twin, QColor(220, 90, 20), Qt::DashLine));
-    // Size on a log₂ scale, labelled every fourth power of two (16 B, 256 B, 4 KiB, …).
+    // Size on a log₂ scale, labelled every fourth power of two (16 B, 256 B, 4 KiB, …), or every one over a
+    // range of eight or fewer (512 MiB to 8 GiB).
     auto* x = new QCategoryAxis;
     x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     x->setRange(std::floor(lo), std::ceil(hi));
     const int first = static_cast<int>(std::ceil(lo));
+    const bool every = hi - lo <= 8;
     for (int p = first; p <= static_cast<int>(hi); ++p)
-        if (p % 4 == 0 || (p == first && p % 4 <= 2)) x->append(bytesLabel(std::ldexp(1.0, p)), p);
+        if (every || p % 4 == 0 || (p == first && p % 4 <= 2)) x->append(bytesLabel(std::ldexp(1.0, p)), p);
     x->setTitleText(tr("message size"));
     auto* y = new QValueAxis;
     y->setRange(0, top > 0 ? top * 1.1 : 1);
@@ -311,6 +329,7 @@ void NcclCompareDialog::display(const Result& r) {
                        .arg(r.nodes)
                        .arg(r.placement, r.measured->path)
                        .arg(m.rows.size());
+    if (!r.algorithm.isEmpty()) text += tr("; the twin forced to %1").arg(r.algorithm);
     if (m.bad_lines > 0)
         text += tr("; %1 line(s) that are not result rows skipped (first: %2)").arg(m.bad_lines).arg(qs(m.problems.front()));
     if (r.twin.size() < m.rows.size()) text += tr("; stopped after %1 sizes").arg(r.twin.size());

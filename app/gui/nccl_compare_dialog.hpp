@@ -28,7 +28,7 @@ public:
     /// Reads nccl-tests output from `path` and starts the twin's sweep over its sizes. False (and the reason in
     /// the summary) when the file cannot be read or holds no result row; the ranks box takes the file's rank count.
     bool load(const QString& path);
-    /// Runs the twin again on the document as it is now, with the ranks and placement in the form.
+    /// Runs the twin again on the document as it is now, with the ranks, placement and algorithm in the form.
     void recompute();
     bool busy() const { return busy_; }
     QString summary() const;
@@ -53,6 +53,7 @@ private:
     QLabel* summary_;
     QSpinBox* ranks_;
     QComboBox* placement_;
+    QComboBox* algorithm_;  ///< as NCCL's tuner picks, or one forced (NCCL_ALGO), e.g. CollNet for a SHARP run
     QChartView* chart_;
     QTableWidget* table_;
     QThread* worker_ = nullptr;
