@@ -130,7 +130,8 @@ private slots:
         QVERIFY2(d.summary().contains("allreduce over 64 GPUs on 8 node(s)") && d.summary().contains("forced to collnet"),
                  qPrintable(d.summary()));
         QCOMPARE(d.table()->rowCount(), 5);
-        for (int r = 0; r < 5; ++r) QVERIFY2(d.table()->item(r, 4)->text().startsWith("collnet/Simple"), qPrintable(d.table()->item(r, 4)->text()));
+        for (int r = 0; r < 5; ++r)
+            QVERIFY2(d.table()->item(r, 4)->text().startsWith("collnet/Simple"), qPrintable(d.table()->item(r, 4)->text()));
         QVERIFY2(std::fabs(d.table()->item(4, 3)->text().toDouble() - 1) <= 0.10, qPrintable(d.table()->item(4, 3)->text()));  // 8 GiB
         if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {
             d.resize(1000, 760);

@@ -134,8 +134,9 @@ NcclCompareDialog::NcclCompareDialog(const ScenarioDocument& doc, QWidget* paren
     // What the measured run set NCCL_ALGO to, if anything: CollNet runs only when asked (NCCL_COLLNET_ENABLE).
     algorithm_ = new QComboBox(this);
     algorithm_->setObjectName("ncclAlgorithm");
-    algorithm_->setToolTip(tr("The algorithm the twin runs: as NCCL's tuner picks by size and scale, or the one the measured "
-                              "run forced with NCCL_ALGO (CollNet needs switches that reduce in the network, SHARP)"));
+    algorithm_->setToolTip(
+        tr("The algorithm the twin runs: as NCCL's tuner picks by size and scale, or the one the measured "
+           "run forced with NCCL_ALGO (CollNet needs switches that reduce in the network, SHARP)"));
     algorithm_->addItem(tr("algorithm as NCCL's tuner picks"), QString());
     algorithm_->addItem(tr("ring"), "ring");
     algorithm_->addItem(tr("tree"), "tree");
