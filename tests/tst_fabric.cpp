@@ -105,6 +105,7 @@ private slots:
     void parallelCablesAndOverrides();
     void badFabricsAreClearErrors();
     void importedFabricRoutesAsCabled();
+    void inNetworkReductionNeedsEverySwitch();
 };
 
 void TstFabric::oversubscriptionIsExact() {
@@ -391,6 +392,22 @@ void TstFabric::parallelCablesAndOverrides() {
     QCOMPARE(caps, (std::vector<double>{50 * GB, 25 * GB}));
     s.network.link_overrides = {{"S1<->S3", 200, std::nullopt, {}}};
     QVERIFY_THROWS_EXCEPTION(sim::SimError, buildScenarioFabric(s, model::Catalog::builtin()));
+}
+
+void TstFabric::inNetworkReductionNeedsEverySwitch() {
+    // NCCL's CollNet (SHARP) runs only where every switch reduces in the network: the network's switch model and
+    // each explicit switch's own where it names one (the catalog's in_network_reduction: the QM9700 has it, an
+    // Ethernet SN5600 not).
+    model::Scenario s =
+        explicitScenario({{"S1", "", "", 1, "", {}}, {"S2", "", "ib-ndr-qm9700", 2, "", {}}}, {{"S1", "S2", 1, 400, 0.0, {}}});
+    s.network.switch_model = "ib-ndr-qm9700";
+    QVERIFY(buildScenarioFabric(s, model::Catalog::builtin()).in_network_reduction);
+    s.network.switches[1].model = "eth-sn5600-400g";
+    QVERIFY(!buildScenarioFabric(s, model::Catalog::builtin()).in_network_reduction);
+    s.network.switches[1].model.clear();
+    s.network.switch_model = "eth-sn5600-400g";
+    QVERIFY(!buildScenarioFabric(s, model::Catalog::builtin()).in_network_reduction);
+    QVERIFY(model::Catalog::builtin().switchModel("ib-ndr-qm9700")->in_network_reduction);
 }
 
 void TstFabric::badFabricsAreClearErrors() {
