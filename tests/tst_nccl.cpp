@@ -405,6 +405,16 @@ void TstNccl::acrossServersNvlsTreeAndCollNet() {
     const auto g = runGroupedNcclCollective(f.topology, r, CollectiveOp::AllReduce, pairs, host_server, S, grouped);
     QCOMPARE(g.algorithm, std::string("nvlstree"));
     QVERIFY2(within(g.time_s, t2.time_s, 1e-9), qPrintable(QString::number(g.time_s * 1e3)));
+    // And two groups of four servers' CollNet: each rail's reduction tree is its leaf, whose links no other
+    // server uses, so together they take one group's time.
+    grouped.algo = Algo::CollNet;
+    grouped.in_network_reduction = true;
+    const std::vector<std::vector<int>> halves = {std::vector<int>(eight.begin(), eight.begin() + 32),
+                                                  std::vector<int>(eight.begin() + 32, eight.end())};
+    const auto gc = runGroupedNcclCollective(f.topology, r, CollectiveOp::AllReduce, halves, host_server, S, grouped);
+    const auto c4 = runNcclCollective(f.topology, r, CollectiveOp::AllReduce, four, four_of, S, how);
+    QCOMPARE(gc.algorithm, std::string("collnet"));
+    QVERIFY2(within(gc.time_s, c4.time_s, 1e-9), qPrintable(QString::number(gc.time_s * 1e3)));
 }
 
 QTEST_GUILESS_MAIN(TstNccl)
