@@ -405,6 +405,12 @@ void TstNccl::acrossServersNvlsTreeAndCollNet() {
     const auto g = runGroupedNcclCollective(f.topology, r, CollectiveOp::AllReduce, pairs, host_server, S, grouped);
     QCOMPARE(g.algorithm, std::string("nvlstree"));
     QVERIFY2(within(g.time_s, t2.time_s, 1e-9), qPrintable(QString::number(g.time_s * 1e3)));
+    // A second group whose servers' GPUs take turns in it cannot run the tree the first group's shape chose: said.
+    std::vector<int> turns;
+    for (int g = 0; g < 8; ++g)
+        for (int k = 2; k < 4; ++k) turns.push_back(f.gpus_of_node[static_cast<std::size_t>(k)][static_cast<std::size_t>(g)]);
+    QVERIFY_THROWS_EXCEPTION(SimError,
+                             runGroupedNcclCollective(f.topology, r, CollectiveOp::AllReduce, {pairs[0], turns}, host_server, S, grouped));
     // And two groups of four servers' CollNet: each rail's reduction tree is its leaf, whose links no other
     // server uses, so together they take one group's time.
     grouped.algo = Algo::CollNet;

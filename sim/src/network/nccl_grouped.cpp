@@ -65,6 +65,9 @@ CollectiveResult runGroupedNcclCollective(const Topology& t, Router& r, Collecti
         Xfers x;
         std::vector<double> sharp(res.arc_bytes.size(), 0.0);
         for (const Setup& s : setups) {
+            // The tuner looked at the first group; every other must be able to run it too.
+            if (const std::string why = a == Algo::NvlsTree ? nvlsTreeUnfit(s) : collNetUnfit(s); !why.empty())
+                throw SimError("collective: a group cannot run " + std::string(toString(a)) + ": " + why);
             const Xfers g = a == Algo::NvlsTree ? nvlsTreeXfers(s) : collNetChainXfers(s);
             x.insert(x.end(), g.begin(), g.end());
             if (a == Algo::NvlsTree) bw = std::max(bw, nvlsTreeIntra(s, res.arc_bytes, res.stalled_pairs));
