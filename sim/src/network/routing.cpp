@@ -87,23 +87,21 @@ void Router::refreshBelow() {
         down_arcs_.assign(static_cast<std::size_t>(n), {});
         down_to_.assign(static_cast<std::size_t>(n), {});
         for (int v = 0; v < n; ++v) {
+            if (t_.node(v).kind != NodeKind::Switch) continue;
+            std::vector<int> up;  // the distinct switches above
             for (int a : t_.out(v)) {
                 const int w = t_.arc(a).to;
                 if (t_.node(w).kind != NodeKind::Switch) continue;
-                if (t_.node(w).level == t_.node(v).level + 1) up_arcs_[v].push_back(a);
+                if (t_.node(w).level == t_.node(v).level + 1) {
+                    up_arcs_[v].push_back(a);
+                    if (std::find(up.begin(), up.end(), w) == up.end()) up.push_back(w);
+                }
                 if (t_.node(w).level == t_.node(v).level - 1) {
                     down_arcs_[v].push_back(a);
                     down_to_[v].push_back(w);
                 }
             }
-            std::vector<int> seen;
-            for (int a : t_.out(v)) {
-                const int w = t_.arc(a).to;
-                if (t_.node(v).kind == NodeKind::Switch && t_.node(w).kind == NodeKind::Switch &&
-                    t_.node(w).level == t_.node(v).level + 1 && std::find(seen.begin(), seen.end(), w) == seen.end())
-                    seen.push_back(w);
-            }
-            parents_[v] = static_cast<int>(seen.size());
+            parents_[v] = static_cast<int>(up.size());
         }
         // The healthy fabric: computed once, with every link up (nothing has failed before the first route
         // unless a test fails links first; then the structure is what was left, still consistent).
