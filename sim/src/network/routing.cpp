@@ -264,45 +264,36 @@ namespace {
 
 /// Progressive filling over flows given by index (`path(f)`, `weight(f)`), its buffers kept from one call to
 /// the next: a flow simulation recomputes the rates at every start and end of a flow, and copying every active
-/// path and allocating the arrays each time cost ~5 % of a big collective's run (docs/performance.md).
+/// path and allocating the arrays each time cost ~5 % of a big collective's run (docs/performance.md). The
+/// per-arc arrays span the fabric and are cleared after a call only where its flows went: a flow simulation
+/// recomputes small parts of a 400k-arc fabric, and clearing every arc's entries took ~5 ms a call.
 class MaxMin {
 public:
-    explicit MaxMin(const std::vector<double>& cap) : cap_(cap) {}
+    explicit MaxMin(const std::vector<double>& cap)
+        : cap_(cap),
+          count_(cap.size(), 0),
+          start_(cap.size() + 1, 0),
+          fill_(cap.size(), 0),
+          fixed_(cap.size(), 0.0),
+          n_(cap.size(), 0.0),
+          ver_(cap.size(), 0) {}
 
     template <class Path, class Weight>
     const std::vector<double>& rates(std::size_t F, const Path& path, const Weight& weight) {
-        const std::size_t A = cap_.size();
         rate_.assign(F, std::numeric_limits<double>::infinity());
-        fixed_.assign(A, 0.0);
-        n_.assign(A, 0.0);  // the unfrozen flows' weight on each arc
-        // Flows per arc (CSR).
-        start_.assign(A + 1, 0);
-        for (std::size_t f = 0; f < F; ++f)
-            for (int a : path(f)) ++start_[static_cast<std::size_t>(a) + 1];
-        for (std::size_t a = 0; a < A; ++a) start_[a + 1] += start_[a];
-        on_.resize(static_cast<std::size_t>(start_[A]));
-        fill_.assign(start_.begin(), start_.end() - 1);
-        for (std::size_t f = 0; f < F; ++f)
-            for (int a : path(f)) {
-                on_[static_cast<std::size_t>(fill_[static_cast<std::size_t>(a)]++)] = static_cast<int>(f);
-                n_[static_cast<std::size_t>(a)] += weight(f);
-            }
-        frozen_.assign(F, 0);
-        for (std::size_t f = 0; f < F; ++f)
-            if (path(f).empty()) frozen_[f] = 1;
+        listFlowsByArc(F, path, weight);
         // Each arc saturates when the common rate of its unfrozen flows reaches (cap − fixed) / n: take the arcs
         // in that order, freezing their flows at that rate. Freezing a flow at the lowest level never lowers
         // another arc's level, so an arc's key in the heap stays a lower bound after its flows change: it is
         // brought up to date only when it comes to the top (versions say whether it changed), not at every
         // freeze (a heap push for every arc of every frozen flow was most of a 100k-flow pass).
-        ver_.assign(A, 0);
         heap_.clear();
         auto push = [&](double level, int a) {
             heap_.emplace_back(level, a, ver_[static_cast<std::size_t>(a)]);
             std::push_heap(heap_.begin(), heap_.end(), std::greater<Item>());
         };
-        for (std::size_t a = 0; a < A; ++a)
-            if (n_[a] > 0) push(cap_[a] / n_[a], static_cast<int>(a));
+        for (std::size_t a = 0; a < cap_.size(); ++a)  // in the arcs' order: the heap stays close to sorted
+            if (count_[a] > 0 && n_[a] > 0) push(cap_[a] / n_[a], static_cast<int>(a));
         while (!heap_.empty()) {
             std::pop_heap(heap_.begin(), heap_.end(), std::greater<Item>());
             const auto [level, a, v] = heap_.back();
@@ -313,19 +304,20 @@ public:
                 push((cap_[ua] - fixed_[ua]) / n_[ua], a);
                 continue;
             }
-            const double r = std::max(0.0, level);
-            for (int i = start_[ua]; i < start_[ua + 1]; ++i) {
-                const auto f = static_cast<std::size_t>(on_[static_cast<std::size_t>(i)]);
-                if (frozen_[f]) continue;
-                frozen_[f] = 1;
-                const double wf = weight(f);
-                rate_[f] = r * wf;
-                for (int b : path(f)) {
-                    const auto ub = static_cast<std::size_t>(b);
-                    fixed_[ub] += r * wf;
-                    n_[ub] -= wf;
-                    ++ver_[ub];
-                }
+            freeze(std::max(0.0, level), ua, path, weight);
+        }
+        if (arcs_.size() > cap_.size() / 8) {  // most of the fabric: clearing it whole is faster than arc by arc
+            std::fill(count_.begin(), count_.end(), 0);
+            std::fill(fixed_.begin(), fixed_.end(), 0.0);
+            std::fill(n_.begin(), n_.end(), 0.0);
+            std::fill(ver_.begin(), ver_.end(), 0u);
+        } else {
+            for (int a : arcs_) {
+                const auto ua = static_cast<std::size_t>(a);
+                count_[ua] = 0;
+                fixed_[ua] = 0;
+                n_[ua] = 0;
+                ver_[ua] = 0;
             }
         }
         return rate_;
@@ -333,11 +325,54 @@ public:
 
 private:
     using Item = std::tuple<double, int, std::uint32_t>;
+
+    /// Each arc's flows (CSR in the arcs' order) and their weight on it; `arcs_` the arcs the flows cross.
+    template <class Path, class Weight>
+    void listFlowsByArc(std::size_t F, const Path& path, const Weight& weight) {
+        arcs_.clear();
+        for (std::size_t f = 0; f < F; ++f)
+            for (int a : path(f))
+                if (count_[static_cast<std::size_t>(a)]++ == 0) arcs_.push_back(a);
+        for (std::size_t a = 0; a < cap_.size(); ++a) start_[a + 1] = start_[a] + count_[a];
+        if (arcs_.size() > cap_.size() / 8) std::copy(start_.begin(), start_.end() - 1, fill_.begin());
+        else
+            for (int a : arcs_) fill_[static_cast<std::size_t>(a)] = start_[static_cast<std::size_t>(a)];
+        on_.resize(static_cast<std::size_t>(start_.back()));
+        frozen_.assign(F, 0);
+        for (std::size_t f = 0; f < F; ++f) {
+            if (path(f).empty()) frozen_[f] = 1;
+            for (int a : path(f)) {
+                on_[static_cast<std::size_t>(fill_[static_cast<std::size_t>(a)]++)] = static_cast<int>(f);
+                n_[static_cast<std::size_t>(a)] += weight(f);
+            }
+        }
+    }
+
+    /// Freezes the unfrozen flows of arc a at rate r a unit of weight.
+    template <class Path, class Weight>
+    void freeze(double r, std::size_t a, const Path& path, const Weight& weight) {
+        for (int i = start_[a]; i < start_[a + 1]; ++i) {
+            const auto f = static_cast<std::size_t>(on_[static_cast<std::size_t>(i)]);
+            if (frozen_[f]) continue;
+            frozen_[f] = 1;
+            const double wf = weight(f);
+            rate_[f] = r * wf;
+            for (int b : path(f)) {
+                const auto ub = static_cast<std::size_t>(b);
+                fixed_[ub] += r * wf;
+                n_[ub] -= wf;
+                ++ver_[ub];
+            }
+        }
+    }
+
     const std::vector<double>& cap_;
-    std::vector<double> rate_, fixed_, n_;
-    std::vector<int> start_, on_, fill_;
+    std::vector<int> count_, start_, fill_;  ///< per arc of the fabric; count_ is 0 outside a call
+    std::vector<double> fixed_, n_;          ///< per arc; 0 outside a call
+    std::vector<std::uint32_t> ver_;         ///< per arc; 0 outside a call
+    std::vector<int> arcs_, on_;
+    std::vector<double> rate_;
     std::vector<char> frozen_;
-    std::vector<std::uint32_t> ver_;
     std::vector<Item> heap_;
 };
 
@@ -350,6 +385,69 @@ std::vector<double> maxMinRates(const std::vector<std::vector<int>>& paths, cons
         paths.size(), [&](std::size_t f) -> const std::vector<int>& { return paths[f]; },
         [&](std::size_t f) { return weights ? (*weights)[f] : 1.0; });
 }
+
+namespace {
+
+/// The active flows whose rates a change can move: every flow connected, through arcs they share, to an arc on
+/// which a flow started or ended. Max-min sharing splits exactly into such parts (a part's rates depend on its
+/// own flows and arcs alone), so a flow simulation recomputes only the parts a change touched: in a 16k-rank
+/// all-reduce most ends of flows touch one of ~4,000 parts.
+class Touched {
+public:
+    Touched(const std::vector<Flow>& flows, std::size_t arcs) : flows_(flows), seen_arc_(arcs, 0), in_(flows.size(), 0) {
+        start_.assign(arcs + 1, 0);
+        for (const Flow& f : flows)
+            for (int a : f.path) ++start_[static_cast<std::size_t>(a) + 1];
+        for (std::size_t a = 0; a < arcs; ++a) start_[a + 1] += start_[a];
+        on_.resize(static_cast<std::size_t>(start_[arcs]));
+        std::vector<int> fill(start_.begin(), start_.end() - 1);
+        for (std::size_t f = 0; f < flows.size(); ++f)
+            for (int a : flows[f].path) on_[static_cast<std::size_t>(fill[static_cast<std::size_t>(a)]++)] = static_cast<int>(f);
+    }
+
+    /// A flow started or ended: its arcs' flows may change rate.
+    void change(int f) {
+        for (int a : flows_[static_cast<std::size_t>(f)].path) mark(a);
+    }
+
+    /// The active flows connected to the changed arcs, in the order of `active`; clears the changes.
+    const std::vector<int>& collect(const std::vector<int>& active, const std::vector<char>& is_active) {
+        for (std::size_t i = 0; i < stack_.size(); ++i) {
+            const auto a = static_cast<std::size_t>(stack_[i]);
+            for (int k = start_[a]; k < start_[a + 1]; ++k) {
+                const auto f = static_cast<std::size_t>(on_[static_cast<std::size_t>(k)]);
+                if (!is_active[f] || in_[f]) continue;
+                in_[f] = 1;
+                for (int b : flows_[f].path) mark(b);
+            }
+        }
+        part_.clear();
+        for (int f : active)
+            if (in_[static_cast<std::size_t>(f)]) {
+                part_.push_back(f);
+                in_[static_cast<std::size_t>(f)] = 0;
+            }
+        for (int a : stack_) seen_arc_[static_cast<std::size_t>(a)] = 0;
+        stack_.clear();
+        return part_;
+    }
+
+private:
+    void mark(int a) {
+        char& s = seen_arc_[static_cast<std::size_t>(a)];
+        if (!s) {
+            s = 1;
+            stack_.push_back(a);
+        }
+    }
+
+    const std::vector<Flow>& flows_;
+    std::vector<int> start_, on_;  ///< each arc's flows (CSR)
+    std::vector<char> seen_arc_, in_;
+    std::vector<int> stack_, part_;
+};
+
+}  // namespace
 
 FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flows) {
     FlowSimResult res;
@@ -375,9 +473,10 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
         pending.push({f.start_s + r.latency(f.path), static_cast<int>(i)});
     }
     MaxMin mm(cap);
+    Touched touched(flows, cap.size());
     std::vector<int> active, still;
-    std::vector<double> left(flows.size(), 0.0);
-    std::vector<char> rated(flows.size(), 0);
+    std::vector<double> left(flows.size(), 0.0), rate(flows.size(), 0.0);
+    std::vector<char> rated(flows.size(), 0), is_active(flows.size(), 0);
     double now = 0;
     while (!pending.empty() || !active.empty()) {
         if (active.empty()) now = std::max(now, pending.top().t);
@@ -390,31 +489,39 @@ FlowSimResult simulateFlows(const Topology& t, Router& r, std::vector<Flow>& flo
             }
             left[f] = flows[f].bytes;
             active.push_back(f);
+            is_active[static_cast<std::size_t>(f)] = 1;
+            touched.change(f);
         }
         if (active.empty()) continue;
-        const std::vector<double>& rate = mm.rates(
-            active.size(), [&](std::size_t i) -> const std::vector<int>& { return flows[static_cast<std::size_t>(active[i])].path; },
-            [&](std::size_t i) { return flows[static_cast<std::size_t>(active[i])].weight; });
+        const std::vector<int>& part = touched.collect(active, is_active);
+        if (!part.empty()) {
+            const std::vector<double>& part_rate = mm.rates(
+                part.size(), [&](std::size_t i) -> const std::vector<int>& { return flows[static_cast<std::size_t>(part[i])].path; },
+                [&](std::size_t i) { return flows[static_cast<std::size_t>(part[i])].weight; });
+            for (std::size_t i = 0; i < part.size(); ++i) rate[static_cast<std::size_t>(part[i])] = part_rate[i];
+        }
         ++res.rate_recomputations;
         double dt = std::numeric_limits<double>::infinity();
-        for (std::size_t i = 0; i < active.size(); ++i)
-            if (rate[i] > 0) dt = std::min(dt, left[active[i]] / rate[i]);
+        for (int f : active)
+            if (rate[f] > 0) dt = std::min(dt, left[f] / rate[f]);
         if (!pending.empty()) dt = std::min(dt, pending.top().t - now);
         if (!std::isfinite(dt)) throw SimError("network: flows cannot progress (zero capacity on their path)");
         now += dt;
         still.clear();
-        for (std::size_t i = 0; i < active.size(); ++i) {
-            const int f = active[i];
-            const double moved = std::min(left[f], rate[i] * dt);
-            left[f] -= moved;
-            if (!rated[f]) flows[f].first_rate_Bps = rate[i];
+        for (int f : active) {
+            Flow& fl = flows[static_cast<std::size_t>(f)];
+            left[f] -= std::min(left[f], rate[f] * dt);
+            if (!rated[f]) fl.first_rate_Bps = rate[f];
             rated[f] = 1;
-            flows[f].rate_Bps = rate[i];
-            for (int a : flows[f].path) res.arc_bytes[a] += moved;
-            if (left[f] <= 1e-9 * flows[f].bytes + 1e-6) {
-                flows[f].finish_s = now;
-                res.bytes_delivered += flows[f].bytes - left[f];
+            fl.rate_Bps = rate[f];
+            if (left[f] <= 1e-9 * fl.bytes + 1e-6) {
+                fl.finish_s = now;
+                const double moved = fl.bytes - left[f];
+                res.bytes_delivered += moved;
+                for (int a : fl.path) res.arc_bytes[a] += moved;
                 left[f] = 0;
+                is_active[static_cast<std::size_t>(f)] = 0;
+                touched.change(f);
             } else {
                 still.push_back(f);
             }
