@@ -615,6 +615,24 @@ void TstCli::ncclTestsOutputInAndOut() {
     for (const auto& row : rows)
         QVERIFY2(std::fabs(row.toObject()["ratio"].toDouble() - 1) < 2e-3, qPrintable(QString::number(row.toObject()["ratio"].toDouble())));
     QCOMPARE(cli({"compare-nccl", tmp.filePath("missing.txt"), pod}).code, 2);
+    // The same sweep as JSON: a row per size with what ran, the same figures as the table and as one size alone.
+    r = cli({"collective", pod, "--op", "allreduce", "--sweep", "1M:64M:4", "--ranks", "16", "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonArray swept = r.json()["rows"].toArray();
+    QCOMPARE(swept.size(), 4);
+    QCOMPARE(r.json()["ranks"].toInt(), 16);
+    const CliRun one = cli({"collective", pod, "--op", "allreduce", "--bytes", "16MiB", "--ranks", "16", "--json"});
+    QCOMPARE(one.code, 0);
+    const QJsonObject at16 = swept[2].toObject();
+    QCOMPARE(at16["size_B"].toDouble(), 16777216.0);
+    QCOMPARE(at16["algorithm"].toString(), one.json()["algorithm"].toString());
+    QCOMPARE(at16["protocol"].toString(), one.json()["protocol"].toString());
+    QCOMPARE(at16["channels"].toInt(), one.json()["channels"].toInt());
+    QVERIFY(std::fabs(at16["time_s"].toDouble() / one.json()["time_s"].toDouble() - 1) < 1e-12);
+    // A sweep has no one set of link loads to write: refused, not ignored.
+    r = cli({"collective", pod, "--op", "allreduce", "--sweep", "1M:4M:2", "--links", tmp.filePath("links.csv")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--links") && r.err.contains("--bytes"), qPrintable(r.err));
     // reduce_perf: the twin's reduce to rank 0, printed with root 0 and read back from a file named for it.
     r = cli({"collective", pod, "--op", "reduce", "--sweep", "1M:16M:4", "--ranks", "16"});
     QCOMPARE(r.code, 0);

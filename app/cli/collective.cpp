@@ -29,7 +29,8 @@ reports the completion time, the bus bandwidth (as nccl-tests defines it) and th
                       (from the first rank, pipelined along each channel's ring)
   --bytes SIZE        buffer size: 1GiB, 256MiB, 4MB, 1e9 ...
   --sweep MIN:MAX:F   every size from MIN to MAX, each F times the last (nccl-tests' -b MIN -e MAX -f F;
-                      K, M, G are powers of 1024 as there), printed in nccl-tests' layout
+                      K, M, G are powers of 1024 as there), printed in nccl-tests' layout (with --json:
+                      one row per size with what ran)
   --ranks N           number of GPUs taking part (all)
   --placement P       packed (fill nodes in the order they are cabled, the default) or spread (one GPU per
                       node in turn); nodes are cabled by where they stand (hall, row, rack, U), never by the
@@ -191,13 +192,15 @@ int cmdCollective(const Args& a) {
                   << (how.architecture.empty() ? std::string("these GPUs (unknown or mixed)") : how.architecture + " GPUs")
                   << ": no per-channel ceilings, and no published nccl-tests run checks these figures\n";
     if (!sweep.empty()) {
+        if (a.has("links")) throw UsageError("--links writes one collective's link loads: give --bytes, not --sweep");
         std::vector<SweepRow> rows;
         try {
             rows = runSweep(f, op, rk, how, sweep);
         } catch (const sim::SimError& e) {
             throw UsageError(e.what());
         }
-        printNcclTable(rows, op, n);
+        if (a.flag("json")) printSweepJson(rows, op, rk.ranks.size(), placement, order, net::toString(f.topology.routing()));
+        else printNcclTable(rows, op, n);
         for (const auto& row : rows)
             if (row.result.stalled_pairs > 0) return 1;
         return 0;

@@ -35,6 +35,9 @@ std::vector<SweepRow> runSweep(const sim::net::ScenarioFabric& f, sim::net::Coll
 /// --algo, --proto and the channels (validated: 1..64) as a choice for runNcclCollective. Throws UsageError.
 sim::net::NcclChoice ncclChoice(const Args& a, int channels);
 void printNcclTable(const std::vector<SweepRow>& rows, sim::net::CollectiveOp op, int ranks);
+/// The same sweep as JSON: one row per size with its time, bandwidths and what ran (algorithm, protocol, channels).
+void printSweepJson(const std::vector<SweepRow>& rows, sim::net::CollectiveOp op, std::size_t ranks, const std::string& placement,
+                    const std::string& order, const std::string& routing);
 /// "8:8G:2" (nccl-tests' -b, -e, -f; K, M, G are powers of 1024 as there, or any --bytes unit) → the sizes.
 std::vector<double> parseSweep(const std::string& text);
 

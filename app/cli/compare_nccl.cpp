@@ -112,6 +112,35 @@ void printNcclTable(const std::vector<SweepRow>& rows, net::CollectiveOp op, int
     }
 }
 
+void printSweepJson(const std::vector<SweepRow>& rows, net::CollectiveOp op, std::size_t ranks, const std::string& placement,
+                    const std::string& order, const std::string& routing) {
+    json out = json::array();
+    double sum = 0;
+    for (const SweepRow& r : rows) {
+        const auto& c = r.result;
+        out.push_back({{"size_B", r.bytes},
+                       {"time_s", c.stalled_pairs ? json(nullptr) : json(c.time_s)},
+                       {"latency_s", c.latency_s},
+                       {"algbw_GBps", c.algbw_Bps / 1e9},
+                       {"busbw_GBps", c.busbw_Bps / 1e9},
+                       {"algorithm", c.algorithm},
+                       {"protocol", c.protocol},
+                       {"channels", c.channels},
+                       {"tuned", c.tuned},
+                       {"stalled_pairs", c.stalled_pairs}});
+        sum += c.busbw_Bps / 1e9;
+    }
+    std::cout << json{{"op", net::toString(op)},
+                      {"ranks", ranks},
+                      {"placement", placement},
+                      {"order", order},
+                      {"routing", routing},
+                      {"avg_busbw_GBps", rows.empty() ? 0.0 : sum / static_cast<double>(rows.size())},
+                      {"rows", out}}
+                     .dump(2)
+              << "\n";
+}
+
 namespace {
 
 net::CollectiveOp opOf(const std::string& name, const std::string& file) {
