@@ -293,7 +293,7 @@ public:
             std::push_heap(heap_.begin(), heap_.end(), std::greater<Item>());
         };
         for (std::size_t a = 0; a < cap_.size(); ++a)  // in the arcs' order: the heap stays close to sorted
-            if (count_[a] > 0 && n_[a] > 0) push(cap_[a] / n_[a], static_cast<int>(a));
+            if (n_[a] > 0) push(cap_[a] / n_[a], static_cast<int>(a));
         while (!heap_.empty()) {
             std::pop_heap(heap_.begin(), heap_.end(), std::greater<Item>());
             const auto [level, a, v] = heap_.back();
@@ -306,7 +306,7 @@ public:
             }
             freeze(std::max(0.0, level), ua, path, weight);
         }
-        if (arcs_.size() > cap_.size() / 8) {  // most of the fabric: clearing it whole is faster than arc by arc
+        if (dense_) {
             std::fill(count_.begin(), count_.end(), 0);
             std::fill(fixed_.begin(), fixed_.end(), 0.0);
             std::fill(n_.begin(), n_.end(), 0.0);
@@ -334,7 +334,8 @@ private:
             for (int a : path(f))
                 if (count_[static_cast<std::size_t>(a)]++ == 0) arcs_.push_back(a);
         for (std::size_t a = 0; a < cap_.size(); ++a) start_[a + 1] = start_[a] + count_[a];
-        if (arcs_.size() > cap_.size() / 8) std::copy(start_.begin(), start_.end() - 1, fill_.begin());
+        dense_ = arcs_.size() > cap_.size() / 8;  // most of the fabric: whole arrays beat arc by arc
+        if (dense_) std::copy(start_.begin(), start_.end() - 1, fill_.begin());
         else
             for (int a : arcs_) fill_[static_cast<std::size_t>(a)] = start_[static_cast<std::size_t>(a)];
         on_.resize(static_cast<std::size_t>(start_.back()));
@@ -371,6 +372,7 @@ private:
     std::vector<double> fixed_, n_;          ///< per arc; 0 outside a call
     std::vector<std::uint32_t> ver_;         ///< per arc; 0 outside a call
     std::vector<int> arcs_, on_;
+    bool dense_ = false;  ///< this call's flows cross most of the fabric: fill and clear whole arrays
     std::vector<double> rate_;
     std::vector<char> frozen_;
     std::vector<Item> heap_;

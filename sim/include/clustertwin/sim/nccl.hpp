@@ -76,7 +76,8 @@ double nvlsEfficiency(const std::string& architecture);
 /// ranks next to each other in `ranks`), NVLS (inside one server whose NVSwitches reduce: Hopper and later, as
 /// NCCL decides by the GPUs' architecture), NVLS-tree (NVLS in each of two or more such servers, a tree between
 /// them) or CollNet (across servers over switches that reduce in the network, only when asked); all-gather and
-/// reduce-scatter: ring; all-to-all: pairwise with the protocol's costs; the hierarchical all-reduce is not NCCL's and runs as runCollective (no protocol).
+/// reduce-scatter: ring; all-to-all: pairwise with the protocol's costs; the hierarchical all-reduce is not
+/// NCCL's and runs as runCollective (no protocol).
 /// CollectiveResult's algorithm, protocol, channels, latency_s and tuned say what ran. Throws SimError as
 /// runChannelCollective does, and for an algorithm the op or the rank order cannot take.
 CollectiveResult runNcclCollective(const Topology& t, Router& r, CollectiveOp op, const std::vector<int>& ranks,
