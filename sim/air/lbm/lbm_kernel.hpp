@@ -77,14 +77,36 @@ CT_LBM float equilibriumDeviation(int i, float drho, float ux, float uy, float u
 /// Collides one cell in place: `f` holds the 19 streamed deviations on entry and the post-collision
 /// deviations on exit. `tau0` is the molecular relaxation time (ν = (τ0 − ½)/3); `smag2` = (C_s·Δ)² in lattice
 /// units (0 for laminar runs).
+///
+/// Written over the opposite pairs (i, i + 1): their sum S and difference D carry every moment (ρ and Π from S,
+/// the momentum from D) and are what TRT relaxes (the even part S/2 with ω⁺, the odd part D/2 with ω⁻), so each
+/// population is read once and the terms that depend only on the cell (per weight class) are formed once. The
+/// algebra is that of the direct form (equilibrium, Guo's source split into even and odd parts); only the
+/// rounding differs. On a CPU core whose memory keeps up with it this is what bounds the kernel
+/// (docs/performance.md, "The collision in pairs").
 CT_LBM CellMoments collide(float* f, float tau0, float smag2, CellForce force) {
-    float drho = 0, jx = 0, jy = 0, jz = 0;
+    float s[kQ / 2], d[kQ / 2];
     CT_UNROLL
-    for (int i = 0; i < kQ; ++i) {
-        drho += f[i];
-        jx += static_cast<float>(cx(i)) * f[i];
-        jy += static_cast<float>(cy(i)) * f[i];
-        jz += static_cast<float>(cz(i)) * f[i];
+    for (int p = 0; p < kQ / 2; ++p) {
+        s[p] = f[2 * p + 1] + f[2 * p + 2];
+        d[p] = f[2 * p + 1] - f[2 * p + 2];
+    }
+    float drho = f[0], jx = 0, jy = 0, jz = 0;
+    float pxx = 0, pyy = 0, pzz = 0, pxy = 0, pxz = 0, pyz = 0;
+    CT_UNROLL
+    for (int p = 0; p < kQ / 2; ++p) {
+        const int i = 2 * p + 1;
+        const float x = static_cast<float>(cx(i)), y = static_cast<float>(cy(i)), z = static_cast<float>(cz(i));
+        drho += s[p];
+        jx += x * d[p];
+        jy += y * d[p];
+        jz += z * d[p];
+        pxx += x * x * s[p];
+        pyy += y * y * s[p];
+        pzz += z * z * s[p];
+        pxy += x * y * s[p];
+        pxz += x * z * s[p];
+        pyz += y * z * s[p];
     }
     const float rho = 1.f + drho;
     const float inv_rho = 1.f / rho;
@@ -94,24 +116,14 @@ CT_LBM CellMoments collide(float* f, float tau0, float smag2, CellForce force) {
     const float uz = (jz + 0.5f * force.fz) * inv_rho;
     // Π_neq = Σ c c (f − f_eq) = Σ c c f̃ − δρ·c_s²·I − ρ u u (the equilibrium's second moment is ρ(c_s² I + u u) and
     // the rest state's is c_s² I), from the second moments of f̃ without evaluating the equilibrium.
-    float pxx = 0, pyy = 0, pzz = 0, pxy = 0, pxz = 0, pyz = 0;
-    CT_UNROLL
-    for (int i = 0; i < kQ; ++i) {
-        const float x = static_cast<float>(cx(i)), y = static_cast<float>(cy(i)), z = static_cast<float>(cz(i));
-        pxx += x * x * f[i];
-        pyy += y * y * f[i];
-        pzz += z * z * f[i];
-        pxy += x * y * f[i];
-        pxz += x * z * f[i];
-        pyz += y * z * f[i];
-    }
     const float iso = drho * (1.f / 3.f);
-    pxx -= iso + rho * ux * ux;
-    pyy -= iso + rho * uy * uy;
-    pzz -= iso + rho * uz * uz;
-    pxy -= rho * ux * uy;
-    pxz -= rho * ux * uz;
-    pyz -= rho * uy * uz;
+    const float rux = rho * ux, ruy = rho * uy, ruz = rho * uz;
+    pxx -= iso + rux * ux;
+    pyy -= iso + ruy * uy;
+    pzz -= iso + ruz * uz;
+    pxy -= rux * uy;
+    pxz -= rux * uz;
+    pyz -= ruy * uz;
     // Smagorinsky: τ = ½(τ0 + √(τ0² + 18·√2·(C_sΔ)²·|Π| / ρ)), |Π| = √(Π:Π) of the strain part of Π_neq
     // (Guo's ½(uF + Fu) added back).
     const float sxx = pxx + ux * force.fx, syy = pyy + uy * force.fy, szz = pzz + uz * force.fz;
@@ -128,30 +140,44 @@ CT_LBM CellMoments collide(float* f, float tau0, float smag2, CellForce force) {
     m.nu_t = (tau - tau0) * (1.f / 3.f);
     // TRT: even (symmetric) parts relax with ω⁺ = 1/τ (viscosity, eddy viscosity included), odd parts with
     // ω⁻ from the magic parameter Λ = (τ⁺ − ½)(τ⁻ − ½) = 3/16, which puts a bounce-back wall exactly half-way
-    // between nodes whatever the viscosity. Guo's source is split the same way.
-    const float wp = 1.f / tau;
-    const float wm = 1.f / (0.5f + kMagic / (tau - 0.5f));
+    // between nodes whatever the viscosity. Guo's source is split the same way. For a pair with even part e = S/2
+    // and odd part o = D/2: e' = (1 − ω⁺)e + ω⁺·w(δρ + ρ(4.5(c·u)² − 1.5u²)) + (1 − ω⁺/2)·w(9(c·u)(c·F) − 3u·F),
+    // o' = (1 − ω⁻)o + ω⁻·3wρ(c·u) + (1 − ω⁻/2)·3w(c·F); f_i = e' + o', f_i+1 = e' − o'.
+    // ω⁺ = 1/τ and ω⁻ = 1/(½ + Λ/(τ − ½)) = a/b with a = τ − ½, b = a/2 + Λ: both from one division.
+    const float a = tau - 0.5f, b = 0.5f * a + kMagic;
+    const float r = 1.f / (tau * b);
+    const float wp = b * r;
+    const float wm = a * tau * r;
     const float u2 = ux * ux + uy * uy + uz * uz;
     const float fu = ux * force.fx + uy * force.fy + uz * force.fz;
+    const float gp = 1.f - 0.5f * wp, gm = 1.f - 0.5f * wm;
+    const float ep = 0.5f * (1.f - wp), em = 0.5f * (1.f - wm);
+    const float base = drho - 1.5f * rho * u2;  // w·base is the equilibrium at c·u = 0
     {
         const float w = weight(0);
-        const float feq = w * (drho - rho * 1.5f * u2);
-        f[0] = f[0] - wp * (f[0] - feq) + (1.f - 0.5f * wp) * w * (-3.f * fu);
+        f[0] = (1.f - wp) * f[0] + w * (wp * base - 3.f * gp * fu);
+    }
+    // Per weight class w: the constant part of e', the factors of (c·u)² and (c·u)(c·F) in e', of c·u and c·F in o'.
+    float e0[2], e2[2], ef[2], ou[2], of[2];
+    CT_UNROLL
+    for (int c = 0; c < 2; ++c) {
+        const float w = c == 0 ? 1.f / 18.f : 1.f / 36.f;
+        e0[c] = w * (wp * base - 3.f * gp * fu);
+        e2[c] = w * 4.5f * wp * rho;
+        ef[c] = w * 9.f * gp;
+        ou[c] = w * 3.f * wm * rho;
+        of[c] = w * 3.f * gm;
     }
     CT_UNROLL
-    for (int i = 1; i < kQ; i += 2) {
+    for (int p = 0; p < kQ / 2; ++p) {
+        const int i = 2 * p + 1, c = i <= 6 ? 0 : 1;
         const float x = static_cast<float>(cx(i)), y = static_cast<float>(cy(i)), z = static_cast<float>(cz(i));
-        const float w = weight(i);
         const float cu = x * ux + y * uy + z * uz;
         const float cf = x * force.fx + y * force.fy + z * force.fz;
-        const float eq_even = w * (drho + rho * (4.5f * cu * cu - 1.5f * u2));
-        const float eq_odd = w * rho * 3.f * cu;
-        const float f_even = 0.5f * (f[i] + f[i + 1]), f_odd = 0.5f * (f[i] - f[i + 1]);
-        const float s_even = w * (9.f * cu * cf - 3.f * fu), s_odd = w * 3.f * cf;
-        const float d_even = -wp * (f_even - eq_even) + (1.f - 0.5f * wp) * s_even;
-        const float d_odd = -wm * (f_odd - eq_odd) + (1.f - 0.5f * wm) * s_odd;
-        f[i] += d_even + d_odd;
-        f[i + 1] += d_even - d_odd;
+        const float e = ep * s[p] + e0[c] + cu * (e2[c] * cu + ef[c] * cf);
+        const float o = em * d[p] + ou[c] * cu + of[c] * cf;
+        f[i] = e + o;
+        f[i + 1] = e - o;
     }
     return m;
 }
