@@ -31,7 +31,11 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
     float* __restrict suz = a.sum_u ? a.sum_u + 2 * a.cells + c0 : nullptr;
     float* __restrict snu = a.sum_nu ? a.sum_nu + c0 : nullptr;
     const float* __restrict in[kQ];
-    for (int q = 0; q < kQ; ++q) in[q] = src + static_cast<std::size_t>(q) * n + p0 - a.off[q];
+    float* __restrict out[kQ];
+    for (int q = 0; q < kQ; ++q) {
+        in[q] = src + static_cast<std::size_t>(q) * n + p0 - a.off[q];
+        out[q] = dst + static_cast<std::size_t>(q) * n;
+    }
     const float tau0 = a.tau0, smag2 = a.smag2, fx = a.fx, fy = a.fy, fz0 = a.fz, buoy = a.buoy, t_ref = a.t_ref;
     int bad = 0;
     // One cell; `counted` is false for a cell the last block computes a second time (its sums are not added again;
@@ -45,7 +49,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
         const lbm::CellMoments m = lbm::collide(f, tau0, smag2, lbm::CellForce{fx, fy, fz});
         const bool fluid = fluid_of[i] != 0.f;
         CT_UNROLL
-        for (int q = 0; q < kQ; ++q) dst[static_cast<std::size_t>(q) * n + i] = fluid ? f[q] : 0.f;
+        for (int q = 0; q < kQ; ++q) out[q][i] = fluid ? f[q] : 0.f;
         if constexpr (kSample) {
             const bool add = fluid & counted;
             sux[i] += add ? m.ux : 0.f;
@@ -76,7 +80,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
         CT_UNROLL
         for (int q = 0; q < kQ; ++q) {
             __builtin_prefetch(in[q] + base + kAhead, 0, 3);
-            __builtin_prefetch(dst + static_cast<std::size_t>(q) * n + base + kAhead, 1, 3);
+            __builtin_prefetch(out[q] + base + kAhead, 1, 3);
         }
 #pragma GCC ivdep
         for (int c = 0; c < kBlock; ++c) cell(from + c, from + c >= base);
