@@ -161,17 +161,15 @@ CT_LBM CellMoments collide(float* f, float tau0, float smag2, CellForce force) {
     const float fu = ux * force.fx + uy * force.fy + uz * force.fz;
     const float gp = 1.f - 0.5f * wp, gm = 1.f - 0.5f * wm;
     const float ep = 0.5f * (1.f - wp), em = 0.5f * (1.f - wm);
-    const float base = drho - 1.5f * rho * u2;  // w·base is the equilibrium at c·u = 0
-    {
-        const float w = weight(0);
-        f[0] = (1.f - wp) * f[0] + w * (wp * base - 3.f * gp * fu);
-    }
+    // w·rest is what a direction's even part gets whatever c: ω⁺ times the equilibrium at c·u = 0, and Guo's −3u·F.
+    const float rest = wp * (drho - 1.5f * rho * u2) - 3.f * gp * fu;
+    f[0] = (1.f - wp) * f[0] + weight(0) * rest;
     // Per weight class w: the constant part of e', the factors of (c·u)² and (c·u)(c·F) in e', of c·u and c·F in o'.
     float e0[2], e2[2], ef[2], ou[2], of[2];
     CT_UNROLL
     for (int c = 0; c < 2; ++c) {
         const float w = c == 0 ? 1.f / 18.f : 1.f / 36.f;
-        e0[c] = w * (wp * base - 3.f * gp * fu);
+        e0[c] = w * rest;
         e2[c] = w * 4.5f * wp * rho;
         ef[c] = w * 9.f * gp;
         ou[c] = w * 3.f * wm * rho;
