@@ -320,6 +320,9 @@ void TstApp::cancellingASimulationStopsIt() {
     QTRY_VERIFY_WITH_TIMEOUT(w_->progressBar()->format().contains("left"), testMs(60000));
     auto* cancel = w_->findChild<QPushButton*>("cancelSimulation");
     QVERIFY(cancel && cancel->isVisible());
+    // The click lands while the app loads the run so far, as it does every second of a run: the button stops the
+    // simulation then too, not only that load (CI of 2026-12-03 saw the 24 h run go on to its end).
+    QTRY_VERIFY_WITH_TIMEOUT(w_->run()->loading(), testMs(60000));
     QTest::mouseClick(cancel, Qt::LeftButton);
     // The run stops at the end of the engine step it is in: on a loaded machine a step of the demo's lattice air can
     // take tens of seconds (30 s ran out once beside a clang-tidy run), so the wait is generous; it returns at once.

@@ -112,9 +112,12 @@ void MainWindow::buildStatusBar() {
     cancel_->hide();
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
+    // One button for both long jobs. A running simulation comes first: while it runs, the app keeps loading the
+    // run so far in the background, and a click that landed during such a load used to stop the load and leave the
+    // simulation running to its end.
     connect(cancel_, &QPushButton::clicked, this, [this] {
-        if (run_->loading()) run_->cancelLoad();
-        else cancelSimulation();
+        if (simulationRunning()) cancelSimulation();
+        else if (run_->loading()) run_->cancelLoad();
     });
 }
 
