@@ -2,7 +2,7 @@
 // lattice's to the bit (a cell's update is the same arithmetic on the same numbers), on walls and periodic axes,
 // with solids, ports and a moving lid across the slabs' edges; a failure stops every slab at once; and the lattice
 // air of a room split in slabs is the whole room's. Ranks are threads here (thread_ranks.hpp); tst_sweep runs
-// a hall split over mpirun's ranks.
+// a hall split over mpirun's ranks. The cuda rows run the slabs on a device (skipped without one).
 #include "thread_ranks.hpp"
 
 #include <clustertwin/sim/air/lattice.hpp>
@@ -15,6 +15,8 @@
 #include <functional>
 #include <optional>
 
+Q_DECLARE_METATYPE(ct::sim::Backend)
+
 using namespace ct::sim;
 
 namespace {
@@ -22,6 +24,7 @@ namespace {
 struct Box {
     int ny = 16;
     bool periodic_x = false, periodic_y = false, periodic_z = false;
+    Backend backend = Backend::Cpu;
 };
 
 struct Fields {
@@ -46,6 +49,7 @@ Fields runBox(const Box& b, LatticeSlabs* slabs) {
     spec.smagorinsky_cs = 0.12;
     spec.min_parallel_cells = 0;
     spec.slabs = slabs;
+    spec.backend = b.backend;
     Lattice l(spec, pool);
     for (int k = 0; k < 6; ++k)
         for (int j = 5; j < 11; ++j) l.setSolid(l.index(10, j, k), true);
@@ -116,23 +120,37 @@ private slots:
     }
 
     void slabsAreTheWholeLatticeToTheBit_data() {
+        QTest::addColumn<Backend>("backend");
         QTest::addColumn<int>("slabs");
         QTest::addColumn<bool>("px");
         QTest::addColumn<bool>("py");
         QTest::addColumn<bool>("pz");
-        QTest::newRow("2 slabs, walls, a lid") << 2 << false << false << false;
-        QTest::newRow("3 slabs of 6, 5 and 5 rows") << 3 << false << false << false;
-        QTest::newRow("2 slabs, periodic y (each both neighbours)") << 2 << false << true << false;
-        QTest::newRow("4 slabs, periodic x, y and z") << 4 << true << true << true;
-        QTest::newRow("16 slabs of one row") << 16 << false << false << false;
+        // On a device (one GPU a rank; here the thread-ranks share one) against the whole lattice on the device:
+        // the same kernel on the same numbers, after the edge rows went through the host.
+        for (const Backend be : {Backend::Cpu, Backend::Cuda}) {
+            const char* on = be == Backend::Cpu ? "cpu" : "cuda";
+            QTest::addRow("%s: 2 slabs, walls, a lid", on) << be << 2 << false << false << false;
+            QTest::addRow("%s: 3 slabs of 6, 5 and 5 rows", on) << be << 3 << false << false << false;
+            QTest::addRow("%s: 2 slabs, periodic y (each both neighbours)", on) << be << 2 << false << true << false;
+            QTest::addRow("%s: 4 slabs, periodic x, y and z", on) << be << 4 << true << true << true;
+            QTest::addRow("%s: 16 slabs of one row", on) << be << 16 << false << false << false;
+        }
     }
 
     void slabsAreTheWholeLatticeToTheBit() {
+        QFETCH(Backend, backend);
         QFETCH(int, slabs);
         QFETCH(bool, px);
         QFETCH(bool, py);
         QFETCH(bool, pz);
-        const Box box{16, px, py, pz};
+        if (backend == Backend::Cuda) {
+            try {
+                chooseBackend("cuda");
+            } catch (const SimError& e) {
+                QSKIP(qPrintable(QString("no CUDA device: ") + e.what()));
+            }
+        }
+        const Box box{16, px, py, pz, backend};
         const Fields whole = runBox(box, nullptr);
         QVERIFY(whole.speed > 1e-3);  // the air moves
         const auto parts = onSlabs<Fields>(slabs, [&](LatticeSlabs* s) { return runBox(box, s); });

@@ -277,7 +277,7 @@ struct AirDevice::Impl {
 };
 
 AirDevice::AirDevice(int nx, int ny, int nz) : d_(std::make_unique<Impl>()) {
-    CT_DEV_CHECK(cudaSetDevice(0));
+    CT_DEV_CHECK(cudaSetDevice(cuda::rankDevice()));  // one GPU a rank
     d_->g = {nx, ny, nz};
     d_->n = static_cast<std::size_t>(nx) * ny * nz;
     d_->t.alloc(d_->n);

@@ -18,6 +18,9 @@ inline std::string errorText(cudaError_t e, const char* call, const char* file, 
            ")";
 }
 
+/// The device this process's ranks use: its rank on the node modulo the devices it sees (device_query.cu).
+int rankDevice();
+
 }  // namespace ct::sim::cuda
 
 #define CT_CUDA_CHECK(call)                                                                                                           \

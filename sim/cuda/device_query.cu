@@ -1,6 +1,7 @@
 #include "check.cuh"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace ct::sim::cuda {
@@ -27,6 +28,27 @@ bool queryDevice(std::string& description, std::string& why_not) {
         why_not = err.what();
         return false;
     }
+}
+
+int rankDevice() {
+    // One GPU a rank (issue 42): the rank's number on its node, as the launcher sets it (Open MPI's mpirun,
+    // Slurm's srun, MPICH), modulo the devices this process sees; device 0 for one process. CUDA_VISIBLE_DEVICES
+    // still decides which devices a process sees.
+    static const int device = [] {
+        int local = 0;
+        for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"})
+            if (const char* v = std::getenv(name); v && *v) {
+                local = std::atoi(v);
+                break;
+            }
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+            cudaGetLastError();
+            return 0;
+        }
+        return (local < 0 ? 0 : local) % count;
+    }();
+    return device;
 }
 
 }  // namespace ct::sim::cuda

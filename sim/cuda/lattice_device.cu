@@ -114,6 +114,30 @@ __global__ void periodicKernel(float* f, Dims d, int axis) {
     }
 }
 
+/// The m-th of the five directions whose component along y is `sign`, in ascending order (as the host's edges).
+__device__ int crossingDirection(int sign, int m) {
+    for (int q = 0, seen = 0; q < kQ; ++q)
+        if (lbm::cy(q) == sign && seen++ == m) return q;
+    return -1;
+}
+
+/// A slab's edge row out (`to_row` false: row jp into `edge`) or a neighbour's in (true: `edge` into halo row jp,
+/// fluid cells only). One thread a cell of the row: x by threads, the plane by y, the direction by z.
+__global__ void edgeKernel(float* f, const unsigned char* __restrict__ flag, float* edge, Dims d, int jp, int sign, bool to_row) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int k = blockIdx.y, m = blockIdx.z;
+    const int nx = d.px - 2, nz = d.pz - 2;
+    if (i >= nx || k >= nz) return;
+    const int q = crossingDirection(sign, m);
+    const unsigned long long p = static_cast<unsigned long long>(i + 1) +
+                                 static_cast<unsigned long long>(d.px) * (jp + static_cast<unsigned long long>(d.py) * (k + 1));
+    const unsigned long long e =
+        static_cast<unsigned long long>(i) + static_cast<unsigned long long>(nx) * (k + static_cast<unsigned long long>(nz) * m);
+    float* v = f + static_cast<unsigned long long>(q) * d.n + p;
+    if (!to_row) edge[e] = *v;
+    else if (flag[p] == 0) *v = edge[e];
+}
+
 }  // namespace
 
 struct LatticeDevice::Impl {
@@ -123,11 +147,13 @@ struct LatticeDevice::Impl {
     Buf<int> port_cells, port_of, link_solid, link_fluid;
     int links = 0;
     Buf<unsigned long long> bad;
+    Buf<float> edge;  ///< one edge row's five directions, on its way out or in
     int port_entries = 0;
     int batch_step = 0;
 };
 
 LatticeDevice::LatticeDevice(int px, int py, int pz) : d_(std::make_unique<Impl>()) {
+    CT_CUDA_CHECK(cudaSetDevice(cuda::rankDevice()));  // one GPU a rank, as the air's device
     d_->d = {px, py, pz, static_cast<unsigned long long>(px) * py * pz};
     d_->a.alloc(d_->d.n * kQ);
     d_->b.alloc(d_->d.n * kQ);
@@ -221,6 +247,29 @@ long long LatticeDevice::endBatch(int& failed_step) {
     if (bad == ULLONG_MAX) return -1;
     failed_step = static_cast<int>(bad >> kCellBits);
     return static_cast<long long>(bad & ((1ull << kCellBits) - 1));
+}
+
+void LatticeDevice::getEdge(int jp, int sign, std::vector<float>& out) const {
+    cuda::ProfileScope prof("LatticeDevice::getEdge");
+    const Dims& d = d_->d;
+    const std::size_t count = static_cast<std::size_t>(5) * (d.px - 2) * (d.pz - 2);
+    if (d_->edge.n != count) d_->edge.alloc(count);
+    edgeKernel<<<dim3((d.px - 2 + 127) / 128, d.pz - 2, 5), 128>>>(d_->a.p, d_->flag.p, d_->edge.p, d, jp, sign, false);
+    CT_CUDA_CHECK(cudaGetLastError());
+    out.resize(count);
+    d_->edge.download(out.data(), count);  // waits for the kernel
+}
+
+void LatticeDevice::setHalo(int jp, int sign, const std::vector<float>& in) {
+    cuda::ProfileScope prof("LatticeDevice::setHalo");
+    const Dims& d = d_->d;
+    const std::size_t count = static_cast<std::size_t>(5) * (d.px - 2) * (d.pz - 2);
+    if (in.size() != count)
+        throw std::runtime_error("LatticeDevice::setHalo: an edge row of " + std::to_string(in.size()) + " values, not " +
+                                 std::to_string(count));
+    d_->edge.upload(in.data(), count);
+    edgeKernel<<<dim3((d.px - 2 + 127) / 128, d.pz - 2, 5), 128>>>(d_->a.p, d_->flag.p, d_->edge.p, d, jp, sign, true);
+    CT_CUDA_CHECK(cudaGetLastError());
 }
 
 void LatticeDevice::resetSums() {

@@ -167,9 +167,9 @@ void Engine::Impl::assignRanks() {
     for (const auto& hall : scenario.halls) {
         weights.push_back(airSolverBytes(air_solver, AirGridSpec{hall.width_m, hall.depth_m, hall.height_m, opt.cell_m, opt.kappa_m2s}));
         // The lattice splits along y into slabs of at least two rows (one is all edge: nothing left to overlap),
-        // on the CPU (slabs on devices are not built: a device's hall stays whole on one rank).
+        // on the CPU or one GPU a rank (there the heat is not split: every rank's device steps the whole hall's).
         const int rows = std::max(1, static_cast<int>(std::lround(hall.depth_m / opt.cell_m)));
-        max_slabs.push_back(air_solver == "lbm" && air_backend == Backend::Cpu ? rows / 2 : 1);
+        max_slabs.push_back(air_solver == "lbm" ? rows / 2 : 1);
     }
     hall_members = assignHallRanks(weights, max_slabs, spread() ? opt.hall_ranks->size() : 1);
     hall_rank.clear();

@@ -273,7 +273,16 @@ int Lattice::Impl::cpuStep() {
 
 #ifdef CT_HAVE_CUDA
 void Lattice::Impl::deviceSteps(int count, bool flags_changed) {
-    if (flags_changed) dev->setGeometry(flag, links.solid, links.fluid, links.q, links.term);
+    if (flags_changed) {
+        if (split()) {  // a slab's bounce-back in one pass: its own links and those of the neighbours' solid cells
+            Links all = links;
+            for (std::size_t e = 0; e < edge_links.size(); ++e)
+                all.push(edge_links.solid[e], edge_links.fluid[e], edge_links.q[e], edge_links.term[e]);
+            dev->setGeometry(flag, all.solid, all.fluid, all.q, all.term);
+        } else {
+            dev->setGeometry(flag, links.solid, links.fluid, links.q, links.term);
+        }
+    }
     if (dev_ports_stale) {
         std::vector<int> cells, port_of;
         for (std::size_t p = 0; p < ports.size(); ++p)
@@ -297,7 +306,15 @@ void Lattice::Impl::deviceSteps(int count, bool flags_changed) {
         dev->resetSums();
         dev_state_stale = false;
     }
-    if (temp) dev->setTemperature(temp, interior());
+    if (temp && split()) {  // the slab's rows of the whole hall's field
+        std::vector<float> mine(interior());
+        const std::size_t row = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+        for (int k = 0; k < nz; ++k)
+            std::copy_n(temp + static_cast<std::size_t>(nx) * (j0 + static_cast<std::size_t>(gny) * k), row, mine.data() + row * k);
+        dev->setTemperature(mine.data(), mine.size());
+    } else if (temp) {
+        dev->setTemperature(temp, interior());
+    }
     detail::LatticeStepParams prm{static_cast<float>(spec.tau),
                                   static_cast<float>(spec.smagorinsky_cs * spec.smagorinsky_cs),
                                   static_cast<float>(body[0]),
@@ -305,9 +322,10 @@ void Lattice::Impl::deviceSteps(int count, bool flags_changed) {
                                   static_cast<float>(body[2]),
                                   static_cast<float>(buoy),
                                   static_cast<float>(t_ref),
-                                  {spec.periodic_x, spec.periodic_y, spec.periodic_z},
+                                  {spec.periodic_x, spec.periodic_y && !split(), spec.periodic_z},
                                   sampling,
                                   temp != nullptr};
+    if (split()) return deviceSlabSteps(count, prm);
     dev->beginBatch();
     for (int s = 0; s < count; ++s) dev->step(prm);
     host_stale = true;

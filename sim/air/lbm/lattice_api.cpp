@@ -21,7 +21,7 @@ Lattice::Lattice(const LatticeSpec& spec, ThreadPool& pool) : d_(std::make_uniqu
     d.nx = nx_ = spec.nx;
     d.gny = d.ny = ny_ = spec.ny;
     d.nz = nz_ = spec.nz;
-    d.placeSlab();  // throws SimError for a slab of no rows or one on a device
+    d.placeSlab();  // throws SimError for a slab of no rows
     d.px = nx_ + 2;
     d.py = d.ny + 2;
     d.pz = nz_ + 2;

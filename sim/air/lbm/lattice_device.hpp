@@ -43,6 +43,12 @@ public:
     void beginBatch();
     void step(const LatticeStepParams& p);
     long long endBatch(int& failed_step);
+    /// A slab's exchange with its neighbours (issue 42; host-staged): the five populations of padded row `jp`
+    /// whose cy equals `sign`, direction by direction in ascending order, plane by plane, the row's nx interior
+    /// cells each (Lattice::Impl::packEdge's order), copied into `out`; and the neighbour's such row into halo row
+    /// `jp`, fluid cells only (a solid one keeps its bounce-back value; unpackEdge).
+    void getEdge(int jp, int sign, std::vector<float>& out) const;
+    void setHalo(int jp, int sign, const std::vector<float>& in);
     void resetSums();
     void getSums(std::vector<float>& sum_u, std::vector<float>& sum_nu) const;
 

@@ -172,6 +172,9 @@ struct Lattice::Impl {
     [[noreturn]] void reportInstability(int k) const;
 #ifdef CT_HAVE_CUDA
     void deviceSteps(int count, bool flags_changed);
+    /// A slab's steps on its device (lattice_slab.cpp): each step its edge rows go through the host to the
+    /// neighbours and theirs come back into the halo rows before the step's launches; then the slabs agree.
+    void deviceSlabSteps(int count, const detail::LatticeStepParams& prm);
 #endif
     /// f(ρ, ux, uy, uz) for every fluid cell of this slab's current (host) state.
     template <class F>

@@ -49,8 +49,6 @@ void gatherSlabRows(LatticeSlabs& slabs, const std::vector<float>& mine, float* 
 void Lattice::Impl::placeSlab() {
     LatticeSlabs* s = spec.slabs;
     if (!s || s->count() <= 1) return;
-    if (spec.backend == Backend::Cuda)
-        throw SimError("lattice: a lattice split into slabs runs on the CPU (slabs on GPUs, one a rank, are not built yet)");
     if (gny < s->count())
         throw SimError("lattice: " + std::to_string(gny) + " rows along y cannot split into " + std::to_string(s->count()) + " slabs");
     const auto [first, rows] = slabRows(gny, s->count(), s->index());
@@ -158,6 +156,47 @@ void Lattice::Impl::slabStep(const lattice_detail::RowArgs& r, lattice_detail::R
         bad[kc] |= any ? 1 : 0;
     });
 }
+
+#ifdef CT_HAVE_CUDA
+// Host-staged and not overlapped: the edge rows come down, travel, and go up before the step is launched, so a
+// step waits for its exchange. The same per-cell arithmetic as the whole lattice on the device, on the same
+// numbers: the slabs' fields equal a whole device lattice's (tst_slabs' cuda rows).
+void Lattice::Impl::deviceSlabSteps(int count, const detail::LatticeStepParams& prm) {
+    std::int64_t failed = -1;
+    int failed_plane = -1;
+    for (int step = 0; step < count; ++step) {
+        for (int s = 0; s < 2; ++s) {
+            if (peer[s] < 0) continue;
+            dev->getEdge(s == 0 ? 1 : ny, s == 0 ? -1 : 1, halo_out[s]);
+            halo_in[s].resize(halo_out[s].size());
+        }
+        const std::vector<float>* out[2] = {&halo_out[0], &halo_out[1]};
+        std::vector<float>* in[2] = {&halo_in[0], &halo_in[1]};
+        slabs->start(peer, out, in);
+        slabs->finish();
+        for (int s = 0; s < 2; ++s) {
+            if (peer[s] < 0) continue;
+            if (halo_in[s].size() != static_cast<std::size_t>(5) * nx * nz)
+                throw SimError("lattice: slab " + std::to_string(peer[s]) + " sent an edge row of " + std::to_string(halo_in[s].size()) +
+                               " values");
+            dev->setHalo(s == 0 ? 0 : py - 1, s == 0 ? 1 : -1, halo_in[s]);
+        }
+        dev->beginBatch();
+        dev->step(prm);
+        int failed_in_batch = -1;
+        const long long bad = dev->endBatch(failed_in_batch);
+        host_stale = true;
+        ++steps;
+        if (sampling) ++samples;
+        if (bad >= 0 && failed < 0) {
+            failed = steps;
+            failed_plane = static_cast<int>(bad / (static_cast<long long>(px) * py)) - 1;
+        }
+    }
+    if (failed >= 0) syncHost();  // the failing slab names its cell from the host's copy
+    agreeStable(failed, failed_plane, steps);
+}
+#endif
 
 void Lattice::Impl::agreeStable(std::int64_t failed_step, int failed_plane, std::int64_t end_step) {
     const auto failed = slabs->allGather(failed_step >= 0 ? std::to_string(failed_step) : std::string());

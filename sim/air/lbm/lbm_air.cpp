@@ -267,7 +267,7 @@ LbmAir::LbmAir(const LbmAirSpec& spec, ThreadPool& pool) : d_(std::make_unique<I
     AirGridSpec g = spec.grid;
     g.tvd = true;
     d.air = std::make_unique<AirModel>(g, pool);
-    // Split over ranks: the heat's rows too, each rank its slab's (on a device the lattice refuses slabs).
+    // Split over ranks: the heat's rows too, each rank its slab's; on a device each rank steps the whole heat.
     if (g.backend == Backend::Cpu) d.air->splitRows(spec.slabs);
     d.h = d.air->cellM();
     d.setMaxSpeed(spec.max_speed_ms);
