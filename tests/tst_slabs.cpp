@@ -5,6 +5,7 @@
 // a hall split over mpirun's ranks. The cuda rows run the slabs on a device (skipped without one).
 #include "thread_ranks.hpp"
 
+#include <clustertwin/sim/air/air_model.hpp>
 #include <clustertwin/sim/air/lattice.hpp>
 #include <clustertwin/sim/air/lbm_air.hpp>
 #include <clustertwin/sim/thread_pool.hpp>
@@ -106,6 +107,52 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+struct Projected {
+    std::vector<float> fx, fy, fz;
+    int iterations = 0;
+    double residual = 0;
+};
+
+/// A room of 3.0 × (ny · 0.25) × 1.5 m with a solid block and three ports across the rows, given face fluxes that
+/// carry none of the ports' air and do not balance (a pattern of every face), projected twice (the second warm-
+/// started from the first, with other flows), its heat's rows split over `slabs` (the flow's CG with them).
+Projected projectRoom(int ny, LatticeSlabs* slabs) {
+    ThreadPool pool(2);
+    AirGridSpec g;
+    g.width_m = 3.0;
+    g.depth_m = 0.25 * ny;
+    g.height_m = 1.5;
+    g.tvd = true;
+    g.min_parallel_cells = 1;  // the pool's chunks as a large hall's
+    AirModel air(g, pool);
+    air.addSolidBox(1.0, 0.25, 0.25, 1.75, 0.25 * ny - 0.5, 1.0);
+    auto cells = [&](int i, int j0, int j1, int k) {
+        std::vector<int> c;
+        for (int j = j0; j < j1; ++j) c.push_back(air.index(i, j, k));
+        return c;
+    };
+    const int supply = air.addPort(cells(0, 0, ny, 1), true), back = air.addPort(cells(air.nx() - 1, 1, ny - 1, 2), false);
+    const int low = air.addPort(cells(2, ny / 2, ny, 0), false);
+    if (slabs) air.splitRows(slabs);
+    Projected out;
+    for (int pass = 0; pass < 2; ++pass) {
+        air.setPortFlow(supply, 0.6 + 0.1 * pass);
+        air.setPortFlow(back, 0.45);
+        air.setPortFlow(low, 0.15 + 0.1 * pass);
+        std::vector<float> fx = air.fluxX(), fy = air.fluxY(), fz = air.fluxZ();
+        std::size_t e = 0;
+        for (auto* f : {&fx, &fy, &fz})
+            for (float& v : *f) v = 0.01f * static_cast<float>(static_cast<int>((e++ * 2654435761u) % 97) - 48) / (pass + 1.0f);
+        const FlowSolveStats st = air.setFluxes(std::move(fx), std::move(fy), std::move(fz), 1e-6);
+        out.iterations += st.iterations;
+        out.residual = st.relative_residual;
+    }
+    out.fx = air.fluxX();
+    out.fy = air.fluxY();
+    out.fz = air.fluxZ();
+    return out;
+}
+
 }  // namespace
 
 class TstSlabs : public QObject {
@@ -197,6 +244,33 @@ private slots:
             QVERIFY2(p.find("(slab 1 of 2, rows 4–7)") != std::string::npos, p.c_str());
         }
         QCOMPARE(parts[0], parts[1]);
+    }
+
+    void aFlowProjectionSplitInRowsIsOneProcessToTheBit_data() {
+        QTest::addColumn<int>("ny");
+        QTest::addColumn<int>("slabs");
+        QTest::addRow("2 slabs of 14 rows") << 14 << 2;
+        QTest::addRow("3 slabs, 13 rows (6, 4 and 3)") << 13 << 3;
+        QTest::addRow("4 slabs, 17 rows") << 17 << 4;
+        QTest::addRow("7 slabs, 13 rows: the last one row") << 13 << 7;
+        QTest::addRow("9 slabs, 13 rows: fewer pairs than slabs, solved whole on each") << 13 << 9;
+    }
+
+    void aFlowProjectionSplitInRowsIsOneProcessToTheBit() {
+        // The lattice's flux projection (AirModel::setFluxes: CG with a multigrid V-cycle) on a hall split by rows:
+        // each rank iterates on its own pairs of rows, with one-row halos, the coarse levels whole and the dot
+        // products from every row's sum; the fluxes are one process's to the bit, on every rank.
+        QFETCH(int, ny);
+        QFETCH(int, slabs);
+        const Projected one = projectRoom(ny, nullptr);
+        QVERIFY(one.iterations > 2);
+        QVERIFY(one.residual <= 1e-6);
+        const auto parts = onSlabs<Projected>(slabs, [&](LatticeSlabs* s) { return projectRoom(ny, s); });
+        for (int r = 0; r < slabs; ++r) {
+            const Projected& p = parts[static_cast<std::size_t>(r)];
+            QCOMPARE(p.iterations, one.iterations);
+            QVERIFY2(sameBits(p.fx, one.fx) && sameBits(p.fy, one.fy) && sameBits(p.fz, one.fz), qPrintable(QString("rank %1").arg(r)));
+        }
     }
 
     void refusesWhatItCannotSplit() {

@@ -3,6 +3,8 @@
 // by a multigrid V-cycle (flow_multigrid.hpp), on CUDA by Jacobi.
 #include "air_model_impl.hpp"
 
+#include <clustertwin/sim/air/lattice.hpp>
+
 namespace ct::sim {
 
 FlowSolveStats AirModel::Impl::potential(std::vector<double> s, std::vector<double>& x, bool add, double rel_res, int max_iter,
@@ -67,37 +69,66 @@ void AirModel::Impl::balanceSources(std::vector<double>& s) const {
 FlowSolveStats AirModel::Impl::solveCpu(const std::vector<double>& b, std::vector<double>& x, double bnorm, double rel_res, int max_iter) {
     Impl& d = *this;
     const std::size_t n = d.n();
-    std::vector<double> r(n), z(n), p(n), ap(n);
+    for (auto* v : {&d.cg_r, &d.cg_z, &d.cg_p, &d.cg_ap}) v->resize(n);
+    std::vector<double>&r = d.cg_r, &z = d.cg_z, &p = d.cg_p, &ap = d.cg_ap;
     // CG preconditioned by one multigrid V-cycle (flow_multigrid.hpp).
     if (d.mg_stale) {
         d.mg.build(nx, ny, nz, d.nb, d.h);
         d.mg_stale = false;
     }
     const FlowMultigrid::Runner runner = [&d](std::size_t chunks, const std::function<void(std::size_t)>& fn) { d.run(chunks, fn); };
-    d.apply(x, ap);
-    d.forAll([&](std::size_t c) { r[c] = b[c] - ap[c]; });
-    d.mg.apply(r, z, runner);
-    d.forAll([&](std::size_t c) { p[c] = z[c]; });
-    double rz = d.dot(r, z);
-    double rnorm = std::sqrt(d.dot(r, r));
+    // A hall split over ranks: each iterates on its rows (air_rows.cpp), the same operations on the same numbers
+    // as one process, so the same bits; x is whole on entry and again on return.
+    const bool split = d.flowSplit();
+    const auto [j0, j1] = split ? d.flowRowsOf(d.row_slabs->index()) : std::pair<int, int>{0, d.ny};
+    FlowMultigrid::Rows mine_rows;
+    if (split) {
+        mine_rows.row0 = j0;
+        mine_rows.row1 = j1;
+        mine_rows.halo = [&d, j0 = j0, j1 = j1](FlowMultigrid::Real* v) { d.flowHalo(v, sizeof(FlowMultigrid::Real), j0, j1); };
+        mine_rows.gather = [&d](FlowMultigrid::Real* cb, int cnx, int cny, int cnz) {
+            const auto [first, count] = slabRows(cny, d.row_slabs->count(), d.row_slabs->index());
+            const std::size_t row = static_cast<std::size_t>(cnx), block = row * static_cast<std::size_t>(count);
+            std::vector<float> mine(block * static_cast<std::size_t>(cnz));
+            for (int kk = 0; kk < cnz; ++kk)
+                std::copy_n(cb + row * (static_cast<std::size_t>(first) + static_cast<std::size_t>(cny) * static_cast<std::size_t>(kk)),
+                            block, mine.data() + block * static_cast<std::size_t>(kk));
+            gatherSlabRows(*d.row_slabs, mine, cb, cnx, cny, cnz);
+        };
+    }
+    const FlowMultigrid::Rows* mg_rows = split ? &mine_rows : nullptr;
+    double sums[2];  // r·z and r·r in one gather
+    auto dots = [&] {
+        d.dotsRows({{&r, &z}, {&r, &r}}, sums, j0, j1, split);
+        return sums[0];
+    };
+    d.apply(x, ap, j0, j1);
+    d.forRows(j0, j1, [&](std::size_t c) { r[c] = b[c] - ap[c]; });
+    d.mg.apply(r, z, runner, mg_rows);
+    d.forRows(j0, j1, [&](std::size_t c) { p[c] = z[c]; });
+    double rz = dots();
+    double rnorm = std::sqrt(sums[1]);
     int it = 0;
     while (rnorm / bnorm > rel_res && it < max_iter) {
-        d.apply(p, ap);
-        const double pap = d.dot(p, ap);
+        if (split) d.flowHalo(p.data(), sizeof(double), j0, j1);
+        d.apply(p, ap, j0, j1);
+        double pap = 0;
+        d.dotsRows({{&p, &ap}}, &pap, j0, j1, split);
         if (!(pap > 0)) break;
         const double alpha = rz / pap;
-        d.forAll([&](std::size_t c) {
+        d.forRows(j0, j1, [&](std::size_t c) {
             x[c] += alpha * p[c];
             r[c] -= alpha * ap[c];
         });
-        d.mg.apply(r, z, runner);
-        const double rz_new = d.dot(r, z);
+        d.mg.apply(r, z, runner, mg_rows);
+        const double rz_new = dots();
         const double beta = rz_new / rz;
         rz = rz_new;
-        d.forAll([&](std::size_t c) { p[c] = z[c] + beta * p[c]; });
-        rnorm = std::sqrt(d.dot(r, r));
+        d.forRows(j0, j1, [&](std::size_t c) { p[c] = z[c] + beta * p[c]; });
+        rnorm = std::sqrt(sums[1]);
         ++it;
     }
+    if (split) d.gatherFlowRows(x);
     FlowSolveStats st;
     st.iterations = it;
     st.relative_residual = rnorm / bnorm;

@@ -25,7 +25,9 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <limits>
+#include <utility>
 
 namespace ct::sim {
 
@@ -218,11 +220,12 @@ struct AirModel::Impl {
         mg_stale = true;
     }
 
-    /// y = M x over fluid cells, one z-plane per chunk.
-    void apply(const std::vector<double>& x, std::vector<double>& y) {
+    /// y = M x over the fluid cells of rows [j0, j1) (j1 < 0: all), one z-plane per chunk.
+    void apply(const std::vector<double>& x, std::vector<double>& y, int j0 = 0, int j1 = -1) {
+        const int jend = j1 < 0 ? ny : j1;
         run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
             const int kk = static_cast<int>(kc);
-            for (int j = 0; j < ny; ++j)
+            for (int j = j0; j < jend; ++j)
                 for (int i = 0; i < nx; ++i) {
                     const int c = idx(i, j, kk);
                     if (solid[c]) {
@@ -237,18 +240,26 @@ struct AirModel::Impl {
         });
     }
 
-    /// Σ a·b with per-plane partial sums added in plane order: the same bits for any thread count.
+    /// Σ a·b: each row's sum, each plane's the sum of its rows in order, the total the planes' in order: the same
+    /// bits for any thread count, and for the rows split over ranks (dotRows).
     double dot(const std::vector<double>& a, const std::vector<double>& b) {
-        std::vector<double> part(static_cast<std::size_t>(nz), 0.0);
-        const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+        double v = 0;
+        dotsRows({{&a, &b}}, &v, 0, ny, false);
+        return v;
+    }
+    /// The same for each pair (a, b) into out[…], over rows [j0, j1) here, the other rows' sums gathered from the
+    /// other ranks when `split` (one gather for all the pairs).
+    void dotsRows(std::initializer_list<std::pair<const std::vector<double>*, const std::vector<double>*>> pairs, double* out, int j0,
+                  int j1, bool split);
+
+    /// f(c) for every cell of rows [j0, j1), one z-plane per chunk.
+    template <class F>
+    void forRows(int j0, int j1, F&& f) {
+        const std::size_t row = static_cast<std::size_t>(nx), plane = row * static_cast<std::size_t>(ny);
         run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-            double s = 0;
-            for (std::size_t c = kc * plane; c < (kc + 1) * plane; ++c) s += a[c] * b[c];
-            part[kc] = s;
+            for (std::size_t c = kc * plane + row * static_cast<std::size_t>(j0); c < kc * plane + row * static_cast<std::size_t>(j1); ++c)
+                f(c);
         });
-        double s = 0;
-        for (double p : part) s += p;
-        return s;
     }
 
     template <class F>
@@ -319,6 +330,18 @@ struct AirModel::Impl {
     /// Net outflow through a cell's faces minus its port source (m³/s).
     double divergence(int c) const;
     std::vector<double> psi;  ///< the projection's correction potential, kept to warm-start the next one
+    /// The flow's CG split by rows over row_slabs (a hall split in slabs): each rank iterates on rows
+    /// [flowRowsOf(its index)), pairs of rows so that the multigrid's aggregates stay on one rank; every rank still
+    /// holds the whole solution after the solve. Off when there are fewer pairs of rows than ranks.
+    bool flowSplit() const;
+    std::pair<int, int> flowRowsOf(int slab) const;
+    /// Rows j0 − 1 and j1 of a field (cells as idx, `elem` bytes a cell: a double or a float) from the ranks
+    /// below and above.
+    void flowHalo(void* field, std::size_t elem, int j0, int j1);
+    /// Every rank's rows of x (its flowRowsOf) into x at every rank.
+    void gatherFlowRows(std::vector<double>& x);
+    std::vector<float> flow_ring[2];              ///< gatherFlowRows' buffers, kept
+    std::vector<double> cg_r, cg_z, cg_p, cg_ap;  ///< solveCpu's vectors, kept (fresh pages cost on every solve)
 
     /// The sub-step for held cells: substep_s, or shorter (down to the strict limit) until the capacity the
     /// held cells add, Σ (dt·rate/0.95 − V), is within max_held_share of the fluid's volume.

@@ -30,8 +30,21 @@ public:
     bool built() const { return !levels_.empty(); }
     int levelCount() const { return static_cast<int>(levels_.size()); }
 
+    /// The finest grid split by rows over ranks (the flux projection of a hall split in slabs, issue 42): this
+    /// rank smooths, takes the residual of and restricts rows [row0, row1) of the finest level only. row0 is even,
+    /// so no aggregate straddles two ranks, and the coarser levels are whole on every rank. `halo(x)` puts the
+    /// neighbours' rows row0 − 1 and row1 of the finest level's x (cells as in apply) in place; `gather(b, nx, ny,
+    /// nz)` completes the next level's b (cells as in apply) from every rank's rows [row0/2, ⌈row1/2⌉). The red–black
+    /// colours are the whole grid's, so each sweep is one process's to the bit.
+    struct Rows {
+        int row0 = 0, row1 = 0;
+        std::function<void(Real* x)> halo;
+        std::function<void(Real* b, int nx, int ny, int nz)> gather;
+    };
+
     /// z ≈ M⁻¹ r: one V-cycle from z = 0. Cells that couple to nothing get z = r (as Jacobi with diagonal 1).
-    void apply(const std::vector<double>& r, std::vector<double>& z, const Runner& run);
+    /// With `rows`, only those rows of r are read and of z written.
+    void apply(const std::vector<double>& r, std::vector<double>& z, const Runner& run, const Rows* rows = nullptr);
 
 private:
     /// One grid. Every array holds `pad` zeros before cell 0 and after the last cell, one plane each, so that
@@ -51,9 +64,11 @@ private:
         Real* at(std::vector<Real>& v) { return v.data() + pad; }
         const Real* at(const std::vector<Real>& v) const { return v.data() + pad; }
     };
-    void smooth(Level& L, int colour, const Runner& run) const;
-    void residual(Level& L, const Runner& run) const;
-    void cycle(std::size_t l, const Runner& run);
+    /// On rows [j0, j1) of L (j1 < 0: all).
+    void smooth(Level& L, int colour, const Runner& run, int j0 = 0, int j1 = -1) const;
+    void residual(Level& L, const Runner& run, int j0 = 0, int j1 = -1) const;
+    /// With `rows` (the finest level only): its rows, their halos after every sweep, the coarse b gathered.
+    void cycle(std::size_t l, const Runner& run, const Rows* rows = nullptr);
     std::vector<Level> levels_;
 };
 
