@@ -57,6 +57,7 @@ struct Measured {
     std::vector<int> hall_ranks;
     std::vector<int> hall_slabs;                         ///< over how many ranks each hall's lattice was split
     double flow_s = 0, lattice_steps = 0, substeps = 0;  ///< the flux projections' time; every hall's lattice steps and heat sub-steps
+    double flow_iterations = 0, flow_solves = 0;         ///< the projections' CG iterations and solves, all halls
     bool split() const {
         return std::any_of(hall_slabs.begin(), hall_slabs.end(), [](int n) { return n > 1; });
     }
@@ -66,9 +67,11 @@ struct Measured {
 /// the busiest rank's halls' air (each hall's share of the one-rank air time by its grid, halls assigned as the
 /// engine assigns them), and an allgather of every hall's state, a ring: (N − 1) messages of latency α and
 /// (N − 1)/N of the bytes at bandwidth β. A hall split over s ranks (more ranks than halls, lattice air): its air
-/// less its flux projections over s, the projections on each of its ranks, and its slabs' exchange — each
-/// lattice step the edge rows (5 populations of nx · nz cells a side), each heat sub-step the others' two edge
-/// rows a side of heat and tracer, each step the whole field of both.
+/// over s (its flux projections split by the same rows) and its slabs' exchange — each lattice step the edge rows
+/// (5 populations of nx · nz cells a side), each heat sub-step the others' two edge rows a side of heat and
+/// tracer, each step the whole field of both; each CG iteration of a projection nine one-row halos (eight of the
+/// multigrid's finest level in floats, one of doubles), two gathers of row sums and the multigrid's next level
+/// (an eighth of the cells, floats), and each projection its solution round a ring (doubles).
 struct StepModel {
     struct Hall {
         std::uint64_t weight = 0;  ///< its grid (its solver's bytes)
@@ -76,8 +79,9 @@ struct StepModel {
         double plane_cells = 0, cells = 0;  ///< an x-z plane of its grid (nx · nz), all its cells
     };
     std::vector<Hall> halls;
-    double other_s = 0, air_s = 0, flow_s = 0;  ///< per step on one rank
+    double other_s = 0, air_s = 0, flow_s = 0;  ///< per step on one rank (flow_s: of air_s, the flux projections)
     double lattice_steps = 0, substeps = 0;     ///< per step and hall
+    double cg_iterations = 0, cg_solves = 0;    ///< per step and hall
     double bytes_all = 0;                       ///< every hall's state, per step
     double step(int n, double latency_s, double bandwidth) const {
         std::vector<std::uint64_t> weights;
@@ -91,14 +95,18 @@ struct StepModel {
         const auto members = sim::assignHallRanks(weights, max_slabs, n);
         std::vector<double> load(static_cast<std::size_t>(n), 0);
         for (std::size_t h = 0; h < halls.size(); ++h) {
-            const double share = static_cast<double>(halls[h].weight) / total, air = air_s * share, flow = flow_s * share;
+            const double share = static_cast<double>(halls[h].weight) / total, air = air_s * share;
             const double s = static_cast<double>(members[h].size());
             double t = air;
             if (s > 1) {
-                const double edge = lattice_steps * (latency_s + 2 * 5 * 4 * halls[h].plane_cells / bandwidth);
-                const double rows = 2 * substeps * (s - 1) * (latency_s + 4 * 4 * halls[h].plane_cells / bandwidth);
-                const double whole = 2 * (s - 1) * (latency_s + 4 * halls[h].cells / s / bandwidth);
-                t = (air - flow) / s + flow + edge + rows + whole;
+                const double plane = halls[h].plane_cells, cells = halls[h].cells;
+                const double edge = lattice_steps * (latency_s + 2 * 5 * 4 * plane / bandwidth);
+                const double rows = 2 * substeps * (s - 1) * (latency_s + 4 * 4 * plane / bandwidth);
+                const double whole = 2 * (s - 1) * (latency_s + 4 * cells / s / bandwidth);
+                const double halos = 2 * (8 * 4 + 8) * plane / bandwidth + 9 * latency_s;
+                const double gathers = 3 * (s - 1) * latency_s + (s - 1) * 4 * cells / 8 / s / bandwidth;  // 2 of sums, 1 coarse
+                const double cg = cg_iterations * (halos + gathers) + cg_solves * (s - 1) * (latency_s + 8 * cells / s / bandwidth);
+                t = air / s + edge + rows + whole + cg;
             }
             for (int r : members[h]) load[static_cast<std::size_t>(r)] += t;
         }
@@ -133,6 +141,8 @@ void printModel(bool as_json, const model::Scenario& s, const std::string& air, 
     model.flow_s = std::min(one->flow_s, one->air_s) / one->steps;
     model.lattice_steps = one->lattice_steps / one->steps / halls;
     model.substeps = one->substeps / one->steps / halls;
+    model.cg_iterations = one->flow_iterations / one->steps / halls;
+    model.cg_solves = one->flow_solves / one->steps / halls;
     model.other_s = one->wall_s / one->steps - model.air_s;
     if (two && !two->split()) {  // rank 0 received rank 1's halls: scale to all of them by their grids
         double on1 = 0, all = 0;
@@ -252,7 +262,7 @@ int benchCampusRanks(bool as_json, const model::Scenario& s, const std::string& 
             const double bytes = j.value("exchanged_bytes_per_step", 0.0);
             runs.push_back({n, wall, j.value("air_s", 0.0), j.value("steps", 0.0), bytes, j.at("hall_ranks").get<std::vector<int>>(),
                             j.value("hall_slabs", std::vector<int>{}), j.value("flow_s", 0.0), j.value("lattice_steps", 0.0),
-                            j.value("air_substeps", 0.0)});
+                            j.value("air_substeps", 0.0), j.value("flow_iterations", 0.0), j.value("flow_solves", 0.0)});
             if (as_json) {
                 std::cout << nlohmann::json{{"name", "campus_ranks"},
                                             {"scenario", label},
