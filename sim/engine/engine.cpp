@@ -9,6 +9,10 @@
 #include <clustertwin/sim/jobs.hpp>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace ct::sim {
 
@@ -253,10 +257,27 @@ void Engine::Impl::applyEvent(const model::Event& e) {
     frame.alerts.push_back({t, "event", e.target, k + (e.value ? " " + std::to_string(*e.value) : std::string())});
 }
 
+namespace {
+/// A hall's step allocates and frees buffers of megabytes (the lattice's mean flow, the projection's vectors, the
+/// heat's rates), above glibc's mmap threshold: each came from the kernel again, zeroed page by page (the
+/// 80-rack hall, 2 simulated minutes: 60,600 page faults, ~7 % of the run). Served from the heap and kept
+/// there, they are reused: 23,100 faults. Up to 256 MB of freed memory stays with the process.
+void keepFreedBuffers() {
+#ifdef __GLIBC__
+    static std::once_flag once;
+    std::call_once(once, [] {
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest; also stops it from moving the threshold itself
+        mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    });
+#endif
+}
+}  // namespace
+
 // ------------------------------------------------------------------ public
 
 Engine::Engine(const model::Scenario& s, const model::Catalog& c, const EngineOptions& opt, std::shared_ptr<Workload> w)
     : d_(std::make_unique<Impl>(s, c, opt, std::move(w))) {
+    keepFreedBuffers();
     d_->build();
     std::uint64_t cells = 0;
     for (const auto& h : d_->halls) cells += h.cells;
