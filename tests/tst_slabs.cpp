@@ -113,19 +113,19 @@ struct Projected {
     double residual = 0;
 };
 
-/// A room of 3.0 × (ny · 0.25) × 1.5 m with a solid block and three ports across the rows, given face fluxes that
-/// carry none of the ports' air and do not balance (a pattern of every face), projected twice (the second warm-
-/// started from the first, with other flows), its heat's rows split over `slabs` (the flow's CG with them).
-Projected projectRoom(int ny, LatticeSlabs* slabs) {
+/// A room of nx × ny × nz cells of 0.25 m with a solid block and three ports across the rows, given face fluxes
+/// that carry none of the ports' air and do not balance (a pattern of every face), projected twice (the second
+/// warm-started from the first, with other flows), its heat's rows split over `slabs` (the flow's CG with them).
+Projected projectRoom(int ny, LatticeSlabs* slabs, int nx = 12, int nz = 6) {
     ThreadPool pool(2);
     AirGridSpec g;
-    g.width_m = 3.0;
+    g.width_m = 0.25 * nx;
     g.depth_m = 0.25 * ny;
-    g.height_m = 1.5;
+    g.height_m = 0.25 * nz;
     g.tvd = true;
     g.min_parallel_cells = 1;  // the pool's chunks as a large hall's
     AirModel air(g, pool);
-    air.addSolidBox(1.0, 0.25, 0.25, 1.75, 0.25 * ny - 0.5, 1.0);
+    air.addSolidBox(g.width_m / 3, 0.25, 0.25, g.width_m * 0.6, g.depth_m - 0.5, g.height_m * 2 / 3);
     auto cells = [&](int i, int j0, int j1, int k) {
         std::vector<int> c;
         for (int j = j0; j < j1; ++j) c.push_back(air.index(i, j, k));
@@ -249,11 +249,14 @@ private slots:
     void aFlowProjectionSplitInRowsIsOneProcessToTheBit_data() {
         QTest::addColumn<int>("ny");
         QTest::addColumn<int>("slabs");
-        QTest::addRow("2 slabs of 14 rows") << 14 << 2;
-        QTest::addRow("3 slabs, 13 rows (6, 4 and 3)") << 13 << 3;
-        QTest::addRow("4 slabs, 17 rows") << 17 << 4;
-        QTest::addRow("7 slabs, 13 rows: the last one row") << 13 << 7;
-        QTest::addRow("9 slabs, 13 rows: fewer pairs than slabs, solved whole on each") << 13 << 9;
+        QTest::addColumn<int>("nx");
+        QTest::addColumn<int>("nz");
+        QTest::addRow("2 slabs of 14 rows") << 14 << 2 << 12 << 6;
+        QTest::addRow("3 slabs, 13 rows (6, 4 and 3)") << 13 << 3 << 12 << 6;
+        QTest::addRow("4 slabs, 17 rows") << 17 << 4 << 12 << 6;
+        QTest::addRow("7 slabs, 13 rows: the last one row") << 13 << 7 << 12 << 6;
+        QTest::addRow("9 slabs, 13 rows: fewer pairs than slabs, solved whole on each") << 13 << 9 << 12 << 6;
+        QTest::addRow("2 slabs of a 4 x 5 x 3 room: one multigrid level, solved whole on each") << 5 << 2 << 4 << 3;
     }
 
     void aFlowProjectionSplitInRowsIsOneProcessToTheBit() {
@@ -262,10 +265,12 @@ private slots:
         // products from every row's sum; the fluxes are one process's to the bit, on every rank.
         QFETCH(int, ny);
         QFETCH(int, slabs);
-        const Projected one = projectRoom(ny, nullptr);
+        QFETCH(int, nx);
+        QFETCH(int, nz);
+        const Projected one = projectRoom(ny, nullptr, nx, nz);
         QVERIFY(one.iterations > 2);
         QVERIFY(one.residual <= 1e-6);
-        const auto parts = onSlabs<Projected>(slabs, [&](LatticeSlabs* s) { return projectRoom(ny, s); });
+        const auto parts = onSlabs<Projected>(slabs, [&](LatticeSlabs* s) { return projectRoom(ny, s, nx, nz); });
         for (int r = 0; r < slabs; ++r) {
             const Projected& p = parts[static_cast<std::size_t>(r)];
             QCOMPARE(p.iterations, one.iterations);

@@ -78,8 +78,9 @@ FlowSolveStats AirModel::Impl::solveCpu(const std::vector<double>& b, std::vecto
     }
     const FlowMultigrid::Runner runner = [&d](std::size_t chunks, const std::function<void(std::size_t)>& fn) { d.run(chunks, fn); };
     // A hall split over ranks: each iterates on its rows (air_rows.cpp), the same operations on the same numbers
-    // as one process, so the same bits; x is whole on entry and again on return.
-    const bool split = d.flowSplit();
+    // as one process, so the same bits; x is whole on entry and again on return. (A grid of one multigrid level,
+    // 64 cells at most, is solved whole: its one level smooths every row.)
+    const bool split = d.flowSplit() && d.mg.levelCount() > 1;
     const auto [j0, j1] = split ? d.flowRowsOf(d.row_slabs->index()) : std::pair<int, int>{0, d.ny};
     FlowMultigrid::Rows mine_rows;
     if (split) {
