@@ -81,12 +81,13 @@ FlowSolveStats AirModel::Impl::solveCpu(const std::vector<double>& b, std::vecto
     // as one process, so the same bits; x is whole on entry and again on return. (A grid of one multigrid level,
     // 64 cells at most, is solved whole: its one level smooths every row.)
     const bool split = d.flowSplit() && d.mg.levelCount() > 1;
-    const auto [j0, j1] = split ? d.flowRowsOf(d.row_slabs->index()) : std::pair<int, int>{0, d.ny};
+    const std::pair<int, int> own = split ? d.flowRowsOf(d.row_slabs->index()) : std::pair<int, int>{0, d.ny};
+    const int j0 = own.first, j1 = own.second;
     FlowMultigrid::Rows mine_rows;
     if (split) {
         mine_rows.row0 = j0;
         mine_rows.row1 = j1;
-        mine_rows.halo = [&d, j0 = j0, j1 = j1](FlowMultigrid::Real* v) { d.flowHalo(v, sizeof(FlowMultigrid::Real), j0, j1); };
+        mine_rows.halo = [&d, j0, j1](FlowMultigrid::Real* v) { d.flowHalo(v, sizeof(FlowMultigrid::Real), j0, j1); };
         mine_rows.gather = [&d](FlowMultigrid::Real* cb, int cnx, int cny, int cnz) {
             const auto [first, count] = slabRows(cny, d.row_slabs->count(), d.row_slabs->index());
             const std::size_t row = static_cast<std::size_t>(cnx), block = row * static_cast<std::size_t>(count);
