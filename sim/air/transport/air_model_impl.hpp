@@ -241,7 +241,7 @@ struct AirModel::Impl {
     }
 
     /// Σ a·b: each row's sum, each plane's the sum of its rows in order, the total the planes' in order: the same
-    /// bits for any thread count, and for the rows split over ranks (dotRows).
+    /// bits for any thread count, and for the rows split over ranks (dotsRows).
     double dot(const std::vector<double>& a, const std::vector<double>& b) {
         double v = 0;
         dotsRows({{&a, &b}}, &v, 0, ny, false);
@@ -259,14 +259,6 @@ struct AirModel::Impl {
         run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
             for (std::size_t c = kc * plane + row * static_cast<std::size_t>(j0); c < kc * plane + row * static_cast<std::size_t>(j1); ++c)
                 f(c);
-        });
-    }
-
-    template <class F>
-    void forAll(F&& f) {
-        const std::size_t plane = static_cast<std::size_t>(nx) * ny;
-        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-            for (std::size_t c = kc * plane; c < (kc + 1) * plane; ++c) f(c);
         });
     }
 
