@@ -88,15 +88,7 @@ FlowSolveStats AirModel::Impl::solveCpu(const std::vector<double>& b, std::vecto
         mine_rows.row0 = j0;
         mine_rows.row1 = j1;
         mine_rows.halo = [&d, j0, j1](FlowMultigrid::Real* v) { d.flowHalo(v, sizeof(FlowMultigrid::Real), j0, j1); };
-        mine_rows.gather = [&d](FlowMultigrid::Real* cb, int cnx, int cny, int cnz) {
-            const auto [first, count] = slabRows(cny, d.row_slabs->count(), d.row_slabs->index());
-            const std::size_t row = static_cast<std::size_t>(cnx), block = row * static_cast<std::size_t>(count);
-            std::vector<float> mine(block * static_cast<std::size_t>(cnz));
-            for (int kk = 0; kk < cnz; ++kk)
-                std::copy_n(cb + row * (static_cast<std::size_t>(first) + static_cast<std::size_t>(cny) * static_cast<std::size_t>(kk)),
-                            block, mine.data() + block * static_cast<std::size_t>(kk));
-            gatherSlabRows(*d.row_slabs, mine, cb, cnx, cny, cnz);
-        };
+        mine_rows.gather = [&d](FlowMultigrid::Real* cb, int cnx, int cny, int cnz) { gatherOwnRows(*d.row_slabs, cb, cnx, cny, cnz); };
     }
     const FlowMultigrid::Rows* mg_rows = split ? &mine_rows : nullptr;
     double sums[2];  // r·z and r·r in one gather

@@ -298,6 +298,8 @@ struct AirModel::Impl {
     std::vector<std::vector<int>> share_cells;
     std::size_t share_ports = 0;
     void gatherRows(float* field, bool whole);
+    /// Every slab's rows of an nx × ny × nz field (theirs by slabRows(ny, …)) into it at every slab, from this one's.
+    static void gatherOwnRows(LatticeSlabs& slabs, float* field, int nx, int ny, int nz);
     void buildShares();
     /// After an advance: the whole field (and tracer) at every rank.
     void gatherWhole();

@@ -13,6 +13,24 @@
 
 namespace ct::sim {
 
+namespace {
+/// Rows [j0, j1) of every plane of an nx × ny × nz field of `elem`-byte cells, and the same rows packed plane after
+/// plane: packs them (`pack`) or puts them back into the field.
+void moveRows(unsigned char* field, unsigned char* packed, std::size_t elem, int nx, int ny, int nz, int j0, int j1, bool pack) {
+    const std::size_t row = elem * static_cast<std::size_t>(nx), block = row * static_cast<std::size_t>(j1 - j0);
+    for (int kk = 0; kk < nz; ++kk) {
+        unsigned char* f = field + row * (static_cast<std::size_t>(j0) + static_cast<std::size_t>(ny) * static_cast<std::size_t>(kk));
+        unsigned char* p = packed + block * static_cast<std::size_t>(kk);
+        if (pack) std::memcpy(p, f, block);
+        else std::memcpy(f, p, block);
+    }
+}
+template <class T>
+unsigned char* bytesOf(T* v) {
+    return reinterpret_cast<unsigned char*>(v);
+}
+}  // namespace
+
 void AirModel::splitRows(LatticeSlabs* slabs) {
     Impl& d = *d_;
     d.row_slabs = nullptr;
@@ -71,12 +89,14 @@ void AirModel::Impl::gatherRows(float* field, bool whole) {
         }
         return;
     }
-    const std::size_t row = static_cast<std::size_t>(nx), block = row * static_cast<std::size_t>(rows);
-    std::vector<float> mine(block * static_cast<std::size_t>(nz));
-    for (int k = 0; k < nz; ++k)
-        std::copy_n(field + row * (static_cast<std::size_t>(row0) + static_cast<std::size_t>(ny) * static_cast<std::size_t>(k)), block,
-                    mine.data() + block * static_cast<std::size_t>(k));
-    gatherSlabRows(*row_slabs, mine, field, nx, ny, nz);
+    gatherOwnRows(*row_slabs, field, nx, ny, nz);  // this rank's rows are [row0, row0 + rows): slabRows'
+}
+
+void AirModel::Impl::gatherOwnRows(LatticeSlabs& slabs, float* field, int nx, int ny, int nz) {
+    const auto [first, count] = slabRows(ny, slabs.count(), slabs.index());
+    std::vector<float> mine(static_cast<std::size_t>(nx) * static_cast<std::size_t>(count) * static_cast<std::size_t>(nz));
+    moveRows(bytesOf(field), bytesOf(mine.data()), sizeof(float), nx, ny, nz, first, first + count, true);
+    gatherSlabRows(slabs, mine, field, nx, ny, nz);
 }
 
 void AirModel::Impl::gatherWhole() {
@@ -98,51 +118,37 @@ void AirModel::Impl::flowHalo(void* field, std::size_t elem, int j0, int j1) {
     const int me = row_slabs->index();
     const int peer[2] = {me > 0 ? me - 1 : -1, me + 1 < row_slabs->count() ? me + 1 : -1};
     const int send_row[2] = {j0, j1 - 1}, recv_row[2] = {j0 - 1, j1};
-    const std::size_t row_bytes = elem * static_cast<std::size_t>(nx), row_floats = row_bytes / sizeof(float);
+    // The bits as they are (a double is two floats' worth of bytes): the neighbour gets the same numbers.
+    const std::size_t floats = elem / sizeof(float) * static_cast<std::size_t>(nx) * static_cast<std::size_t>(nz);
     std::vector<float> out[2], in[2];
     for (int s = 0; s < 2; ++s) {
         if (peer[s] < 0) continue;
-        out[s].resize(row_floats * static_cast<std::size_t>(nz));
-        in[s].resize(out[s].size());
-        // The bits as they are (a double is two floats' worth of bytes): the neighbour gets the same numbers.
-        for (int kk = 0; kk < nz; ++kk)
-            std::memcpy(out[s].data() + row_floats * static_cast<std::size_t>(kk),
-                        v + elem * static_cast<std::size_t>(idx(0, send_row[s], kk)), row_bytes);
+        out[s].resize(floats);
+        in[s].resize(floats);
+        moveRows(v, bytesOf(out[s].data()), elem, nx, ny, nz, send_row[s], send_row[s] + 1, true);
     }
     const std::vector<float>* const outs[2] = {&out[0], &out[1]};
     std::vector<float>* const ins[2] = {&in[0], &in[1]};
     row_slabs->start(peer, outs, ins);
     row_slabs->finish();
-    for (int s = 0; s < 2; ++s) {
-        if (peer[s] < 0) continue;
-        for (int kk = 0; kk < nz; ++kk)
-            std::memcpy(v + elem * static_cast<std::size_t>(idx(0, recv_row[s], kk)),
-                        in[s].data() + row_floats * static_cast<std::size_t>(kk), row_bytes);
-    }
+    for (int s = 0; s < 2; ++s)
+        if (peer[s] >= 0) moveRows(v, bytesOf(in[s].data()), elem, nx, ny, nz, recv_row[s], recv_row[s] + 1, false);
 }
 
 namespace {
-/// Rows [j0, j1) of every plane of a field of nx × ny × nz cells as bytes, plane after plane.
+/// Rows [j0, j1) of every plane of a field of nx × ny × nz cells as bytes, plane after plane, and back.
 template <class T>
-std::string packRows(const T* v, int nx, int ny, int nz, int j0, int j1) {
-    const std::size_t row = static_cast<std::size_t>(nx);
-    const std::size_t block = row * static_cast<std::size_t>(j1 - j0);
-    std::string bytes(sizeof(T) * block * static_cast<std::size_t>(nz), '\0');
-    for (int kk = 0; kk < nz; ++kk)
-        std::memcpy(bytes.data() + sizeof(T) * block * static_cast<std::size_t>(kk),
-                    v + row * (static_cast<std::size_t>(j0) + static_cast<std::size_t>(ny) * static_cast<std::size_t>(kk)),
-                    sizeof(T) * block);
+std::string packRows(T* v, int nx, int ny, int nz, int j0, int j1) {
+    std::string bytes(sizeof(T) * static_cast<std::size_t>(nx) * static_cast<std::size_t>(j1 - j0) * static_cast<std::size_t>(nz), '\0');
+    moveRows(bytesOf(v), bytesOf(bytes.data()), sizeof(T), nx, ny, nz, j0, j1, true);
     return bytes;
 }
 template <class T>
-void unpackRows(const std::string& bytes, T* v, int nx, int ny, int nz, int j0, int j1, int slab) {
-    const std::size_t row = static_cast<std::size_t>(nx), block = row * static_cast<std::size_t>(j1 - j0);
-    if (bytes.size() != sizeof(T) * block * static_cast<std::size_t>(nz))
+void unpackRows(std::string bytes, T* v, int nx, int ny, int nz, int j0, int j1, int slab) {
+    if (bytes.size() != sizeof(T) * static_cast<std::size_t>(nx) * static_cast<std::size_t>(j1 - j0) * static_cast<std::size_t>(nz))
         throw SimError("air: rank " + std::to_string(slab) + " of the hall sent " + std::to_string(bytes.size()) +
                        " bytes of its flow rows");
-    for (int kk = 0; kk < nz; ++kk)
-        std::memcpy(v + row * (static_cast<std::size_t>(j0) + static_cast<std::size_t>(ny) * static_cast<std::size_t>(kk)),
-                    bytes.data() + sizeof(T) * block * static_cast<std::size_t>(kk), sizeof(T) * block);
+    moveRows(bytesOf(v), bytesOf(bytes.data()), sizeof(T), nx, ny, nz, j0, j1, false);
 }
 }  // namespace
 
@@ -152,33 +158,26 @@ void AirModel::Impl::gatherFlowRows(std::vector<double>& x) {
     // travel as their bytes.
     const int me = row_slabs->index(), count = row_slabs->count();
     const int peer[2] = {(me + count - 1) % count, (me + 1) % count};
-    const std::size_t row = static_cast<std::size_t>(nx), plane = row * static_cast<std::size_t>(ny);
-    constexpr std::size_t kFloats = sizeof(double) / sizeof(float);
-    auto block = [&](int slab) {  // doubles of one plane's rows of `slab`
+    auto floatsOf = [&](int slab) {  // a double is two floats' worth of bytes
         const auto [f0, f1] = flowRowsOf(slab);
-        return std::make_pair(row * static_cast<std::size_t>(f0), row * static_cast<std::size_t>(f1 - f0));
+        return sizeof(double) / sizeof(float) * static_cast<std::size_t>(nx) * static_cast<std::size_t>(f1 - f0) *
+               static_cast<std::size_t>(nz);
     };
     std::vector<float>&passing = flow_ring[0], &incoming = flow_ring[1];
-    {
-        const auto [at, len] = block(me);
-        passing.resize(kFloats * len * static_cast<std::size_t>(nz));
-        for (int kk = 0; kk < nz; ++kk)
-            std::memcpy(passing.data() + kFloats * len * static_cast<std::size_t>(kk), x.data() + at + plane * static_cast<std::size_t>(kk),
-                        sizeof(double) * len);
-    }
+    passing.resize(floatsOf(me));
+    const auto [m0, m1] = flowRowsOf(me);
+    moveRows(bytesOf(x.data()), bytesOf(passing.data()), sizeof(double), nx, ny, nz, m0, m1, true);
     const std::vector<float> nothing;
     std::vector<float> unused;
     for (int turn = 1; turn < count; ++turn) {
         const int from = (me + count - turn) % count;  // whose rows arrive at this turn
-        const auto [at, len] = block(from);
-        incoming.resize(kFloats * len * static_cast<std::size_t>(nz));
+        incoming.resize(floatsOf(from));
         const std::vector<float>* const outs[2] = {&nothing, &passing};
         std::vector<float>* const ins[2] = {&incoming, &unused};
         row_slabs->start(peer, outs, ins);
         row_slabs->finish();
-        for (int kk = 0; kk < nz; ++kk)
-            std::memcpy(x.data() + at + plane * static_cast<std::size_t>(kk),
-                        incoming.data() + kFloats * len * static_cast<std::size_t>(kk), sizeof(double) * len);
+        const auto [f0, f1] = flowRowsOf(from);
+        moveRows(bytesOf(x.data()), bytesOf(incoming.data()), sizeof(double), nx, ny, nz, f0, f1, false);
         passing.swap(incoming);
     }
 }
