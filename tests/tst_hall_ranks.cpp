@@ -60,6 +60,7 @@ struct Steps {
     std::vector<std::string> digests;
     std::vector<std::optional<model::AirField>> air;  ///< the first hall's field where asked for
     std::vector<std::size_t> other_halls;             ///< how many other halls' fields came with it
+    std::vector<std::vector<float>> last_hall_temp;   ///< the last hall's temperature field where asked for
     sim::EngineStats stats;
 };
 
@@ -72,6 +73,7 @@ Steps run(const fixtures::Loaded& l, const sim::EngineOptions& o, int steps, int
         out.digests.push_back(digest(f));
         out.air.push_back(f.air);
         out.other_halls.push_back(f.other_halls_air.size());
+        out.last_hall_temp.push_back(f.other_halls_air.empty() ? std::vector<float>{} : f.other_halls_air.back().temp_c);
     }
     out.stats = e.stats();
     return out;
@@ -146,6 +148,8 @@ void checkAlike(const Steps& one, const std::vector<Steps>& spread, int field_st
             QVERIFY(std::memcmp(a.temp_c.data(), b.temp_c.data(), a.temp_c.size() * sizeof(float)) == 0);
             QVERIFY(a.velocity_ms == b.velocity_ms);
             QVERIFY(a.supply_points_m == b.supply_points_m);
+            const auto &c = s.last_hall_temp[at], &d = one.last_hall_temp[at];  // a hall other than the first, to the bit
+            QVERIFY(c.size() == d.size() && std::memcmp(c.data(), d.data(), c.size() * sizeof(float)) == 0);
         }
         QCOMPARE(s.stats.air_substeps, one.stats.air_substeps);
         QCOMPARE(s.stats.flow_solves, one.stats.flow_solves);
@@ -176,6 +180,38 @@ private slots:
         QCOMPARE(sim::assignHallRanks({2, 6}, {4, 4}, 3), (V{{2}, {0, 1}}));                     // largest first
         QCOMPARE(sim::assignHallRanks({4, 4}, {1, 1}, 3), (V{{0}, {1}}));                        // quick air: rank 2 idle
         QCOMPARE(sim::assignHallRanks({8}, {2}, 4), (V{{0, 1}}));                                // two slabs at most
+    }
+
+    void hallsThatDoNotDivideAreShared() {
+        using V = std::vector<std::vector<int>>;
+        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {4, 4, 4}, 2), (V{{0}, {1}, {0, 1}}));  // 6 and 6, not 8 and 4
+        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {1, 1, 1}, 2), (V{{0}, {1}, {0}}));     // quick air: whole
+        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {4, 4, 1}, 2), (V{{0}, {1}, {0}}));     // the smallest cannot split
+        QCOMPARE(sim::assignHallRanks({9, 1, 1}, {4, 4, 4}, 2), (V{{0}, {1}, {1}}));     // sharing gains nothing
+        QCOMPARE(sim::assignHallRanks({5, 3, 3, 1}, {4, 4, 4, 4}, 2), (V{{0}, {1}, {1}, {0}}));  // they divide
+        // Six on four: two each over a pair of ranks; eight on three: two whole each and two over all three.
+        QCOMPARE(sim::assignHallRanks({4, 4, 4, 4, 4, 4}, V::value_type(6, 4), 4), (V{{0}, {1}, {2}, {3}, {0, 1}, {2, 3}}));
+        QCOMPARE(sim::assignHallRanks(std::vector<std::uint64_t>(8, 4), V::value_type(8, 4), 3),
+                 (V{{0}, {1}, {2}, {0}, {1}, {2}, {0, 1, 2}, {0, 1, 2}}));
+        // Unequal: the second odd one goes to the pair the first left with least; one large hall that sets the
+        // busiest rank anyway keeps them whole.
+        QCOMPARE(sim::assignHallRanks({6, 6, 6, 6, 4, 2}, V::value_type(6, 4), 4), (V{{0}, {1}, {2}, {3}, {0, 1}, {2, 3}}));
+        QCOMPARE(sim::assignHallRanks({8, 6, 5, 5, 2, 1}, V::value_type(6, 4), 4), (V{{0}, {1}, {2}, {3}, {2}, {3}}));
+    }
+
+    void threeLatticeHallsOnTwoRanksAreOneProcessToTheBit() {
+        // Three generated halls in lattice air on two ranks: one whole hall each, the third in two slabs, so each
+        // rank steps a whole hall and a slab, in hall order. Every frame and the split hall's field are one
+        // process's.
+        const fixtures::Loaded l = generated(3, 3);
+        const sim::EngineOptions o = latticeOneThread();
+        const Steps one = run(l, o, 8, 8);
+        const auto spread = runSpread(l, o, 2, 8, 8);
+        checkAlike(one, spread, 8);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(spread[0].stats.hall_slabs, (std::vector<int>{1, 1, 2}));
+        QCOMPARE(spread[1].stats.hall_ranks, (std::vector<int>{0, 1, 0}));
+        QVERIFY(!one.last_hall_temp[7].empty());
     }
 
     void aHallSplitInSlabsIsOneProcessToTheBit() {

@@ -75,6 +75,7 @@ private slots:
     void mpiRanksGiveTheAnswersOfOneProcess();
     void simulateSpreadsACampussHallsOverRanks();
     void simulateSplitsAHallsLatticeOverRanks();
+    void simulateSharesAnOddHallOverRanks();
     void aRankThatDiesLeavesTheRunReadable();
     void otherCommandsRefuseToRunOnManyRanks();
 
@@ -313,6 +314,31 @@ void TstSweep::simulateSplitsAHallsLatticeOverRanks() {
         QVERIFY(std::memcmp(fa->temp_c.data(), fb->temp_c.data(), fa->temp_c.size() * sizeof(float)) == 0);
         QVERIFY(fa->velocity_ms == fb->velocity_ms);
     }
+}
+
+void TstSweep::simulateSharesAnOddHallOverRanks() {
+    if (QStandardPaths::findExecutable("mpirun").isEmpty()) QSKIP("no mpirun (openmpi-bin)");
+    // The campus's three halls in lattice air on 2 ranks: a whole hall each and the third in two slabs, one on
+    // each rank (its slabs meet after each rank's whole hall). The same run to the bit as one process records.
+    const QStringList opts{"--air", "lbm", "--duration", "40s", "--threads", "1", "--json", "-q"};
+    const QString one_db = tmp_.filePath("campus-lbm-1.sqlite"), two_db = tmp_.filePath("campus-lbm-2.sqlite");
+    const CliRun one = cli(QStringList{"simulate", sample("campus-3-halls"), "--out", one_db} + opts);
+    QVERIFY2(one.code == 0, qPrintable(one.err));
+    const CliRun two = mpirun(2, QStringList{"simulate", sample("campus-3-halls"), "--out", two_db} + opts);
+    QVERIFY2(two.code == 0, qPrintable(two.err + two.out));
+    const QJsonObject a = one.json(), b = two.json();
+    QVERIFY(a["lattice_steps"].toDouble() > 0);
+    QCOMPARE(b["hall_slabs"].toArray(), (QJsonArray{1, 1, 2}));
+    for (const QString& k : a.keys()) {
+        if (k == "database" || k == "wall_s" || k == "flow_s" || k == "ranks" || k == "hall_slabs" || k == "hall_ranks" ||
+            k == "exchanged_bytes_per_step" || k == "air_s")
+            continue;
+        QVERIFY2(b[k] == a[k], qPrintable(QString("%1 differs").arg(k)));
+    }
+    const auto want = queryRows(one_db, "inlet_c"), got = queryRows(two_db, "inlet_c");
+    QVERIFY(!want.empty());
+    QCOMPARE(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) QCOMPARE(got[i].value, want[i].value);
 }
 
 namespace {

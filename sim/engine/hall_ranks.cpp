@@ -28,6 +28,61 @@ std::vector<int> assignHalls(const std::vector<std::uint64_t>& weights, int rank
     return owner;
 }
 
+namespace {
+
+/// The busiest rank's load when each hall's weight is shared evenly by its members.
+double busiest(const std::vector<std::uint64_t>& weights, const std::vector<std::vector<int>>& members, int ranks) {
+    std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
+    for (std::size_t h = 0; h < weights.size(); ++h)
+        for (int r : members[h])
+            load[static_cast<std::size_t>(r)] += static_cast<double>(std::max<std::uint64_t>(weights[h], 1)) / static_cast<double>(members[h].size());
+    return load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
+}
+
+/// No more ranks than halls, the halls not dividing among them (H = q·N + r, 0 < r): the q·N largest whole by
+/// assignHalls, the r smallest each split over a group of N/r consecutive ranks (all N when r does not divide
+/// N), the largest first to the group whose busiest rank has least. Empty when a hall to split cannot take that
+/// many slabs.
+std::vector<std::vector<int>> wholeAndShared(const std::vector<std::uint64_t>& weights, const std::vector<int>& max_slabs, int ranks) {
+    const std::size_t halls = weights.size(), n = static_cast<std::size_t>(ranks);
+    const std::size_t r = halls % n;
+    std::vector<std::size_t> order(halls);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+    const std::size_t whole = halls - r;
+    std::vector<std::uint64_t> whole_w;
+    for (std::size_t k = 0; k < whole; ++k) whole_w.push_back(weights[order[k]]);
+    const std::vector<int> owner = assignHalls(whole_w, ranks);
+    std::vector<std::vector<int>> members(halls);
+    std::vector<double> load(n, 0.0);
+    for (std::size_t k = 0; k < whole; ++k) {
+        members[order[k]] = {owner[k]};
+        load[static_cast<std::size_t>(owner[k])] += static_cast<double>(std::max<std::uint64_t>(whole_w[k], 1));
+    }
+    const std::size_t group = n % r == 0 ? n / r : n, groups = n / group;
+    for (std::size_t k = whole; k < halls; ++k) {
+        const std::size_t h = order[k];
+        if (max_slabs[h] < static_cast<int>(group)) return {};
+        std::size_t best = 0;
+        double best_load = 0;
+        for (std::size_t g = 0; g < groups; ++g) {
+            const double most = *std::max_element(load.begin() + static_cast<std::ptrdiff_t>(g * group),
+                                                  load.begin() + static_cast<std::ptrdiff_t>((g + 1) * group));
+            if (g == 0 || most < best_load) {
+                best = g;
+                best_load = most;
+            }
+        }
+        for (std::size_t q = 0; q < group; ++q) {
+            members[h].push_back(static_cast<int>(best * group + q));
+            load[best * group + q] += static_cast<double>(std::max<std::uint64_t>(weights[h], 1)) / static_cast<double>(group);
+        }
+    }
+    return members;
+}
+
+}  // namespace
+
 std::vector<std::vector<int>> assignHallRanks(const std::vector<std::uint64_t>& weights, const std::vector<int>& max_slabs, int ranks) {
     const std::size_t halls = weights.size();
     std::vector<std::vector<int>> members(halls);
@@ -35,6 +90,11 @@ std::vector<std::vector<int>> assignHallRanks(const std::vector<std::uint64_t>& 
     if (ranks <= static_cast<int>(halls) || !splits) {
         const std::vector<int> owner = assignHalls(weights, ranks);
         for (std::size_t h = 0; h < halls; ++h) members[h] = {owner[h]};
+        if (!splits || ranks <= 1 || halls % static_cast<std::size_t>(ranks) == 0) return members;
+        // Halls that do not divide among the ranks (three on two): the odd ones shared, if that takes the busiest
+        // rank's load down by a tenth or more (a split hall's slabs exchange rows every lattice step and sub-step).
+        auto shared = wholeAndShared(weights, max_slabs, ranks);
+        if (!shared.empty() && busiest(weights, shared, ranks) <= 0.9 * busiest(weights, members, ranks)) return shared;
         return members;
     }
     std::vector<int> count(halls, 1);

@@ -33,9 +33,14 @@ public:
 /// lower rank among equals). A rank may be left without a hall when there are more ranks than halls.
 std::vector<int> assignHalls(const std::vector<std::uint64_t>& weights, int ranks);
 
-/// Which ranks step each hall (its first leads it: it speaks for the hall in the exchange). With no more ranks
-/// than halls, or no hall whose lattice can split (`max_slabs` ≤ 1: quick air), one rank each by assignHalls.
-/// With more, every rank steps one hall: the spare ranks go one by one to the hall with the most weight per
+/// Which ranks step each hall (its first leads it: it speaks for the hall in the exchange). With no hall whose
+/// lattice can split (`max_slabs` ≤ 1: quick air), one rank each by assignHalls. With no more ranks than halls,
+/// the same, unless the halls do not divide among the ranks (H = q·N + r, 0 < r) and sharing the r smallest
+/// takes the busiest rank's load down by a tenth or more: then the q·N largest go whole by assignHalls and each
+/// of the r smallest is split over a group of N/r consecutive ranks (over all N when r does not divide N), the
+/// largest first to the group whose busiest rank has least (three equal halls on two ranks: one each, the third
+/// over both). A rank then steps whole halls and slabs, all in hall order. With more ranks than halls, every
+/// rank steps one hall: the spare ranks go one by one to the hall with the most weight per
 /// rank (the lower index among equals) while it has fewer than max_slabs, and split its lattice into slabs
 /// (LatticeSlabs); a hall's ranks are consecutive, the halls taking them largest first. Ranks left over step no
 /// hall.
