@@ -184,10 +184,10 @@ private slots:
 
     void hallsThatDoNotDivideAreShared() {
         using V = std::vector<std::vector<int>>;
-        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {4, 4, 4}, 2), (V{{0}, {1}, {0, 1}}));  // 6 and 6, not 8 and 4
-        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {1, 1, 1}, 2), (V{{0}, {1}, {0}}));     // quick air: whole
-        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {4, 4, 1}, 2), (V{{0}, {1}, {0}}));     // the smallest cannot split
-        QCOMPARE(sim::assignHallRanks({9, 1, 1}, {4, 4, 4}, 2), (V{{0}, {1}, {1}}));     // sharing gains nothing
+        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {4, 4, 4}, 2), (V{{0}, {1}, {0, 1}}));          // 6 and 6, not 8 and 4
+        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {1, 1, 1}, 2), (V{{0}, {1}, {0}}));             // quick air: whole
+        QCOMPARE(sim::assignHallRanks({4, 4, 4}, {4, 4, 1}, 2), (V{{0}, {1}, {0}}));             // the smallest cannot split
+        QCOMPARE(sim::assignHallRanks({9, 1, 1}, {4, 4, 4}, 2), (V{{0}, {1}, {1}}));             // sharing gains nothing
         QCOMPARE(sim::assignHallRanks({5, 3, 3, 1}, {4, 4, 4, 4}, 2), (V{{0}, {1}, {1}, {0}}));  // they divide
         // Six on four: two each over a pair of ranks; eight on three: two whole each and two over all three.
         QCOMPARE(sim::assignHallRanks({4, 4, 4, 4, 4, 4}, V::value_type(6, 4), 4), (V{{0}, {1}, {2}, {3}, {0, 1}, {2, 3}}));

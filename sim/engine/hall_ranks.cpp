@@ -35,7 +35,8 @@ double busiest(const std::vector<std::uint64_t>& weights, const std::vector<std:
     std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
     for (std::size_t h = 0; h < weights.size(); ++h)
         for (int r : members[h])
-            load[static_cast<std::size_t>(r)] += static_cast<double>(std::max<std::uint64_t>(weights[h], 1)) / static_cast<double>(members[h].size());
+            load[static_cast<std::size_t>(r)] +=
+                static_cast<double>(std::max<std::uint64_t>(weights[h], 1)) / static_cast<double>(members[h].size());
     return load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
 }
 

@@ -58,7 +58,12 @@ void Lattice::Impl::syncHost() {
     if (dev && host_stale) {
         try {
             dev->getPopulations(a);
-            if (!sum_u.empty()) dev->getSums(sum_u, sum_nu);
+            if (!sum_u.empty()) {  // the device keeps them by interior cell
+                std::vector<float> su, snu;
+                dev->getSums(su, snu);
+                paddedFrom(su, 3, sum_u);
+                paddedFrom(snu, 1, sum_nu);
+            }
         } catch (const std::runtime_error& e) {
             throw SimError(std::string("CUDA lattice: ") + e.what());
         }
@@ -221,17 +226,10 @@ RowArgs Lattice::Impl::rowArgs() {
     r.src = a.data();
     r.dst = b.data();
     r.fluid = fluid.data();
-    r.temp = temp;
+    r.temp = temp ? temp_pad.data() : nullptr;
     r.sum_u = sampling ? sum_u.data() : nullptr;
     r.sum_nu = sampling ? sum_nu.data() : nullptr;
     r.n = n;
-    r.px = px;
-    r.py = py;
-    r.nx = nx;
-    r.ny = ny;
-    r.t_j0 = j0;
-    r.t_ny = gny;
-    r.cells = interior();
     for (int q = 0; q < kQ; ++q) r.off[q] = lbm::cx(q) + px * (lbm::cy(q) + py * lbm::cz(q));
     r.tau0 = static_cast<float>(spec.tau);
     r.smag2 = static_cast<float>(spec.smagorinsky_cs * spec.smagorinsky_cs);
@@ -252,15 +250,12 @@ int Lattice::Impl::cpuStep() {
         slabStep(r, row, bad);
     } else {
         copyPeriodic(a.data(), kQ);
-        // The bounce-back row by row, each row's links right before it streams (RowLinks): no pass of its own.
+        // The bounce-back of a plane's rows right before the plane streams (RowLinks): no pass of its own. Each
+        // plane's rows go as one line (rowsStep).
         run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
             const int k = static_cast<int>(kc);
-            bool any = false;
-            for (int j = 0; j < ny; ++j) {
-                rowBounceBack(a.data(), j, k);
-                any |= rowStep(r, row, j, k);
-            }
-            bad[kc] = any ? 1 : 0;
+            for (int j = 0; j < ny; ++j) rowBounceBack(a.data(), j, k);
+            bad[kc] = rowsStep(r, row, 0, ny, k) ? 1 : 0;
         });
     }
     std::swap(a, b);

@@ -109,7 +109,15 @@ void Lattice::setBodyForce(double fx, double fy, double fz) {
 }
 
 void Lattice::setBuoyancy(const float* temperature, double per_kelvin, double t_ref) {
-    d_->temp = temperature;
+    Impl& d = *d_;
+    d.temp = temperature;
+    if (temperature) {  // the CPU reads a padded copy of this slab's rows
+        d.temp_pad.assign(d.n, 0.f);
+        for (int k = 0; k < d.nz; ++k)
+            for (int j = 0; j < d.ny; ++j) std::copy_n(temperature + d.global(0, j, k), d.nx, d.temp_pad.data() + d.pad(0, j, k));
+    } else {
+        d.temp_pad.clear();
+    }
     d_->buoy = per_kelvin;
     d_->t_ref = t_ref;
 }
@@ -205,8 +213,8 @@ void Lattice::setSampling(bool on) {
 }
 
 void Lattice::resetMeans() {
-    d_->sum_u.assign(3 * d_->interior(), 0.f);
-    d_->sum_nu.assign(d_->interior(), 0.f);
+    d_->sum_u.assign(3 * d_->n, 0.f);
+    d_->sum_nu.assign(d_->n, 0.f);
     d_->samples = 0;
 #ifdef CT_HAVE_CUDA
     if (d_->dev && !d_->dev_state_stale) {
@@ -220,16 +228,38 @@ void Lattice::resetMeans() {
 }
 int Lattice::meanSamples() const { return d_->samples; }
 
+std::vector<float> Lattice::Impl::interiorOf(const std::vector<float>& padded, int per_cell, float scale) const {
+    const auto m = static_cast<std::size_t>(per_cell);
+    std::vector<float> out(m * interior());
+    std::size_t c = 0;
+    for (int k = 0; k < nz; ++k)
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i, ++c) {
+                const auto p = static_cast<std::size_t>(pad(i, j, k));
+                for (std::size_t f = 0; f < m; ++f) out[m * c + f] = padded[f * n + p] * scale;
+            }
+    return out;
+}
+
+void Lattice::Impl::paddedFrom(const std::vector<float>& cells, int per_cell, std::vector<float>& padded) const {
+    const auto m = static_cast<std::size_t>(per_cell);
+    const std::size_t count = interior();
+    padded.assign(m * n, 0.f);
+    std::size_t c = 0;
+    for (int k = 0; k < nz; ++k)
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i, ++c) {
+                const auto p = static_cast<std::size_t>(pad(i, j, k));
+                for (std::size_t f = 0; f < m; ++f) padded[f * n + p] = cells[f * count + c];
+            }
+}
+
 std::vector<float> Lattice::meanVelocity() const {
     d_->syncHost();
     const Impl& d = *d_;
     std::vector<float> u(3 * d.interior(), 0.f);
-    const std::size_t cells = d.interior();
     if (d.samples > 0) {
-        const float inv = 1.f / static_cast<float>(d.samples);
-        for (std::size_t c = 0; c < cells; ++c)
-            for (int ax = 0; ax < 3; ++ax)
-                u[3 * c + static_cast<std::size_t>(ax)] = d.sum_u[static_cast<std::size_t>(ax) * cells + c] * inv;
+        u = d.interiorOf(d.sum_u, 3, 1.f / static_cast<float>(d.samples));
     } else {
         for (int k = 0; k < d.nz; ++k)
             for (int j = 0; j < d.ny; ++j)
@@ -251,8 +281,10 @@ std::vector<float> Lattice::meanEddyViscosity() const {
     d_->syncHost();
     const Impl& d = *d_;
     std::vector<float> nu(d.interior(), 0.f);
-    if (d.samples > 0)
-        for (std::size_t c = 0; c < nu.size(); ++c) nu[c] = d.sum_nu[c] / static_cast<float>(d.samples);
+    if (d.samples > 0) {
+        const std::vector<float> all = d.interiorOf(d.sum_nu, 1, 1.f);
+        for (std::size_t c = 0; c < nu.size(); ++c) nu[c] = all[c] / static_cast<float>(d.samples);
+    }
     return d.split() ? d.wholeField(nu, 1) : nu;
 }
 

@@ -101,11 +101,18 @@ struct Lattice::Impl {
     };
     std::vector<PortNow> port_now;
     double body[3] = {0, 0, 0};
-    const float* temp = nullptr;
+    const float* temp = nullptr;  ///< the field setBuoyancy was given (the whole box's layout)
+    std::vector<float> temp_pad;  ///< the CPU's copy of this slab's part of it, padded like the populations
     double buoy = 0, t_ref = 0;
     bool sampling = false;
     int samples = 0;
+    /// The running sums of the means, padded like the populations: ux, uy, uz n apart; the eddy viscosity.
     std::vector<float> sum_u, sum_nu;
+    /// `per_cell` padded fields (n apart) times `scale`, as the interior cells' (i + nx·(j + ny·k)) values side
+    /// by side: per_cell of them a cell.
+    std::vector<float> interiorOf(const std::vector<float>& padded, int per_cell, float scale) const;
+    /// `per_cell` interior fields one after another (as a device keeps its sums) into padded fields, n apart.
+    void paddedFrom(const std::vector<float>& cells, int per_cell, std::vector<float>& padded) const;
     std::int64_t steps = 0;
     std::vector<float> halo_out[2], halo_in[2];  ///< a slab's edge rows, to and from the slabs below and above
 #ifdef CT_HAVE_CUDA
@@ -162,10 +169,13 @@ struct Lattice::Impl {
     void preparePorts();
     /// The ports' exchange on row (j, k) of the populations just collided into `f`.
     void rowPorts(float* f, int j, int k) const;
-    /// A row's update and then its ports; true when a cell failed the stability check.
-    bool rowStep(const lattice_detail::RowArgs& r, lattice_detail::RowFn row, int j, int k) {
-        const bool bad = row(r, j, k);
-        rowPorts(r.dst, j, k);
+    /// Rows [j0, j1) of plane k updated as one line of padded cells (RowFn: the halo cells between the rows
+    /// included), then their ports; true when a cell failed the stability check.
+    bool rowsStep(const lattice_detail::RowArgs& r, lattice_detail::RowFn row, int j_first, int j_end, int k) {
+        if (j_end <= j_first) return false;
+        const auto p0 = static_cast<std::size_t>(pad(0, j_first, k));
+        const bool bad = row(r, p0, px * (j_end - j_first - 1) + nx);
+        for (int j = j_first; j < j_end; ++j) rowPorts(r.dst, j, k);
         return bad;
     }
     void cellMoments(int p, double& rho, double& ux, double& uy, double& uz) const;

@@ -14,26 +14,24 @@ constexpr int kBlock = 16;
 /// How far ahead the row prefetches, in cells: four blocks.
 constexpr int kAhead = 4 * kBlock;
 
-/// One row (j, k) of interior cells: a pure pull (walls were folded into the solid cells' populations by the
-/// bounce-back pre-pass), the collision, and the sums when sampling. Returns true when a cell failed the
-/// stability check. Solid cells are computed too (the loop stays branch-free) and store zeros.
+/// One line of padded cells (RowFn): a pure pull (walls were folded into the solid cells' populations by the
+/// bounce-back pre-pass), the collision, and the sums when sampling. Returns true when a cell failed the stability
+/// check. Solid and halo cells are computed too (the loop stays branch-free) and store zeros.
 template <bool kSample, bool kBuoyancy>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool latticeRow(const RowArgs& a, int j, int k) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool latticeRow(const RowArgs& a, std::size_t p0, int len) {
     const std::size_t n = a.n;
-    const int p0 = 1 + a.px * ((j + 1) + a.py * (k + 1));
-    const int c0 = a.nx * (j + a.ny * k);
     const float* __restrict src = a.src;
     float* __restrict dst = a.dst + p0;
     const float* __restrict fluid_of = a.fluid + p0;
-    const float* __restrict temp = a.temp ? a.temp + a.nx * ((j + a.t_j0) + a.t_ny * k) : nullptr;
-    float* __restrict sux = a.sum_u ? a.sum_u + c0 : nullptr;
-    float* __restrict suy = a.sum_u ? a.sum_u + a.cells + c0 : nullptr;
-    float* __restrict suz = a.sum_u ? a.sum_u + 2 * a.cells + c0 : nullptr;
-    float* __restrict snu = a.sum_nu ? a.sum_nu + c0 : nullptr;
+    const float* __restrict temp = a.temp ? a.temp + p0 : nullptr;
+    float* __restrict sux = a.sum_u ? a.sum_u + p0 : nullptr;
+    float* __restrict suy = a.sum_u ? a.sum_u + n + p0 : nullptr;
+    float* __restrict suz = a.sum_u ? a.sum_u + 2 * n + p0 : nullptr;
+    float* __restrict snu = a.sum_nu ? a.sum_nu + p0 : nullptr;
     const float* __restrict in[kQ];
     float* __restrict out[kQ];
     for (int q = 0; q < kQ; ++q) {
-        in[q] = src + static_cast<std::size_t>(q) * n + p0 - a.off[q];
+        in[q] = src + static_cast<std::size_t>(q) * n + p0 - static_cast<std::ptrdiff_t>(a.off[q]);
         out[q] = dst + static_cast<std::size_t>(q) * n;
     }
     const float tau0 = a.tau0, smag2 = a.smag2, fx = a.fx, fy = a.fy, fz0 = a.fz, buoy = a.buoy, t_ref = a.t_ref;
@@ -62,19 +60,20 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
         const int ok = (m.rho > kMinRho) & (m.rho < kMaxRho) & (u2 < kMaxSpeed * kMaxSpeed);
         bad |= static_cast<int>(fluid) & (ok ^ 1);
     };
-    if (a.nx < kBlock) {
+    if (len < kBlock) {
 #pragma GCC ivdep
-        for (int i = 0; i < a.nx; ++i) cell(i, true);
+        for (int i = 0; i < len; ++i) cell(i, true);
         return bad != 0;
     }
-    // Whole blocks of kBlock cells, each one vector iteration; a row that is not a multiple of kBlock ends with a
+    // Whole blocks of kBlock cells, each one vector iteration; a line that is not a multiple of kBlock ends with a
     // block shifted back to its last cell, so no cell runs in a scalar remainder loop (rows of 20–60 cells, the
-    // samples' halls, spent a third of the kernel's time there).
-    for (int base = 0; base < a.nx; base += kBlock) {
-        const int from = std::min(base, a.nx - kBlock);
+    // samples' halls, spent a third of the kernel's time there). Lines of a plane's rows rather than of one row
+    // compute a fifth fewer cells on such halls (a row of 36 cells took three blocks, 48 cells).
+    for (int base = 0; base < len; base += kBlock) {
+        const int from = std::min(base, len - kBlock);
         // The 38 streams of a pull are more than the hardware prefetcher follows, and a block's collision is long
         // enough to hide their misses: fetch a line of each, four blocks ahead (clustertwin-bench air at 2 threads:
-        // 70–78 % of the triad roofline, against 57–65 % without; docs/performance.md). Past a row's end they fetch
+        // 70–78 % of the triad roofline, against 57–65 % without; docs/performance.md). Past a line's end they fetch
         // the cells that follow in memory, still inside the population arrays (the last direction's padding planes
         // are longer than kAhead for any row of kBlock or more cells).
         CT_UNROLL

@@ -16,20 +16,19 @@ struct RowArgs {
     const float* src;
     float* dst;
     const float* fluid;  ///< padded: 1 fluid, 0 solid or halo (float, so the loop vectorises 8 cells wide)
-    const float* temp;   ///< the whole box's layout (rows t_ny, this slab's first t_j0), or null
-    float* sum_u;        ///< ux of every interior cell, then uy, then uz; or null when not sampling
-    float* sum_nu;
-    std::size_t n;  ///< padded cell count (stride between directions)
-    int px, py;     ///< padded dims x, y
-    int nx, ny;
-    int t_j0, t_ny;
-    std::size_t cells;  ///< interior cell count
+    const float* temp;   ///< padded like the populations (Lattice::Impl::temp_pad), or null
+    float* sum_u;        ///< padded: ux of every cell, then uy, then uz (n apart); or null when not sampling
+    float* sum_nu;       ///< padded
+    std::size_t n;       ///< padded cell count (stride between directions)
     int off[lbm::kQ];
     float tau0, smag2, fx, fy, fz, buoy, t_ref;
 };
 
-using RowFn = bool (*)(const RowArgs&, int, int);
-/// The row update for these options (sampling the means, buoyancy from a temperature field).
+/// Updates `len` consecutive padded cells from padded index p0: a row of interior cells, or the rows of a plane
+/// from one row's first cell to another's last, the halo cells between them included (they store zeros, as
+/// solid cells do, and add nothing to the sums). True when a fluid cell failed the stability check.
+using RowFn = bool (*)(const RowArgs&, std::size_t p0, int len);
+/// The line update for these options (sampling the means, buoyancy from a temperature field).
 RowFn rowFunction(bool sample, bool buoyancy);
 
 }  // namespace ct::sim::lattice_detail

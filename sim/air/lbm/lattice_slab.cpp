@@ -137,11 +137,7 @@ void Lattice::Impl::slabStep(const lattice_detail::RowArgs& r, lattice_detail::R
     copyPeriodic(a.data(), kQ);
     bounceBack(a.data(), links);
     if (ny > 2)
-        run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
-            bool any = false;
-            for (int j = 1; j < ny - 1; ++j) any |= rowStep(r, row, j, static_cast<int>(kc));
-            bad[kc] |= any ? 1 : 0;
-        });
+        run(static_cast<std::size_t>(nz), [&](std::size_t kc) { bad[kc] |= rowsStep(r, row, 1, ny - 1, static_cast<int>(kc)) ? 1 : 0; });
     slabs->finish();
     for (int s = 0; s < 2; ++s) {
         if (peer[s] < 0) continue;
@@ -151,8 +147,8 @@ void Lattice::Impl::slabStep(const lattice_detail::RowArgs& r, lattice_detail::R
     bounceBack(a.data(), edge_links);
     run(static_cast<std::size_t>(nz), [&](std::size_t kc) {
         const int k = static_cast<int>(kc);
-        bool any = rowStep(r, row, 0, k);
-        if (ny > 1) any |= rowStep(r, row, ny - 1, k);
+        bool any = rowsStep(r, row, 0, 1, k);
+        if (ny > 1) any |= rowsStep(r, row, ny - 1, ny, k);
         bad[kc] |= any ? 1 : 0;
     });
 }

@@ -113,7 +113,8 @@ public:
     /// A uniform acceleration (lattice units), e.g. the pressure gradient of a channel.
     void setBodyForce(double fx, double fy, double fz);
     /// Boussinesq buoyancy: an upward (+z) acceleration `per_kelvin`·(T − t_ref) from a temperature field laid
-    /// out like the cells (i + nx·(j + ny·k)). The field is read at every step; pass nullptr to switch it off.
+    /// out like the cells (i + nx·(j + ny·k)). The CPU copies the field here (a device reads it at each batch of
+    /// steps): call again after changing it. Pass nullptr to switch it off.
     void setBuoyancy(const float* temperature, double per_kelvin, double t_ref);
 
     /// Fills the lattice with air at rest (ρ = 1).
