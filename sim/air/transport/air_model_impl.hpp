@@ -33,10 +33,11 @@ namespace ct::sim {
 
 namespace k = kernels;
 
-/// One chunk of planes' face fluxes of T and the tracer (air_tvd.cpp): x the row's nx + 1 faces, y0/y1 its
-/// south and north faces, z each row's faces below the plane, up those above the row.
+/// One chunk of planes' face fluxes of T and then the tracer (air_tvd.cpp), for the plane's rows as one line:
+/// x the face west of each cell (and one past the last), y the face south of each row (and one row past the
+/// last), z the faces below the plane and up those above it; fx_rows the rows' flow across x side by side.
 struct TvdScratch {
-    std::vector<float> x, y0, y1, z, up;
+    std::vector<float> x, y, fx_rows, z, up;
 };
 
 /// A port's exchange this step, per cell: the flow and what a source blows in (T, tracer).

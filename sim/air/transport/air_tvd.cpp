@@ -91,20 +91,24 @@ __attribute__((always_inline)) inline void faces(int n, const float* __restrict 
     }
 }
 
-/// The cell row j of plane kk: T and the tracer at t + dt/V · (in − out) from the six faces' fluxes.
+/// Cells [base, base + len) (consecutive rows of a plane): T and the tracer at t + dt/V · (in − out) from the
+/// six faces' fluxes, each array indexed from the line's first cell: xw[c] the face west of cell c (xw[c + 1] its
+/// east face: at a row's end, the next row's west wall, zero), ys[c] and yn[c] south and north, zd and zu below
+/// and above.
 template <bool kBoth>
-__attribute__((always_inline)) inline void cellsRow(const TvdArgs& a, int row, const float* __restrict xw, const float* __restrict ys,
-                                                    const float* __restrict yn, const float* __restrict zd, const float* __restrict zu,
-                                                    const float* __restrict cxw, const float* __restrict cys, const float* __restrict cyn,
-                                                    const float* __restrict czd, const float* __restrict czu) {
-    const float* __restrict t = a.t + row;
-    float* __restrict t2 = a.t2 + row;
-    const float* __restrict c = kBoth ? a.c + row : nullptr;
-    float* __restrict c2 = kBoth ? a.c2 + row : nullptr;
-    const float* __restrict held = a.cap ? a.cap + row : nullptr;
+__attribute__((always_inline)) inline void cellsLine(const TvdArgs& a, int base, int len, const float* __restrict xw,
+                                                     const float* __restrict ys, const float* __restrict yn, const float* __restrict zd,
+                                                     const float* __restrict zu, const float* __restrict cxw, const float* __restrict cys,
+                                                     const float* __restrict cyn, const float* __restrict czd,
+                                                     const float* __restrict czu) {
+    const float* __restrict t = a.t + base;
+    float* __restrict t2 = a.t2 + base;
+    const float* __restrict c = kBoth ? a.c + base : nullptr;
+    float* __restrict c2 = kBoth ? a.c2 + base : nullptr;
+    const float* __restrict held = a.cap ? a.cap + base : nullptr;
     const float dt_v = a.dt_v;
 #pragma GCC ivdep
-    for (int i = 0; i < a.nx; ++i) {
+    for (int i = 0; i < len; ++i) {
         const float dv = held ? dt_v * held[i] : dt_v;  // a held cell's step, per its raised capacity
         t2[i] = t[i] + dv * (xw[i] - xw[i + 1] + ys[i] - yn[i] + zd[i] - zu[i]);
         if constexpr (kBoth) c2[i] = c[i] + dv * (cxw[i] - cxw[i + 1] + cys[i] - cyn[i] + czd[i] - czu[i]);
@@ -126,19 +130,22 @@ __attribute__((always_inline)) inline void portsRow(const TvdArgs& a, int r) {
     }
 }
 
-/// Planes [k0, k1) of the step. The faces between two planes, two rows or two cells are worked out once here;
-/// a chunk works out the faces below its first plane itself, so chunks never wait on each other and the result
-/// does not depend on how the planes were split (a face's flux is the same function of the same cells).
+/// Planes [k0, k1) of the step, each plane's rows [row0, row1) as lines of consecutive cells (the rows of a hall
+/// are 20–60 cells: one row at a time, a vector block of 16 computed a fifth of its faces twice). The faces
+/// between two planes, two rows or two cells are worked out once here; a chunk works out the faces below its
+/// first plane itself, so chunks never wait on each other and the result does not depend on how the planes were
+/// split (a face's flux is the same function of the same cells).
 template <bool kBoth>
 __attribute__((always_inline)) inline void tvdPlanesOf(const TvdArgs& a, int k0, int k1, TvdScratch& s) {
-    const int nx = a.nx, ny = a.ny, nz = a.nz;
-    const std::size_t fields = kBoth ? 2 : 1, nxs = static_cast<std::size_t>(nx);
-    const std::size_t zsize = nxs * static_cast<std::size_t>(ny);
-    s.x.assign((nxs + 1) * fields, 0.f);
-    s.y0.resize(nxs * fields);
-    s.y1.resize(nxs * fields);
-    s.z.resize(zsize * fields);
-    s.up.resize(nxs * fields);
+    const int nx = a.nx, ny = a.ny, nz = a.nz, r0 = a.row0, rows = a.row1 - a.row0;
+    if (rows <= 0) return;
+    const std::size_t fields = kBoth ? 2 : 1, len = static_cast<std::size_t>(nx) * static_cast<std::size_t>(rows);
+    const std::size_t ylen = len + static_cast<std::size_t>(nx);  // faces south of rows r0 … r1 (the last: r1 − 1's north)
+    s.x.assign((len + 1) * fields, 0.f);
+    s.y.assign(ylen * fields, 0.f);
+    s.fx_rows.resize(len);  // the x fluxes of the rows, side by side
+    s.z.resize(len * fields);
+    s.up.resize(len * fields);
     const std::uint32_t far = a.tvd ? 0xFFu : 0u;
     const float h = a.h, kappa = a.kappa;
     // Cell index of (0, j, kk), a row that exists (its bits keep whatever is read from it unused).
@@ -148,47 +155,60 @@ __attribute__((always_inline)) inline void tvdPlanesOf(const TvdArgs& a, int k0,
     auto line = [&](const float* base, int am, int ra, int rb, int bp) __attribute__((always_inline)) {
         return Line{base + am, base + ra, base + rb, base + bp};
     };
-    // Faces between row (j, kk) and the next one out along y (dy = 1) or z (dz = 1); zero beyond the grid.
-    auto facesAcross = [&](int j, int kk, int dj, int dk, const float* f, unsigned minus, unsigned plus, float* out_t, float* out_c)
+    // `count` faces along a line, face q between cells ra + q and rb + q (am + q and bp + q beyond them).
+    auto facesOf = [&](int count, const float* f, int am, int ra, int rb, int bp, unsigned minus, unsigned plus, float* out_t, float* out_c)
         __attribute__((always_inline)) {
-        if (j + dj >= ny || kk + dk >= nz || j < 0 || kk < 0) {
-            std::fill_n(out_t, nx, 0.f);
-            if (kBoth) std::fill_n(out_c, nx, 0.f);
-            return;
-        }
-        const int ra = at(j, kk), rb = at(j + dj, kk + dk), am = at(j - dj, kk - dk), bp = at(j + 2 * dj, kk + 2 * dk);
-        faces<kBoth>(nx, f, a.nbw + ra, a.nbw + rb, minus, plus, far, a.kt + ra, a.kt + rb, line(a.t, am, ra, rb, bp),
+        faces<kBoth>(count, f, a.nbw + ra, a.nbw + rb, minus, plus, far, a.kt + ra, a.kt + rb, line(a.t, am, ra, rb, bp),
                      kBoth ? line(a.c, am, ra, rb, bp) : Line{}, out_t, out_c, h, kappa);
     };
-    auto fzAt = [&](int j, int kk) __attribute__((always_inline)) { return a.fz + nx * (j + ny * kk); };        // the face plane below kk
-    auto fyAt = [&](int j, int kk) __attribute__((always_inline)) { return a.fy + nx * (j + (ny + 1) * kk); };  // the face row south of j
-    for (int j = a.row0; j < a.row1; ++j) {
-        float* zt = s.z.data() + nxs * static_cast<std::size_t>(j);
-        facesAcross(j, k0 - 1, 0, 1, fzAt(j, k0), k::kDown, k::kUp, zt, zt + zsize);
-    }
-    for (int kk = k0; kk < k1; ++kk) {
-        float* ys = s.y0.data();
-        float* yn = s.y1.data();
-        facesAcross(a.row0 - 1, kk, 1, 0, fyAt(a.row0, kk), k::kSouth, k::kNorth, ys, ys + nxs);
-        for (int j = a.row0; j < a.row1; ++j) {
-            const int row = nx * (j + ny * kk);
-            float* xw = s.x.data();
-            // The row's inner faces 1 … nx − 1 (the ends are the domain's walls: zero).
-            if (nx > 1)
-                faces<kBoth>(nx - 1, a.fx + (nx + 1) * (j + ny * kk) + 1, a.nbw + row, a.nbw + row + 1, k::kWest, k::kEast, far, a.kt + row,
-                             a.kt + row + 1, line(a.t, row - 1, row, row + 1, row + 2),
-                             kBoth ? line(a.c, row - 1, row, row + 1, row + 2) : Line{}, xw + 1, xw + nxs + 2, h, kappa);
-            facesAcross(j, kk, 1, 0, fyAt(j + 1, kk), k::kSouth, k::kNorth, yn, yn + nxs);
-            float* zu_t = s.up.data();
-            facesAcross(j, kk, 0, 1, fzAt(j, kk + 1), k::kDown, k::kUp, zu_t, zu_t + nxs);
-            float* zd = s.z.data() + nxs * static_cast<std::size_t>(j);
-            cellsRow<kBoth>(a, row, xw, ys, yn, zd, zu_t, xw + nxs + 1, ys + nxs, yn + nxs, zd + zsize, zu_t + nxs);
-            if (a.now) portsRow<kBoth>(a, j + ny * kk);
-            // This row's up faces are the next plane's down faces.
-            std::copy_n(zu_t, nxs, zd);
-            if (kBoth) std::copy_n(zu_t + nxs, nxs, zd + zsize);
-            std::swap(ys, yn);
+    // The faces between plane kk and kk + 1 over the rows (zero beyond the grid), into out (the tracer's len on).
+    auto zFaces = [&](int kk, float* out) __attribute__((always_inline)) {
+        if (kk < 0 || kk + 1 >= nz) {
+            std::fill_n(out, len * fields, 0.f);
+            return;
         }
+        facesOf(static_cast<int>(len), a.fz + nx * (r0 + ny * (kk + 1)), at(r0, kk - 1), at(r0, kk), at(r0, kk + 1), at(r0, kk + 2),
+                k::kDown, k::kUp, out, out + len);
+    };
+    // The faces south of rows [ja, jb) of plane kk (each between row j − 1 and j), into s.y from row r0.
+    auto yFaces = [&](int ja, int jb, int kk) __attribute__((always_inline)) {
+        if (jb <= ja) return;
+        const std::size_t o = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ja - r0);
+        facesOf(nx * (jb - ja), a.fy + nx * (ja + (ny + 1) * kk), at(ja - 2, kk), at(ja - 1, kk), at(ja, kk), at(ja + 1, kk), k::kSouth,
+                k::kNorth, s.y.data() + o, s.y.data() + ylen + o);
+    };
+    float* zd = s.z.data();
+    float* zu = s.up.data();
+    zFaces(k0 - 1, zd);
+    for (int kk = k0; kk < k1; ++kk) {
+        const int base = at(r0, kk);
+        // x: the rows' inner faces as one line of cell pairs; a pair across a row's end has no face (its first
+        // cell has no east neighbour) and gives zero, the next row's west wall.
+        float* xw = s.x.data();
+        if (len > 1) {
+            float* fxl = s.fx_rows.data();
+            for (int j = 0; j < rows; ++j)
+                std::copy_n(a.fx + (nx + 1) * (r0 + j + ny * kk) + 1, nx, fxl + static_cast<std::size_t>(nx) * static_cast<std::size_t>(j));
+            facesOf(static_cast<int>(len) - 1, fxl, base - 1, base, base + 1, base + 2, k::kWest, k::kEast, xw + 1, xw + len + 2);
+        }
+        // y: faces south of rows max(r0, 1) … min(r1, ny − 1); those whose far rows exist in the plane as one line,
+        // the first and last face rows of the grid (far rows clamped) on their own. Rows 0 and ny: walls, zero.
+        const int ya = std::max(r0, 1), yb = std::min(r0 + rows, ny - 1) + 1;
+        const int la = std::max(ya, 2), lb = std::min(yb, ny - 1);
+        if (la < lb) {
+            yFaces(la, lb, kk);
+            for (int j = ya; j < la; ++j) yFaces(j, j + 1, kk);
+            for (int j = std::max(lb, la); j < yb; ++j) yFaces(j, j + 1, kk);
+        } else {
+            for (int j = ya; j < yb; ++j) yFaces(j, j + 1, kk);
+        }
+        zFaces(kk, zu);
+        const float* ys = s.y.data();
+        cellsLine<kBoth>(a, base, static_cast<int>(len), xw, ys, ys + nx, zd, zu, xw + len + 1, ys + ylen, ys + ylen + nx, zd + len,
+                         zu + len);
+        if (a.now)
+            for (int j = r0; j < r0 + rows; ++j) portsRow<kBoth>(a, j + ny * kk);
+        std::swap(zd, zu);  // this plane's up faces are the next one's down faces
     }
 }
 
