@@ -152,6 +152,12 @@ void printModel(bool as_json, const model::Scenario& s, const std::string& air, 
         }
         model.bytes_all = on1 > 0 ? two->bytes_per_step * all / on1 : 0;
     }
+    // What rank 0 received on 2 ranks is every hall's state only when no hall was split there: a shared hall's
+    // slabs add their rows (three halls on two ranks), and the state is then not known apart from them.
+    const std::string state_bytes =
+        !two           ? std::string("no 2-rank run for the bytes of every hall's state a step")
+        : two->split() ? std::string("every hall's state a step not known apart from the slabs' rows (a hall was split on 2 ranks)")
+                       : std::to_string(static_cast<long long>(std::llround(model.bytes_all))) + " bytes of every hall's state a step";
     // This machine: ranks share its memory (Open MPI's vader transport); a cluster: one 200 Gb/s InfiniBand port
     // per rank. Both stated, not measured.
     constexpr double kLocalLatency = 1e-6, kLocalBandwidth = 5e9, kNetLatency = 5e-6, kNetBandwidth = 25e9;
@@ -167,9 +173,9 @@ void printModel(bool as_json, const model::Scenario& s, const std::string& air, 
                       << "\n";
         else
             std::printf(
-                "model (one rank: %.1f ms of air, %.1f of it flux projections, and %.1f ms of everything else a step, %.0f bytes of "
-                "every hall's state a step): %d rank(s) predicted %.1f s, measured %.1f s (ratio %.2f)\n",
-                1e3 * model.air_s, 1e3 * model.flow_s, 1e3 * model.other_s, model.bytes_all, m.ranks, predicted, m.wall_s,
+                "model (one rank: %.1f ms of air, %.1f of it flux projections, and %.1f ms of everything else a step, %s): "
+                "%d rank(s) predicted %.1f s, measured %.1f s (ratio %.2f)\n",
+                1e3 * model.air_s, 1e3 * model.flow_s, 1e3 * model.other_s, state_bytes.c_str(), m.ranks, predicted, m.wall_s,
                 predicted / m.wall_s);
     }
     const double t1 = model.step(1, kNetLatency, kNetBandwidth);
