@@ -13,30 +13,30 @@
 
 namespace ct::sim {
 
-std::vector<int> assignHalls(const std::vector<std::uint64_t>& weights, int ranks) {
-    std::vector<int> owner(weights.size(), 0);
-    if (ranks <= 1) return owner;
+namespace {
+
+/// A hall's weight in a rank's load: an empty grid still costs a little.
+std::uint64_t loadOf(std::uint64_t weight) { return std::max<std::uint64_t>(weight, 1); }
+
+/// The halls' indices, largest weight first (the lower index among equals).
+std::vector<std::size_t> largestFirst(const std::vector<std::uint64_t>& weights) {
     std::vector<std::size_t> order(weights.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
-    std::vector<std::uint64_t> load(static_cast<std::size_t>(ranks), 0);
-    for (std::size_t h : order) {
-        const auto least = std::min_element(load.begin(), load.end());  // the first of equals: the lower rank
-        owner[h] = static_cast<int>(least - load.begin());
-        *least += std::max<std::uint64_t>(weights[h], 1);
-    }
-    return owner;
+    return order;
 }
 
-namespace {
-
-/// The busiest rank's load when each hall's weight is shared evenly by its members.
-double busiest(const std::vector<std::uint64_t>& weights, const std::vector<std::vector<int>>& members, int ranks) {
+/// Each rank's load when each hall's weight is shared evenly by its members (halls with none yet left out).
+std::vector<double> loads(const std::vector<std::uint64_t>& weights, const std::vector<std::vector<int>>& members, int ranks) {
     std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
     for (std::size_t h = 0; h < weights.size(); ++h)
         for (int r : members[h])
-            load[static_cast<std::size_t>(r)] +=
-                static_cast<double>(std::max<std::uint64_t>(weights[h], 1)) / static_cast<double>(members[h].size());
+            load[static_cast<std::size_t>(r)] += static_cast<double>(loadOf(weights[h])) / static_cast<double>(members[h].size());
+    return load;
+}
+
+double busiest(const std::vector<std::uint64_t>& weights, const std::vector<std::vector<int>>& members, int ranks) {
+    const std::vector<double> load = loads(weights, members, ranks);
     return load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
 }
 
@@ -47,19 +47,14 @@ double busiest(const std::vector<std::uint64_t>& weights, const std::vector<std:
 std::vector<std::vector<int>> wholeAndShared(const std::vector<std::uint64_t>& weights, const std::vector<int>& max_slabs, int ranks) {
     const std::size_t halls = weights.size(), n = static_cast<std::size_t>(ranks);
     const std::size_t r = halls % n;
-    std::vector<std::size_t> order(halls);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+    const std::vector<std::size_t> order = largestFirst(weights);
     const std::size_t whole = halls - r;
     std::vector<std::uint64_t> whole_w;
     for (std::size_t k = 0; k < whole; ++k) whole_w.push_back(weights[order[k]]);
     const std::vector<int> owner = assignHalls(whole_w, ranks);
     std::vector<std::vector<int>> members(halls);
-    std::vector<double> load(n, 0.0);
-    for (std::size_t k = 0; k < whole; ++k) {
-        members[order[k]] = {owner[k]};
-        load[static_cast<std::size_t>(owner[k])] += static_cast<double>(std::max<std::uint64_t>(whole_w[k], 1));
-    }
+    for (std::size_t k = 0; k < whole; ++k) members[order[k]] = {owner[k]};
+    std::vector<double> load = loads(weights, members, ranks);
     const std::size_t group = n % r == 0 ? n / r : n, groups = n / group;
     for (std::size_t k = whole; k < halls; ++k) {
         const std::size_t h = order[k];
@@ -76,13 +71,25 @@ std::vector<std::vector<int>> wholeAndShared(const std::vector<std::uint64_t>& w
         }
         for (std::size_t q = 0; q < group; ++q) {
             members[h].push_back(static_cast<int>(best * group + q));
-            load[best * group + q] += static_cast<double>(std::max<std::uint64_t>(weights[h], 1)) / static_cast<double>(group);
+            load[best * group + q] += static_cast<double>(loadOf(weights[h])) / static_cast<double>(group);
         }
     }
     return members;
 }
 
 }  // namespace
+
+std::vector<int> assignHalls(const std::vector<std::uint64_t>& weights, int ranks) {
+    std::vector<int> owner(weights.size(), 0);
+    if (ranks <= 1) return owner;
+    std::vector<std::uint64_t> load(static_cast<std::size_t>(ranks), 0);
+    for (std::size_t h : largestFirst(weights)) {
+        const auto least = std::min_element(load.begin(), load.end());  // the first of equals: the lower rank
+        owner[h] = static_cast<int>(least - load.begin());
+        *least += loadOf(weights[h]);
+    }
+    return owner;
+}
 
 std::vector<std::vector<int>> assignHallRanks(const std::vector<std::uint64_t>& weights, const std::vector<int>& max_slabs, int ranks) {
     const std::size_t halls = weights.size();
@@ -109,11 +116,8 @@ std::vector<std::vector<int>> assignHallRanks(const std::vector<std::uint64_t>& 
         if (best == halls) break;
         ++count[best];
     }
-    std::vector<std::size_t> order(halls);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
     int next = 0;
-    for (std::size_t h : order)
+    for (std::size_t h : largestFirst(weights))
         for (int k = 0; k < count[h]; ++k) members[h].push_back(next++);
     return members;
 }

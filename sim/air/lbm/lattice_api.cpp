@@ -118,8 +118,8 @@ void Lattice::setBuoyancy(const float* temperature, double per_kelvin, double t_
     } else {
         d.temp_pad.clear();
     }
-    d_->buoy = per_kelvin;
-    d_->t_ref = t_ref;
+    d.buoy = per_kelvin;
+    d.t_ref = t_ref;
 }
 
 void Lattice::reset() {
