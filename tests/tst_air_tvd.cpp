@@ -62,8 +62,9 @@ void TstAirTvd::squareWaveMakesNoNewExtremes() {
     spec.tvd = true;
     AirModel a(spec, pool);
     channel(a, 20.0);
-    QVERIFY2(std::fabs(a.stableDt() - 0.475 * kVol / (kU * kArea)) < 1e-6 * a.stableDt(),
-             qPrintable(QString("stable step %1 s, 0.95 of half the upwind limit %2 s").arg(a.stableDt()).arg(0.475 * kVol / (kU * kArea))));
+    QVERIFY2(
+        std::fabs(a.stableDt() - 0.475 * kVol / (kU * kArea)) < 1e-6 * a.stableDt(),
+        qPrintable(QString("stable step %1 s, 0.95 of half the upwind limit %2 s").arg(a.stableDt()).arg(0.475 * kVol / (kU * kArea))));
     squareWave(a, 10, 30);
     const double dt = courant * kVol / (kU * kArea);
     const int steps = static_cast<int>(std::lround(6.0 / (kU * dt)));

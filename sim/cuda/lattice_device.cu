@@ -152,9 +152,9 @@ struct LatticeDevice::Impl {
     int batch_step = 0;
 };
 
-LatticeDevice::LatticeDevice(int px, int py, int pz) : d_(std::make_unique<Impl>()) {
+LatticeDevice::LatticeDevice(int px, int py, int pz, std::size_t n) : d_(std::make_unique<Impl>()) {
     CT_CUDA_CHECK(cudaSetDevice(cuda::rankDevice()));  // one GPU a rank, as the air's device
-    d_->d = {px, py, pz, static_cast<unsigned long long>(px) * py * pz};
+    d_->d = {px, py, pz, static_cast<unsigned long long>(n)};
     d_->a.alloc(d_->d.n * kQ);
     d_->b.alloc(d_->d.n * kQ);
     CT_CUDA_CHECK(cudaMemset(d_->a.p, 0, d_->a.n * sizeof(float)));

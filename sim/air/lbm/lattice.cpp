@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include <unistd.h>
+
 namespace ct::sim {
 
 namespace {
@@ -107,6 +109,7 @@ void Lattice::Impl::buildFlags() {
                 }
                 if (halo) flag[i + px * (j + py * k)] = static_cast<unsigned char>(kind);
             }
+    std::fill(flag.begin() + static_cast<std::ptrdiff_t>(px) * py * pz, flag.end(), 1);  // past the box (n's rounding)
     if (split()) flagEdgeRows();
     // Periodic images: flags copied from the opposite layer (after the walls, so they wrap solids too).
     copyPeriodic(flag.data(), 1);
@@ -241,9 +244,23 @@ RowArgs Lattice::Impl::rowArgs() {
     return r;
 }
 
+/// Whether the rows stream their stores past the caches (lattice_row.cpp): as the spec says, or when the lattice's
+/// two population copies are more than twice the last-level cache the system reports, taken within 8–32 MB (a VM
+/// may report all of its host's: 532 MB on the 2-core EPYC VM here). Measured there (docs/performance.md): 27 MB
+/// of populations ran 7 % slower streamed, 107 MB 6–17 % faster, the 1 GB of clustertwin-bench air 2–20 %.
+bool Lattice::Impl::streamStores() const {
+    if (spec.stream_stores >= 0) return spec.stream_stores > 0;
+    static const std::size_t bound = [] {
+        const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        const std::size_t mb = std::size_t{1} << 20;
+        return 2 * std::clamp(l3 > 0 ? static_cast<std::size_t>(l3) : 32 * mb, 8 * mb, 32 * mb);
+    }();
+    return 2 * kQ * n * sizeof(float) > bound;
+}
+
 int Lattice::Impl::cpuStep() {
     const RowArgs r = rowArgs();
-    const RowFn row = rowFunction(sampling, temp != nullptr);
+    const RowFn row = rowFunction(sampling, temp != nullptr, streamStores());
     preparePorts();
     std::vector<unsigned char> bad(static_cast<std::size_t>(nz), 0);
     if (split()) {

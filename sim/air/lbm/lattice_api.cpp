@@ -25,14 +25,16 @@ Lattice::Lattice(const LatticeSpec& spec, ThreadPool& pool) : d_(std::make_uniqu
     d.px = nx_ + 2;
     d.py = d.ny + 2;
     d.pz = nz_ + 2;
-    d.n = static_cast<std::size_t>(d.px) * d.py * d.pz;
+    // The directions' arrays a multiple of 16 cells apart, so that a 64-byte line of one direction starts at the
+    // same cell as in every other (the CPU's streaming stores write whole lines; the cells past the box are halo).
+    d.n = (static_cast<std::size_t>(d.px) * d.py * d.pz + 15) / 16 * 16;
     d.solid.assign(static_cast<std::size_t>(nx_) * ny_ * nz_, 0);
     d.a.assign(d.n * kQ, 0.f);
     d.b.assign(d.n * kQ, 0.f);
     if (spec.backend == Backend::Cuda) {
 #ifdef CT_HAVE_CUDA
         try {
-            d.dev = std::make_unique<detail::LatticeDevice>(d.px, d.py, d.pz);
+            d.dev = std::make_unique<detail::LatticeDevice>(d.px, d.py, d.pz, d.n);
         } catch (const std::runtime_error& e) {
             throw SimError(std::string("CUDA lattice: ") + e.what());
         }

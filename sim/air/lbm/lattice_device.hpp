@@ -19,8 +19,9 @@ struct LatticeStepParams {
 
 class LatticeDevice {
 public:
-    /// Padded dims (interior + one halo cell each side).
-    LatticeDevice(int px, int py, int pz);
+    /// Padded dims (interior + one halo cell each side); `n` (at least px · py · pz) cells between directions, as
+    /// the host lays them out.
+    LatticeDevice(int px, int py, int pz, std::size_t n);
     ~LatticeDevice();
     LatticeDevice(const LatticeDevice&) = delete;
     LatticeDevice& operator=(const LatticeDevice&) = delete;

@@ -3,6 +3,10 @@
 #include "lattice_row.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace ct::sim::lattice_detail {
 
@@ -14,10 +18,17 @@ constexpr int kBlock = 16;
 /// How far ahead the row prefetches, in cells: four blocks.
 constexpr int kAhead = 4 * kBlock;
 
+#if defined(__x86_64__)
+constexpr bool kCanStream = true;
+#else
+constexpr bool kCanStream = false;
+#endif
+
 /// One line of padded cells (RowFn): a pure pull (walls were folded into the solid cells' populations by the
 /// bounce-back pre-pass), the collision, and the sums when sampling. Returns true when a cell failed the stability
-/// check. Solid and halo cells are computed too (the loop stays branch-free) and store zeros.
-template <bool kSample, bool kBuoyancy>
+/// check. Solid and halo cells are computed too (the loop stays branch-free) and store zeros. With `kStream` the
+/// populations go out in whole 64-byte lines past the caches (streamingBlocks).
+template <bool kSample, bool kBuoyancy, bool kStream>
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool latticeRow(const RowArgs& a, std::size_t p0, int len) {
     const std::size_t n = a.n;
     const float* __restrict src = a.src;
@@ -36,9 +47,11 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
     }
     const float tau0 = a.tau0, smag2 = a.smag2, fx = a.fx, fy = a.fy, fz0 = a.fz, buoy = a.buoy, t_ref = a.t_ref;
     int bad = 0;
-    // One cell; `counted` is false for a cell the last block computes a second time (its sums are not added again;
-    // its populations are written again with the same values).
-    auto cell = [&](int i, bool counted) __attribute__((always_inline)) {
+    alignas(64) float blk[kQ][kBlock];  // a block's populations on their way to streaming stores
+    // One cell; `counted` is false for a cell a block computes a second time (its sums are not added again;
+    // its populations are written again with the same values, or not at all when streaming). With kStream its
+    // populations go to the block buffer at `slot` instead of out.
+    auto cell = [&](int i, bool counted, int slot) __attribute__((always_inline)) {
         float f[kQ];
         CT_UNROLL
         for (int q = 0; q < kQ; ++q) f[q] = in[q][i];
@@ -46,8 +59,14 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
         if constexpr (kBuoyancy) fz += buoy * (temp[i] - t_ref);
         const lbm::CellMoments m = lbm::collide(f, tau0, smag2, lbm::CellForce{fx, fy, fz});
         const bool fluid = fluid_of[i] != 0.f;
-        CT_UNROLL
-        for (int q = 0; q < kQ; ++q) out[q][i] = fluid ? f[q] : 0.f;
+        if constexpr (kStream) {
+            CT_UNROLL
+            for (int q = 0; q < kQ; ++q) blk[q][slot] = fluid ? f[q] : 0.f;
+        } else {
+            (void)slot;
+            CT_UNROLL
+            for (int q = 0; q < kQ; ++q) out[q][i] = fluid ? f[q] : 0.f;
+        }
         if constexpr (kSample) {
             const bool add = fluid & counted;
             sux[i] += add ? m.ux : 0.f;
@@ -61,8 +80,48 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
         bad |= static_cast<int>(fluid) & (ok ^ 1);
     };
     if (len < kBlock) {
+        if constexpr (kStream) return latticeRow<kSample, kBuoyancy, false>(a, p0, len);
 #pragma GCC ivdep
-        for (int i = 0; i < len; ++i) cell(i, true);
+        for (int i = 0; i < len; ++i) cell(i, true, 0);
+        return bad != 0;
+    }
+    if constexpr (kStream) {
+        // Blocks that start where every direction's 64-byte line starts (n is a multiple of 16 cells): their
+        // populations leave in whole lines, never read first (a store into a line not in the cache reads it in
+        // first, half again the pull's traffic). The cells before the first such block and after the last go out
+        // as plain stores from blocks shifted over them.
+        const auto addr = reinterpret_cast<std::uintptr_t>(out[0]);  // out[q] + i is 64-aligned for one i mod 16
+        const int head = static_cast<int>(((64 - addr % 64) % 64) / sizeof(float));
+        if (addr % sizeof(float) != 0 || head + kBlock > len) return latticeRow<kSample, kBuoyancy, false>(a, p0, len);
+        auto block = [&](int from, int first, int end) __attribute__((always_inline)) {  // cells [first, end) counted
+            CT_UNROLL
+            for (int q = 0; q < kQ; ++q) __builtin_prefetch(in[q] + from + kAhead, 0, 3);
+#pragma GCC ivdep
+            for (int c = 0; c < kBlock; ++c) cell(from + c, from + c >= first && from + c < end, c);
+        };
+        auto plain = [&](int from, int first, int end) __attribute__((always_inline)) {
+            for (int q = 0; q < kQ; ++q)
+                for (int i = first; i < end; ++i) out[q][i] = blk[q][i - from];
+        };
+        if (head > 0) {
+            block(0, 0, head);
+            plain(0, 0, head);
+        }
+        int from = head;
+        for (; from + kBlock <= len; from += kBlock) {
+            block(from, from, from + kBlock);
+#if defined(__x86_64__)
+            for (int q = 0; q < kQ; ++q)
+                for (int c = 0; c < kBlock; c += 4) _mm_stream_ps(out[q] + from + c, _mm_load_ps(&blk[q][c]));
+#endif
+        }
+        if (from < len) {
+            block(len - kBlock, from, len);
+            plain(len - kBlock, from, len);
+        }
+#if defined(__x86_64__)
+        _mm_sfence();  // the streamed lines reach memory before the batch's end tells another thread to read them
+#endif
         return bad != 0;
     }
     // Whole blocks of kBlock cells, each one vector iteration; a line that is not a multiple of kBlock ends with a
@@ -82,16 +141,21 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
             __builtin_prefetch(out[q] + base + kAhead, 1, 3);
         }
 #pragma GCC ivdep
-        for (int c = 0; c < kBlock; ++c) cell(from + c, from + c >= base);
+        for (int c = 0; c < kBlock; ++c) cell(from + c, from + c >= base, c);
     }
     return bad != 0;
 }
 
+template <bool kStream>
+RowFn rowOf(bool sample, bool buoyancy) {
+    if (sample) return buoyancy ? &latticeRow<true, true, kStream> : &latticeRow<true, false, kStream>;
+    return buoyancy ? &latticeRow<false, true, kStream> : &latticeRow<false, false, kStream>;
+}
+
 }  // namespace
 
-RowFn rowFunction(bool sample, bool buoyancy) {
-    if (sample) return buoyancy ? &latticeRow<true, true> : &latticeRow<true, false>;
-    return buoyancy ? &latticeRow<false, true> : &latticeRow<false, false>;
+RowFn rowFunction(bool sample, bool buoyancy, bool stream) {
+    return stream && kCanStream ? rowOf<true>(sample, buoyancy) : rowOf<false>(sample, buoyancy);
 }
 
 }  // namespace ct::sim::lattice_detail

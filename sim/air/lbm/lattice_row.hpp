@@ -28,7 +28,9 @@ struct RowArgs {
 /// from one row's first cell to another's last, the halo cells between them included (they store zeros, as
 /// solid cells do, and add nothing to the sums). True when a fluid cell failed the stability check.
 using RowFn = bool (*)(const RowArgs&, std::size_t p0, int len);
-/// The line update for these options (sampling the means, buoyancy from a temperature field).
-RowFn rowFunction(bool sample, bool buoyancy);
+/// The line update for these options (sampling the means, buoyancy from a temperature field, streaming stores:
+/// the populations written in whole lines past the caches, for lattices larger than the caches hold; RowArgs::n
+/// then a multiple of 16).
+RowFn rowFunction(bool sample, bool buoyancy, bool stream);
 
 }  // namespace ct::sim::lattice_detail

@@ -60,6 +60,9 @@ struct LatticeSpec {
     double smagorinsky_cs = 0;  ///< C_s (the filter width is one cell); 0 for laminar runs
     std::size_t min_parallel_cells = 100000;
     Backend backend = Backend::Cpu;
+    /// The CPU rows' stores of the populations: −1 by the lattice's size (past the caches when its two copies are
+    /// larger than they hold), 0 plain, 1 past the caches. The same numbers either way.
+    int stream_stores = -1;
     /// Split over these ranks along y (null or one slab: the whole box here). Every slab builds the same
     /// lattice (the whole geometry, every port) and calls the same methods in the same order; the ones that
     /// read the state (step, meanVelocity, meanEddyViscosity, densities, totalMass, maxSpeed) are collectives.
