@@ -503,7 +503,7 @@ void TstAppReading::theRunDialogTakesJobsEventsStepSolverAndSteady() {
 }
 
 void TstAppReading::aFinishedRunSaysTheLatticeStartedAgain() {
-    // Issue 44: a lattice that went unstable starts again from rest at half its step; the CLI says so on stderr,
+    // Issue 44: a lattice that went unstable starts again from rest at a shorter step; the CLI says so on stderr,
     // and the app's "finished" message says so too, with the fastest air, after what steady mode says.
     ct::session::RunOutcome o;
     o.end = ct::session::RunEnd::Finished;
@@ -512,7 +512,7 @@ void TstAppReading::aFinishedRunSaysTheLatticeStartedAgain() {
     st.lattice_restarts = 2;
     st.max_air_speed_ms = 8.51;
     const QString note = SimulationJob::runNote(o, st);
-    QVERIFY2(note.contains("went unstable 2 time") && note.contains("8.5 m/s") && note.contains("half its step"), qPrintable(note));
+    QVERIFY2(note.contains("went unstable 2 time") && note.contains("8.5 m/s") && note.contains("1/√2 of its step"), qPrintable(note));
     o.end = ct::session::RunEnd::NotSteady;
     o.sim_time_s = 3600;
     o.last_change_k = 0.2;

@@ -535,8 +535,8 @@ int cmdSimulate(const Args& a, const ranks::World& w) {
     if (!o.cooling_ok) std::cerr << "simulate: cooling could not carry the load during the run (see alerts)\n";
     if (st.lattice_restarts > 0)
         std::cerr << "simulate: room air: the lattice went unstable " << st.lattice_restarts
-                  << " time(s) and started again from rest at half its step: the air ran faster (up to " << std::setprecision(3)
-                  << st.max_air_speed_ms << std::defaultfloat << std::setprecision(6)
+                  << " time(s) and started again from rest, each time at 1/√2 of its step: the air ran faster (up to "
+                  << std::setprecision(3) << st.max_air_speed_ms << std::defaultfloat << std::setprecision(6)
                   << " m/s) than the ports' jets let it expect; --lattice-mach sets the step from the start\n";
     const json findings = findingsOf(o);
     for (const auto& x : findings) std::cerr << "simulate: warning: " << x["text"].get<std::string>() << "\n";

@@ -96,10 +96,11 @@ QString SimulationJob::runNote(const session::RunOutcome& o, const sim::EngineSt
     QString note = steadyNote(o);
     if (st.lattice_restarts > 0) {
         if (!note.isEmpty()) note += QStringLiteral("; ");
-        note += tr("the room air's lattice went unstable %n time(s) and started again from rest at half its step: the air ran "
-                   "faster (up to %1 m/s) than the ports' jets let it expect",
-                   nullptr, st.lattice_restarts)
-                    .arg(st.max_air_speed_ms, 0, 'f', 1);
+        note +=
+            tr("the room air's lattice went unstable %n time(s) and started again from rest, each time at 1/√2 of its step: the air ran "
+               "faster (up to %1 m/s) than the ports' jets let it expect",
+               nullptr, st.lattice_restarts)
+                .arg(st.max_air_speed_ms, 0, 'f', 1);
     }
     return note;
 }

@@ -34,7 +34,9 @@ struct LbmAir::Impl {
     double flow_scale = 0;            // the most the ports' smoothed flows have summed to
     double settle_until = 0, next_lattice = 0;
     double level_ms = 0;  // the speed the lattice step is set for now (Mach spec.mach there)
-    static constexpr double kLevelMargin = 1.2, kMinLevelMs = 0.5;
+    static constexpr double kMinLevelMs = 0.5;
+    static constexpr int kMaxRestarts = 4;       // each at 1/√2 of the step: at most a quarter of the first
+    double level_margin = 1.2;                   // the step's speed over the fastest port's air; √2 more at each restart
     int stride = 1;                              // the quasi-steady stride now (grows while the flows hold)
     std::vector<double> flow_at_run;             // port flows (smoothed) at the last lattice run
     double step_debt = 0;                        // lattice steps owed to the hall's clock (fractions)
@@ -178,13 +180,13 @@ struct LbmAir::Impl {
     double stepFor(double ms) const { return spec.mach * kCs * h / ms; }
 
     /// The speed the lattice step is set for while the ports blow slower than the equipment's maximum: the
-    /// slowest of max_speed_ms / √2^k (k ≤ step_levels; 6: a step at most 8 times as long) at or above kLevelMargin times
+    /// slowest of max_speed_ms / √2^k (k ≤ step_levels; 6: a step at most 8 times as long) at or above level_margin times
     /// the fastest port's air. A faster need takes effect at once; a slower one only once it is two levels
     /// (a factor 2) below, so that a flickering load does not rescale the lattice at every run.
     double levelFor() const {
         double need = 0;
         for (const Port& p : ports)
-            if (p.source) need = std::max(need, kLevelMargin * streamMs(p));
+            if (p.source) need = std::max(need, level_margin * streamMs(p));
         double level = spec.max_speed_ms;
         for (int k = 1; k <= spec.step_levels; ++k) {
             const double next = spec.max_speed_ms / std::pow(std::sqrt(2.0), k);
@@ -392,11 +394,16 @@ int LbmAir::runLattice(double duration, const std::function<void(double)>& befor
             d.stepSampled(n);
         } catch (const LatticeUnstable& e) {
             // The air somewhere ran faster than the ports' jets let the lattice expect (squeezed through a gap,
-            // say): twice, the lattice starts again from rest at half its step, and this chunk runs again. The
-            // heat already carried stays; the interval's mean flow is the new lattice's alone.
-            if (d.stats.lattice_restarts < 2) {
+            // say): the lattice starts again from rest one level up, at 1/√2 of the step it failed at, and this
+            // chunk runs again; the levels keep that margin from then on (the ports' air times √2 more, the top
+            // level √2 faster), so a later run does not lengthen the step back for air as fast. At most four
+            // times. The heat already carried stays; the interval's mean flow is the new lattice's alone.
+            if (d.stats.lattice_restarts < Impl::kMaxRestarts) {
                 ++d.stats.lattice_restarts;
-                d.setMaxSpeed(d.spec.max_speed_ms * 2);
+                d.level_margin *= std::sqrt(2.0);
+                d.spec.max_speed_ms *= std::sqrt(2.0);
+                d.level_ms *= std::sqrt(2.0);
+                d.dt = d.stepFor(d.level_ms);
                 d.lat.reset();
                 d.buildLattice();
                 d.step_debt = 0;

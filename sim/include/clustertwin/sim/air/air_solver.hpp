@@ -38,7 +38,7 @@ struct AirSolverSpec {
 struct AirSolverStats {
     std::int64_t flow_solves = 0, flow_iterations = 0;  ///< quick: potential solves; lbm: projections
     std::int64_t lattice_steps = 0;                     ///< lbm
-    int lattice_restarts = 0;    ///< lbm: times the lattice went unstable and started again from rest at half its step
+    int lattice_restarts = 0;    ///< lbm: times the lattice went unstable and started again from rest, each at 1/√2 of its step
     int lattice_rescales = 0;    ///< lbm: times the lattice step changed with the ports' fastest air
     double lattice_seconds = 0;  ///< lbm: simulated time the lattice ran (Σ steps × their length)
     double max_speed_ms = 0;     ///< lbm: the fastest cell of any coupling chunk's mean flow (m/s)
