@@ -12,6 +12,8 @@
 
 #include <QTest>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -215,35 +217,42 @@ private slots:
         }
     }
 
-    void streamedStoresAreThePlainOnesToTheBit_data() {
+    void streamedStoresGiveThePlainNumbers_data() {
         QTest::addColumn<int>("slabs");
         QTest::addColumn<bool>("periodic");
-        QTest::addRow("whole, walls, a lid") << 1 << false;
-        QTest::addRow("whole, periodic x, y and z") << 1 << true;
+        QTest::addRow("2 slabs, walls, a lid") << 2 << false;
+        QTest::addRow("2 slabs, periodic x, y and z") << 2 << true;
         QTest::addRow("3 slabs") << 3 << false;
     }
 
-    void streamedStoresAreThePlainOnesToTheBit() {
-        // The rows' stores past the caches (a lattice larger than they hold; forced here) write the same floats
-        // as plain stores: whole 64-byte lines from the first cell where every direction's line starts, plain
-        // stores before it and after the last whole block, each cell counted once in the sums.
+    void streamedStoresGiveThePlainNumbers() {
+        // The rows' stores past the caches (a lattice larger than they hold; forced here) write whole 64-byte lines
+        // from the first cell where every direction's line starts, plain stores before it and after the last
+        // whole block, each cell counted once in the sums. Every cell of a streaming lattice goes through the same
+        // instructions, so its slabs are the whole lattice to the bit (the choice is made for the whole box). Against
+        // plain stores the arithmetic is the same but compiled apart: to the bit in the release build, and within
+        // rounding wherever a compiler rounds the two differently (the sanitizers' -O2 build does).
         QFETCH(int, slabs);
         QFETCH(bool, periodic);
         Box plain{16, periodic, periodic, periodic};
         plain.stream_stores = 0;
         Box streamed = plain;
         streamed.stream_stores = 1;
-        const Fields want = runBox(plain, nullptr);
+        const Fields want = runBox(plain, nullptr), whole = runBox(streamed, nullptr);
         QVERIFY(want.speed > 1e-3);
-        const auto got = slabs == 1 ? std::vector<Fields>{runBox(streamed, nullptr)}
-                                    : onSlabs<Fields>(slabs, [&](LatticeSlabs* s) { return runBox(streamed, s); });
-        for (const Fields& f : got) {
-            QVERIFY(sameBits(f.u, want.u));
-            QVERIFY(sameBits(f.nu, want.nu));
-            QVERIFY(f.rho == want.rho);
-            QCOMPARE(f.speed, want.speed);
-            QCOMPARE(f.steps, want.steps);
-            QVERIFY(std::fabs(f.mass - want.mass) <= 1e-12 * want.mass);  // slab by slab: another order of the sum
+        float worst = 0;
+        for (std::size_t c = 0; c < want.u.size(); ++c) worst = std::max(worst, std::fabs(whole.u[c] - want.u[c]));
+        qInfo("streamed against plain: mean velocity %s, largest difference %g of a fastest %g",
+              sameBits(whole.u, want.u) ? "the same bits" : "differs", static_cast<double>(worst), want.speed);
+        QVERIFY(worst <= 1e-4 * want.speed);
+        QVERIFY(std::fabs(whole.mass - want.mass) <= 1e-9 * want.mass);
+        for (const Fields& f : onSlabs<Fields>(slabs, [&](LatticeSlabs* s) { return runBox(streamed, s); })) {
+            QVERIFY(sameBits(f.u, whole.u));
+            QVERIFY(sameBits(f.nu, whole.nu));
+            QVERIFY(f.rho == whole.rho);
+            QCOMPARE(f.speed, whole.speed);
+            QCOMPARE(f.steps, whole.steps);
+            QVERIFY(std::fabs(f.mass - whole.mass) <= 1e-12 * whole.mass);  // slab by slab: another order of the sum
         }
     }
 

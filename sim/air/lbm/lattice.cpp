@@ -255,7 +255,10 @@ bool Lattice::Impl::streamStores() const {
         const std::size_t mb = std::size_t{1} << 20;
         return 2 * std::clamp(l3 > 0 ? static_cast<std::size_t>(l3) : 32 * mb, 8 * mb, 32 * mb);
     }();
-    return 2 * kQ * n * sizeof(float) > bound;
+    // The whole box's, not this slab's: a hall split in slabs streams as it does whole (the same instructions
+    // for every cell, so the same bits).
+    const std::size_t whole = static_cast<std::size_t>(px) * static_cast<std::size_t>(gny + 2) * static_cast<std::size_t>(pz);
+    return 2 * kQ * whole * sizeof(float) > bound;
 }
 
 int Lattice::Impl::cpuStep() {

@@ -27,7 +27,7 @@ constexpr bool kCanStream = false;
 /// One line of padded cells (RowFn): a pure pull (walls were folded into the solid cells' populations by the
 /// bounce-back pre-pass), the collision, and the sums when sampling. Returns true when a cell failed the stability
 /// check. Solid and halo cells are computed too (the loop stays branch-free) and store zeros. With `kStream` the
-/// populations go out in whole 64-byte lines past the caches (streamingBlocks).
+/// populations go out in whole 64-byte lines past the caches (streamLine).
 template <bool kSample, bool kBuoyancy, bool kStream>
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool latticeRow(const RowArgs& a, std::size_t p0, int len) {
     const std::size_t n = a.n;
@@ -79,49 +79,52 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
         const int ok = (m.rho > kMinRho) & (m.rho < kMaxRho) & (u2 < kMaxSpeed * kMaxSpeed);
         bad |= static_cast<int>(fluid) & (ok ^ 1);
     };
-    if (len < kBlock) {
-        if constexpr (kStream) return latticeRow<kSample, kBuoyancy, false>(a, p0, len);
-#pragma GCC ivdep
-        for (int i = 0; i < len; ++i) cell(i, true, 0);
-        return bad != 0;
-    }
-    if constexpr (kStream) {
-        // Blocks that start where every direction's 64-byte line starts (n is a multiple of 16 cells): their
-        // populations leave in whole lines, never read first (a store into a line not in the cache reads it in
-        // first, half again the pull's traffic). The cells before the first such block and after the last go out
-        // as plain stores from blocks shifted over them.
+    // The streaming instantiation's every line, each cell through the one `cell` below (a hall whole or in slabs,
+    // long lines or short, computes every cell with the same instructions): whole 64-byte lines past the caches,
+    // never read first (a store into a line not in the cache reads it in first, half again the pull's traffic),
+    // from the first cell where every direction's line starts (n is a multiple of 16 cells); the cells before it
+    // and after the last whole block, and lines too short for one, by plain stores from the block's buffer.
+    auto streamLine = [&](int len_) __attribute__((always_inline)) {
         const auto addr = reinterpret_cast<std::uintptr_t>(out[0]);  // out[q] + i is 64-aligned for one i mod 16
         const int head = static_cast<int>(((64 - addr % 64) % 64) / sizeof(float));
-        if (addr % sizeof(float) != 0 || head + kBlock > len) return latticeRow<kSample, kBuoyancy, false>(a, p0, len);
-        auto block = [&](int from, int first, int end) __attribute__((always_inline)) {  // cells [first, end) counted
-            CT_UNROLL
-            for (int q = 0; q < kQ; ++q) __builtin_prefetch(in[q] + from + kAhead, 0, 3);
+        const bool whole_lines = addr % sizeof(float) == 0 && head + kBlock <= len_;
+        if (len_ < kBlock) {
 #pragma GCC ivdep
-            for (int c = 0; c < kBlock; ++c) cell(from + c, from + c >= first && from + c < end, c);
-        };
-        auto plain = [&](int from, int first, int end) __attribute__((always_inline)) {
+            for (int i = 0; i < len_; ++i) cell(i, true, i);
             for (int q = 0; q < kQ; ++q)
-                for (int i = first; i < end; ++i) out[q][i] = blk[q][i - from];
-        };
-        if (head > 0) {
-            block(0, 0, head);
-            plain(0, 0, head);
+                for (int i = 0; i < len_; ++i) out[q][i] = blk[q][i];
+            return;
         }
-        int from = head;
-        for (; from + kBlock <= len; from += kBlock) {
-            block(from, from, from + kBlock);
+        for (int base = 0; base < len_;) {
+            const bool lead = whole_lines && base == 0 && head > 0;
+            const int from = lead ? 0 : std::min(base, len_ - kBlock);
+            const int end = lead ? head : std::min(base + kBlock, len_);
+            CT_UNROLL
+            for (int q = 0; q < kQ; ++q) __builtin_prefetch(in[q] + base + kAhead, 0, 3);
+#pragma GCC ivdep
+            for (int c = 0; c < kBlock; ++c) cell(from + c, from + c >= base && from + c < end, c);
+            if (whole_lines && from == base && end == base + kBlock) {
 #if defined(__x86_64__)
-            for (int q = 0; q < kQ; ++q)
-                for (int c = 0; c < kBlock; c += 4) _mm_stream_ps(out[q] + from + c, _mm_load_ps(&blk[q][c]));
+                for (int q = 0; q < kQ; ++q)
+                    for (int c = 0; c < kBlock; c += 4) _mm_stream_ps(out[q] + from + c, _mm_load_ps(&blk[q][c]));
 #endif
-        }
-        if (from < len) {
-            block(len - kBlock, from, len);
-            plain(len - kBlock, from, len);
+            } else {
+                for (int q = 0; q < kQ; ++q)
+                    for (int i = base; i < end; ++i) out[q][i] = blk[q][i - from];
+            }
+            base = end;
         }
 #if defined(__x86_64__)
         _mm_sfence();  // the streamed lines reach memory before the batch's end tells another thread to read them
 #endif
+    };
+    if constexpr (kStream) {
+        streamLine(len);
+        return bad != 0;
+    }
+    if (len < kBlock) {
+#pragma GCC ivdep
+        for (int i = 0; i < len; ++i) cell(i, true, 0);
         return bad != 0;
     }
     // Whole blocks of kBlock cells, each one vector iteration; a line that is not a multiple of kBlock ends with a
