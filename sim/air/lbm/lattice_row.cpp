@@ -27,7 +27,8 @@ constexpr bool kCanStream = false;
 /// One line of padded cells (RowFn): a pure pull (walls were folded into the solid cells' populations by the
 /// bounce-back pre-pass), the collision, and the sums when sampling. Returns true when a cell failed the stability
 /// check. Solid and halo cells are computed too (the loop stays branch-free) and store zeros. With `kStream` the
-/// populations go out in whole 64-byte lines past the caches (streamLine).
+/// populations go out in whole 64-byte lines past the caches (streamLine). One function, long as it is: the cell
+/// update must be inlined into each vector loop, and its captures are the line's 40 streams.
 template <bool kSample, bool kBuoyancy, bool kStream>
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool latticeRow(const RowArgs& a, std::size_t p0, int len) {
     const std::size_t n = a.n;
