@@ -40,7 +40,7 @@ private slots:
     void latticeHallIsIndependentOfTheThreadCount();
     void latticeStrideGrowsWhileTheFlowsHold();
     void aStoppedPortSettlesTheLatticeOnce();
-    void latticeStartsAgainAtHalfTheStepWhenTheAirOutrunsIt();
+    void latticeStartsAgainAtAShorterStepWhenTheAirOutrunsIt();
     void aRestartedLatticeKeepsItsShorterStep();
     void latticeStepFollowsThePorts();
 };
@@ -485,10 +485,10 @@ void TstAirSolver::aStoppedPortSettlesTheLatticeOnce() {
     QVERIFY2(runs(172, 190) <= 10, "still settling 50 s after the stop: the decaying flow counted as moving");
 }
 
-// Issue 44: campus-3-halls' air squeezes past its in-row coolers at 8 m/s, where the ports' fastest jet is 3.3 m/s;
+// Issue 44: campus-3-halls' air rises in its contained hot aisles at 8 m/s, where the ports' fastest jet is 3.3 m/s;
 // at Mach 0.15 on that jet the lattice failed within 0.1 s. It now starts again from rest at a shorter step, says
 // so in its stats, and the run goes on.
-void TstAirSolver::latticeStartsAgainAtHalfTheStepWhenTheAirOutrunsIt() {
+void TstAirSolver::latticeStartsAgainAtAShorterStepWhenTheAirOutrunsIt() {
     auto l = fixtures::sample("campus-3-halls");
     sim::EngineOptions o;
     o.air = "lbm";

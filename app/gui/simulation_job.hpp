@@ -60,7 +60,7 @@ public:
     /// After the run: how it ended in words ("steady after 6m 30s, 14 flow-through times"), or empty.
     const QString& note() const { return note_; }
     /// What the status bar adds to "finished": steady or not (steady mode), and a lattice that went unstable and
-    /// started again at half its step (the air ran faster than the ports let it expect), with the fastest air.
+    /// started again at a shorter step (the air ran faster than the ports let it expect), with the fastest air.
     static QString runNote(const session::RunOutcome& o, const sim::EngineStats& st);
     const QString& databasePath() const { return db_; }
 

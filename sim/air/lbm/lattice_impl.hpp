@@ -169,9 +169,10 @@ struct Lattice::Impl {
     void preparePorts();
     /// The ports' exchange on row (j, k) of the populations just collided into `f`.
     void rowPorts(float* f, int j, int k) const;
+    /// Whether the rows stream their population stores past the caches (lattice.cpp).
+    bool streamStores() const;
     /// Rows [j0, j1) of plane k updated as one line of padded cells (RowFn: the halo cells between the rows
     /// included), then their ports; true when a cell failed the stability check.
-    bool streamStores() const;
     bool rowsStep(const lattice_detail::RowArgs& r, lattice_detail::RowFn row, int j_first, int j_end, int k) {
         if (j_end <= j_first) return false;
         const auto p0 = static_cast<std::size_t>(pad(0, j_first, k));

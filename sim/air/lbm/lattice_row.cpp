@@ -88,7 +88,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool lattice
     auto streamLine = [&](int len_) __attribute__((always_inline)) {
         const auto addr = reinterpret_cast<std::uintptr_t>(out[0]);  // out[q] + i is 64-aligned for one i mod 16
         const int head = static_cast<int>(((64 - addr % 64) % 64) / sizeof(float));
-        const bool whole_lines = addr % sizeof(float) == 0 && head + kBlock <= len_;
+        const bool whole_lines = kCanStream && addr % sizeof(float) == 0 && head + kBlock <= len_;
         if (len_ < kBlock) {
 #pragma GCC ivdep
             for (int i = 0; i < len_; ++i) cell(i, true, i);

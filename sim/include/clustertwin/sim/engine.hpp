@@ -60,7 +60,7 @@ struct EngineStats {
     std::int64_t flow_iterations = 0;
     std::uint64_t grid_cells = 0;
     std::int64_t lattice_steps = 0;
-    int lattice_restarts = 0;     ///< lbm: restarts at half the step after the lattice went unstable (any hall)
+    int lattice_restarts = 0;     ///< lbm: restarts after the lattice went unstable, each at 1/√2 of the step (any hall)
     int lattice_rescales = 0;     ///< lbm: changes of the lattice step with the ports' fastest air (all halls)
     double lattice_seconds = 0;   ///< lbm: simulated time the lattices ran (all halls)
     double max_air_speed_ms = 0;  ///< lbm: the fastest mean air anywhere in any hall (m/s), against the lattice's Mach
