@@ -4,10 +4,14 @@
 
 #include <clustertwin/model/builder.hpp>
 #include <clustertwin/model/units.hpp>
+#include <clustertwin/sim/thread_pool.hpp>
 
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <set>
+#include <thread>
 
 using namespace ct;
 
@@ -23,6 +27,7 @@ private slots:
     void raisingTheSetpointPastThrottlingLowersGpuPower();
     void liquidLoopCarriesItsShareWithTheRightDeltaT();
     void sameInputsGiveBitIdenticalFramesForOneAndTwoThreads();
+    void aRunInsideAChunkGoesInlineOnItsThread();
     void gridTooFineForMemorySaysHowMuchItNeeds();
     void coolingThatCannotCarryTheLoadStillRunsAndSaysSo();
 };
@@ -194,6 +199,41 @@ void TstEngine::sameInputsGiveBitIdenticalFramesForOneAndTwoThreads() {
     QCOMPARE(air[0].size(), air[1].size());
     QVERIFY(std::memcmp(air[0].data(), air[1].data(), air[0].size() * sizeof(float)) == 0);
     QVERIFY(gpu_t[0] == gpu_t[1]);
+}
+
+// Halls side by side (engine_air.cpp): each on a chunk of the pool, its own loops then run every chunk in turn on
+// that chunk's thread, where a second run on the busy pool used to be undefined (run was not reentrant).
+void TstEngine::aRunInsideAChunkGoesInlineOnItsThread() {
+    sim::ThreadPool pool(2);
+    QCOMPARE(pool.width(), 2);
+    QVERIFY(!pool.inside());
+    std::mutex m;
+    std::set<std::thread::id> outer_threads;
+    std::vector<std::vector<std::size_t>> inner(8);  // per outer chunk: the inner chunks in the order they ran
+    std::vector<int> width(8, 0), foreign(8, 0);
+    pool.run(8, [&](std::size_t c) {
+        const auto me = std::this_thread::get_id();
+        {
+            std::lock_guard<std::mutex> lk(m);
+            outer_threads.insert(me);
+        }
+        width[c] = pool.width();
+        pool.run(5, [&](std::size_t q) {
+            inner[c].push_back(q);
+            if (std::this_thread::get_id() != me) foreign[c] = 1;
+        });
+    });
+    for (std::size_t c = 0; c < 8; ++c) {
+        QCOMPARE(inner[c], (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+        QCOMPARE(width[c], 1);
+        QCOMPARE(foreign[c], 0);
+    }
+    QVERIFY(!pool.inside());  // the caller's mark is gone when the run returns
+    QCOMPARE(pool.width(), 2);
+    // Another pool inside a chunk still spreads over its own threads.
+    sim::ThreadPool other(2);
+    pool.run(2, [&](std::size_t) { QCOMPARE(other.width(), 2); });
+    qInfo("outer chunks ran on %d thread(s)", int(outer_threads.size()));
 }
 
 void TstEngine::gridTooFineForMemorySaysHowMuchItNeeds() {

@@ -201,6 +201,25 @@ int Engine::Impl::advanceHall(HallRt& hr, double dt) {
     return n;
 }
 
+std::vector<std::vector<std::size_t>> Engine::Impl::cpuHallGroups(const std::vector<std::size_t>& own) const {
+    const std::size_t threads = static_cast<std::size_t>(pool.size());
+    if (air_backend != Backend::Cpu || threads < 2 || own.size() < threads) return {};
+    for (std::size_t h : own)
+        if (halls[h].slabs) return {};  // a slab's halo exchange is MPI, which this process calls from one thread
+    // The q·T largest halls (T threads), balanced over the threads by their cells; the rest go across the pool.
+    std::vector<std::size_t> order(own.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return halls[own[a]].cells > halls[own[b]].cells; });
+    order.resize(own.size() / threads * threads);
+    std::sort(order.begin(), order.end());  // each thread's halls in hall order
+    std::vector<std::uint64_t> weights;
+    for (std::size_t k : order) weights.push_back(halls[own[k]].cells);
+    const std::vector<int> thread = assignHalls(weights, static_cast<int>(threads));
+    std::vector<std::vector<std::size_t>> groups(threads);
+    for (std::size_t i = 0; i < order.size(); ++i) groups[static_cast<std::size_t>(thread[i])].push_back(order[i]);
+    return groups;
+}
+
 void Engine::Impl::advanceAir(double dt) {
     for (auto& ur : units) ur.load_accum_j = 0;
     for (auto& rr : racks) rr.door_accum_j = 0;
@@ -219,11 +238,31 @@ void Engine::Impl::advanceAir(double dt) {
             failed[k] = std::current_exception();
         }
     };
+    stats.halls_side_by_side = side_by_side ? static_cast<int>(own.size()) : 0;
     if (side_by_side) {
         for (std::size_t h : own) halls[h].solver->prepare();  // flow re-solves use the pool: before, not inside it
         pool.run(own.size(), advance);
     } else {
-        for (std::size_t k = 0; k < own.size() && !(k > 0 && failed[k - 1] && !spread()); ++k) advance(k);
+        // On the CPU the pool's threads take whole halls side by side, each hall's loops then in its own thread
+        // (ThreadPool::run inside a chunk), and the halls left over (fewer than the threads) go one after another
+        // across every thread: a hall's short loops (a heat sub-step of a 35,000-cell hall is ~50 µs) lose to
+        // the threads' meeting at each one's end what separate halls do not.
+        const std::vector<std::vector<std::size_t>> groups = cpuHallGroups(own);
+        std::vector<bool> grouped(own.size(), false);
+        for (const auto& g : groups)
+            for (std::size_t k : g) {
+                grouped[k] = true;
+                ++stats.halls_side_by_side;
+            }
+        if (!groups.empty())
+            pool.run(groups.size(), [&](std::size_t g) {
+                for (std::size_t k : groups[g]) advance(k);
+            });
+        for (std::size_t k = 0; k < own.size(); ++k) {
+            const bool stopped =
+                std::any_of(failed.begin(), failed.begin() + static_cast<long>(k), [](const auto& e) { return e != nullptr; });
+            if (!grouped[k] && !(stopped && !spread())) advance(k);
+        }
     }
     for (std::size_t k = 0; k < own.size(); ++k) {
         if (!failed[k]) continue;

@@ -89,6 +89,10 @@ struct Engine::Impl : Site {
     /// rackAirflow, then every hall's port flows (a campus's halls across the pool).
     void airflowTargets();
     void advanceAir(double dt);
+    /// On the CPU with T threads and at least T of this process's halls (none split in slabs): the q·T largest
+    /// (q = halls / T) in T groups balanced by their cells, each group's halls (their places in `own`) to be
+    /// stepped one after another on one thread, the groups side by side; empty otherwise.
+    std::vector<std::vector<std::size_t>> cpuHallGroups(const std::vector<std::size_t>& own) const;
     /// One hall's air over dt with its racks' and units' coupling each sub-step; returns the sub-steps.
     int advanceHall(HallRt& hr, double dt);
     /// Every node's inlet and GPU temperatures after dt, its frame entries in the same pass, then the GPU alerts.

@@ -23,7 +23,19 @@ std::uint64_t endOf(std::uint64_t ticket) { return ticket & kMask20; }
 std::uint64_t ticketOf(std::uint32_t gen, std::uint64_t next, std::uint64_t end) {
     return static_cast<std::uint64_t>(gen & kMask24) << 40 | next << 20 | end;
 }
+/// The pool whose chunk this thread is running (null: none), so that a run from inside a chunk goes inline.
+thread_local const ThreadPool* t_running = nullptr;
+/// Marks this thread as inside `pool`'s chunk for its lifetime (and restores what was there: pools may nest).
+struct Inside {
+    const ThreadPool* saved;
+    explicit Inside(const ThreadPool* pool) : saved(t_running) { t_running = pool; }
+    ~Inside() { t_running = saved; }
+    Inside(const Inside&) = delete;
+    Inside& operator=(const Inside&) = delete;
+};
 }  // namespace
+
+bool ThreadPool::inside() const { return t_running == this; }
 
 ThreadPool::ThreadPool(int threads) {
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -41,6 +53,7 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::work(std::uint32_t gen, std::size_t self) {
+    const Inside in(this);
     const auto* fn = job_.load(std::memory_order_acquire);
     const std::size_t n = static_cast<std::size_t>(size());
     for (std::size_t k = 0; k < n; ++k) {
@@ -59,7 +72,7 @@ void ThreadPool::work(std::uint32_t gen, std::size_t self) {
 
 void ThreadPool::run(std::size_t chunks, const std::function<void(std::size_t)>& fn) {
     if (chunks == 0) return;
-    if (workers_.empty() || chunks == 1) {
+    if (workers_.empty() || chunks == 1 || inside()) {
         for (std::size_t c = 0; c < chunks; ++c) fn(c);
         return;
     }

@@ -188,7 +188,7 @@ void Lattice::Impl::bounceBack(float* f, const Links& l) {
     };
     // A hall has 10,000–50,000 links: one chunk a thread from 4,096 on (run serially it was 9 % of a demo run
     // while the other thread waited).
-    const std::size_t count = l.size(), threads = static_cast<std::size_t>(pool.size());
+    const std::size_t count = l.size(), threads = static_cast<std::size_t>(pool.width());
     if (count < 4096 || threads < 2) return apply(0, count);
     const std::size_t chunk = std::min<std::size_t>(16384, (count + threads - 1) / threads);
     const std::size_t chunks = (count + chunk - 1) / chunk;

@@ -79,6 +79,9 @@ struct EngineStats {
     int ranks = 1;                 ///< the processes the halls were spread over (EngineOptions::hall_ranks)
     std::vector<int> hall_ranks;   ///< which of them stepped each hall's air (scenario order): its first rank
     std::vector<int> hall_slabs;   ///< over how many ranks each hall's lattice was split (1: whole on one)
+    /// This process's halls whose air the last step advanced side by side, each on a thread of its own (the
+    /// rest went one after another, each across every thread).
+    int halls_side_by_side = 0;
     /// Over ranks: the bytes this rank received from the others (their halls' layout once, their halls' air
     /// every step, at rank 0 their air fields; in a hall split over ranks, its slabs' edge rows and gathers).
     std::uint64_t exchanged_bytes = 0;

@@ -28,9 +28,14 @@ public:
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
+    /// How many threads a run from the calling thread spreads over: size(), or 1 inside one of the pool's chunks.
+    int width() const { return inside() ? 1 : size(); }
     /// Calls fn(chunk) for chunk in [0, chunks) across the pool and the calling thread; returns when all are done.
-    /// Not reentrant: fn must not call run.
+    /// Called from inside one of this pool's chunks (a hall stepped beside others, each on a thread of the pool),
+    /// it calls fn for every chunk in turn in the calling thread: the same chunks, so the same result.
     void run(std::size_t chunks, const std::function<void(std::size_t)>& fn);
+    /// Whether the calling thread is inside one of this pool's chunks (a run there goes chunk by chunk, inline).
+    bool inside() const;
 
 private:
     void worker(std::size_t self);
