@@ -404,6 +404,7 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"ranks", st.ranks},
            {"hall_ranks", st.hall_ranks},
            {"hall_slabs", st.hall_slabs},
+           {"halls_side_by_side", st.halls_side_by_side},
            {"exchanged_bytes_per_step", st.steps > 0 ? static_cast<double>(st.exchanged_bytes) / static_cast<double>(st.steps) : 0.0},
            {"alerts", alerts},
            {"findings", findings}};
