@@ -245,8 +245,8 @@ void Engine::Impl::advanceAir(double dt) {
     } else {
         // On the CPU the pool's threads take whole halls side by side, each hall's loops then in its own thread
         // (ThreadPool::run inside a chunk), and the halls left over (fewer than the threads) go one after another
-        // across every thread: a hall's short loops (a heat sub-step of a 35,000-cell hall is ~50 µs) lose to
-        // the threads' meeting at each one's end what separate halls do not.
+        // across every thread: one hall across two threads ran each of its kernels about a third slower per cell
+        // on the 2-core VM measured (docs/performance.md), separate halls on separate threads lost nothing.
         const std::vector<std::vector<std::size_t>> groups = cpuHallGroups(own);
         std::vector<bool> grouped(own.size(), false);
         for (const auto& g : groups)
