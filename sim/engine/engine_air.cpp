@@ -212,8 +212,8 @@ std::vector<std::vector<std::size_t>> Engine::Impl::cpuHallGroups(const std::vec
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return halls[own[a]].cells > halls[own[b]].cells; });
     order.resize(own.size() / threads * threads);
     std::sort(order.begin(), order.end());  // each thread's halls in hall order
-    std::vector<std::uint64_t> weights;
-    for (std::size_t k : order) weights.push_back(halls[own[k]].cells);
+    std::vector<std::uint64_t> weights(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) weights[i] = halls[own[order[i]]].cells;
     const std::vector<int> thread = assignHalls(weights, static_cast<int>(threads));
     std::vector<std::vector<std::size_t>> groups(threads);
     for (std::size_t i = 0; i < order.size(); ++i) groups[static_cast<std::size_t>(thread[i])].push_back(order[i]);
