@@ -38,7 +38,7 @@ private slots:
     void bothSolversBalanceHeatInAHallAtSteadyState_data();
     void bothSolversBalanceHeatInAHallAtSteadyState();
     void latticeHallIsIndependentOfTheThreadCount();
-    void latticeHallsSideBySideAreOneThreadsToTheBit();
+    void hallsSideBySideAreOneThreadsToTheBit();
     void latticeStrideGrowsWhileTheFlowsHold();
     void aStoppedPortSettlesTheLatticeOnce();
     void latticeStartsAgainAtAShorterStepWhenTheAirOutrunsIt();
@@ -324,31 +324,33 @@ void TstAirSolver::latticeHallIsIndependentOfTheThreadCount() {
 
 // A site's halls go side by side on the CPU, each on a thread of its own, the halls left over across every
 // thread (campus-3-halls on 2 threads: two side by side, the third after them on both): every hall's air and
-// every rack's inlet the same to the bit as on one thread.
-void TstAirSolver::latticeHallsSideBySideAreOneThreadsToTheBit() {
+// every rack's inlet the same to the bit as on one thread, in lattice and in quick air.
+void TstAirSolver::hallsSideBySideAreOneThreadsToTheBit() {
     auto l = fixtures::sample("campus-3-halls", 0.8);
-    std::vector<std::vector<float>> air[3];
-    std::vector<double> inlets[3];
-    for (int threads : {1, 2, 3}) {
-        sim::EngineOptions o;
-        o.threads = threads;
-        o.air = "lbm";
-        sim::Engine e(l.scenario, l.catalog, o);
-        for (int s = 0; s < 4; ++s) e.step(false);
-        const model::Frame& f = e.step(true);
-        QCOMPARE(e.stats().halls_side_by_side, threads == 1 ? 0 : threads == 2 ? 2 : 3);
-        air[threads - 1].push_back(f.air->temp_c);
-        for (const auto& h : f.other_halls_air) air[threads - 1].push_back(h.temp_c);
-        for (const auto& r : f.racks) inlets[threads - 1].push_back(r.inlet_mean_c);
-    }
-    for (int t : {1, 2}) {
-        QCOMPARE(air[t].size(), std::size_t{3});
-        for (std::size_t h = 0; h < 3; ++h) {
-            QCOMPARE(air[t][h].size(), air[0][h].size());
-            QVERIFY2(std::memcmp(air[t][h].data(), air[0][h].data(), air[0][h].size() * sizeof(float)) == 0,
-                     qPrintable(QString("hall %1 on %2 threads").arg(h).arg(t + 1)));
+    for (const char* solver : {"lbm", "quick"}) {
+        std::vector<std::vector<float>> air[3];
+        std::vector<double> inlets[3];
+        for (int threads : {1, 2, 3}) {
+            sim::EngineOptions o;
+            o.threads = threads;
+            o.air = solver;
+            sim::Engine e(l.scenario, l.catalog, o);
+            for (int s = 0; s < 4; ++s) e.step(false);
+            const model::Frame& f = e.step(true);
+            QCOMPARE(e.stats().halls_side_by_side, threads == 1 ? 0 : threads == 2 ? 2 : 3);
+            air[threads - 1].push_back(f.air->temp_c);
+            for (const auto& h : f.other_halls_air) air[threads - 1].push_back(h.temp_c);
+            for (const auto& r : f.racks) inlets[threads - 1].push_back(r.inlet_mean_c);
         }
-        QVERIFY(inlets[t] == inlets[0]);
+        for (int t : {1, 2}) {
+            QCOMPARE(air[t].size(), std::size_t{3});
+            for (std::size_t h = 0; h < 3; ++h) {
+                QCOMPARE(air[t][h].size(), air[0][h].size());
+                QVERIFY2(std::memcmp(air[t][h].data(), air[0][h].data(), air[0][h].size() * sizeof(float)) == 0,
+                         qPrintable(QString("%1: hall %2 on %3 threads").arg(solver).arg(h).arg(t + 1)));
+            }
+            QVERIFY2(inlets[t] == inlets[0], solver);
+        }
     }
 }
 
