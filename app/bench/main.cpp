@@ -51,7 +51,7 @@ double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::d
 /// STREAM-style triad a = b + s·c over arrays far larger than the caches; best of several passes, with plain
 /// stores and with streaming ones (past the caches), the higher taken: a plain store reads its line first (16 B
 /// moved for the 12 counted), which the lattice's streaming rows do not, so the plain triad alone would set the
-/// roofline a fifth to a quarter low for them (2-core EPYC VM here, 2 threads: 71–78 GB/s plain, 90–93 streamed).
+/// roofline a fifth to a quarter low for them (2-core EPYC VM here, 2 threads: 71–87 GB/s plain, 90–116 streamed).
 /// Bytes counted as read b, c and write a (12 B per element), the same convention as the kernels' figures.
 double triadBandwidth(sim::ThreadPool& pool) {
     const std::size_t n = std::size_t(1) << 25;  // 32 Mi floats = 128 MiB per array

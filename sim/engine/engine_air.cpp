@@ -258,10 +258,10 @@ void Engine::Impl::advanceAir(double dt) {
             pool.run(groups.size(), [&](std::size_t g) {
                 for (std::size_t k : groups[g]) advance(k);
             });
+        bool stopped = false;  // one process stops at its first failed hall, in hall order
         for (std::size_t k = 0; k < own.size(); ++k) {
-            const bool stopped =
-                std::any_of(failed.begin(), failed.begin() + static_cast<long>(k), [](const auto& e) { return e != nullptr; });
             if (!grouped[k] && !(stopped && !spread())) advance(k);
+            stopped = stopped || failed[k] != nullptr;
         }
     }
     for (std::size_t k = 0; k < own.size(); ++k) {
