@@ -42,6 +42,9 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --method lm|bobyqa  lm (default): Levenberg-Marquardt on every scored sample's error, its Jacobian from
                       finite differences (a tenth of each range) kept current by Broyden's update: one run
                       per step. bobyqa: NLopt's derivative-free BOBYQA on the RMSE alone (many more runs)
+  --weights W         lm: equal (default): every sample alike; noise: each series' errors weighted by its own
+                      noise, estimated from how much they change from one sample to the next in the start's
+                      run (a lattice room's sensors over a hot aisle swing ten times more than its inlets)
   --max-runs N        runs at --cell the optimiser may take (lm 20, bobyqa 60); one more scores the start
   --coarse-cell M     runs on this coarser grid where they are cheap: lm takes its Jacobian there (the runs
                       at --cell correct it); bobyqa searches there, corrected by runs at --cell (manifold
@@ -105,6 +108,9 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
     if (method != "lm" && method != "bobyqa") throw UsageError("--method must be lm or bobyqa");
     r.method = method == "lm" ? session::CalibMethod::LeastSquares : session::CalibMethod::Bobyqa;
     r.max_runs = a.getInt("max-runs", method == "lm" ? 20 : 60);
+    const std::string weights = a.get("weights", "equal");
+    if (weights != "noise" && weights != "equal") throw UsageError("--weights must be noise or equal");
+    r.noise_weights = weights == "noise";
     if (!(r.sample_s > 0) || r.max_runs < 1) throw UsageError("--sample-every must be > 0 and --max-runs >= 1");
     r.coarse_cell_m = a.getDouble("coarse-cell", 0);
     r.coarse_runs = a.getInt("coarse-runs", 0);
@@ -131,6 +137,8 @@ void printResult(const session::CalibResult& res, const std::string& out) {
     else if (res.coarse_runs > 0)
         std::printf("calibrate: %d of them on the coarse grid (%.0f s), corrected by %d on the runs' grid (manifold mapping, %.0f s)\n",
                     res.coarse_runs, res.coarse_wall_s, res.fine_runs, res.space_mapping_s - res.coarse_wall_s);
+    if (res.iterations > 0 && res.weight_max > res.weight_min)
+        std::printf("calibrate: each series weighted by its noise, %.3g to %.3g (1: the median series)\n", res.weight_min, res.weight_max);
     std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
     for (const auto& p : res.params)
         std::printf("%-22s %-14s %10.4g %10.4g  %g..%g\n", p.name.c_str(), p.target.c_str(), p.start, p.value, p.min, p.max);
@@ -205,6 +213,10 @@ int cmdCalibrate(const Args& a) {
                           {"iterations", res.iterations},
                           {"jacobians", res.jacobians},
                           {"moved", res.moved},
+                          {"weights",
+                           {{"noise", req.noise_weights && req.method == session::CalibMethod::LeastSquares},
+                            {"min", res.weight_min},
+                            {"max", res.weight_max}}},
                           {"stop", res.stop},
                           {"parameters", params},
                           {"train", {{"before", statsJson(res.train_before)}, {"after", statsJson(res.train_after)}}},

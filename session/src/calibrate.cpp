@@ -16,6 +16,7 @@
 #include <ctime>
 #include <limits>
 #include <memory>
+#include <numeric>
 
 namespace ct::session {
 
@@ -74,6 +75,8 @@ struct Evaluator {
     /// While set, each run's series are mapped onto the fine grid's (space mapping) at `times` (per pair).
     const ManifoldMap* mapping = nullptr;
     std::vector<std::vector<double>> times;
+    /// Least squares: each pair's weight in the residuals (noiseWeights of the start's), or none (all 1).
+    std::vector<double> weight;
     int runs = 0;
     double longest_s = 0, last_s = 0;
     bool stopped = false;
@@ -161,13 +164,13 @@ struct Evaluator {
         return out;
     }
 
-    /// The last run's residuals on `w`: simulated − measured at every measured sample scored there, the pairs
-    /// one after another (0 where the run has no value: no error there).
-    /// With r.average_s, each series' residuals averaged over its windows (multiples of average_s on the run's
-    /// clock): one per window that has samples.
-    std::vector<double> residuals(const Window& w) const {
-        std::vector<double> out;
+    /// The last run's residuals on `w`, series by series: simulated − measured at every measured sample scored
+    /// there (0 where the run has no value: no error there). With `averaged` and r.average_s, each series'
+    /// residuals averaged over its windows (multiples of average_s on the run's clock), one per window.
+    std::vector<std::vector<double>> seriesResiduals(const Window& w, bool averaged) const {
+        std::vector<std::vector<double>> all;
         for (const auto& p : pairs) {
+            std::vector<double>& out = all.emplace_back();
             long long window = std::numeric_limits<long long>::min();
             double sum = 0;
             int n = 0;
@@ -180,7 +183,7 @@ struct Evaluator {
                 if (t < w.from_s || t > w.to_s || std::isnan(y)) continue;
                 const double s = runs::interpolateAt(p.simulated, t);
                 const double e = std::isnan(s) ? 0.0 : s - y;
-                if (!(r.average_s > 0)) {
+                if (!(averaged && r.average_s > 0)) {
                     out.push_back(e);
                     continue;
                 }
@@ -192,6 +195,16 @@ struct Evaluator {
             }
             close();
         }
+        return all;
+    }
+
+    /// What the fit minimises the squares of: seriesResiduals (averaged), each series' times its weight, the
+    /// series one after another.
+    std::vector<double> residuals(const Window& w) const {
+        std::vector<double> out;
+        const auto all = seriesResiduals(w, true);
+        for (std::size_t i = 0; i < all.size(); ++i)
+            for (double e : all[i]) out.push_back(weight.empty() ? e : weight[i] * e);
         return out;
     }
 
@@ -200,8 +213,9 @@ struct Evaluator {
     std::vector<double> offsetColumn(std::size_t k, const Window& w) const {
         std::vector<double> out;
         const CalibParam& prm = r.params[k];
-        for (const auto& p : pairs) {
-            const double v = p.unit == "degC" && (prm.target == "*" || prm.target == p.entity) ? 1.0 : 0.0;
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            const PairedSeries& p = pairs[i];
+            const double v = p.unit == "degC" && (prm.target == "*" || prm.target == p.entity) ? (weight.empty() ? 1.0 : weight[i]) : 0.0;
             long long window = std::numeric_limits<long long>::min();
             for (const auto& [t, y] : p.measured) {
                 if (t < w.from_s || t > w.to_s || std::isnan(y)) continue;
@@ -309,10 +323,11 @@ model::Scenario calibratedScenario(const CalibRequest& r, const CalibResult& out
         {"at", model::formatIsoTime(static_cast<double>(std::time(nullptr)))},
         {"train_s", {r.train.from_s, r.train.to_s}},
         {"validate_s", {r.validate.from_s, r.validate.to_s}},
-        {"optimiser",
-         r.method == CalibMethod::LeastSquares
-             ? (out.coarse_runs > 0 ? "Levenberg-Marquardt, Broyden, Jacobian on the coarse grid" : "Levenberg-Marquardt, Broyden")
-             : (out.coarse_runs > 0 ? "NLopt BOBYQA, manifold mapping" : "NLopt BOBYQA")},
+        {"optimiser", r.method == CalibMethod::LeastSquares
+                          ? std::string(out.coarse_runs > 0 ? "Levenberg-Marquardt, Broyden, Jacobian on the coarse grid"
+                                                            : "Levenberg-Marquardt, Broyden") +
+                                (r.noise_weights ? ", series weighted by their noise" : "")
+                          : std::string(out.coarse_runs > 0 ? "NLopt BOBYQA, manifold mapping" : "NLopt BOBYQA")},
         {"runs", out.runs},
         {"coarse", {{"cell_m", out.coarse_runs > 0 ? r.coarse_cell_m : 0.0}, {"runs", out.coarse_runs}, {"fine_runs", out.fine_runs}}},
         {"stop", out.stop},
@@ -333,7 +348,10 @@ struct FineRun {
     Run run;
     std::vector<runs::Points> series;
     runs::ErrorStats train, validate;
+    double sse = kInf;  ///< least squares: the sum of squares of its (weighted) training residuals
 };
+
+double sumOfSquares(const std::vector<double>& v) { return std::inner_product(v.begin(), v.end(), v.begin(), 0.0); }
 
 std::vector<double> toUnit(const std::vector<CalibParam>& ps, const std::vector<double>& x) {
     std::vector<double> u(ps.size());
@@ -446,6 +464,7 @@ std::optional<Jacobian> differences(Evaluator& ev, const std::vector<double>& u,
         FineRun f = fineRun(ev, fromUnit(r.params, at), r.train.to_s);
         if (ev.stopped) return std::nullopt;
         std::vector<double> rr = ev.residuals(r.train);
+        f.sse = sumOfSquares(rr);
         keep(std::move(f));
         return rr;
     };
@@ -488,17 +507,28 @@ FineRun leastSquares(Evaluator& ev, FineRun start, CalibResult& out) {
     for (const auto& prm : r.params) p.exact.push_back(scoringOnly(prm));
     FineRun best = std::move(start);
     for (std::size_t i = 0; i < ev.pairs.size(); ++i) ev.pairs[i].simulated = best.series[i];
+    // Each series weighted by its noise as the start's residuals show it (noiseWeights): a lattice room's strip
+    // sensors over its hot aisle swing by a kelvin from minute to minute, its inlets and the units' return air by
+    // a tenth, and unweighted the swings of the few would drown what the others say about the parameters.
+    if (r.noise_weights) {
+        ev.weight = noiseWeights(ev.seriesResiduals(r.train, false));
+        const auto [lo, hi] = std::minmax_element(ev.weight.begin(), ev.weight.end());
+        out.weight_min = *lo;
+        out.weight_max = *hi;
+    }
     const std::vector<double> r0 = ev.residuals(r.train);
+    best.sse = sumOfSquares(r0);
     p.residuals = [&](const std::vector<double>& u) -> std::optional<std::vector<double>> {
         FineRun cur = fineRun(ev, fromUnit(r.params, u), r.train.to_s);
         if (ev.stopped) return std::nullopt;
         ++out.fine_runs;
         std::vector<double> res = ev.residuals(r.train);
-        if (cur.train.rmse < best.train.rmse) best = std::move(cur);
+        cur.sse = sumOfSquares(res);
+        if (cur.sse < best.sse) best = std::move(cur);
         return res;
     };
     auto keep = [&](FineRun&& f) {
-        if (f.train.rmse < best.train.rmse) best = std::move(f);
+        if (f.sse < best.sse) best = std::move(f);
     };
     p.jacobian = [&](const std::vector<double>& u, const std::vector<double>& res, int& fine_runs, std::vector<Evaluation>& seen) {
         return differences(ev, u, res, out, fine_runs, seen, keep);
@@ -520,7 +550,7 @@ CalibResult calibrate(const CalibRequest& r) {
         throw InputError("calibrate: the training and validation windows must each end after they start");
     if (r.measured.series.empty()) throw InputError("calibrate: no measured series to score against");
     const auto t0 = Clock::now();
-    Evaluator ev{r, r.measured.series, {}, r.engine, nullptr, {}};
+    Evaluator ev{r, r.measured.series, {}, r.engine, nullptr, {}, {}};
     // The baseline's supply: the measured units' (scorePairs wants it for inlets; the objective ignores it).
     if (!r.measured.unit_supply.empty()) ev.supply = r.measured.unit_supply.front();
     const double end_s = std::max(r.train.to_s, r.validate.to_s);

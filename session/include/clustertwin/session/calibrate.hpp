@@ -67,6 +67,9 @@ struct CalibRequest {
     double average_s = 0;
     int max_runs = 60;  ///< evaluations the optimiser may take (and one at the start, one at the result)
     CalibMethod method = CalibMethod::LeastSquares;
+    /// Least squares: each series' residuals weighted by its noise (least_squares.hpp's noiseWeights of the
+    /// start's residuals); false: every sample alike. The scores before and after are unweighted either way.
+    bool noise_weights = false;
     /// Least squares: the runs of its Jacobians on this coarser grid when above engine.cell_m (max_runs bounds
     /// the fine runs then). BOBYQA, multi-fidelity (manifold mapping, manifold_map.hpp): the optimiser searches with
     /// runs on this coarser (cheaper) grid, each mapped onto engine.cell_m's through the pairs of fine and coarse
@@ -92,14 +95,15 @@ struct CalibResult {
     std::vector<CalibParam> params;  ///< value: fitted
     runs::ErrorStats train_before, train_after, validate_before, validate_after;
     int runs = 0;
-    int coarse_runs = 0;                ///< of them, on the coarse grid
-    int fine_runs = 0;                  ///< of them, on the fine grid besides the start's
-    double coarse_wall_s = 0;           ///< the coarse runs' time
-    double space_mapping_s = 0;         ///< the coarse searches and the fine runs between them
-    double wall_s = 0, run_wall_s = 0;  ///< the whole calibration; the longest evaluation
-    int iterations = 0, jacobians = 0;  ///< least squares: its steps, and the Jacobians it took
-    int moved = 0;                      ///< least squares: times a Jacobian's own run was better and the search went on from it
-    std::string stop;                   ///< why the optimiser stopped
+    int coarse_runs = 0;                    ///< of them, on the coarse grid
+    int fine_runs = 0;                      ///< of them, on the fine grid besides the start's
+    double coarse_wall_s = 0;               ///< the coarse runs' time
+    double space_mapping_s = 0;             ///< the coarse searches and the fine runs between them
+    double wall_s = 0, run_wall_s = 0;      ///< the whole calibration; the longest evaluation
+    int iterations = 0, jacobians = 0;      ///< least squares: its steps, and the Jacobians it took
+    double weight_min = 1, weight_max = 1;  ///< least squares: the series' weights (noise_weights), least and most
+    int moved = 0;                          ///< least squares: times a Jacobian's own run was better and the search went on from it
+    std::string stop;                       ///< why the optimiser stopped
     bool cancelled = false;
     model::Scenario calibrated;  ///< the scenario with the fitted values and its "calibration" block
 };

@@ -75,6 +75,15 @@ struct DifferenceJacobian {
 std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p, const std::vector<double>& u,
                                                      const std::vector<double>& base);
 
+/// Weights for residuals that come in series of unequal noise (generalised least squares, A. C. Aitken, "On least
+/// squares and linear combination of observations", Proc. Royal Society of Edinburgh 55, 1935): each series'
+/// noise σ estimated from its successive differences — what changes from one sample to the next is noise, what a
+/// parameter does to a series changes slowly — as their median size over 0.6745·√2 (normal noise of σ makes
+/// steps of σ√2; the median, unlike their mean square, is not carried off by the few steps of a load change the
+/// model follows late), and its weight the median series' σ over its own, so a median series keeps weight 1. A σ under a tenth of the median counts as a tenth
+/// (no series near a constant outweighs the rest), and a series of fewer than 3 samples has weight 1.
+std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series);
+
 /// From u0, whose residuals are r0. The bounds are kept by fixing a parameter at the bound its step would cross
 /// and solving again for the others.
 LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<double> u0, std::vector<double> r0);
