@@ -80,8 +80,9 @@ std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p,
 /// noise σ estimated from its successive differences — what changes from one sample to the next is noise, what a
 /// parameter does to a series changes slowly — as their median size over 0.6745·√2 (normal noise of σ makes
 /// steps of σ√2; the median, unlike their mean square, is not carried off by the few steps of a load change the
-/// model follows late), and its weight the median series' σ over its own, so a median series keeps weight 1. A σ under a tenth of the median counts as a tenth
-/// (no series near a constant outweighs the rest), and a series of fewer than 3 samples has weight 1.
+/// model follows late), and its weight the median series' σ over its own, so a median series keeps weight 1.
+/// A σ under a tenth of the median counts as a tenth (no series near a constant outweighs the rest), and a
+/// series of fewer than 3 samples has weight 1.
 std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series);
 
 /// From u0, whose residuals are r0. The bounds are kept by fixing a parameter at the bound its step would cross
