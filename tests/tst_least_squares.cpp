@@ -163,11 +163,12 @@ void TstLeastSquares::noiseWeightsFollowEachSeriesNoise() {
         std::normal_distribution<double> n(0.0, 1.0);
         std::vector<double> r(240);
         for (std::size_t t = 0; t < r.size(); ++t)
-            r[t] = trend * static_cast<double>(t) / 240.0 + 0.5 * std::sin(static_cast<double>(t) / 60.0) + (sigma > 0 ? sigma * n(rng) : 0.0);
+            r[t] =
+                trend * static_cast<double>(t) / 240.0 + 0.5 * std::sin(static_cast<double>(t) / 60.0) + (sigma > 0 ? sigma * n(rng) : 0.0);
         return r;
     };
-    const std::vector<std::vector<double>> s{series(0.1, 2.0), series(1.0, -1.0), series(0.05, 0.0), series(0.1, 0.0), series(0.0, 0.0),
-                                             {5.0, -5.0}};
+    const std::vector<std::vector<double>> s{series(0.1, 2.0), series(1.0, -1.0), series(0.05, 0.0),
+                                             series(0.1, 0.0), series(0.0, 0.0),  {5.0, -5.0}};
     const std::vector<double> w = ct::session::noiseWeights(s);
     QCOMPARE(w.size(), s.size());
     // The median of the five estimates is a 0.1 K series': weight 1 there, 0.1 for the 1 K one, 2 for 0.05 K.
@@ -226,7 +227,6 @@ void TstLeastSquares::manifoldMappingReproducesALinearFineModel() {
     for (double v : map.map(holed)) QVERIFY(std::isfinite(v));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, map.map(std::vector<double>(4, 0.0)));
 }
-
 
 QTEST_GUILESS_MAIN(TstLeastSquares)
 #include "tst_least_squares.moc"
