@@ -260,10 +260,6 @@ void CalibrateDialog::jobFinished() {
                     .arg(r.coarse_runs)
                     .arg(qs(model::formatDuration(r.coarse_wall_s)))
                     .arg(r.fine_runs);
-    if (r.iterations > 0 && r.weight_max > r.weight_min)
-        text += tr(" Each series weighted by its noise, %1 to %2 (1: the median series).")
-                    .arg(r.weight_min, 0, 'g', 3)
-                    .arg(r.weight_max, 0, 'g', 3);
     text += tr(" Fitted:");
     const auto& all = session::calibrationParameters();
     for (const auto& p : r.params) {

@@ -150,22 +150,24 @@ std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p,
 }
 
 std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series) {
+    auto medianOf = [](std::vector<double> v) {
+        const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+        std::nth_element(v.begin(), mid, v.end());
+        return *mid;
+    };
     std::vector<double> sigma(series.size(), -1.0), known;
     for (std::size_t s = 0; s < series.size(); ++s) {
         const auto& r = series[s];
         if (r.size() < 3) continue;
         std::vector<double> step(r.size() - 1);
         for (std::size_t t = 1; t < r.size(); ++t) step[t - 1] = std::abs(r[t] - r[t - 1]);
-        const auto mid = step.begin() + static_cast<std::ptrdiff_t>(step.size() / 2);
-        std::nth_element(step.begin(), mid, step.end());
         // Normal noise of σ: a step between two samples is normal of σ√2, the median of its size 0.6745 σ√2.
-        sigma[s] = *mid / (0.6745 * std::sqrt(2.0));
+        sigma[s] = medianOf(std::move(step)) / (0.6745 * std::sqrt(2.0));
         known.push_back(sigma[s]);
     }
     std::vector<double> w(series.size(), 1.0);
     if (known.empty()) return w;
-    std::nth_element(known.begin(), known.begin() + static_cast<std::ptrdiff_t>(known.size() / 2), known.end());
-    const double median = known[known.size() / 2];
+    const double median = medianOf(std::move(known));
     if (!(median > 0)) return w;
     for (std::size_t s = 0; s < series.size(); ++s)
         if (sigma[s] >= 0) w[s] = median / std::max(sigma[s], 0.1 * median);
