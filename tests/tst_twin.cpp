@@ -335,6 +335,22 @@ void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
              "--weights", "loud", "-o", tmp_.filePath("x.json")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("--weights must be noise or equal"), qPrintable(r.err));
+    // The runs on a device where there is one (the same fit), else an error that says why before any run.
+    r = cli({"calibrate", sample("lab-8node"), "--measured", db, "--params", params, "--train", "0..20m", "--validate", "20m..30m", "--air",
+             "quick", "--backend", "cuda", "-o", tmp_.filePath("calibrated-cuda.json"), "--json", "-q"});
+    const QJsonArray backends = QJsonDocument::fromJson(cli({"backends", "--json"}).out.toUtf8()).array();
+    QVERIFY(backends.size() == 2);
+    if (backends[1].toObject()["available"].toBool()) {
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(std::abs(r.json()["parameters"].toArray()[0].toObject()["value"].toDouble() - 1.6) < 0.05, qPrintable(r.out));
+    } else {
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("CUDA backend unavailable"), qPrintable(r.err));
+    }
+    r = cli({"calibrate", sample("lab-8node"), "--measured", db, "--params", params, "--train", "0..20m", "--validate", "20m..30m",
+             "--backend", "abacus", "-o", tmp_.filePath("x.json")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--backend must be cpu, cuda or auto"), qPrintable(r.err));
     // Fitting 5-minute means (what a lattice room needs, its eddies averaged out) finds the same values; the
     // scores it reports are still per sample.
     r = cli({"calibrate", sample("lab-8node"), "--measured", db, "--params", params, "--train", "0..20m", "--validate", "20m..30m", "--air",

@@ -10,6 +10,7 @@
 #include <clustertwin/session/calibrate.hpp>
 #include <clustertwin/session/drive.hpp>
 #include <clustertwin/session/measured.hpp>
+#include <clustertwin/sim/backend.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,7 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --metric M          what is scored (repeatable; inlet_c)
   --air S, --cell M, --step T   the runs' room air (the scenario's, else lbm), grid and engine step (10s)
   --lattice-stride N  lbm: the lattice runs one interval in N once the flow has settled (4; as simulate's)
+  --backend B         the runs' backend: cpu (the reference), cuda or auto, as simulate's
   --sample-every T    how often the runs sample the scored series (60s)
   --average T         fit each series' errors averaged over windows of T (0: every sample): what no parameter
                       decides, a lattice room's eddies, averages out (10min there). Scores stay per sample
@@ -101,6 +103,10 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
     r.engine.air = a.get("air", "");
     r.engine.lattice_stride = a.getInt("lattice-stride", r.engine.lattice_stride);
     if (r.engine.lattice_stride < 1) throw UsageError("--lattice-stride must be >= 1");
+    r.engine.backend = a.get("backend", "cpu");
+    if (r.engine.backend != "cpu" && r.engine.backend != "cuda" && r.engine.backend != "auto")
+        throw UsageError("--backend must be cpu, cuda or auto");
+    sim::chooseBackend(r.engine.backend);  // no device: an error that says why, before the first run
     r.sample_s = m::parseDurationS(a.get("sample-every", "60s"));
     r.average_s = m::parseDurationS(a.get("average", "0"));
     if (!(r.average_s >= 0)) throw UsageError("--average must be >= 0");
