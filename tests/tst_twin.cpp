@@ -48,6 +48,8 @@ private slots:
     void statisticsPerSeriesKindAndWindowByHand();
     void calibrationDocsListEveryDriveInput();
     void calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow();
+    void heatBalanceTakesEachWindowsMedianAndTheLargest();
+    void calibrationStartsTheCoolersFromTheirHeatBalance();
     void calibrationRefusesBadParameters();
     void realCapturesRunEndToEnd();
 
@@ -425,6 +427,107 @@ void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
              "quick", "--coarse-cell", "0.1", "-o", fitted2});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("--coarse-cell must be coarser"), qPrintable(r.err));
+}
+
+void TstTwin::heatBalanceTakesEachWindowsMedianAndTheLargest() {
+    // A unit rated 2 m³/s. The twin moves 1.0 then 1.8 m³/s with a 10 K rise; the room's return rises 10 K in the
+    // first half hour (1.0 m³/s) and 12 K in the second (1.5 m³/s: 0.75 of the rating), but for one sample just
+    // after the step that reads as much as the twin's (its median leaves it out).
+    using ct::session::UnitHeatBalance;
+    UnitHeatBalance u;
+    u.rated_m3s = 2.0;
+    for (int k = 0; k <= 60; ++k) {
+        const double t = 60.0 * k, second = k >= 30 ? 1 : 0;
+        u.airflow.emplace_back(t, second ? 1.8 : 1.0);
+        u.return_c.emplace_back(t, 30);
+        u.supply_c.emplace_back(t, 20);
+        u.measured_return_c.emplace_back(t, k == 30 ? 30 : second ? 32 : 30);
+    }
+    const ct::session::Window w{0, 3600};
+    auto s = ct::session::airflowScaleFromHeatBalance({u}, w);
+    QVERIFY(s.has_value());
+    QCOMPARE(*s, 0.75);
+    // Rises under a kelvin (an idle unit, or sensors no better than their offset) give no estimate; nor do windows
+    // of fewer than five samples, nor samples outside the window.
+    UnitHeatBalance idle = u;
+    for (auto& [t, v] : idle.measured_return_c) v = 20.5;
+    QVERIFY(!ct::session::airflowScaleFromHeatBalance({idle}, w).has_value());
+    QVERIFY(!ct::session::airflowScaleFromHeatBalance({u}, {0, 180}).has_value());
+    QCOMPARE(*ct::session::airflowScaleFromHeatBalance({u}, {0, 1700}), 0.5);
+    // Of several units, the largest.
+    UnitHeatBalance small = u;
+    small.rated_m3s = 4.0;
+    QCOMPARE(*ct::session::airflowScaleFromHeatBalance({small, u}, w), 0.75);
+}
+
+void TstTwin::calibrationStartsTheCoolersFromTheirHeatBalance() {
+    // The hall's two CRAHs are rated 0.75 m³/s (the catalog's 8.29 scaled by 0.0905), under what the rule asks of
+    // them (1.1 × the racks' air, 0.88 m³/s a unit), so they blow their rating and the room runs warm. The twin
+    // starts at 0.3: 2.5 m³/s, where a change of the scale changes nothing and a derivative never moves it. Their
+    // measured return air, warmer than the twin's for the same heat, says what they moved.
+    QFile src(sample("lab-8node"));
+    QVERIFY(src.open(QIODevice::ReadOnly));
+    QJsonObject hall = QJsonDocument::fromJson(src.readAll()).object();
+    hall["catalog"] = QJsonObject{{"cooling_units", QJsonArray{QJsonObject{{"id", "crah-cw-120kw"}, {"airflow_m3s", 1.2}}}}};
+    const QString hidden = tmp_.filePath("capped.json"), truth = tmp_.filePath("capped.sqlite"),
+                  db = tmp_.filePath("capped-measured.sqlite");
+    QFile out(hidden);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(hall).toJson());
+    out.close();
+    CliRun r = cli({"simulate", hidden, "--air", "quick", "--duration", "30m", "--step", "10s", "--record-every", "60s", "--field-every",
+                    "0", "--events", tmp_.filePath("events.json"), "--out", truth, "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    std::ofstream csv(tmp_.filePath("capped.csv").toStdString());
+    csv << "time,entity,metric,value,unit\n";
+    csv.precision(10);
+    std::uint32_t state = 4242;
+    for (const auto& x : queryRows(truth, "power_w"))
+        if (x.entity.find("/gpu") != std::string::npos) csv << kT0 + x.t << "," << x.entity << ",power_w," << x.value << ",W\n";
+    for (const auto& x : queryRows(truth, "fan_speed")) csv << kT0 + x.t << "," << x.entity << ",fan_speed," << x.value << ",ratio\n";
+    for (const char* metric : {"supply_c", "return_c"})
+        for (const auto& x : queryRows(truth, metric))
+            if (x.entity.rfind("crah", 0) == 0) csv << kT0 + x.t << "," << x.entity << "," << metric << "," << x.value << ",degC\n";
+    for (const auto& x : queryRows(truth, "inlet_c"))
+        if (x.entity[0] == 'n') csv << kT0 + x.t << "," << x.entity << ",inlet_c," << x.value + kNoise * noise(state) << ",degC\n";
+    csv.close();
+    QCOMPARE(cli({"import", tmp_.filePath("capped.csv"), "--db", db}).code, 0);
+    const QString params = tmp_.filePath("capped-params.json");
+    std::ofstream(params.toStdString())
+        << R"({"parameters": [{"name": "unit_airflow_scale", "target": "crah-cw-120kw", "min": 0.05, "max": 0.3}]})";
+    const QStringList args{"calibrate", sample("lab-8node"), "--measured", db,      "--params", params,     "--train",
+                           "0..20m",    "--validate",        "20m..30m",   "--air", "quick",    "--metric", "inlet_c",
+                           "--metric",  "return_c",          "--json",     "-q",    "-o"};
+    r = cli(args + QStringList{tmp_.filePath("capped-fit.json")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QJsonObject j = r.json();
+    const QJsonArray starts = j["heat_balance_starts"].toArray();
+    QCOMPARE(starts.size(), 1);
+    const double hidden_scale = 1.2 / 8.29;
+    // The start within 15 % (the twin's return air on the same heat, its load steps a few minutes quicker than the
+    // room's), and the search from there on the side where the scale matters.
+    QVERIFY2(std::abs(starts[0].toObject()["start"].toDouble() - hidden_scale) < 0.15 * hidden_scale, qPrintable(r.out));
+    const QJsonObject v = j["validate"].toObject();
+    const QString fit = QString("scale %1, validation MAE %2 -> %3 K")
+                            .arg(j["parameters"].toArray()[0].toObject()["value"].toDouble())
+                            .arg(v["before"].toObject()["mae"].toDouble())
+                            .arg(v["after"].toObject()["mae"].toDouble());
+    QVERIFY2(std::abs(j["parameters"].toArray()[0].toObject()["value"].toDouble() - hidden_scale) < 0.005, qPrintable(fit));
+    // From 1.7 K to near the inlets' noise (0.05 K): a tenth of a percent of the coolers' airflow is tenths of a
+    // kelvin at the rack they starve.
+    QVERIFY2(v["after"].toObject()["mae"].toDouble() < 0.2, qPrintable(fit));
+    // A start given in the parameters file is kept: the search stays on the flat side, where nothing moves it.
+    std::ofstream(params.toStdString()) << R"({"parameters": [{"name": "unit_airflow_scale", "target": "crah-cw-120kw", "min": 0.05,
+        "max": 0.3, "start": 0.3}]})";
+    r = cli(args + QStringList{tmp_.filePath("capped-given.json")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    j = r.json();
+    QVERIFY(j["heat_balance_starts"].toArray().isEmpty());
+    const QString stuck = QString("scale %1, validation MAE %2 K")
+                              .arg(j["parameters"].toArray()[0].toObject()["value"].toDouble())
+                              .arg(j["validate"].toObject()["after"].toObject()["mae"].toDouble());
+    QVERIFY2(j["parameters"].toArray()[0].toObject()["value"].toDouble() > 0.2, qPrintable(stuck));
+    QVERIFY2(j["validate"].toObject()["after"].toObject()["mae"].toDouble() > 1.0, qPrintable(stuck));
 }
 
 void TstTwin::calibrationRefusesBadParameters() {

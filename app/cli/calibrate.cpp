@@ -143,6 +143,11 @@ void printResult(const session::CalibResult& res, const std::string& out) {
     else if (res.coarse_runs > 0)
         std::printf("calibrate: %d of them on the coarse grid (%.0f s), corrected by %d on the runs' grid (manifold mapping, %.0f s)\n",
                     res.coarse_runs, res.coarse_wall_s, res.fine_runs, res.space_mapping_s - res.coarse_wall_s);
+    for (const auto& [name, v] : res.heat_balance_starts)
+        std::printf(
+            "calibrate: the search started %s at %.4g, the airflow the units' measured return air says they moved at the "
+            "busiest time (their heat balance)\n",
+            name.c_str(), v);
     if (res.iterations > 0 && res.weight_max > res.weight_min)
         std::printf("calibrate: each series weighted by its noise, %.3g to %.3g (1: the median series)\n", res.weight_min, res.weight_max);
     std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
@@ -209,6 +214,8 @@ int cmdCalibrate(const Args& a) {
         for (const auto& p : res.params)
             params.push_back(
                 {{"name", p.name}, {"target", p.target}, {"start", p.start}, {"value", p.value}, {"min", p.min}, {"max", p.max}});
+        json starts = json::array();
+        for (const auto& [name, v] : res.heat_balance_starts) starts.push_back({{"name", name}, {"start", v}});
         std::cout << json{{"runs", res.runs},
                           {"wall_s", res.wall_s},
                           {"longest_run_s", res.run_wall_s},
@@ -224,6 +231,7 @@ int cmdCalibrate(const Args& a) {
                             {"min", res.weight_min},
                             {"max", res.weight_max}}},
                           {"stop", res.stop},
+                          {"heat_balance_starts", starts},
                           {"parameters", params},
                           {"train", {{"before", statsJson(res.train_before)}, {"after", statsJson(res.train_after)}}},
                           {"validate", {{"before", statsJson(res.validate_before)}, {"after", statsJson(res.validate_after)}}},

@@ -142,7 +142,12 @@ QWidget* CalibrateDialog::buildParameters() {
         params_->setItem(i, 1, target);
         params_->setItem(i, 2, new QTableWidgetItem(QString::number(p.min)));
         params_->setItem(i, 3, new QTableWidgetItem(QString::number(p.max)));
-        params_->setItem(i, 4, new QTableWidgetItem(QString::number(p.start)));
+        auto* start = new QTableWidgetItem(QString::number(p.start));
+        if (std::string(p.name) == "unit_airflow_scale")
+            start->setToolTip(tr("Left at %1, the search starts where the units' measured return air puts their airflow (their heat "
+                                 "balance), when it is measured")
+                                  .arg(p.start));
+        params_->setItem(i, 4, start);
     }
     params_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     params_->horizontalHeader()->setStretchLastSection(true);
@@ -167,6 +172,7 @@ bool CalibrateDialog::start() {
         p.max = params_->item(i, 3)->text().toDouble(&ok[1]);
         p.start = params_->item(i, 4)->text().toDouble(&ok[2]);
         p.value = p.start;
+        p.start_given = p.start != session::calibrationParameters()[static_cast<std::size_t>(i)].start;  // changed by the user
         if (!ok[0] || !ok[1] || !ok[2] || !(p.min < p.max) || p.start < p.min || p.start > p.max)
             errors << tr("%1: the bounds and start must be numbers with min < max and the start between them").arg(qs(p.name));
         s.params.push_back(p);
@@ -269,6 +275,10 @@ void CalibrateDialog::jobFinished() {
                                                                      : " (" + qs(p.target) + ")";
         text += QString("\n  %1%2: %3 → %4").arg(qs(p.name), target).arg(p.start).arg(p.value, 0, 'g', 4);
     }
+    for (const auto& [name, start] : r.heat_balance_starts)
+        text += tr("\n  The search started %1 at %2: the airflow the units' measured return air says they moved at the busiest time.")
+                    .arg(qs(name))
+                    .arg(start, 0, 'g', 4);
     text += tr("\nTraining: %1 → %2").arg(stats(r.train_before), stats(r.train_after));
     text += tr("\nValidation: %1 → %2").arg(stats(r.validate_before), stats(r.validate_after));
     text += tr("\nWritten to %1").arg(qs(job->setup().out_path));

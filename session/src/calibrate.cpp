@@ -65,6 +65,9 @@ struct Run {
     std::vector<Probe> probes;
     std::vector<runs::Points> raw;  ///< the scored series as the engine gave them
     double next_sample = 0;
+    /// Cooling units (index in the frame) whose airflow, return and supply each sample adds to a heat balance:
+    /// the start run's, for heatBalanceStarts.
+    std::vector<std::pair<std::size_t, UnitHeatBalance*>> watched;
 };
 
 struct Evaluator {
@@ -86,7 +89,7 @@ struct Evaluator {
         model::Scenario s = r.scenario;
         model::Catalog c = r.catalog;
         applyCalibParams(s, c, r.params, x);
-        Run run{x, std::make_unique<sim::Engine>(s, c, engine), {}, std::vector<runs::Points>(pairs.size()), 0};
+        Run run{x, std::make_unique<sim::Engine>(s, c, engine), {}, std::vector<runs::Points>(pairs.size()), 0, {}};
         for (const auto& p : pairs) {
             auto pr = probeOf(run.engine->frame(), p.kind, p.entity, p.metric);
             if (!pr) throw InputError("calibrate: the twin has no " + p.metric + " of " + p.entity);
@@ -100,6 +103,12 @@ struct Evaluator {
         const auto t0 = Clock::now();
         auto sample = [&](const model::Frame& f) {
             for (std::size_t i = 0; i < run.probes.size(); ++i) run.raw[i].emplace_back(f.time_s, run.probes[i].get(f));
+            for (auto& [i, b] : run.watched) {
+                const model::CoolingUnitFrame& u = f.cooling_units[i];
+                b->airflow.emplace_back(f.time_s, u.airflow_m3s);
+                b->return_c.emplace_back(f.time_s, u.return_c);
+                b->supply_c.emplace_back(f.time_s, u.supply_c);
+            }
             run.next_sample += r.sample_s;
         };
         if (run.raw.front().empty()) sample(run.engine->frame());
@@ -302,43 +311,6 @@ nlopt_result search(Evaluator& ev, std::vector<double>& u, double step, int max_
     return res;
 }
 
-nlohmann::json statsJson(const runs::ErrorStats& s) {
-    auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    return {{"n", s.n}, {"rmse", num(s.rmse)}, {"mae", num(s.mae)}, {"bias", num(s.bias)}};
-}
-
-/// The calibrated scenario: the fitted values written in, and a "calibration" block that says where they came
-/// from.
-model::Scenario calibratedScenario(const CalibRequest& r, const CalibResult& out) {
-    model::Scenario s = r.scenario;
-    model::Catalog c = r.catalog;
-    std::vector<double> x;
-    for (const auto& p : out.params) x.push_back(p.value);
-    applyCalibParams(s, c, out.params, x);
-    nlohmann::json params = nlohmann::json::array();
-    for (const auto& p : out.params)
-        params.push_back({{"name", p.name}, {"target", p.target}, {"value", p.value}, {"start", p.start}, {"min", p.min}, {"max", p.max}});
-    nlohmann::json block{
-        {"by", "clustertwin-cli calibrate"},
-        {"at", model::formatIsoTime(static_cast<double>(std::time(nullptr)))},
-        {"train_s", {r.train.from_s, r.train.to_s}},
-        {"validate_s", {r.validate.from_s, r.validate.to_s}},
-        {"optimiser", r.method == CalibMethod::LeastSquares
-                          ? std::string(out.coarse_runs > 0 ? "Levenberg-Marquardt, Broyden, Jacobian on the coarse grid"
-                                                            : "Levenberg-Marquardt, Broyden") +
-                                (r.noise_weights ? ", series weighted by their noise" : "")
-                          : std::string(out.coarse_runs > 0 ? "NLopt BOBYQA, manifold mapping" : "NLopt BOBYQA")},
-        {"runs", out.runs},
-        {"coarse", {{"cell_m", out.coarse_runs > 0 ? r.coarse_cell_m : 0.0}, {"runs", out.coarse_runs}, {"fine_runs", out.fine_runs}}},
-        {"stop", out.stop},
-        {"parameters", params},
-        {"train", {{"before", statsJson(out.train_before)}, {"after", statsJson(out.train_after)}}},
-        {"validate", {{"before", statsJson(out.validate_before)}, {"after", statsJson(out.validate_after)}}}};
-    if (r.engine.drive.size() > 0) block["driven_by"] = r.engine.drive.front().source.substr(0, r.engine.drive.front().source.find(": "));
-    s.calibration_json = block.dump();
-    return s;
-}
-
 }  // namespace
 
 namespace {
@@ -375,9 +347,17 @@ void goOn(Evaluator& ev, FineRun& f, double until_s) {
     if (f.run.engine->timeS() + 1e-9 >= ev.r.validate.to_s) f.validate = ev.score(ev.r.validate);
 }
 
-FineRun fineRun(Evaluator& ev, const std::vector<double>& x, double until_s) {
+FineRun fineRun(Evaluator& ev, const std::vector<double>& x, double until_s, std::vector<HeatBalanceStart>* watch = nullptr) {
     FineRun f{ev.start(x), {}, {}, {}};
+    if (watch) {  // the start run: the units a heat balance may start from, as the twin moves them
+        const auto& units = f.run.engine->frame().cooling_units;
+        for (auto& h : *watch)
+            for (std::size_t k = 0; k < h.units.size(); ++k)
+                for (std::size_t i = 0; i < units.size(); ++i)
+                    if (units[i].id == h.units[k]) f.run.watched.emplace_back(i, &h.balance[k]);
+    }
     goOn(ev, f, until_s);
+    f.run.watched.clear();
     if (ev.stopped) return f;
     ++ev.runs;
     ev.report(x, f.train.rmse);
@@ -558,7 +538,8 @@ CalibResult calibrate(const CalibRequest& r) {
     out.params = r.params;
     std::vector<double> x0;
     for (const auto& p : r.params) x0.push_back(p.start);
-    FineRun start = fineRun(ev, x0, end_s);
+    std::vector<HeatBalanceStart> balances = heatBalanceStarts(r);
+    FineRun start = fineRun(ev, x0, end_s, &balances);
     if (ev.stopped) {
         out.cancelled = true;
         return out;
@@ -570,6 +551,22 @@ CalibResult calibrate(const CalibRequest& r) {
                          " window on the run's clock");
     // The search over the parameters scaled to [0, 1], first steps a fifth of each range: on the runs' grid, or
     // on a coarse grid corrected by the fine one (space mapping), whose best fine run is the result.
+    // A coolers' airflow scale the search would not see move (the hinge) starts where their heat balance puts
+    // it: one more run, there, to start from.
+    std::vector<double> from = x0;
+    for (const auto& h : balances)
+        if (const auto scale = airflowScaleFromHeatBalance(h.balance, r.train)) {
+            const CalibParam& p = r.params[h.param];
+            from[h.param] = std::clamp(*scale, p.min, p.max);
+            out.heat_balance_starts.emplace_back(p.name, from[h.param]);
+        }
+    if (from != x0) {
+        start = fineRun(ev, from, r.train.to_s);
+        if (ev.stopped) {
+            out.cancelled = true;
+            return out;
+        }
+    }
     nlopt_result res = NLOPT_SUCCESS;
     FineRun result;
     if (r.method == CalibMethod::LeastSquares) {
@@ -579,7 +576,7 @@ CalibResult calibrate(const CalibRequest& r) {
         result = spaceMapped(ev, std::move(start), out, res);
         if (!ev.stopped) goOn(ev, result, end_s);  // through the validation window
     } else {
-        std::vector<double> u = toUnit(r.params, x0);
+        std::vector<double> u = toUnit(r.params, from);
         res = search(ev, u, 0.2, r.max_runs);
         if (!ev.stopped) result = fineRun(ev, fromUnit(r.params, u), end_s);
     }

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <ctime>
 #include <set>
 
 namespace ct::session {
@@ -90,6 +92,7 @@ std::vector<CalibParam> loadCalibParams(const std::string& path) {
         p.min = number(x, "min", pi->min, where);
         p.max = number(x, "max", pi->max, where);
         p.start = number(x, "start", std::clamp(pi->start, p.min, p.max), where);
+        p.start_given = x.contains("start");
         if (!(p.min < p.max)) throw InputError(where + ": min must be below max");
         if (p.start < p.min || p.start > p.max) throw InputError(where + "/start: must be within min and max");
         p.value = p.start;
@@ -189,6 +192,55 @@ CalibRequest calibrationRequest(const model::Scenario& s, const model::Catalog& 
                                   return std::nullopt;
                               });
     return r;
+}
+
+namespace {
+
+nlohmann::json statsJson(const runs::ErrorStats& s) {
+    auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    return {{"n", s.n}, {"rmse", num(s.rmse)}, {"mae", num(s.mae)}, {"bias", num(s.bias)}};
+}
+
+/// The parameters the search started from the units' heat balance, and the start.
+nlohmann::json startsJson(const CalibResult& out) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& [name, value] : out.heat_balance_starts) j.push_back({{"name", name}, {"start", value}});
+    return j;
+}
+
+}  // namespace
+
+/// The calibrated scenario: the fitted values written in, and a "calibration" block that says where they came
+/// from.
+model::Scenario calibratedScenario(const CalibRequest& r, const CalibResult& out) {
+    model::Scenario s = r.scenario;
+    model::Catalog c = r.catalog;
+    std::vector<double> x;
+    for (const auto& p : out.params) x.push_back(p.value);
+    applyCalibParams(s, c, out.params, x);
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : out.params)
+        params.push_back({{"name", p.name}, {"target", p.target}, {"value", p.value}, {"start", p.start}, {"min", p.min}, {"max", p.max}});
+    nlohmann::json block{
+        {"by", "clustertwin-cli calibrate"},
+        {"at", model::formatIsoTime(static_cast<double>(std::time(nullptr)))},
+        {"train_s", {r.train.from_s, r.train.to_s}},
+        {"validate_s", {r.validate.from_s, r.validate.to_s}},
+        {"optimiser", r.method == CalibMethod::LeastSquares
+                          ? std::string(out.coarse_runs > 0 ? "Levenberg-Marquardt, Broyden, Jacobian on the coarse grid"
+                                                            : "Levenberg-Marquardt, Broyden") +
+                                (r.noise_weights ? ", series weighted by their noise" : "")
+                          : std::string(out.coarse_runs > 0 ? "NLopt BOBYQA, manifold mapping" : "NLopt BOBYQA")},
+        {"runs", out.runs},
+        {"coarse", {{"cell_m", out.coarse_runs > 0 ? r.coarse_cell_m : 0.0}, {"runs", out.coarse_runs}, {"fine_runs", out.fine_runs}}},
+        {"stop", out.stop},
+        {"heat_balance_starts", startsJson(out)},
+        {"parameters", params},
+        {"train", {{"before", statsJson(out.train_before)}, {"after", statsJson(out.train_after)}}},
+        {"validate", {{"before", statsJson(out.validate_before)}, {"after", statsJson(out.validate_after)}}}};
+    if (r.engine.drive.size() > 0) block["driven_by"] = r.engine.drive.front().source.substr(0, r.engine.drive.front().source.find(": "));
+    s.calibration_json = block.dump();
+    return s;
 }
 
 }  // namespace ct::session

@@ -30,7 +30,8 @@ struct CalibParam {
     std::string name;
     std::string target = "*";
     double min = 0, max = 0, start = 0;
-    double value = 0;  ///< the fitted value (start before)
+    double value = 0;          ///< the fitted value (start before)
+    bool start_given = false;  ///< the parameters file gave its start (else unit_airflow_scale may start from the heat balance)
 };
 
 /// The parameters file: {"parameters": [{"name": ..., "target"?: ..., "min"?: ..., "max"?: ..., "start"?: ...}]};
@@ -91,6 +92,32 @@ struct CalibRequest {
     std::function<bool()> cancelled;
 };
 
+/// One cooling unit's samples for airflowScaleFromHeatBalance: the twin's airflow, return and supply air at its
+/// sample times, and the measured return air (on the run's clock).
+struct UnitHeatBalance {
+    double rated_m3s = 0;  ///< the model's rating at scale 1
+    runs::Points airflow, return_c, supply_c, measured_return_c;
+};
+
+/// The units' rating scale their measured return air implies: at each measured sample the airflow that carries the
+/// twin's heat over the measured rise (the twin's airflow times its return-minus-supply over the measured return
+/// minus the twin's supply, a driven run's being the measured one); the median of each window of `window_s`
+/// within `w`, and the largest of them over the rating. nullopt when no window has five samples with both rises
+/// over 1 K.
+/// A unit on the airflow rule moves its rating only while its racks ask for more, so its measured airflow at the
+/// busiest time is its rating if the rating ever bound, and at most the rating if not.
+std::optional<double> airflowScaleFromHeatBalance(const std::vector<UnitHeatBalance>& units, const Window& w, double window_s = 1800);
+
+/// A unit_airflow_scale parameter with no start in the parameters file and the units it can start from: those of
+/// its target on the airflow rule (no fan_speed held, neither airflow nor fan signal driven) whose return air is
+/// measured. `balance` holds their rating and measured return; the start run adds the twin's side.
+struct HeatBalanceStart {
+    std::size_t param = 0;
+    std::vector<std::string> units;
+    std::vector<UnitHeatBalance> balance;
+};
+std::vector<HeatBalanceStart> heatBalanceStarts(const CalibRequest& r);
+
 struct CalibResult {
     std::vector<CalibParam> params;  ///< value: fitted
     runs::ErrorStats train_before, train_after, validate_before, validate_after;
@@ -103,13 +130,18 @@ struct CalibResult {
     int iterations = 0, jacobians = 0;      ///< least squares: its steps, and the Jacobians it took
     double weight_min = 1, weight_max = 1;  ///< least squares: the series' weights (noise_weights), least and most
     int moved = 0;                          ///< least squares: times a Jacobian's own run was better and the search went on from it
-    std::string stop;                       ///< why the optimiser stopped
+    /// Parameters the search started from the units' heat balance (heatBalanceStarts), with that start: one more run.
+    std::vector<std::pair<std::string, double>> heat_balance_starts;
+    std::string stop;  ///< why the optimiser stopped
     bool cancelled = false;
     model::Scenario calibrated;  ///< the scenario with the fitted values and its "calibration" block
 };
 
 /// Throws InputError (a window outside the measurements, nothing to score), sim::SimError.
 CalibResult calibrate(const CalibRequest& r);
+
+/// The calibrated scenario: the fitted values written in, and a "calibration" block that says where they came from.
+model::Scenario calibratedScenario(const CalibRequest& r, const CalibResult& out);
 
 struct DriveRequest;
 struct DrivePlan;
