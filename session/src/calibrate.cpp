@@ -549,8 +549,6 @@ CalibResult calibrate(const CalibRequest& r) {
     if (out.train_before.n == 0 || out.validate_before.n == 0)
         throw InputError("calibrate: no measured sample falls in the " + std::string(out.train_before.n == 0 ? "training" : "validation") +
                          " window on the run's clock");
-    // The search over the parameters scaled to [0, 1], first steps a fifth of each range: on the runs' grid, or
-    // on a coarse grid corrected by the fine one (space mapping), whose best fine run is the result.
     // A coolers' airflow scale the search would not see move (the hinge) starts where their heat balance puts
     // it: one more run, there, to start from.
     std::vector<double> from = x0;
@@ -560,13 +558,15 @@ CalibResult calibrate(const CalibRequest& r) {
             from[h.param] = std::clamp(*scale, p.min, p.max);
             out.heat_balance_starts.emplace_back(p.name, from[h.param]);
         }
-    if (from != x0) {
+    if (from != x0 && (r.method == CalibMethod::LeastSquares || r.coarse_cell_m > r.engine.cell_m)) {  // BOBYQA runs its own
         start = fineRun(ev, from, r.train.to_s);
         if (ev.stopped) {
             out.cancelled = true;
             return out;
         }
     }
+    // The search over the parameters scaled to [0, 1], first steps a fifth of each range: on the runs' grid, or
+    // on a coarse grid corrected by the fine one (space mapping), whose best fine run is the result.
     nlopt_result res = NLOPT_SUCCESS;
     FineRun result;
     if (r.method == CalibMethod::LeastSquares) {
