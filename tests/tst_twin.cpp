@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <sstream>
@@ -54,6 +55,11 @@ private slots:
     void realCapturesRunEndToEnd();
 
 private:
+    /// lab-8node as `change` leaves it, simulated for 30 minutes in quick air with the rack's load steps, and its
+    /// telemetry as a BMS exports it (GPU power, node fans, the units' supply and, with `returns`, their return
+    /// air; server inlets with the sensors' noise and `inlet_offset`) imported into `db`.
+    void hiddenHall(const QString& name, const std::function<void(QJsonObject&)>& change, double inlet_offset, bool returns,
+                    std::uint32_t seed, QString& db);
     QTemporaryDir tmp_;
     QString truth_, measured_, twin_;
 };
@@ -274,38 +280,19 @@ void TstTwin::calibrationDocsListEveryDriveInput() {
 void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
     // The hall's cooling units blow 1.6 × what its racks draw (the model's rule says 1.1) and its inlet sensors
     // read 0.5 K warm: both hidden from the twin, which is given lab-8node as shipped.
-    QFile src(sample("lab-8node"));
-    QVERIFY(src.open(QIODevice::ReadOnly));
-    QJsonObject hall = QJsonDocument::fromJson(src.readAll()).object();
-    hall["simulation"] = QJsonObject{{"unit_airflow_margin", 1.6}};
-    const QString hidden = tmp_.filePath("hidden.json"), truth = tmp_.filePath("hidden.sqlite"),
-                  db = tmp_.filePath("hidden-measured.sqlite");
-    QFile out(hidden);
-    QVERIFY(out.open(QIODevice::WriteOnly));
-    out.write(QJsonDocument(hall).toJson());
-    out.close();
-    const QString ev = tmp_.filePath("events.json");
-    CliRun r = cli({"simulate", hidden, "--air", "quick", "--duration", "30m", "--step", "10s", "--record-every", "60s", "--field-every",
-                    "0", "--events", ev, "--out", truth, "-q"});
-    QVERIFY2(r.code == 0, qPrintable(r.err));
-    std::ofstream csv(tmp_.filePath("hidden.csv").toStdString());
-    csv << "time,entity,metric,value,unit\n";
-    csv.precision(10);
-    std::uint32_t state = 777;
-    for (const auto& x : queryRows(truth, "power_w"))
-        if (x.entity.find("/gpu") != std::string::npos) csv << kT0 + x.t << "," << x.entity << ",power_w," << x.value << ",W\n";
-    for (const auto& x : queryRows(truth, "fan_speed")) csv << kT0 + x.t << "," << x.entity << ",fan_speed," << x.value << ",ratio\n";
-    for (const auto& x : queryRows(truth, "supply_c"))
-        if (x.entity.rfind("crah", 0) == 0) csv << kT0 + x.t << "," << x.entity << ",supply_c," << x.value << ",degC\n";
-    for (const auto& x : queryRows(truth, "inlet_c"))
-        if (x.entity[0] == 'n') csv << kT0 + x.t << "," << x.entity << ",inlet_c," << x.value + 0.5 + kNoise * noise(state) << ",degC\n";
-    csv.close();
-    QCOMPARE(cli({"import", tmp_.filePath("hidden.csv"), "--db", db}).code, 0);
+    QString db;
+    hiddenHall(
+        "hidden",
+        [](QJsonObject& hall) {
+            hall["simulation"] = QJsonObject{{"unit_airflow_margin", 1.6}};
+        },
+        0.5, false, 777, db);
+    if (QTest::currentTestFailed()) return;
     const QString params = tmp_.filePath("params.json"), fitted = tmp_.filePath("calibrated.json");
     std::ofstream(params.toStdString()) << R"({"parameters": [{"name": "unit_airflow_margin", "min": 0.6, "max": 2.5},
         {"name": "sensor_offset", "min": -2, "max": 2}]})";
-    r = cli({"calibrate", sample("lab-8node"), "--measured", db, "--params", params, "--train", "0..20m", "--validate", "20m..30m", "--air",
-             "quick", "-o", fitted, "--json", "-q"});
+    CliRun r = cli({"calibrate", sample("lab-8node"), "--measured", db, "--params", params, "--train", "0..20m", "--validate", "20m..30m",
+                    "--air", "quick", "-o", fitted, "--json", "-q"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QJsonObject j = r.json();
     const QJsonArray p = j["parameters"].toArray();
@@ -461,44 +448,26 @@ void TstTwin::heatBalanceTakesEachWindowsMedianAndTheLargest() {
 }
 
 void TstTwin::calibrationStartsTheCoolersFromTheirHeatBalance() {
-    // The hall's two CRAHs are rated 0.75 m³/s (the catalog's 8.29 scaled by 0.0905), under what the rule asks of
-    // them (1.1 × the racks' air, 0.88 m³/s a unit), so they blow their rating and the room runs warm. The twin
-    // starts at 0.3: 2.5 m³/s, where a change of the scale changes nothing and a derivative never moves it. Their
-    // measured return air, warmer than the twin's for the same heat, says what they moved.
-    QFile src(sample("lab-8node"));
-    QVERIFY(src.open(QIODevice::ReadOnly));
-    QJsonObject hall = QJsonDocument::fromJson(src.readAll()).object();
-    hall["catalog"] = QJsonObject{{"cooling_units", QJsonArray{QJsonObject{{"id", "crah-cw-120kw"}, {"airflow_m3s", 1.2}}}}};
-    const QString hidden = tmp_.filePath("capped.json"), truth = tmp_.filePath("capped.sqlite"),
-                  db = tmp_.filePath("capped-measured.sqlite");
-    QFile out(hidden);
-    QVERIFY(out.open(QIODevice::WriteOnly));
-    out.write(QJsonDocument(hall).toJson());
-    out.close();
-    CliRun r = cli({"simulate", hidden, "--air", "quick", "--duration", "30m", "--step", "10s", "--record-every", "60s", "--field-every",
-                    "0", "--events", tmp_.filePath("events.json"), "--out", truth, "-q"});
-    QVERIFY2(r.code == 0, qPrintable(r.err));
-    std::ofstream csv(tmp_.filePath("capped.csv").toStdString());
-    csv << "time,entity,metric,value,unit\n";
-    csv.precision(10);
-    std::uint32_t state = 4242;
-    for (const auto& x : queryRows(truth, "power_w"))
-        if (x.entity.find("/gpu") != std::string::npos) csv << kT0 + x.t << "," << x.entity << ",power_w," << x.value << ",W\n";
-    for (const auto& x : queryRows(truth, "fan_speed")) csv << kT0 + x.t << "," << x.entity << ",fan_speed," << x.value << ",ratio\n";
-    for (const char* metric : {"supply_c", "return_c"})
-        for (const auto& x : queryRows(truth, metric))
-            if (x.entity.rfind("crah", 0) == 0) csv << kT0 + x.t << "," << x.entity << "," << metric << "," << x.value << ",degC\n";
-    for (const auto& x : queryRows(truth, "inlet_c"))
-        if (x.entity[0] == 'n') csv << kT0 + x.t << "," << x.entity << ",inlet_c," << x.value + kNoise * noise(state) << ",degC\n";
-    csv.close();
-    QCOMPARE(cli({"import", tmp_.filePath("capped.csv"), "--db", db}).code, 0);
+    // The hall's two CRAHs are rated 1.2 m³/s (the catalog's 8.29 scaled by 0.145): above what the rule asks of
+    // them at 30 % load (1.1 × the racks' air, 0.88 m³/s a unit), under it at full load, where they blow their
+    // rating and the room runs warm. The twin starts at 0.3: 2.5 m³/s, where a change of the scale changes nothing
+    // and a derivative never moves it. Their measured return air, warmer than the twin's for the same heat at full
+    // load, says what they moved.
+    QString db;
+    hiddenHall(
+        "capped",
+        [](QJsonObject& hall) {
+            hall["catalog"] = QJsonObject{{"cooling_units", QJsonArray{QJsonObject{{"id", "crah-cw-120kw"}, {"airflow_m3s", 1.2}}}}};
+        },
+        0, true, 4242, db);
+    if (QTest::currentTestFailed()) return;
     const QString params = tmp_.filePath("capped-params.json");
     std::ofstream(params.toStdString())
         << R"({"parameters": [{"name": "unit_airflow_scale", "target": "crah-cw-120kw", "min": 0.05, "max": 0.3}]})";
     const QStringList args{"calibrate", sample("lab-8node"), "--measured", db,      "--params", params,     "--train",
                            "0..20m",    "--validate",        "20m..30m",   "--air", "quick",    "--metric", "inlet_c",
                            "--metric",  "return_c",          "--json",     "-q",    "-o"};
-    r = cli(args + QStringList{tmp_.filePath("capped-fit.json")});
+    CliRun r = cli(args + QStringList{tmp_.filePath("capped-fit.json")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QJsonObject j = r.json();
     const QJsonArray starts = j["heat_balance_starts"].toArray();
@@ -579,6 +548,39 @@ void TstTwin::realCapturesRunEndToEnd() {
     // made it 5 K worse.
     const double bias = all["twin"].toObject()["bias"].toDouble();
     QVERIFY2(bias < -10 && bias > -21, qPrintable(QString::number(bias)));
+}
+
+void TstTwin::hiddenHall(const QString& name, const std::function<void(QJsonObject&)>& change, double inlet_offset, bool returns,
+                         std::uint32_t seed, QString& db) {
+    QFile src(sample("lab-8node"));
+    QVERIFY(src.open(QIODevice::ReadOnly));
+    QJsonObject hall = QJsonDocument::fromJson(src.readAll()).object();
+    change(hall);
+    const QString hidden = tmp_.filePath(name + ".json"), truth = tmp_.filePath(name + ".sqlite"), csv_path = tmp_.filePath(name + ".csv");
+    db = tmp_.filePath(name + "-measured.sqlite");
+    QFile out(hidden);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(hall).toJson());
+    out.close();
+    const CliRun r = cli({"simulate", hidden, "--air", "quick", "--duration", "30m", "--step", "10s", "--record-every", "60s",
+                          "--field-every", "0", "--events", tmp_.filePath("events.json"), "--out", truth, "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    std::ofstream csv(csv_path.toStdString());
+    csv << "time,entity,metric,value,unit\n";
+    csv.precision(10);
+    for (const auto& x : queryRows(truth, "power_w"))
+        if (x.entity.find("/gpu") != std::string::npos) csv << kT0 + x.t << "," << x.entity << ",power_w," << x.value << ",W\n";
+    for (const auto& x : queryRows(truth, "fan_speed")) csv << kT0 + x.t << "," << x.entity << ",fan_speed," << x.value << ",ratio\n";
+    for (const char* metric : {"supply_c", "return_c"})
+        if (returns || std::string(metric) == "supply_c")
+            for (const auto& x : queryRows(truth, metric))
+                if (x.entity.rfind("crah", 0) == 0) csv << kT0 + x.t << "," << x.entity << "," << metric << "," << x.value << ",degC\n";
+    std::uint32_t state = seed;
+    for (const auto& x : queryRows(truth, "inlet_c"))
+        if (x.entity[0] == 'n')
+            csv << kT0 + x.t << "," << x.entity << ",inlet_c," << x.value + inlet_offset + kNoise * noise(state) << ",degC\n";
+    csv.close();
+    QCOMPARE(cli({"import", csv_path, "--db", db}).code, 0);
 }
 
 QTEST_GUILESS_MAIN(TstTwin)
