@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 namespace ct::cli {
@@ -31,7 +32,9 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --measured DB       the hall's telemetry (clustertwin-cli import);  --measured-run N  its run (the latest)
   --map FILE          names that do not match by themselves (as simulate --drive-map)
   --params FILE       {"parameters": [{"name": N, "target"?: ID or "*", "min"?, "max"?, "start"?}]}; names:
-%PARAMS%  --train A..B        the training window on the run's clock: durations from t = 0 (0..2h) or ISO 8601
+%PARAMS%                      unit_airflow_scale with no "start" starts where the units' measured return air puts
+                      their airflow (their heat balance), when it is measured
+  --train A..B        the training window on the run's clock: durations from t = 0 (0..2h) or ISO 8601
   --validate C..D     the validation window, likewise (2h..3h)
   -o, --out FILE      the calibrated scenario (written atomically)
   --metric M          what is scored (repeatable; inlet_c)
@@ -62,9 +65,11 @@ or input that does not fit together, 130 interrupted.
 
 std::string calibrateHelp() {
     std::string list;
-    for (const auto& p : session::calibrationParameters())
-        list += std::string("                        ") + p.name + (p.target[0] ? std::string(" (target: a ") + p.target + ")" : "") +
-                ": " + p.help + "\n";
+    for (const auto& p : session::calibrationParameters()) {
+        std::string target;  // "a rack", "an entity"
+        if (p.target[0]) target = std::string(std::strchr("aeiou", p.target[0]) ? " (target: an " : " (target: a ") + p.target + ")";
+        list += std::string("                        ") + p.name + target + ": " + p.help + "\n";
+    }
     std::string h = kCalibrateHelp;
     h.replace(h.find("%PARAMS%"), 8, list);
     return h;

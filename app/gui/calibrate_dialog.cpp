@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace ct::app {
 
@@ -137,7 +138,9 @@ QWidget* CalibrateDialog::buildParameters() {
         name->setToolTip(QString::fromLatin1(p.help));
         params_->setItem(i, 0, name);
         auto* target = new QTableWidgetItem(p.target[0] ? QStringLiteral("*") : QString());
-        target->setToolTip(p.target[0] ? tr("a %1's id, or * for all").arg(QString::fromLatin1(p.target)) : tr("no target"));
+        target->setToolTip(!p.target[0]                        ? tr("no target")
+                           : std::strchr("aeiou", p.target[0]) ? tr("an %1's id, or * for all").arg(QString::fromLatin1(p.target))
+                                                               : tr("a %1's id, or * for all").arg(QString::fromLatin1(p.target)));
         if (!p.target[0]) target->setFlags(Qt::ItemIsEnabled);
         params_->setItem(i, 1, target);
         params_->setItem(i, 2, new QTableWidgetItem(QString::number(p.min)));
