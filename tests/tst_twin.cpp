@@ -300,6 +300,9 @@ void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
     const double margin = p[0].toObject()["value"].toDouble(), offset = p[1].toObject()["value"].toDouble();
     QVERIFY2(std::abs(margin - 1.6) < 0.05, qPrintable(QString::number(margin)));
     QVERIFY2(std::abs(offset - 0.5) < 0.05, qPrintable(QString::number(offset)));
+    // Every run judged with the offset at its best for it (variable projection): the fitted run's training
+    // residuals, every sample alike and every sensor offset, sum to zero.
+    QVERIFY2(std::abs(j["train"].toObject()["after"].toObject()["bias"].toDouble()) < 1e-6, qPrintable(r.out));
     // On the 10 minutes it was not fitted to: from over 1 K to the sensors' noise (0.05 K mean absolute).
     const QJsonObject v = j["validate"].toObject();
     QVERIFY2(v["before"].toObject()["mae"].toDouble() > 1.0, "the shipped scenario is off");

@@ -102,6 +102,28 @@ std::vector<double> boundedStep(const Jacobian& jac, const std::vector<double>& 
     return d;
 }
 
+double fitExact(const Jacobian& jac, const std::vector<bool>& exact, std::vector<double>& u, std::vector<double>& r) {
+    Jacobian cols;
+    std::vector<double> at;
+    std::vector<std::size_t> which;
+    for (std::size_t j = 0; j < jac.size() && j < exact.size(); ++j)
+        if (exact[j]) {
+            cols.push_back(jac[j]);
+            at.push_back(u[j]);
+            which.push_back(j);
+        }
+    if (!cols.empty()) {
+        // The residuals are linear in these: the step of the linear problem without damping is their optimum.
+        const std::vector<double> d = boundedStep(cols, r, at, 0.0);
+        for (std::size_t p = 0; p < cols.size(); ++p) {
+            if (d[p] == 0) continue;
+            u[which[p]] = std::clamp(at[p] + d[p], 0.0, 1.0);
+            for (std::size_t i = 0; i < r.size(); ++i) r[i] += cols[p][i] * d[p];
+        }
+    }
+    return dot(r, r);
+}
+
 std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p, const std::vector<double>& u,
                                                      const std::vector<double>& base) {
     const std::size_t n = u.size();
@@ -194,13 +216,20 @@ LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<
         if (j->size() != p.n) throw std::invalid_argument("levenbergMarquardt: a Jacobian with the wrong number of columns");
         jac = std::move(*j);
         ++out.jacobians;
+        // Variable projection: the exact parameters at their best for the point's residuals, here and at every
+        // run the Jacobian took (each is judged at its own best, so a step that moves a parameter the exact
+        // ones must follow is not refused for the exact ones lagging behind).
+        out.sse = fitExact(jac, exact, out.u, r);
         Evaluation* best = nullptr;
         double best_sse = out.sse;
-        for (auto& e : seen)
-            if (e.r.size() == r.size() && e.u.size() == p.n && dot(e.r, e.r) < best_sse) {
-                best_sse = dot(e.r, e.r);
+        for (auto& e : seen) {
+            if (e.r.size() != r.size() || e.u.size() != p.n) continue;
+            const double sse = fitExact(jac, exact, e.u, e.r);
+            if (sse < best_sse) {
+                best_sse = sse;
                 best = &e;
             }
+        }
         if (best) {
             out.u = std::move(best->u);
             r = std::move(best->r);
@@ -229,7 +258,7 @@ LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<
         const double predicted = out.sse - linearSse(jac, r, d);
         std::vector<double> un(p.n);
         for (std::size_t j = 0; j < p.n; ++j) un[j] = std::clamp(out.u[j] + d[j], 0.0, 1.0);
-        const auto rn = p.residuals(un);
+        auto rn = p.residuals(un);
         ++out.runs;
         ++out.iterations;
         if (!rn) {
@@ -253,13 +282,13 @@ LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<
                 if (!exact[j])
                     for (std::size_t i = 0; i < r.size(); ++i) jac[j][i] += y[i] * d[j] / dd;
         }
-        const double sse = dot(*rn, *rn);
+        const double sse = fitExact(jac, exact, un, *rn);  // the run judged with its exact parameters at their best
         const bool accepted = sse < out.sse;
         if (accepted) {
             const double gain = (out.sse - sse) / std::max(out.sse, 1e-300);
             const double rho = predicted > 0 ? (out.sse - sse) / predicted : 0;
-            out.u = un;
-            r = *rn;
+            out.u = std::move(un);
+            r = std::move(*rn);
             out.sse = sse;
             lambda = rho > 0.75 ? std::max(lambda / 3, 1e-7) : lambda;
             rejected_in_a_row = 0;

@@ -85,8 +85,17 @@ std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p,
 /// series of fewer than 3 samples has weight 1.
 std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series);
 
+/// Moves the parameters whose columns are exact (the residuals linear in them: a sensor's offset) to their best
+/// for the residuals r at u, within [0, 1], and r with them; returns the new sum of squares. Variable projection
+/// (G. H. Golub and V. Pereyra, "The differentiation of pseudo-inverses and nonlinear least squares problems
+/// whose variables separate", SIAM J. Numer. Anal. 10, 1973): the search then judges every run at the exact
+/// parameters' best rather than where the step left them.
+double fitExact(const Jacobian& jac, const std::vector<bool>& exact, std::vector<double>& u, std::vector<double>& r);
+
 /// From u0, whose residuals are r0. The bounds are kept by fixing a parameter at the bound its step would cross
-/// and solving again for the others.
+/// and solving again for the others. Every point, once a Jacobian gives the exact columns, is judged with its
+/// exact parameters at their best (fitExact): the start, each run the Jacobians take and each step's run; the
+/// result's u carries them.
 LeastSquaresResult levenbergMarquardt(const LeastSquaresProblem& p, std::vector<double> u0, std::vector<double> r0);
 
 /// The step of the linearised problem min |r + J d|² + λ Σ (JᵀJ)ᵢᵢ dᵢ² with u + d inside [0, 1] (exposed for tests).
