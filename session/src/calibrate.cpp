@@ -17,7 +17,6 @@
 #include <ctime>
 #include <limits>
 #include <memory>
-#include <numeric>
 
 namespace ct::session {
 

@@ -14,7 +14,6 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -268,8 +267,6 @@ struct FineRun {
     runs::ErrorStats train, validate;
     double sse = kInf;  ///< least squares: the sum of squares of its (weighted) training residuals
 };
-
-inline double sumOfSquares(const std::vector<double>& v) { return std::inner_product(v.begin(), v.end(), v.begin(), 0.0); }
 
 inline std::vector<double> toUnit(const std::vector<CalibParam>& ps, const std::vector<double>& x) {
     std::vector<double> u(ps.size());
