@@ -291,6 +291,9 @@ void TstAppTwin::calibrationFitsTheHiddenMargin() {
     QVERIFY2(std::abs(margin - 1.6) < 0.05, qPrintable(QString::number(margin)));
     QVERIFY(d->result()->text().contains("Validation"));
     QVERIFY2(d->result()->text().contains("on the coarse grid"), qPrintable(d->result()->text()));
+    // Each series by its own noise unless the user says otherwise, as the CLI's default.
+    QCOMPARE(d->weightsBox()->currentData().toBool(), true);
+    QVERIFY2(d->result()->text().contains("weighted by its noise"), qPrintable(d->result()->text()));
     // No brackets inside brackets (the stop reason once read "(stopped: the error stopped improving (ftol))").
     int depth = 0, deepest = 0;
     for (QChar c : d->result()->text()) {

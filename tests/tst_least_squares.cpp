@@ -17,6 +17,7 @@ private slots:
     void leastSquaresSeesAcrossAHinge();
     void everyRunJudgedWithItsOffsetAtItsBest();
     void noiseWeightsFollowEachSeriesNoise();
+    void quantisedSensorsCountTheirResolutionsNoise();
     void manifoldMappingReproducesALinearFineModel();
 };
 
@@ -245,6 +246,45 @@ void TstLeastSquares::noiseWeightsFollowEachSeriesNoise() {
     // Nothing to tell apart: every weight 1.
     for (double v : ct::session::noiseWeights({{1, 1, 1}, {2, 2, 2}})) QCOMPARE(v, 1.0);
     QVERIFY(ct::session::noiseWeights({}).empty());
+}
+
+/// A sensor that reads whole degrees (or whole °F, 5/9 K) mostly repeats its last reading: its steps look
+/// quiet, yet each reading is off by up to half a degree. quantisationNoise finds the step and gives its noise,
+/// q/√12; a series that is not quantised (every value its own, or gaps that are no multiple of one step) gives 0.
+/// As a floor to noiseWeights it keeps the whole-degree series from outweighing an honest one of 0.1 K.
+void TstLeastSquares::quantisedSensorsCountTheirResolutionsNoise() {
+    std::mt19937 rng(7);
+    std::normal_distribution<double> n(0.0, 0.1);
+    // Two days of minutes: enough steps for the median's estimate of σ to be good to a few per cent.
+    std::vector<double> truth(2880), fine(2880), whole(2880), fahrenheit(2880);
+    for (std::size_t t = 0; t < truth.size(); ++t) {
+        truth[t] = 24.0 + 0.8 * std::sin(static_cast<double>(t) / 90.0);
+        fine[t] = truth[t] + n(rng);
+        whole[t] = std::round(truth[t]);
+        fahrenheit[t] = (std::round(truth[t] * 1.8 + 32) - 32) / 1.8;
+    }
+    QCOMPARE(ct::session::quantisationNoise(fine), 0.0);
+    QVERIFY(std::abs(ct::session::quantisationNoise(whole) - 1 / std::sqrt(12.0)) < 1e-9);
+    QVERIFY(std::abs(ct::session::quantisationNoise(fahrenheit) - 5.0 / 9.0 / std::sqrt(12.0)) < 1e-9);
+    whole.push_back(std::nan(""));  // skipped
+    QVERIFY(std::abs(ct::session::quantisationNoise(whole) - 1 / std::sqrt(12.0)) < 1e-9);
+    // Repeats whose gaps are no multiple of one step, too few repeats, one value: not quantised.
+    QCOMPARE(ct::session::quantisationNoise({1, 1, 1, 1.3, 1.3, 1.3, 2, 2, 2}), 0.0);
+    QCOMPARE(ct::session::quantisationNoise({1, 2, 3, 4, 4}), 0.0);
+    QCOMPARE(ct::session::quantisationNoise({3, 3, 3}), 0.0);
+    // The residuals against a smooth model: the whole-degree series' steps are mostly 0, so without the floor it
+    // would weigh several times the honest series; with it, 0.1 K against 0.29 K: about a third.
+    std::vector<double> r_fine(truth.size()), r_whole(truth.size());
+    for (std::size_t t = 0; t < truth.size(); ++t) {
+        r_fine[t] = truth[t] - fine[t];
+        r_whole[t] = truth[t] - std::round(truth[t]);
+    }
+    const auto bare = ct::session::noiseWeights({r_fine, r_whole, r_fine});
+    QVERIFY2(bare[1] > 3 * bare[0], qPrintable(QString::number(bare[1] / bare[0])));
+    const auto floored = ct::session::noiseWeights({r_fine, r_whole, r_fine},
+                                                   {ct::session::quantisationNoise(fine), ct::session::quantisationNoise(whole), 0.0});
+    QVERIFY2(std::abs(floored[1] / floored[0] - 0.1 / (1 / std::sqrt(12.0))) < 0.03, qPrintable(QString::number(floored[1] / floored[0])));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ct::session::noiseWeights({r_fine}, {0.1, 0.2}));
 }
 
 /// Manifold mapping on models whose answer is known: a fine model f(x) = A x + b and a coarse one c(x) = B x + d

@@ -47,9 +47,10 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
   --method lm|bobyqa  lm (default): Levenberg-Marquardt on every scored sample's error, its Jacobian from
                       finite differences (a tenth of each range) kept current by Broyden's update: one run
                       per step. bobyqa: NLopt's derivative-free BOBYQA on the RMSE alone (many more runs)
-  --weights W         lm: equal (default): every sample alike; noise: each series' errors weighted by its own
-                      noise, estimated from how much they change from one sample to the next in the start's
-                      run (a lattice room's sensors over a hot aisle swing ten times more than its inlets)
+  --weights W         lm: noise (default): each series' errors weighted by its own noise, estimated from how
+                      much they change from one sample to the next in the start's run (a lattice room's
+                      sensors over a hot aisle swing ten times more than its inlets), at least the noise of
+                      the measurements' resolution (integer degrees: 0.29 K); equal: every sample alike
   --max-runs N        runs at --cell the optimiser may take (lm 20, bobyqa 60); one more scores the start
   --coarse-cell M     runs on this coarser grid where they are cheap: lm takes its Jacobian there (the runs
                       at --cell correct it); bobyqa searches there, corrected by runs at --cell (manifold
@@ -119,7 +120,7 @@ session::CalibRequest requestFor(const Args& a, m::ValidationReport& rep, sessio
     if (method != "lm" && method != "bobyqa") throw UsageError("--method must be lm or bobyqa");
     r.method = method == "lm" ? session::CalibMethod::LeastSquares : session::CalibMethod::Bobyqa;
     r.max_runs = a.getInt("max-runs", method == "lm" ? 20 : 60);
-    const std::string weights = a.get("weights", "equal");
+    const std::string weights = a.get("weights", "noise");
     if (weights != "noise" && weights != "equal") throw UsageError("--weights must be noise or equal");
     r.noise_weights = weights == "noise";
     if (!(r.sample_s > 0) || r.max_runs < 1) throw UsageError("--sample-every must be > 0 and --max-runs >= 1");

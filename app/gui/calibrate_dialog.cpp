@@ -69,6 +69,13 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     max_runs_->setRange(1, 1000);
     max_runs_->setValue(20);
     max_runs_->setToolTip(tr("Runs on the scenario's grid; each step of the fit takes one"));
+    weights_ = new QComboBox(this);
+    weights_->setObjectName("calibWeights");
+    weights_->addItem(tr("Each series by its own noise"), true);
+    weights_->addItem(tr("Every sample alike"), false);
+    weights_->setToolTip(
+        tr("How the fit weighs each series' errors: by the noise of its sample-to-sample steps (a lattice room's "
+           "sensors over a hot aisle swing ten times more than its inlets), or all alike (docs/calibration.md)"));
     coarse_ = new QCheckBox(tr("Take the fit's sensitivities on a grid twice as coarse (cheaper; the fit is the fine grid's)"), this);
     coarse_->setObjectName("calibCoarse");
     const QFileInfo fi(scenario_path.isEmpty() ? qs(s.id) + ".json" : scenario_path);
@@ -81,6 +88,7 @@ CalibrateDialog::CalibrateDialog(const model::Scenario& s, const model::Catalog&
     form->addRow(tr("Room air"), air_);
     form->addRow(tr("Engine step"), step_);
     form->addRow(tr("Runs at most"), max_runs_);
+    form->addRow(tr("Errors weighted"), weights_);
     form->addRow(QString(), coarse_);
     form->addRow(tr("Calibrated scenario"), fileRow(this, out_, tr("Calibrated scenario"), tr("JSON (*.json)"), FileRowMode::Save));
     l->addLayout(form);
@@ -204,6 +212,7 @@ bool CalibrateDialog::start() {
     s.engine.threads = std::max(1, QThread::idealThreadCount() - 1);  // leave a core to the window
     s.max_runs = max_runs_->value();
     if (coarse_->isChecked()) s.coarse_cell_m = 2 * s.engine.cell_m;
+    s.noise_weights = weights_->currentData().toBool();
     s.out_path = out_->text().trimmed().toStdString();
     job_ = new CalibrateJob(std::move(s), this);
     connect(job_, &CalibrateJob::runDone, this, [this](int run, int max_runs, double rmse) {
@@ -269,6 +278,8 @@ void CalibrateDialog::jobFinished() {
                     .arg(r.coarse_runs)
                     .arg(qs(model::formatDuration(r.coarse_wall_s)))
                     .arg(r.fine_runs);
+    if (job->setup().noise_weights)  // the dialog's fit is least squares
+        text += tr(" Each series' errors weighted by its noise: %1 to %2.").arg(r.weight_min, 0, 'g', 3).arg(r.weight_max, 0, 'g', 3);
     text += tr(" Fitted:");
     const auto& all = session::calibrationParameters();
     for (const auto& p : r.params) {

@@ -39,6 +39,7 @@ public:
     QComboBox* airBox() const { return air_; }
     QLineEdit* stepEdit() const { return step_; }
     QSpinBox* maxRunsBox() const { return max_runs_; }
+    QComboBox* weightsBox() const { return weights_; }
     QLineEdit* outEdit() const { return out_; }
     QLabel* problems() const { return problems_; }
     QLabel* result() const { return result_; }
@@ -67,7 +68,8 @@ private:
     QComboBox* air_;
     QLineEdit* step_;
     QSpinBox* max_runs_;
-    QCheckBox* coarse_;  ///< the search on a grid twice as coarse, mapped onto the fine one
+    QComboBox* weights_;  ///< each series' errors by its noise (the default), or every sample alike
+    QCheckBox* coarse_;   ///< the search on a grid twice as coarse, mapped onto the fine one
     QLineEdit* out_;
     QLabel* problems_;
     QLabel* result_;

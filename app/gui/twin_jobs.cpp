@@ -40,6 +40,7 @@ void CalibrateJob::run() {
         r.sample_s = s.sample_s;
         r.max_runs = s.max_runs;
         r.coarse_cell_m = s.coarse_cell_m;
+        r.noise_weights = s.noise_weights;
         const int max_runs = r.max_runs;
         r.progress = [this, max_runs](int run, double rmse) { emit runDone(run, max_runs, rmse); };
         r.cancelled = [this] { return cancel_.load(); };

@@ -51,7 +51,8 @@ public:
         sim::EngineOptions engine;
         double sample_s = 60;
         int max_runs = 60;
-        double coarse_cell_m = 0;  ///< > 0: the search on this grid (CalibRequest::coarse_cell_m)
+        double coarse_cell_m = 0;   ///< > 0: the search on this grid (CalibRequest::coarse_cell_m)
+        bool noise_weights = true;  ///< each series' errors weighted by its noise (CalibRequest::noise_weights)
         std::string out_path;
     };
     explicit CalibrateJob(Setup s, QObject* parent = nullptr);

@@ -117,8 +117,17 @@ FineRun leastSquares(Evaluator& ev, FineRun start, CalibResult& out) {
     // Each series weighted by its noise as the start's residuals show it (noiseWeights): a lattice room's strip
     // sensors over its hot aisle swing by a kelvin from minute to minute, its inlets and the units' return air by
     // a tenth, and unweighted the swings of the few would drown what the others say about the parameters.
+    // A series whose sensor reads whole degrees cannot be trusted below its resolution's noise, however quiet
+    // its steps look (quantisationNoise).
     if (r.noise_weights) {
-        ev.weight = noiseWeights(ev.seriesResiduals(r.train, false));
+        std::vector<double> floor;
+        for (const auto& pair : ev.pairs) {
+            std::vector<double> values;
+            for (const auto& [t, y] : pair.measured)
+                if (t >= r.train.from_s && t <= r.train.to_s) values.push_back(y);
+            floor.push_back(quantisationNoise(std::move(values)));
+        }
+        ev.weight = noiseWeights(ev.seriesResiduals(r.train, false), floor);
         const auto [lo, hi] = std::minmax_element(ev.weight.begin(), ev.weight.end());
         out.weight_min = *lo;
         out.weight_max = *hi;

@@ -171,7 +171,24 @@ std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p,
     return out;
 }
 
-std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series) {
+double quantisationNoise(std::vector<double> values) {
+    values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }), values.end());
+    const std::size_t samples = values.size();
+    std::sort(values.begin(), values.end());
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < values.size(); ++i) {
+        const double d = values[i] - values[i - 1];
+        if (d > 1e-9 * std::max(1.0, std::abs(values[i]))) gaps.push_back(d);  // a new distinct value
+    }
+    if (gaps.empty() || 2 * (gaps.size() + 1) > samples) return 0;  // one value, or hardly a repeat
+    const double q = *std::min_element(gaps.begin(), gaps.end());
+    for (double d : gaps)
+        if (std::abs(d / q - std::round(d / q)) > 0.01) return 0;
+    return q / std::sqrt(12.0);
+}
+
+std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series, const std::vector<double>& floor) {
+    if (!floor.empty() && floor.size() != series.size()) throw std::invalid_argument("noiseWeights: one floor per series");
     auto medianOf = [](std::vector<double> v) {
         const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
         std::nth_element(v.begin(), mid, v.end());
@@ -184,7 +201,7 @@ std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series)
         std::vector<double> step(r.size() - 1);
         for (std::size_t t = 1; t < r.size(); ++t) step[t - 1] = std::abs(r[t] - r[t - 1]);
         // Normal noise of σ: a step between two samples is normal of σ√2, the median of its size 0.6745 σ√2.
-        sigma[s] = medianOf(std::move(step)) / (0.6745 * std::sqrt(2.0));
+        sigma[s] = std::max(medianOf(std::move(step)) / (0.6745 * std::sqrt(2.0)), floor.empty() ? 0.0 : floor[s]);
         known.push_back(sigma[s]);
     }
     std::vector<double> w(series.size(), 1.0);

@@ -69,8 +69,9 @@ struct CalibRequest {
     int max_runs = 60;  ///< evaluations the optimiser may take (and one at the start, one at the result)
     CalibMethod method = CalibMethod::LeastSquares;
     /// Least squares: each series' residuals weighted by its noise (least_squares.hpp's noiseWeights of the
-    /// start's residuals); false: every sample alike. The scores before and after are unweighted either way.
-    bool noise_weights = false;
+    /// start's residuals, each σ at least its measurements' quantisation noise), the default; false: every sample
+    /// alike. The scores before and after are unweighted either way.
+    bool noise_weights = true;
     /// Least squares: the runs of its Jacobians on this coarser grid when above engine.cell_m (max_runs bounds
     /// the fine runs then). BOBYQA, multi-fidelity (manifold mapping, manifold_map.hpp): the optimiser searches with
     /// runs on this coarser (cheaper) grid, each mapped onto engine.cell_m's through the pairs of fine and coarse

@@ -82,8 +82,16 @@ std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p,
 /// steps of σ√2; the median, unlike their mean square, is not carried off by the few steps of a load change the
 /// model follows late), and its weight the median series' σ over its own, so a median series keeps weight 1.
 /// A σ under a tenth of the median counts as a tenth (no series near a constant outweighs the rest), and a
-/// series of fewer than 3 samples has weight 1.
-std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series);
+/// series of fewer than 3 samples has weight 1. `floor` (one per series, or empty): the least σ each series can
+/// have whatever its steps say — its measurements' quantisation noise (quantisationNoise): a sensor that reads
+/// whole degrees mostly repeats its last reading, so its steps look quiet while each reading is ±0.5 K.
+std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series, const std::vector<double>& floor = {});
+
+/// The noise of a series' resolution: q/√12 (a reading rounded to a step of q errs uniformly within ±q/2) when its
+/// values are quantised — fewer distinct values than half the samples, every gap between neighbouring distinct
+/// values a whole multiple of the least, q, within 1 % — else 0 (a measured series of 1 °C steps: 0.289 K). NaNs
+/// are skipped.
+double quantisationNoise(std::vector<double> values);
 
 /// Moves the parameters whose columns are exact (the residuals linear in them: a sensor's offset) to their best
 /// for the residuals r at u, within [0, 1], and r with them; returns the new sum of squares. Variable projection
