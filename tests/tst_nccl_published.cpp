@@ -1,6 +1,7 @@
 // Real nccl-tests output (tests/data/nccl, SOURCES.md: CoreWeave's published runs) read with every row, and the
 // twin set against it with compare-nccl (issue 41): CollNet (SHARP) on 64 H100, NVLS over a GB200 NVL72 rack; and
-// Azure's published bus bandwidths of one server (A100, H200, a GB200 tray) against the twin's sweep.
+// Azure's published bus bandwidths of one server (A100, H200, a GB200 tray) against the twin's sweep; the ring across
+// DGX A100 and DGX H100 servers against the bus bandwidth NCCL's engineers state.
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
@@ -44,6 +45,8 @@ private slots:
     void nvl72RackRunsOnItsDomain();
     void oneServerAsPublished_data();
     void oneServerAsPublished();
+    void ringAcrossServersAsNcclEngineersStateIt_data();
+    void ringAcrossServersAsNcclEngineersStateIt();
 };
 
 void TstNcclPublished::realOutputImportsEveryRow() {
@@ -168,6 +171,67 @@ void TstNcclPublished::oneServerAsPublished() {
             QString("%1 B: measured %2, twin %3 GB/s (%4)\n").arg(row.size_B, 0, 'f', 0).arg(m).arg(row.busbw_GBps).arg(ratio, 0, 'f', 3);
         if (row.size_B >= checked_from) QVERIFY2(std::fabs(ratio - 1) <= 0.10, qPrintable(report));
     }
+    qInfo("%s", qPrintable(report));
+}
+
+void TstNcclPublished::ringAcrossServersAsNcclEngineersStateIt_data() {
+    QTest::addColumn<QString>("system");
+    QTest::addColumn<QString>("scenario");  // empty: four DGX A100 generated here
+    QTest::addColumn<QStringList>("ranks");
+    // One NIC a GPU on its rail: the ring's bus bandwidth is the NICs' (8 × 24 GB/s of HDR, 8 × 46–48 of NDR),
+    // roughly flat with the number of servers (issue 41).
+    QTest::newRow("DGX A100 x 2, x 4") << "dgx-a100"
+                                       << "" << QStringList{"16", "32"};
+    QTest::newRow("DGX H100 x 2, x 8") << "dgx-h100"
+                                       << "superpod-h100-su" << QStringList{"16", "64"};
+}
+
+void TstNcclPublished::ringAcrossServersAsNcclEngineersStateIt() {
+    QFETCH(QString, system);
+    QFETCH(QString, scenario);
+    QFETCH(QStringList, ranks);
+    // The stated range (SOURCES.md: nvidia-ring-across-servers.csv).
+    std::ifstream in(ncclFile("nvidia-ring-across-servers.csv").toStdString());
+    std::string line;
+    double low = 0, high = 0;
+    while (std::getline(in, line)) {
+        std::istringstream f(line);
+        std::string cell[5];
+        for (auto& c : cell) std::getline(f, c, ',');
+        if (cell[0] == system.toStdString()) {
+            low = std::stod(cell[3]);
+            high = std::stod(cell[4]);
+        }
+    }
+    QVERIFY2(low > 0 && high >= low, qPrintable(system));
+    QTemporaryDir tmp;
+    QString path = scenario.isEmpty() ? tmp.filePath("dgx-a100.json") : sample(qPrintable(scenario));
+    if (scenario.isEmpty()) {
+        const CliRun g = cli({"generate", "--server", "dgx-a100", "--rows", "1", "--racks-per-row", "1", "--nodes-per-rack", "4",
+                              "--topology", "rail-optimized", "-o", path});
+        QVERIFY2(g.code == 0, qPrintable(g.err));
+    }
+    QString report;
+    std::vector<double> at8g;
+    for (const QString& n : ranks) {
+        const CliRun r = cli({"collective", path, "--op", "allreduce", "--sweep", "2G:8G:2", "--ranks", n, "--algo", "ring"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        std::istringstream out(r.out.toStdString());
+        const auto twin = ct::importers::parseNcclTests(out, "sweep");
+        QCOMPARE(twin.rows.size(), std::size_t(3));
+        for (const auto& row : twin.rows) {
+            report += QString("%1 ranks, %2 B: twin %3 GB/s, stated %4-%5\n")
+                          .arg(n)
+                          .arg(row.size_B, 0, 'f', 0)
+                          .arg(row.busbw_GBps)
+                          .arg(low)
+                          .arg(high);
+            QVERIFY2(row.busbw_GBps >= 0.9 * low && row.busbw_GBps <= 1.1 * high, qPrintable(report));
+        }
+        at8g.push_back(twin.rows.back().busbw_GBps);
+    }
+    // Flat with the servers: the most servers keep 95 % of two servers' bandwidth at 8 GiB.
+    QVERIFY2(at8g.back() >= 0.95 * at8g.front(), qPrintable(report));
     qInfo("%s", qPrintable(report));
 }
 
