@@ -1,7 +1,7 @@
 // Real nccl-tests output (tests/data/nccl, SOURCES.md: CoreWeave's published runs) read with every row, and the
 // twin set against it with compare-nccl (issue 41): CollNet (SHARP) on 64 H100, NVLS over a GB200 NVL72 rack; and
 // Azure's published bus bandwidths of one server (A100, H200, a GB200 tray) against the twin's sweep; the ring across
-// DGX A100 and DGX H100 servers against the bus bandwidth NCCL's engineers state.
+// DGX A100 and DGX H100 servers, and the ring and NVLS inside one DGX H100, against what NCCL's engineers state.
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
@@ -45,8 +45,8 @@ private slots:
     void nvl72RackRunsOnItsDomain();
     void oneServerAsPublished_data();
     void oneServerAsPublished();
-    void ringAcrossServersAsNcclEngineersStateIt_data();
-    void ringAcrossServersAsNcclEngineersStateIt();
+    void asNcclEngineersStateIt_data();
+    void asNcclEngineersStateIt();
 };
 
 void TstNcclPublished::realOutputImportsEveryRow() {
@@ -174,24 +174,31 @@ void TstNcclPublished::oneServerAsPublished() {
     qInfo("%s", qPrintable(report));
 }
 
-void TstNcclPublished::ringAcrossServersAsNcclEngineersStateIt_data() {
+void TstNcclPublished::asNcclEngineersStateIt_data() {
     QTest::addColumn<QString>("system");
     QTest::addColumn<QString>("scenario");  // empty: four DGX A100 generated here
     QTest::addColumn<QStringList>("ranks");
+    QTest::addColumn<QString>("algorithm");
     // One NIC a GPU on its rail: the ring's bus bandwidth is the NICs' (8 × 24 GB/s of HDR, 8 × 46–48 of NDR),
     // roughly flat with the number of servers (issue 41).
-    QTest::newRow("DGX A100 x 2, x 4") << "dgx-a100"
-                                       << "" << QStringList{"16", "32"};
-    QTest::newRow("DGX H100 x 2, x 8") << "dgx-h100"
-                                       << "superpod-h100-su" << QStringList{"16", "64"};
+    QTest::newRow("DGX A100 x 2, x 4 ring") << "dgx-a100"
+                                            << "" << QStringList{"16", "32"} << "ring";
+    QTest::newRow("DGX H100 x 2, x 8 ring") << "dgx-h100"
+                                            << "superpod-h100-su" << QStringList{"16", "64"} << "ring";
+    // Inside one DGX H100: the ring at NVLink's line rate less the protocol's ~20 %, NVLS (the default) above it.
+    QTest::newRow("DGX H100 ring") << "dgx-h100-one-server-ring"
+                                   << "superpod-h100-su" << QStringList{"8"} << "ring";
+    QTest::newRow("DGX H100 NVLS") << "dgx-h100-one-server-nvls"
+                                   << "superpod-h100-su" << QStringList{"8"} << "nvls";
 }
 
-void TstNcclPublished::ringAcrossServersAsNcclEngineersStateIt() {
+void TstNcclPublished::asNcclEngineersStateIt() {
     QFETCH(QString, system);
     QFETCH(QString, scenario);
     QFETCH(QStringList, ranks);
-    // The stated range (SOURCES.md: nvidia-ring-across-servers.csv).
-    std::ifstream in(ncclFile("nvidia-ring-across-servers.csv").toStdString());
+    QFETCH(QString, algorithm);
+    // The stated range (SOURCES.md: nvidia-stated-busbw.csv).
+    std::ifstream in(ncclFile("nvidia-stated-busbw.csv").toStdString());
     std::string line;
     double low = 0, high = 0;
     while (std::getline(in, line)) {
@@ -214,8 +221,9 @@ void TstNcclPublished::ringAcrossServersAsNcclEngineersStateIt() {
     QString report;
     std::vector<double> at8g;
     for (const QString& n : ranks) {
-        const CliRun r = cli({"collective", path, "--op", "allreduce", "--sweep", "2G:8G:2", "--ranks", n, "--algo", "ring"});
+        const CliRun r = cli({"collective", path, "--op", "allreduce", "--sweep", "2G:8G:2", "--ranks", n, "--algo", algorithm});
         QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("# twin: " + algorithm + "/Simple"), qPrintable(r.out));
         std::istringstream out(r.out.toStdString());
         const auto twin = ct::importers::parseNcclTests(out, "sweep");
         QCOMPARE(twin.rows.size(), std::size_t(3));
