@@ -285,6 +285,15 @@ void TstLeastSquares::quantisedSensorsCountTheirResolutionsNoise() {
                                                    {ct::session::quantisationNoise(fine), ct::session::quantisationNoise(whole), 0.0});
     QVERIFY2(std::abs(floored[1] / floored[0] - 0.1 / (1 / std::sqrt(12.0))) < 0.03, qPrintable(QString::number(floored[1] / floored[0])));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ct::session::noiseWeights({r_fine}, {0.1, 0.2}));
+    // A whole-degree sensor that read 24 °C for two days has no step to tell its resolution by: it takes the
+    // quantised series' (the median of theirs), not the 0 that would let it outweigh every other series.
+    const std::vector<double> stuck(truth.size(), 24.0);
+    const auto floors = ct::session::quantisationFloors({fine, whole, fahrenheit, whole, stuck, {24, 24}});
+    QCOMPARE(floors.size(), std::size_t(6));
+    QCOMPARE(floors[0], 0.0);
+    QVERIFY(std::abs(floors[4] - 1 / std::sqrt(12.0)) < 1e-9);         // the median of 0.289, 0.160 and 0.289
+    QCOMPARE(floors[5], 0.0);                                          // two samples: too few to say
+    QCOMPARE(ct::session::quantisationFloors({fine, stuck})[1], 0.0);  // nothing quantised to borrow from
 }
 
 /// Manifold mapping on models whose answer is known: a fine model f(x) = A x + b and a coarse one c(x) = B x + d

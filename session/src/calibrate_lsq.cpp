@@ -120,14 +120,13 @@ FineRun leastSquares(Evaluator& ev, FineRun start, CalibResult& out) {
     // A series whose sensor reads whole degrees cannot be trusted below its resolution's noise, however quiet
     // its steps look (quantisationNoise).
     if (r.noise_weights) {
-        std::vector<double> floor;
+        std::vector<std::vector<double>> measured;
         for (const auto& pair : ev.pairs) {
-            std::vector<double> values;
+            std::vector<double>& values = measured.emplace_back();
             for (const auto& [t, y] : pair.measured)
                 if (t >= r.train.from_s && t <= r.train.to_s) values.push_back(y);
-            floor.push_back(quantisationNoise(std::move(values)));
         }
-        ev.weight = noiseWeights(ev.seriesResiduals(r.train, false), floor);
+        ev.weight = noiseWeights(ev.seriesResiduals(r.train, false), quantisationFloors(measured));
         const auto [lo, hi] = std::minmax_element(ev.weight.begin(), ev.weight.end());
         out.weight_min = *lo;
         out.weight_max = *hi;

@@ -187,6 +187,29 @@ double quantisationNoise(std::vector<double> values) {
     return q / std::sqrt(12.0);
 }
 
+std::vector<double> quantisationFloors(const std::vector<std::vector<double>>& series) {
+    std::vector<double> out, known;
+    std::vector<bool> constant;
+    for (const auto& s : series) {
+        out.push_back(quantisationNoise(s));
+        if (out.back() > 0) known.push_back(out.back());
+        std::size_t n = 0;
+        double first = std::nan(""), spread = 0;
+        for (double v : s) {
+            if (std::isnan(v)) continue;
+            if (n++ == 0) first = v;
+            spread = std::max(spread, std::abs(v - first));
+        }
+        constant.push_back(n >= 3 && spread <= 1e-9 * std::max(1.0, std::abs(first)));
+    }
+    if (known.empty()) return out;
+    const auto mid = known.begin() + static_cast<std::ptrdiff_t>(known.size() / 2);
+    std::nth_element(known.begin(), mid, known.end());
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (constant[i]) out[i] = *mid;
+    return out;
+}
+
 std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series, const std::vector<double>& floor) {
     if (!floor.empty() && floor.size() != series.size()) throw std::invalid_argument("noiseWeights: one floor per series");
     auto medianOf = [](std::vector<double> v) {

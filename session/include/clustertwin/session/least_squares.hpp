@@ -93,6 +93,11 @@ std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series,
 /// are skipped.
 double quantisationNoise(std::vector<double> values);
 
+/// quantisationNoise of each series, and for a series of at least 3 samples that never changed (one value: no
+/// step to tell its resolution by) the median of the quantised series' noise — a sensor that read the same whole
+/// degree for hours is the coarsest of all, not the quietest — or 0 when no series is quantised.
+std::vector<double> quantisationFloors(const std::vector<std::vector<double>>& series);
+
 /// Moves the parameters whose columns are exact (the residuals linear in them: a sensor's offset) to their best
 /// for the residuals r at u, within [0, 1], and r with them; returns the new sum of squares. Variable projection
 /// (G. H. Golub and V. Pereyra, "The differentiation of pseudo-inverses and nonlinear least squares problems
