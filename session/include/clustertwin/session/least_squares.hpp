@@ -88,7 +88,7 @@ std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p,
 std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series, const std::vector<double>& floor = {});
 
 /// The noise of a series' resolution: q/√12 (a reading rounded to a step of q errs uniformly within ±q/2) when its
-/// values are quantised — fewer distinct values than half the samples, every gap between neighbouring distinct
+/// values are quantised — at most half as many distinct values as samples, every gap between neighbouring distinct
 /// values a whole multiple of the least, q, within 1 % — else 0 (a measured series of 1 °C steps: 0.289 K). NaNs
 /// are skipped.
 double quantisationNoise(std::vector<double> values);
