@@ -251,7 +251,8 @@ void TstLeastSquares::noiseWeightsFollowEachSeriesNoise() {
 /// A sensor that reads whole degrees (or whole °F, 5/9 K) mostly repeats its last reading: its steps look
 /// quiet, yet each reading is off by up to half a degree. quantisationNoise finds the step and gives its noise,
 /// q/√12; a series that is not quantised (every value its own, or gaps that are no multiple of one step) gives 0.
-/// As a floor to noiseWeights it keeps the whole-degree series from outweighing an honest one of 0.1 K.
+/// Given to noiseWeights as the series' σ it keeps the whole-degree series from outweighing an honest one of
+/// 0.1 K, and one that flips between two degrees from being cast off as ten times noisier than it is.
 void TstLeastSquares::quantisedSensorsCountTheirResolutionsNoise() {
     std::mt19937 rng(7);
     std::normal_distribution<double> n(0.0, 0.1);
@@ -272,8 +273,8 @@ void TstLeastSquares::quantisedSensorsCountTheirResolutionsNoise() {
     QCOMPARE(ct::session::quantisationNoise({1, 1, 1, 1.3, 1.3, 1.3, 2, 2, 2}), 0.0);
     QCOMPARE(ct::session::quantisationNoise({1, 2, 3, 4, 4}), 0.0);
     QCOMPARE(ct::session::quantisationNoise({3, 3, 3}), 0.0);
-    // The residuals against a smooth model: the whole-degree series' steps are mostly 0, so without the floor it
-    // would weigh several times the honest series; with it, 0.1 K against 0.29 K: about a third.
+    // The residuals against a smooth model: the whole-degree series' steps are mostly 0, so by its steps it would
+    // weigh several times the honest series; by its rounding, 0.1 K against 0.29 K: about a third.
     std::vector<double> r_fine(truth.size()), r_whole(truth.size());
     for (std::size_t t = 0; t < truth.size(); ++t) {
         r_fine[t] = truth[t] - fine[t];
@@ -285,6 +286,21 @@ void TstLeastSquares::quantisedSensorsCountTheirResolutionsNoise() {
                                                    {ct::session::quantisationNoise(fine), ct::session::quantisationNoise(whole), 0.0});
     QVERIFY2(std::abs(floored[1] / floored[0] - 0.1 / (1 / std::sqrt(12.0))) < 0.03, qPrintable(QString::number(floored[1] / floored[0])));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ct::session::noiseWeights({r_fine}, {0.1, 0.2}));
+    // A reading that sits at a half degree flips between the two at every sample: by its steps σ is about 1 K, by
+    // its rounding 0.29 K. The room's own eddies, as a simulated series shows them (0.1 K here), add in quadrature,
+    // once for the measured eddies and once for the simulated ones.
+    std::vector<double> flips(truth.size()), sim(truth.size());
+    for (std::size_t t = 0; t < truth.size(); ++t) {
+        flips[t] = (t % 2 == 0 ? 24.0 : 25.0) - 24.5;
+        sim[t] = 24.5 + n(rng);
+    }
+    QVERIFY(ct::session::stepSigma(flips) > 1.0);
+    QCOMPARE(ct::session::stepSigma({1.0, 2.0}), -1.0);
+    const double q = 1 / std::sqrt(12.0), sq = ct::session::quantisedSigma(q, sim);
+    QVERIFY2(std::abs(sq - std::sqrt(2 * 0.01 + q * q)) < 0.01, qPrintable(QString::number(sq)));
+    QCOMPARE(ct::session::quantisedSigma(0.0, sim), 0.0);
+    const auto wf = ct::session::noiseWeights({r_fine, flips, r_fine}, {0.0, q, 0.0});
+    QVERIFY2(std::abs(wf[1] / wf[0] - 0.1 / q) < 0.03, qPrintable(QString::number(wf[1] / wf[0])));
     // A whole-degree sensor that read 24 °C for two days has no step to tell its resolution by: it takes the
     // quantised series' (the median of theirs), not the 0 that would let it outweigh every other series.
     const std::vector<double> stuck(truth.size(), 24.0);

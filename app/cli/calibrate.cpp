@@ -49,8 +49,9 @@ test of a fit is data it was not fitted to. Writes the calibrated scenario with 
                       per step. bobyqa: NLopt's derivative-free BOBYQA on the RMSE alone (many more runs)
   --weights W         lm: noise (default): each series' errors weighted by its own noise, estimated from how
                       much they change from one sample to the next in the start's run (a lattice room's
-                      sensors over a hot aisle swing ten times more than its inlets), at least the noise of
-                      the measurements' resolution (integer degrees: 0.29 K); equal: every sample alike
+                      sensors over a hot aisle swing ten times more than its inlets); a series read in steps
+                      (whole degrees) by its rounding's noise (0.29 K) and the eddies the twin's own series
+                      show; equal: every sample alike
   --max-runs N        runs at --cell the optimiser may take (lm 20, bobyqa 60); one more scores the start
   --coarse-cell M     runs on this coarser grid where they are cheap: lm takes its Jacobian there (the runs
                       at --cell correct it); bobyqa searches there, corrected by runs at --cell (manifold
@@ -156,6 +157,11 @@ void printResult(const session::CalibResult& res, const std::string& out) {
             name.c_str(), v);
     if (res.iterations > 0 && res.weight_max > res.weight_min)
         std::printf("calibrate: each series weighted by its noise, %.3g to %.3g (1: the median series)\n", res.weight_min, res.weight_max);
+    if (res.quantised_series > 0)
+        std::printf(
+            "calibrate: %d series read in steps of %.3g: their noise is the rounding's (a step over sqrt(12)) and the "
+            "eddies the twin's own series show, not their steps\n",
+            res.quantised_series, res.resolution);
     std::printf("%-22s %-14s %10s %10s %10s\n", "parameter", "target", "start", "fitted", "bounds");
     for (const auto& p : res.params)
         std::printf("%-22s %-14s %10.4g %10.4g  %g..%g\n", p.name.c_str(), p.target.c_str(), p.start, p.value, p.min, p.max);
@@ -235,7 +241,9 @@ int cmdCalibrate(const Args& a) {
                           {"weights",
                            {{"noise", req.noise_weights && req.method == session::CalibMethod::LeastSquares},
                             {"min", res.weight_min},
-                            {"max", res.weight_max}}},
+                            {"max", res.weight_max},
+                            {"quantised", res.quantised_series},
+                            {"resolution", res.resolution}}},
                           {"stop", res.stop},
                           {"heat_balance_starts", starts},
                           {"parameters", params},

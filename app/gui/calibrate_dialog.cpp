@@ -280,6 +280,11 @@ void CalibrateDialog::jobFinished() {
                     .arg(r.fine_runs);
     if (job->setup().noise_weights)  // the dialog's fit is least squares
         text += tr(" Each series' errors weighted by its noise: %1 to %2.").arg(r.weight_min, 0, 'g', 3).arg(r.weight_max, 0, 'g', 3);
+    if (r.quantised_series > 0)
+        text += tr(" %n series read in steps of %1: their noise is the rounding's (a step over √12) and the eddies the twin's own "
+                   "series show, not their steps.",
+                   nullptr, r.quantised_series)
+                    .arg(r.resolution, 0, 'g', 3);
     text += tr(" Fitted:");
     const auto& all = session::calibrationParameters();
     for (const auto& p : r.params) {

@@ -210,21 +210,34 @@ std::vector<double> quantisationFloors(const std::vector<std::vector<double>>& s
     return out;
 }
 
-std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series, const std::vector<double>& floor) {
-    if (!floor.empty() && floor.size() != series.size()) throw std::invalid_argument("noiseWeights: one floor per series");
-    auto medianOf = [](std::vector<double> v) {
-        const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-        std::nth_element(v.begin(), mid, v.end());
-        return *mid;
-    };
+namespace {
+double medianOf(std::vector<double> v) {
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
+}  // namespace
+
+double stepSigma(const std::vector<double>& r) {
+    if (r.size() < 3) return -1;
+    std::vector<double> step(r.size() - 1);
+    for (std::size_t t = 1; t < r.size(); ++t) step[t - 1] = std::abs(r[t] - r[t - 1]);
+    // Normal noise of σ: a step between two samples is normal of σ√2, the median of its size 0.6745 σ√2.
+    return medianOf(std::move(step)) / (0.6745 * std::sqrt(2.0));
+}
+
+double quantisedSigma(double floor, const std::vector<double>& simulated) {
+    if (!(floor > 0)) return 0;
+    const double s = std::max(0.0, stepSigma(simulated));
+    return std::sqrt(2 * s * s + floor * floor);
+}
+
+std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series, const std::vector<double>& given) {
+    if (!given.empty() && given.size() != series.size()) throw std::invalid_argument("noiseWeights: one sigma per series");
     std::vector<double> sigma(series.size(), -1.0), known;
     for (std::size_t s = 0; s < series.size(); ++s) {
-        const auto& r = series[s];
-        if (r.size() < 3) continue;
-        std::vector<double> step(r.size() - 1);
-        for (std::size_t t = 1; t < r.size(); ++t) step[t - 1] = std::abs(r[t] - r[t - 1]);
-        // Normal noise of σ: a step between two samples is normal of σ√2, the median of its size 0.6745 σ√2.
-        sigma[s] = std::max(medianOf(std::move(step)) / (0.6745 * std::sqrt(2.0)), floor.empty() ? 0.0 : floor[s]);
+        if (series[s].size() < 3) continue;
+        sigma[s] = !given.empty() && given[s] > 0 ? given[s] : stepSigma(series[s]);
         known.push_back(sigma[s]);
     }
     std::vector<double> w(series.size(), 1.0);

@@ -69,8 +69,8 @@ struct CalibRequest {
     int max_runs = 60;  ///< evaluations the optimiser may take (and one at the start, one at the result)
     CalibMethod method = CalibMethod::LeastSquares;
     /// Least squares: each series' residuals weighted by its noise (least_squares.hpp's noiseWeights of the
-    /// start's residuals, each σ at least its measurements' quantisation noise), the default; false: every sample
-    /// alike. The scores before and after are unweighted either way.
+    /// start's residuals; a quantised series' σ its rounding's and the twin's eddies', quantisedSigma), the default;
+    /// false: every sample alike. The scores before and after are unweighted either way.
     bool noise_weights = true;
     /// Least squares: the runs of its Jacobians on this coarser grid when above engine.cell_m (max_runs bounds
     /// the fine runs then). BOBYQA, multi-fidelity (manifold mapping, manifold_map.hpp): the optimiser searches with
@@ -130,7 +130,11 @@ struct CalibResult {
     double wall_s = 0, run_wall_s = 0;      ///< the whole calibration; the longest evaluation
     int iterations = 0, jacobians = 0;      ///< least squares: its steps, and the Jacobians it took
     double weight_min = 1, weight_max = 1;  ///< least squares: the series' weights (noise_weights), least and most
-    int moved = 0;                          ///< least squares: times a Jacobian's own run was better and the search went on from it
+    /// noise_weights: series whose measurements are quantised (quantisationFloors; their σ quantisedSigma's, not
+    /// their steps'), and the median of their steps q in the series' unit (1 for whole degrees); 0 and 0 when none is.
+    int quantised_series = 0;
+    double resolution = 0;
+    int moved = 0;  ///< least squares: times a Jacobian's own run was better and the search went on from it
     /// Parameters the search started from the units' heat balance (heatBalanceStarts), with that start: one more run.
     std::vector<std::pair<std::string, double>> heat_balance_starts;
     std::string stop;  ///< why the optimiser stopped

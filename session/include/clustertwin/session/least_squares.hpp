@@ -82,10 +82,20 @@ std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p,
 /// steps of σ√2; the median, unlike their mean square, is not carried off by the few steps of a load change the
 /// model follows late), and its weight the median series' σ over its own, so a median series keeps weight 1.
 /// A σ under a tenth of the median counts as a tenth (no series near a constant outweighs the rest), and a
-/// series of fewer than 3 samples has weight 1. `floor` (one per series, or empty): the least σ each series can
-/// have whatever its steps say — its measurements' quantisation noise (quantisationNoise): a sensor that reads
-/// whole degrees mostly repeats its last reading, so its steps look quiet while each reading is ±0.5 K.
-std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series, const std::vector<double>& floor = {});
+/// series of fewer than 3 samples has weight 1. `sigma` (one per series, or empty): where > 0, the series' σ as
+/// known otherwise, used instead of its steps — a quantised series' (quantisedSigma): a sensor that reads whole
+/// degrees mostly repeats its last reading, or flips between two near a half degree, so its steps say nothing
+/// of its error.
+std::vector<double> noiseWeights(const std::vector<std::vector<double>>& series, const std::vector<double>& sigma = {});
+
+/// What noiseWeights takes a series' σ from: the median size of its successive differences over 0.6745·√2; -1
+/// for fewer than 3 values.
+double stepSigma(const std::vector<double>& series);
+
+/// The σ of a quantised series' residuals: its readings' rounding, q/√12 (`floor`, quantisationFloors), and the
+/// eddies of the room twice (the measured ones and the simulated ones, alike by the twin's premise), told by the
+/// steps of the simulated series at the measured times: √(2·stepSigma(simulated)² + floor²). 0 where floor is 0.
+double quantisedSigma(double floor, const std::vector<double>& simulated);
 
 /// The noise of a series' resolution: q/√12 (a reading rounded to a step of q errs uniformly within ±q/2) when its
 /// values are quantised — at most half as many distinct values as samples, every gap between neighbouring distinct
