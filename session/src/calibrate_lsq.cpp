@@ -100,6 +100,42 @@ std::vector<double> judge(Evaluator& ev, FineRun& f, const std::pair<Jacobian, s
     return before;
 }
 
+/// Each series weighted by its noise as the start's residuals show it (noiseWeights): a lattice room's strip
+/// sensors over its hot aisle swing by a kelvin from minute to minute, its inlets and the units' return air by a
+/// tenth, and unweighted the swings of the few would drown what the others say about the parameters. A series
+/// whose sensor reads whole degrees says nothing of its noise by its steps (it repeats a reading, or flips between
+/// two): its σ is its rounding's and the room's eddies as the twin's own series show them (quantisedSigma).
+/// `ev.pairs` hold the start's simulated series.
+void weighBySeriesNoise(Evaluator& ev, CalibResult& out) {
+    const Window& train = ev.r.train;
+    std::vector<std::vector<double>> measured, simulated;
+    for (const auto& pair : ev.pairs) {
+        std::vector<double>& values = measured.emplace_back();
+        std::vector<double>& sim = simulated.emplace_back();
+        for (const auto& [t, y] : pair.measured) {
+            if (t < train.from_s || t > train.to_s || std::isnan(y)) continue;
+            values.push_back(y);
+            const double s = runs::interpolateAt(pair.simulated, t);
+            if (!std::isnan(s)) sim.push_back(s);
+        }
+    }
+    const std::vector<double> floors = quantisationFloors(measured);
+    std::vector<double> sigma(floors.size());
+    for (std::size_t i = 0; i < floors.size(); ++i) sigma[i] = quantisedSigma(floors[i], simulated[i]);
+    ev.weight = noiseWeights(ev.seriesResiduals(train, false), sigma);
+    std::vector<double> steps;
+    for (double f : floors)
+        if (f > 0) steps.push_back(f * std::sqrt(12.0));
+    if (!steps.empty()) {
+        std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2), steps.end());
+        out.quantised_series = static_cast<int>(steps.size());
+        out.resolution = steps[steps.size() / 2];
+    }
+    const auto [lo, hi] = std::minmax_element(ev.weight.begin(), ev.weight.end());
+    out.weight_min = *lo;
+    out.weight_max = *hi;
+}
+
 }  // namespace
 
 /// The default method (least_squares.hpp): Levenberg–Marquardt on the training window's residuals, each
@@ -114,40 +150,7 @@ FineRun leastSquares(Evaluator& ev, FineRun start, CalibResult& out) {
     for (const auto& prm : r.params) p.exact.push_back(scoringOnly(prm));
     FineRun best = std::move(start);
     for (std::size_t i = 0; i < ev.pairs.size(); ++i) ev.pairs[i].simulated = best.series[i];
-    // Each series weighted by its noise as the start's residuals show it (noiseWeights): a lattice room's strip
-    // sensors over its hot aisle swing by a kelvin from minute to minute, its inlets and the units' return air by
-    // a tenth, and unweighted the swings of the few would drown what the others say about the parameters.
-    // A series whose sensor reads whole degrees says nothing of its noise by its steps (it repeats a reading, or
-    // flips between two): its σ is its rounding's and the room's eddies as the twin's own series show them
-    // (quantisedSigma).
-    if (r.noise_weights) {
-        std::vector<std::vector<double>> measured, simulated;
-        for (const auto& pair : ev.pairs) {
-            std::vector<double>& values = measured.emplace_back();
-            std::vector<double>& sim = simulated.emplace_back();
-            for (const auto& [t, y] : pair.measured) {
-                if (t < r.train.from_s || t > r.train.to_s || std::isnan(y)) continue;
-                values.push_back(y);
-                const double s = runs::interpolateAt(pair.simulated, t);
-                if (!std::isnan(s)) sim.push_back(s);
-            }
-        }
-        const std::vector<double> floors = quantisationFloors(measured);
-        std::vector<double> sigma(floors.size());
-        for (std::size_t i = 0; i < floors.size(); ++i) sigma[i] = quantisedSigma(floors[i], simulated[i]);
-        ev.weight = noiseWeights(ev.seriesResiduals(r.train, false), sigma);
-        std::vector<double> steps;
-        for (double f : floors)
-            if (f > 0) steps.push_back(f * std::sqrt(12.0));
-        if (!steps.empty()) {
-            std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2), steps.end());
-            out.quantised_series = static_cast<int>(steps.size());
-            out.resolution = steps[steps.size() / 2];
-        }
-        const auto [lo, hi] = std::minmax_element(ev.weight.begin(), ev.weight.end());
-        out.weight_min = *lo;
-        out.weight_max = *hi;
-    }
+    if (r.noise_weights) weighBySeriesNoise(ev, out);
     // Each run judged with its offsets at their best, as the search judges it (variable projection).
     const auto exact = exactColumns(ev);
     judge(ev, best, exact, false);  // reported as it was run
