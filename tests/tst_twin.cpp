@@ -326,7 +326,8 @@ void TstTwin::calibrationRecoversHiddenValuesAndHoldsOnTheValidationWindow() {
     QVERIFY2(std::abs(r.json()["parameters"].toArray()[1].toObject()["value"].toDouble() - 0.5) < 0.05, qPrintable(r.out));
     QCOMPARE(r.json()["weights"].toObject()["quantised"].toInt(), 0);
     // The same inlets read in whole degrees, as many a BMS stores them: each of the eight found quantised, in steps
-    // of 1 K, its noise at least 1/√12 K whatever its steps look like, so all eight weigh alike again; the fit
+    // of 1 K, its noise its rounding's (1/√12 K) and quick air's eddies (none) whatever its steps look like, so all
+    // eight weigh alike again; the fit
     // still takes the validation window from over 1 K to the readings' own error (0.29 K of rounding).
     {
         std::ifstream in(tmp_.filePath("hidden.csv").toStdString());

@@ -171,6 +171,14 @@ std::optional<DifferenceJacobian> differenceJacobian(const DifferenceProblem& p,
     return out;
 }
 
+namespace {
+double medianOf(std::vector<double> v) {
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
+}  // namespace
+
 double quantisationNoise(std::vector<double> values) {
     values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }), values.end());
     const std::size_t samples = values.size();
@@ -203,20 +211,11 @@ std::vector<double> quantisationFloors(const std::vector<std::vector<double>>& s
         constant.push_back(n >= 3 && spread <= 1e-9 * std::max(1.0, std::abs(first)));
     }
     if (known.empty()) return out;
-    const auto mid = known.begin() + static_cast<std::ptrdiff_t>(known.size() / 2);
-    std::nth_element(known.begin(), mid, known.end());
+    const double median = medianOf(std::move(known));
     for (std::size_t i = 0; i < out.size(); ++i)
-        if (constant[i]) out[i] = *mid;
+        if (constant[i]) out[i] = median;
     return out;
 }
-
-namespace {
-double medianOf(std::vector<double> v) {
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    return *mid;
-}
-}  // namespace
 
 double stepSigma(const std::vector<double>& r) {
     if (r.size() < 3) return -1;
