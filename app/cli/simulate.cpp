@@ -350,7 +350,7 @@ json jobComputeNotes(const m::Scenario& sc, const m::Catalog& cat, std::ostream&
         const std::string from = st->overrides.empty() ? "the kernels' rooflines with the " + st->gpu + "'s shares" : st->overrides.front();
         note << "simulate: job " << job.id << ": compute from " << from << "\n";
         for (const auto& w : st->warnings) std::cerr << "simulate: warning: job " << job.id << ": " << w << "\n";
-        out[job.id] = {{"compute_from", from}, {"warnings", st->warnings}};
+        out[job.id] = {{"compute_from", from}, {"slowest_chip", st->slowest_chip}, {"warnings", st->warnings}};
     }
     return out;
 }

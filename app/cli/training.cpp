@@ -74,7 +74,12 @@ void printCollectives(const sim::TrainingStep& st) {
 /// Where one GPU's compute in a step goes, kernel by kernel, at full clock.
 void printOps(const sim::TrainingStep& st) {
     if (st.ops.empty() || st.compute_full_s <= 0) return;
-    std::printf("  compute %.4f s a step at full clock (the slowest stage), by kernel:\n", st.compute_full_s);
+    if (st.slowest_chip < 1)
+        std::printf(
+            "  compute %.4f s a step at full clock (the slowest stage, at the pace of the slowest chip: %.3f of the median's), "
+            "by kernel:\n",
+            st.compute_full_s, st.slowest_chip);
+    else std::printf("  compute %.4f s a step at full clock (the slowest stage), by kernel:\n", st.compute_full_s);
     for (const sim::OpTime& o : st.ops) {
         const char* of = o.kind == "memory" ? "of HBM bandwidth" : "of peak";
         std::printf("    %-30s %9.4f s %5.1f %%  %-9s at %3.0f %% %s\n", o.name.c_str(), o.seconds, 100 * o.seconds / st.compute_full_s,
@@ -120,6 +125,7 @@ int cmdTraining(const Args& a) {
                           {"mfu", st.mfu},
                           {"hardware_tflops_per_gpu", st.hardware_tflops},
                           {"optimizer_s", st.optimizer_s},
+                          {"slowest_chip", st.slowest_chip},
                           {"ops", opsJson(st)},
                           {"collectives", collectivesJson(st)},
                           {"overrides", st.overrides},

@@ -193,6 +193,8 @@ void addTrainingCompute(Props& p, const model::Scenario& sc, const model::Catalo
             {"layout",
              QString("TP %1 × CP %2 × PP %3 × DP %4, %5 micro-batches").arg(L.tp).arg(L.cp).arg(L.pp).arg(L.dp).arg(L.micro_batches)});
         p.push_back({"compute a step", QString("%1 s on one GPU at full clock (the slowest stage)").arg(st.compute_full_s, 0, 'f', 3)});
+        if (st.slowest_chip < 1)
+            p.push_back({"slowest chip", QString("%1 of the median chip's speed sets the pace").arg(st.slowest_chip, 0, 'f', 3)});
         QStringList top;
         for (std::size_t i = 0; i < st.ops.size() && i < 4; ++i)
             top << QString("%1 %2 %").arg(s(st.ops[i].name)).arg(100 * st.ops[i].seconds / st.compute_full_s, 0, 'f', 0);

@@ -56,6 +56,8 @@ void read(ObjReader& r, GpuModel& m) {
     r.get("architecture", m.architecture);
     r.get("sm_count", m.sm_count);
     r.get("matmul_efficiency", m.matmul_efficiency);
+    r.get("matmul_sustained", m.matmul_sustained);
+    r.get("chip_spread", m.chip_spread);
     r.get("attention_efficiency", m.attention_efficiency);
     r.get("memory_efficiency", m.memory_efficiency);
 }
@@ -349,6 +351,7 @@ void checkGpu(Checker& c, const GpuModel& g, const Catalog& /*cat*/) {
          {std::pair{"matmul_efficiency", g.matmul_efficiency}, std::pair{"attention_efficiency", g.attention_efficiency},
           std::pair{"memory_efficiency", g.memory_efficiency}})
         if (v < 0 || v > 1) c.err(key, "must be within 0..1 (0 = unknown)");
+    if (g.chip_spread < 0 || g.chip_spread > 0.2) c.err("chip_spread", "must be within 0..0.2 (0 = unknown)");
 }
 
 void checkServer(Checker& c, const ServerModel& s, const Catalog& cat) {

@@ -236,11 +236,25 @@ GpuRoofline gpuRoofline(const model::GpuModel& g) {
     r.peak_flops = g.peak_bf16_tflops * 1e12;
     r.memory_bw = g.memory_bandwidth_tbs * 1e12;
     r.matmul = g.matmul_efficiency;
+    r.matmul_sustained = g.matmul_sustained;
+    r.chip_spread = g.chip_spread;
     r.attention = g.attention_efficiency;
     r.memory = g.memory_efficiency;
     r.sms = g.sm_count;
     r.kernel_gap_s = kKernelGap;
     return r;
+}
+
+double slowestChipShare(double spread, double chips) {
+    if (spread <= 0 || chips <= 1) return 1.0;
+    // E[max of n] = ∫ x · n · φ(x) · Φ(x)^(n−1) dx, by the trapezoid rule over ±12 σ (the density is smooth there).
+    const double n = chips, dx = 1e-3;
+    double e = 0;
+    for (double x = -12; x <= 12; x += dx) {
+        const double phi = std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI);
+        e += x * n * phi * std::exp((n - 1) * std::log1p(-0.5 * std::erfc(x / std::sqrt(2.0)))) * dx;
+    }
+    return std::max(0.0, 1.0 - spread * e);
 }
 
 std::optional<TrainingStep> jobCompute(const model::Scenario& sc, const model::Catalog& cat, const model::Job& j) {
@@ -266,6 +280,33 @@ std::optional<TrainingStep> jobCompute(const model::Scenario& sc, const model::C
     return trainingStep(none, router, *j.training, std::vector<int>(static_cast<std::size_t>(gpus), 0), gpuRoofline(*gpu));
 }
 
+namespace {
+
+/// A synchronous step goes at its slowest chip's pace (docs/workloads.md "Compute"): every kernel, and so the
+/// compute, slows by the expected slowest of the job's G chips; and says where the GPU's figures leave that unchecked.
+void atSlowestChipsPace(const model::TrainingSpec& s, const GpuRoofline& g, double G, TrainingStep& out) {
+    const std::string gpu = g.gpu.empty() ? std::string("GPU") : g.gpu;
+    if (s.efficiency <= 0 && g.matmul > 0 && !g.matmul_sustained)
+        out.warnings.push_back("the " + gpu + "'s matmul share is a boost-clock burst (MAMF): a long run at the power cap " +
+                               "sustains less (an H200 0.89 of its burst); unchecked");
+    if (g.chip_spread <= 0) {
+        if (G > 1)
+            out.warnings.push_back("no measured chip-to-chip spread for the " + gpu +
+                                   ": every chip is taken as the median one, where a synchronous job waits for its slowest");
+        return;
+    }
+    out.slowest_chip = slowestChipShare(g.chip_spread, G);
+    if (out.slowest_chip >= 1 || out.slowest_chip <= 0) return;
+    for (OpTime& o : out.ops) {
+        o.seconds /= out.slowest_chip;
+        o.achieved *= out.slowest_chip;
+    }
+    out.compute_full_s /= out.slowest_chip;
+    out.optimizer_s /= out.slowest_chip;
+}
+
+}  // namespace
+
 void trainingCompute(const model::TrainingSpec& s, const GpuRoofline& g, TrainingStep& out) {
     const TrainingLayout& L = out.layout;
     const double G = static_cast<double>(L.tp) * L.cp * L.pp * L.dp;
@@ -280,6 +321,7 @@ void trainingCompute(const model::TrainingSpec& s, const GpuRoofline& g, Trainin
         out.compute_full_s = op.seconds;
         out.optimizer_s = 0;
         out.warnings.push_back("no model shape (layers, hidden_size): compute is 6 x parameters FLOPs per token at the matmul share");
+        atSlowestChipsPace(s, g, G, out);
         return;
     }
     Shape x;
@@ -316,6 +358,7 @@ void trainingCompute(const model::TrainingSpec& s, const GpuRoofline& g, Trainin
     std::stable_sort(out.ops.begin(), out.ops.end(), [](const OpTime& a, const OpTime& b) { return a.seconds > b.seconds; });
     out.compute_full_s = step.seconds();
     out.optimizer_s = opt.seconds();
+    atSlowestChipsPace(s, g, G, out);
     if (g.architecture != "hopper" && g.architecture != "ampere")
         out.warnings.push_back("no published training run on " + (g.architecture.empty() ? std::string("this GPU") : g.architecture) +
                                " GPUs checks this model (only A100 and H100 runs do)");

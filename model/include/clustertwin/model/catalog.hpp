@@ -39,7 +39,9 @@ struct GpuModel {
     // nothing is published, and the training model then says its figures are unchecked.
     std::string architecture;         ///< "ampere", "hopper", "blackwell", ... (NCCL's tuning tables, the checks)
     int sm_count = 0;                 ///< streaming multiprocessors: a matmul's tiles run in waves of them
-    double matmul_efficiency = 0;     ///< the best large BF16 matmul's share of peak (maximum achievable matmul FLOPS)
+    double matmul_efficiency = 0;     ///< the best large BF16 matmul's share of peak
+    bool matmul_sustained = false;    ///< that share is held at the power cap (MSMF), not a boost-clock burst (MAMF)
+    double chip_spread = 0;           ///< σ of chips' sustained matmul rate over the median chip's (0 = unknown)
     double attention_efficiency = 0;  ///< flash attention's share of peak, forward and backward, long sequences
     double memory_efficiency = 0;     ///< elementwise kernels' share of HBM bandwidth
     bool operator==(const GpuModel&) const = default;

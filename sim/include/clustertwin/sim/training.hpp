@@ -22,19 +22,26 @@ namespace ct::sim {
 /// What one GPU's kernels achieve (docs/workloads.md "Compute"): its peaks and the catalog's measured shares
 /// of them, or a job's overrides. A share of 0 is unknown: the model then takes a stated stand-in and warns.
 struct GpuRoofline {
-    std::string gpu;           ///< its name, for the warnings
-    std::string architecture;  ///< as the catalog says ("hopper", ...)
-    double peak_flops = 0;     ///< dense BF16, FLOP/s
-    double memory_bw = 0;      ///< HBM, bytes/s (0: memory-bound kernels are free)
-    double matmul = 0;         ///< the best large matmul's share of peak
-    double attention = 0;      ///< flash attention's share of peak (forward and backward)
-    double memory = 0;         ///< elementwise kernels' share of HBM bandwidth
-    int sms = 0;               ///< a matmul's 128 × 256 tiles run in waves of this many (0: no waves)
-    double kernel_gap_s = 0;   ///< between two dependent kernels (launch, ramp and tail)
+    std::string gpu;                ///< its name, for the warnings
+    std::string architecture;       ///< as the catalog says ("hopper", ...)
+    double peak_flops = 0;          ///< dense BF16, FLOP/s
+    double memory_bw = 0;           ///< HBM, bytes/s (0: memory-bound kernels are free)
+    double matmul = 0;              ///< the best large matmul's share of peak
+    bool matmul_sustained = false;  ///< held at the power cap (else a boost-clock burst: a long run gets less)
+    double chip_spread = 0;         ///< σ of chips' sustained rate over the median chip's (0 = unknown)
+    double attention = 0;           ///< flash attention's share of peak (forward and backward)
+    double memory = 0;              ///< elementwise kernels' share of HBM bandwidth
+    int sms = 0;                    ///< a matmul's 128 × 256 tiles run in waves of this many (0: no waves)
+    double kernel_gap_s = 0;        ///< between two dependent kernels (launch, ramp and tail)
 };
 
 /// The catalog's figures for one GPU model.
 GpuRoofline gpuRoofline(const model::GpuModel& g);
+
+/// The expected speed of the slowest of `chips` chips over the median chip's, chips' rates drawn from a normal
+/// distribution of relative σ `spread`: 1 − spread · E[the largest of n standard normal draws], that expectation
+/// integrated numerically from the order statistic's density. 1 for one chip or no spread.
+double slowestChipShare(double spread, double chips);
 
 /// One kind of kernel in a training step on one GPU, summed over the step.
 struct OpTime {
@@ -85,6 +92,7 @@ struct TrainingStep {
     double compute_full_s = 0;           ///< the same at full clock: Σ ops (micro-batches on the slowest stage, optimizer)
     double optimizer_s = 0;              ///< the optimizer's step (once per step, after the pipeline), at full clock
     std::vector<OpTime> ops;             ///< where compute_full_s goes, largest first
+    double slowest_chip = 1;             ///< the job's slowest chip's speed over the median's (ops and compute at its pace)
     std::string gpu;                     ///< whose kernels (the GPU model's name)
     std::vector<std::string> overrides;  ///< the job's efficiency keys that replaced the GPU's shares
     std::vector<std::string> warnings;   ///< where the prediction leaves what the model was checked on
