@@ -563,6 +563,8 @@ void TstTraining::theCliRunsTheSameStep() {
     QCOMPARE(ran[1].toObject()["groups"].toInt(), 32);
     QVERIFY(within(r.json()["step_s"].toDouble(), st.step_s, 1e-9));
     QVERIFY(within(r.json()["mfu"].toDouble(), st.mfu, 1e-9));
+    QVERIFY(within(r.json()["slowest_chip"].toDouble(), st.slowest_chip, 1e-12));
+    QVERIFY(st.slowest_chip < 1);  // the job's H100s at their slowest one's pace
 
     // A shipped workload added to a generated 16k-GPU cluster, all from the command line.
     const QString hall = dir.filePath("c16k.json");
