@@ -133,7 +133,7 @@ private slots:
             if (!keep.isEmpty()) {
                 QVERIFY(a->saveScreenshot(keep + ".baseline.png"));
                 QVERIFY(b->saveScreenshot(keep + ".whatif.png"));
-                w_->grab().save(keep);
+                windowShot(*w_).save(keep);
             }
         }
         tabs->setCurrentIndex(0);
@@ -362,9 +362,9 @@ private slots:
             w_->document().undoStack()->undo();
             QVERIFY(!cv->whatIfView()->showsVersion());
         }
-        if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {  // the window (its GL views grab black) and each view
+        if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {  // the window, from the screen, and each view
             const QString shots = qEnvironmentVariable("CT_SHOT_DIR");
-            w_->grab().save(shots + "/compare-two-runs.png");
+            windowShot(*w_).save(shots + "/compare-two-runs.png");
             if (View3D::available()) {
                 cv->baselineView()->renderNow();
                 cv->whatIfView()->renderNow();

@@ -3,6 +3,7 @@
 // from the telemetry); File > Connect to Prometheus… reads a real Prometheus and, following it, appends every
 // poll to the run while the view stays at now.
 #include "alerts_panel.hpp"
+#include "app_test_window.hpp"
 #include "import_dialogs.hpp"
 #include "main_window.hpp"
 #include "run_controller.hpp"
@@ -209,7 +210,8 @@ void TstAppImport::importedFilesAreReportedAsTheCliDoesAndShownOnTheirScenario()
     QCOMPARE(w_->run()->databasePath(), db);
     QCOMPARE(w_->run()->replay()->info().id, o.run);
     QVERIFY(w_->run()->replay()->seriesCount() > 0);
-    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) w_->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/imported-on-skeleton.png");
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR"))
+        windowShot(*w_).save(qEnvironmentVariable("CT_SHOT_DIR") + "/imported-on-skeleton.png");
 }
 
 void TstAppImport::telemetryOfTheOpenScenarioIsShownDirectly() {
@@ -333,7 +335,11 @@ void TstAppImport::followingPrometheusAppendsEveryPollAndShowsNow() {
     QVERIFY2(alert->text(1) == "critical" && alert->text(6).contains("over 36.0 °C"), qPrintable(alert->text(1) + " " + alert->text(6)));
     for (QWidget* p = w_->alerts(); p; p = p->parentWidget())  // the Alerts dock in front, for the picture
         if (auto* dock = qobject_cast<QDockWidget*>(p)) dock->raise();
-    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) w_->grab().save(qEnvironmentVariable("CT_SHOT_DIR") + "/following.png");
+    if (!qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) {
+        for (QWidget* top : QApplication::topLevelWidgets())  // the import's report box read: the window behind it
+            if (auto* box = qobject_cast<QMessageBox*>(top); box && box->isVisible()) box->close();
+        windowShot(*w_).save(qEnvironmentVariable("CT_SHOT_DIR") + "/following.png");
+    }
     // Another scenario opened: following goes on in the background without taking the view back.
     QVERIFY(w_->openScenario(MainWindow::demoScenarioPath()));
     QVERIFY(!w_->run()->hasRun());

@@ -215,12 +215,12 @@ private slots:
     }
 
 private:
-    /// The window (the caption panel; the 3D pane is black in a window grab under Xvfb) and the 3D view.
+    /// The window as it shows (from the screen: the caption panel and the 3D pane) and the 3D view alone.
     void shoot(TourPlayer* t, const QString& name) {
         if (qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) return;
         const QString dir = qEnvironmentVariable("CT_SHOT_DIR");
         QApplication::processEvents();
-        w_->grab().save(dir + "/" + name + "-window.png");
+        windowShot(*w_).save(dir + "/" + name + "-window.png");
         w_->view3d()->saveScreenshot(dir + "/" + name + "-3d.png");
         Q_UNUSED(t);
     }
