@@ -58,10 +58,7 @@ TourPlayer::TourPlayer(MainWindow& w) : QFrame(w.centralTabs()), w_(w) {
     l->addWidget(counter_);
     caption_ = new QLabel(this);
     caption_->setObjectName("tourCaption");
-    caption_->setWordWrap(true);
-    QFont f = caption_->font();
-    f.setPointSizeF(f.pointSizeF() * 1.7);
-    caption_->setFont(f);
+    caption_->setWordWrap(true);  // its type: place()
     l->addWidget(caption_);
     note_ = new QLabel(this);  // what the run does not bear out of this caption, when anything
     note_->setObjectName("tourNote");
@@ -112,6 +109,11 @@ void TourPlayer::place() {
     // equipment legend stands at the top right.
     QWidget* host = tabs_;
     if (!host) return;
+    // The caption's type follows the view: 1.7 × the window's on a tall one (presentation mode on a projector),
+    // down to 1.15 × on a short one, where larger type would wrap the caption down over the subject in the middle.
+    QFont f = caption_->font();
+    f.setPointSizeF(w_.font().pointSizeF() * std::clamp(host->height() / 560.0, 1.15, 1.7));
+    caption_->setFont(f);
     const int width = std::min({host->width() * 3 / 5, host->width() - 40, 1000});
     setFixedWidth(std::max(width, 200));
     adjustSize();
