@@ -82,10 +82,7 @@ private slots:
         QCOMPARE(t->step(), 2);
         // The caption sits at the top of the view, clear of the colour bars along its bottom; the hint meant for
         // the user ("Run a simulation (F5)") is not shown to the audience.
-        const QRect view(w_->view3d()->mapTo(w_->centralTabs(), QPoint(0, 0)), w_->view3d()->size());
-        // It stays in the view's top half, so the subject the camera frames in the middle shows below it.
-        QVERIFY2(t->geometry().bottom() < view.center().y() && t->geometry().top() < view.center().y(),
-                 qPrintable(QString("panel %1,%2 %3x%4").arg(t->x()).arg(t->y()).arg(t->width()).arg(t->height())));
+        QVERIFY2(captionInTopHalf(t), qPrintable(captionPlace(t)));
         if (auto* sc = w_->view3d()->scene()) QVERIFY(!sc->showsHint());
         shoot(t, "tour-built-step3");
         // Autoplay moves on by itself after the step's seconds.
@@ -209,6 +206,7 @@ private slots:
             QVERIFY(!labels.empty());
             QVERIFY2(labels.front().rfind("leaf0 – spine0, cable 3: 3", 0) == 0, labels.front().c_str());
         }
+        QVERIFY2(captionInTopHalf(t), qPrintable(captionPlace(t)));  // its longest caption
         shoot(t, "tour-network-failed");
         t->showStep(t->stepCount() - 1);
         shoot(t, "tour-network-last");
@@ -216,6 +214,18 @@ private slots:
     }
 
 private:
+    /// The caption stays in the view's top half, clear of the colour bars along its bottom and of the subject the
+    /// camera frames in its middle.
+    QRect viewRect() const { return {w_->view3d()->mapTo(w_->centralTabs(), QPoint(0, 0)), w_->view3d()->size()}; }
+    bool captionInTopHalf(const TourPlayer* t) const { return t->geometry().bottom() < viewRect().center().y(); }
+    QString captionPlace(const TourPlayer* t) const {
+        return QString("caption %1,%2 %3x%4, the view's middle at y %5")
+            .arg(t->x())
+            .arg(t->y())
+            .arg(t->width())
+            .arg(t->height())
+            .arg(viewRect().center().y());
+    }
     /// The window as it shows (from the screen: the caption panel and the 3D pane) and the 3D view alone.
     void shoot(TourPlayer* t, const QString& name) {
         if (qEnvironmentVariableIsEmpty("CT_SHOT_DIR")) return;

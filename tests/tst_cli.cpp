@@ -402,7 +402,7 @@ void TstCli::simulateRunsJobsFromAFileAndNamesTheirProblems() {
     const QJsonObject job = o["jobs"].toArray().at(0).toObject();
     QCOMPARE(job["id"].toString(), QString("llm"));
     QVERIFY(job["step_time_s"].toDouble() > 0);
-    QVERIFY(job["mfu"].toDouble() > 0 && job["mfu"].toDouble() < 0.803);  // no shape: at most the H100's matmul share
+    QVERIFY(job["mfu"].toDouble() > 0 && job["mfu"].toDouble() < 0.763);  // no shape: at most the H100's sustained matmul share
     // How its compute was timed, and that the model had no shape to go on.
     QVERIFY2(job["compute"].toObject()["compute_from"].toString().startsWith("the kernels' rooflines with the NVIDIA H100"),
              qPrintable(job["compute"].toObject()["compute_from"].toString()));
