@@ -513,6 +513,14 @@ void TstAppReading::aFinishedRunSaysTheLatticeStartedAgain() {
     st.max_air_speed_ms = 8.51;
     const QString note = SimulationJob::runNote(o, st);
     QVERIFY2(note.contains("went unstable 2 time") && note.contains("8.5 m/s") && note.contains("1/√2 of its step"), qPrintable(note));
+    QVERIFY(!note.contains("lattice Mach"));
+    // Air faster than Mach 0.3 on the lattice is named, with its speed and Mach number; 0.3 itself is not.
+    st.max_lattice_mach = 0.3;
+    QVERIFY(!SimulationJob::runNote(o, st).contains("lattice Mach"));
+    st.max_lattice_mach = 0.382;
+    const QString fast = SimulationJob::runNote(o, st);
+    QVERIFY2(fast.contains("the fastest air (8.5 m/s) ran at lattice Mach 0.38") && fast.startsWith("the room air's lattice"),
+             qPrintable(fast));
     o.end = ct::session::RunEnd::NotSteady;
     o.sim_time_s = 3600;
     o.last_change_k = 0.2;

@@ -236,6 +236,13 @@ void TstCli::simulateRecordsARunAndSummarises() {
     QCOMPARE(o["air"].toString(), QString("lbm"));
     QVERIFY(!o["air_approximate"].toBool(true));
     QVERIFY2(r.err.contains("room air: lattice Boltzmann") && r.err.contains("Mach 0.15"), qPrintable(r.err));
+    // Its fastest air's lattice Mach number (the tiles' merged jets, below 0.15) is given, and not remarked on.
+    QVERIFY(o["max_lattice_mach"].toDouble() > 0.05 && o["max_lattice_mach"].toDouble() < 0.3);
+    QVERIFY(!r.err.contains("ran at lattice Mach"));
+    // campus-3-halls' contained aisles carry air faster than its ports make: the run says at what Mach number.
+    const CliRun c = cli({"simulate", sample("campus-3-halls"), "--duration", "3s", "--out", tmp.filePath("c.sqlite"), "--json"});
+    QVERIFY2(c.code == 0 && c.err.contains("ran at lattice Mach 0.3"), qPrintable(c.err));
+    QCOMPARE(QJsonDocument::fromJson(c.out.toUtf8()).object()["lattice_restarts"].toInt(), 0);
     auto store = ct::runs::TelemetryStore::open(db.toStdString());
     const auto runs = store.runs();
     QCOMPARE(runs.size(), std::size_t(1));

@@ -121,7 +121,10 @@ void TstContainment::leakyColdContainmentMixesInItsShareOfExhaust() {
     // air under the hot side's roof rather than the racks' mean exhaust: within 0.6 K (quick 0.52 K and lbm 0.10 K
     // since the ports exchange the flows their fluxes carry; 0.5 K and 0.1 K before).
     QVERIFY2(std::fabs(in - expected) < 0.6, "mean inlet is not the leakage mix");
-    for (const auto& r : f.racks) QVERIFY2(std::fabs(r.inlet_mean_c - expected) < 1.5, r.id.c_str());
+    // Rack by rack within 2 K: the rows' end racks breathe most of the leak, 1.1–1.5 K above the mix on the lattice
+    // (25.04, 25.17, 25.46 and 25.22 °C for r01-01 with the ports switched on at once and over 1, 2 and 4 sound
+    // crossings: where the eddies settle depends on how the air started), the mean within 0.1 K all the same.
+    for (const auto& r : f.racks) QVERIFY2(std::fabs(r.inlet_mean_c - expected) < 2.0, r.id.c_str());
 }
 
 void TstContainment::hotContainmentWithCeilingReturnKeepsTheRoomCold() {

@@ -159,6 +159,8 @@ session::RunRequest simulateRequest(const Args& a) {
     if (!(opt.lattice_mach >= 0.05 && opt.lattice_mach <= 0.2)) throw UsageError("--lattice-mach must be within 0.05–0.2");
     opt.lattice_levels = a.getInt("lattice-levels", opt.lattice_levels);
     if (opt.lattice_levels < 0 || opt.lattice_levels > 10) throw UsageError("--lattice-levels must be within 0–10");
+    opt.lattice_soft_start = a.getDouble("lattice-soft-start", opt.lattice_soft_start);
+    if (!(opt.lattice_soft_start >= 0 && opt.lattice_soft_start <= 100)) throw UsageError("--lattice-soft-start must be within 0–100");
     opt.heat_substep_s = duration("heat-substep", "0.05s");
     if (!(opt.heat_substep_s >= 0) || opt.heat_substep_s > 10) throw UsageError("--heat-substep must be within 0–10 s");
     opt.quick_substep_s = duration("quick-substep", "0.1s");
@@ -398,6 +400,7 @@ json outcomeJson(const session::RunOutcome& o, const sim::EngineStats& st, const
            {"air_summary", st.air_summary},
            {"lattice_steps", st.lattice_steps},
            {"max_air_speed_ms", st.max_air_speed_ms},
+           {"max_lattice_mach", st.max_lattice_mach},
            {"lattice_restarts", st.lattice_restarts},
            {"lattice_rescales", st.lattice_rescales},
            {"lattice_mean_step_ms", st.lattice_steps > 0 ? 1e3 * st.lattice_seconds / static_cast<double>(st.lattice_steps) : 0.0},
@@ -539,6 +542,11 @@ int cmdSimulate(const Args& a, const ranks::World& w) {
                   << " time(s) and started again from rest, each time at 1/√2 of its step: the air ran faster (up to "
                   << std::setprecision(3) << st.max_air_speed_ms << std::defaultfloat << std::setprecision(6)
                   << " m/s) than the ports' jets let it expect; --lattice-mach sets the step from the start\n";
+    if (st.max_lattice_mach > sim::kLatticeMachNote)
+        std::cerr << "simulate: room air: the fastest air (" << std::setprecision(3) << st.max_air_speed_ms << " m/s) ran at lattice Mach "
+                  << std::setprecision(2) << st.max_lattice_mach << std::defaultfloat << std::setprecision(6)
+                  << ", where the lattice's compressibility error (∝ Mach²) is no longer small; the ports' jets are at --lattice-mach "
+                     "(lower it to slow the lattice's air everywhere)\n";
     const json findings = findingsOf(o);
     for (const auto& x : findings) std::cerr << "simulate: warning: " << x["text"].get<std::string>() << "\n";
     note << "simulate: run " << o.run << " recorded in " << out << " (" << st.steps << " steps, " << st.air_substeps << " air sub-steps, "

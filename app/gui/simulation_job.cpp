@@ -102,6 +102,12 @@ QString SimulationJob::runNote(const session::RunOutcome& o, const sim::EngineSt
                nullptr, st.lattice_restarts)
                 .arg(st.max_air_speed_ms, 0, 'f', 1);
     }
+    if (st.max_lattice_mach > sim::kLatticeMachNote) {
+        if (!note.isEmpty()) note += QStringLiteral("; ");
+        note += tr("the fastest air (%1 m/s) ran at lattice Mach %2, where the lattice's compressibility error is no longer small")
+                    .arg(st.max_air_speed_ms, 0, 'f', 1)
+                    .arg(st.max_lattice_mach, 0, 'f', 2);
+    }
     return note;
 }
 

@@ -20,8 +20,8 @@ struct Entry {
     const char* label;
     const char* help;
     bool approximate;
-    /// Its own settings: option, value, help (up to five).
-    const char* params[5][3];
+    /// Its own settings: option, value, help (up to six).
+    const char* params[6][3];
 };
 
 // The first is the default: the answer must be right first. lbm: two copies of 19 FP32 populations, the running
@@ -44,6 +44,9 @@ constexpr Entry kSolvers[] = {
       {"lattice-levels", "K",
        "while the ports blow slower than they can, the lattice step lengthens in factors of √2, up to K of them (6: 8 times; "
        "Mach ≤ M at 1.2 × the fastest port's air); 0 = the step stays set for the fastest air the ports can make"},
+      {"lattice-soft-start", "C",
+       "a lattice starting from rest brings the ports' flows up in 8 stages over C sound crossings of the hall's longest side "
+       "(2; 0 = all at once, whose pressure pulse can drive the lattice unstable and restart it at a shorter step)"},
       {"heat-substep", "T",
        "the heat transport's sub-step (0.05s); cells whose air would leave faster (the jets) hold it that long (same steady "
        "state, transport through them delayed by at most T per cell); 0 = the explicit limit"}}},

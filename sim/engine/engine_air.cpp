@@ -84,6 +84,7 @@ void Engine::Impl::buildAir(int h) {
     spec.lattice_stride = opt.lattice_stride;
     spec.lattice_stride_max_s = opt.lattice_stride_max_s;
     spec.lattice_mach = opt.lattice_mach;
+    spec.lattice_soft_start = opt.lattice_soft_start;
     spec.lattice_slabs = halls[static_cast<std::size_t>(h)].slabs.get();
     const std::uint64_t need = airSolverBytes(air_solver, spec.grid);
     const std::uint64_t limit = opt.max_grid_bytes ? opt.max_grid_bytes : physicalMemory() / 10 * 8;
@@ -160,6 +161,7 @@ void Engine::Impl::collectAirStats() {
         sum.flow_iterations += s.flow_iterations;
         sum.lattice_steps += s.lattice_steps;
         sum.max_speed_ms = std::max(sum.max_speed_ms, s.max_speed_ms);
+        sum.max_mach = std::max(sum.max_mach, s.max_mach);
         sum.lattice_restarts += s.lattice_restarts;
         sum.lattice_rescales += s.lattice_rescales;
         sum.lattice_seconds += s.lattice_seconds;
@@ -171,6 +173,7 @@ void Engine::Impl::collectAirStats() {
     stats.flow_iterations = sum.flow_iterations;
     stats.lattice_steps = sum.lattice_steps;
     stats.max_air_speed_ms = sum.max_speed_ms;
+    stats.max_lattice_mach = sum.max_mach;
     stats.lattice_restarts = sum.lattice_restarts;
     stats.lattice_rescales = sum.lattice_rescales;
     stats.lattice_seconds = sum.lattice_seconds;

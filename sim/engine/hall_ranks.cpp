@@ -328,6 +328,7 @@ void putStats(Packer& out, const AirSolverStats& s) {
     out.put(s.lattice_rescales);
     out.put(s.lattice_seconds);
     out.put(s.max_speed_ms);
+    out.put(s.max_mach);
     out.put(s.last_flow_residual);
     out.put(s.max_divergence_error);
     out.put(s.flow_seconds);
@@ -342,6 +343,7 @@ AirSolverStats getStats(Unpacker& in) {
     s.lattice_rescales = in.get<int>();
     s.lattice_seconds = in.get<double>();
     s.max_speed_ms = in.get<double>();
+    s.max_mach = in.get<double>();
     s.last_flow_residual = in.get<double>();
     s.max_divergence_error = in.get<double>();
     s.flow_seconds = in.get<double>();

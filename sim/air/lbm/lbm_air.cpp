@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace ct::sim {
@@ -36,6 +37,8 @@ struct LbmAir::Impl {
     double level_ms = 0;  // the speed the lattice step is set for now (Mach spec.mach there)
     static constexpr double kMinLevelMs = 0.5;
     static constexpr int kMaxRestarts = 4;       // each at 1/√2 of the step: at most a quarter of the first
+    static constexpr int kRampStages = 8;        // the soft start's stages
+    std::int64_t ramp_steps = 0;                 // the soft start's lattice steps (0: none)
     double level_margin = 1.2;                   // the step's speed over the fastest port's air; √2 more at each restart
     int stride = 1;                              // the quasi-steady stride now (grows while the flows hold)
     std::vector<double> flow_at_run;             // port flows (smoothed) at the last lattice run
@@ -62,13 +65,13 @@ struct LbmAir::Impl {
     /// cell's moments bring the lattice back to the host).
     void stepSampled(int n) {
         if (probes.empty()) {
-            lat->step(n);
+            stepLattice(n);
             return;
         }
         const int parts = lat->backend() == Backend::Cpu ? std::min(n, 8) : 1;
         for (int p = 0, done = 0; p < parts; ++p) {
             const int to = static_cast<int>(static_cast<std::int64_t>(n) * (p + 1) / parts);
-            lat->step(to - done);
+            stepLattice(to - done);
             done = to;
             sampleProbes();
         }
@@ -158,6 +161,7 @@ struct LbmAir::Impl {
             u2 = std::max(u2, x * x + y * y + z * z);
         }
         stats.max_speed_ms = std::max(stats.max_speed_ms, std::sqrt(u2) * h / dt);
+        stats.max_mach = std::max(stats.max_mach, std::sqrt(u2) / kCs);
     }
 
     /// The fastest air a source port makes in the lattice: its holes' jets merged with their momentum kept,
@@ -166,9 +170,35 @@ struct LbmAir::Impl {
 
     double jetMs(const Port& p) const { return p.q / (static_cast<double>(p.cells.size()) * h * h * p.jet.open_fraction); }
 
+    /// The share of their flows the ports blow at on the lattice now: the soft start's stage (soft_start_crossings),
+    /// then 1.
+    double rampShare() const {
+        const std::int64_t age = lat->steps();
+        if (age >= ramp_steps) return 1.0;
+        const std::int64_t stage = age * kRampStages / ramp_steps;  // 0 … kRampStages − 1
+        return static_cast<double>(stage + 1) / kRampStages;
+    }
+
     void pushFlow(int port) {
         const Port& p = ports[static_cast<std::size_t>(port)];
-        lat->setPortFlow(port, p.q * dt / (h * h * h), jetMs(p) * dt / h);
+        const double share = rampShare();
+        lat->setPortFlow(port, share * p.q * dt / (h * h * h), share * jetMs(p) * dt / h);
+    }
+
+    /// n lattice steps; during the soft start each stage's steps at that stage's share of the ports' flows.
+    void stepLattice(int n) {
+        while (n > 0) {
+            const std::int64_t age = lat->steps();
+            if (age >= ramp_steps) {
+                lat->step(n);
+                return;
+            }
+            const std::int64_t stage_end = (age * kRampStages / ramp_steps + 1) * ramp_steps / kRampStages;
+            const int m = static_cast<int>(std::min<std::int64_t>(n, std::max<std::int64_t>(1, stage_end - age)));
+            lat->step(m);
+            n -= m;
+            for (std::size_t i = 0; i < ports.size(); ++i) pushFlow(static_cast<int>(i));
+        }
     }
 
     /// The lattice step follows from the cell and the fastest expected speed: Mach `spec.mach` there.
@@ -224,6 +254,9 @@ struct LbmAir::Impl {
         ls.backend = spec.grid.backend;
         ls.slabs = spec.slabs;
         lat = std::make_unique<Lattice>(ls, pool);
+        const int longest = std::max({ls.nx, ls.ny, ls.nz});
+        ramp_steps = std::max<std::int64_t>(0, std::llround(spec.soft_start_crossings * longest / kCs));
+        if (ramp_steps > 0 && ramp_steps < kRampStages) ramp_steps = kRampStages;
         for (std::size_t c = 0; c < air->cellCount(); ++c)
             if (air->solid(static_cast<int>(c))) lat->setSolid(static_cast<int>(c), true);
         for (std::size_t i = 0; i < ports.size(); ++i) {
@@ -265,6 +298,7 @@ LbmAir::LbmAir(const LbmAirSpec& spec, ThreadPool& pool) : d_(std::make_unique<I
     if (!(spec.mach >= 0.01 && spec.mach <= 0.2)) throw SimError("lattice air: the lattice Mach number must be within 0.01–0.2");
     if (!(spec.max_speed_ms > 0)) throw SimError("lattice air: the fastest expected air speed must be positive");
     if (!(spec.prandtl_t > 0) || !(spec.nu_m2s > 0)) throw SimError("lattice air: viscosity and turbulent Prandtl number must be positive");
+    if (!(spec.soft_start_crossings >= 0)) throw SimError("lattice air: the soft start's crossings must be zero or more");
     Impl& d = *d_;
     AirGridSpec g = spec.grid;
     g.tvd = true;
@@ -511,6 +545,7 @@ std::unique_ptr<AirSolver> makeLbmAir(const AirSolverSpec& spec, ThreadPool& poo
     // room (demo: 43 % of the cells would hold at 0.05 s, adding 25 %), the sub-step shortens instead.
     l.grid.max_held_share = 0.02;
     l.step_levels = spec.lattice_levels;
+    l.soft_start_crossings = spec.lattice_soft_start;
     l.slabs = spec.lattice_slabs;
     return std::make_unique<LbmAir>(l, pool);
 }

@@ -258,9 +258,10 @@ void AirModel::Impl::stepTvd(double dt) {
         a.port_id = row_port_id.data();
         a.now = now.data();
     }
-    // Chunks of whole planes: each works out the faces below its first plane once more, so a few per thread
-    // (one on a hall's own thread).
-    const int chunks = std::max(1, std::min(nz, 4 * pool.width()));
+    // Chunks of whole planes: each works out the faces below its first plane once more, so a few per thread, and
+    // one where the planes go one after another on one thread (a hall on its own thread, a small grid).
+    const int threads = n() < spec.min_parallel_cells ? 1 : pool.width();
+    const int chunks = threads == 1 ? 1 : std::max(1, std::min(nz, 4 * threads));
     tvd_scratch.resize(static_cast<std::size_t>(chunks));
     run(static_cast<std::size_t>(chunks), [&](std::size_t ch) {
         const int c = static_cast<int>(ch), k0 = nz * c / chunks, k1 = nz * (c + 1) / chunks;

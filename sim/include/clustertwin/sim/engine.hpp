@@ -39,7 +39,8 @@ struct EngineOptions {
     double lattice_mach = 0.15;  ///< lbm: the lattice Mach number at the fastest air (LbmAirSpec::mach)
     /// lbm: the heat transport's sub-step where the explicit limit is shorter (AirGridSpec::substep_s); 0 = strict
     double heat_substep_s = 0.05;
-    int lattice_levels = 6;  ///< lbm: how far the lattice step may lengthen while the ports blow slower (LbmAirSpec)
+    int lattice_levels = 6;           ///< lbm: how far the lattice step may lengthen while the ports blow slower (LbmAirSpec)
+    double lattice_soft_start = 2.0;  ///< lbm: the ports' soft start, in sound crossings (LbmAirSpec::soft_start_crossings)
     /// Measured series that drive inputs in place of the model (drive.hpp); each names a scenario entity.
     std::vector<DriveSeries> drive;
     /// The processes the halls are spread over (hall_ranks.hpp); null or one rank: this process steps them all.
@@ -51,6 +52,10 @@ struct EngineOptions {
 /// The phases of Engine::step() outside the room air, as EngineStats::phase_seconds orders them.
 inline constexpr const char* kEnginePhases[] = {"events", "workload",         "feeds", "equipment", "power chain", "airflow targets",
                                                 "liquid", "GPU temperatures", "frame"};
+
+/// Above this lattice Mach number at its fastest air a run says so: the weakly compressible lattice's error in
+/// density and momentum flux grows as Mach² (0.09 at 0.3; Krüger et al., The Lattice Boltzmann Method, 2017).
+constexpr double kLatticeMachNote = 0.3;
 
 /// Counters for progress and benchmarks.
 struct EngineStats {
@@ -64,6 +69,7 @@ struct EngineStats {
     int lattice_rescales = 0;     ///< lbm: changes of the lattice step with the ports' fastest air (all halls)
     double lattice_seconds = 0;   ///< lbm: simulated time the lattices ran (all halls)
     double max_air_speed_ms = 0;  ///< lbm: the fastest mean air anywhere in any hall (m/s), against the lattice's Mach
+    double max_lattice_mach = 0;  ///< lbm: the highest lattice Mach number of any hall's fastest mean air
     double last_flow_residual = 0;
     double max_divergence_error = 0;
     double flow_seconds = 0;   ///< wall time in the air's flow solves (quick) or flux projections (lbm)

@@ -28,6 +28,7 @@ struct AirSolverSpec {
     double lattice_mach = 0.15;             ///< lbm: LbmAirSpec::mach
     double heat_substep_s = 0.05;           ///< lbm: the heat transport's sub-step (AirGridSpec::substep_s)
     int lattice_levels = 6;                 ///< lbm: LbmAirSpec::step_levels
+    double lattice_soft_start = 2.0;        ///< lbm: LbmAirSpec::soft_start_crossings
     LatticeSlabs* lattice_slabs = nullptr;  ///< lbm: LbmAirSpec::slabs (the lattice split over ranks)
     /// quick: relative residual of the flow solve, and the share of the hall's airflow that port flows must move
     /// by before the flow is solved again.
@@ -42,6 +43,7 @@ struct AirSolverStats {
     int lattice_rescales = 0;    ///< lbm: times the lattice step changed with the ports' fastest air
     double lattice_seconds = 0;  ///< lbm: simulated time the lattice ran (Σ steps × their length)
     double max_speed_ms = 0;     ///< lbm: the fastest cell of any coupling chunk's mean flow (m/s)
+    double max_mach = 0;         ///< lbm: that cell's lattice Mach number (|u|·√3 in lattice units) at the step it ran at
     double last_flow_residual = 0;
     double max_divergence_error = 0;
     double flow_seconds = 0;  ///< wall time spent in flow solves / projections

@@ -48,6 +48,15 @@ struct LbmAirSpec {
     /// max_speed_ms / √2^k (k ≤ step_levels) at or above 1.2 × the fastest port's air, the running lattice's
     /// populations rescaled (Lattice::rescaleTime); back at once when a port speeds up. 0: the step stays.
     int step_levels = 6;
+    /// A lattice that starts from rest (the first advance, or again after it went unstable) brings its ports'
+    /// flows up in 8 equal stages over this many acoustic crossings of the box's longest side (a crossing is
+    /// that side's cells × √3 lattice steps). The lattice's air is weakly compressible with a sound speed of
+    /// c_s·h/dt (22 m/s on a 0.25 m grid at 6.5 ms, where real air has 343): switched on at once, every port's
+    /// mass arrives as a pressure pulse that takes a second to cross the room and piles up in the gaps, and the
+    /// campus sample's halls failed at their 13th step at 0.35 lattice units (Mach 0.6) from that alone, then
+    /// ran a whole hour at 1/√2 of the step. Over two crossings the pressure follows the flows as real air's
+    /// would; fans take seconds to spin up anyway. 0: all at once.
+    double soft_start_crossings = 2.0;
     /// The lattice split over these ranks along y (Lattice, issue 42), and the heat's transport by the same rows
     /// (AirModel::splitRows); the lattice's mean flow and the heat's field are gathered whole on every rank, so
     /// every rank holds the same room.
