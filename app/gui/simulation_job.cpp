@@ -4,6 +4,7 @@
 #include <clustertwin/session/drive.hpp>
 #include <clustertwin/session/measured.hpp>
 #include <clustertwin/session/run_session.hpp>
+#include <clustertwin/sim/air/air_solver.hpp>
 
 #include <QFileInfo>
 

@@ -458,7 +458,7 @@ std::vector<int> AirModel::Impl::faceCells(int face) const {
     return cells;
 }
 
-void AirModel::setEddyDiffusivity(const std::vector<float>& kappa_t) {
+void AirModel::setEddyDiffusivity(const std::vector<float>& kappa_t, bool restep) {
     Impl& d = *d_;
     if (kappa_t.empty()) {
         d.kt.clear();
@@ -470,7 +470,8 @@ void AirModel::setEddyDiffusivity(const std::vector<float>& kappa_t) {
 #ifdef CT_HAVE_CUDA
     d.kt_stale = d.walls_stale = true;
 #endif
-    d.computeStableDt();
+    if (restep) d.computeStableDt();
+    else d.coef_stale = true;
 }
 
 void AirModel::setWallTemperature(GridFace face, double t_c) {

@@ -345,9 +345,15 @@ struct AirModel::Impl {
         std::size_t fluid = 0;
         for (std::size_t c = 0; c < n(); ++c) fluid += solid[c] ? 0 : 1;
         const double allowed = spec.max_held_share * static_cast<double>(fluid) * vol;
+        // Only cells whose air would leave within substep_s add capacity at any step tried (every step tried is
+        // at most substep_s, and a cell's term grows with it), so the search sums those alone, in the same order:
+        // the others' terms are +0, which leaves a sum as it is.
+        std::vector<double> fast;
+        for (double r : cell_rate)
+            if (spec.substep_s * r / 0.95 - vol > 0) fast.push_back(r);
         auto added = [&](double dt) {
             double sum = 0;
-            for (double r : cell_rate) sum += std::max(0.0, dt * r / 0.95 - vol);
+            for (double r : fast) sum += std::max(0.0, dt * r / 0.95 - vol);
             return sum;
         };
         if (added(spec.substep_s) <= allowed) return spec.substep_s;

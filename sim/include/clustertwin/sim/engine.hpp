@@ -53,10 +53,6 @@ struct EngineOptions {
 inline constexpr const char* kEnginePhases[] = {"events", "workload",         "feeds", "equipment", "power chain", "airflow targets",
                                                 "liquid", "GPU temperatures", "frame"};
 
-/// Above this lattice Mach number at its fastest air a run says so: the weakly compressible lattice's error in
-/// density and momentum flux grows as Mach² (0.09 at 0.3; Krüger et al., The Lattice Boltzmann Method, 2017).
-constexpr double kLatticeMachNote = 0.3;
-
 /// Counters for progress and benchmarks.
 struct EngineStats {
     std::int64_t steps = 0;

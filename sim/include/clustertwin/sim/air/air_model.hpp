@@ -102,8 +102,9 @@ public:
     /// updates its own rows and every rank gathers the others' after each step, so each holds the whole field,
     /// equal to the bit to one process's. On the CPU; null or one slab: every row here.
     void splitRows(LatticeSlabs* slabs);
-    /// Eddy diffusivity per cell (m²/s, added to κ; e.g. ν_t / Pr_t from LES); empty to clear.
-    void setEddyDiffusivity(const std::vector<float>& kappa_t_m2s);
+    /// Eddy diffusivity per cell (m²/s, added to κ; e.g. ν_t / Pr_t from LES); empty to clear. `restep` false
+    /// leaves the stable step as it was, for a caller whose setFluxes follows at once (it works the step out anew).
+    void setEddyDiffusivity(const std::vector<float>& kappa_t_m2s, bool restep = true);
     /// A domain face held at a temperature (a validation case's heated wall); halls have adiabatic walls.
     void setWallTemperature(GridFace face, double t_c);
     /// Heat flowing in through a fixed-temperature face over the last step (W / (ρ c_p), i.e. m³·K/s).

@@ -36,6 +36,11 @@ struct AirSolverSpec {
     double flow_resolve_change = 0.05;
 };
 
+/// lbm: above this lattice Mach number at its fastest air a run says so, and the step levels (LbmAirSpec::step_levels)
+/// never lengthen the step past it: the weakly compressible lattice's error in density and momentum flux grows as
+/// Mach² (0.09 at 0.3; Krüger et al., The Lattice Boltzmann Method, 2017).
+constexpr double kLatticeMachNote = 0.3;
+
 struct AirSolverStats {
     std::int64_t flow_solves = 0, flow_iterations = 0;  ///< quick: potential solves; lbm: projections
     std::int64_t lattice_steps = 0;                     ///< lbm
