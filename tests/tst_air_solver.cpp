@@ -358,6 +358,16 @@ void TstAirSolver::hallsSideBySideAreOneThreadsToTheBit() {
 }
 
 namespace {
+/// The 2 m box's lattice air (0.25 m cells), its step set for 3.2 m/s: the jet of 1.6 m³/s through the 8 cells of
+/// its inlet (boxPorts).
+sim::LbmAirSpec boxSpec(int stride) {
+    sim::LbmAirSpec spec;
+    spec.grid = sim::AirGridSpec{2, 2, 2, 0.25, 2.2e-5};
+    spec.max_speed_ms = 3.2;
+    spec.lattice_stride = stride;
+    return spec;
+}
+
 /// The 2 m box of the stride and step tests: 8 cells low on the west blowing east, 8 high on the east taking the
 /// air out, at 20 °C. Returns {source, sink}.
 std::pair<int, int> boxPorts(sim::LbmAir& room) {
@@ -380,10 +390,7 @@ void TstAirSolver::latticeStepFollowsThePorts() {
     // cells of the inlet), the lattice through every step. Returns the step (s) after each second at the flows
     // given, and the box's mean x velocity (m/s) over its last second.
     auto run = [&](const std::vector<double>& flows, int levels, std::vector<double>& steps, double& mean_ux) {
-        sim::LbmAirSpec spec;
-        spec.grid = sim::AirGridSpec{2, 2, 2, 0.25, 2.2e-5};
-        spec.max_speed_ms = 3.2;
-        spec.lattice_stride = 1;
+        sim::LbmAirSpec spec = boxSpec(1);
         spec.step_levels = levels;
         sim::LbmAir room(spec, pool);
         const auto [src, snk] = boxPorts(room);
@@ -434,10 +441,7 @@ void TstAirSolver::latticeStrideGrowsWhileTheFlowsHold() {
     // Seconds at which the lattice ran, over 200 s of a 2 m box: 0.8 m³/s in low on the west, out high on the
     // east, the flow doubled at 120 s.
     auto ranAt = [&](double max_s) {
-        sim::LbmAirSpec spec;
-        spec.grid = sim::AirGridSpec{2, 2, 2, 0.25, 2.2e-5};
-        spec.max_speed_ms = 3.2;  // the doubled flow's jet: 1.6 m³/s through 8 cells of 0.0625 m²
-        spec.lattice_stride = 2;
+        sim::LbmAirSpec spec = boxSpec(2);  // set for the doubled flow's jet
         spec.lattice_stride_max_s = max_s;
         sim::LbmAir room(spec, pool);
         const auto [src, snk] = boxPorts(room);
@@ -488,10 +492,7 @@ void TstAirSolver::latticeStrideGrowsWhileTheFlowsHold() {
 // units failed. A box with two inlets and two outlets, 0.8 m³/s each; one pair stops at 120 s.
 void TstAirSolver::aStoppedPortSettlesTheLatticeOnce() {
     sim::ThreadPool pool(1);
-    sim::LbmAirSpec spec;
-    spec.grid = sim::AirGridSpec{2, 2, 2, 0.25, 2.2e-5};
-    spec.max_speed_ms = 3.2;
-    spec.lattice_stride = 2;
+    sim::LbmAirSpec spec = boxSpec(2);
     spec.lattice_stride_max_s = 16;
     sim::LbmAir room(spec, pool);
     const auto [src, snk] = boxPorts(room);
@@ -568,10 +569,7 @@ void TstAirSolver::latticeStartsAgainAtAShorterStepWhenTheAirOutrunsIt() {
 // adds and takes exactly the stage's share of every port's flow.
 void TstAirSolver::theSoftStartRampsThePortsInStages() {
     sim::ThreadPool pool(1);
-    sim::LbmAirSpec spec;
-    spec.grid = sim::AirGridSpec{2, 2, 2, 0.25, 2.2e-5};
-    spec.max_speed_ms = 3.2;
-    spec.lattice_stride = 1;
+    sim::LbmAirSpec spec = boxSpec(1);
     spec.step_levels = 0;
     sim::LbmAir room(spec, pool);
     const auto [src, snk] = boxPorts(room);
