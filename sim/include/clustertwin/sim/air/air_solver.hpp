@@ -37,8 +37,8 @@ struct AirSolverSpec {
 };
 
 /// lbm: above this lattice Mach number at its fastest air a run says so, and the step levels (LbmAirSpec::step_levels)
-/// never lengthen the step past it: the weakly compressible lattice's error in density and momentum flux grows as
-/// Mach² (0.09 at 0.3; Krüger et al., The Lattice Boltzmann Method, 2017).
+/// keep the last lattice run's fastest air within their 1.2 margin of it: the weakly compressible lattice's error in
+/// density and momentum flux grows as Mach² (0.09 at 0.3; Krüger et al., The Lattice Boltzmann Method, 2017).
 constexpr double kLatticeMachNote = 0.3;
 
 struct AirSolverStats {
@@ -48,7 +48,7 @@ struct AirSolverStats {
     int lattice_rescales = 0;    ///< lbm: times the lattice step changed with the ports' fastest air
     double lattice_seconds = 0;  ///< lbm: simulated time the lattice ran (Σ steps × their length)
     double max_speed_ms = 0;     ///< lbm: the fastest cell of any coupling chunk's mean flow (m/s)
-    double max_mach = 0;         ///< lbm: that cell's lattice Mach number (|u|·√3 in lattice units) at the step it ran at
+    double max_mach = 0;         ///< lbm: the highest lattice Mach number (|u|·√3, lattice units) of any chunk's fastest cell
     double last_flow_residual = 0;
     double max_divergence_error = 0;
     double flow_seconds = 0;  ///< wall time spent in flow solves / projections

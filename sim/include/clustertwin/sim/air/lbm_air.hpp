@@ -46,7 +46,8 @@ struct LbmAirSpec {
     double coupling_s = 1.0;
     /// While every source port blows slower than max_speed_ms, the lattice step lengthens: set for the slowest of
     /// max_speed_ms / √2^k (k ≤ step_levels) at or above 1.2 × the fastest port's air, the running lattice's
-    /// populations rescaled (Lattice::rescaleTime); back at once when a port speeds up. 0: the step stays.
+    /// populations rescaled (Lattice::rescaleTime); back at once when a port speeds up; never so long that the last
+    /// run's fastest air (not always a port's) comes within that margin of kLatticeMachNote. 0: the step stays.
     int step_levels = 6;
     /// A lattice that starts from rest (the first advance, or again after it went unstable) brings its ports'
     /// flows up in 8 equal stages over this many acoustic crossings of the box's longest side (a crossing is
