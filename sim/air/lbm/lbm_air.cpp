@@ -177,10 +177,10 @@ struct LbmAir::Impl {
     /// then 1.
     double rampShare() const {
         const std::int64_t age = lat->steps();
-        if (age >= ramp_steps) return 1.0;
-        const std::int64_t stage = age * kRampStages / ramp_steps;  // 0 … kRampStages − 1
-        return static_cast<double>(stage + 1) / kRampStages;
+        return age >= ramp_steps ? 1.0 : static_cast<double>(rampStage(age) + 1) / kRampStages;
     }
+    /// The soft start's stage (0 … kRampStages − 1) of a lattice `age` steps old, while it lasts.
+    std::int64_t rampStage(std::int64_t age) const { return age * kRampStages / ramp_steps; }
 
     void pushFlow(int port) {
         const Port& p = ports[static_cast<std::size_t>(port)];
@@ -196,7 +196,7 @@ struct LbmAir::Impl {
                 lat->step(n);
                 return;
             }
-            const std::int64_t stage_end = (age * kRampStages / ramp_steps + 1) * ramp_steps / kRampStages;
+            const std::int64_t stage_end = (rampStage(age) + 1) * ramp_steps / kRampStages;
             const int m = static_cast<int>(std::min<std::int64_t>(n, std::max<std::int64_t>(1, stage_end - age)));
             lat->step(m);
             n -= m;
